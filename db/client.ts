@@ -1,0 +1,46 @@
+import { Database } from "bun:sqlite";
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import { readAssetText } from "../src/lib/assets";
+import * as schema from "./schema";
+
+export type Db = ReturnType<typeof openDb>;
+
+/**
+ * Opens the SQLite file with the pragmas the app relies on: busy_timeout first (so a second
+ * writer waits instead of failing), WAL for concurrent readers, foreign keys enforced.
+ */
+export function openDb(file: string) {
+  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new Database(file, { create: true, strict: true });
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("PRAGMA synchronous = NORMAL");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  return drizzle({ client: sqlite, schema });
+}
+
+interface Journal {
+  entries: { idx: number; when: number; tag: string; breakpoints: boolean }[];
+}
+
+/** Applies the committed migrations (db/migrations) that this database has not had yet. */
+export async function migrate(db: Db) {
+  const journal = JSON.parse(await readAssetText("db/migrations/meta/_journal.json")) as Journal;
+  const migrations = [];
+  for (const entry of journal.entries) {
+    const query = await readAssetText(`db/migrations/${entry.tag}.sql`);
+    migrations.push({
+      sql: query.split("--> statement-breakpoint"),
+      bps: entry.breakpoints,
+      folderMillis: entry.when,
+      hash: createHash("sha256").update(query).digest("hex"),
+    });
+  }
+  // drizzle's own bun-sqlite migrator reads a folder from disk; the single binary has none, so
+  // the same migration records are handed to its dialect directly.
+  const internal = db as unknown as { dialect: { migrate(m: unknown, s: unknown, c: object): void }; session: unknown };
+  internal.dialect.migrate(migrations, internal.session, {});
+}

@@ -1,0 +1,298 @@
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * The whole data model. Conventions: ids are random UUID text; instants are integer
+ * milliseconds since the epoch (UTC); money is integer cents; durations are integer minutes;
+ * lists and the about data are JSON text.
+ */
+
+const now = sql`(unixepoch('subsec') * 1000)`;
+const createdAt = () => integer("created_at", { mode: "number" }).notNull().default(now);
+const updatedAt = () => integer("updated_at", { mode: "number" }).notNull().default(now);
+const jsonList = (name: string) =>
+  text(name, { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`);
+
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    username: text("username"),
+    email: text("email"),
+    emailVerified: integer("email_verified", { mode: "boolean" }).notNull().default(false),
+    passwordHash: text("password_hash"),
+    firstName: text("first_name"),
+    lastName: text("last_name"),
+    /** First and last name joined with a space, as the spec's `name`. */
+    name: text("name"),
+    profileImageUrl: text("profile_image_url"),
+    /** The main photo; always photos[0] when there are photos. */
+    photo: text("photo"),
+    photos: jsonList("photos"),
+    bio: text("bio"),
+    /** JSON text of the about fields (work, jobTitle, school ...), as the spec stores it. */
+    about: text("about"),
+    /** JSON text: field key to boolean; a field is hidden only when explicitly false. */
+    aboutVisibility: text("about_visibility"),
+    country: text("country"),
+    city: text("city"),
+    /** YYYY-MM-DD; age is derived from it, never stored. */
+    dateOfBirth: text("date_of_birth"),
+    phone: text("phone"),
+    interests: jsonList("interests"),
+    languages: jsonList("languages"),
+    /** Interface language chosen by the user; null follows the browser. */
+    locale: text("locale"),
+    stripeCustomerId: text("stripe_customer_id"),
+    stripeAccountId: text("stripe_account_id"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("users_email_unique").on(t.email),
+    uniqueIndex("users_username_unique").on(t.username),
+  ],
+);
+
+/** A sign-in through an OAuth / OpenID Connect provider, linked to one user. */
+export const oauthAccounts = sqliteTable(
+  "oauth_accounts",
+  {
+    provider: text("provider").notNull(),
+    subject: text("subject").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.subject] }), index("oauth_accounts_user").on(t.userId)],
+);
+
+/**
+ * Server-side sessions. `sid` is the SHA-256 of the cookie's random token, so a copy of the
+ * database does not hand out live sessions.
+ */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    sid: text("sid").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    sess: text("sess", { mode: "json" }).$type<{ csrf: string }>().notNull(),
+    expire: integer("expire", { mode: "number" }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("sessions_expire").on(t.expire), index("sessions_user").on(t.userId)],
+);
+
+export const activities = sqliteTable(
+  "activities",
+  {
+    id: text("id").primaryKey(),
+    hostId: text("host_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    country: text("country").notNull(),
+    city: text("city").notNull(),
+    category: text("category").notNull(),
+    title: text("title").notNull(),
+    description: text("description").notNull(),
+    hourlyRateCents: integer("hourly_rate_cents").notNull(),
+    photos: jsonList("photos"),
+    tags: jsonList("tags"),
+    minDurationMinutes: integer("min_duration_minutes").notNull().default(60),
+    /** Null reads as 240 minutes. */
+    maxDurationMinutes: integer("max_duration_minutes"),
+    meetingPoint: text("meeting_point"),
+    hasMeetingPoint: integer("has_meeting_point", { mode: "boolean" }).notNull().default(false),
+    active: integer("active", { mode: "boolean" }).notNull().default(true),
+    featured: integer("featured", { mode: "boolean" }).notNull().default(false),
+    /** Set instead of deleting when the activity has bookings. */
+    archivedAt: integer("archived_at", { mode: "number" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("activities_browse").on(t.city, t.active, t.createdAt),
+    index("activities_browse_category").on(t.city, t.category, t.active, t.createdAt),
+    index("activities_host").on(t.hostId, t.createdAt),
+  ],
+);
+
+export const bookingStatuses = [
+  "pending",
+  "accepted",
+  "rejected",
+  "expired",
+  "canceled",
+  "completed",
+  "no_show_guest",
+  "no_show_host",
+] as const;
+export type BookingStatus = (typeof bookingStatuses)[number];
+
+export const bookings = sqliteTable(
+  "bookings",
+  {
+    id: text("id").primaryKey(),
+    guestId: text("guest_id")
+      .notNull()
+      .references(() => users.id),
+    hostId: text("host_id")
+      .notNull()
+      .references(() => users.id),
+    activityId: text("activity_id")
+      .notNull()
+      .references(() => activities.id),
+    status: text("status").$type<BookingStatus>().notNull().default("pending"),
+    /** Wall-clock start in the activity's city, 'YYYY-MM-DDTHH:MM:00'. */
+    startsAtLocal: text("starts_at_local").notNull(),
+    timeZone: text("time_zone").notNull(),
+    startsAt: integer("starts_at", { mode: "number" }).notNull(),
+    endsAt: integer("ends_at", { mode: "number" }).notNull(),
+    durationMinutes: integer("duration_minutes").notNull(),
+    hourlyRateCents: integer("hourly_rate_cents").notNull(),
+    subtotalCents: integer("subtotal_cents").notNull(),
+    serviceFeeCents: integer("service_fee_cents").notNull(),
+    totalCents: integer("total_cents").notNull(),
+    platformFeeCents: integer("platform_fee_cents").notNull(),
+    hostEarningsCents: integer("host_earnings_cents").notNull(),
+    currency: text("currency").notNull().default("usd"),
+    message: text("message"),
+    paymentProvider: text("payment_provider"),
+    paymentIntentId: text("payment_intent_id"),
+    chatId: text("chat_id"),
+    /** When a pending request expires unanswered. */
+    respondBy: integer("respond_by", { mode: "number" }).notNull(),
+    respondedAt: integer("responded_at", { mode: "number" }),
+    completedAt: integer("completed_at", { mode: "number" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("bookings_guest").on(t.guestId, t.createdAt),
+    index("bookings_host").on(t.hostId, t.status, t.startsAt),
+    index("bookings_activity").on(t.activityId),
+    index("bookings_expiry").on(t.status, t.respondBy),
+  ],
+);
+
+export const messages = sqliteTable(
+  "messages",
+  {
+    id: text("id").primaryKey(),
+    bookingId: text("booking_id")
+      .notNull()
+      .references(() => bookings.id, { onDelete: "cascade" }),
+    senderId: text("sender_id").references(() => users.id, { onDelete: "set null" }),
+    content: text("content").notNull(),
+    isSystemMessage: integer("is_system_message", { mode: "boolean" }).notNull().default(false),
+    systemMessageType: text("system_message_type"),
+    readBy: jsonList("read_by"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("messages_booking").on(t.bookingId, t.createdAt)],
+);
+
+export const reviews = sqliteTable(
+  "reviews",
+  {
+    id: text("id").primaryKey(),
+    bookingId: text("booking_id")
+      .notNull()
+      .references(() => bookings.id),
+    reviewerId: text("reviewer_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    reviewedUserId: text("reviewed_user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    activityId: text("activity_id").references(() => activities.id),
+    stars: integer("stars").notNull(),
+    text: text("text"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("reviews_once_per_side").on(t.bookingId, t.reviewerId),
+    index("reviews_reviewed").on(t.reviewedUserId, t.createdAt),
+    index("reviews_activity").on(t.activityId, t.createdAt),
+  ],
+);
+
+export const reports = sqliteTable(
+  "reports",
+  {
+    id: text("id").primaryKey(),
+    reporterId: text("reporter_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    targetUserId: text("target_user_id").references(() => users.id, { onDelete: "set null" }),
+    targetActivityId: text("target_activity_id").references(() => activities.id, { onDelete: "set null" }),
+    reason: text("reason").notNull(),
+    notes: text("notes"),
+    status: text("status").notNull().default("pending"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("reports_status").on(t.status, t.createdAt)],
+);
+
+export const pushSubscriptions = sqliteTable(
+  "push_subscriptions",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    endpoint: text("endpoint").notNull(),
+    p256dhKey: text("p256dh_key").notNull(),
+    authKey: text("auth_key").notNull(),
+    userAgent: text("user_agent"),
+    isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("push_subscriptions_endpoint").on(t.endpoint), index("push_subscriptions_user").on(t.userId)],
+);
+
+export const notificationPreferences = sqliteTable("notification_preferences", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  bookingRequests: integer("booking_requests", { mode: "boolean" }).notNull().default(true),
+  bookingConfirmations: integer("booking_confirmations", { mode: "boolean" }).notNull().default(true),
+  messages: integer("messages", { mode: "boolean" }).notNull().default(true),
+  reviews: integer("reviews", { mode: "boolean" }).notNull().default(true),
+  activityUpdates: integer("activity_updates", { mode: "boolean" }).notNull().default(true),
+  paymentNotifications: integer("payment_notifications", { mode: "boolean" }).notNull().default(true),
+  reminders: integer("reminders", { mode: "boolean" }).notNull().default(true),
+  marketingEmails: integer("marketing_emails", { mode: "boolean" }).notNull().default(false),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * Every money movement, written in the same transaction as the booking status change it
+ * belongs to. The idempotency key is derived from the booking and the action.
+ */
+export const ledgerEntries = sqliteTable(
+  "ledger_entries",
+  {
+    id: text("id").primaryKey(),
+    bookingId: text("booking_id")
+      .notNull()
+      .references(() => bookings.id),
+    kind: text("kind").$type<"authorize" | "capture" | "release" | "refund" | "transfer" | "payout_pending">().notNull(),
+    amountCents: integer("amount_cents").notNull(),
+    currency: text("currency").notNull().default("usd"),
+    provider: text("provider").notNull(),
+    providerRef: text("provider_ref"),
+    idempotencyKey: text("idempotency_key").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("ledger_idempotency").on(t.idempotencyKey), index("ledger_booking").on(t.bookingId)],
+);
+
+export type User = typeof users.$inferSelect;
+export type Activity = typeof activities.$inferSelect;
+export type Booking = typeof bookings.$inferSelect;

@@ -1,0 +1,168 @@
+import { count } from "drizzle-orm";
+import { activities, bookings, messages, reviews, users } from "./schema";
+import type { Db } from "./client";
+import { demoActivities, demoCities, demoGuest, demoHosts, demoReviewTexts, DEMO_PASSWORD, type DemoPerson } from "./demo-data";
+import { categories } from "../src/activities/categories";
+import { priceFor } from "../src/lib/pricing";
+
+/** A small deterministic random source, so the demo is the same on every machine. */
+export function seededRandom(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const cityOf = (name: string) => demoCities.find((c) => c.city === name)!;
+const DAY = 24 * 60 * 60 * 1000;
+
+function personRow(person: DemoPerson, index: number, passwordHash: string) {
+  const photo = `/static/avatars/avatar-${(index % 12) + 1}.svg`;
+  return {
+    id: crypto.randomUUID(),
+    email: person.email,
+    emailVerified: true,
+    passwordHash,
+    username: person.username,
+    firstName: person.firstName,
+    lastName: person.lastName,
+    name: `${person.firstName} ${person.lastName}`,
+    dateOfBirth: person.dateOfBirth,
+    photo,
+    photos: [photo],
+    profileImageUrl: photo,
+    bio: person.bio,
+    country: cityOf(person.city).country,
+    city: person.city,
+    languages: person.languages,
+    interests: person.interests,
+  };
+}
+
+/**
+ * Loads the demo into an empty database: hosts in five cities, activities in every category,
+ * and past completed bookings with reviews so ratings are real. Does nothing when any user
+ * exists. Returns what it added.
+ */
+export async function seedDemo(db: Db, now = Date.now()) {
+  const existing = await db.select({ n: count() }).from(users).get();
+  if ((existing?.n ?? 0) > 0) return null;
+
+  const random = seededRandom(42);
+  const passwordHash = await Bun.password.hash(DEMO_PASSWORD);
+  const hostRows = demoHosts.map((h, i) => personRow(h, i, passwordHash));
+  const guestRow = personRow(demoGuest, demoHosts.length, passwordHash);
+
+  const activityRows = demoActivities.map((a, i) => {
+    // Spread the activities so every city gets several categories.
+    const host = hostRows[(i * 5) % hostRows.length]!;
+    const photoNumbers = [1, 2, 3].sort(() => random() - 0.5).slice(0, 1 + Math.floor(random() * 3));
+    return {
+      id: crypto.randomUUID(),
+      hostId: host.id,
+      country: host.country,
+      city: host.city,
+      category: a.category,
+      title: a.title,
+      description: a.description,
+      hourlyRateCents: a.rate * 100,
+      photos: photoNumbers.map((n) => `/static/photos/${a.category}-${n}.svg`),
+      minDurationMinutes: a.minMinutes ?? 60,
+      maxDurationMinutes: a.maxMinutes ?? null,
+      meetingPoint: a.meetingPoint ?? null,
+      hasMeetingPoint: Boolean(a.meetingPoint),
+      createdAt: now - i * 3 * 60 * 60 * 1000,
+      updatedAt: now - i * 3 * 60 * 60 * 1000,
+    };
+  });
+
+  // Past, completed bookings with reviews from both sides.
+  const people = [...hostRows, guestRow];
+  const bookingRows: (typeof bookings.$inferInsert)[] = [];
+  const messageRows: (typeof messages.$inferInsert)[] = [];
+  const reviewRows: (typeof reviews.$inferInsert)[] = [];
+  activityRows.forEach((activity, i) => {
+    const howMany = i % 3 === 2 ? 0 : 1 + Math.floor(random() * 3);
+    for (let k = 0; k < howMany; k++) {
+      const guests = people.filter((p) => p.id !== activity.hostId);
+      const guest = guests[Math.floor(random() * guests.length)]!;
+      const durationMinutes = activity.minDurationMinutes;
+      const price = priceFor(activity.hourlyRateCents, durationMinutes);
+      const startsAt = now - (7 + Math.floor(random() * 60)) * DAY - Math.floor(random() * 8) * 60 * 60 * 1000;
+      const tz = cityOf(activity.city).timeZone;
+      const local = new Intl.DateTimeFormat("sv-SE", {
+        timeZone: tz,
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        hourCycle: "h23",
+      })
+        .format(new Date(startsAt))
+        .replace(" ", "T");
+      const bookingId = crypto.randomUUID();
+      bookingRows.push({
+        id: bookingId,
+        guestId: guest.id,
+        hostId: activity.hostId,
+        activityId: activity.id,
+        status: "completed",
+        startsAtLocal: `${local}:00`,
+        timeZone: tz,
+        startsAt,
+        endsAt: startsAt + durationMinutes * 60 * 1000,
+        durationMinutes,
+        hourlyRateCents: activity.hourlyRateCents,
+        ...price,
+        message: "Hi! I'd love to join.",
+        paymentProvider: "test",
+        respondBy: startsAt - 2 * DAY,
+        respondedAt: startsAt - 3 * DAY,
+        completedAt: startsAt + durationMinutes * 60 * 1000,
+        createdAt: startsAt - 4 * DAY,
+        updatedAt: startsAt + durationMinutes * 60 * 1000,
+      });
+      messageRows.push(
+        { id: crypto.randomUUID(), bookingId, senderId: guest.id, content: "booking_request", isSystemMessage: true, systemMessageType: "booking_request", readBy: [guest.id, activity.hostId], createdAt: startsAt - 4 * DAY },
+        { id: crypto.randomUUID(), bookingId, senderId: activity.hostId, content: "booking_accepted", isSystemMessage: true, systemMessageType: "booking_accepted", readBy: [guest.id, activity.hostId], createdAt: startsAt - 3 * DAY },
+        { id: crypto.randomUUID(), bookingId, senderId: activity.hostId, content: "booking_completed", isSystemMessage: true, systemMessageType: "booking_completed", readBy: [guest.id, activity.hostId], createdAt: startsAt + durationMinutes * 60 * 1000 },
+      );
+      const text = demoReviewTexts[Math.floor(random() * demoReviewTexts.length)]!;
+      reviewRows.push({
+        id: crypto.randomUUID(),
+        bookingId,
+        reviewerId: guest.id,
+        reviewedUserId: activity.hostId,
+        activityId: activity.id,
+        stars: random() < 0.7 ? 5 : 4,
+        text: text || null,
+        createdAt: startsAt + DAY,
+      });
+      reviewRows.push({
+        id: crypto.randomUUID(),
+        bookingId,
+        reviewerId: activity.hostId,
+        reviewedUserId: guest.id,
+        stars: 5,
+        text: "Great guest, welcome back any time.",
+        createdAt: startsAt + DAY + 60_000,
+      });
+    }
+  });
+
+  await db.transaction(async (tx) => {
+    await tx.insert(users).values([...hostRows, guestRow]);
+    await tx.insert(activities).values(activityRows);
+    for (let i = 0; i < bookingRows.length; i += 100) await tx.insert(bookings).values(bookingRows.slice(i, i + 100));
+    for (let i = 0; i < messageRows.length; i += 100) await tx.insert(messages).values(messageRows.slice(i, i + 100));
+    for (let i = 0; i < reviewRows.length; i += 100) await tx.insert(reviews).values(reviewRows.slice(i, i + 100));
+  });
+  const coveredCategories = new Set(activityRows.map((a) => a.category));
+  if (coveredCategories.size !== categories.length) throw new Error("Demo data must cover every category");
+  return { hosts: hostRows.length, activities: activityRows.length, bookings: bookingRows.length };
+}

@@ -1,0 +1,44 @@
+/**
+ * The page script: the island loader plus the shell's small behaviours (./shell). It never
+ * imports React itself: an island's module (and React with it) is fetched only when an element
+ * with data-island is on the page, including elements that arrive in an htmx swap.
+ */
+import { startShell } from "./shell";
+
+type Mount = (element: HTMLElement, props: never) => void;
+
+const registry: Record<string, () => Promise<{ mount: Mount }>> = {
+  InstallPrompt: () => import("./InstallPrompt"),
+};
+
+export async function mountIslands(root: ParentNode = document) {
+  const elements = root.querySelectorAll<HTMLElement>("[data-island]:not([data-mounted])");
+  for (const element of elements) {
+    const name = element.dataset.island ?? "";
+    const load = registry[name];
+    if (!load) {
+      console.error(`Unknown island: ${name}`);
+      continue;
+    }
+    element.dataset.mounted = "true";
+    try {
+      const props = JSON.parse(element.dataset.props ?? "{}") as never;
+      const { mount } = await load();
+      mount(element, props);
+    } catch (err) {
+      delete element.dataset.mounted;
+      console.error(`Island ${name} failed to mount`, err);
+    }
+  }
+}
+
+declare global {
+  interface Window {
+    offline?: { mountIslands: typeof mountIslands };
+  }
+}
+
+window.offline = { mountIslands };
+document.addEventListener("htmx:load", (event) => void mountIslands(event.target as ParentNode));
+startShell(mountIslands);
+void mountIslands();

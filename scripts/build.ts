@@ -1,0 +1,98 @@
+/**
+ * Builds what the browser loads, into build/public/assets with content hashes:
+ *   - the page script (islands/loader.ts) with each island and React in split chunks,
+ *   - the stylesheet: public/base.css plus UnoCSS utilities generated from views/ and islands/,
+ *   - htmx, copied from its package.
+ * and writes build/manifest.json, which the server reads to link them.
+ * With --compile it then makes the single executable dist/offline, with every shipped file
+ * (migrations, public/, the built files) embedded.
+ */
+import { createGenerator } from "@unocss/core";
+import { Glob } from "bun";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join, relative } from "node:path";
+import unoConfig from "../uno.config";
+
+const root = join(import.meta.dir, "..");
+const outDir = join(root, "build/public/assets");
+const started = performance.now();
+
+rmSync(join(root, "build"), { recursive: true, force: true });
+mkdirSync(outDir, { recursive: true });
+
+const hash = (data: string | Uint8Array) => new Bun.CryptoHasher("sha256").update(data).digest("hex").slice(0, 10);
+const files: Record<string, string> = {};
+const emit = (name: string, ext: string, data: string | Uint8Array) => {
+  const fileName = `${name}-${hash(data)}.${ext}`;
+  writeFileSync(join(outDir, fileName), data);
+  files[`/assets/${fileName}`] = `build/public/assets/${fileName}`;
+  return `/assets/${fileName}`;
+};
+
+// 1. Scripts.
+const result = await Bun.build({
+  entrypoints: [join(root, "islands/loader.ts")],
+  outdir: outDir,
+  target: "browser",
+  format: "esm",
+  splitting: true,
+  minify: true,
+  sourcemap: "none",
+  publicPath: "/assets/",
+  naming: { entry: "[name]-[hash].[ext]", chunk: "chunk-[hash].[ext]", asset: "[name]-[hash].[ext]" },
+  define: { "process.env.NODE_ENV": '"production"' },
+});
+if (!result.success) {
+  for (const log of result.logs) console.error(log);
+  process.exit(1);
+}
+let loader: string | null = null;
+for (const output of result.outputs) {
+  const name = basename(output.path);
+  files[`/assets/${name}`] = relative(root, output.path);
+  if (output.kind === "entry-point") loader = `/assets/${name}`;
+}
+
+// 2. Styles: every class name used in views and islands.
+const uno = await createGenerator(unoConfig);
+const sources: string[] = [];
+for (const pattern of ["views/**/*.tsx", "islands/**/*.tsx", "islands/**/*.ts", "src/**/*.tsx"]) {
+  for await (const file of new Glob(pattern).scan(root)) sources.push(await Bun.file(join(root, file)).text());
+}
+const { css: utilities } = await uno.generate(sources.join("\n"), { minify: true });
+const base = await Bun.file(join(root, "public/base.css")).text();
+const css = emit("app", "css", `${base.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\s*\n\s*/g, "")}\n${utilities}`);
+
+// 3. htmx, served from our own files.
+const htmx = emit("htmx", "js", await Bun.file(join(root, "node_modules/htmx.org/dist/htmx.min.js")).bytes());
+
+writeFileSync(join(root, "build/manifest.json"), JSON.stringify({ css, loader, htmx, files }, null, 2));
+console.log(`Built ${Object.keys(files).length} files in ${Math.round(performance.now() - started)} ms.`);
+
+if (process.argv.includes("--compile")) {
+  // Every file the server reads at run time, embedded by import so the binary needs nothing else.
+  const shipped: string[] = ["build/manifest.json"];
+  for (const pattern of ["db/migrations/**/*", "public/**/*", "build/public/**/*"]) {
+    for await (const file of new Glob(pattern).scan(root)) shipped.push(file);
+  }
+  const lines = shipped.map((file, i) => `import f${i} from ${JSON.stringify(`../${file}`)} with { type: "file" };`);
+  lines.push(`export default {`, ...shipped.map((file, i) => `  ${JSON.stringify(file)}: f${i},`), `} as Record<string, string>;`);
+  writeFileSync(join(root, "build/embedded.gen.ts"), `${lines.join("\n")}\n`);
+  writeFileSync(
+    join(root, "build/entry.gen.ts"),
+    [
+      `import { registerEmbeddedFiles } from "../src/lib/assets";`,
+      `import files from "./embedded.gen";`,
+      `registerEmbeddedFiles(files);`,
+      `await import("../src/server");`,
+      "",
+    ].join("\n"),
+  );
+  mkdirSync(join(root, "dist"), { recursive: true });
+  const proc = Bun.spawnSync(
+    [process.execPath, "build", "--compile", "--minify", "--sourcemap", join(root, "build/entry.gen.ts"), "--outfile", join(root, "dist/offline")],
+    { stdout: "inherit", stderr: "inherit", cwd: root },
+  );
+  if (proc.exitCode !== 0) process.exit(proc.exitCode ?? 1);
+  console.log(`Single executable: dist/offline (${shipped.length} embedded files).`);
+}

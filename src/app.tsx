@@ -1,0 +1,137 @@
+import { html } from "@elysiajs/html";
+import { Elysia } from "elysia";
+import { timingSafeEqual } from "node:crypto";
+import type { Db } from "../db/client";
+import { THEME_SCRIPT } from "../views/layouts/Document";
+import { Landing } from "../views/shell/Landing";
+import { ErrorScreen } from "../views/shell/NotFound";
+import { activityRoutes } from "./activities/routes";
+import { authRoutes } from "./auth/routes";
+import type { Config } from "./config";
+import { context, cookieNames, makeLimits, requestState, type Deps } from "./context";
+import { json, wantsJson } from "./lib/http";
+import type { AssetManifest } from "./lib/manifest";
+import type { Secrets } from "./lib/secrets";
+import { renderPage } from "./shell/render";
+import { isPublicPath, landingNext, notFoundRoute, shellRoutes } from "./shell/routes";
+
+export interface AppOptions {
+  config: Config;
+  db: Db;
+  secrets: Secrets;
+  assets: AssetManifest;
+  now?: () => number;
+  limits?: Partial<Deps["limits"]>;
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+function sameToken(a: string, b: string) {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function contentSecurityPolicy() {
+  const themeHash = new Bun.CryptoHasher("sha256").update(THEME_SCRIPT).digest("base64");
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'sha256-${themeHash}'`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+/**
+ * Composes the whole app from its feature plugins. The server and the tests both call this;
+ * tests hand in a fresh database and their own clock.
+ */
+export function createApp(options: AppOptions) {
+  const deps: Deps = {
+    id: crypto.randomUUID(),
+    config: options.config,
+    db: options.db,
+    secrets: options.secrets,
+    assets: options.assets,
+    limits: { ...makeLimits(), ...options.limits },
+    cookies: cookieNames(options.config),
+    now: options.now ?? Date.now,
+  };
+  const csp = contentSecurityPolicy();
+  const publicOrigin = new URL(options.config.publicUrl).origin;
+
+  const app = new Elysia()
+    .use(html({ autoDetect: false }))
+    .onRequest(({ set }) => {
+      set.headers["X-Content-Type-Options"] = "nosniff";
+      set.headers["Referrer-Policy"] = "strict-origin-when-cross-origin";
+      set.headers["X-Frame-Options"] = "DENY";
+      set.headers["Content-Security-Policy"] = csp;
+    })
+    .use(context(deps))
+    .onBeforeHandle({ as: "global" }, async ({ request, body, server }) => {
+      const state = await requestState(deps, request, server?.requestIP(request)?.address);
+      const path = new URL(request.url).pathname;
+
+      if (!SAFE_METHODS.has(request.method)) {
+        // Cross-site requests never change anything.
+        const site = request.headers.get("sec-fetch-site");
+        const origin = request.headers.get("origin");
+        const ownOrigin = new URL(request.url).origin;
+        const crossSite = site === "cross-site" || (origin !== null && origin !== ownOrigin && origin !== publicOrigin);
+        // A signed-in browser must also prove the request came from our own page.
+        const sent =
+          request.headers.get("x-csrf-token") ??
+          (body && typeof body === "object" && "_csrf" in body ? String((body as Record<string, unknown>)._csrf) : null);
+        const missingToken = state.session !== null && (!sent || !sameToken(sent, state.session.csrf));
+        if (crossSite || missingToken) {
+          if (wantsJson(request) || request.headers.get("hx-request")) return json({ message: state.t("error.csrf") }, 403);
+          return renderPage(
+            deps,
+            state,
+            request,
+            (view) => <ErrorScreen view={view} title={view.t("error.title")} body={view.t("error.csrf")} />,
+            { status: 403 },
+          );
+        }
+        return;
+      }
+
+      // Signed-out visitors see the landing page wherever they go.
+      if (!state.user && !isPublicPath(path) && request.method === "GET") {
+        return renderPage(deps, state, request, (view) => <Landing view={view} next={landingNext(request)} />);
+      }
+    })
+    .onError(async ({ code, error, request }) => {
+      const state = await requestState(deps, request);
+      if (code === "PARSE" || code === "VALIDATION" || code === "INVALID_COOKIE_SIGNATURE") {
+        return json({ message: state.t("error.badRequest") }, 400);
+      }
+      if (code === "NOT_FOUND") return json({ message: state.t("error.notFound") }, 404);
+      console.error(`${request.method} ${new URL(request.url).pathname} failed:`, error);
+      if (wantsJson(request) || new URL(request.url).pathname.startsWith("/api/")) {
+        return json({ message: state.t("error.title") }, 500);
+      }
+      return renderPage(
+        deps,
+        state,
+        request,
+        (view) => <ErrorScreen view={view} title={view.t("error.title")} body={view.t("error.body")} />,
+        { status: 500 },
+      );
+    })
+    .use(shellRoutes(deps))
+    .use(authRoutes(deps))
+    .use(activityRoutes(deps))
+    .use(notFoundRoute(deps));
+
+  return { app, deps };
+}
+
+export type App = ReturnType<typeof createApp>["app"];

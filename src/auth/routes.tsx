@@ -1,0 +1,207 @@
+import { eq } from "drizzle-orm";
+import { Elysia } from "elysia";
+import { users } from "../../db/schema";
+import { Login, type LoginForm } from "../../views/auth/Login";
+import { context, type Deps, type RequestState } from "../context";
+import { json, redirectTo, safeNext, serializeCookie, wantsJson } from "../lib/http";
+import type { MessageKey } from "../lib/i18n";
+import { flashCookie, renderPage } from "../shell/render";
+import { encodeFlash } from "../shell/view";
+import { oauthFlows } from "./oauth";
+import { fieldErrors, signInSchema, signUpSchema } from "./schema";
+import {
+  createSession,
+  destroySession,
+  findOrCreateOAuthUser,
+  registerWithPassword,
+  selfView,
+  SESSION_TTL_MS,
+  verifyCredentials,
+} from "./service";
+
+const OAUTH_COOKIE_TTL_S = 10 * 60;
+
+export function authRoutes(deps: Deps) {
+  const flows = oauthFlows(deps.config.oauth, deps.config.publicUrl);
+  const secure = deps.config.secureCookies;
+
+  const sessionCookie = (token: string) =>
+    serializeCookie(deps.cookies.session, token, { maxAge: SESSION_TTL_MS / 1000, secure });
+  const clearSession = () => serializeCookie(deps.cookies.session, "", { maxAge: 0, secure });
+
+  /** Ends any session the browser had (rotation) and starts a new one for the user. */
+  async function signIn(state: RequestState, userId: string) {
+    if (state.sessionToken) await destroySession(deps.db, state.sessionToken);
+    return createSession(deps.db, userId, deps.now());
+  }
+
+  const loginPage = (state: RequestState, request: Request, form: LoginForm, status = 200) =>
+    renderPage(deps, state, request, (view) => <Login view={view} form={form} providers={deps.config.oauth} />, { status });
+
+  /** Answers a failed form or JSON sign-in the same way: status, message per field. */
+  function failure(
+    state: RequestState,
+    request: Request,
+    form: LoginForm,
+    status: number,
+    errors: Partial<Record<"email" | "password" | "form", MessageKey>>,
+    params: Record<string, string | number> = {},
+    headers: HeadersInit = {},
+  ) {
+    const messages = Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, state.t(v, params)]));
+    if (wantsJson(request)) {
+      const message = messages.form ?? messages.email ?? messages.password ?? "";
+      return json({ message, errors: messages }, status, headers);
+    }
+    return loginPage(state, request, { ...form, errors: messages }, status).then((res) => {
+      new Headers(headers).forEach((v, k) => res.headers.set(k, v));
+      return res;
+    });
+  }
+
+  async function success(request: Request, state: RequestState, userId: string, next: string, toast: MessageKey, status = 200) {
+    const session = await signIn(state, userId);
+    if (wantsJson(request)) {
+      const user = await deps.db.select().from(users).where(eq(users.id, userId)).get();
+      return json(selfView(user!), status, { "Set-Cookie": sessionCookie(session.token), "X-CSRF-Token": session.csrf });
+    }
+    const headers = new Headers();
+    headers.append("Set-Cookie", sessionCookie(session.token));
+    headers.append("Set-Cookie", flashCookie(deps, encodeFlash({ title: toast })));
+    return redirectTo(request, next, headers);
+  }
+
+  const asRecord = (body: unknown): Record<string, unknown> =>
+    body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+
+  return new Elysia({ name: "offline.auth", seed: deps.id })
+    .use(context(deps))
+    .get("/api/login", ({ request, query, state }) => {
+      const next = safeNext(query.next);
+      if (state.user) return redirectTo(request, next);
+      const mode = query.mode === "signup" ? "signup" : "signin";
+      return loginPage(state, request, { mode, next });
+    })
+    .post("/api/login", async ({ request, body, state }) => {
+      const input = asRecord(body);
+      const next = safeNext(input.next);
+      const form: LoginForm = { mode: "signin", next, email: typeof input.email === "string" ? input.email : "" };
+      const parsed = signInSchema.safeParse(input);
+      if (!parsed.success) return failure(state, request, form, 400, fieldErrors(parsed.error));
+
+      const { email, password } = parsed.data;
+      const now = deps.now();
+      const wait = Math.max(
+        deps.limits.loginByEmail.retryAfter(email, now),
+        deps.limits.loginByIp.retryAfter(state.ip, now),
+      );
+      if (wait > 0) {
+        const minutes = Math.ceil(wait / 60_000);
+        return failure(state, request, form, 429, { form: "error.tooMany" }, { minutes }, { "Retry-After": String(Math.ceil(wait / 1000)) });
+      }
+      const user = await verifyCredentials(deps.db, email, password);
+      if (!user) {
+        deps.limits.loginByEmail.hit(email, now);
+        deps.limits.loginByIp.hit(state.ip, now);
+        return failure(state, request, form, 401, { form: "login.invalidCredentials" });
+      }
+      deps.limits.loginByEmail.reset(email);
+      return success(request, state, user.id, next, "toast.signedIn");
+    })
+    .post("/api/register", async ({ request, body, state }) => {
+      const input = asRecord(body);
+      const next = safeNext(input.next);
+      const form: LoginForm = { mode: "signup", next, email: typeof input.email === "string" ? input.email : "" };
+      const parsed = signUpSchema.safeParse(input);
+      if (!parsed.success) return failure(state, request, form, 400, fieldErrors(parsed.error));
+
+      const now = deps.now();
+      const wait = deps.limits.signupByIp.retryAfter(state.ip, now);
+      if (wait > 0) {
+        const minutes = Math.ceil(wait / 60_000);
+        return failure(state, request, form, 429, { form: "error.tooMany" }, { minutes }, { "Retry-After": String(Math.ceil(wait / 1000)) });
+      }
+      deps.limits.signupByIp.hit(state.ip, now);
+      const result = await registerWithPassword(deps.db, parsed.data.email, parsed.data.password);
+      if (!result.ok) return failure(state, request, form, 409, { email: "login.emailTaken" });
+      return success(request, state, result.user.id, next, "toast.signedUp", 201);
+    })
+    .post("/api/auth/logout", async ({ request, state }) => {
+      if (state.sessionToken) await destroySession(deps.db, state.sessionToken);
+      const headers = new Headers();
+      headers.append("Set-Cookie", clearSession());
+      if (wantsJson(request)) return json({ ok: true }, 200, headers);
+      headers.append("Set-Cookie", flashCookie(deps, encodeFlash({ title: "toast.signedOut" })));
+      return redirectTo(request, "/", headers);
+    })
+    .get("/api/auth/user", ({ state }) =>
+      state.user
+        ? json(selfView(state.user), 200, { "X-CSRF-Token": state.session!.csrf })
+        : json({ message: state.t("error.unauthorized") }, 401),
+    )
+    .get("/api/user", ({ state }) =>
+      state.user ? json(selfView(state.user)) : json({ message: state.t("error.unauthorized") }, 401),
+    )
+    .get("/api/login/:provider", async ({ params, query, request, state }) => {
+      const flow = flows.get(params.provider);
+      if (!flow) return json({ message: state.t("error.notFound") }, 404);
+      const oauthState = randomId();
+      const verifier = randomId() + randomId();
+      let url: URL;
+      try {
+        url = await flow.authorizationUrl(oauthState, verifier);
+      } catch (err) {
+        console.error(`oauth ${flow.config.id}: could not start`, err);
+        return loginPage(state, request, { mode: "signin", next: safeNext(query.next), errors: { form: state.t("login.oauthFailed", { provider: flow.config.name }) } }, 502);
+      }
+      const cookie = Buffer.from(JSON.stringify({ s: oauthState, v: verifier, p: flow.config.id, n: safeNext(query.next) })).toString("base64url");
+      return new Response(null, {
+        status: 302,
+        headers: {
+          Location: url.toString(),
+          "Set-Cookie": serializeCookie(deps.cookies.oauth, cookie, { maxAge: OAUTH_COOKIE_TTL_S, secure }),
+        },
+      });
+    })
+    .get("/api/callback/:provider", async ({ params, query, request, state }) => {
+      const flow = flows.get(params.provider);
+      if (!flow) return json({ message: state.t("error.notFound") }, 404);
+      const saved = readOAuthCookie(state.cookies[deps.cookies.oauth]);
+      const next = saved?.n ?? "/";
+      const fail = (key: MessageKey) =>
+        loginPage(state, request, { mode: "signin", next, errors: { form: state.t(key, { provider: flow.config.name }) } }, 400).then((res) => {
+          res.headers.append("Set-Cookie", serializeCookie(deps.cookies.oauth, "", { maxAge: 0, secure }));
+          return res;
+        });
+      if (!saved || saved.p !== flow.config.id || typeof query.state !== "string" || query.state !== saved.s || typeof query.code !== "string") {
+        return fail("login.oauthFailed");
+      }
+      let userId: string;
+      try {
+        const profile = await flow.profile(query.code, saved.v);
+        userId = (await findOrCreateOAuthUser(deps.db, profile)).id;
+      } catch (err) {
+        console.error(`oauth ${flow.config.id}: callback failed`, err);
+        return fail("login.oauthFailed");
+      }
+      const session = await signIn(state, userId);
+      const headers = new Headers();
+      headers.append("Set-Cookie", sessionCookie(session.token));
+      headers.append("Set-Cookie", serializeCookie(deps.cookies.oauth, "", { maxAge: 0, secure }));
+      headers.append("Set-Cookie", flashCookie(deps, encodeFlash({ title: "toast.signedIn" })));
+      return redirectTo(request, next, headers);
+    });
+}
+
+const randomId = () => Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
+
+function readOAuthCookie(value: string | undefined): { s: string; v: string; p: string; n: string } | null {
+  if (!value) return null;
+  try {
+    const data = JSON.parse(Buffer.from(value, "base64url").toString("utf8"));
+    if (typeof data.s === "string" && typeof data.v === "string" && typeof data.p === "string") {
+      return { s: data.s, v: data.v, p: data.p, n: safeNext(data.n) };
+    }
+  } catch {}
+  return null;
+}

@@ -1,0 +1,140 @@
+import { and, eq, lt } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { oauthAccounts, sessions, users, type User } from "../../db/schema";
+import { ageOn } from "../lib/dates";
+
+export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** A session used after half its life is extended, so active users stay signed in. */
+const SESSION_RENEW_AFTER_MS = SESSION_TTL_MS / 2;
+
+const randomToken = (bytes = 32) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url");
+const sha256 = (value: string) => new Bun.CryptoHasher("sha256").update(value).digest("hex");
+
+export interface SessionInfo {
+  sid: string;
+  csrf: string;
+  expire: number;
+}
+
+/** Starts a session; the returned token goes in the cookie, only its hash is stored. */
+export async function createSession(db: Db, userId: string, now = Date.now()) {
+  const token = randomToken();
+  const csrf = randomToken();
+  const expire = now + SESSION_TTL_MS;
+  await db.insert(sessions).values({ sid: sha256(token), userId, sess: { csrf }, expire, createdAt: now });
+  return { token, csrf, expire };
+}
+
+export async function loadSession(db: Db, token: string, now = Date.now()) {
+  if (!token || token.length > 100) return null;
+  const sid = sha256(token);
+  const row = await db
+    .select({ session: sessions, user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(sessions.sid, sid))
+    .get();
+  if (!row) return null;
+  if (row.session.expire <= now) {
+    await db.delete(sessions).where(eq(sessions.sid, sid));
+    return null;
+  }
+  let expire = row.session.expire;
+  if (expire - now < SESSION_TTL_MS - SESSION_RENEW_AFTER_MS) {
+    expire = now + SESSION_TTL_MS;
+    await db.update(sessions).set({ expire }).where(eq(sessions.sid, sid));
+  }
+  return { session: { sid, csrf: row.session.sess.csrf, expire } satisfies SessionInfo, user: row.user };
+}
+
+export async function destroySession(db: Db, token: string) {
+  await db.delete(sessions).where(eq(sessions.sid, sha256(token)));
+}
+
+export async function deleteExpiredSessions(db: Db, now = Date.now()) {
+  await db.delete(sessions).where(lt(sessions.expire, now));
+}
+
+// A real hash to verify against when the email is unknown, so both paths take the same time.
+let dummyHash: Promise<string> | null = null;
+
+export async function verifyCredentials(db: Db, email: string, password: string): Promise<User | null> {
+  const user = await db.select().from(users).where(eq(users.email, email)).get();
+  if (!user?.passwordHash) {
+    dummyHash ??= Bun.password.hash("not-a-real-password");
+    await Bun.password.verify(password, await dummyHash);
+    return null;
+  }
+  return (await Bun.password.verify(password, user.passwordHash)) ? user : null;
+}
+
+export type RegisterResult = { ok: true; user: User } | { ok: false; reason: "emailTaken" };
+
+export async function registerWithPassword(db: Db, email: string, password: string): Promise<RegisterResult> {
+  const existing = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
+  if (existing) return { ok: false, reason: "emailTaken" };
+  const passwordHash = await Bun.password.hash(password);
+  try {
+    const [user] = await db
+      .insert(users)
+      .values({ id: crypto.randomUUID(), email, passwordHash })
+      .returning();
+    return { ok: true, user: user! };
+  } catch (err) {
+    // Two sign-ups with the same email at once: the unique index decides.
+    if (String(err).includes("UNIQUE")) return { ok: false, reason: "emailTaken" };
+    throw err;
+  }
+}
+
+export interface OAuthProfile {
+  provider: string;
+  subject: string;
+  email?: string | null;
+  emailVerified: boolean;
+  firstName?: string | null;
+  lastName?: string | null;
+}
+
+/**
+ * Finds the user linked to a provider account, or links one: an existing account with the same
+ * email is linked only when the provider vouches for the address; otherwise a new user is made.
+ */
+export async function findOrCreateOAuthUser(db: Db, profile: OAuthProfile): Promise<User> {
+  const linked = await db
+    .select({ user: users })
+    .from(oauthAccounts)
+    .innerJoin(users, eq(users.id, oauthAccounts.userId))
+    .where(and(eq(oauthAccounts.provider, profile.provider), eq(oauthAccounts.subject, profile.subject)))
+    .get();
+  if (linked) return linked.user;
+
+  const email = profile.email?.trim().toLowerCase() || null;
+  return db.transaction(async (tx) => {
+    let user = email && profile.emailVerified ? await tx.select().from(users).where(eq(users.email, email)).get() : undefined;
+    if (!user) {
+      const emailFree = email ? !(await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).get()) : false;
+      const firstName = profile.firstName?.trim() || null;
+      const lastName = profile.lastName?.trim() || null;
+      [user] = await tx
+        .insert(users)
+        .values({
+          id: crypto.randomUUID(),
+          email: emailFree ? email : null,
+          emailVerified: emailFree && profile.emailVerified,
+          firstName,
+          lastName,
+          name: [firstName, lastName].filter(Boolean).join(" ") || null,
+        })
+        .returning();
+    }
+    await tx.insert(oauthAccounts).values({ provider: profile.provider, subject: profile.subject, userId: user!.id });
+    return user!;
+  });
+}
+
+/** The signed-in user as the API shows it to that user: never the password hash. */
+export function selfView(user: User) {
+  const { passwordHash, locale, ...rest } = user;
+  return { ...rest, hasPassword: Boolean(passwordHash), age: ageOn(user.dateOfBirth) };
+}

@@ -1,0 +1,148 @@
+import { z } from "zod";
+
+/**
+ * Every setting the server reads, validated once at start-up. All are optional: with none set,
+ * the app runs on its embedded defaults (SQLite under ./data, the test payment provider, demo data).
+ */
+const flag = z
+  .enum(["true", "false", "1", "0", "yes", "no", "on", "off"])
+  .transform((v) => ["true", "1", "yes", "on"].includes(v));
+
+const optional = z
+  .string()
+  .trim()
+  .transform((v) => (v === "" ? undefined : v))
+  .optional();
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default("0.0.0.0"),
+  DATA_DIR: z.string().min(1).default("./data"),
+  PUBLIC_URL: z.url({ message: "PUBLIC_URL must be a full URL such as https://offline.example.com" }).optional(),
+  DEMO_DATA: flag.default(true),
+  TRUST_PROXY: flag.default(false),
+  SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").optional(),
+  DEFAULT_LANGUAGE: z.enum(["en", "fr"]).default("en"),
+
+  GOOGLE_CLIENT_ID: optional,
+  GOOGLE_CLIENT_SECRET: optional,
+  GITHUB_CLIENT_ID: optional,
+  GITHUB_CLIENT_SECRET: optional,
+  OIDC_ISSUER: optional,
+  OIDC_CLIENT_ID: optional,
+  OIDC_CLIENT_SECRET: optional,
+  OIDC_NAME: z.string().default("OpenID"),
+
+  STRIPE_SECRET_KEY: optional,
+  STRIPE_PUBLISHABLE_KEY: optional,
+  STRIPE_WEBHOOK_SECRET: optional,
+  STRIPE_API_BASE: optional,
+
+  VAPID_PUBLIC_KEY: optional,
+  VAPID_PRIVATE_KEY: optional,
+  VAPID_SUBJECT: z.string().default("mailto:admin@localhost"),
+
+  S3_BUCKET: optional,
+  S3_ENDPOINT: optional,
+  S3_REGION: optional,
+  S3_ACCESS_KEY_ID: optional,
+  S3_SECRET_ACCESS_KEY: optional,
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface OAuthProviderConfig {
+  id: "google" | "github" | "oidc";
+  name: string;
+  clientId: string;
+  clientSecret: string;
+  issuer?: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string;
+  /** Cookies get `Secure` unless the site is served over plain http. */
+  secureCookies: boolean;
+  demoData: boolean;
+  trustProxy: boolean;
+  sessionSecret?: string;
+  defaultLanguage: "en" | "fr";
+  oauth: OAuthProviderConfig[];
+  stripe?: { secretKey: string; publishableKey: string; webhookSecret?: string; apiBase?: string };
+  vapid: { publicKey?: string; privateKey?: string; subject: string };
+  s3?: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string };
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and checks the environment; throws a ConfigError listing every problem at once. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  const pair = (a: keyof Env, b: keyof Env) => {
+    if (Boolean(e[a]) !== Boolean(e[b])) problems.push(`  ${a} and ${b} must be set together`);
+    return Boolean(e[a] && e[b]);
+  };
+
+  const oauth: OAuthProviderConfig[] = [];
+  if (pair("GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET"))
+    oauth.push({ id: "google", name: "Google", clientId: e.GOOGLE_CLIENT_ID!, clientSecret: e.GOOGLE_CLIENT_SECRET! });
+  if (pair("GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET"))
+    oauth.push({ id: "github", name: "GitHub", clientId: e.GITHUB_CLIENT_ID!, clientSecret: e.GITHUB_CLIENT_SECRET! });
+  if (e.OIDC_ISSUER || e.OIDC_CLIENT_ID) {
+    if (!e.OIDC_ISSUER || !e.OIDC_CLIENT_ID) problems.push("  OIDC_ISSUER and OIDC_CLIENT_ID must be set together");
+    else
+      oauth.push({
+        id: "oidc",
+        name: e.OIDC_NAME,
+        issuer: e.OIDC_ISSUER.replace(/\/+$/, ""),
+        clientId: e.OIDC_CLIENT_ID,
+        clientSecret: e.OIDC_CLIENT_SECRET ?? "",
+      });
+  }
+  const hasStripe = pair("STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY");
+  pair("VAPID_PUBLIC_KEY", "VAPID_PRIVATE_KEY");
+  if (e.S3_BUCKET && !(e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY))
+    problems.push("  S3_BUCKET needs S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY");
+  if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
+
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: e.DATA_DIR,
+    publicUrl,
+    secureCookies: publicUrl.startsWith("https://"),
+    demoData: e.DEMO_DATA,
+    trustProxy: e.TRUST_PROXY,
+    sessionSecret: e.SESSION_SECRET,
+    defaultLanguage: e.DEFAULT_LANGUAGE,
+    oauth,
+    stripe: hasStripe
+      ? {
+          secretKey: e.STRIPE_SECRET_KEY!,
+          publishableKey: e.STRIPE_PUBLISHABLE_KEY!,
+          webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+          apiBase: e.STRIPE_API_BASE,
+        }
+      : undefined,
+    vapid: { publicKey: e.VAPID_PUBLIC_KEY, privateKey: e.VAPID_PRIVATE_KEY, subject: e.VAPID_SUBJECT },
+    s3: e.S3_BUCKET
+      ? {
+          bucket: e.S3_BUCKET,
+          endpoint: e.S3_ENDPOINT,
+          region: e.S3_REGION,
+          accessKeyId: e.S3_ACCESS_KEY_ID,
+          secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+        }
+      : undefined,
+  };
+}

@@ -1,0 +1,47 @@
+import { migrate, openDb } from "../db/client";
+import { seedDemo } from "../db/seed";
+import { createApp } from "./app";
+import { deleteExpiredSessions } from "./auth/service";
+import { ConfigError, loadConfig } from "./config";
+import { loadManifest } from "./lib/manifest";
+import { loadSecrets } from "./lib/secrets";
+import { join } from "node:path";
+
+/** Entry point: read config, open the database, migrate, seed an empty one, listen. */
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const db = openDb(join(config.dataDir, "offline.db"));
+  await migrate(db);
+  if (config.demoData) {
+    const seeded = await seedDemo(db);
+    if (seeded) console.log(`Demo data loaded: ${seeded.hosts} hosts, ${seeded.activities} activities.`);
+  }
+  const secrets = await loadSecrets(config);
+  const assets = await loadManifest();
+  if (!assets.css) console.warn("Built CSS/JS not found: run `bun scripts/build.ts` (npm start does it).");
+  const { app } = createApp({ config, db, secrets, assets });
+
+  const hourly = setInterval(() => void deleteExpiredSessions(db).catch((e) => console.error(e)), 60 * 60 * 1000);
+  hourly.unref();
+
+  app.listen({ port: config.port, hostname: config.host });
+  console.log(`Offline is running at ${config.publicUrl} (listening on ${config.host}:${app.server?.port})`);
+
+  const stop = () => {
+    app.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+await main();

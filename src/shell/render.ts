@@ -1,0 +1,33 @@
+import type { Deps, RequestState } from "../context";
+import { serializeCookie } from "../lib/http";
+import { viewOf, type View } from "./view";
+
+export function htmlResponse(body: string, status = 200, headers: HeadersInit = {}): Response {
+  const h = new Headers(headers);
+  h.set("Content-Type", "text/html; charset=utf-8");
+  h.set("Cache-Control", "no-cache");
+  return new Response(body, { status, headers: h });
+}
+
+/**
+ * Renders a screen through its layout. A flash toast shown here is cleared from its cookie in
+ * the same response, so it shows once.
+ */
+export async function renderPage(
+  deps: Deps,
+  state: RequestState,
+  request: Request,
+  screen: (view: View) => JSX.Element,
+  init: { status?: number; headers?: HeadersInit } = {},
+): Promise<Response> {
+  const view = viewOf(deps, state, request);
+  const headers = new Headers(init.headers);
+  if (state.cookies[deps.cookies.flash] !== undefined) {
+    headers.append("Set-Cookie", serializeCookie(deps.cookies.flash, "", { maxAge: 0, secure: deps.config.secureCookies }));
+  }
+  return htmlResponse(await screen(view), init.status ?? 200, headers);
+}
+
+export function flashCookie(deps: Deps, value: string): string {
+  return serializeCookie(deps.cookies.flash, value, { maxAge: 60, secure: deps.config.secureCookies });
+}

@@ -1,0 +1,55 @@
+import type { User } from "../../db/schema";
+import type { Deps, RequestState } from "../context";
+import { isMessageKey, type Locale, type MessageKey, type Translate } from "../lib/i18n";
+
+export interface Toast {
+  title: string;
+  body?: string;
+  variant: "success" | "error";
+}
+
+/** What every server-rendered screen gets: texts, the user, the CSRF token, built file URLs. */
+export interface View {
+  t: Translate;
+  locale: Locale;
+  user: User | null;
+  csrf: string;
+  path: string;
+  assets: Deps["assets"];
+  toast: Toast | null;
+}
+
+/** A flash toast is stored as catalogue keys only, so a cookie can never inject text. */
+export interface FlashData {
+  title: MessageKey;
+  body?: MessageKey;
+  variant?: "success" | "error";
+}
+
+export function encodeFlash(flash: FlashData): string {
+  return Buffer.from(JSON.stringify(flash)).toString("base64url");
+}
+
+export function decodeFlash(value: string | undefined, t: Translate): Toast | null {
+  if (!value) return null;
+  try {
+    const data = JSON.parse(Buffer.from(value, "base64url").toString("utf8")) as Partial<FlashData>;
+    if (typeof data.title !== "string" || !isMessageKey(data.title)) return null;
+    const body = typeof data.body === "string" && isMessageKey(data.body) ? t(data.body) : undefined;
+    return { title: t(data.title), body, variant: data.variant === "error" ? "error" : "success" };
+  } catch {
+    return null;
+  }
+}
+
+export function viewOf(deps: Deps, state: RequestState, request: Request): View {
+  return {
+    t: state.t,
+    locale: state.locale,
+    user: state.user,
+    csrf: state.session?.csrf ?? "",
+    path: new URL(request.url).pathname,
+    assets: deps.assets,
+    toast: decodeFlash(state.cookies[deps.cookies.flash], state.t),
+  };
+}

@@ -1,0 +1,51 @@
+import type { UserConfig } from "@unocss/core";
+import presetWind3, { type Theme } from "@unocss/preset-wind3";
+
+/**
+ * The stylesheet is generated from the class names used in views/ and islands/ at build time.
+ * Colours that change with the theme are CSS variables (see public/base.css).
+ */
+const config: UserConfig<Theme> = {
+  presets: [presetWind3({ dark: "class" })],
+  theme: {
+    colors: {
+      brand: {
+        50: "#fff4f1",
+        100: "#ffe4dc",
+        300: "#fb9c85",
+        500: "#e8553d",
+        600: "#d2432c",
+        700: "#b03522",
+        900: "#6e2113",
+      },
+      surface: "rgb(var(--surface) / <alpha-value>)",
+      raised: "rgb(var(--raised) / <alpha-value>)",
+      sunken: "rgb(var(--sunken) / <alpha-value>)",
+      ink: "rgb(var(--ink) / <alpha-value>)",
+      muted: "rgb(var(--muted) / <alpha-value>)",
+      line: "rgb(var(--line) / <alpha-value>)",
+    },
+  },
+  shortcuts: {
+    btn: "inline-flex items-center justify-center gap-2 rounded-xl px-4 py-2.5 font-semibold transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-500 disabled:opacity-50 disabled:cursor-not-allowed select-none",
+    "btn-lg": "py-3 text-base",
+    "btn-primary": "bg-brand-500 text-white hover:bg-brand-600 active:bg-brand-700",
+    "btn-secondary": "border border-line bg-raised text-ink hover:bg-sunken",
+    "btn-ghost": "text-ink hover:bg-sunken",
+    card: "rounded-2xl border border-line bg-raised shadow-sm",
+    field: "flex flex-col gap-1.5",
+    "field-label": "text-sm font-medium",
+    "field-error": "text-sm text-red-600 dark:text-red-300",
+    input:
+      "w-full rounded-xl border border-line bg-raised px-3 py-2.5 text-base text-ink placeholder:text-muted focus:outline-2 focus:outline-brand-500 aria-[invalid=true]:border-red-500",
+    link: "font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-300",
+    "text-muted": "text-muted",
+    tab: "rounded-lg px-3 py-2 text-center text-muted",
+    "tab-active": "bg-raised text-ink shadow-sm",
+    "nav-tab":
+      "flex flex-col items-center gap-0.5 py-2 text-xs font-medium text-muted hover:text-ink focus-visible:outline-2 focus-visible:outline-brand-500",
+    "nav-tab-current": "text-brand-600! dark:text-brand-300!",
+  },
+};
+
+export default config;

@@ -1,0 +1,139 @@
+import type { OAuthProviderConfig } from "../../src/config";
+import type { View } from "../../src/shell/view";
+import { Icon } from "../components/icons";
+import { Document } from "../layouts/Document";
+
+export interface LoginForm {
+  mode: "signin" | "signup";
+  next: string;
+  email?: string;
+  errors?: Partial<Record<"email" | "password" | "form", string>>;
+}
+
+/** /api/login: sign in or create an account with email and password, or with a provider. */
+export function Login({ view, form, providers }: { view: View; form: LoginForm; providers: OAuthProviderConfig[] }) {
+  const { t } = view;
+  const signup = form.mode === "signup";
+  const nextQuery = form.next === "/" ? "" : `next=${encodeURIComponent(form.next)}`;
+  const tabHref = (mode: "signin" | "signup") =>
+    `/api/login?${[nextQuery, mode === "signup" ? "mode=signup" : ""].filter(Boolean).join("&")}`.replace(/\?$/, "");
+  const errors = form.errors ?? {};
+  return (
+    <Document view={view} title={t("login.title")}>
+      <main id="main" class="mx-auto flex min-h-screen max-w-md flex-col px-5 py-6">
+        <a href="/" class="btn btn-ghost -ml-3 self-start" aria-label={t("login.backHome")}>
+          <Icon name="arrowLeft" class="w-5 h-5" />
+        </a>
+        <div class="mt-4 flex items-center gap-3">
+          <img src="/static/icon.svg" alt="" width="40" height="40" class="rounded-xl" />
+          <h1 class="text-2xl font-bold" safe>
+            {t("login.title")}
+          </h1>
+        </div>
+
+        <div role="tablist" class="mt-6 grid grid-cols-2 rounded-xl bg-sunken p-1 text-sm font-medium">
+          <a role="tab" href={tabHref("signin")} aria-selected={signup ? "false" : "true"} class={`tab ${signup ? "" : "tab-active"}`}>
+            {t("login.signInTab") as "safe"}
+          </a>
+          <a role="tab" href={tabHref("signup")} aria-selected={signup ? "true" : "false"} class={`tab ${signup ? "tab-active" : ""}`}>
+            {t("login.signUpTab") as "safe"}
+          </a>
+        </div>
+
+        <form method="post" action={signup ? "/api/register" : "/api/login"} class="mt-6 flex flex-col gap-4" novalidate>
+          <input type="hidden" name="next" value={form.next} />
+          {errors.form ? (
+            <p role="alert" class="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700 dark:bg-red-900/30 dark:text-red-200" safe>
+              {errors.form}
+            </p>
+          ) : (
+            ""
+          )}
+          <label class="field">
+            <span class="field-label">{t("login.email") as "safe"}</span>
+            <input
+              class="input"
+              type="email"
+              name="email"
+              autocomplete="email"
+              inputmode="email"
+              required
+              value={form.email ?? ""}
+              aria-invalid={errors.email ? "true" : undefined}
+              aria-describedby={errors.email ? "email-error" : undefined}
+            />
+            {errors.email ? (
+              <span id="email-error" class="field-error" safe>
+                {errors.email}
+              </span>
+            ) : (
+              ""
+            )}
+          </label>
+          <label class="field">
+            <span class="field-label">{t("login.password") as "safe"}</span>
+            <input
+              class="input"
+              type="password"
+              name="password"
+              autocomplete={signup ? "new-password" : "current-password"}
+              required
+              minlength={signup ? "6" : undefined}
+              aria-invalid={errors.password ? "true" : undefined}
+              aria-describedby={errors.password ? "password-error" : signup ? "password-hint" : undefined}
+            />
+            {errors.password ? (
+              <span id="password-error" class="field-error" safe>
+                {errors.password}
+              </span>
+            ) : signup ? (
+              <span id="password-hint" class="text-xs text-muted" safe>
+                {t("login.passwordHint")}
+              </span>
+            ) : (
+              ""
+            )}
+          </label>
+          {signup ? (
+            <p class="text-xs text-muted" safe>
+              {t("login.adult")}
+            </p>
+          ) : (
+            ""
+          )}
+          <button type="submit" class="btn btn-primary btn-lg">
+            {(signup ? t("login.submitSignUp") : t("login.submitSignIn")) as "safe"}
+          </button>
+        </form>
+
+        {providers.length ? (
+          <>
+            <div class="my-6 flex items-center gap-3 text-xs uppercase text-muted">
+              <span class="h-px flex-1 bg-line" />
+              {t("login.or") as "safe"}
+              <span class="h-px flex-1 bg-line" />
+            </div>
+            <div class="flex flex-col gap-3">
+              {providers.map((p) => (
+                <a
+                  href={`/api/login/${p.id}${nextQuery ? `?${nextQuery}` : ""}`}
+                  class="btn btn-secondary btn-lg"
+                >
+                  {t("login.continueWith", { provider: p.name }) as "safe"}
+                </a>
+              ))}
+            </div>
+          </>
+        ) : (
+          ""
+        )}
+        <p class="mt-8 text-center text-sm text-muted">
+          {(signup ? t("login.haveAccount") : t("login.noAccount")) as "safe"}{" "}
+          <a class="link" href={tabHref(signup ? "signin" : "signup")}>
+            {(signup ? t("login.signInTab") : t("login.signUpTab")) as "safe"}
+          </a>
+        </p>
+      </main>
+    </Document>
+  );
+}

@@ -1,0 +1,21 @@
+/**
+ * The server side of a React island: a wrapper with the island's name and serializable props,
+ * holding fallback HTML that works before (or without) JavaScript. islands/loader.ts mounts it.
+ */
+export function Island({
+  name,
+  props,
+  children,
+  class: className,
+}: {
+  name: string;
+  props: Record<string, unknown>;
+  children?: JSX.Element;
+  class?: string;
+}) {
+  return (
+    <div data-island={name} data-props={JSON.stringify(props)} class={className}>
+      {children as "safe"}
+    </div>
+  );
+}

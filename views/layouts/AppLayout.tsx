@@ -1,0 +1,46 @@
+import type { View } from "../../src/shell/view";
+import { Icon, type IconName } from "../components/icons";
+import { Document } from "./Document";
+
+const tabs: { href: string; label: "nav.browse" | "nav.bookings" | "nav.host" | "nav.profile"; icon: IconName; match: RegExp }[] = [
+  { href: "/", label: "nav.browse", icon: "search", match: /^\/($|browse|activity\/|booking\/)/ },
+  { href: "/bookings", label: "nav.bookings", icon: "calendar", match: /^\/(bookings|messages|booking-success|review|checkout)/ },
+  { href: "/host", label: "nav.host", icon: "home", match: /^\/(host|create-activity|edit-activity|stripe-connect)/ },
+  { href: "/profile", label: "nav.profile", icon: "user", match: /^\/(profile|edit-profile|settings|reviews)/ },
+];
+
+/** The signed-in screens: content above a fixed bottom navigation with the current tab marked. */
+export function AppLayout({ view, title, children }: { view: View; title: string; children: JSX.Element }) {
+  const { t } = view;
+  return (
+    <Document view={view} title={title}>
+      <>
+        <main id="main" class="mx-auto max-w-screen-md px-4 pt-4 pb-24">
+          {children as "safe"}
+        </main>
+        <nav
+          aria-label={t("nav.label")}
+          class="fixed bottom-0 inset-x-0 z-30 border-t border-line bg-surface/95 backdrop-blur pb-[env(safe-area-inset-bottom)]"
+        >
+          <ul class="mx-auto grid max-w-screen-md grid-cols-4">
+            {tabs.map((tab) => {
+              const current = tab.match.test(view.path);
+              return (
+                <li>
+                  <a
+                    href={tab.href}
+                    class={`nav-tab ${current ? "nav-tab-current" : ""}`}
+                    aria-current={current ? "page" : undefined}
+                  >
+                    <Icon name={tab.icon} />
+                    <span safe>{t(tab.label)}</span>
+                  </a>
+                </li>
+              );
+            })}
+          </ul>
+        </nav>
+      </>
+    </Document>
+  );
+}

@@ -1,0 +1,115 @@
+import type { View } from "../../src/shell/view";
+
+/** Applied before first paint so a dark theme never flashes light. Its hash is in the CSP. */
+export const THEME_SCRIPT =
+  "try{if(localStorage.getItem('theme')==='dark')document.documentElement.classList.add('dark')}catch(e){}";
+
+const HTMX_CONFIG = JSON.stringify({
+  includeIndicatorStyles: false,
+  allowEval: false,
+  allowScriptTags: false,
+  historyCacheSize: 0,
+  selfRequestsOnly: true,
+});
+
+/** The HTML document every screen renders into. */
+export function Document({
+  view,
+  title,
+  description,
+  children,
+  bodyClass = "",
+}: {
+  view: View;
+  title: string;
+  description?: string;
+  children: JSX.Element;
+  bodyClass?: string;
+}) {
+  const { t, assets } = view;
+  return (
+    <>
+      {"<!doctype html>"}
+      <html lang={view.locale}>
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover" />
+          <title safe>{title === t("app.name") ? title : `${title} · ${t("app.name")}`}</title>
+          {description ? <meta name="description" content={description} /> : ""}
+          <meta name="theme-color" content="#e8553d" />
+          <meta name="csrf-token" content={view.csrf} />
+          <meta name="htmx-config" content={HTMX_CONFIG} />
+          <link rel="manifest" href="/manifest.webmanifest" />
+          <link rel="icon" href="/static/icon.svg" type="image/svg+xml" />
+          <script>{THEME_SCRIPT as "safe"}</script>
+          {assets.css ? <link rel="stylesheet" href={assets.css} /> : ""}
+          {assets.htmx ? <script src={assets.htmx} defer /> : ""}
+          {assets.loader ? <script type="module" src={assets.loader} /> : ""}
+        </head>
+        <body
+          class={`min-h-screen bg-surface text-ink antialiased ${bodyClass}`}
+          hx-headers={JSON.stringify({ "X-CSRF-Token": view.csrf })}
+        >
+          <a href="#main" class="skip-link">
+            {t("app.skipToContent") as "safe"}
+          </a>
+          <div
+            id="offline-banner"
+            role="status"
+            hidden
+            class="sticky top-0 z-40 bg-yellow-300 text-yellow-950 text-sm font-medium px-4 py-2 text-center"
+          >
+            {t("shell.offline") as "safe"}
+          </div>
+          {children as "safe"}
+          <Toasts view={view} />
+          <div id="install-slot" data-texts={JSON.stringify({
+            title: t("shell.install.title"),
+            body: t("shell.install.body"),
+            accept: t("shell.install.accept"),
+            dismiss: t("shell.install.dismiss"),
+          })} />
+        </body>
+      </html>
+    </>
+  );
+}
+
+/**
+ * One toast at a time, as the spec says; the flash toast of a redirect is rendered here, and
+ * islands/shell.ts adds toasts sent by htmx responses (HX-Trigger: toast).
+ */
+function Toasts({ view }: { view: View }) {
+  const toast = view.toast;
+  return (
+    <section
+      id="toasts"
+      tabindex="-1"
+      aria-label={view.t("shell.notifications")}
+      data-dismiss-label={view.t("shell.dismiss")}
+      class="toast-region"
+    >
+      {toast ? (
+        <div class={`toast toast-${toast.variant}`} role={toast.variant === "error" ? "alert" : "status"}>
+          <div class="flex-1 min-w-0">
+            <p class="font-semibold" safe>
+              {toast.title}
+            </p>
+            {toast.body ? (
+              <p class="text-sm opacity-90" safe>
+                {toast.body}
+              </p>
+            ) : (
+              ""
+            )}
+          </div>
+          <button type="button" class="toast-close" data-toast-close aria-label={view.t("shell.dismiss")}>
+            ×
+          </button>
+        </div>
+      ) : (
+        ""
+      )}
+    </section>
+  );
+}
