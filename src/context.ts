@@ -31,7 +31,7 @@ export function makeLimits(): Deps["limits"] {
   return {
     loginByEmail: new RateLimiter(5, fifteenMinutes),
     loginByIp: new RateLimiter(30, fifteenMinutes),
-    signupByIp: new RateLimiter(10, 60 * 60 * 1000),
+    signupByIp: new RateLimiter(20, 60 * 60 * 1000),
   };
 }
 

@@ -9,6 +9,7 @@ import { join } from "node:path";
 
 /** Entry point: read config, open the database, migrate, seed an empty one, listen. */
 async function main() {
+  if (process.argv.includes("--health")) return healthCheck();
   let config;
   try {
     config = loadConfig();
@@ -42,6 +43,17 @@ async function main() {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+}
+
+/** `offline --health`: exits 0 when the server on PORT answers, for container health checks. */
+async function healthCheck() {
+  const port = process.env.PORT || "3000";
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) });
+    process.exit(res.ok ? 0 : 1);
+  } catch {
+    process.exit(1);
+  }
 }
 
 await main();

@@ -18,6 +18,7 @@ export function isPublicPath(path: string) {
     path === "/welcome" ||
     path === "/manifest.webmanifest" ||
     path === "/sw.js" ||
+    path === "/favicon.ico" ||
     path === "/health"
   );
 }
@@ -48,6 +49,7 @@ export function shellRoutes(deps: Deps) {
       if (!/^[\w./-]+$/.test(path) || path.includes("..")) return json({ message: state.t("error.notFound") }, 404);
       return fileResponse(`public/${path}`, PUBLIC_WEEK) || json({ message: state.t("error.notFound") }, 404);
     })
+    .get("/favicon.ico", () => fileResponse("public/icon.svg", PUBLIC_WEEK))
     .get("/manifest.webmanifest", ({ state }) =>
       new Response(
         JSON.stringify({

@@ -24,7 +24,7 @@ export function Browse({ view, city, cards, total }: { view: View; city: string;
             </p>
           </div>
         ) : (
-          <ul class="mt-4 grid gap-4 sm:grid-cols-2">
+          <ul class="mt-4 grid grid-cols-1 gap-4 sm:grid-cols-2">
             {cards.map((card) => (
               <li>
                 <a href={`/activity/${card.id}`} class="card block overflow-hidden hover:shadow-md focus-visible:shadow-md">

@@ -1,0 +1,240 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { sessions, users } from "../db/schema";
+import { RateLimiter } from "../src/lib/rate-limit";
+import { Client, makeTestApp } from "./helpers";
+
+let t: Awaited<ReturnType<typeof makeTestApp>>;
+beforeAll(async () => {
+  // This suite signs up many people from one address; the sign-up limit has its own test.
+  t = await makeTestApp({ limits: { signupByIp: new RateLimiter(1000, 60_000) } });
+});
+afterAll(() => t.cleanup());
+
+describe("sign-up", () => {
+  test("a form sign-up creates the user, signs them in and returns to the page they asked for", async () => {
+    const c = t.client();
+    const res = await c.postForm("/api/register", { email: "  Ana@Example.com ", password: "secret1", next: "/bookings" });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/bookings");
+    const cookie = res.headers.getSetCookie().find((l) => l.startsWith("sid="))!;
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain("SameSite=Lax");
+    expect(cookie).not.toContain("Secure"); // local http
+    const me = await c.get("/api/auth/user");
+    expect(me.status).toBe(200);
+    const user = (await me.json()) as Record<string, unknown>;
+    expect(user.email).toBe("ana@example.com");
+    expect(user).not.toHaveProperty("passwordHash");
+    const row = await t.db.select().from(users).where(eq(users.email, "ana@example.com")).get();
+    expect(row!.passwordHash).toStartWith("$argon2");
+  });
+
+  test("a JSON sign-up answers 201 with the user and a CSRF token", async () => {
+    const c = t.client();
+    const res = await c.postJson("/api/register", { email: "json@example.com", password: "secret1" });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("x-csrf-token")).toBeTruthy();
+    expect(((await res.json()) as { email: string }).email).toBe("json@example.com");
+  });
+
+  test.each([
+    [{ email: "not-an-email", password: "secret1" }, "email", "Please enter a valid email address"],
+    [{ email: "", password: "secret1" }, "email", "Please enter a valid email address"],
+    [{ email: "a@b.co", password: "" }, "password", "Password is required"],
+    [{ email: "a@b.co", password: "12345" }, "password", "Password must be at least 6 characters"],
+    [{ email: "a@b.co", password: "x".repeat(201) }, "password", "Password must be at most 200 characters"],
+    [{ email: 42, password: ["x"] }, "email", "Please enter a valid email address"],
+  ])("refuses %j with a clear message and writes nothing", async (body, field, message) => {
+    const before = (await t.db.select().from(users)).length;
+    const res = await t.client().postJson("/api/register", body);
+    expect(res.status).toBe(400);
+    const data = (await res.json()) as { errors: Record<string, string> };
+    expect(data.errors[field]).toBe(message);
+    expect((await t.db.select().from(users)).length).toBe(before);
+  });
+
+  test("an email already in use is refused with 409", async () => {
+    await t.client().signUp("taken@example.com");
+    const res = await t.client().postJson("/api/register", { email: "TAKEN@example.com", password: "another1" });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { message: string }).message).toContain("already exists");
+  });
+
+  test("a form error re-renders the page with the message and the email kept", async () => {
+    const res = await t.client().postForm("/api/register", { email: "bad", password: "secret1" });
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain("Please enter a valid email address");
+    expect(html).toContain('value="bad"');
+  });
+
+  test("messages follow the browser's language", async () => {
+    const res = await t.client().postJson("/api/register", { email: "x", password: "secret1" }, { "accept-language": "fr-FR,fr;q=0.9" });
+    expect(((await res.json()) as { message: string }).message).toBe("Veuillez saisir une adresse e-mail valide");
+  });
+});
+
+describe("sign-in", () => {
+  test("right credentials sign in; wrong ones get 401 and a clear message", async () => {
+    const { email, password } = await t.client().signUp();
+    const wrong = await t.client().postJson("/api/login", { email, password: "wrong-password" });
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as { message: string }).message).toBe("Incorrect email or password.");
+    const unknown = await t.client().postJson("/api/login", { email: "nobody@example.com", password });
+    expect(unknown.status).toBe(401);
+
+    const c = t.client();
+    const ok = await c.postJson("/api/login", { email: email.toUpperCase(), password });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { email: string }).email).toBe(email);
+    expect((await c.get("/api/user")).status).toBe(200);
+  });
+
+  test("the form sign-in shows the error on the page", async () => {
+    const res = await t.client().postForm("/api/login", { email: "nobody@example.com", password: "whatever" });
+    expect(res.status).toBe(401);
+    expect(await res.text()).toContain("Incorrect email or password.");
+  });
+
+  test("next never leads to another site", async () => {
+    const { email, password } = await t.client().signUp();
+    for (const next of ["//evil.example", "https://evil.example", "/\\evil.example", "javascript:alert(1)"]) {
+      const res = await t.client().postForm("/api/login", { email, password, next });
+      expect(res.headers.get("location")).toBe("/");
+    }
+  });
+
+  test("repeated failures are rate-limited, even with the right password", async () => {
+    const { email, password } = await t.client().signUp();
+    for (let i = 0; i < 5; i++) expect((await t.client().postJson("/api/login", { email, password: "nope-nope" })).status).toBe(401);
+    const blocked = await t.client().postJson("/api/login", { email, password });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await blocked.json()) as { message: string }).message).toContain("Too many attempts");
+  });
+
+  test("signing in again rotates the session: the old id stops working", async () => {
+    const { email, password } = await t.client().signUp();
+    const c = t.client();
+    await c.postJson("/api/login", { email, password });
+    const first = c.cookies.get("sid")!;
+    await c.postJson("/api/login", { email, password });
+    const second = c.cookies.get("sid")!;
+    expect(second).not.toBe(first);
+    const old = new Client(t.app);
+    old.cookies.set("sid", first);
+    expect((await old.get("/api/auth/user")).status).toBe(401);
+    expect((await c.get("/api/auth/user")).status).toBe(200);
+  });
+
+  test("the database keeps only a hash of the session id", async () => {
+    const { email, password } = await t.client().signUp();
+    const c = t.client();
+    await c.postJson("/api/login", { email, password });
+    const token = c.cookies.get("sid")!;
+    const rows = await t.db.select().from(sessions);
+    expect(rows.some((r) => r.sid === token)).toBe(false);
+  });
+});
+
+test("sign-ups from one address are rate-limited", async () => {
+  const limited = await makeTestApp({ limits: { signupByIp: new RateLimiter(2, 60 * 60 * 1000) } });
+  await limited.client().signUp();
+  await limited.client().signUp();
+  const res = await limited.client().postJson("/api/register", { email: "third@example.com", password: "secret1" });
+  expect(res.status).toBe(429);
+  limited.cleanup();
+});
+
+describe("sign-out and the current user", () => {
+  test("GET /api/auth/user is 401 when signed out", async () => {
+    const res = await t.client().get("/api/auth/user");
+    expect(res.status).toBe(401);
+    expect((await t.client().get("/api/user")).status).toBe(401);
+  });
+
+  test("logout ends the session on the server and clears the cookie", async () => {
+    const c = t.client();
+    await c.signUp();
+    const token = c.cookies.get("sid")!;
+    const res = await c.postForm("/api/auth/logout", {});
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/");
+    expect(c.cookies.has("sid")).toBe(false);
+    const replay = new Client(t.app);
+    replay.cookies.set("sid", token);
+    expect((await replay.get("/api/auth/user")).status).toBe(401);
+  });
+});
+
+describe("CSRF", () => {
+  test("a signed-in POST without the token is refused and changes nothing", async () => {
+    const c = t.client();
+    await c.signUp();
+    const res = await c.request("/api/auth/logout", { method: "POST", form: {} });
+    expect(res.status).toBe(403);
+    expect((await c.get("/api/auth/user")).status).toBe(200);
+  });
+
+  test("a wrong token is refused", async () => {
+    const c = t.client();
+    await c.signUp();
+    const res = await c.request("/api/auth/logout", { method: "POST", headers: { "x-csrf-token": "forged" } });
+    expect(res.status).toBe(403);
+  });
+
+  test("cross-site requests are refused, signed in or not", async () => {
+    const c = t.client();
+    const { email, password } = await c.signUp();
+    const fromElsewhere = await c.postForm("/api/auth/logout", {}, { origin: "https://evil.example" });
+    expect(fromElsewhere.status).toBe(403);
+    const fetchMeta = await t.client().postJson("/api/login", { email, password }, { "sec-fetch-site": "cross-site" });
+    expect(fetchMeta.status).toBe(403);
+    const loginCsrf = await t.client().postForm("/api/login", { email, password }, { origin: "https://evil.example" });
+    expect(loginCsrf.status).toBe(403);
+  });
+
+  test("the token in the form field or the header both pass", async () => {
+    const a = t.client();
+    await a.signUp();
+    expect((await a.postForm("/api/auth/logout", {})).status).toBe(303);
+    const b = t.client();
+    await b.signUp();
+    expect((await b.postJson("/api/auth/logout", {})).status).toBe(200);
+  });
+});
+
+describe("bad input never crashes", () => {
+  test("malformed JSON gets 400", async () => {
+    const res = await t.client().request("/api/login", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
+    expect(res.status).toBe(400);
+  });
+
+  test("an absurd session cookie is just signed out", async () => {
+    const c = new Client(t.app);
+    c.cookies.set("sid", "x".repeat(5000));
+    expect((await c.get("/api/auth/user")).status).toBe(401);
+  });
+});
+
+describe("secure deployments", () => {
+  test("over https the session cookie is Secure and __Host- prefixed", async () => {
+    const secure = await makeTestApp({ env: { PUBLIC_URL: "https://offline.example" } });
+    const res = await secure.app.handle(
+      new Request("https://offline.example/api/register", {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: "https://offline.example" },
+        body: JSON.stringify({ email: "s@example.com", password: "secret1" }),
+      }),
+    );
+    expect(res.status).toBe(201);
+    const cookie = res.headers.getSetCookie().find((l) => l.startsWith("__Host-sid="))!;
+    expect(cookie).toContain("Secure");
+    secure.cleanup();
+  });
+});

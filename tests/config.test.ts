@@ -1,0 +1,50 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, loadConfig } from "../src/config";
+
+describe("configuration", () => {
+  test("runs with nothing set, on its embedded defaults", () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(3000);
+    expect(c.dataDir).toBe("./data");
+    expect(c.publicUrl).toBe("http://localhost:3000");
+    expect(c.demoData).toBe(true);
+    expect(c.secureCookies).toBe(false);
+    expect(c.oauth).toEqual([]);
+    expect(c.stripe).toBeUndefined();
+  });
+
+  test("DEMO_DATA=false turns the demo off", () => {
+    expect(loadConfig({ DEMO_DATA: "false" }).demoData).toBe(false);
+    expect(loadConfig({ DEMO_DATA: "0" }).demoData).toBe(false);
+  });
+
+  test("an https public URL makes cookies Secure", () => {
+    expect(loadConfig({ PUBLIC_URL: "https://offline.example/" }).secureCookies).toBe(true);
+    expect(loadConfig({ PUBLIC_URL: "https://offline.example/" }).publicUrl).toBe("https://offline.example");
+  });
+
+  test.each([
+    [{ PORT: "eighty" }, "PORT"],
+    [{ PUBLIC_URL: "offline.example" }, "PUBLIC_URL"],
+    [{ DEMO_DATA: "maybe" }, "DEMO_DATA"],
+    [{ SESSION_SECRET: "short" }, "SESSION_SECRET"],
+    [{ GOOGLE_CLIENT_ID: "id-only" }, "GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET"],
+    [{ STRIPE_SECRET_KEY: "sk_test_x" }, "STRIPE_SECRET_KEY and STRIPE_PUBLISHABLE_KEY"],
+    [{ S3_BUCKET: "photos" }, "S3_BUCKET"],
+  ])("%j fails fast naming the setting", (env, name) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(name);
+  });
+
+  test("providers are enabled by their settings", () => {
+    const c = loadConfig({
+      GOOGLE_CLIENT_ID: "g",
+      GOOGLE_CLIENT_SECRET: "gs",
+      OIDC_ISSUER: "https://id.example/",
+      OIDC_CLIENT_ID: "o",
+      OIDC_NAME: "Example ID",
+    });
+    expect(c.oauth.map((p) => p.id)).toEqual(["google", "oidc"]);
+    expect(c.oauth[1]).toMatchObject({ issuer: "https://id.example", name: "Example ID" });
+  });
+});

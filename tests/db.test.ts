@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { migrate, openDb, type Db } from "../db/client";
+import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
+import { activities, bookings, reviews, users } from "../db/schema";
+import { seedDemo } from "../db/seed";
+import { categories } from "../src/activities/categories";
+import { loadConfig } from "../src/config";
+import { loadSecrets } from "../src/lib/secrets";
+
+let dir: string;
+let db: Db;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "offline-db-"));
+  db = openDb(join(dir, "offline.db"));
+  await migrate(db);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("the database", () => {
+  test("runs in WAL with foreign keys and a busy timeout", () => {
+    const sqlite = db.$client;
+    expect(sqlite.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
+    expect(sqlite.query("PRAGMA foreign_keys").get()).toEqual({ foreign_keys: 1 });
+    expect(sqlite.query("PRAGMA busy_timeout").get()).toEqual({ timeout: 5000 });
+  });
+
+  test("migrations are applied once and can run again safely", async () => {
+    await migrate(db);
+    const tables = db.$client.query("SELECT name FROM sqlite_master WHERE type='table'").all() as { name: string }[];
+    for (const name of ["users", "sessions", "activities", "bookings", "messages", "reviews", "reports", "push_subscriptions", "notification_preferences", "ledger_entries", "oauth_accounts"]) {
+      expect(tables.map((t) => t.name)).toContain(name);
+    }
+  });
+
+  test("browse and bookings queries use indexes, not full scans", () => {
+    const plan = (sql: string) =>
+      (db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(" | ");
+    expect(plan("SELECT * FROM activities WHERE city = 'Paris' AND active = 1 ORDER BY created_at DESC LIMIT 20")).toContain("USING INDEX");
+    expect(plan("SELECT * FROM activities WHERE city = 'Paris' AND category = 'food' AND active = 1 ORDER BY created_at DESC LIMIT 20")).toContain("activities_browse_category");
+    expect(plan("SELECT * FROM bookings WHERE guest_id = 'x' ORDER BY created_at DESC")).toContain("bookings_guest");
+    expect(plan("SELECT * FROM bookings WHERE status = 'pending' AND respond_by < 1")).toContain("bookings_expiry");
+    expect(plan("SELECT * FROM messages WHERE booking_id = 'x' ORDER BY created_at")).toContain("messages_booking");
+  });
+
+  test("foreign keys are enforced", async () => {
+    expect(() =>
+      db.$client.run(
+        "INSERT INTO activities (id, host_id, country, city, category, title, description, hourly_rate_cents) VALUES ('a', 'nobody', 'France', 'Paris', 'food', 't', 'd', 100)",
+      ),
+    ).toThrow(/FOREIGN KEY/);
+  });
+});
+
+describe("demo data", () => {
+  test("an empty database gets a believable demo", async () => {
+    const result = await seedDemo(db);
+    expect(result).not.toBeNull();
+    const hosts = new Set((await db.select({ hostId: activities.hostId }).from(activities)).map((r) => r.hostId));
+    expect(hosts.size).toBeGreaterThanOrEqual(12);
+    const all = await db.select().from(activities);
+    expect(all.length).toBeGreaterThanOrEqual(40);
+    const cities = new Set(all.map((a) => a.city));
+    expect(cities.size).toBeGreaterThanOrEqual(4);
+    expect(cities).toContain("New York");
+    expect(cities).toContain("Paris");
+    expect(new Set(all.map((a) => a.category))).toEqual(new Set(categories));
+    for (const a of all) {
+      expect(a.title.length).toBeLessThanOrEqual(50);
+      expect(a.description.length).toBeLessThanOrEqual(200);
+      expect(a.photos.length).toBeGreaterThan(0);
+      for (const photo of a.photos) expect(existsSync(join("public", photo.replace("/static/", "")))).toBe(true);
+    }
+    expect((await db.select().from(reviews)).length).toBeGreaterThan(0);
+    expect((await db.select().from(bookings)).every((b) => b.totalCents === b.subtotalCents + b.serviceFeeCents)).toBe(true);
+  });
+
+  test("the demo guest and host can sign in with the documented password", async () => {
+    for (const email of [DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL]) {
+      const user = (await db.select().from(users)).find((u) => u.email === email)!;
+      expect(await Bun.password.verify(DEMO_PASSWORD, user.passwordHash!)).toBe(true);
+    }
+    const readme = readFileSync("README.md", "utf8");
+    expect(readme).toContain(DEMO_GUEST_EMAIL);
+    expect(readme).toContain(DEMO_HOST_EMAIL);
+    expect(readme).toContain(DEMO_PASSWORD);
+  });
+
+  test("a database with users is never seeded again", async () => {
+    const before = (await db.select().from(activities)).length;
+    expect(await seedDemo(db)).toBeNull();
+    expect((await db.select().from(activities)).length).toBe(before);
+  });
+});
+
+describe("secrets", () => {
+  test("are generated once on first start and kept in the data directory", async () => {
+    const config = loadConfig({ DATA_DIR: dir });
+    const first = await loadSecrets(config);
+    const second = await loadSecrets(config);
+    expect(first).toEqual(second);
+    expect(first.sessionSecret.length).toBeGreaterThanOrEqual(40);
+    expect(Buffer.from(first.vapidPublicKey, "base64url").length).toBe(65); // uncompressed P-256 point
+    expect(Buffer.from(first.vapidPrivateKey, "base64url").length).toBe(32);
+    const { statSync } = await import("node:fs");
+    expect(statSync(join(dir, "secrets.json")).mode & 0o777).toBe(0o600);
+  });
+
+  test("configured secrets win over generated ones", async () => {
+    const config = loadConfig({ DATA_DIR: dir, SESSION_SECRET: "x".repeat(40) });
+    expect((await loadSecrets(config)).sessionSecret).toBe("x".repeat(40));
+  });
+});

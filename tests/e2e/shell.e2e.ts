@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Browser } from "playwright-core";
+import { launchBrowser, startServer } from "./harness";
+
+let server: Awaited<ReturnType<typeof startServer>>;
+let browser: Browser;
+beforeAll(async () => {
+  server = await startServer({ env: { DEMO_DATA: "false" } });
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test("the theme persists across reloads and is applied before first paint", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(server.url);
+  expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(false);
+  await page.getByRole("button", { name: "Dark theme" }).click();
+  expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(true);
+  expect(await page.evaluate(() => localStorage.getItem("theme"))).toBe("dark");
+
+  // Record the class at the very first parse of <body>, before any of our deferred scripts run.
+  await page.addInitScript(() => {
+    document.addEventListener("readystatechange", () => {
+      if (document.readyState === "interactive") (window as unknown as { firstPaintDark: boolean }).firstPaintDark = document.documentElement.classList.contains("dark");
+    });
+  });
+  await page.reload();
+  expect(await page.evaluate(() => (window as unknown as { firstPaintDark: boolean }).firstPaintDark)).toBe(true);
+  const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  expect(background).toBe("rgb(18, 17, 16)");
+  expect(await page.getByRole("button", { name: "Dark theme" }).getAttribute("aria-pressed")).toBe("true");
+
+  await page.getByRole("button", { name: "Dark theme" }).click();
+  await page.reload();
+  expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(false);
+  await context.close();
+});
+
+test("a page with no island loads no React; the install island hydrates when installable", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const scripts = new Map<string, number>();
+  page.on("response", async (r) => {
+    if (r.request().resourceType() === "script") scripts.set(new URL(r.url()).pathname, (await r.body()).length);
+  });
+  await page.goto(server.url);
+  await page.waitForLoadState("networkidle");
+  const before = new Set(scripts.keys());
+  const bytesBefore = [...scripts.values()].reduce((a, b) => a + b, 0);
+  // htmx and our few lines of shell script, but no React (which alone is ~190 KB minified).
+  expect(bytesBefore).toBeLessThan(80_000);
+  expect(await page.getByRole("dialog").count()).toBe(0);
+
+  // The browser announces the app can be installed.
+  await page.evaluate(() => {
+    const event = new Event("beforeinstallprompt", { cancelable: true });
+    Object.assign(event, { prompt: async () => ((window as unknown as { prompted: boolean }).prompted = true), userChoice: Promise.resolve({ outcome: "accepted" }) });
+    window.dispatchEvent(event);
+  });
+  const card = page.getByRole("dialog", { name: "Install Offline" });
+  await card.waitFor();
+  expect(await card.getAttribute("data-hydrated")).toBe("true");
+  const loadedForIsland = [...scripts].filter(([path]) => !before.has(path));
+  expect(loadedForIsland.some(([, bytes]) => bytes > 100_000)).toBe(true);
+
+  await card.getByRole("button", { name: "Install" }).click();
+  await card.waitFor({ state: "detached" });
+  expect(await page.evaluate(() => (window as unknown as { prompted: boolean }).prompted)).toBe(true);
+
+  // "Not now" is remembered.
+  await page.reload();
+  await page.evaluate(() => window.dispatchEvent(Object.assign(new Event("beforeinstallprompt"), { prompt: async () => {} })));
+  await page.getByRole("button", { name: "Not now" }).click();
+  expect(await page.evaluate(() => localStorage.getItem("install-dismissed"))).toBe("true");
+  await page.reload();
+  await page.evaluate(() => window.dispatchEvent(Object.assign(new Event("beforeinstallprompt"), { prompt: async () => {} })));
+  await page.waitForTimeout(300);
+  expect(await page.getByRole("dialog").count()).toBe(0);
+  await context.close();
+});
+
+test("a toast can be swiped away to the right", async () => {
+  const context = await browser.newContext({ hasTouch: true });
+  const page = await context.newPage();
+  await page.goto(`${server.url}/api/login?mode=signup`);
+  await page.getByLabel("Email").fill("swiper@example.com");
+  await page.getByLabel("Password").fill("swipe-me-please");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL(`${server.url}/`);
+  const toast = page.locator("#toasts .toast");
+  await toast.waitFor();
+  const box = (await toast.boundingBox())!;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + 20, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 50, y, { steps: 3 });
+  await page.mouse.move(box.x + 90, y, { steps: 3 });
+  await page.mouse.up();
+  await toast.waitFor({ state: "detached", timeout: 2000 });
+  await context.close();
+});

@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { migrate, openDb } from "../db/client";
+import { createApp, type AppOptions } from "../src/app";
+import { loadConfig } from "../src/config";
+import { loadManifest } from "../src/lib/manifest";
+import { loadSecrets } from "../src/lib/secrets";
+
+export const ORIGIN = "http://localhost";
+
+/** A fresh app on a fresh database in a temporary data directory. */
+export async function makeTestApp(opts: { env?: Record<string, string>; limits?: AppOptions["limits"]; now?: () => number } = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), "offline-test-"));
+  const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: ORIGIN, DEMO_DATA: "false", ...opts.env });
+  const db = openDb(join(dataDir, "offline.db"));
+  await migrate(db);
+  const secrets = await loadSecrets(config);
+  const assets = await loadManifest();
+  const { app, deps } = createApp({ config, db, secrets, assets, limits: opts.limits, now: opts.now });
+  return {
+    app,
+    deps,
+    db,
+    dataDir,
+    client: () => new Client(app),
+    cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
+type Handler = { handle(request: Request): Promise<Response> };
+
+/** A browser-like caller: keeps cookies and the CSRF token, sends same-origin headers. */
+export class Client {
+  cookies = new Map<string, string>();
+  csrf = "";
+
+  constructor(private app: Handler) {}
+
+  async request(path: string, init: RequestInit & { json?: unknown; form?: Record<string, string> } = {}) {
+    const headers = new Headers(init.headers);
+    if (!headers.has("origin") && init.method && init.method !== "GET") headers.set("origin", ORIGIN);
+    if (this.cookies.size) headers.set("cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers.set("content-type", "application/json");
+      body = JSON.stringify(init.json);
+    } else if (init.form) {
+      headers.set("content-type", "application/x-www-form-urlencoded");
+      body = new URLSearchParams(init.form).toString();
+    }
+    const res = await this.app.handle(new Request(ORIGIN + path, { ...init, headers, body, redirect: "manual" }));
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = line.split(";");
+      const i = pair!.indexOf("=");
+      const name = pair!.slice(0, i).trim();
+      const value = pair!.slice(i + 1).trim();
+      const expired = attrs.some((a) => a.trim().toLowerCase() === "max-age=0");
+      if (expired || value === "") this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    const token = res.headers.get("x-csrf-token");
+    if (token) this.csrf = token;
+    return res;
+  }
+
+  get(path: string, headers: HeadersInit = {}) {
+    return this.request(path, { headers });
+  }
+
+  /** A form post from one of our pages: carries the CSRF token as the hidden field does. */
+  postForm(path: string, form: Record<string, string>, headers: HeadersInit = {}) {
+    return this.request(path, { method: "POST", form: this.csrf ? { _csrf: this.csrf, ...form } : form, headers });
+  }
+
+  postJson(path: string, json: unknown, headers: HeadersInit = {}) {
+    const h = new Headers(headers);
+    if (this.csrf && !h.has("x-csrf-token")) h.set("x-csrf-token", this.csrf);
+    return this.request(path, { method: "POST", json, headers: h });
+  }
+
+  async signUp(email = `user${Math.random().toString(36).slice(2)}@example.com`, password = "secret123") {
+    const res = await this.postJson("/api/register", { email, password });
+    if (res.status !== 201) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
+    return { email, password, user: (await res.json()) as { id: string; email: string } };
+  }
+}

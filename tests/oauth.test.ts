@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { oauthAccounts, users } from "../db/schema";
+import { startFakeOidc } from "./fakes/oidc";
+import { makeTestApp, type Client } from "./helpers";
+
+const fake = startFakeOidc({ clientId: "offline-test", clientSecret: "s3cret" });
+let t: Awaited<ReturnType<typeof makeTestApp>>;
+
+beforeAll(async () => {
+  t = await makeTestApp({
+    env: {
+      OIDC_ISSUER: fake.issuer,
+      OIDC_CLIENT_ID: "offline-test",
+      OIDC_CLIENT_SECRET: "s3cret",
+      OIDC_NAME: "Acme ID",
+      GOOGLE_CLIENT_ID: "google-id",
+      GOOGLE_CLIENT_SECRET: "google-secret",
+      GITHUB_CLIENT_ID: "github-id",
+      GITHUB_CLIENT_SECRET: "github-secret",
+    },
+  });
+});
+afterAll(() => {
+  t.cleanup();
+  fake.stop();
+});
+
+/** Runs the browser's part of the dance: our redirect, the provider's, back to our callback. */
+async function signInWithProvider(c: Client, next?: string) {
+  const start = await c.get(`/api/login/oidc${next ? `?next=${encodeURIComponent(next)}` : ""}`);
+  expect(start.status).toBe(302);
+  const atProvider = await fetch(start.headers.get("location")!, { redirect: "manual" });
+  const callback = new URL(atProvider.headers.get("location")!);
+  expect(callback.pathname).toBe("/api/callback/oidc");
+  return c.get(callback.pathname + callback.search);
+}
+
+describe("OpenID Connect sign-in", () => {
+  test("the sign-in page has a button per configured provider", async () => {
+    const html = await (await t.client().get("/api/login")).text();
+    expect(html).toContain("Continue with Acme ID");
+    expect(html).toContain("Continue with Google");
+    expect(html).toContain("Continue with GitHub");
+  });
+
+  test("a new person signs in, gets an account and lands on the page they asked for", async () => {
+    fake.setUser({ sub: "alice-1", email: "alice@example.com", email_verified: true, given_name: "Alice", family_name: "Martin" });
+    const c = t.client();
+    const done = await signInWithProvider(c, "/host");
+    expect(done.status).toBe(303);
+    expect(done.headers.get("location")).toBe("/host");
+    const me = (await (await c.get("/api/auth/user")).json()) as { email: string; firstName: string; emailVerified: boolean };
+    expect(me).toMatchObject({ email: "alice@example.com", firstName: "Alice", emailVerified: true });
+    // PKCE: the verifier was sent to the token endpoint.
+    expect(fake.tokenRequests.at(-1)!.get("code_verifier")).toBeTruthy();
+  });
+
+  test("signing in again finds the same account", async () => {
+    fake.setUser({ sub: "bob-1", email: "bob@example.com", email_verified: true });
+    await signInWithProvider(t.client());
+    await signInWithProvider(t.client());
+    const links = await t.db.select().from(oauthAccounts).where(eq(oauthAccounts.subject, "bob-1"));
+    expect(links.length).toBe(1);
+    expect((await t.db.select().from(users).where(eq(users.email, "bob@example.com"))).length).toBe(1);
+  });
+
+  test("an unverified email never takes over an existing password account", async () => {
+    const owner = t.client();
+    const { user } = await owner.signUp("carol@example.com");
+    fake.setUser({ sub: "mallory", email: "carol@example.com", email_verified: false });
+    const c = t.client();
+    await signInWithProvider(c);
+    const me = (await (await c.get("/api/auth/user")).json()) as { id: string; email: string | null };
+    expect(me.id).not.toBe(user.id);
+    expect(me.email).toBeNull();
+  });
+
+  test("a verified email links to the existing account", async () => {
+    const { user } = await t.client().signUp("dave@example.com");
+    fake.setUser({ sub: "dave-oidc", email: "dave@example.com", email_verified: true });
+    const c = t.client();
+    await signInWithProvider(c);
+    const me = (await (await c.get("/api/auth/user")).json()) as { id: string };
+    expect(me.id).toBe(user.id);
+  });
+
+  test("a callback with a wrong state is refused and signs no one in", async () => {
+    const c = t.client();
+    const start = await c.get("/api/login/oidc");
+    const atProvider = await fetch(start.headers.get("location")!, { redirect: "manual" });
+    const callback = new URL(atProvider.headers.get("location")!);
+    callback.searchParams.set("state", "tampered");
+    const res = await c.get(callback.pathname + callback.search);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("Sign-in with Acme ID did not complete");
+    expect((await c.get("/api/auth/user")).status).toBe(401);
+  });
+
+  test("a callback without the sign-in cookie is refused", async () => {
+    const res = await t.client().get("/api/callback/oidc?code=abc&state=def");
+    expect(res.status).toBe(400);
+  });
+
+  test("Google and GitHub start at their own authorization pages with our callback", async () => {
+    const google = new URL((await t.client().get("/api/login/google")).headers.get("location")!);
+    expect(google.host).toBe("accounts.google.com");
+    expect(google.searchParams.get("redirect_uri")).toBe("http://localhost/api/callback/google");
+    expect(google.searchParams.get("code_challenge_method")).toBe("S256");
+    const github = new URL((await t.client().get("/api/login/github")).headers.get("location")!);
+    expect(github.host).toBe("github.com");
+    expect(github.searchParams.get("scope")).toContain("user:email");
+  });
+
+  test("an unknown provider is 404", async () => {
+    expect((await t.client().get("/api/login/myspace")).status).toBe(404);
+  });
+});

@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { catalogues } from "../src/lib/i18n";
+import { makeTestApp, type Client } from "./helpers";
+
+let t: Awaited<ReturnType<typeof makeTestApp>>;
+let member: Client;
+beforeAll(async () => {
+  t = await makeTestApp();
+  member = t.client();
+  await member.signUp();
+});
+afterAll(() => t.cleanup());
+
+describe("signed-out visitors", () => {
+  test.each(["/welcome", "/", "/bookings", "/host", "/profile/someone", "/anything/at/all"])(
+    "%s shows the landing page",
+    async (path) => {
+      const res = await t.client().get(path);
+      expect(res.status).toBe(200);
+      const html = await res.text();
+      expect(html).toContain("Find amazing activities in your city");
+      expect(html).toContain("Local experiences");
+      expect(html).toContain("Meet new people");
+      expect(html).toContain("Easy booking");
+      expect(html).toContain("Built-in messaging and simple payment");
+      expect(html).toContain(">Sign In</a>");
+      expect(html).toContain(">Get Started</a>");
+    },
+  );
+
+  test("the landing buttons lead to /api/login and carry the page asked for", async () => {
+    const html = await (await t.client().get("/bookings?sort=oldest")).text();
+    expect(html).toContain('href="/api/login?next=%2Fbookings%3Fsort%3Doldest"');
+    const home = await (await t.client().get("/")).text();
+    expect(home).toContain('href="/api/login"');
+    expect(home).toContain('href="/api/login?mode=signup"');
+  });
+
+  test("the sign-in page offers both forms", async () => {
+    const signIn = await (await t.client().get("/api/login")).text();
+    expect(signIn).toContain('action="/api/login"');
+    const signUp = await (await t.client().get("/api/login?mode=signup")).text();
+    expect(signUp).toContain('action="/api/register"');
+    expect(signUp).toContain("18 or older");
+  });
+});
+
+describe("signed-in users", () => {
+  test("see the app with the bottom navigation, the current tab marked", async () => {
+    const html = await (await member.get("/")).text();
+    for (const tab of ["Browse", "Bookings", "Host", "Profile"]) expect(html).toContain(`<span>${tab}</span>`);
+    expect(html).toMatch(/href="\/" class="nav-tab nav-tab-current" aria-current="page"/);
+    expect(html).toContain("Activities in New York");
+  });
+
+  test("an unknown path is the 404 page", async () => {
+    const res = await member.get("/no/such/page");
+    expect(res.status).toBe(404);
+    expect(await res.text()).toContain("Page Not Found");
+  });
+
+  test("/welcome and /api/login send a signed-in user into the app", async () => {
+    expect((await member.get("/welcome")).headers.get("location")).toBe("/");
+    expect((await member.get("/api/login?next=/host")).headers.get("location")).toBe("/host");
+  });
+
+  test("a flash toast shows once after a redirect", async () => {
+    const c = t.client();
+    const { email, password } = await c.signUp();
+    await c.postJson("/api/auth/logout", {});
+    await c.postForm("/api/login", { email, password });
+    const first = await (await c.get("/")).text();
+    expect(first).toContain("Signed in");
+    const second = await (await c.get("/")).text();
+    expect(second).not.toContain(">Signed in<");
+  });
+
+  test("a forged flash cookie cannot inject text", async () => {
+    const c = t.client();
+    await c.signUp();
+    c.cookies.set("flash", Buffer.from(JSON.stringify({ title: "<script>alert(1)</script>" })).toString("base64url"));
+    const html = await (await c.get("/")).text();
+    expect(html).not.toContain("<script>alert(1)</script>");
+  });
+});
+
+describe("unknown API paths and methods", () => {
+  test("answer 404 JSON", async () => {
+    const res = await member.get("/api/nothing-here");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toContain("application/json");
+  });
+});
+
+describe("files", () => {
+  test("built files are cached forever, pages are not", async () => {
+    const page = await member.get("/");
+    expect(page.headers.get("cache-control")).toBe("no-cache");
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+    const css = t.deps.assets.css;
+    if (css) {
+      const res = await member.get(css);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("cache-control")).toContain("immutable");
+    }
+  });
+
+  test("shipped images are served, paths outside public/ are not", async () => {
+    const photo = await t.client().get("/static/photos/sports-1.svg");
+    expect(photo.status).toBe(200);
+    expect(photo.headers.get("content-type")).toContain("image/svg+xml");
+    for (const path of ["/static/../package.json", "/static/%2e%2e/package.json", "/static/photos/..%2f..%2fpackage.json"]) {
+      const res = await t.client().get(path);
+      expect(await res.text()).not.toContain('"devDependencies"');
+    }
+  });
+
+  test("the web app manifest makes the app installable", async () => {
+    const res = await t.client().get("/manifest.webmanifest");
+    const manifest = (await res.json()) as { name: string; display: string; icons: unknown[] };
+    expect(manifest.name).toBe("Offline");
+    expect(manifest.display).toBe("standalone");
+    expect(manifest.icons.length).toBeGreaterThan(0);
+  });
+});
+
+describe("the message catalogue", () => {
+  test("English and French have the same keys, none empty, with the same placeholders", () => {
+    const en = catalogues.en as Record<string, string>;
+    const fr = catalogues.fr as Record<string, string>;
+    expect(Object.keys(fr).sort()).toEqual(Object.keys(en).sort());
+    const placeholders = (s: string) => (s.match(/\{\w+\}/g) ?? []).sort();
+    for (const key of Object.keys(en)) {
+      expect(en[key]!.trim().length).toBeGreaterThan(0);
+      expect(fr[key]!.trim().length).toBeGreaterThan(0);
+      expect(placeholders(fr[key]!)).toEqual(placeholders(en[key]!));
+    }
+  });
+
+  test("French visitors get French screens", async () => {
+    const html = await (await t.client().get("/", { "accept-language": "fr" })).text();
+    expect(html).toContain('lang="fr"');
+    expect(html).toContain("Trouvez des activités incroyables dans votre ville");
+  });
+});
