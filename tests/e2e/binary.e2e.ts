@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { launchBrowser, startServer } from "./harness";
+
+const root = join(import.meta.dir, "../..");
+let server: Awaited<ReturnType<typeof startServer>>;
+let browser: Browser;
+
+beforeAll(async () => {
+  const build = Bun.spawnSync([process.execPath, "scripts/build.ts", "--compile"], { cwd: root, stdout: "ignore", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`npm run build failed: ${build.stderr.toString()}`);
+  // Run from another folder so nothing can be read from the checkout by accident.
+  server = await startServer({ command: [join(root, "dist/offline")], cwd: "/" });
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test("the single binary alone, on an empty data directory, serves the app and a new user signs up", async () => {
+  const page = await browser.newPage({ viewport: { width: 360, height: 740 } });
+  const failed: string[] = [];
+  page.on("requestfailed", (r) => failed.push(r.url()));
+  page.on("response", (r) => r.status() >= 400 && failed.push(`${r.status()} ${r.url()}`));
+  await page.goto(server.url);
+  await page.getByRole("link", { name: "Get Started" }).click();
+  await page.getByLabel("Email").fill("binary@example.com");
+  await page.getByLabel("Password").fill("binary-secret");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL(`${server.url}/`);
+  await page.getByRole("heading", { name: "Activities in New York" }).waitFor();
+  // Styles, scripts and images all come out of the binary.
+  expect(await page.evaluate(() => getComputedStyle(document.querySelector(".btn, nav a")!).display)).not.toBe("inline");
+  await page.locator("main ul > li img").first().evaluate((img: HTMLImageElement) => img.decode());
+  expect(failed).toEqual([]);
+  await page.close();
+});
