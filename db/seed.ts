@@ -166,3 +166,39 @@ export async function seedDemo(db: Db, now = Date.now()) {
   if (coveredCategories.size !== categories.length) throw new Error("Demo data must cover every category");
   return { hosts: hostRows.length, activities: activityRows.length, bookings: bookingRows.length };
 }
+
+/**
+ * Adds `count` generated activities spread over the existing users, the demo cities and every
+ * category: for benchmarks (`bun run seed --activities 10000`).
+ */
+export async function seedGeneratedActivities(db: Db, count: number, now = Date.now()) {
+  const hosts = await db.select({ id: users.id, city: users.city, country: users.country }).from(users);
+  if (!hosts.length) throw new Error("Generated activities need at least one user to host them");
+  const random = seededRandom(count);
+  const adjectives = ["Relaxed", "Beginner", "Advanced", "Evening", "Morning", "Weekend", "Private", "Small-group"];
+  const nouns = ["session", "class", "workshop", "walk", "lesson", "meetup", "tour", "practice"];
+  await db.transaction(async (tx) => {
+    for (let i = 0; i < count; i += 500) {
+      const batch: (typeof activities.$inferInsert)[] = [];
+      for (let k = i; k < Math.min(count, i + 500); k++) {
+        const host = hosts[Math.floor(random() * hosts.length)]!;
+        const place = random() < 0.5 && host.city && host.country ? { city: host.city, country: host.country } : demoCities[k % demoCities.length]!;
+        const category = categories[k % categories.length]!;
+        batch.push({
+          id: crypto.randomUUID(),
+          hostId: host.id,
+          country: place.country,
+          city: place.city,
+          category,
+          title: `${adjectives[k % adjectives.length]} ${category} ${nouns[(k >> 3) % nouns.length]} #${k + 1}`,
+          description: `A generated ${category} activity for load testing.`,
+          hourlyRateCents: 1500 + Math.floor(random() * 80) * 100,
+          photos: [`/static/photos/${category}-${(k % 3) + 1}.svg`],
+          createdAt: now - (k + 1) * 1000,
+          updatedAt: now - (k + 1) * 1000,
+        });
+      }
+      await tx.insert(activities).values(batch);
+    }
+  });
+}
