@@ -143,3 +143,26 @@ describe("the message catalogue", () => {
     expect(html).toContain("Trouvez des activités incroyables dans votre ville");
   });
 });
+
+describe("the language switch", () => {
+  test("a visitor's choice is kept in a cookie and wins over the browser's language", async () => {
+    const c = t.client();
+    const res = await c.postForm("/api/locale", { locale: "fr", next: "/welcome" });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/welcome");
+    const html = await (await c.get("/welcome", { "accept-language": "en" })).text();
+    expect(html).toContain("Trouvez des activités incroyables dans votre ville");
+  });
+
+  test("a signed-in user's choice is saved on their account", async () => {
+    const c = t.client();
+    await c.signUp();
+    await c.postJson("/api/locale", { locale: "fr" });
+    c.cookies.delete("lang");
+    expect(await (await c.get("/")).text()).toContain("Activités à New York");
+  });
+
+  test("an unknown language is refused", async () => {
+    expect((await t.client().postForm("/api/locale", { locale: "xx" })).status).toBe(400);
+  });
+});

@@ -4,7 +4,7 @@ import { users } from "../../db/schema";
 import { Login, type LoginForm } from "../../views/auth/Login";
 import { context, type Deps, type RequestState } from "../context";
 import { json, redirectTo, safeNext, serializeCookie, wantsJson } from "../lib/http";
-import type { MessageKey } from "../lib/i18n";
+import { locales, type MessageKey } from "../lib/i18n";
 import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
 import { oauthFlows } from "./oauth";
@@ -133,6 +133,17 @@ export function authRoutes(deps: Deps) {
       if (wantsJson(request)) return json({ ok: true }, 200, headers);
       headers.append("Set-Cookie", flashCookie(deps, encodeFlash({ title: "toast.signedOut" })));
       return redirectTo(request, "/", headers);
+    })
+    .post("/api/locale", async ({ request, body, state }) => {
+      const input = asRecord(body);
+      const locale = input.locale;
+      if (typeof locale !== "string" || !(locales as string[]).includes(locale)) {
+        return json({ message: state.t("error.badRequest") }, 400);
+      }
+      if (state.user) await deps.db.update(users).set({ locale, updatedAt: deps.now() }).where(eq(users.id, state.user.id));
+      const headers = new Headers({ "Set-Cookie": serializeCookie(deps.cookies.lang, locale, { maxAge: 365 * 24 * 3600, secure }) });
+      if (wantsJson(request)) return json({ locale }, 200, headers);
+      return redirectTo(request, safeNext(input.next), headers);
     })
     .get("/api/auth/user", ({ state }) =>
       state.user

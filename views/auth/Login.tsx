@@ -1,6 +1,7 @@
 import type { OAuthProviderConfig } from "../../src/config";
 import type { View } from "../../src/shell/view";
 import { Icon } from "../components/icons";
+import { LanguageSwitch } from "../components/LanguageSwitch";
 import { Document } from "../layouts/Document";
 
 export interface LoginForm {
@@ -133,6 +134,9 @@ export function Login({ view, form, providers }: { view: View; form: LoginForm; 
             {(signup ? t("login.signInTab") : t("login.signUpTab")) as "safe"}
           </a>
         </p>
+        <footer class="mt-auto pt-8">
+          <LanguageSwitch view={view} />
+        </footer>
       </main>
     </Document>
   );

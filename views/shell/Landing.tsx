@@ -1,5 +1,6 @@
 import type { View } from "../../src/shell/view";
 import { Icon, type IconName } from "../components/icons";
+import { LanguageSwitch } from "../components/LanguageSwitch";
 import { ThemeToggle } from "../components/ThemeToggle";
 import { Document } from "../layouts/Document";
 
@@ -59,6 +60,9 @@ export function Landing({ view, next }: { view: View; next: string }) {
             ))}
           </ul>
         </section>
+        <footer class="mt-10">
+          <LanguageSwitch view={view} />
+        </footer>
       </main>
     </Document>
   );
