@@ -59,6 +59,17 @@ export function authRoutes(deps: Deps) {
     });
   }
 
+  const tooMany = (state: RequestState, request: Request, form: LoginForm, waitMs: number) =>
+    failure(
+      state,
+      request,
+      form,
+      429,
+      { form: "error.tooMany" },
+      { minutes: Math.ceil(waitMs / 60_000) },
+      { "Retry-After": String(Math.ceil(waitMs / 1000)) },
+    );
+
   async function success(request: Request, state: RequestState, userId: string, next: string, toast: MessageKey, status = 200) {
     const session = await signIn(state, userId);
     if (wantsJson(request)) {
@@ -74,6 +85,12 @@ export function authRoutes(deps: Deps) {
   const asRecord = (body: unknown): Record<string, unknown> =>
     body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 
+  const formFrom = (input: Record<string, unknown>, mode: LoginForm["mode"]): LoginForm => ({
+    mode,
+    next: safeNext(input.next),
+    email: typeof input.email === "string" ? input.email : "",
+  });
+
   return new Elysia({ name: "offline.auth", seed: deps.id })
     .use(context(deps))
     .get("/api/login", ({ request, query, state }) => {
@@ -84,8 +101,8 @@ export function authRoutes(deps: Deps) {
     })
     .post("/api/login", async ({ request, body, state }) => {
       const input = asRecord(body);
-      const next = safeNext(input.next);
-      const form: LoginForm = { mode: "signin", next, email: typeof input.email === "string" ? input.email : "" };
+      const form = formFrom(input, "signin");
+      const next = form.next;
       const parsed = signInSchema.safeParse(input);
       if (!parsed.success) return failure(state, request, form, 400, fieldErrors(parsed.error));
 
@@ -95,10 +112,7 @@ export function authRoutes(deps: Deps) {
         deps.limits.loginByEmail.retryAfter(email, now),
         deps.limits.loginByIp.retryAfter(state.ip, now),
       );
-      if (wait > 0) {
-        const minutes = Math.ceil(wait / 60_000);
-        return failure(state, request, form, 429, { form: "error.tooMany" }, { minutes }, { "Retry-After": String(Math.ceil(wait / 1000)) });
-      }
+      if (wait > 0) return tooMany(state, request, form, wait);
       const user = await verifyCredentials(deps.db, email, password);
       if (!user) {
         deps.limits.loginByEmail.hit(email, now);
@@ -110,17 +124,14 @@ export function authRoutes(deps: Deps) {
     })
     .post("/api/register", async ({ request, body, state }) => {
       const input = asRecord(body);
-      const next = safeNext(input.next);
-      const form: LoginForm = { mode: "signup", next, email: typeof input.email === "string" ? input.email : "" };
+      const form = formFrom(input, "signup");
+      const next = form.next;
       const parsed = signUpSchema.safeParse(input);
       if (!parsed.success) return failure(state, request, form, 400, fieldErrors(parsed.error));
 
       const now = deps.now();
       const wait = deps.limits.signupByIp.retryAfter(state.ip, now);
-      if (wait > 0) {
-        const minutes = Math.ceil(wait / 60_000);
-        return failure(state, request, form, 429, { form: "error.tooMany" }, { minutes }, { "Retry-After": String(Math.ceil(wait / 1000)) });
-      }
+      if (wait > 0) return tooMany(state, request, form, wait);
       deps.limits.signupByIp.hit(state.ip, now);
       const result = await registerWithPassword(deps.db, parsed.data.email, parsed.data.password);
       if (!result.ok) return failure(state, request, form, 409, { email: "login.emailTaken" });
