@@ -12,7 +12,10 @@ const registry: Record<string, () => Promise<{ mount: Mount }>> = {
 };
 
 export async function mountIslands(root: ParentNode = document) {
-  const elements = root.querySelectorAll<HTMLElement>("[data-island]:not([data-mounted])");
+  const selector = "[data-island]:not([data-mounted])";
+  const elements = [...root.querySelectorAll<HTMLElement>(selector)];
+  // htmx:load fires on the swapped-in element itself, which may be the island.
+  if (root instanceof HTMLElement && root.matches(selector)) elements.unshift(root);
   for (const element of elements) {
     const name = element.dataset.island ?? "";
     const load = registry[name];

@@ -103,3 +103,24 @@ test("a toast can be swiped away to the right", async () => {
   await toast.waitFor({ state: "detached", timeout: 2000 });
   await context.close();
 });
+
+test("an island that arrives in an htmx swap is mounted", async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url);
+  await page.waitForFunction(() => "htmx" in window);
+  // Serve a fragment holding an island and swap it in with htmx, as any screen would.
+  await page.route("**/fragment-with-island", (route) =>
+    route.fulfill({
+      contentType: "text/html",
+      body: `<div data-island="InstallPrompt" data-props='{"title":"Swapped in","body":"b","accept":"Install","dismiss":"Not now"}'></div>`,
+    }),
+  );
+  await page.evaluate(() => {
+    const target = document.createElement("div");
+    target.id = "swap-target";
+    document.body.append(target);
+    return (window as unknown as { htmx: { ajax(verb: string, path: string, target: string): Promise<void> } }).htmx.ajax("GET", "/fragment-with-island", "#swap-target");
+  });
+  await page.getByRole("dialog", { name: "Swapped in" }).waitFor();
+  await page.close();
+});
