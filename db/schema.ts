@@ -293,6 +293,26 @@ export const ledgerEntries = sqliteTable(
   (t) => [uniqueIndex("ledger_idempotency").on(t.idempotencyKey), index("ledger_booking").on(t.bookingId)],
 );
 
+/**
+ * A photo upload: made pending by POST /api/objects/upload (a short-lived signed URL), then
+ * turned into a stored, re-encoded photo by PUT /api/profile-images or /api/activity-images.
+ * `objectId` names the stored photo; only its uploader may attach it to a profile or activity.
+ */
+export const uploads = sqliteTable(
+  "uploads",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    status: text("status").$type<"pending" | "received" | "processed">().notNull().default("pending"),
+    objectId: text("object_id"),
+    expiresAt: integer("expires_at", { mode: "number" }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("uploads_object").on(t.objectId), index("uploads_user").on(t.userId, t.createdAt)],
+);
+
 export type User = typeof users.$inferSelect;
 export type Activity = typeof activities.$inferSelect;
 export type Booking = typeof bookings.$inferSelect;

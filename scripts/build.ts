@@ -75,6 +75,9 @@ if (process.argv.includes("--compile")) {
   for (const pattern of ["db/migrations/**/*", "public/**/*", "build/public/**/*"]) {
     for await (const file of new Glob(pattern).scan(root)) shipped.push(file);
   }
+  // sharp's libvips is loaded from a path relative to node_modules, which the binary lacks:
+  // it rides along and is loaded first at run time (src/uploads/sharp.ts).
+  for await (const file of new Glob("node_modules/@img/sharp-libvips-*/lib/libvips-cpp.so*").scan(root)) shipped.push(file);
   const lines = shipped.map((file, i) => `import f${i} from ${JSON.stringify(`../${file}`)} with { type: "file" };`);
   lines.push(`export default {`, ...shipped.map((file, i) => `  ${JSON.stringify(file)}: f${i},`), `} as Record<string, string>;`);
   writeFileSync(join(root, "build/embedded.gen.ts"), `${lines.join("\n")}\n`);

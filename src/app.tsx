@@ -7,6 +7,8 @@ import { Landing } from "../views/shell/Landing";
 import { ErrorScreen } from "../views/shell/NotFound";
 import { activityRoutes } from "./activities/routes";
 import { authRoutes } from "./auth/routes";
+import { uploadRoutes } from "./uploads/routes";
+import { makeStorage, type ObjectStorage } from "./uploads/storage";
 import type { Config } from "./config";
 import { context, cookieNames, makeLimits, requestState, type Deps } from "./context";
 import { json, wantsJson } from "./lib/http";
@@ -22,6 +24,7 @@ export interface AppOptions {
   assets: AssetManifest;
   now?: () => number;
   limits?: Partial<Deps["limits"]>;
+  storage?: ObjectStorage;
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -32,14 +35,14 @@ function sameToken(a: string, b: string) {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function contentSecurityPolicy() {
+function contentSecurityPolicy(uploadOrigin?: string) {
   const themeHash = new Bun.CryptoHasher("sha256").update(THEME_SCRIPT).digest("base64");
   return [
     "default-src 'self'",
     `script-src 'self' 'sha256-${themeHash}'`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
-    "connect-src 'self'",
+    `connect-src 'self'${uploadOrigin ? ` ${uploadOrigin}` : ""}`,
     "font-src 'self'",
     "object-src 'none'",
     "base-uri 'self'",
@@ -59,11 +62,12 @@ export function createApp(options: AppOptions) {
     db: options.db,
     secrets: options.secrets,
     assets: options.assets,
+    storage: options.storage ?? makeStorage(options.config),
     limits: { ...makeLimits(), ...options.limits },
     cookies: cookieNames(options.config),
     now: options.now ?? Date.now,
   };
-  const csp = contentSecurityPolicy();
+  const csp = contentSecurityPolicy(deps.storage.uploadOrigin);
   const publicOrigin = new URL(options.config.publicUrl).origin;
 
   const app = new Elysia()
@@ -89,7 +93,9 @@ export function createApp(options: AppOptions) {
         const sent =
           request.headers.get("x-csrf-token") ??
           (body && typeof body === "object" && "_csrf" in body ? String((body as Record<string, unknown>)._csrf) : null);
-        const missingToken = state.session !== null && (!sent || !sameToken(sent, state.session.csrf));
+        // A signed upload URL is its own proof (like a bucket's presigned URL): no token needed.
+        const signedUpload = request.method === "PUT" && path.startsWith("/api/uploads/");
+        const missingToken = !signedUpload && state.session !== null && (!sent || !sameToken(sent, state.session.csrf));
         if (crossSite || missingToken) {
           if (wantsJson(request) || request.headers.get("hx-request")) return json({ message: state.t("error.csrf") }, 403);
           return renderPage(
@@ -128,6 +134,7 @@ export function createApp(options: AppOptions) {
     })
     .use(shellRoutes(deps))
     .use(authRoutes(deps))
+    .use(uploadRoutes(deps))
     .use(activityRoutes(deps))
     .use(notFoundRoute(deps));
 

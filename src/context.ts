@@ -8,6 +8,7 @@ import type { AssetManifest } from "./lib/manifest";
 import { parseCookies } from "./lib/http";
 import { RateLimiter } from "./lib/rate-limit";
 import type { Secrets } from "./lib/secrets";
+import type { ObjectStorage } from "./uploads/storage";
 
 /** Everything a request handler may need, made once per app (tests make one per suite). */
 export interface Deps {
@@ -16,6 +17,7 @@ export interface Deps {
   db: Db;
   secrets: Secrets;
   assets: AssetManifest;
+  storage: ObjectStorage;
   limits: {
     loginByEmail: RateLimiter;
     loginByIp: RateLimiter;

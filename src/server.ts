@@ -5,6 +5,7 @@ import { deleteExpiredSessions } from "./auth/service";
 import { ConfigError, loadConfig } from "./config";
 import { loadManifest } from "./lib/manifest";
 import { loadSecrets } from "./lib/secrets";
+import { deleteStaleUploads } from "./uploads/service";
 import { join } from "node:path";
 
 /** Entry point: read config, open the database, migrate, seed an empty one, listen. */
@@ -29,9 +30,12 @@ async function main() {
   const secrets = await loadSecrets(config);
   const assets = await loadManifest();
   if (!assets.css) console.warn("Built CSS/JS not found: run `bun scripts/build.ts` (npm start does it).");
-  const { app } = createApp({ config, db, secrets, assets });
+  const { app, deps } = createApp({ config, db, secrets, assets });
 
-  const hourly = setInterval(() => void deleteExpiredSessions(db).catch((e) => console.error(e)), 60 * 60 * 1000);
+  const hourly = setInterval(() => {
+    deleteExpiredSessions(db).catch((e) => console.error("cleaning sessions failed", e));
+    deleteStaleUploads(deps).catch((e) => console.error("cleaning uploads failed", e));
+  }, 60 * 60 * 1000);
   hourly.unref();
 
   app.listen({ port: config.port, hostname: config.host });

@@ -13,6 +13,11 @@ export function registerEmbeddedFiles(files: Record<string, string>) {
   embedded = files;
 }
 
+/** The files embedded in the single binary, or null when running from source. */
+export function embeddedFiles(): Readonly<Record<string, string>> | null {
+  return embedded;
+}
+
 /** The file for a project-relative path, or null when the app does not ship it. */
 export function assetFile(relPath: string): ReturnType<typeof Bun.file> | null {
   if (relPath.includes("..")) return null;

@@ -77,6 +77,14 @@ const en = {
   "toast.signedUpBody": "Welcome to Offline!",
   "toast.signedOut": "Signed out",
 
+  "upload.failed": "Error uploading image",
+  "upload.processingFailed": "Error processing image",
+  "upload.notImage": "This file is not a supported image. Use a JPEG, PNG, WebP, GIF or AVIF photo.",
+  "upload.tooLarge": "This image is too large: 10 MB at most.",
+  "upload.tooManyPixels": "This image has too many pixels: 40 megapixels at most.",
+  "upload.invalid": "This upload link is not valid. Please try again.",
+  "upload.expired": "This upload link has expired. Please try again.",
+
   "home.title": "Activities in {city}",
   "category.sports": "Sports",
   "category.fitness": "Fitness",
@@ -179,6 +187,14 @@ const fr: Catalogue = {
   "toast.signedUp": "Compte créé",
   "toast.signedUpBody": "Bienvenue sur Offline !",
   "toast.signedOut": "Déconnecté",
+
+  "upload.failed": "Erreur lors de l'upload de l'image",
+  "upload.processingFailed": "Erreur lors du traitement de l'image",
+  "upload.notImage": "Ce fichier n'est pas une image prise en charge. Utilisez une photo JPEG, PNG, WebP, GIF ou AVIF.",
+  "upload.tooLarge": "Cette image est trop lourde : 10 Mo au maximum.",
+  "upload.tooManyPixels": "Cette image a trop de pixels : 40 mégapixels au maximum.",
+  "upload.invalid": "Ce lien d'envoi n'est pas valide. Veuillez réessayer.",
+  "upload.expired": "Ce lien d'envoi a expiré. Veuillez réessayer.",
 
   "home.title": "Activités à {city}",
   "category.sports": "Sport",

@@ -15,6 +15,7 @@ export function isPublicPath(path: string) {
     path.startsWith("/api/") ||
     path.startsWith("/assets/") ||
     path.startsWith("/static/") ||
+    path.startsWith("/objects/") ||
     path === "/welcome" ||
     path === "/manifest.webmanifest" ||
     path === "/sw.js" ||

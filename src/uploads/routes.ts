@@ -1,0 +1,59 @@
+import { Elysia } from "elysia";
+import { context, type Deps, type RequestState } from "../context";
+import { json } from "../lib/http";
+import { createUpload, MAX_UPLOAD_BYTES, processUpload, receiveUpload, UploadError } from "./service";
+
+const IMMUTABLE = "public, max-age=31536000, immutable";
+
+export function uploadError(state: RequestState, err: unknown) {
+  if (err instanceof UploadError) return json({ message: state.t(err.messageKey) }, err.status);
+  throw err;
+}
+
+/** Photo uploads (spec §7): signed upload URL, the PUT itself, turning it into a photo, serving. */
+export function uploadRoutes(deps: Deps) {
+  const signedIn = (state: RequestState) => (state.user ? null : json({ message: state.t("error.unauthorized") }, 401));
+
+  const makePhoto = async ({ body, state }: { body: unknown; state: RequestState }) => {
+    const denied = signedIn(state);
+    if (denied) return denied;
+    const imageURL = body && typeof body === "object" ? (body as Record<string, unknown>).imageURL : undefined;
+    try {
+      return json(await processUpload(deps, state.user!.id, imageURL));
+    } catch (err) {
+      return uploadError(state, err);
+    }
+  };
+
+  return new Elysia({ name: "offline.uploads", seed: deps.id })
+    .use(context(deps))
+    .post("/api/objects/upload", async ({ state }) => signedIn(state) ?? json(await createUpload(deps, state.user!.id)))
+    .put("/api/uploads/:id", async ({ params, query, request, body, state }) => {
+      const declared = Number(request.headers.get("content-length") ?? 0);
+      if (declared > MAX_UPLOAD_BYTES) return json({ message: state.t("upload.tooLarge") }, 413);
+      // image/* bodies reach us unparsed; application/octet-stream arrives already read.
+      const data = body instanceof ArrayBuffer ? new Uint8Array(body) : new Uint8Array(await request.arrayBuffer());
+      try {
+        await receiveUpload(deps, params.id, query.expires, query.sig, data);
+        return json({ ok: true });
+      } catch (err) {
+        return uploadError(state, err);
+      }
+    })
+    .put("/api/profile-images", makePhoto)
+    .put("/api/activity-images", makePhoto)
+    .get("/objects/:id", ({ params }) => serve(deps, params.id, "large"))
+    .get("/objects/:id/:file", ({ params }) => {
+      const size = params.file === "thumb.webp" ? "thumb" : params.file === "large.webp" ? "large" : null;
+      return size ? serve(deps, params.id, size) : new Response("Not found", { status: 404 });
+    });
+}
+
+async function serve(deps: Deps, id: string, size: "thumb" | "large") {
+  if (!/^[0-9a-f-]{36}$/.test(id)) return new Response("Not found", { status: 404 });
+  const body = await deps.storage.body(`photos/${id}/${size}.webp`);
+  if (!body) return new Response("Not found", { status: 404 });
+  return new Response(body, {
+    headers: { "Content-Type": "image/webp", "Cache-Control": IMMUTABLE, "X-Content-Type-Options": "nosniff" },
+  });
+}

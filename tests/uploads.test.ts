@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { uploads } from "../db/schema";
+import { loadSharp } from "../src/uploads/sharp";
+import { startFakeS3 } from "./fakes/s3";
+import { Client, makeTestApp } from "./helpers";
+import { makeJpeg, makePng } from "./images";
+
+let t: Awaited<ReturnType<typeof makeTestApp>>;
+let alice: Client;
+beforeAll(async () => {
+  t = await makeTestApp();
+  alice = t.client();
+  await alice.signUp("alice@example.com");
+});
+afterAll(() => t.cleanup());
+
+/** The browser's three steps: get a URL, PUT the bytes there, turn it into a photo. */
+async function upload(c: Client, bytes: Uint8Array, type = "image/jpeg", endpoint = "/api/profile-images") {
+  const start = await c.postJson("/api/objects/upload", {});
+  expect(start.status).toBe(200);
+  const { uploadURL } = (await start.json()) as { uploadURL: string };
+  const url = new URL(uploadURL);
+  const put = await c.request(url.pathname + url.search, { method: "PUT", body: bytes, headers: { "content-type": type } });
+  if (put.status !== 200) return { put, uploadURL };
+  const done = await c.request(endpoint, { method: "PUT", json: { imageURL: uploadURL }, headers: { "x-csrf-token": c.csrf } });
+  return { put, done, uploadURL };
+}
+
+describe("photo uploads to the data directory", () => {
+  test("a JPEG becomes a stored photo in two sizes, without its location metadata", async () => {
+    const original = await makeJpeg({ width: 3000, height: 2000, gps: true });
+    const sharp = await loadSharp();
+    expect((await sharp(original).metadata()).exif?.toString("latin1")).toContain("TestCam"); // EXIF with a GPS block
+    const { done } = await upload(alice, original);
+    expect(done!.status).toBe(200);
+    const { objectPath } = (await done!.json()) as { objectPath: string };
+    expect(objectPath).toMatch(/^\/objects\/[0-9a-f-]{36}$/);
+    const thumb = await t.client().get(`${objectPath}/thumb.webp`);
+    expect(thumb.status).toBe(200);
+    expect(thumb.headers.get("content-type")).toBe("image/webp");
+    expect(thumb.headers.get("cache-control")).toContain("immutable");
+    const thumbMeta = await sharp(new Uint8Array(await thumb.arrayBuffer())).metadata();
+    expect(thumbMeta.format).toBe("webp");
+    expect(Math.max(thumbMeta.width!, thumbMeta.height!)).toBe(480);
+    const large = await sharp(new Uint8Array(await (await t.client().get(objectPath)).arrayBuffer())).metadata();
+    expect(large.width).toBe(1600);
+    expect(large.exif).toBeUndefined();
+  });
+
+  test("the photo is turned upright from its orientation tag", async () => {
+    const { done } = await upload(alice, await makeJpeg({ width: 400, height: 200, orientation: 6 }));
+    const { objectPath } = (await done!.json()) as { objectPath: string };
+    const sharp = await loadSharp();
+    const meta = await sharp(new Uint8Array(await (await t.client().get(`${objectPath}/large.webp`)).arrayBuffer())).metadata();
+    expect([meta.width, meta.height]).toEqual([200, 400]);
+  });
+
+  test("a PNG is accepted too", async () => {
+    const { done } = await upload(alice, await makePng(), "image/png");
+    expect(done!.status).toBe(200);
+  });
+
+  test("a text file claiming to be an image is refused with the spec's kind of message", async () => {
+    const { done } = await upload(alice, new TextEncoder().encode("<svg onload=alert(1)>not really</svg>"), "image/jpeg");
+    expect(done!.status).toBe(415);
+    expect(((await done!.json()) as { message: string }).message).toContain("not a supported image");
+  });
+
+  test("an SVG is refused: it could carry script", async () => {
+    const svg = new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>');
+    const { done } = await upload(alice, svg, "image/svg+xml");
+    expect(done!.status).toBe(415);
+  });
+
+  test("an oversized file is refused before it is stored", async () => {
+    const big = new Uint8Array(10 * 1024 * 1024 + 1);
+    const { put } = await upload(alice, big);
+    expect(put.status).toBe(413);
+    expect(((await put.json()) as { message: string }).message).toContain("10 MB");
+  });
+
+  test("an image with too many pixels is refused", async () => {
+    const sharp = await loadSharp();
+    // 9000 × 5000 = 45 megapixels, tiny as a file.
+    const huge = new Uint8Array(await sharp({ create: { width: 9000, height: 5000, channels: 3, background: "#fff" } }).png({ compressionLevel: 9 }).toBuffer());
+    const { done } = await upload(alice, huge, "image/png");
+    expect(done!.status).toBe(413);
+    expect(((await done!.json()) as { message: string }).message).toContain("megapixels");
+  });
+
+  test("a forged or altered upload URL is refused", async () => {
+    const { uploadURL } = (await (await alice.postJson("/api/objects/upload", {})).json()) as { uploadURL: string };
+    const url = new URL(uploadURL);
+    url.searchParams.set("sig", "forged");
+    const put = await alice.request(url.pathname + url.search, { method: "PUT", body: await makeJpeg(), headers: { "content-type": "image/jpeg" } });
+    expect(put.status).toBe(403);
+    const later = new URL(uploadURL);
+    later.searchParams.set("expires", String(Number(later.searchParams.get("expires")) + 3600_000));
+    expect((await alice.request(later.pathname + later.search, { method: "PUT", body: await makeJpeg() })).status).toBe(403);
+  });
+
+  test("an expired upload URL is refused", async () => {
+    let now = Date.now();
+    const clocked = await makeTestApp({ now: () => now });
+    const c = clocked.client();
+    await c.signUp();
+    const { uploadURL } = (await (await c.postJson("/api/objects/upload", {})).json()) as { uploadURL: string };
+    now += 11 * 60 * 1000;
+    const url = new URL(uploadURL);
+    const put = await c.request(url.pathname + url.search, { method: "PUT", body: await makeJpeg(), headers: { "content-type": "image/jpeg" } });
+    expect(put.status).toBe(403);
+    expect(((await put.json()) as { message: string }).message).toContain("expired");
+    clocked.cleanup();
+  });
+
+  test("one person cannot turn another person's upload into their photo", async () => {
+    const { uploadURL } = (await (await alice.postJson("/api/objects/upload", {})).json()) as { uploadURL: string };
+    const url = new URL(uploadURL);
+    await alice.request(url.pathname + url.search, { method: "PUT", body: await makeJpeg(), headers: { "content-type": "image/jpeg" } });
+    const bob = t.client();
+    await bob.signUp();
+    const res = await bob.request("/api/profile-images", { method: "PUT", json: { imageURL: uploadURL }, headers: { "x-csrf-token": bob.csrf } });
+    expect(res.status).toBe(404);
+  });
+
+  test("uploading needs a signed-in user", async () => {
+    expect((await t.client().postJson("/api/objects/upload", {})).status).toBe(401);
+    expect((await t.client().request("/api/profile-images", { method: "PUT", json: { imageURL: "x" } })).status).toBe(401);
+  });
+
+  test("nonsense image URLs get a clear 404, not a crash", async () => {
+    for (const imageURL of ["", "https://evil.example/x.jpg", 42, null, "/api/uploads/../../etc/passwd"]) {
+      const res = await alice.request("/api/profile-images", { method: "PUT", json: { imageURL }, headers: { "x-csrf-token": alice.csrf } });
+      expect(res.status).toBe(404);
+    }
+  });
+
+  test("unknown photos are 404", async () => {
+    expect((await t.client().get(`/objects/${crypto.randomUUID()}/thumb.webp`)).status).toBe(404);
+    expect((await t.client().get("/objects/not-an-id")).status).toBe(404);
+  });
+});
+
+describe("photo uploads to an S3-compatible bucket", () => {
+  test("the browser uploads with a presigned URL and the photo is stored in the bucket", async () => {
+    const s3 = startFakeS3("photos");
+    const app = await makeTestApp({
+      env: { S3_BUCKET: "photos", S3_ENDPOINT: s3.endpoint, S3_REGION: "us-east-1", S3_ACCESS_KEY_ID: "key", S3_SECRET_ACCESS_KEY: "secret" },
+    });
+    const c = app.client();
+    await c.signUp();
+    const { uploadURL } = (await (await c.postJson("/api/objects/upload", {})).json()) as { uploadURL: string };
+    expect(uploadURL.startsWith(`${s3.endpoint}/photos/tmp/`)).toBe(true);
+    expect(new URL(uploadURL).searchParams.get("X-Amz-Signature")).toBeTruthy();
+    // The browser's PUT goes straight to the bucket.
+    const put = await fetch(uploadURL, { method: "PUT", body: await makeJpeg(), headers: { "content-type": "image/jpeg" } });
+    expect(put.status).toBe(200);
+    const done = await c.request("/api/profile-images", { method: "PUT", json: { imageURL: uploadURL }, headers: { "x-csrf-token": c.csrf } });
+    expect(done.status).toBe(200);
+    const { objectPath } = (await done.json()) as { objectPath: string };
+    const id = objectPath.split("/").pop();
+    expect(s3.objects.has(`photos/${id}/thumb.webp`)).toBe(true);
+    expect(s3.objects.has(`photos/${id}/large.webp`)).toBe(true);
+    expect([...s3.objects.keys()].some((k) => k.startsWith("tmp/"))).toBe(false);
+    const served = await c.get(`${objectPath}/thumb.webp`);
+    expect(served.status).toBe(200);
+    expect((await served.arrayBuffer()).byteLength).toBe(s3.objects.get(`photos/${id}/thumb.webp`)!.data.length);
+    // Server-side calls were signed; only the browser's PUT used the presigned URL.
+    expect(s3.requests.filter((r) => r.presigned).map((r) => r.method)).toEqual(["PUT"]);
+    expect((await c.get("/")).headers.get("content-security-policy")).toContain(`connect-src 'self' ${s3.endpoint}`);
+    app.cleanup();
+    s3.stop();
+  });
+});
+
+test("every upload record belongs to its uploader", async () => {
+  const rows = await t.db.select().from(uploads);
+  expect(rows.length).toBeGreaterThan(0);
+});
