@@ -9,6 +9,7 @@ type Mount = (element: HTMLElement, props: never) => void;
 
 const registry: Record<string, () => Promise<{ mount: Mount }>> = {
   InstallPrompt: () => import("./InstallPrompt"),
+  PhotoGrid: () => import("./PhotoGrid"),
 };
 
 export async function mountIslands(root: ParentNode = document) {

@@ -7,11 +7,15 @@ import { Landing } from "../views/shell/Landing";
 import { ErrorScreen } from "../views/shell/NotFound";
 import { activityRoutes } from "./activities/routes";
 import { authRoutes } from "./auth/routes";
+import { profileApi } from "./profiles/api";
+import { profilePages } from "./profiles/pages";
+import { profileRoutes } from "./profiles/routes";
+import { isProfileComplete } from "./profiles/service";
 import { uploadRoutes } from "./uploads/routes";
 import { makeStorage, type ObjectStorage } from "./uploads/storage";
 import type { Config } from "./config";
 import { context, cookieNames, makeLimits, requestState, type Deps } from "./context";
-import { json, wantsJson } from "./lib/http";
+import { json, redirectTo, wantsJson } from "./lib/http";
 import type { AssetManifest } from "./lib/manifest";
 import type { Secrets } from "./lib/secrets";
 import { renderPage } from "./shell/render";
@@ -106,12 +110,18 @@ export function createApp(options: AppOptions) {
             { status: 403 },
           );
         }
-        return;
       }
 
-      // Signed-out visitors see the landing page wherever they go.
-      if (!state.user && !isPublicPath(path) && request.method === "GET") {
-        return renderPage(deps, state, request, (view) => <Landing view={view} next={landingNext(request)} />);
+      // Signed-out visitors see the landing page wherever they go; app calls answer 401.
+      if (!state.user && !isPublicPath(path)) {
+        if (request.method === "GET" && !path.startsWith("/fragments/")) {
+          return renderPage(deps, state, request, (view) => <Landing view={view} next={landingNext(request)} />);
+        }
+        return json({ message: state.t("error.unauthorized") }, 401);
+      }
+      // Signed in with an unfinished profile: onboarding comes first, from every app screen.
+      if (state.user && request.method === "GET" && !isPublicPath(path) && path !== "/onboarding" && !path.startsWith("/fragments/") && !isProfileComplete(state.user)) {
+        return redirectTo(request, "/onboarding");
       }
     })
     .onError(async ({ code, error, request }) => {
@@ -135,6 +145,9 @@ export function createApp(options: AppOptions) {
     .use(shellRoutes(deps))
     .use(authRoutes(deps))
     .use(uploadRoutes(deps))
+    .use(profileApi(deps))
+    .use(profileRoutes(deps))
+    .use(profilePages(deps))
     .use(activityRoutes(deps))
     .use(notFoundRoute(deps));
 

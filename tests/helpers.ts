@@ -6,6 +6,7 @@ import { createApp, type AppOptions } from "../src/app";
 import { loadConfig } from "../src/config";
 import { loadManifest } from "../src/lib/manifest";
 import { loadSecrets } from "../src/lib/secrets";
+import { makeJpeg } from "./images";
 
 export const ORIGIN = "http://localhost";
 
@@ -77,6 +78,40 @@ export class Client {
     const h = new Headers(headers);
     if (this.csrf && !h.has("x-csrf-token")) h.set("x-csrf-token", this.csrf);
     return this.request(path, { method: "POST", json, headers: h });
+  }
+
+  /** PUT with JSON and the CSRF token, as the islands call the API. */
+  putJson(path: string, json: unknown) {
+    return this.request(path, { method: "PUT", json, headers: { "x-csrf-token": this.csrf } });
+  }
+
+  /** Uploads a real photo through the three upload calls; returns its path. */
+  async uploadPhoto(bytes?: Uint8Array<ArrayBuffer>, endpoint = "/api/profile-images") {
+    const { uploadURL } = (await (await this.postJson("/api/objects/upload", {})).json()) as { uploadURL: string };
+    const url = new URL(uploadURL);
+    const put = await this.request(url.pathname + url.search, { method: "PUT", body: bytes ?? (await makeJpeg()), headers: { "content-type": "image/jpeg" } });
+    if (put.status !== 200) throw new Error(`upload failed: ${put.status}`);
+    const done = await this.putJson(endpoint, { imageURL: uploadURL });
+    if (done.status !== 200) throw new Error(`photo failed: ${done.status} ${await done.text()}`);
+    return ((await done.json()) as { objectPath: string }).objectPath;
+  }
+
+  /** Signs up and finishes onboarding, as a person who can use the whole app. */
+  async signUpComplete(profile: Record<string, unknown> = {}) {
+    const account = await this.signUp(profile.email as string | undefined);
+    const photo = await this.uploadPhoto();
+    const res = await this.putJson("/api/user/profile", {
+      firstName: "Test",
+      lastName: "Person",
+      username: `user${Math.random().toString(36).slice(2, 10)}`,
+      dateOfBirth: "1990-05-15",
+      photos: [photo],
+      country: "United States",
+      city: "New York",
+      ...profile,
+    });
+    if (res.status !== 200) throw new Error(`profile failed: ${res.status} ${await res.text()}`);
+    return { ...account, user: (await res.json()) as { id: string; username: string; email: string } };
   }
 
   async signUp(email = `user${Math.random().toString(36).slice(2)}@example.com`, password = "secret123") {

@@ -11,10 +11,10 @@ export async function makeJpeg(opts: { width?: number; height?: number; gps?: bo
     });
   }
   if (opts.orientation) img = img.withMetadata({ orientation: opts.orientation });
-  return new Uint8Array(await img.toBuffer());
+  return new Uint8Array(await img.toBuffer()) as Uint8Array<ArrayBuffer>;
 }
 
 export async function makePng(width = 300, height = 300) {
   const sharp = await loadSharp();
-  return new Uint8Array(await sharp({ create: { width, height, channels: 4, background: "#e8553d" } }).png().toBuffer());
+  return new Uint8Array(await sharp({ create: { width, height, channels: 4, background: "#e8553d" } }).png().toBuffer()) as Uint8Array<ArrayBuffer>;
 }

@@ -7,7 +7,7 @@ let member: Client;
 beforeAll(async () => {
   t = await makeTestApp();
   member = t.client();
-  await member.signUp();
+  await member.signUpComplete();
 });
 afterAll(() => t.cleanup());
 
@@ -66,7 +66,7 @@ describe("signed-in users", () => {
 
   test("a flash toast shows once after a redirect", async () => {
     const c = t.client();
-    const { email, password } = await c.signUp();
+    const { email, password } = await c.signUpComplete();
     await c.postJson("/api/auth/logout", {});
     await c.postForm("/api/login", { email, password });
     const first = await (await c.get("/")).text();
@@ -77,7 +77,7 @@ describe("signed-in users", () => {
 
   test("a forged flash cookie cannot inject text", async () => {
     const c = t.client();
-    await c.signUp();
+    await c.signUpComplete();
     c.cookies.set("flash", Buffer.from(JSON.stringify({ title: "<script>alert(1)</script>" })).toString("base64url"));
     const html = await (await c.get("/")).text();
     expect(html).not.toContain("<script>alert(1)</script>");
@@ -156,7 +156,7 @@ describe("the language switch", () => {
 
   test("a signed-in user's choice is saved on their account", async () => {
     const c = t.client();
-    await c.signUp();
+    await c.signUpComplete();
     await c.postJson("/api/locale", { locale: "fr" });
     c.cookies.delete("lang");
     expect(await (await c.get("/")).text()).toContain("Activités à New York");

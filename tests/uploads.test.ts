@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => t.cleanup());
 
 /** The browser's three steps: get a URL, PUT the bytes there, turn it into a photo. */
-async function upload(c: Client, bytes: Uint8Array, type = "image/jpeg", endpoint = "/api/profile-images") {
+async function upload(c: Client, bytes: Uint8Array<ArrayBuffer>, type = "image/jpeg", endpoint = "/api/profile-images") {
   const start = await c.postJson("/api/objects/upload", {});
   expect(start.status).toBe(200);
   const { uploadURL } = (await start.json()) as { uploadURL: string };
@@ -82,7 +82,7 @@ describe("photo uploads to the data directory", () => {
   test("an image with too many pixels is refused", async () => {
     const sharp = await loadSharp();
     // 9000 × 5000 = 45 megapixels, tiny as a file.
-    const huge = new Uint8Array(await sharp({ create: { width: 9000, height: 5000, channels: 3, background: "#fff" } }).png({ compressionLevel: 9 }).toBuffer());
+    const huge = new Uint8Array(await sharp({ create: { width: 9000, height: 5000, channels: 3, background: "#fff" } }).png({ compressionLevel: 9 }).toBuffer()) as Uint8Array<ArrayBuffer>;
     const { done } = await upload(alice, huge, "image/png");
     expect(done!.status).toBe(413);
     expect(((await done!.json()) as { message: string }).message).toContain("megapixels");

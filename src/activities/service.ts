@@ -1,4 +1,4 @@
-import { and, avg, count, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, avg, count, desc, eq, inArray, isNull, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { activities, reviews, users } from "../../db/schema";
 import { ageOn } from "../lib/dates";
@@ -17,13 +17,20 @@ export interface ActivityCard {
 }
 
 /** Bookable activities of a city, newest first, with their host and real average rating. */
-export async function browseActivities(db: Db, opts: { city: string; category?: string; limit: number }) {
-  const where = and(
-    eq(activities.city, opts.city),
-    eq(activities.active, true),
-    isNull(activities.archivedAt),
-    opts.category ? eq(activities.category, opts.category) : undefined,
+export function browseActivities(db: Db, opts: { city: string; category?: string; limit: number }) {
+  return activityCards(
+    db,
+    and(eq(activities.city, opts.city), eq(activities.active, true), isNull(activities.archivedAt), opts.category ? eq(activities.category, opts.category) : undefined),
+    opts.limit,
   );
+}
+
+/** A host's listed activities, newest first. */
+export function hostActivities(db: Db, hostId: string, limit: number) {
+  return activityCards(db, and(eq(activities.hostId, hostId), eq(activities.active, true), isNull(activities.archivedAt)), limit);
+}
+
+async function activityCards(db: Db, where: SQL | undefined, limit: number) {
   const [rows, total] = await Promise.all([
     db
       .select({ activity: activities, hostFirstName: users.firstName, hostPhoto: users.photo, hostBirth: users.dateOfBirth })
@@ -31,7 +38,7 @@ export async function browseActivities(db: Db, opts: { city: string; category?: 
       .innerJoin(users, eq(users.id, activities.hostId))
       .where(where)
       .orderBy(desc(activities.createdAt), desc(activities.id))
-      .limit(opts.limit),
+      .limit(limit),
     db.select({ n: count() }).from(activities).where(where).get(),
   ]);
   const ids = rows.map((r) => r.activity.id);

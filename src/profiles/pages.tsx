@@ -1,0 +1,152 @@
+import { Elysia } from "elysia";
+import type { User } from "../../db/schema";
+import { EditProfile, type EditProfileState } from "../../views/profiles/EditProfile";
+import { NotFound } from "../../views/shell/NotFound";
+import { AllActivities, AllReviews, OwnProfile, PublicProfileSheet, type ProfileData } from "../../views/profiles/Profile";
+import { AccountForm, AccountOverview, Help, SettingsHub, type AccountFormState, type AccountScreen } from "../../views/profiles/Settings";
+import { hostActivities } from "../activities/service";
+import { context, type Deps, type RequestState } from "../context";
+import { redirectTo } from "../lib/http";
+import type { MessageKey } from "../lib/i18n";
+import { flashCookie, renderPage } from "../shell/render";
+import { encodeFlash } from "../shell/view";
+import { aboutFields, parseAbout, parseVisibility } from "./about";
+import { asRecord } from "./api";
+import { changeEmail, changePassword, findByUsername, publicView, reviewsOf, updateProfile, type UpdateResult } from "./service";
+
+const SCREENS: AccountScreen[] = ["first-name", "name", "birthday", "username", "email", "password"];
+/** The spec's message when a single-field screen fails to save, where it names one. */
+const FAILURE: Partial<Record<AccountScreen, MessageKey>> = {
+  "first-name": "settings.firstNameFailed",
+  birthday: "settings.birthdayFailed",
+};
+
+/** Profile, public profile, edit profile and the settings screens. */
+export function profilePages(deps: Deps) {
+  const profileData = async (user: User): Promise<ProfileData> => {
+    const [activities, reviews] = await Promise.all([hostActivities(deps.db, user.id, 5), reviewsOf(deps.db, user.id, 3)]);
+    return { profile: publicView(user, new Date(deps.now())), activities, reviews };
+  };
+
+  const translateErrors = (state: RequestState, errors: Record<string, MessageKey>) =>
+    Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, state.t(v)]));
+
+  const savedRedirect = (request: Request, to: string) =>
+    redirectTo(request, to, { "Set-Cookie": flashCookie(deps, encodeFlash({ title: "toast.profileUpdated" })) });
+
+  const editState = (user: User): EditProfileState => ({
+    photos: user.photos,
+    bio: user.bio ?? "",
+    interests: user.interests.join(", "),
+    about: parseAbout(user.about),
+    visibility: parseVisibility(user.aboutVisibility),
+  });
+
+  const accountValues = (user: User): Record<string, string> => ({
+    firstName: user.firstName ?? "",
+    lastName: user.lastName ?? "",
+    dateOfBirth: user.dateOfBirth ?? "",
+    username: user.username ?? "",
+    email: user.email ?? "",
+  });
+
+  return new Elysia({ name: "offline.profiles.pages", seed: deps.id })
+    .use(context(deps))
+    .get("/profile", async ({ request, state }) => {
+      const user = state.user!;
+      const data = await profileData(user);
+      return renderPage(deps, state, request, (view) => (
+        <OwnProfile view={view} user={user} data={data} allAbout={parseAbout(user.about)} visibility={parseVisibility(user.aboutVisibility)} />
+      ));
+    })
+    .get("/profile/:username", async ({ params, request, state }) => {
+      const user = await findByUsername(deps.db, params.username);
+      const data = user ? await profileData(user) : null;
+      return renderPage(deps, state, request, (view) => <PublicProfileSheet view={view} data={data} />, { status: data ? 200 : 404 });
+    })
+    .get("/profile/:username/reviews", async ({ params, request, state }) => {
+      const user = await findByUsername(deps.db, params.username);
+      if (!user) return renderPage(deps, state, request, (view) => <PublicProfileSheet view={view} data={null} />, { status: 404 });
+      const r = await reviewsOf(deps.db, user.id);
+      return renderPage(deps, state, request, (view) => (
+        <AllReviews view={view} title={view.t("profile.reviewsOf", { name: user.firstName ?? "" })} back={`/profile/${user.username}`} {...r} />
+      ));
+    })
+    .get("/profile/:username/activities", async ({ params, request, state }) => {
+      const user = await findByUsername(deps.db, params.username);
+      if (!user) return renderPage(deps, state, request, (view) => <PublicProfileSheet view={view} data={null} />, { status: 404 });
+      const { cards } = await hostActivities(deps.db, user.id, 100);
+      return renderPage(deps, state, request, (view) => (
+        <AllActivities view={view} title={view.t("profile.activitiesOf", { name: user.firstName ?? "" })} back={`/profile/${user.username}`} cards={cards} />
+      ));
+    })
+    .get("/reviews", async ({ request, state }) => {
+      const r = await reviewsOf(deps.db, state.user!.id);
+      return renderPage(deps, state, request, (view) => <AllReviews view={view} title={view.t("profile.myReviews")} back="/profile" {...r} />);
+    })
+    .get("/edit-profile", ({ request, state }) => renderPage(deps, state, request, (view) => <EditProfile view={view} state={editState(state.user!)} />))
+    .post("/edit-profile", async ({ request, body, state }) => {
+      const user = state.user!;
+      const input = asRecord(body);
+      let photos: unknown = null;
+      try {
+        photos = JSON.parse(String(input.photos ?? "[]"));
+      } catch {}
+      const about: Record<string, unknown> = {};
+      const visibility: Record<string, boolean> = {};
+      for (const f of aboutFields) {
+        if (f.kind === "multi") {
+          about[f.key] = Object.keys(input)
+            .filter((k) => k.startsWith(`about_${f.key}_`) && input[k])
+            .map((k) => k.slice(`about_${f.key}_`.length));
+        } else if (typeof input[`about_${f.key}`] === "string") about[f.key] = input[`about_${f.key}`];
+        visibility[f.visibilityKey] = Boolean(input[`visible_${f.visibilityKey}`]);
+      }
+      const result = await updateProfile(deps, user, {
+        photos,
+        bio: input.bio ?? "",
+        interests: input.interests ?? "",
+        about,
+        aboutVisibility: visibility,
+      });
+      if (result.ok) return savedRedirect(request, "/profile");
+      const draft: EditProfileState = {
+        photos: Array.isArray(photos) ? (photos as string[]).filter((p) => typeof p === "string") : user.photos,
+        bio: typeof input.bio === "string" ? input.bio : "",
+        interests: typeof input.interests === "string" ? input.interests : "",
+        about: parseAbout(JSON.stringify(about)),
+        visibility,
+        errors: translateErrors(state, result.errors),
+        alert: { title: state.t("common.errorTitle"), body: Object.values(translateErrors(state, result.errors))[0] },
+      };
+      return renderPage(deps, state, request, (view) => <EditProfile view={view} state={draft} />, { status: result.status });
+    })
+    .get("/settings", ({ request, state }) => renderPage(deps, state, request, (view) => <SettingsHub view={view} user={state.user!} />))
+    .get("/settings/account", ({ request, state }) => renderPage(deps, state, request, (view) => <AccountOverview view={view} user={state.user!} />))
+    .get("/help", ({ request, state }) => renderPage(deps, state, request, (view) => <Help view={view} />))
+    .get("/settings/:screen", ({ params, request, state }) => {
+      const screen = params.screen as AccountScreen;
+      if (!SCREENS.includes(screen)) return renderPage(deps, state, request, (view) => <NotFound view={view} />, { status: 404 });
+      const formState: AccountFormState = { values: accountValues(state.user!) };
+      return renderPage(deps, state, request, (view) => <AccountForm view={view} screen={screen} user={state.user!} state={formState} />);
+    })
+    .post("/settings/:screen", async ({ params, request, body, state }) => {
+      const screen = params.screen as AccountScreen;
+      const user = state.user!;
+      const input = asRecord(body);
+      let result: UpdateResult;
+      if (!SCREENS.includes(screen)) return redirectTo(request, "/settings");
+      if (screen === "first-name") result = await updateProfile(deps, user, { firstName: input.firstName ?? "" });
+      else if (screen === "name") result = await updateProfile(deps, user, { firstName: input.firstName ?? "", lastName: input.lastName ?? "" });
+      else if (screen === "birthday") result = await updateProfile(deps, user, { dateOfBirth: input.dateOfBirth ?? "" });
+      else if (screen === "username") result = await updateProfile(deps, user, { username: input.username ?? "" });
+      else if (screen === "email") result = await changeEmail(deps, user, input);
+      else result = await changePassword(deps, user, input, state.session!.sid);
+      if (result.ok) return savedRedirect(request, "/settings");
+      const typed = Object.fromEntries(Object.entries(input).filter(([k, v]) => typeof v === "string" && !k.toLowerCase().includes("password"))) as Record<string, string>;
+      const errors = translateErrors(state, result.errors);
+      const failure = FAILURE[screen];
+      const formState: AccountFormState = { values: { ...accountValues(user), ...typed }, errors, alert: failure ? state.t(failure) : undefined };
+      return renderPage(deps, state, request, (view) => <AccountForm view={view} screen={screen} user={user} state={formState} />, { status: result.status });
+    });
+}

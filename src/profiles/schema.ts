@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { emailSchema } from "../auth/schema";
+import { ageOn } from "../lib/dates";
+import type { MessageKey } from "../lib/i18n";
+import { aboutChoices, aboutFields, ABOUT_TEXT_MAX, type About, type AboutVisibility } from "./about";
+import { findCity, findCountry } from "./places";
+
+const msg = (key: MessageKey) => ({ message: key });
+
+export const MIN_AGE = 18;
+export const USERNAME_MIN = 3;
+export const USERNAME_MAX = 30;
+export const NAME_MAX = 50;
+export const BIO_MAX = 500;
+export const MAX_PHOTOS = 6;
+
+export const firstNameSchema = z.string(msg("profile.firstNameRequired")).trim().min(1, msg("profile.firstNameRequired")).max(NAME_MAX, msg("profile.nameTooLong"));
+export const lastNameSchema = z.string(msg("profile.lastNameRequired")).trim().min(1, msg("profile.lastNameRequired")).max(NAME_MAX, msg("profile.nameTooLong"));
+
+/** Lowercased as typed (spec §5), at least 3 characters; letters, digits, dots and underscores. */
+export const usernameSchema = z
+  .string(msg("profile.usernameRequired"))
+  .trim()
+  .toLowerCase()
+  .min(1, msg("profile.usernameRequired"))
+  .min(USERNAME_MIN, msg("profile.usernameTooShort"))
+  .max(USERNAME_MAX, msg("profile.usernameTooLong"))
+  .regex(/^[a-z0-9._]+$/, msg("profile.usernameCharacters"));
+
+/** A real calendar date, not in the future, and at least 18 full years ago on `today`. */
+export function birthdaySchema(today: () => Date) {
+  return z
+    .string(msg("profile.birthdayRequired"))
+    .trim()
+    .min(1, msg("profile.birthdayRequired"))
+    .regex(/^\d{4}-\d{2}-\d{2}$/, msg("profile.birthdayInvalid"))
+    .refine((v) => {
+      const d = new Date(`${v}T00:00:00Z`);
+      return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
+    }, msg("profile.birthdayInvalid"))
+    .refine((v) => (ageOn(v, today()) ?? -1) >= 0 && (ageOn(v, today()) ?? 999) <= 120, msg("profile.birthdayInvalid"))
+    .refine((v) => (ageOn(v, today()) ?? 0) >= MIN_AGE, msg("profile.ageRequirement"));
+}
+
+export const locationSchema = z
+  .object({ country: z.unknown(), city: z.unknown() })
+  .refine((v) => findCity(v.country, v.city) !== undefined, { message: "profile.locationRequired", path: ["city"] })
+  .transform((v) => ({ country: findCountry(v.country)!.name, city: findCity(v.country, v.city)!.name }));
+
+export const bioSchema = z.string(msg("profile.bioInvalid")).trim().max(BIO_MAX, msg("profile.bioTooLong"));
+
+export const photosSchema = z
+  .array(z.string(msg("profile.photosInvalid")).min(1).max(300), msg("profile.photosInvalid"))
+  .max(MAX_PHOTOS, msg("profile.tooManyPhotos"));
+
+const shortList = z.array(z.string().trim().min(1).max(40)).max(12);
+
+/** The about JSON: known fields only; choices from their lists; free text kept short. */
+export const aboutSchema = z
+  .record(z.string(), z.unknown())
+  .transform((data, ctx) => {
+    const out: About = {};
+    for (const field of aboutFields) {
+      const value = data[field.key];
+      if (value === undefined || value === null || value === "") continue;
+      if (field.kind === "text") {
+        if (typeof value !== "string" || value.trim().length > ABOUT_TEXT_MAX) {
+          ctx.addIssue({ code: "custom", message: "profile.aboutTextTooLong", path: [field.key] });
+          continue;
+        }
+        if (value.trim()) out[field.key] = value.trim();
+      } else if (field.kind === "choice") {
+        const list = aboutChoices[field.key as keyof typeof aboutChoices] as readonly string[];
+        if (typeof value !== "string" || !list.includes(value)) ctx.addIssue({ code: "custom", message: "profile.aboutChoiceInvalid", path: [field.key] });
+        else out[field.key] = value;
+      } else {
+        const list = aboutChoices.spokenLanguages as readonly string[];
+        if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && list.includes(v))) {
+          ctx.addIssue({ code: "custom", message: "profile.aboutChoiceInvalid", path: [field.key] });
+        } else if (value.length) out[field.key] = [...new Set(value as string[])];
+      }
+    }
+    return out;
+  });
+
+export const visibilitySchema = z.record(z.string(), z.boolean()).transform((data) => {
+  const out: AboutVisibility = {};
+  for (const field of aboutFields) if (typeof data[field.visibilityKey] === "boolean") out[field.visibilityKey] = data[field.visibilityKey]!;
+  return out;
+});
+
+/** JSON text or an object, as the spec's calls send about/aboutVisibility as JSON strings. */
+export const jsonOrObject = z.union([z.string(), z.record(z.string(), z.unknown())]).transform((v, ctx) => {
+  if (typeof v !== "string") return v;
+  try {
+    const parsed = JSON.parse(v || "{}");
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {}
+  ctx.addIssue({ code: "custom", message: "profile.aboutInvalid" });
+  return z.NEVER;
+});
+
+export const passwordChangeSchema = z
+  .object({
+    currentPassword: z.string(msg("account.currentPasswordRequired")).optional(),
+    newPassword: z.string(msg("account.newPasswordTooShort")).min(6, msg("account.newPasswordTooShort")).max(200, msg("login.passwordTooLong")),
+    confirmPassword: z.string(msg("account.confirmPasswordRequired")).optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.confirmPassword !== undefined) {
+      if (!v.confirmPassword) ctx.addIssue({ code: "custom", message: "account.confirmPasswordRequired", path: ["confirmPassword"] });
+      else if (v.confirmPassword !== v.newPassword) ctx.addIssue({ code: "custom", message: "account.passwordsDoNotMatch", path: ["confirmPassword"] });
+    }
+  });
+
+export const emailChangeSchema = z.object({
+  email: emailSchema,
+  currentPassword: z.string().optional(),
+});

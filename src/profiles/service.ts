@@ -1,0 +1,272 @@
+import { and, avg, count, desc, eq, ne } from "drizzle-orm";
+import type { z } from "zod";
+import type { Db } from "../../db/client";
+import { reviews, sessions, users, type User } from "../../db/schema";
+import type { Deps } from "../context";
+import { ageOn } from "../lib/dates";
+import type { MessageKey } from "../lib/i18n";
+import { ownedObjects } from "../uploads/service";
+import { parseAbout, parseVisibility, visibleAbout } from "./about";
+import {
+  aboutSchema,
+  bioSchema,
+  birthdaySchema,
+  emailChangeSchema,
+  firstNameSchema,
+  jsonOrObject,
+  lastNameSchema,
+  locationSchema,
+  passwordChangeSchema,
+  photosSchema,
+  usernameSchema,
+  visibilitySchema,
+} from "./schema";
+
+/** Onboarding is done when every one of its five steps has its answer. */
+export function isProfileComplete(user: User): boolean {
+  return Boolean(user.firstName && user.lastName && user.username && user.dateOfBirth && user.photo && user.country && user.city);
+}
+
+export async function isUsernameTaken(db: Db, username: string, exceptUserId?: string): Promise<boolean> {
+  const row = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(exceptUserId ? and(eq(users.username, username), ne(users.id, exceptUserId)) : eq(users.username, username))
+    .get();
+  return Boolean(row);
+}
+
+export type FieldErrors = Record<string, MessageKey>;
+export type UpdateResult = { ok: true; user: User } | { ok: false; status: number; errors: FieldErrors };
+
+const firstError = (error: z.ZodError): MessageKey => error.issues[0]!.message as MessageKey;
+
+/**
+ * Applies any subset of profile fields (the spec's PUT /api/user/profile), each checked with
+ * its rule. Nothing is written unless every given field is valid.
+ */
+export async function updateProfile(deps: Deps, user: User, input: Record<string, unknown>): Promise<UpdateResult> {
+  const errors: FieldErrors = {};
+  const set: Partial<typeof users.$inferInsert> = {};
+  const has = (key: string) => input[key] !== undefined;
+
+  // Names: firstName/lastName, or `name` split as the Name screen loads it (first word, rest).
+  let firstName = input.firstName;
+  let lastName = input.lastName;
+  if (has("name") && !has("firstName") && !has("lastName") && typeof input.name === "string") {
+    const [first = "", ...rest] = input.name.trim().split(/\s+/);
+    firstName = first;
+    lastName = rest.length ? rest.join(" ") : user.lastName ?? "";
+  }
+  if (firstName !== undefined) {
+    const r = firstNameSchema.safeParse(firstName);
+    if (r.success) set.firstName = r.data;
+    else errors.firstName = firstError(r.error);
+  }
+  if (lastName !== undefined) {
+    const r = lastNameSchema.safeParse(lastName);
+    if (r.success) set.lastName = r.data;
+    else errors.lastName = firstError(r.error);
+  }
+  if (set.firstName !== undefined || set.lastName !== undefined) {
+    set.name = [set.firstName ?? user.firstName, set.lastName ?? user.lastName].filter(Boolean).join(" ");
+  }
+
+  if (has("username")) {
+    const r = usernameSchema.safeParse(input.username);
+    if (!r.success) errors.username = firstError(r.error);
+    else if (await isUsernameTaken(deps.db, r.data, user.id)) errors.username = "profile.usernameTaken";
+    else set.username = r.data;
+  }
+
+  if (has("dateOfBirth")) {
+    const r = birthdaySchema(() => new Date(deps.now())).safeParse(input.dateOfBirth);
+    if (r.success) set.dateOfBirth = r.data;
+    else errors.dateOfBirth = firstError(r.error);
+  }
+
+  if (has("country") || has("city")) {
+    const r = locationSchema.safeParse({ country: has("country") ? input.country : user.country, city: input.city });
+    if (r.success) Object.assign(set, r.data);
+    else errors.city = firstError(r.error);
+  }
+
+  if (has("bio")) {
+    const r = bioSchema.safeParse(input.bio ?? "");
+    if (r.success) set.bio = r.data || null;
+    else errors.bio = firstError(r.error);
+  }
+
+  if (has("photos") || has("photo")) {
+    let photos: unknown = has("photos") ? input.photos : user.photos;
+    if (typeof photos === "string") {
+      try {
+        photos = JSON.parse(photos);
+      } catch {
+        photos = null;
+      }
+    }
+    if (Array.isArray(photos)) photos = photos.filter((p) => p !== "" && p !== null);
+    const r = photosSchema.safeParse(photos);
+    if (!r.success) errors.photos = firstError(r.error);
+    else {
+      let list = [...new Set(r.data)];
+      if (has("photo") && typeof input.photo === "string" && input.photo) list = [input.photo, ...list.filter((p) => p !== input.photo)];
+      // Only photos this person uploaded, or already had, can be on their profile.
+      const owned = await ownedObjects(deps, user.id, list);
+      if (list.some((p) => !owned.has(p) && !user.photos.includes(p) && p !== user.photo)) errors.photos = "profile.photosInvalid";
+      else if (list.length > 6) errors.photos = "profile.tooManyPhotos";
+      else {
+        set.photos = list;
+        set.photo = list[0] ?? null;
+        set.profileImageUrl = list[0] ?? null;
+      }
+    }
+  }
+
+  if (has("interests")) {
+    const raw = input.interests;
+    const list = (Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : null)?.map((v) => (typeof v === "string" ? v.trim() : ""));
+    if (!list || list.some((v) => v.length > 30)) errors.interests = "profile.interestsInvalid";
+    else {
+      const unique = [...new Set(list.filter(Boolean))];
+      if (unique.length > 10) errors.interests = "profile.interestsInvalid";
+      else set.interests = unique;
+    }
+  }
+
+  if (has("about")) {
+    const raw = jsonOrObject.safeParse(input.about);
+    const r = raw.success ? aboutSchema.safeParse(raw.data) : raw;
+    if (r.success) set.about = JSON.stringify(r.data);
+    else errors.about = firstError(r.error);
+  }
+  if (has("aboutVisibility")) {
+    const raw = jsonOrObject.safeParse(input.aboutVisibility);
+    const r = raw.success ? visibilitySchema.safeParse(raw.data) : raw;
+    if (r.success) set.aboutVisibility = JSON.stringify(r.data);
+    else errors.aboutVisibility = "profile.aboutInvalid";
+  }
+
+  if (Object.keys(errors).length) {
+    return { ok: false, status: errors.username === "profile.usernameTaken" && Object.keys(errors).length === 1 ? 409 : 400, errors };
+  }
+  if (!Object.keys(set).length) return { ok: true, user };
+  try {
+    const [updated] = await deps.db
+      .update(users)
+      .set({ ...set, updatedAt: deps.now() })
+      .where(eq(users.id, user.id))
+      .returning();
+    return { ok: true, user: updated! };
+  } catch (err) {
+    if (String(err).includes("UNIQUE") && set.username) return { ok: false, status: 409, errors: { username: "profile.usernameTaken" } };
+    throw err;
+  }
+}
+
+/** Changing the email asks for the current password (when the account has one). */
+export async function changeEmail(deps: Deps, user: User, input: Record<string, unknown>): Promise<UpdateResult> {
+  const r = emailChangeSchema.safeParse(input);
+  if (!r.success) return { ok: false, status: 400, errors: { email: firstError(r.error) } };
+  const passwordCheck = await checkCurrentPassword(user, r.data.currentPassword);
+  if (passwordCheck) return { ok: false, status: passwordCheck === "account.currentPasswordWrong" ? 403 : 400, errors: { currentPassword: passwordCheck } };
+  if (r.data.email === user.email) return { ok: true, user };
+  const taken = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, r.data.email)).get();
+  if (taken) return { ok: false, status: 409, errors: { email: "account.emailTaken" } };
+  try {
+    const [updated] = await deps.db
+      .update(users)
+      .set({ email: r.data.email, emailVerified: false, updatedAt: deps.now() })
+      .where(eq(users.id, user.id))
+      .returning();
+    return { ok: true, user: updated! };
+  } catch (err) {
+    if (String(err).includes("UNIQUE")) return { ok: false, status: 409, errors: { email: "account.emailTaken" } };
+    throw err;
+  }
+}
+
+/**
+ * Changing the password asks for the current one (when there is one) and signs out every other
+ * session of the account.
+ */
+export async function changePassword(deps: Deps, user: User, input: Record<string, unknown>, keepSid: string | null): Promise<UpdateResult> {
+  const r = passwordChangeSchema.safeParse(input);
+  const errors: FieldErrors = {};
+  if (user.passwordHash && !(typeof input.currentPassword === "string" && input.currentPassword)) errors.currentPassword = "account.currentPasswordRequired";
+  if (!r.success) for (const issue of r.error.issues) errors[String(issue.path[0])] ??= issue.message as MessageKey;
+  if (Object.keys(errors).length || !r.success) return { ok: false, status: 400, errors };
+  const wrong = await checkCurrentPassword(user, r.data.currentPassword);
+  if (wrong) return { ok: false, status: 403, errors: { currentPassword: wrong } };
+  const passwordHash = await Bun.password.hash(r.data.newPassword);
+  const [updated] = await deps.db.update(users).set({ passwordHash, updatedAt: deps.now() }).where(eq(users.id, user.id)).returning();
+  await deps.db
+    .delete(sessions)
+    .where(keepSid ? and(eq(sessions.userId, user.id), ne(sessions.sid, keepSid)) : eq(sessions.userId, user.id));
+  return { ok: true, user: updated! };
+}
+
+async function checkCurrentPassword(user: User, current: string | undefined): Promise<MessageKey | null> {
+  if (!user.passwordHash) return null;
+  if (!current) return "account.currentPasswordRequired";
+  return (await Bun.password.verify(current, user.passwordHash)) ? null : "account.currentPasswordWrong";
+}
+
+/** What anyone signed in may see of a person: never the email, password, payment ids or last name. */
+export function publicView(user: User, today = new Date()) {
+  return {
+    id: user.id,
+    username: user.username,
+    firstName: user.firstName,
+    name: user.firstName,
+    photo: user.photo,
+    photos: user.photos,
+    age: ageOn(user.dateOfBirth, today),
+    city: user.city,
+    country: user.country,
+    bio: user.bio,
+    interests: user.interests,
+    languages: user.languages,
+    about: visibleAbout(parseAbout(user.about), parseVisibility(user.aboutVisibility)),
+    memberSince: new Date(user.createdAt).getUTCFullYear(),
+  };
+}
+export type PublicProfile = ReturnType<typeof publicView>;
+
+export interface ReviewView {
+  id: string;
+  stars: number;
+  text: string | null;
+  createdAt: number;
+  reviewer: { name: string | null; photo: string | null; age: number | null; username: string | null };
+}
+
+/** Reviews a person received, newest first, with the average to one decimal. */
+export async function reviewsOf(db: Db, userId: string, limit?: number) {
+  const query = db
+    .select({ review: reviews, reviewer: users })
+    .from(reviews)
+    .innerJoin(users, eq(users.id, reviews.reviewerId))
+    .where(eq(reviews.reviewedUserId, userId))
+    .orderBy(desc(reviews.createdAt));
+  const [rows, stats] = await Promise.all([
+    limit ? query.limit(limit) : query,
+    db.select({ n: count(), average: avg(reviews.stars) }).from(reviews).where(eq(reviews.reviewedUserId, userId)).get(),
+  ]);
+  const list: ReviewView[] = rows.map(({ review, reviewer }) => ({
+    id: review.id,
+    stars: review.stars,
+    text: review.text,
+    createdAt: review.createdAt,
+    reviewer: { name: reviewer.firstName, photo: reviewer.photo, age: ageOn(reviewer.dateOfBirth), username: reviewer.username },
+  }));
+  const total = stats?.n ?? 0;
+  return { reviews: list, total, average: total ? Math.round(Number(stats!.average) * 10) / 10 : null };
+}
+
+export async function findByUsername(db: Db, username: string): Promise<User | undefined> {
+  const normalized = username.trim().toLowerCase();
+  if (!normalized || normalized.length > 40) return undefined;
+  return db.select().from(users).where(eq(users.username, normalized)).get();
+}

@@ -1,0 +1,153 @@
+import type { MessageKey } from "../../src/lib/i18n";
+import { countries, splitHighlighted } from "../../src/profiles/places";
+import type { View } from "../../src/shell/view";
+import { Icon } from "./icons";
+
+/** A screen's top bar: back link, title, optional actions on the right. */
+export function ScreenHeader({ view, title, back, children }: { view: View; title: string; back?: string; children?: JSX.Element }) {
+  return (
+    <header class="mb-4 flex min-h-11 items-center gap-2">
+      {back ? (
+        <a href={back} class="btn btn-ghost -ml-3 px-2.5" aria-label={view.t("common.back")}>
+          <Icon name="arrowLeft" class="w-5 h-5" />
+        </a>
+      ) : (
+        ""
+      )}
+      <h1 class="min-w-0 flex-1 truncate text-xl font-bold" safe>
+        {title}
+      </h1>
+      {(children ?? "") as "safe"}
+    </header>
+  );
+}
+
+export function FieldError({ id, message }: { id: string; message?: string }) {
+  return message ? (
+    <span id={id} class="field-error" role="alert" safe>
+      {message}
+    </span>
+  ) : (
+    ""
+  );
+}
+
+/** A labelled text input with its error; the error is tied to the input for screen readers. */
+export function TextField(props: {
+  name: string;
+  label: string;
+  value?: string | null;
+  error?: string;
+  type?: string;
+  required?: boolean;
+  autocomplete?: string;
+  maxlength?: number;
+  minlength?: number;
+  hint?: string;
+  attrs?: Record<string, string>;
+}) {
+  const id = `field-${props.name}`;
+  const describedBy = props.error ? `${id}-error` : props.hint ? `${id}-hint` : undefined;
+  return (
+    <label class="field" for={id}>
+      <span class="field-label" safe>
+        {props.label}
+      </span>
+      <input
+        id={id}
+        class="input"
+        type={props.type ?? "text"}
+        name={props.name}
+        value={props.value ?? ""}
+        required={props.required}
+        autocomplete={props.autocomplete}
+        maxlength={props.maxlength?.toString()}
+        minlength={props.minlength?.toString()}
+        aria-invalid={props.error ? "true" : undefined}
+        aria-describedby={describedBy}
+        {...(props.attrs ?? {})}
+      />
+      {props.hint && !props.error ? (
+        <span id={`${id}-hint`} class="text-xs text-muted" safe>
+          {props.hint}
+        </span>
+      ) : (
+        ""
+      )}
+      <FieldError id={`${id}-error`} message={props.error} />
+    </label>
+  );
+}
+
+/** The form-level message, as the spec's toasts say it: a title and a sentence. */
+export function FormAlert({ title, body }: { title?: string; body?: string }) {
+  if (!title && !body) return "";
+  return (
+    <div role="alert" class="rounded-xl bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-900/30 dark:text-red-100">
+      {title ? (
+        <p class="font-semibold" safe>
+          {title}
+        </p>
+      ) : (
+        ""
+      )}
+      {body ? <p safe>{body}</p> : ""}
+    </div>
+  );
+}
+
+/** Top ten first, then a separator, then the rest (spec §3). */
+export function CountryOptions({ selected, placeholder }: { selected?: string | null; placeholder?: string }) {
+  const { top, rest } = splitHighlighted(countries, (c) => c.name);
+  return (
+    <>
+      {placeholder ? (
+        <option value="" selected={!selected} safe>
+          {placeholder}
+        </option>
+      ) : (
+        ""
+      )}
+      {top.map((c) => (
+        <option value={c.name} selected={c.name === selected} safe>
+          {c.name}
+        </option>
+      ))}
+      {rest.length ? <option disabled>──────────</option> : ""}
+      {rest.map((c) => (
+        <option value={c.name} selected={c.name === selected} safe>
+          {c.name}
+        </option>
+      ))}
+    </>
+  );
+}
+
+export function CityOptions({ country, selected, placeholder }: { country?: string | null; selected?: string | null; placeholder?: string }) {
+  const cities = countries.find((c) => c.name === country)?.cities ?? [];
+  const { top, rest } = splitHighlighted(cities, (c) => c.name);
+  return (
+    <>
+      {placeholder ? (
+        <option value="" selected={!selected} safe>
+          {placeholder}
+        </option>
+      ) : (
+        ""
+      )}
+      {top.map((c) => (
+        <option value={c.name} selected={c.name === selected} safe>
+          {c.name}
+        </option>
+      ))}
+      {rest.length ? <option disabled>──────────</option> : ""}
+      {rest.map((c) => (
+        <option value={c.name} selected={c.name === selected} safe>
+          {c.name}
+        </option>
+      ))}
+    </>
+  );
+}
+
+export const msgOf = (view: View, key: MessageKey | undefined) => (key ? view.t(key) : undefined);

@@ -1,0 +1,134 @@
+import type { ActivityCard } from "../../src/activities/service";
+import { formatMoney } from "../../src/lib/money";
+import type { ReviewView } from "../../src/profiles/service";
+import { photoUrl } from "../../src/uploads/service";
+import type { View } from "../../src/shell/view";
+
+/** A round photo, or the person's initial when there is none. */
+export function Avatar({ photo, name, size = 40 }: { photo?: string | null; name?: string | null; size?: number }) {
+  const style = `width:${size}px;height:${size}px`;
+  return photo ? (
+    <img src={photoUrl(photo, "thumb")!} alt="" width={String(size)} height={String(size)} class="shrink-0 rounded-full object-cover" style={style} />
+  ) : (
+    <span class="flex shrink-0 items-center justify-center rounded-full bg-brand-100 font-semibold text-brand-700" style={style} aria-hidden="true" safe>
+      {(name ?? "?").slice(0, 1).toUpperCase()}
+    </span>
+  );
+}
+
+export function Stars({ value, label }: { value: number; label: string }) {
+  const full = Math.round(value);
+  return (
+    <span class="text-amber-500" role="img" aria-label={label}>
+      {("★".repeat(full) + "☆".repeat(Math.max(0, 5 - full))) as "safe"}
+    </span>
+  );
+}
+
+/** A swipeable photo strip with wrap-around buttons, dots and an "n / total" counter. */
+export function Carousel({ view, photos, label }: { view: View; photos: string[]; label: string }) {
+  if (!photos.length) return "";
+  return (
+    <section class="relative overflow-hidden rounded-2xl bg-sunken" data-carousel aria-roledescription="carousel" aria-label={label}>
+      <div class="flex snap-x snap-mandatory overflow-x-auto scroll-smooth [scrollbar-width:none]" data-carousel-track>
+        {photos.map((p, i) => (
+          <div class="aspect-[4/5] w-full shrink-0 snap-center" aria-roledescription="slide" aria-label={`${i + 1} / ${photos.length}`}>
+            <img src={photoUrl(p, "large")!} alt="" class="h-full w-full object-cover" loading={i === 0 ? "eager" : "lazy"} />
+          </div>
+        ))}
+      </div>
+      {photos.length > 1 ? (
+        <>
+          <span class="absolute right-3 top-3 rounded-full bg-black/60 px-2.5 py-0.5 text-xs font-medium text-white" data-carousel-counter aria-live="polite">
+            {`1 / ${photos.length}` as "safe"}
+          </span>
+          <button type="button" class="absolute left-2 top-1/2 h-9 w-9 -translate-y-1/2 rounded-full bg-black/50 text-xl text-white" data-carousel-prev aria-label={view.t("common.previousPhoto")}>
+            ‹
+          </button>
+          <button type="button" class="absolute right-2 top-1/2 h-9 w-9 -translate-y-1/2 rounded-full bg-black/50 text-xl text-white" data-carousel-next aria-label={view.t("common.nextPhoto")}>
+            ›
+          </button>
+          <div class="absolute inset-x-0 bottom-2 flex justify-center gap-1.5">
+            {photos.map((_, i) => (
+              <button type="button" class="h-2 w-2 rounded-full bg-white/60 aria-[current=true]:bg-white" data-carousel-dot aria-current={i === 0 ? "true" : "false"} aria-label={`${i + 1} / ${photos.length}`} />
+            ))}
+          </div>
+        </>
+      ) : (
+        ""
+      )}
+    </section>
+  );
+}
+
+export function ReviewList({ view, reviews, empty }: { view: View; reviews: ReviewView[]; empty: string }) {
+  const { t } = view;
+  if (!reviews.length) {
+    return (
+      <p class="card p-4 text-sm text-muted" safe>
+        {empty}
+      </p>
+    );
+  }
+  const date = new Intl.DateTimeFormat(view.locale === "fr" ? "fr-FR" : "en-US", { month: "long", year: "numeric" });
+  return (
+    <ul class="flex flex-col gap-3">
+      {reviews.map((r) => (
+        <li class="card p-4">
+          <div class="flex items-center gap-3">
+            <Avatar photo={r.reviewer.photo} name={r.reviewer.name} size={36} />
+            <div class="min-w-0 flex-1">
+              <p class="truncate font-medium" safe>
+                {[r.reviewer.name, r.reviewer.age].filter((v) => v !== null && v !== "").join(", ")}
+              </p>
+              <p class="text-xs text-muted" safe>
+                {date.format(new Date(r.createdAt))}
+              </p>
+            </div>
+            <Stars value={r.stars} label={t("reviews.starsLabel", { stars: r.stars })} />
+          </div>
+          {r.text ? (
+            <p class="mt-2 text-sm" safe>
+              {r.text}
+            </p>
+          ) : (
+            ""
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function ActivityMiniList({ view, cards, empty }: { view: View; cards: ActivityCard[]; empty: string }) {
+  const { t } = view;
+  if (!cards.length) {
+    return (
+      <p class="card p-4 text-sm text-muted" safe>
+        {empty}
+      </p>
+    );
+  }
+  return (
+    <ul class="grid grid-cols-2 gap-3">
+      {cards.map((card) => (
+        <li class="min-w-0">
+          <a href={`/activity/${card.id}`} class="card block overflow-hidden">
+            <div class="img-frame aspect-[4/3]" data-failed-text={t("browse.imageFailed")}>
+              <img src={photoUrl(card.cover, "thumb")!} alt="" loading="lazy" class="h-full w-full object-cover" />
+            </div>
+            <div class="p-2.5">
+              <p class="truncate text-sm font-semibold" safe>
+                {card.title}
+              </p>
+              <p class="text-xs text-muted">
+                <span safe>{formatMoney(card.hourlyRateCents, view.locale, { whole: true })}</span>
+                <span safe>{t("browse.perHour")}</span>
+              </p>
+            </div>
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,34 @@
+import { photoUrl } from "../../src/uploads/service";
+import type { View } from "../../src/shell/view";
+
+export function photoGridTexts(view: View) {
+  const { t } = view;
+  return {
+    main: t("photos.main"),
+    add: t("photos.add"),
+    remove: t("photos.remove"),
+    moveEarlier: t("photos.moveEarlier"),
+    moveLater: t("photos.moveLater"),
+    uploading: t("photos.uploading"),
+    moved: t("photos.moved"),
+    errorTitle: t("common.errorTitle"),
+    uploadFailed: t("upload.failed"),
+    hint: t("photos.hint"),
+  };
+}
+
+/** What the photo grid shows before its script runs: the photos, kept by a hidden input. */
+export function PhotoGridFallback({ view, name, photos }: { view: View; name: string; photos: string[] }) {
+  return (
+    <>
+      <input type="hidden" name={name} value={JSON.stringify(photos)} data-list-required="" />
+      <ul class="grid grid-cols-3 gap-2">
+        {Array.from({ length: 6 }, (_, i) => (
+          <li class="aspect-square overflow-hidden rounded-xl border-2 border-dashed border-line bg-sunken">
+            {photos[i] ? <img src={photoUrl(photos[i], "thumb")!} alt={i === 0 ? view.t("photos.main") : ""} class="h-full w-full object-cover" /> : ""}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}

@@ -1,0 +1,255 @@
+import type { User } from "../../db/schema";
+import type { MessageKey } from "../../src/lib/i18n";
+import type { View } from "../../src/shell/view";
+import { FormAlert, ScreenHeader, TextField } from "../components/Fields";
+import { Icon, type IconName } from "../components/icons";
+import { LanguageSwitch } from "../components/LanguageSwitch";
+import { ThemeToggle } from "../components/ThemeToggle";
+import { AppLayout } from "../layouts/AppLayout";
+import { LocationFields, UsernameField } from "./Onboarding";
+
+function Row({ href, label, value, icon }: { href: string; label: string; value?: string | null; icon?: IconName }) {
+  return (
+    <li>
+      <a href={href} class="flex min-h-12 items-center gap-3 px-4 py-3 hover:bg-sunken">
+        {icon ? <Icon name={icon} class="w-5 h-5 text-muted" /> : ""}
+        <span class="flex-1" safe>
+          {label}
+        </span>
+        {value ? (
+          <span class="max-w-[50%] truncate text-sm text-muted" safe>
+            {value}
+          </span>
+        ) : (
+          ""
+        )}
+        <Icon name="chevronRight" class="w-4 h-4 text-muted" />
+      </a>
+    </li>
+  );
+}
+
+function Card({ title, children }: { title: string; children: JSX.Element }) {
+  return (
+    <section class="mt-6">
+      <h2 class="mb-2 px-1 text-sm font-semibold uppercase tracking-wide text-muted" safe>
+        {title}
+      </h2>
+      <div class="card overflow-hidden">{children as "safe"}</div>
+    </section>
+  );
+}
+
+/** /settings: location, theme, language, account, support and sign-out. */
+export function SettingsHub({ view, user }: { view: View; user: User }) {
+  const { t } = view;
+  return (
+    <AppLayout view={view} title={t("settings.title")}>
+      <>
+        <ScreenHeader view={view} title={t("settings.title")} back="/profile" />
+        <Card title={t("settings.location")}>
+          <form method="post" action="/settings/location" class="p-4">
+            <input type="hidden" name="_csrf" value={view.csrf} />
+            <LocationFields view={view} country={user.country} city={user.city} autosave />
+            <noscript>
+              <button type="submit" class="btn btn-primary mt-3" safe>
+                {t("common.save")}
+              </button>
+            </noscript>
+          </form>
+        </Card>
+        <Card title={t("settings.appearance")}>
+          <div class="flex flex-col divide-y divide-line">
+            <div class="flex items-center justify-between px-4 py-3">
+              <span safe>{t("settings.theme")}</span>
+              <ThemeToggle view={view} />
+            </div>
+            <div class="flex items-center justify-between px-4 py-3">
+              <span safe>{t("settings.language")}</span>
+              <LanguageSwitch view={view} />
+            </div>
+          </div>
+        </Card>
+        <Card title={t("settings.account")}>
+          <ul class="divide-y divide-line">
+            <Row href="/settings/account" label={t("settings.accountOverview")} />
+            <Row href="/settings/name" label={t("settings.name")} value={user.name} />
+            <Row href="/settings/birthday" label={t("settings.birthday")} value={user.dateOfBirth} />
+            <Row href="/settings/username" label={t("settings.username")} value={user.username ? `@${user.username}` : ""} />
+            <Row href="/settings/email" label={t("settings.email")} value={user.email} />
+            <Row href="/settings/password" label={t("settings.password")} value={user.passwordHash ? "••••••••" : t("settings.passwordNotSet")} />
+          </ul>
+        </Card>
+        <Card title={t("settings.support")}>
+          <ul>
+            <Row href="/help" label={t("settings.help")} icon="help" />
+          </ul>
+        </Card>
+        <details class="card mt-6 overflow-hidden">
+          <summary class="flex min-h-12 cursor-pointer list-none items-center gap-3 px-4 py-3 font-medium text-red-600 dark:text-red-300">
+            <Icon name="logout" class="w-5 h-5" />
+            <span safe>{t("shell.signOut")}</span>
+          </summary>
+          <form method="post" action="/api/auth/logout" class="border-t border-line px-4 py-3">
+            <input type="hidden" name="_csrf" value={view.csrf} />
+            <p class="text-sm" safe>
+              {t("settings.signOutConfirm")}
+            </p>
+            <div class="mt-3 flex gap-2">
+              <button type="submit" class="btn bg-red-600 text-white hover:bg-red-700" safe>
+                {t("shell.signOut")}
+              </button>
+            </div>
+          </form>
+        </details>
+      </>
+    </AppLayout>
+  );
+}
+
+/** /settings/account: everything at a glance, each with its Edit button. */
+export function AccountOverview({ view, user }: { view: View; user: User }) {
+  const { t } = view;
+  const rows: { label: MessageKey; value: string; href?: string }[] = [
+    { label: "profile.firstName", value: user.firstName ?? "", href: "/settings/first-name" },
+    { label: "profile.birthday", value: user.dateOfBirth ?? "", href: "/settings/birthday" },
+    { label: "profile.username", value: user.username ? `@${user.username}` : "" },
+    { label: "login.email", value: user.email ?? "", href: "/settings/email" },
+    { label: "login.password", value: user.passwordHash ? "••••••••" : t("settings.passwordNotSet"), href: "/settings/password" },
+  ];
+  return (
+    <AppLayout view={view} title={t("settings.accountOverview")}>
+      <>
+        <ScreenHeader view={view} title={t("settings.accountOverview")} back="/settings" />
+        <dl class="card divide-y divide-line">
+          {rows.map((row) => (
+            <div class="flex items-center gap-3 px-4 py-3">
+              <div class="min-w-0 flex-1">
+                <dt class="text-sm text-muted" safe>
+                  {t(row.label)}
+                </dt>
+                <dd class="truncate font-medium" safe>
+                  {row.value || "—"}
+                </dd>
+              </div>
+              {row.href ? (
+                <a href={row.href} class="btn btn-secondary px-3 py-1.5 text-sm" safe>
+                  {t("common.edit")}
+                </a>
+              ) : (
+                <span class="text-xs text-muted" safe>
+                  {t("settings.readOnly")}
+                </span>
+              )}
+            </div>
+          ))}
+        </dl>
+      </>
+    </AppLayout>
+  );
+}
+
+export type AccountScreen = "first-name" | "name" | "birthday" | "username" | "email" | "password";
+
+export interface AccountFormState {
+  values: Record<string, string>;
+  errors?: Record<string, string>;
+  alert?: string;
+}
+
+const screenTitles: Record<AccountScreen, MessageKey> = {
+  "first-name": "settings.firstName",
+  name: "settings.name",
+  birthday: "settings.birthday",
+  username: "settings.username",
+  email: "settings.email",
+  password: "settings.password",
+};
+
+/** One account edit screen: its fields, Cancel and Save, back to /settings on success. */
+export function AccountForm({ view, screen, user, state }: { view: View; screen: AccountScreen; user: User; state: AccountFormState }) {
+  const { t } = view;
+  const v = state.values;
+  const e = state.errors ?? {};
+  const needsCurrent = Boolean(user.passwordHash);
+  return (
+    <AppLayout view={view} title={t(screenTitles[screen])}>
+      <>
+        <ScreenHeader view={view} title={t(screenTitles[screen])} back="/settings" />
+        <form method="post" action={`/settings/${screen}`} class="flex flex-col gap-4" data-validate novalidate {...(screen === "username" ? { "data-require-change": "" } : {})}>
+          <input type="hidden" name="_csrf" value={view.csrf} />
+          {state.alert ? <FormAlert title={t("common.errorTitle")} body={state.alert} /> : ""}
+          {screen === "first-name" ? (
+            <TextField name="firstName" label={t("profile.firstName")} value={v.firstName} error={e.firstName} required maxlength={50} autocomplete="given-name" />
+          ) : screen === "name" ? (
+            <>
+              <TextField name="firstName" label={t("profile.firstName")} value={v.firstName} error={e.firstName} required maxlength={50} autocomplete="given-name" />
+              <TextField name="lastName" label={t("profile.lastName")} value={v.lastName} error={e.lastName} required maxlength={50} autocomplete="family-name" />
+            </>
+          ) : screen === "birthday" ? (
+            <TextField name="dateOfBirth" type="date" label={t("profile.birthday")} value={v.dateOfBirth} error={e.dateOfBirth} required attrs={{ min: "1900-01-01" }} />
+          ) : screen === "username" ? (
+            <UsernameField view={view} value={v.username} error={e.username} current={user.username} />
+          ) : screen === "email" ? (
+            <>
+              <TextField name="email" type="email" label={t("login.email")} value={v.email} error={e.email} required autocomplete="email" />
+              {needsCurrent ? (
+                <TextField name="currentPassword" type="password" label={t("account.currentPassword")} error={e.currentPassword} required autocomplete="current-password" />
+              ) : (
+                ""
+              )}
+            </>
+          ) : (
+            <>
+              {needsCurrent ? (
+                <TextField name="currentPassword" type="password" label={t("account.currentPassword")} error={e.currentPassword} required autocomplete="current-password" />
+              ) : (
+                ""
+              )}
+              <TextField name="newPassword" type="password" label={t("account.newPassword")} error={e.newPassword} required minlength={6} autocomplete="new-password" hint={t("login.passwordHint")} />
+              <TextField name="confirmPassword" type="password" label={t("account.confirmPassword")} error={e.confirmPassword} required autocomplete="new-password" />
+            </>
+          )}
+          <div class="mt-2 flex gap-3">
+            <a href="/settings" class="btn btn-secondary flex-1" safe>
+              {t("common.cancel")}
+            </a>
+            <button type="submit" class="btn btn-primary flex-1" data-needs-valid data-busy-text={t("common.saving")} safe>
+              {screen === "password" || screen === "email" ? t("common.update") : t("common.save")}
+            </button>
+          </div>
+        </form>
+      </>
+    </AppLayout>
+  );
+}
+
+/** /help: answers to the questions people ask most. */
+export function Help({ view }: { view: View }) {
+  const { t } = view;
+  const items: [MessageKey, MessageKey][] = [
+    ["help.booking.q", "help.booking.a"],
+    ["help.payment.q", "help.payment.a"],
+    ["help.decline.q", "help.decline.a"],
+    ["help.safety.q", "help.safety.a"],
+  ];
+  return (
+    <AppLayout view={view} title={t("settings.help")}>
+      <>
+        <ScreenHeader view={view} title={t("settings.help")} back="/settings" />
+        <div class="flex flex-col gap-3">
+          {items.map(([q, a]) => (
+            <details class="card p-4">
+              <summary class="cursor-pointer font-medium" safe>
+                {t(q)}
+              </summary>
+              <p class="mt-2 text-sm text-muted" safe>
+                {t(a)}
+              </p>
+            </details>
+          ))}
+        </div>
+      </>
+    </AppLayout>
+  );
+}
