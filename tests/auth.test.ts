@@ -6,8 +6,7 @@ import { Client, makeTestApp } from "./helpers";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
 beforeAll(async () => {
-  // This suite signs up many people from one address; the sign-up limit has its own test.
-  t = await makeTestApp({ limits: { signupByIp: new RateLimiter(1000, 60_000) } });
+  t = await makeTestApp();
 });
 afterAll(() => t.cleanup());
 
