@@ -34,6 +34,7 @@ export async function uploadPhoto(file: File, endpoint: string): Promise<string>
   const { uploadURL } = await callJson<{ uploadURL: string }>("/api/objects/upload", { method: "POST", body: {} });
   const put = await fetch(uploadURL, { method: "PUT", body: file, headers: { "Content-Type": file.type || "application/octet-stream" } });
   if (!put.ok) throw new Error(await errorMessage(put));
+  await put.text(); // read it through, so nothing is left pending when the page moves on
   const { objectPath } = await callJson<{ objectPath: string }>(endpoint, { method: "PUT", body: { imageURL: uploadURL } });
   return objectPath;
 }

@@ -61,10 +61,6 @@ export function profileRoutes(deps: Deps) {
       if (!spec || step > firstIncompleteStep(user)) return redirectTo(request, "/onboarding");
       const values = { ...onboardingValues(user) };
 
-      // Without JavaScript the city list follows a country change through this button.
-      if (step === 5 && input.refresh) {
-        return onboardingPage(state, request, { step, values: { ...values, country: findCountry(input.country)?.name ?? null, city: null } });
-      }
       const changes: Record<string, unknown> = {};
       for (const field of spec.fields) changes[field] = input[field] ?? "";
       if (step === 4) {
@@ -79,8 +75,13 @@ export function profileRoutes(deps: Deps) {
       }
       const result = await updateProfile(deps, user, changes);
       if (!result.ok) {
-        const errors = Object.fromEntries(Object.entries(result.errors).map(([k, v]) => [k, state.t(v)]));
         const alert = spec.alert?.(result.errors);
+        // The alert already says it: the field keeps only its own, different messages.
+        const errors = Object.fromEntries(
+          Object.entries(result.errors)
+            .filter(([, v]) => !alert || v !== alert.body)
+            .map(([k, v]) => [k, state.t(v)]),
+        );
         const typed = Object.fromEntries(spec.fields.map((f) => [f, typeof input[f] === "string" ? input[f] : values[f as keyof typeof values]]));
         return onboardingPage(
           state,

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
+import { makeJpeg } from "../images";
+import { next } from "./flows";
 import { launchBrowser, startServer } from "./harness";
 
 let server: Awaited<ReturnType<typeof startServer>>;
@@ -13,57 +15,104 @@ afterAll(async () => {
   await server?.stop();
 });
 
-test("a new user signs up from the landing page and reaches the app", async () => {
+test("a new user signs up from the landing page, completes onboarding and reaches the app", async () => {
   const page = await browser.newPage({ viewport: { width: 360, height: 740 } });
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
-  // Answers with an error status (the refused form, pages still to come) are expected here.
+  // Answers with an error status (refused forms) are expected here.
   page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && errors.push(m.text()));
 
   await page.goto(server.url);
-  await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Find amazing activities in your city");
+  expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Find amazing activities in your city");
   await page.getByRole("link", { name: "Get Started" }).click();
-  await page.waitForURL(/\/api\/login\?mode=signup/);
-
   // A bad password is refused with the message, and the email is kept.
   await page.getByLabel("Email").fill("newcomer@example.com");
   await page.getByLabel("Password").fill("123");
   await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByText("Password must be at least 6 characters").isVisible()).resolves.toBe(true);
+  await page.getByText("Password must be at least 6 characters").waitFor();
   expect(await page.getByLabel("Email").inputValue()).toBe("newcomer@example.com");
 
   await page.getByLabel("Password").fill("a-good-password");
   await page.getByRole("button", { name: "Create account" }).click();
-  await page.waitForURL(`${server.url}/`);
-  await expect(page.getByRole("heading", { name: "Activities in New York" }).isVisible()).resolves.toBe(true);
-  await expect(page.getByRole("status").filter({ hasText: "Account created" }).isVisible()).resolves.toBe(true);
-  const nav = page.getByRole("navigation", { name: "Main" });
-  await expect(nav.getByRole("link", { name: "Browse" }).getAttribute("aria-current")).resolves.toBe("page");
+  await page.waitForURL(/\/onboarding/);
+  // Step 1 has no back button; Next waits for both names.
+  expect(await page.getByRole("link", { name: "Back" }).count()).toBe(0);
+  expect(await next(page).isDisabled()).toBe(true);
+  await page.getByLabel("First name").fill("Nina");
+  expect(await next(page).isDisabled()).toBe(true);
+  await page.getByLabel("Last name").fill("Park");
+  expect(await next(page).isDisabled()).toBe(false);
+  await next(page).click();
 
-  // The page fits a 360 px phone: nothing scrolls sideways.
+  // Step 2: lowercased as typed; a taken name blocks Next.
+  await page.waitForURL(/step=2/);
+  const username = page.getByLabel("Username");
+  await username.pressSequentially("Maya.Host", { delay: 20 });
+  expect(await username.inputValue()).toBe("maya.host");
+  await page.getByText("Username not available").waitFor();
+  expect(await next(page).isDisabled()).toBe(true);
+  await username.fill("");
+  await username.pressSequentially("ab", { delay: 20 });
+  await page.getByText("Username must be at least 3 characters").waitFor();
+  expect(await next(page).isDisabled()).toBe(true);
+  await username.pressSequentially("c.nina", { delay: 20 });
+  await page.getByText("Username available").waitFor();
+  await next(page).click();
+
+  // Step 3: under 18 is refused by the server with the spec's message.
+  await page.waitForURL(/step=3/);
+  const tooYoung = new Date();
+  tooYoung.setUTCFullYear(tooYoung.getUTCFullYear() - 17);
+  await page.getByLabel("Birthday").evaluate((el: HTMLInputElement, v: string) => {
+    el.removeAttribute("max");
+    el.value = v;
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+  }, tooYoung.toISOString().slice(0, 10));
+  await next(page).click();
+  await page.getByText("You must be at least 18 years old to use this platform").waitFor();
+  await page.getByLabel("Birthday").fill("1995-04-02");
+  await next(page).click();
+
+  // Step 4: a real photo upload enables Next.
+  await page.waitForURL(/step=4/);
+  await page.locator("[data-hydrated]").waitFor();
+  expect(await next(page).isDisabled()).toBe(true);
+  await page.locator("input[data-photo-input]").first().setInputFiles({ name: "me.jpg", mimeType: "image/jpeg", buffer: Buffer.from(await makeJpeg({ width: 1600, height: 1200 })) });
+  const photo = page.locator("img[data-photo]").first();
+  await photo.waitFor();
+  expect(await photo.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth))).toBe(480);
+  expect(await next(page).isDisabled()).toBe(false);
+  await next(page).click();
+
+  // Step 5: choosing a country resets the city.
+  await page.waitForURL(/step=5/);
+  await page.getByLabel("Country").selectOption("France");
+  await page.locator("#field-city option", { hasText: "Lyon" }).waitFor({ state: "attached" });
+  expect(await page.getByLabel("City").inputValue()).toBe("");
+  await page.getByLabel("City").selectOption("Lyon");
+  await page.getByRole("button", { name: "Complete Profile" }).click();
+  await page.waitForURL(`${server.url}/browse`);
+  await page.getByText("Profile completed!").waitFor();
+  await page.getByRole("heading", { name: "Activities in Lyon" }).waitFor();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
 
   // F8 moves focus to the notifications; the toast leaves by itself after 5 s.
   await page.keyboard.press("F8");
   expect(await page.evaluate(() => document.activeElement?.id)).toBe("toasts");
-  await page.mouse.move(0, 0);
-  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  await page.locator("h1").click();
   await page.waitForSelector("#toasts .toast", { state: "detached", timeout: 8000 });
 
-  // Signing out returns to the landing page.
+  // Signing out returns to the landing page; signing in from a deep link comes back to it.
   await page.evaluate(async () => {
     const token = document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')!.content;
     await fetch("/api/auth/logout", { method: "POST", headers: { "X-CSRF-Token": token, "Content-Type": "application/json" }, body: "{}" });
   });
-  await page.goto(`${server.url}/bookings`);
-  await expect(page.getByRole("link", { name: "Get Started" }).isVisible()).resolves.toBe(true);
-
-  // And signing in from a deep link comes back to it.
+  await page.goto(`${server.url}/settings`);
   await page.getByRole("link", { name: "Sign In" }).first().click();
   await page.getByLabel("Email").fill("newcomer@example.com");
   await page.getByLabel("Password").fill("a-good-password");
   await page.getByRole("button", { name: "Sign In" }).click();
-  await page.waitForURL(`${server.url}/bookings`);
+  await page.waitForURL(`${server.url}/settings`);
 
   expect(errors).toEqual([]);
   await page.close();
@@ -76,8 +125,7 @@ test("the demo guest signs in and sees demo activities with their photos", async
   await page.getByLabel("Password").fill("offline-demo");
   await page.getByRole("button", { name: "Sign In" }).click();
   await page.waitForURL(`${server.url}/`);
-  const cards = page.locator("main ul > li");
-  expect(await cards.count()).toBeGreaterThan(5);
+  expect(await page.locator("main ul > li").count()).toBeGreaterThan(5);
   const loaded = await page.locator("main ul > li img").first().evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth));
   expect(loaded).toBeGreaterThan(0);
   await page.close();

@@ -50,9 +50,12 @@ export function Login({ view, form, providers }: { view: View; form: LoginForm; 
           ) : (
             ""
           )}
-          <label class="field">
-            <span class="field-label">{t("login.email") as "safe"}</span>
+          <div class="field">
+            <label class="field-label" for="login-email">
+              {t("login.email") as "safe"}
+            </label>
             <input
+              id="login-email"
               class="input"
               type="email"
               name="email"
@@ -70,10 +73,13 @@ export function Login({ view, form, providers }: { view: View; form: LoginForm; 
             ) : (
               ""
             )}
-          </label>
-          <label class="field">
-            <span class="field-label">{t("login.password") as "safe"}</span>
+          </div>
+          <div class="field">
+            <label class="field-label" for="login-password">
+              {t("login.password") as "safe"}
+            </label>
             <input
+              id="login-password"
               class="input"
               type="password"
               name="password"
@@ -94,7 +100,7 @@ export function Login({ view, form, providers }: { view: View; form: LoginForm; 
             ) : (
               ""
             )}
-          </label>
+          </div>
           {signup ? (
             <p class="text-xs text-muted" safe>
               {t("login.adult")}

@@ -49,10 +49,10 @@ export function TextField(props: {
   const id = `field-${props.name}`;
   const describedBy = props.error ? `${id}-error` : props.hint ? `${id}-hint` : undefined;
   return (
-    <label class="field" for={id}>
-      <span class="field-label" safe>
+    <div class="field">
+      <label class="field-label" for={id} safe>
         {props.label}
-      </span>
+      </label>
       <input
         id={id}
         class="input"
@@ -75,7 +75,7 @@ export function TextField(props: {
         ""
       )}
       <FieldError id={`${id}-error`} message={props.error} />
-    </label>
+    </div>
   );
 }
 

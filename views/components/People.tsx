@@ -37,11 +37,11 @@ export function Carousel({ view, photos, label }: { view: View; photos: string[]
           </div>
         ))}
       </div>
+      <span class="absolute right-3 top-3 rounded-full bg-black/60 px-2.5 py-0.5 text-xs font-medium text-white" data-carousel-counter aria-live="polite">
+        {`1 / ${photos.length}` as "safe"}
+      </span>
       {photos.length > 1 ? (
         <>
-          <span class="absolute right-3 top-3 rounded-full bg-black/60 px-2.5 py-0.5 text-xs font-medium text-white" data-carousel-counter aria-live="polite">
-            {`1 / ${photos.length}` as "safe"}
-          </span>
           <button type="button" class="absolute left-2 top-1/2 h-9 w-9 -translate-y-1/2 rounded-full bg-black/50 text-xl text-white" data-carousel-prev aria-label={view.t("common.previousPhoto")}>
             ‹
           </button>

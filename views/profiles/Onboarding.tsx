@@ -228,11 +228,6 @@ export function LocationFields({ view, country, city, error, autosave }: { view:
         </select>
       </label>
       <FieldError id="city-error" message={error} />
-      <noscript>
-        <button type="submit" name="refresh" value="1" class="btn btn-secondary" safe>
-          {t("profile.updateCities")}
-        </button>
-      </noscript>
     </div>
   );
 }

@@ -212,8 +212,8 @@ export function PublicProfileSheet({ view, data }: { view: View; data: ProfileDa
   return (
     <AppLayout view={view} title={title}>
       <>
-      <div class="fixed inset-0 z-20 bg-black/40" aria-hidden="true" />
-      <div role="dialog" aria-modal="true" aria-labelledby="sheet-title" class="fixed inset-x-0 bottom-0 top-6 z-30 mx-auto flex max-w-screen-md flex-col overflow-hidden rounded-t-3xl bg-surface shadow-2xl">
+      <div class="fixed inset-0 z-40 bg-black/40" aria-hidden="true" />
+      <div role="dialog" aria-modal="true" aria-labelledby="sheet-title" class="fixed inset-x-0 bottom-0 top-6 z-40 mx-auto flex max-w-screen-md flex-col overflow-hidden rounded-t-3xl bg-surface shadow-2xl">
         <div class="flex items-center justify-between px-3 pt-2">
           <a href="/" data-history-back class="btn btn-ghost px-2.5" aria-label={t("common.back")}>
             <Icon name="arrowLeft" class="w-5 h-5" />
@@ -223,7 +223,7 @@ export function PublicProfileSheet({ view, data }: { view: View; data: ProfileDa
             <Icon name="x" class="w-5 h-5" />
           </a>
         </div>
-        <div class="flex-1 overflow-y-auto px-4 pb-24 pt-2">
+        <div class="flex-1 overflow-y-auto px-4 pb-10 pt-2">
           <h1 id="sheet-title" class="sr-only" safe>
             {title}
           </h1>

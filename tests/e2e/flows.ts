@@ -1,0 +1,38 @@
+import type { Page } from "playwright-core";
+import { makeJpeg } from "../images";
+
+/** The primary button of a form whose rules enable it. */
+export const next = (page: Page) => page.locator("button[data-needs-valid]");
+
+/** Signs up on the landing page and completes the five onboarding steps with a real photo. */
+export async function signUpAndOnboard(page: Page, url: string, who: { email: string; username: string; password?: string }) {
+  await page.goto(url);
+  await page.getByRole("link", { name: "Get Started" }).click();
+  await page.getByLabel("Email").fill(who.email);
+  await page.getByLabel("Password").fill(who.password ?? "a-good-password");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL(/\/onboarding/);
+
+  await page.getByLabel("First name").fill("Nina");
+  await page.getByLabel("Last name").fill("Park");
+  await next(page).click();
+  await page.waitForURL(/step=2/);
+  await page.getByLabel("Username").pressSequentially(who.username, { delay: 20 });
+  await page.getByText("Username available").waitFor();
+  await next(page).click();
+  await page.waitForURL(/step=3/);
+  await page.getByLabel("Birthday").fill("1995-04-02");
+  await next(page).click();
+  await page.waitForURL(/step=4/);
+  await page.locator("[data-hydrated]").waitFor();
+  await page.locator("input[data-photo-input]").first().setInputFiles({ name: "me.jpg", mimeType: "image/jpeg", buffer: Buffer.from(await makeJpeg({ width: 1200, height: 900 })) });
+  await page.locator("img[data-photo]").first().waitFor();
+  await next(page).click();
+  await page.waitForURL(/step=5/);
+  await page.getByLabel("Country").selectOption("France");
+  await page.locator("#field-city option", { hasText: "Lyon" }).waitFor({ state: "attached" });
+  await page.getByLabel("City").selectOption("Lyon");
+  await page.getByRole("button", { name: "Complete Profile" }).click();
+  await page.waitForURL(/\/browse$/);
+}
+
