@@ -1,6 +1,8 @@
 import type { ActivityCard } from "../../src/activities/service";
 import { formatMoney } from "../../src/lib/money";
 import type { View } from "../../src/shell/view";
+import { photoUrl } from "../../src/uploads/service";
+import { Avatar } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
 
 export function Browse({ view, city, cards, total }: { view: View; city: string; cards: ActivityCard[]; total: number }) {
@@ -29,7 +31,7 @@ export function Browse({ view, city, cards, total }: { view: View; city: string;
               <li>
                 <a href={`/activity/${card.id}`} class="card block overflow-hidden hover:shadow-md focus-visible:shadow-md">
                   <div class="img-frame aspect-[4/3]" data-failed-text={t("browse.imageFailed")}>
-                    <img src={card.cover} alt="" loading="lazy" decoding="async" class="h-full w-full object-cover" />
+                    <img src={photoUrl(card.cover, "thumb")!} alt="" loading="lazy" decoding="async" class="h-full w-full object-cover" />
                   </div>
                   <div class="flex items-start justify-between gap-3 p-3">
                     <div class="min-w-0">
@@ -46,11 +48,7 @@ export function Browse({ view, city, cards, total }: { view: View; city: string;
                     </span>
                   </div>
                   <div class="flex items-center gap-2 px-3 pb-3 text-sm text-muted">
-                    {card.host.photo ? (
-                      <img src={card.host.photo} alt="" width="24" height="24" class="h-6 w-6 rounded-full object-cover" />
-                    ) : (
-                      <span class="h-6 w-6 rounded-full bg-sunken" />
-                    )}
+                    <Avatar photo={card.host.photo} name={card.host.firstName} size={24} />
                     <span safe>
                       {[card.host.firstName, card.host.age].filter((v) => v !== null && v !== "").join(", ")}
                     </span>
