@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "bun:test";
 import { chromium, type Browser } from "playwright-core";
 
 const root = join(import.meta.dir, "../..");
@@ -60,4 +61,22 @@ export async function startServer(opts: { command?: string[]; cwd?: string; env?
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One server and one browser for a test file: `const env = serverAndBrowser()` at the top,
+ * then `env.server.url` and `env.browser` inside the tests.
+ */
+export function serverAndBrowser(opts: Parameters<typeof startServer>[0] & { before?: () => void } = {}) {
+  const env = {} as { server: Awaited<ReturnType<typeof startServer>>; browser: Browser };
+  beforeAll(async () => {
+    opts.before?.();
+    env.server = await startServer(opts);
+    env.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await env.browser?.close();
+    await env.server?.stop();
+  });
+  return env;
 }

@@ -1,28 +1,18 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Browser } from "playwright-core";
+import { expect, test } from "bun:test";
 import { makeJpeg, makePng } from "../images";
 import { signUpAndOnboard } from "./flows";
-import { launchBrowser, startServer } from "./harness";
+import { serverAndBrowser } from "./harness";
 
-let server: Awaited<ReturnType<typeof startServer>>;
-let browser: Browser;
-beforeAll(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = serverAndBrowser();
 
 test("a person edits their profile, reorders photos, changes username and password, and signs out", async () => {
-  const page = await browser.newPage({ viewport: { width: 360, height: 740 } });
+  const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
-  await signUpAndOnboard(page, server.url, { email: "editor@example.com", username: "editor.one", password: "first-password" });
+  await signUpAndOnboard(page, env.server.url, { email: "editor@example.com", username: "editor.one", password: "first-password" });
 
   // Edit profile: add a second photo, make it the main one with the keyboard, write a bio.
-  await page.goto(`${server.url}/profile`);
+  await page.goto(`${env.server.url}/profile`);
   await page.getByRole("link", { name: "Edit profile" }).click();
   await page.waitForURL(/\/edit-profile/);
   await page.locator("[data-hydrated]").waitFor();
@@ -48,14 +38,14 @@ test("a person edits their profile, reorders photos, changes username and passwo
   // Hide politics from the public profile.
   await page.locator("input[name=visible_politics]").uncheck();
   await page.getByRole("button", { name: "Save" }).first().click();
-  await page.waitForURL(`${server.url}/profile`);
+  await page.waitForURL(`${env.server.url}/profile`);
   await page.getByText("Profile Updated").waitFor();
   await page.getByText("I teach tennis on weekends.").waitFor();
   expect(await page.locator("section[data-carousel] img").first().getAttribute("src")).toBe(`${second}/large.webp`);
   await page.getByText("Hidden").waitFor(); // the owner sees the hidden field, marked
 
   // The public profile does not show the hidden field.
-  await page.goto(`${server.url}/profile/editor.one`);
+  await page.goto(`${env.server.url}/profile/editor.one`);
   await page.getByText("Tennis club").waitFor();
   expect(await page.getByText("Moderate").count()).toBe(0);
   await page.getByText("1 / 2").waitFor();
@@ -65,7 +55,7 @@ test("a person edits their profile, reorders photos, changes username and passwo
   await page.getByText("1 / 2").waitFor(); // wraps around
 
   // Username: Save waits for a change and a free name.
-  await page.goto(`${server.url}/settings/username`);
+  await page.goto(`${env.server.url}/settings/username`);
   const save = page.getByRole("button", { name: "Save" });
   expect(await save.isDisabled()).toBe(true);
   await page.getByLabel("Username").fill("");
@@ -77,11 +67,11 @@ test("a person edits their profile, reorders photos, changes username and passwo
   await page.getByText("Username available").waitFor();
   expect(await save.isDisabled()).toBe(false);
   await save.click();
-  await page.waitForURL(`${server.url}/settings`);
+  await page.waitForURL(`${env.server.url}/settings`);
   await page.getByText("@editor.two").waitFor();
 
   // Password: wrong current password, then mismatch, then success.
-  await page.goto(`${server.url}/settings/password`);
+  await page.goto(`${env.server.url}/settings/password`);
   await page.getByLabel("Current password").fill("not-it");
   await page.getByLabel("New password", { exact: true }).fill("second-password");
   await page.getByLabel("Confirm new password").fill("second-password");
@@ -96,29 +86,29 @@ test("a person edits their profile, reorders photos, changes username and passwo
   await page.getByLabel("New password", { exact: true }).fill("second-password");
   await page.getByLabel("Confirm new password").fill("second-password");
   await page.getByRole("button", { name: "Update" }).click();
-  await page.waitForURL(`${server.url}/settings`);
+  await page.waitForURL(`${env.server.url}/settings`);
 
   // Sign out asks first, then lands on the landing page.
   await page.getByText("Sign Out").first().click();
   await page.getByText("Are you sure you want to sign out?").waitFor();
   await page.getByRole("button", { name: "Sign Out" }).click();
-  await page.waitForURL(`${server.url}/`);
+  await page.waitForURL(`${env.server.url}/`);
   await page.getByRole("link", { name: "Get Started" }).waitFor();
 
   // The new password works.
-  await page.goto(`${server.url}/api/login`);
+  await page.goto(`${env.server.url}/api/login`);
   await page.getByLabel("Email").fill("editor@example.com");
   await page.getByLabel("Password").fill("second-password");
   await page.getByRole("button", { name: "Sign In" }).click();
-  await page.waitForURL(`${server.url}/`);
+  await page.waitForURL(`${env.server.url}/`);
   expect(errors).toEqual([]);
   await page.close();
 });
 
 test("a refused upload shows the spec's error toast and adds nothing", async () => {
-  const page = await browser.newPage({ viewport: { width: 360, height: 740 } });
-  await signUpAndOnboard(page, server.url, { email: "uploader@example.com", username: "uploader" });
-  await page.goto(`${server.url}/edit-profile`);
+  const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
+  await signUpAndOnboard(page, env.server.url, { email: "uploader@example.com", username: "uploader" });
+  await page.goto(`${env.server.url}/edit-profile`);
   await page.locator("[data-hydrated]").waitFor();
   await page.locator("input[data-photo-input]").first().setInputFiles({ name: "notes.jpg", mimeType: "image/jpeg", buffer: Buffer.from("definitely not a picture") });
   await page.getByText("This file is not a supported image").waitFor();
@@ -127,16 +117,16 @@ test("a refused upload shows the spec's error toast and adds nothing", async () 
 });
 
 test("the profile screens work in French", async () => {
-  const context = await browser.newContext({ locale: "fr-FR", viewport: { width: 360, height: 740 } });
+  const context = await env.browser.newContext({ locale: "fr-FR", viewport: { width: 360, height: 740 } });
   const page = await context.newPage();
-  await page.goto(`${server.url}/api/login`);
+  await page.goto(`${env.server.url}/api/login`);
   await page.getByLabel("E-mail").fill("guest@offline.test");
   await page.getByLabel("Mot de passe").fill("offline-demo");
   await page.getByRole("button", { name: "Se connecter" }).click();
-  await page.waitForURL(`${server.url}/`);
-  await page.goto(`${server.url}/settings`);
+  await page.waitForURL(`${env.server.url}/`);
+  await page.goto(`${env.server.url}/settings`);
   await page.getByRole("heading", { name: "Paramètres" }).waitFor();
-  await page.goto(`${server.url}/profile`);
+  await page.goto(`${env.server.url}/profile`);
   await page.getByText("Membre depuis").waitFor();
   await context.close();
 });

@@ -1,22 +1,12 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Browser } from "playwright-core";
-import { launchBrowser, startServer } from "./harness";
+import { expect, test } from "bun:test";
+import { serverAndBrowser } from "./harness";
 
-let server: Awaited<ReturnType<typeof startServer>>;
-let browser: Browser;
-beforeAll(async () => {
-  server = await startServer({ env: { DEMO_DATA: "false" } });
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = serverAndBrowser({ env: { DEMO_DATA: "false" } });
 
 test("the theme persists across reloads and is applied before first paint", async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const page = await context.newPage();
-  await page.goto(server.url);
+  await page.goto(env.server.url);
   expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(false);
   await page.getByRole("button", { name: "Dark theme" }).click();
   expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(true);
@@ -41,13 +31,13 @@ test("the theme persists across reloads and is applied before first paint", asyn
 });
 
 test("a page with no island loads no React; the install island hydrates when installable", async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const page = await context.newPage();
   const scripts = new Map<string, number>();
   page.on("response", async (r) => {
     if (r.request().resourceType() === "script") scripts.set(new URL(r.url()).pathname, (await r.body()).length);
   });
-  await page.goto(server.url);
+  await page.goto(env.server.url);
   await page.waitForLoadState("networkidle");
   const before = new Set(scripts.keys());
   const bytesBefore = [...scripts.values()].reduce((a, b) => a + b, 0);
@@ -84,9 +74,9 @@ test("a page with no island loads no React; the install island hydrates when ins
 });
 
 test("a toast can be swiped away to the right", async () => {
-  const context = await browser.newContext({ hasTouch: true });
+  const context = await env.browser.newContext({ hasTouch: true });
   const page = await context.newPage();
-  await page.goto(`${server.url}/api/login?mode=signup`);
+  await page.goto(`${env.server.url}/api/login?mode=signup`);
   await page.getByLabel("Email").fill("swiper@example.com");
   await page.getByLabel("Password").fill("swipe-me-please");
   await page.getByRole("button", { name: "Create account" }).click();
@@ -105,8 +95,8 @@ test("a toast can be swiped away to the right", async () => {
 });
 
 test("an island that arrives in an htmx swap is mounted", async () => {
-  const page = await browser.newPage();
-  await page.goto(server.url);
+  const page = await env.browser.newPage();
+  await page.goto(env.server.url);
   await page.waitForFunction(() => "htmx" in window);
   // Serve a fragment holding an island and swap it in with htmx, as any screen would.
   await page.route("**/fragment-with-island", (route) =>

@@ -1,28 +1,18 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Browser } from "playwright-core";
+import { expect, test } from "bun:test";
 import { makeJpeg } from "../images";
 import { next } from "./flows";
-import { launchBrowser, startServer } from "./harness";
+import { serverAndBrowser } from "./harness";
 
-let server: Awaited<ReturnType<typeof startServer>>;
-let browser: Browser;
-beforeAll(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = serverAndBrowser();
 
 test("a new user signs up from the landing page, completes onboarding and reaches the app", async () => {
-  const page = await browser.newPage({ viewport: { width: 360, height: 740 } });
+  const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
   // Answers with an error status (refused forms) are expected here.
   page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && errors.push(m.text()));
 
-  await page.goto(server.url);
+  await page.goto(env.server.url);
   expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Find amazing activities in your city");
   await page.getByRole("link", { name: "Get Started" }).click();
   // A bad password is refused with the message, and the email is kept.
@@ -91,7 +81,7 @@ test("a new user signs up from the landing page, completes onboarding and reache
   expect(await page.getByLabel("City").inputValue()).toBe("");
   await page.getByLabel("City").selectOption("Lyon");
   await page.getByRole("button", { name: "Complete Profile" }).click();
-  await page.waitForURL(`${server.url}/browse`);
+  await page.waitForURL(`${env.server.url}/browse`);
   await page.getByText("Profile completed!").waitFor();
   await page.getByRole("heading", { name: "Activities in Lyon" }).waitFor();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
@@ -107,24 +97,24 @@ test("a new user signs up from the landing page, completes onboarding and reache
     const token = document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')!.content;
     await fetch("/api/auth/logout", { method: "POST", headers: { "X-CSRF-Token": token, "Content-Type": "application/json" }, body: "{}" });
   });
-  await page.goto(`${server.url}/settings`);
+  await page.goto(`${env.server.url}/settings`);
   await page.getByRole("link", { name: "Sign In" }).first().click();
   await page.getByLabel("Email").fill("newcomer@example.com");
   await page.getByLabel("Password").fill("a-good-password");
   await page.getByRole("button", { name: "Sign In" }).click();
-  await page.waitForURL(`${server.url}/settings`);
+  await page.waitForURL(`${env.server.url}/settings`);
 
   expect(errors).toEqual([]);
   await page.close();
 });
 
 test("the demo guest signs in and sees demo activities with their photos", async () => {
-  const page = await browser.newPage({ viewport: { width: 360, height: 740 } });
-  await page.goto(`${server.url}/api/login`);
+  const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
+  await page.goto(`${env.server.url}/api/login`);
   await page.getByLabel("Email").fill("guest@offline.test");
   await page.getByLabel("Password").fill("offline-demo");
   await page.getByRole("button", { name: "Sign In" }).click();
-  await page.waitForURL(`${server.url}/`);
+  await page.waitForURL(`${env.server.url}/`);
   expect(await page.locator("main ul > li").count()).toBeGreaterThan(5);
   const loaded = await page.locator("main ul > li img").first().evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth));
   expect(loaded).toBeGreaterThan(0);
@@ -132,9 +122,9 @@ test("the demo guest signs in and sees demo activities with their photos", async
 });
 
 test("the offline banner follows the connection", async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const page = await context.newPage();
-  await page.goto(server.url);
+  await page.goto(env.server.url);
   const banner = page.getByText("You're offline. Some features may be limited.");
   expect(await banner.isVisible()).toBe(false);
   await context.setOffline(true);

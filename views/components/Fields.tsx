@@ -96,9 +96,14 @@ export function FormAlert({ title, body }: { title?: string; body?: string }) {
   );
 }
 
-/** Top ten first, then a separator, then the rest (spec §3). */
-export function CountryOptions({ selected, placeholder }: { selected?: string | null; placeholder?: string }) {
-  const { top, rest } = splitHighlighted(countries, (c) => c.name);
+/** Options with the top ten first, then a separator, then the rest (spec §3). */
+function HighlightedOptions({ names, selected, placeholder }: { names: string[]; selected?: string | null; placeholder?: string }) {
+  const { top, rest } = splitHighlighted(names, (name) => name);
+  const option = (name: string) => (
+    <option value={name} selected={name === selected} safe>
+      {name}
+    </option>
+  );
   return (
     <>
       {placeholder ? (
@@ -108,46 +113,20 @@ export function CountryOptions({ selected, placeholder }: { selected?: string | 
       ) : (
         ""
       )}
-      {top.map((c) => (
-        <option value={c.name} selected={c.name === selected} safe>
-          {c.name}
-        </option>
-      ))}
+      {top.map(option)}
       {rest.length ? <option disabled>──────────</option> : ""}
-      {rest.map((c) => (
-        <option value={c.name} selected={c.name === selected} safe>
-          {c.name}
-        </option>
-      ))}
+      {rest.map(option)}
     </>
   );
 }
 
+export function CountryOptions({ selected, placeholder }: { selected?: string | null; placeholder?: string }) {
+  return <HighlightedOptions names={countries.map((c) => c.name)} selected={selected} placeholder={placeholder} />;
+}
+
 export function CityOptions({ country, selected, placeholder }: { country?: string | null; selected?: string | null; placeholder?: string }) {
   const cities = countries.find((c) => c.name === country)?.cities ?? [];
-  const { top, rest } = splitHighlighted(cities, (c) => c.name);
-  return (
-    <>
-      {placeholder ? (
-        <option value="" selected={!selected} safe>
-          {placeholder}
-        </option>
-      ) : (
-        ""
-      )}
-      {top.map((c) => (
-        <option value={c.name} selected={c.name === selected} safe>
-          {c.name}
-        </option>
-      ))}
-      {rest.length ? <option disabled>──────────</option> : ""}
-      {rest.map((c) => (
-        <option value={c.name} selected={c.name === selected} safe>
-          {c.name}
-        </option>
-      ))}
-    </>
-  );
+  return <HighlightedOptions names={cities.map((c) => c.name)} selected={selected} placeholder={placeholder} />;
 }
 
 export const msgOf = (view: View, key: MessageKey | undefined) => (key ? view.t(key) : undefined);
