@@ -22,6 +22,8 @@ export interface PhotoGridProps {
     uploadFailed: string;
     hint: string;
   };
+  /** For a parent island (the wizard); forms read the hidden input instead. */
+  onChange?: (photos: string[]) => void;
 }
 
 const fill = (text: string, values: Record<string, string | number>) => text.replace(/\{(\w+)\}/g, (_, k: string) => String(values[k] ?? ""));
@@ -30,7 +32,7 @@ const fill = (text: string, values: Record<string, string | number>) => text.rep
  * Up to six photos in a 3-column grid; the first is the main one. Photos are reordered by
  * dragging or with the move buttons (keyboard), removed, and uploaded one per empty slot.
  */
-export function PhotoGrid({ name, photos: initial, max, endpoint, texts }: PhotoGridProps) {
+export function PhotoGrid({ name, photos: initial, max, endpoint, texts, onChange }: PhotoGridProps) {
   const [photos, setPhotos] = useState<string[]>(initial.slice(0, max));
   const [busy, setBusy] = useState<number | null>(null);
   const [announcement, setAnnouncement] = useState("");
@@ -40,6 +42,7 @@ export function PhotoGrid({ name, photos: initial, max, endpoint, texts }: Photo
   useEffect(() => {
     // Tell the surrounding form its value changed (it enables its submit button on this).
     input.current?.dispatchEvent(new Event("input", { bubbles: true }));
+    onChange?.(photos);
   }, [photos]);
 
   const move = (from: number, to: number) => {

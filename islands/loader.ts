@@ -10,6 +10,9 @@ type Mount = (element: HTMLElement, props: never) => void;
 const registry: Record<string, () => Promise<{ mount: Mount }>> = {
   InstallPrompt: () => import("./InstallPrompt"),
   PhotoGrid: () => import("./PhotoGrid"),
+  ActivityMap: () => import("./ActivityMap"),
+  AddressInput: () => import("./AddressInput"),
+  ActivityWizard: () => import("./ActivityWizard"),
 };
 
 export async function mountIslands(root: ParentNode = document) {

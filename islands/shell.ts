@@ -295,6 +295,14 @@ function watchCopyButtons() {
 
 export function startShell(mountIslands: (root?: ParentNode) => Promise<void>) {
   for (const toast of document.querySelectorAll<HTMLElement>("#toasts .toast")) arm(toast);
+  // A toast an island left before moving to another page (the wizard's "Activity created").
+  try {
+    const pending = sessionStorage.getItem("toast");
+    if (pending) {
+      sessionStorage.removeItem("toast");
+      showToast(JSON.parse(pending) as ToastData);
+    }
+  } catch {}
 
   document.addEventListener("keydown", (event) => {
     if (event.key === "F8") {

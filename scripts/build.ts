@@ -63,10 +63,13 @@ const { css: utilities } = await uno.generate(sources.join("\n"), { minify: true
 const base = await Bun.file(join(root, "public/base.css")).text();
 const css = emit("app", "css", `${base.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\s*\n\s*/g, "")}\n${utilities}`);
 
+// Leaflet's stylesheet, linked only by pages that show a map.
+const leafletCss = emit("leaflet", "css", await Bun.file(join(root, "node_modules/leaflet/dist/leaflet.css")).text());
+
 // 3. htmx, served from our own files.
 const htmx = emit("htmx", "js", await Bun.file(join(root, "node_modules/htmx.org/dist/htmx.min.js")).bytes());
 
-writeFileSync(join(root, "build/manifest.json"), JSON.stringify({ css, loader, htmx, files }, null, 2));
+writeFileSync(join(root, "build/manifest.json"), JSON.stringify({ css, loader, htmx, leafletCss, files }, null, 2));
 console.log(`Built ${Object.keys(files).length} files in ${Math.round(performance.now() - started)} ms.`);
 
 if (process.argv.includes("--compile")) {

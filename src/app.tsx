@@ -5,6 +5,7 @@ import type { Db } from "../db/client";
 import { THEME_SCRIPT } from "../views/layouts/Document";
 import { Landing } from "../views/shell/Landing";
 import { ErrorScreen } from "../views/shell/NotFound";
+import { activityApi } from "./activities/api";
 import { activityRoutes } from "./activities/routes";
 import { authRoutes } from "./auth/routes";
 import { profileApi } from "./profiles/api";
@@ -39,14 +40,22 @@ function sameToken(a: string, b: string) {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function contentSecurityPolicy(uploadOrigin?: string) {
+/** The origin part of a URL template such as https://{s}.tile.example.org/{z}/{x}/{y}.png. */
+export function templateOrigin(template: string) {
+  const m = /^(https?:\/\/[^/]+)/.exec(template);
+  return m ? m[1]!.replace(/\{s\}/g, "*") : "";
+}
+
+function contentSecurityPolicy(config: Config, uploadOrigin?: string) {
+  const tiles = templateOrigin(config.maps.tileUrl);
+  const geocoder = templateOrigin(config.maps.geocoderUrl);
   const themeHash = new Bun.CryptoHasher("sha256").update(THEME_SCRIPT).digest("base64");
   return [
     "default-src 'self'",
     `script-src 'self' 'sha256-${themeHash}'`,
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
-    `connect-src 'self'${uploadOrigin ? ` ${uploadOrigin}` : ""}`,
+    `img-src 'self' data: blob: ${tiles}`,
+    `connect-src 'self' ${geocoder}${uploadOrigin ? ` ${uploadOrigin}` : ""}`,
     "font-src 'self'",
     "object-src 'none'",
     "base-uri 'self'",
@@ -71,7 +80,7 @@ export function createApp(options: AppOptions) {
     cookies: cookieNames(options.config),
     now: options.now ?? Date.now,
   };
-  const csp = contentSecurityPolicy(deps.storage.uploadOrigin);
+  const csp = contentSecurityPolicy(options.config, deps.storage.uploadOrigin);
   const publicOrigin = new URL(options.config.publicUrl).origin;
 
   const app = new Elysia()
@@ -148,6 +157,7 @@ export function createApp(options: AppOptions) {
     .use(profileApi(deps))
     .use(profileRoutes(deps))
     .use(profilePages(deps))
+    .use(activityApi(deps))
     .use(activityRoutes(deps))
     .use(notFoundRoute(deps));
 

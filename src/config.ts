@@ -42,6 +42,10 @@ const envSchema = z.object({
   VAPID_PRIVATE_KEY: optional,
   VAPID_SUBJECT: z.string().default("mailto:admin@localhost"),
 
+  MAP_TILE_URL: z.string().default("https://tile.openstreetmap.org/{z}/{x}/{y}.png"),
+  MAP_GEOCODER_URL: z.string().default("https://nominatim.openstreetmap.org/search"),
+  MAP_ATTRIBUTION: z.string().default("© OpenStreetMap contributors"),
+
   S3_BUCKET: optional,
   S3_ENDPOINT: optional,
   S3_REGION: optional,
@@ -74,6 +78,8 @@ export interface Config {
   stripe?: { secretKey: string; publishableKey: string; webhookSecret?: string; apiBase?: string };
   vapid: { publicKey?: string; privateKey?: string; subject: string };
   s3?: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string };
+  /** Map tiles and address search (OpenStreetMap by default); both are reached by the browser. */
+  maps: { tileUrl: string; geocoderUrl: string; attribution: string };
 }
 
 export class ConfigError extends Error {}
@@ -112,6 +118,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   pair("VAPID_PUBLIC_KEY", "VAPID_PRIVATE_KEY");
   if (e.S3_BUCKET && !(e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY))
     problems.push("  S3_BUCKET needs S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY");
+  for (const key of ["MAP_TILE_URL", "MAP_GEOCODER_URL"] as const) {
+    try {
+      new URL(e[key].replace(/\{[a-z]\}/g, "0"));
+    } catch {
+      problems.push(`  ${key} must be a full URL`);
+    }
+  }
   if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
 
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
@@ -135,6 +148,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         }
       : undefined,
     vapid: { publicKey: e.VAPID_PUBLIC_KEY, privateKey: e.VAPID_PRIVATE_KEY, subject: e.VAPID_SUBJECT },
+    maps: { tileUrl: e.MAP_TILE_URL, geocoderUrl: e.MAP_GEOCODER_URL, attribution: e.MAP_ATTRIBUTION },
     s3: e.S3_BUCKET
       ? {
           bucket: e.S3_BUCKET,

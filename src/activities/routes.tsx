@@ -1,17 +1,103 @@
 import { Elysia } from "elysia";
-import { Browse } from "../../views/activities/Browse";
+import { Browse, BrowseCards, BrowseResults, type BrowseState } from "../../views/activities/Browse";
+import { CreateActivityForm, emptyCreateForm, type CreateFormState } from "../../views/activities/CreateForm";
+import { ActivityDetail, ActivityNotFound } from "../../views/activities/Detail";
+import { HostActivities, HostDashboard, type DashboardData } from "../../views/activities/HostDashboard";
+import { ActivityWizardPage } from "../../views/activities/Wizard";
 import { context, type Deps, type RequestState } from "../context";
-import { renderPage } from "../shell/render";
-import { browseActivities, DEFAULT_CITY } from "./service";
+import { cityByName } from "../profiles/places";
+import { redirectTo } from "../lib/http";
+import { asRecord } from "../profiles/api";
+import { flashCookie, htmlResponse, renderPage } from "../shell/render";
+import { encodeFlash, viewOf } from "../shell/view";
+import { PAGE_SIZE } from "./api";
+import { isCategory } from "./categories";
+import { createActivity, findListedActivity, findOwnActivity, hostOf, ownActivities, readActivityInput } from "./manage";
+import { countOwnActivities, hostEarnings, hostRequests } from "./host";
+import { activityRating, activityReviews, browseActivities, DEFAULT_CITY } from "./service";
 
+/** Browse and the activity page. */
 export function activityRoutes(deps: Deps) {
-  const browse = async ({ request, state }: { request: Request; state: RequestState }) => {
-    const city = state.user?.city || DEFAULT_CITY;
-    const { cards, total } = await browseActivities(deps.db, { city, limit: 24 });
-    return renderPage(deps, state, request, (view) => <Browse view={view} city={city} cards={cards} total={total} />);
+  const browse = async ({ request, query, state }: { request: Request; query: Record<string, string | undefined>; state: RequestState }) => {
+    const city = cityByName(query.city)?.name ?? state.user?.city ?? DEFAULT_CITY;
+    const category = isCategory(query.category) ? query.category : undefined;
+    const page = await browseActivities(deps.db, { city, category, limit: PAGE_SIZE, cursor: query.cursor });
+    const browseState: BrowseState = { city, category, ...page };
+    const view = viewOf(deps, state, request);
+    // htmx asks for just the part it swaps: the next page of cards, or the list after a filter change.
+    if (request.headers.get("hx-request") && !request.headers.get("hx-history-restore-request")) {
+      if (query.page === "more") return htmlResponse(String(await (<BrowseCards view={view} state={browseState} />)));
+      if (request.headers.get("hx-target") === "results") return htmlResponse(String(await (<BrowseResults view={view} state={browseState} />)), 200, { Vary: "HX-Request, HX-Target" });
+    }
+    return renderPage(deps, state, request, (v) => <Browse view={v} state={browseState} />, { headers: { Vary: "HX-Request, HX-Target" } });
   };
+
+  const hostDashboard = async ({ request, state }: { request: Request; state: RequestState }) => {
+    const user = state.user!;
+    const [activities, activityCount, requests, earnings] = await Promise.all([
+      ownActivities(deps, user.id),
+      countOwnActivities(deps, user.id),
+      hostRequests(deps, user.id, 3),
+      hostEarnings(deps, user.id),
+    ]);
+    const data: DashboardData = { user, activities: activities.slice(0, 4), activityCount, requests: requests.requests, requestCount: requests.total, earnings };
+    return renderPage(deps, state, request, (view) => <HostDashboard view={view} data={data} />);
+  };
+  const nearOf = (state: RequestState) => `${state.user!.city ?? DEFAULT_CITY}, ${state.user!.country ?? "United States"}`;
+
   return new Elysia({ name: "offline.activities", seed: deps.id })
     .use(context(deps))
     .get("/", browse)
-    .get("/browse", browse);
+    .get("/browse", browse)
+    .get("/host", hostDashboard)
+    .get("/host-dashboard", hostDashboard)
+    .get("/host/activities", async ({ request, state }) => {
+      const list = await ownActivities(deps, state.user!.id);
+      return renderPage(deps, state, request, (view) => <HostActivities view={view} activities={list} />);
+    })
+    .get("/create-activity", ({ request, state }) =>
+      renderPage(deps, state, request, (view) => <CreateActivityForm view={view} state={emptyCreateForm} maps={deps.config.maps} near={nearOf(state)} />),
+    )
+    .post("/create-activity", async ({ request, body, state }) => {
+      const user = state.user!;
+      const input = asRecord(body);
+      const read = await readActivityInput(deps, user, { ...input, photos: input.photos ?? "[]" });
+      if (read.ok) {
+        await createActivity(deps, user, read.changes);
+        return redirectTo(request, "/host-dashboard", { "Set-Cookie": flashCookie(deps, encodeFlash({ title: "toast.activityCreated" })) });
+      }
+      const str = (k: string) => (typeof input[k] === "string" ? (input[k] as string) : "");
+      let photos: string[] = [];
+      try {
+        const parsed = JSON.parse(str("photos") || "[]");
+        if (Array.isArray(parsed)) photos = parsed.filter((p): p is string => typeof p === "string");
+      } catch {}
+      const errors = Object.fromEntries(Object.entries(read.errors).map(([k, v]) => [k, state.t(v)]));
+      const formState: CreateFormState = {
+        values: { title: str("title"), description: str("description"), category: str("category"), hourlyRate: str("hourlyRate"), hasMeetingPoint: str("hasMeetingPoint") === "true", meetingPoint: str("meetingPoint"), photos },
+        errors,
+        alert: { title: state.t("wizard.createError"), body: Object.values(errors)[0] ?? state.t("wizard.tryAgain") },
+      };
+      return renderPage(deps, state, request, (view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(state)} />, { status: 400 });
+    })
+    .get("/create-activity-flow", ({ request, state }) =>
+      renderPage(deps, state, request, (view) => (
+        <ActivityWizardPage view={view} city={state.user!.city ?? DEFAULT_CITY} country={state.user!.country ?? "United States"} maps={deps.config.maps} />
+      )),
+    )
+    .get("/edit-activity/:id", async ({ params, request, state }) => {
+      const activity = await findOwnActivity(deps, state.user!.id, params.id);
+      if (!activity) return renderPage(deps, state, request, (view) => <ActivityNotFound view={view} />, { status: 404 });
+      return renderPage(deps, state, request, (view) => (
+        <ActivityWizardPage view={view} activity={activity} city={activity.city} country={activity.country} maps={deps.config.maps} />
+      ));
+    })
+    .get("/activity/:id", async ({ params, request, state }) => {
+      const activity = await findListedActivity(deps, params.id);
+      if (!activity) return renderPage(deps, state, request, (view) => <ActivityNotFound view={view} />, { status: 404 });
+      const [host, rating, reviews] = await Promise.all([hostOf(deps, activity), activityRating(deps.db, activity.id), activityReviews(deps.db, activity.id, 3)]);
+      return renderPage(deps, state, request, (view) => (
+        <ActivityDetail view={view} activity={activity} host={host!} rating={rating} reviews={reviews} maps={deps.config.maps} />
+      ));
+    });
 }

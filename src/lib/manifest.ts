@@ -5,12 +5,13 @@ export interface AssetManifest {
   css: string | null;
   loader: string | null;
   htmx: string | null;
+  leafletCss: string | null;
   /** Every built file: URL path to project-relative file path. */
   files: Record<string, string>;
 }
 
 export async function loadManifest(): Promise<AssetManifest> {
   const file = assetFile("build/manifest.json");
-  if (!file) return { css: null, loader: null, htmx: null, files: {} };
+  if (!file) return { css: null, loader: null, htmx: null, leafletCss: null, files: {} };
   return (await file.json()) as AssetManifest;
 }

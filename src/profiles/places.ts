@@ -145,6 +145,16 @@ export function findCountry(name: unknown): Country | undefined {
   return typeof name === "string" ? countries.find((country) => country.name === name) : undefined;
 }
 
+/** A city by name alone (browse takes any city of the list), with its country. */
+export function cityByName(name: unknown): (City & { country: string }) | undefined {
+  if (typeof name !== "string") return undefined;
+  for (const country of countries) {
+    const city = country.cities.find((c) => c.name === name);
+    if (city) return { ...city, country: country.name };
+  }
+  return undefined;
+}
+
 export function findCity(countryName: unknown, cityName: unknown): City | undefined {
   return typeof cityName === "string" ? findCountry(countryName)?.cities.find((city) => city.name === cityName) : undefined;
 }

@@ -1,64 +1,180 @@
+import { categories, categoryLabelKey, type Category } from "../../src/activities/categories";
 import type { ActivityCard } from "../../src/activities/service";
 import { formatMoney } from "../../src/lib/money";
+import { countries } from "../../src/profiles/places";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { Avatar } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
 
-export function Browse({ view, city, cards, total }: { view: View; city: string; cards: ActivityCard[]; total: number }) {
+export interface BrowseState {
+  city: string;
+  category?: Category;
+  cards: ActivityCard[];
+  total: number;
+  nextCursor: string | null;
+}
+
+export const browseHref = (city: string, category?: string, cursor?: string) => {
+  const q = new URLSearchParams({ city });
+  if (category) q.set("category", category);
+  if (cursor) q.set("cursor", cursor);
+  return `/browse?${q}`;
+};
+
+/** '/' and '/browse': the city and category filters over the list; htmx swaps only the list. */
+export function Browse({ view, state }: { view: View; state: BrowseState }) {
+  const { t } = view;
+  const swap = { "hx-target": "#results", "hx-swap": "outerHTML", "hx-push-url": "true", "hx-indicator": "#browse" };
+  return (
+    <AppLayout view={view} title={t("home.title", { city: state.city })}>
+      <div id="browse">
+        <div class="flex items-start justify-between gap-3">
+          <h1 class="text-2xl font-bold" safe>
+            {t("home.title", { city: state.city })}
+          </h1>
+        </div>
+        <form method="get" action="/browse" class="mt-3 flex flex-wrap items-center gap-2" hx-get="/browse" hx-trigger="change" {...swap}>
+          <label class="sr-only" for="browse-city" safe>
+            {t("browse.city")}
+          </label>
+          <select id="browse-city" name="city" class="input w-auto min-w-0 flex-1 py-2">
+            {countries.map((country) => (
+              <optgroup label={country.name}>
+                {country.cities.map((c) => (
+                  <option value={c.name} selected={c.name === state.city} safe>
+                    {c.name}
+                  </option>
+                ))}
+              </optgroup>
+            ))}
+          </select>
+          {state.category ? <input type="hidden" name="category" value={state.category} /> : ""}
+          <noscript>
+            <button type="submit" class="btn btn-secondary" safe>
+              {t("browse.apply")}
+            </button>
+          </noscript>
+        </form>
+        <details class="mt-3" open={state.category ? true : undefined}>
+          <summary class="btn btn-secondary cursor-pointer list-none" aria-controls="categories" safe>
+            {t("browse.filters")}
+          </summary>
+          <nav id="categories" aria-label={t("browse.categories")} class="mt-3 grid grid-cols-3 gap-2 sm:grid-cols-4">
+            <CategoryLink view={view} href={browseHref(state.city)} label={t("browse.allCategories")} current={!state.category} swap={swap} />
+            {categories.map((c) => (
+              <CategoryLink view={view} href={browseHref(state.city, c)} label={t(categoryLabelKey(c))} current={state.category === c} swap={swap} photo={`/static/photos/${c}-1.svg`} />
+            ))}
+          </nav>
+        </details>
+        <BrowseResults view={view} state={state} />
+        <ul class="browse-skeletons mt-4 grid-cols-1 gap-4 sm:grid-cols-2" aria-hidden="true">
+          {Array.from({ length: 6 }, () => (
+            <li class="card overflow-hidden">
+              <div class="skeleton aspect-[4/3]" />
+              <div class="p-3">
+                <div class="skeleton h-4 w-2/3 rounded" />
+                <div class="skeleton mt-2 h-3 w-1/3 rounded" />
+              </div>
+            </li>
+          ))}
+        </ul>
+      </div>
+    </AppLayout>
+  );
+}
+
+function CategoryLink({ href, label, current, swap, photo }: { view: View; href: string; label: string; current: boolean; swap: Record<string, string>; photo?: string }) {
+  return (
+    <a
+      href={href}
+      hx-get={href}
+      {...swap}
+      aria-current={current ? "true" : undefined}
+      class={`flex flex-col items-center gap-1 rounded-xl border p-2 text-center text-xs font-medium ${current ? "border-brand-500 bg-brand-50 text-brand-700 dark:bg-brand-900/40 dark:text-brand-100" : "border-line bg-raised"}`}
+    >
+      {photo ? <img src={photo} alt="" width="48" height="36" class="h-9 w-12 rounded-md object-cover" loading="lazy" /> : <span class="flex h-9 items-center text-lg" aria-hidden="true">★</span>}
+      <span safe>{label}</span>
+    </a>
+  );
+}
+
+/** The part htmx swaps: count text, the cards and the next page. */
+export function BrowseResults({ view, state }: { view: View; state: BrowseState }) {
   const { t } = view;
   return (
-    <AppLayout view={view} title={t("home.title", { city })}>
-      <>
-        <h1 class="text-2xl font-bold" safe>
-          {t("home.title", { city })}
-        </h1>
-        <p class="mt-1 text-sm text-muted" safe>
-          {t(total <= 1 ? "browse.found.one" : "browse.found.other", { count: total })}
-        </p>
-        {cards.length === 0 ? (
-          <div class="card mt-6 p-8 text-center">
-            <p class="font-semibold" safe>
-              {t("browse.empty.title")}
-            </p>
-            <p class="mt-1 text-sm text-muted" safe>
-              {t("browse.empty.body")}
-            </p>
-          </div>
-        ) : (
-          <ul class="mt-4 grid grid-cols-1 gap-4 sm:grid-cols-2">
-            {cards.map((card) => (
-              <li>
-                <a href={`/activity/${card.id}`} class="card block overflow-hidden hover:shadow-md focus-visible:shadow-md">
-                  <div class="img-frame aspect-[4/3]" data-failed-text={t("browse.imageFailed")}>
-                    <img src={photoUrl(card.cover, "thumb")!} alt="" loading="lazy" decoding="async" class="h-full w-full object-cover" />
-                  </div>
-                  <div class="flex items-start justify-between gap-3 p-3">
-                    <div class="min-w-0">
-                      <h2 class="truncate font-semibold" safe>
-                        {card.title}
-                      </h2>
-                      <p class="mt-0.5 text-sm text-muted">
-                        <span safe>{formatMoney(card.hourlyRateCents, view.locale, { whole: true })}</span>
-                        <span safe>{t("browse.perHour")}</span>
-                      </p>
-                    </div>
-                    <span class="shrink-0 text-sm font-medium" safe>
-                      {card.rating === null ? t("browse.new") : `★ ${card.rating.toFixed(1)}`}
-                    </span>
-                  </div>
-                  <div class="flex items-center gap-2 px-3 pb-3 text-sm text-muted">
-                    <Avatar photo={card.host.photo} name={card.host.firstName} size={24} />
-                    <span safe>
-                      {[card.host.firstName, card.host.age].filter((v) => v !== null && v !== "").join(", ")}
-                    </span>
-                  </div>
-                </a>
-              </li>
-            ))}
-          </ul>
-        )}
-      </>
-    </AppLayout>
+    <section id="results" class="browse-results mt-4" aria-live="polite">
+      <p class="text-sm text-muted" safe>
+        {t(state.total <= 1 ? "browse.found.one" : "browse.found.other", { count: state.total })}
+      </p>
+      {state.cards.length === 0 ? (
+        <div class="card mt-4 p-8 text-center">
+          <p class="font-semibold" safe>
+            {t("browse.empty.title")}
+          </p>
+          <p class="mt-1 text-sm text-muted" safe>
+            {t("browse.empty.body")}
+          </p>
+        </div>
+      ) : (
+        <ul class="mt-3 grid grid-cols-1 gap-4 sm:grid-cols-2">
+          <BrowseCards view={view} state={state} />
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** A page of cards, then the "Load more" item that fetches the next one (also when scrolled into view). */
+export function BrowseCards({ view, state }: { view: View; state: BrowseState }) {
+  const { t } = view;
+  const more = state.nextCursor ? browseHref(state.city, state.category, state.nextCursor) : null;
+  return (
+    <>
+      {state.cards.map((card) => (
+        <li>
+          <ActivityCardView view={view} card={card} />
+        </li>
+      ))}
+      {more ? (
+        <li class="sm:col-span-2" id="load-more">
+          <a href={more} hx-get={`${more}&page=more`} hx-trigger="click, revealed" hx-target="#load-more" hx-swap="outerHTML" class="btn btn-secondary w-full">
+            <span safe>{t("browse.loadMore")}</span>
+            <span class="spinner htmx-indicator h-4 w-4 border-2" aria-hidden="true" />
+          </a>
+        </li>
+      ) : (
+        ""
+      )}
+    </>
+  );
+}
+
+export function ActivityCardView({ view, card }: { view: View; card: ActivityCard }) {
+  const { t } = view;
+  return (
+    <a href={`/activity/${card.id}`} class="card block overflow-hidden hover:shadow-md focus-visible:shadow-md">
+      <div class="img-frame aspect-[4/3]" data-failed-text={t("browse.imageFailed")}>
+        <img src={photoUrl(card.cover, "thumb")!} alt="" loading="lazy" decoding="async" class="h-full w-full object-cover" />
+      </div>
+      <div class="flex items-start justify-between gap-3 p-3">
+        <div class="min-w-0">
+          <h2 class="truncate font-semibold" safe>
+            {card.title}
+          </h2>
+          <p class="mt-0.5 text-sm text-muted">
+            <span safe>{formatMoney(card.hourlyRateCents, view.locale, { whole: true })}</span>
+            <span safe>{t("browse.perHour")}</span>
+          </p>
+        </div>
+        <span class="shrink-0 text-sm font-medium" safe>
+          {card.rating === null ? t("browse.new") : `★ ${card.rating.toFixed(1)}`}
+        </span>
+      </div>
+      <div class="flex items-center gap-2 px-3 pb-3 text-sm text-muted">
+        <Avatar photo={card.host.photo} name={card.host.firstName} size={24} />
+        <span safe>{[card.host.firstName, card.host.age].filter((v) => v !== null && v !== "").join(", ")}</span>
+      </div>
+    </a>
   );
 }

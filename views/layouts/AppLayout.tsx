@@ -10,10 +10,10 @@ const tabs: { href: string; label: "nav.browse" | "nav.bookings" | "nav.host" | 
 ];
 
 /** The signed-in screens: content above a fixed bottom navigation with the current tab marked. */
-export function AppLayout({ view, title, children }: { view: View; title: string; children: JSX.Element }) {
+export function AppLayout({ view, title, children, stylesheets }: { view: View; title: string; children: JSX.Element; stylesheets?: (string | null)[] }) {
   const { t } = view;
   return (
-    <Document view={view} title={title}>
+    <Document view={view} title={title} stylesheets={stylesheets}>
       <>
         <main id="main" class="mx-auto max-w-screen-md px-4 pt-4 pb-24">
           {children as "safe"}

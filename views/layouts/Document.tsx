@@ -19,12 +19,15 @@ export function Document({
   description,
   children,
   bodyClass = "",
+  stylesheets = [],
 }: {
   view: View;
   title: string;
   description?: string;
   children: JSX.Element;
   bodyClass?: string;
+  /** Extra built stylesheets this screen needs (the map's). */
+  stylesheets?: (string | null)[];
 }) {
   const { t, assets } = view;
   return (
@@ -43,6 +46,7 @@ export function Document({
           <link rel="icon" href="/static/icon.svg" type="image/svg+xml" />
           <script>{THEME_SCRIPT as "safe"}</script>
           {assets.css ? <link rel="stylesheet" href={assets.css} /> : ""}
+          {stylesheets.filter(Boolean).map((href) => <link rel="stylesheet" href={href!} />)}
           {assets.htmx ? <script src={assets.htmx} defer /> : ""}
           {assets.loader ? <script type="module" src={assets.loader} /> : ""}
         </head>

@@ -1,0 +1,95 @@
+import { Elysia } from "elysia";
+import { context, type Deps, type RequestState } from "../context";
+import { json } from "../lib/http";
+import { asRecord } from "../profiles/api";
+import { isCategory } from "./categories";
+import {
+  activityJson,
+  createActivity,
+  deleteActivity,
+  findListedActivity,
+  findOwnActivity,
+  hostOf,
+  ownActivities,
+  readActivityInput,
+  updateActivity,
+  type ActivityErrors,
+} from "./manage";
+import { hostEarnings, hostRequests } from "./host";
+import { activityRating, activityReviews, browseActivities, DEFAULT_CITY } from "./service";
+
+export const PAGE_SIZE = 20;
+
+export function activityErrors(state: RequestState, errors: ActivityErrors, status = 400) {
+  const translated = Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, state.t(v)]));
+  return json({ message: Object.values(translated)[0] ?? state.t("error.badRequest"), errors: translated }, status);
+}
+
+/** The activity calls of spec §7. Only an activity's host changes it; others get 404. */
+export function activityApi(deps: Deps) {
+  const unauthorized = (state: RequestState) => json({ message: state.t("error.unauthorized") }, 401);
+  const notFound = (state: RequestState) => json({ message: state.t("activity.notFound") }, 404);
+
+  return new Elysia({ name: "offline.activities.api", seed: deps.id })
+    .use(context(deps))
+    .get("/api/activities", async ({ query, state, set }) => {
+      if (!state.user) return unauthorized(state);
+      const city = typeof query.city === "string" && query.city.trim() ? query.city.trim().slice(0, 80) : (state.user.city ?? DEFAULT_CITY);
+      const category = isCategory(query.category) ? query.category : undefined;
+      const limit = Math.min(Math.max(Number(query.limit) || PAGE_SIZE, 1), 100);
+      const page = await browseActivities(deps.db, { city, category, limit, cursor: typeof query.cursor === "string" ? query.cursor : undefined });
+      const headers: Record<string, string> = { "X-Total-Count": String(page.total) };
+      if (page.nextCursor) headers["X-Next-Cursor"] = page.nextCursor;
+      return json(
+        page.cards.map((c) => activityJson(c.row, c.hostRow, { average: c.rating, count: c.reviewCount })),
+        200,
+        headers,
+      );
+    })
+    .get("/api/activities/:id", async ({ params, state }) => {
+      if (!state.user) return unauthorized(state);
+      const activity = await findListedActivity(deps, params.id);
+      if (!activity) return notFound(state);
+      const [host, rating] = await Promise.all([hostOf(deps, activity), activityRating(deps.db, activity.id)]);
+      return json(activityJson(activity, host, rating));
+    })
+    .get("/api/activities/:id/reviews", async ({ params, state }) => {
+      if (!state.user) return unauthorized(state);
+      const activity = await findListedActivity(deps, params.id);
+      return activity ? json(await activityReviews(deps.db, activity.id)) : notFound(state);
+    })
+    .post("/api/activities", async ({ body, state }) => {
+      if (!state.user) return unauthorized(state);
+      const read = await readActivityInput(deps, state.user, asRecord(body));
+      if (!read.ok) return activityErrors(state, read.errors);
+      const activity = await createActivity(deps, state.user, read.changes);
+      return json(activityJson(activity, state.user), 201);
+    })
+    .patch("/api/activities/:id", async ({ params, body, state }) => {
+      if (!state.user) return unauthorized(state);
+      const activity = await findOwnActivity(deps, state.user.id, params.id);
+      if (!activity) return notFound(state);
+      const read = await readActivityInput(deps, state.user, asRecord(body), activity);
+      if (!read.ok) return activityErrors(state, read.errors);
+      return json(activityJson(await updateActivity(deps, activity, read.changes), state.user));
+    })
+    .delete("/api/activities/:id", async ({ params, state }) => {
+      if (!state.user) return unauthorized(state);
+      const activity = await findOwnActivity(deps, state.user.id, params.id);
+      if (!activity) return notFound(state);
+      return json({ status: await deleteActivity(deps, activity) });
+    })
+    .get("/api/host/requests", async ({ state }) => {
+      if (!state.user) return unauthorized(state);
+      return json((await hostRequests(deps, state.user.id)).requests);
+    })
+    .get("/api/host/earnings", async ({ state }) => {
+      if (!state.user) return unauthorized(state);
+      const e = await hostEarnings(deps, state.user.id);
+      return json({ totalEarnings: (e.totalEarningsCents / 100).toFixed(2), pendingPayouts: (e.pendingPayoutsCents / 100).toFixed(2), completedBookings: e.completedBookings });
+    })
+    .get("/api/user/activities", async ({ state }) => {
+      if (!state.user) return unauthorized(state);
+      return json((await ownActivities(deps, state.user.id)).map((a) => activityJson(a, state.user)));
+    });
+}

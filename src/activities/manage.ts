@@ -1,0 +1,216 @@
+import { and, count, desc, eq, isNull } from "drizzle-orm";
+import { activities, bookings, users, type Activity, type User } from "../../db/schema";
+import type { Deps } from "../context";
+import { ageOn } from "../lib/dates";
+import type { MessageKey } from "../lib/i18n";
+import { findCity } from "../profiles/places";
+import { ownedObjects } from "../uploads/service";
+import {
+  categorySchema,
+  DEFAULT_MIN_DURATION,
+  DURATION_MAX,
+  DURATION_STEP,
+  descriptionSchema,
+  durationMinutes,
+  hourlyRateSchema,
+  meetingPointSchema,
+  onDurationGrid,
+  photosListSchema,
+  titleSchema,
+} from "./schema";
+
+export type ActivityErrors = Record<string, MessageKey>;
+export type ActivityChanges = Partial<typeof activities.$inferInsert>;
+
+const first = (issues: { message: string }[]) => issues[0]!.message as MessageKey;
+const asBool = (v: unknown) => v === true || v === "true" || v === "on" || v === "1";
+
+/**
+ * Reads an activity from a form or the API (spec §7 field names; the wizard's duration and
+ * maxDuration as hours in strings, or minutes). On create every required field must be there;
+ * on update only the fields given are checked. Nothing is written here.
+ */
+export async function readActivityInput(
+  deps: Deps,
+  host: User,
+  input: Record<string, unknown>,
+  existing?: Activity,
+): Promise<{ ok: true; changes: ActivityChanges } | { ok: false; errors: ActivityErrors }> {
+  const errors: ActivityErrors = {};
+  const changes: ActivityChanges = {};
+  const creating = !existing;
+  const has = (k: string) => input[k] !== undefined && input[k] !== null;
+
+  const check = <T>(key: string, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, apply: (v: T) => void) => {
+    if (!has(key) && !creating) return;
+    const r = schema.safeParse(has(key) ? input[key] : "");
+    if (r.success) apply(r.data);
+    else errors[key] = first(r.error.issues);
+  };
+  check("title", titleSchema, (v) => (changes.title = v));
+  check("description", descriptionSchema, (v) => (changes.description = v));
+  if (has("category") || creating) {
+    const r = categorySchema.safeParse(input.category);
+    if (r.success) changes.category = r.data;
+    else errors.category = "activity.categoryRequired";
+  }
+  check("hourlyRate", hourlyRateSchema, (v) => (changes.hourlyRateCents = v));
+
+  // Durations: minimum on the 30-minute grid; maximum absent, or at least minimum + 30.
+  const minGiven = has("minDurationMinutes") ? durationMinutes(input.minDurationMinutes, "minutes") : has("duration") ? durationMinutes(input.duration, "hours") : undefined;
+  const maxGiven = has("maxDurationMinutes") || "maxDurationMinutes" in input
+    ? durationMinutes(input.maxDurationMinutes, "minutes")
+    : has("maxDuration") || "maxDuration" in input
+      ? durationMinutes(input.maxDuration, "hours")
+      : undefined;
+  const min = minGiven === undefined || minGiven === null ? (existing?.minDurationMinutes ?? DEFAULT_MIN_DURATION) : minGiven;
+  const max = maxGiven === undefined ? (existing?.maxDurationMinutes ?? null) : maxGiven;
+  if (!onDurationGrid(min)) errors.duration = "activity.durationInvalid";
+  else if (max !== null && (!onDurationGrid(max) || max < min + DURATION_STEP || max > DURATION_MAX)) errors.maxDuration = "activity.maxDurationInvalid";
+  else {
+    if (minGiven !== undefined || creating) changes.minDurationMinutes = min;
+    if (maxGiven !== undefined || creating) changes.maxDurationMinutes = max;
+  }
+
+  // Meeting point: "share later" clears it.
+  if (has("hasMeetingPoint") || has("meetingPoint") || creating) {
+    const wants = has("hasMeetingPoint") ? asBool(input.hasMeetingPoint) : has("meetingPoint") ? Boolean(String(input.meetingPoint).trim()) : false;
+    if (wants) {
+      const r = meetingPointSchema.safeParse(input.meetingPoint ?? "");
+      if (!r.success) errors.meetingPoint = first(r.error.issues);
+      else if (!r.data) errors.meetingPoint = "activity.meetingPointRequired";
+      else {
+        changes.meetingPoint = r.data;
+        changes.hasMeetingPoint = true;
+      }
+    } else {
+      changes.meetingPoint = null;
+      changes.hasMeetingPoint = false;
+    }
+  }
+
+  // Place: the host's own city unless another valid one is given.
+  if (has("city") || has("country") || creating) {
+    const country = has("country") ? input.country : (existing?.country ?? host.country);
+    const city = has("city") ? input.city : (existing?.city ?? host.city);
+    const found = findCity(country, city);
+    if (!found) errors.city = "activity.placeInvalid";
+    else {
+      changes.country = String(country);
+      changes.city = found.name;
+    }
+  }
+
+  if (has("photos") || creating) {
+    let photos: unknown = input.photos ?? [];
+    if (typeof photos === "string") {
+      try {
+        photos = JSON.parse(photos || "[]");
+      } catch {
+        photos = null;
+      }
+    }
+    if (Array.isArray(photos)) photos = photos.filter((p) => p !== "" && p !== null);
+    const r = photosListSchema.safeParse(photos);
+    if (!r.success) errors.photos = first(r.error.issues);
+    else {
+      const list = [...new Set(r.data)];
+      const owned = await ownedObjects(deps, host.id, list);
+      if (list.some((p) => !owned.has(p) && !(existing?.photos ?? []).includes(p))) errors.photos = "activity.photosInvalid";
+      else changes.photos = list;
+    }
+  }
+
+  return Object.keys(errors).length ? { ok: false, errors } : { ok: true, changes };
+}
+
+export async function createActivity(deps: Deps, host: User, changes: ActivityChanges): Promise<Activity> {
+  const now = deps.now();
+  const [row] = await deps.db
+    .insert(activities)
+    .values({ ...(changes as typeof activities.$inferInsert), id: crypto.randomUUID(), hostId: host.id, createdAt: now, updatedAt: now })
+    .returning();
+  return row!;
+}
+
+export async function updateActivity(deps: Deps, activity: Activity, changes: ActivityChanges): Promise<Activity> {
+  const [row] = await deps.db
+    .update(activities)
+    .set({ ...changes, updatedAt: deps.now() })
+    .where(eq(activities.id, activity.id))
+    .returning();
+  return row!;
+}
+
+/**
+ * Deletes an activity, or archives it when it has bookings: those bookings (and their reviews)
+ * still point at it, so it stays in the database but is no longer listed or bookable.
+ */
+export async function deleteActivity(deps: Deps, activity: Activity): Promise<"deleted" | "archived"> {
+  return deps.db.transaction(async (tx) => {
+    const used = await tx.select({ n: count() }).from(bookings).where(eq(bookings.activityId, activity.id)).get();
+    if ((used?.n ?? 0) > 0) {
+      await tx.update(activities).set({ active: false, archivedAt: deps.now(), updatedAt: deps.now() }).where(eq(activities.id, activity.id));
+      return "archived" as const;
+    }
+    await tx.delete(activities).where(eq(activities.id, activity.id));
+    return "deleted" as const;
+  });
+}
+
+/** A listed (not archived) activity, or undefined. */
+export async function findListedActivity(deps: Deps, id: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  return deps.db
+    .select()
+    .from(activities)
+    .where(and(eq(activities.id, id), isNull(activities.archivedAt), eq(activities.active, true)))
+    .get();
+}
+
+/** An activity its host may edit (archived ones are gone for editing too). */
+export async function findOwnActivity(deps: Deps, hostId: string, id: string) {
+  const activity = await findListedActivity(deps, id);
+  return activity && activity.hostId === hostId ? activity : undefined;
+}
+
+export async function hostOf(deps: Deps, activity: Activity) {
+  return deps.db.select().from(users).where(eq(users.id, activity.hostId)).get();
+}
+
+/** An activity as the API shows it (spec §3): rate and durations as decimal strings. */
+export function activityJson(activity: Activity, host?: User | null, rating?: { average: number | null; count: number }) {
+  const hours = (m: number) => (m / 60).toFixed(2);
+  return {
+    id: activity.id,
+    hostId: activity.hostId,
+    host: host
+      ? { id: host.id, name: host.firstName, username: host.username, photo: host.photo, age: ageOn(host.dateOfBirth), city: host.city, bio: host.bio }
+      : undefined,
+    country: activity.country,
+    city: activity.city,
+    category: activity.category,
+    title: activity.title,
+    description: activity.description,
+    hourlyRate: (activity.hourlyRateCents / 100).toFixed(2),
+    photos: activity.photos,
+    tags: activity.tags,
+    duration: hours(activity.minDurationMinutes),
+    maxDuration: activity.maxDurationMinutes === null ? null : hours(activity.maxDurationMinutes),
+    meetingPoint: activity.meetingPoint,
+    hasMeetingPoint: activity.hasMeetingPoint,
+    active: activity.active,
+    featured: activity.featured,
+    createdAt: activity.createdAt,
+    rating: rating?.average ?? null,
+    reviewCount: rating?.count ?? 0,
+  };
+}
+
+export async function ownActivities(deps: Deps, hostId: string) {
+  return deps.db
+    .select()
+    .from(activities)
+    .where(and(eq(activities.hostId, hostId), isNull(activities.archivedAt)))
+    .orderBy(desc(activities.createdAt));
+}

@@ -1,0 +1,71 @@
+import { z } from "zod";
+import type { MessageKey } from "../lib/i18n";
+import { categories } from "./categories";
+
+const msg = (key: MessageKey) => ({ message: key });
+
+export const TITLE_MAX = 50;
+export const DESCRIPTION_MAX = 200;
+export const MEETING_POINT_MAX = 200;
+export const DURATION_STEP = 30;
+export const DURATION_MIN = 30;
+export const DURATION_MAX = 240;
+export const DEFAULT_MIN_DURATION = 60;
+/** Highest hourly rate accepted, in dollars: a typo guard, not a business rule. */
+export const RATE_MAX = 10_000;
+
+export const titleSchema = z.string(msg("activity.titleRequired")).trim().min(1, msg("activity.titleRequired")).max(TITLE_MAX, msg("activity.titleTooLong"));
+export const descriptionSchema = z
+  .string(msg("activity.descriptionRequired"))
+  .trim()
+  .min(1, msg("activity.descriptionRequired"))
+  .max(DESCRIPTION_MAX, msg("activity.descriptionTooLong"));
+export const categorySchema = z.enum(categories, msg("activity.categoryRequired"));
+
+/**
+ * The hourly rate as people type it ("45", "45.5", "45.50") or as a number; becomes cents.
+ * More than two decimals, zero or less, or over the cap are refused.
+ */
+export const hourlyRateSchema = z
+  .union([z.string(), z.number()], msg("activity.rateRequired"))
+  .transform((v, ctx) => {
+    const text = String(v).trim().replace(",", ".");
+    if (!text) {
+      ctx.addIssue({ code: "custom", message: "activity.rateRequired" });
+      return z.NEVER;
+    }
+    if (!/^\d+(\.\d{1,2})?$/.test(text)) {
+      ctx.addIssue({ code: "custom", message: "activity.rateInvalid" });
+      return z.NEVER;
+    }
+    const [whole = "0", fraction = ""] = text.split(".");
+    const cents = Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
+    if (cents <= 0) {
+      ctx.addIssue({ code: "custom", message: "activity.ratePositive" });
+      return z.NEVER;
+    }
+    if (cents > RATE_MAX * 100) {
+      ctx.addIssue({ code: "custom", message: "activity.rateTooHigh" });
+      return z.NEVER;
+    }
+    return cents;
+  });
+
+/**
+ * A duration given as hours (the wizard's strings, "1.5") or minutes; must be on the 30-minute
+ * grid between 30 and 240 minutes.
+ */
+export function durationMinutes(value: unknown, unit: "hours" | "minutes"): number | null {
+  if (value === null || value === undefined || value === "") return null;
+  const n = Number(typeof value === "string" ? value.trim() : value);
+  if (!Number.isFinite(n)) return Number.NaN;
+  return Math.round(unit === "hours" ? n * 60 : n);
+}
+
+export const onDurationGrid = (m: number) => Number.isInteger(m) && m >= DURATION_MIN && m <= DURATION_MAX && m % DURATION_STEP === 0;
+
+export const photosListSchema = z
+  .array(z.string().min(1).max(300), msg("activity.photosInvalid"))
+  .max(6, msg("activity.tooManyPhotos"));
+
+export const meetingPointSchema = z.string(msg("activity.meetingPointInvalid")).trim().max(MEETING_POINT_MAX, msg("activity.meetingPointTooLong"));

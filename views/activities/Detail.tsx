@@ -1,0 +1,174 @@
+import type { Activity, User } from "../../db/schema";
+import { categoryLabelKey, categoryPhoto, isCategory } from "../../src/activities/categories";
+import type { Config } from "../../src/config";
+import { ageOn } from "../../src/lib/dates";
+import { formatMoney } from "../../src/lib/money";
+import type { ReviewView } from "../../src/profiles/service";
+import type { View } from "../../src/shell/view";
+import { ScreenHeader } from "../components/Fields";
+import { Icon } from "../components/icons";
+import { Island } from "../components/Island";
+import { Avatar, Carousel, ReviewList } from "../components/People";
+import { AppLayout } from "../layouts/AppLayout";
+
+/** "45 min" under an hour, otherwise hours ("1 h", "1.5 h"), as spec §9 says. */
+export function formatDuration(view: View, minutes: number) {
+  if (minutes < 60) return view.t("activity.minutes", { n: minutes });
+  const hours = minutes / 60;
+  return view.t("activity.hours", { n: Number.isInteger(hours) ? hours : hours.toFixed(1) });
+}
+
+/** /activity/{id}: photos, what, who, where, reviews, and Request & Pay. */
+export function ActivityDetail({
+  view,
+  activity,
+  host,
+  rating,
+  reviews,
+  maps,
+}: {
+  view: View;
+  activity: Activity;
+  host: User;
+  rating: { average: number | null; count: number };
+  reviews: ReviewView[];
+  maps: Config["maps"];
+}) {
+  const { t } = view;
+  const photos = activity.photos.length ? activity.photos : [categoryPhoto(activity.category)];
+  const own = view.user?.id === activity.hostId;
+  const exact = activity.hasMeetingPoint && activity.meetingPoint;
+  const place = `${activity.city}, ${activity.country}`;
+  const query = exact ? `${activity.meetingPoint}, ${place}` : place;
+  const osmLink = `https://www.openstreetmap.org/search?query=${encodeURIComponent(query)}`;
+  const max = activity.maxDurationMinutes ?? 240;
+  return (
+    <AppLayout view={view} title={activity.title} stylesheets={[view.assets.leafletCss]}>
+      <>
+        <ScreenHeader view={view} title={t("activity.title")} back="/" />
+        <Carousel view={view} photos={photos} label={t("profile.photos")} />
+        <div class="mt-4 flex items-start justify-between gap-3">
+          <h1 class="text-2xl font-bold" safe>
+            {activity.title}
+          </h1>
+          <span class="shrink-0 pt-1 text-sm font-medium" safe>
+            {rating.average === null ? t("browse.new") : `★ ${rating.average.toFixed(1)} (${rating.count})`}
+          </span>
+        </div>
+        <div class="mt-2 flex flex-wrap gap-2 text-sm">
+          <span class="rounded-full bg-sunken px-3 py-1" safe>
+            {isCategory(activity.category) ? t(categoryLabelKey(activity.category)) : activity.category}
+          </span>
+          <span class="rounded-full bg-sunken px-3 py-1" safe>
+            {`${formatMoney(activity.hourlyRateCents, view.locale, { whole: true })}${t("browse.perHour")}`}
+          </span>
+          <span class="rounded-full bg-sunken px-3 py-1" safe>
+            {activity.minDurationMinutes === max
+              ? formatDuration(view, max)
+              : t("activity.durationRange", { min: formatDuration(view, activity.minDurationMinutes), max: formatDuration(view, max) })}
+          </span>
+        </div>
+
+        <a href={host.username ? `/profile/${host.username}` : "#"} class="card mt-4 flex items-center gap-3 p-3 hover:bg-sunken">
+          <Avatar photo={host.photo} name={host.firstName} size={48} />
+          <div class="min-w-0 flex-1">
+            <p class="text-sm text-muted" safe>
+              {t("activity.hostedBy")}
+            </p>
+            <p class="font-semibold" safe>
+              {[host.firstName, ageOn(host.dateOfBirth)].filter((v) => v !== null && v !== "").join(", ")}
+            </p>
+          </div>
+          <Icon name="chevronRight" class="w-5 h-5 text-muted" />
+        </a>
+
+        <section class="mt-6">
+          <h2 class="mb-2 text-lg font-semibold" safe>
+            {t("activity.about")}
+          </h2>
+          <p class="whitespace-pre-line" safe>
+            {activity.description}
+          </p>
+        </section>
+
+        <section class="mt-6">
+          <h2 class="mb-2 text-lg font-semibold" safe>
+            {t("activity.location")}
+          </h2>
+          <p class="flex items-start gap-2">
+            <Icon name="map" class="mt-0.5 w-5 h-5 shrink-0 text-muted" />
+            <span>
+              <span class="font-medium" safe>
+                {exact ? activity.meetingPoint! : place}
+              </span>
+              {exact ? (
+                <span class="block text-sm text-muted" safe>
+                  {place}
+                </span>
+              ) : (
+                <span class="block text-sm text-muted" safe>
+                  {t("activity.locationShared")}
+                </span>
+              )}
+            </span>
+          </p>
+          <div class="mt-3">
+            <Island
+              name="ActivityMap"
+              props={{ query, zoom: exact ? 16 : 12, tileUrl: maps.tileUrl, geocoderUrl: maps.geocoderUrl, attribution: maps.attribution, label: t("activity.map") }}
+            />
+          </div>
+          <a href={osmLink} class="link mt-2 inline-block text-sm" rel="noopener noreferrer" target="_blank" safe>
+            {t("activity.openMap")}
+          </a>
+        </section>
+
+        <section class="mt-6">
+          <h2 class="mb-2 text-lg font-semibold" safe>
+            {t("profile.reviews")}
+          </h2>
+          <ReviewList view={view} reviews={reviews} empty={t("profile.noReviews")} />
+        </section>
+
+        <div class="fixed inset-x-0 bottom-16 z-20 border-t border-line bg-surface/95 px-4 py-3 backdrop-blur">
+          <div class="mx-auto flex max-w-screen-md items-center justify-between gap-3">
+            <p>
+              <span class="text-lg font-bold" safe>
+                {formatMoney(activity.hourlyRateCents, view.locale, { whole: true })}
+              </span>
+              <span class="text-muted" safe>
+                {t("browse.perHour")}
+              </span>
+            </p>
+            {own ? (
+              <a href={`/edit-activity/${activity.id}`} class="btn btn-secondary" safe>
+                {t("activity.edit")}
+              </a>
+            ) : (
+              <a href={`/booking/${activity.id}/date-time`} class="btn btn-primary" safe>
+                {t("activity.requestAndPay")}
+              </a>
+            )}
+          </div>
+        </div>
+        <div class="h-20" aria-hidden="true" />
+      </>
+    </AppLayout>
+  );
+}
+
+export function ActivityNotFound({ view }: { view: View }) {
+  const { t } = view;
+  return (
+    <AppLayout view={view} title={t("activity.notFound")}>
+      <section class="flex min-h-[60vh] flex-col items-center justify-center text-center">
+        <h1 class="text-2xl font-bold" safe>
+          {t("activity.notFound")}
+        </h1>
+        <a href="/" class="btn btn-primary mt-6" safe>
+          {t("notFound.back")}
+        </a>
+      </section>
+    </AppLayout>
+  );
+}

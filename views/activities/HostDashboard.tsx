@@ -1,0 +1,222 @@
+import type { Activity, User } from "../../db/schema";
+import type { HostRequest } from "../../src/activities/host";
+import { formatMoney } from "../../src/lib/money";
+import type { View } from "../../src/shell/view";
+import { photoUrl } from "../../src/uploads/service";
+import { categoryPhoto } from "../../src/activities/categories";
+import { ScreenHeader } from "../components/Fields";
+import { Icon } from "../components/icons";
+import { Avatar } from "../components/People";
+import { AppLayout } from "../layouts/AppLayout";
+
+export interface DashboardData {
+  user: User;
+  activities: Activity[];
+  activityCount: number;
+  requests: HostRequest[];
+  requestCount: number;
+  earnings: { totalEarningsCents: number; pendingPayoutsCents: number; completedBookings: number };
+}
+
+/** "2026-12-01T14:00:00" as the viewer reads dates and times. */
+export function formatLocal(view: View, local: string) {
+  const [date, time = "00:00"] = local.split("T");
+  const d = new Date(`${date}T${time.slice(0, 5)}:00Z`);
+  return new Intl.DateTimeFormat(view.locale === "fr" ? "fr-FR" : "en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(d);
+}
+
+/** /host (also /host-dashboard): counters, quick actions, earnings, activities, requests. */
+export function HostDashboard({ view, data }: { view: View; data: DashboardData }) {
+  const { t } = view;
+  const money = (cents: number) => formatMoney(cents, view.locale);
+  const counters = [
+    { label: t("host.activities"), value: String(data.activityCount) },
+    { label: t("host.requests"), value: String(data.requestCount) },
+    { label: t("host.earnings"), value: money(data.earnings.totalEarningsCents) },
+  ];
+  return (
+    <AppLayout view={view} title={t("host.title")}>
+      <>
+        <ScreenHeader view={view} title={t("host.title")} />
+        <ul class="grid grid-cols-3 gap-2">
+          {counters.map((c) => (
+            <li class="card p-3 text-center">
+              <p class="truncate text-lg font-bold" safe>
+                {c.value}
+              </p>
+              <p class="text-xs text-muted" safe>
+                {c.label}
+              </p>
+            </li>
+          ))}
+        </ul>
+
+        <section class="mt-6">
+          <h2 class="mb-2 text-lg font-semibold" safe>
+            {t("host.quickActions")}
+          </h2>
+          <div class="grid grid-cols-2 gap-2">
+            <a href="/create-activity-flow" class="btn btn-primary" safe>
+              {t("host.createActivity")}
+            </a>
+            <a href="/messages" class="btn btn-secondary" safe>
+              {t("host.viewMessages")}
+            </a>
+          </div>
+        </section>
+
+        <section class="mt-6">
+          <h2 class="mb-2 text-lg font-semibold" safe>
+            {t("host.earningsSummary")}
+          </h2>
+          <dl class="card divide-y divide-line">
+            <div class="flex justify-between px-4 py-3">
+              <dt class="text-muted" safe>
+                {t("host.totalEarnings")}
+              </dt>
+              <dd class="font-semibold" safe>
+                {money(data.earnings.totalEarningsCents)}
+              </dd>
+            </div>
+            <div class="flex justify-between px-4 py-3">
+              <dt class="text-muted" safe>
+                {t("host.pendingPayouts")}
+              </dt>
+              <dd class="font-semibold" safe>
+                {money(data.earnings.pendingPayoutsCents)}
+              </dd>
+            </div>
+            <div class="flex justify-between px-4 py-3">
+              <dt class="text-muted" safe>
+                {t("host.completedBookings")}
+              </dt>
+              <dd class="font-semibold" safe>
+                {String(data.earnings.completedBookings)}
+              </dd>
+            </div>
+          </dl>
+          {data.earnings.totalEarningsCents > 0 && !data.user.stripeAccountId ? (
+            <a href="/stripe-connect-setup" class="btn btn-primary mt-3 w-full" safe>
+              {t("host.verifyToWithdraw")}
+            </a>
+          ) : (
+            ""
+          )}
+        </section>
+
+        <section class="mt-6">
+          <div class="mb-2 flex items-baseline justify-between">
+            <h2 class="text-lg font-semibold" safe>
+              {t("host.myActivities")}
+            </h2>
+            {data.activityCount > 0 ? (
+              <a href="/host/activities" class="link text-sm" safe>
+                {t("common.viewAll")}
+              </a>
+            ) : (
+              ""
+            )}
+          </div>
+          {data.activities.length ? (
+            <ul class="flex flex-col gap-2">
+              {data.activities.slice(0, 4).map((a) => (
+                <HostActivityRow view={view} activity={a} />
+              ))}
+            </ul>
+          ) : (
+            <div class="card p-6 text-center">
+              <p class="font-medium" safe>
+                {t("host.noActivities")}
+              </p>
+              <a href="/create-activity-flow" class="btn btn-primary mt-3" safe>
+                {t("host.createActivity")}
+              </a>
+            </div>
+          )}
+        </section>
+
+        <section class="mt-6">
+          <div class="mb-2 flex items-baseline justify-between">
+            <h2 class="text-lg font-semibold" safe>
+              {t("host.recentRequests")}
+            </h2>
+            {data.requestCount > 0 ? (
+              <a href="/bookings" class="link text-sm" safe>
+                {t("common.viewAll")}
+              </a>
+            ) : (
+              ""
+            )}
+          </div>
+          {data.requests.length ? (
+            <ul class="flex flex-col gap-2">
+              {data.requests.slice(0, 3).map((r) => (
+                <li class="card flex items-center gap-3 p-3">
+                  <Avatar photo={r.guestPhoto} name={r.guestName} size={40} />
+                  <div class="min-w-0 flex-1">
+                    <p class="truncate font-medium" safe>
+                      {`${r.guestName ?? ""} · ${r.activityTitle}`}
+                    </p>
+                    <p class="text-sm text-muted" safe>
+                      {formatLocal(view, r.startsAtLocal)}
+                    </p>
+                  </div>
+                  <span class="text-sm font-semibold" safe>
+                    {money(r.totalCents)}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p class="card p-4 text-sm text-muted" safe>
+              {t("host.noRequests")}
+            </p>
+          )}
+        </section>
+      </>
+    </AppLayout>
+  );
+}
+
+export function HostActivityRow({ view, activity }: { view: View; activity: Activity }) {
+  const { t } = view;
+  return (
+    <li class="card flex items-center gap-3 p-2">
+      <img src={photoUrl(activity.photos[0] ?? categoryPhoto(activity.category), "thumb")!} alt="" width="56" height="56" class="h-14 w-14 shrink-0 rounded-lg object-cover" />
+      <a href={`/activity/${activity.id}`} class="min-w-0 flex-1">
+        <p class="truncate font-medium" safe>
+          {activity.title}
+        </p>
+        <p class="text-sm text-muted" safe>
+          {`${formatMoney(activity.hourlyRateCents, view.locale, { whole: true })}${t("browse.perHour")} · ${activity.city}`}
+        </p>
+      </a>
+      <a href={`/edit-activity/${activity.id}`} class="btn btn-ghost px-2.5" aria-label={t("activity.editNamed", { title: activity.title })}>
+        <Icon name="edit" class="w-5 h-5" />
+      </a>
+    </li>
+  );
+}
+
+/** /host/activities: all of a host's activities. */
+export function HostActivities({ view, activities }: { view: View; activities: Activity[] }) {
+  const { t } = view;
+  return (
+    <AppLayout view={view} title={t("host.myActivities")}>
+      <>
+        <ScreenHeader view={view} title={t("host.myActivities")} back="/host" />
+        {activities.length ? (
+          <ul class="flex flex-col gap-2">
+            {activities.map((a) => (
+              <HostActivityRow view={view} activity={a} />
+            ))}
+          </ul>
+        ) : (
+          <p class="card p-4 text-sm text-muted" safe>
+            {t("host.noActivities")}
+          </p>
+        )}
+      </>
+    </AppLayout>
+  );
+}

@@ -1,0 +1,79 @@
+import type { Activity } from "../../db/schema";
+import { categories, categoryLabelKey } from "../../src/activities/categories";
+import type { Config } from "../../src/config";
+import type { MessageKey } from "../../src/lib/i18n";
+import type { View } from "../../src/shell/view";
+import { Island } from "../components/Island";
+import { Document } from "../layouts/Document";
+import { photoGridTexts } from "../profiles/PhotoGridField";
+
+const wizardKeys = {
+  title: "wizard.title", progress: "wizard.progress", close: "common.close", back: "common.back", next: "common.next",
+  step1: "wizard.step1", step2: "wizard.step2", step3: "wizard.step3", step4: "wizard.step4", step5: "wizard.step5", step6: "wizard.step6", step7: "wizard.step7",
+  getTips: "wizard.getTips", inspiration: "wizard.inspiration", titleLabel: "create.titleLabel", titlePlaceholder: "wizard.titlePlaceholder",
+  descriptionLabel: "create.descriptionLabel", descriptionPlaceholder: "wizard.descriptionPlaceholder", count: "common.characterCount",
+  rateLabel: "create.rateLabel", breakdown: "wizard.breakdown", rateLine: "wizard.rateLine", feeLine: "wizard.feeLine", earnLine: "wizard.earnLine", enterRate: "wizard.enterRate",
+  minDuration: "wizard.minDuration", maxDuration: "wizard.maxDuration", maxToggle: "wizard.maxToggle", noMax: "wizard.noMax", less: "wizard.less", more: "wizard.more",
+  minutes: "activity.minutes", hours: "activity.hours", cityNote: "wizard.cityNote", meetingNow: "create.meetingNow", meetingLater: "create.meetingLater",
+  meetingAddress: "create.meetingAddress", meetingPlaceholder: "create.meetingPlaceholder", create: "wizard.create", update: "wizard.update", saving: "common.saving",
+  delete: "wizard.delete", deleteConfirm: "wizard.deleteConfirm", created: "toast.activityCreated", updated: "toast.activityUpdated", deleted: "toast.activityDeleted",
+  createError: "wizard.createError", updateError: "wizard.updateError", deleteError: "wizard.deleteError", tryAgain: "wizard.tryAgain",
+} as const satisfies Record<string, MessageKey>;
+
+function tips(view: View, prefix: "title" | "description" | "photos") {
+  const { t } = view;
+  return {
+    heading: t(`tips.${prefix}.heading` as MessageKey),
+    tips: [1, 2, 3].map((n) => t(`tips.${prefix}.tip${n}` as MessageKey)),
+    examples: [1, 2].map((n) => t(`tips.${prefix}.example${n}` as MessageKey)),
+  };
+}
+
+/** /create-activity-flow and /edit-activity/{id}: the wizard island on its own page. */
+export function ActivityWizardPage({ view, activity, city, country, maps }: { view: View; activity?: Activity; city: string; country: string; maps: Config["maps"] }) {
+  const { t } = view;
+  const texts: Record<string, string> = Object.fromEntries(Object.entries(wizardKeys).map(([k, key]) => [k, t(key)]));
+  texts.locale = view.locale === "fr" ? "fr-FR" : "en-US";
+  const props = {
+    mode: activity ? "edit" : "create",
+    activity: activity
+      ? {
+          id: activity.id,
+          category: activity.category,
+          title: activity.title,
+          description: activity.description,
+          hourlyRate: (activity.hourlyRateCents / 100).toFixed(2),
+          photos: activity.photos,
+          minDurationMinutes: activity.minDurationMinutes,
+          maxDurationMinutes: activity.maxDurationMinutes,
+          hasMeetingPoint: activity.hasMeetingPoint,
+          meetingPoint: activity.meetingPoint ?? "",
+        }
+      : { category: "", title: "", description: "", hourlyRate: "", photos: [], minDurationMinutes: 60, maxDurationMinutes: null, hasMeetingPoint: false, meetingPoint: "" },
+    city: activity?.city ?? city,
+    country: activity?.country ?? country,
+    geocoderUrl: maps.geocoderUrl,
+    categories: categories.map((c) => ({ value: c, label: t(categoryLabelKey(c)), photo: `/static/photos/${c}-1.svg` })),
+    photoTexts: photoGridTexts(view),
+    tips: { title: tips(view, "title"), description: tips(view, "description"), photos: tips(view, "photos") },
+    t: texts,
+  };
+  const title = activity ? t("wizard.editTitle") : t("wizard.title");
+  return (
+    <Document view={view} title={title}>
+      <main id="main" class="mx-auto max-w-md px-5 py-4">
+        <h1 class="sr-only" safe>
+          {title}
+        </h1>
+        <Island name="ActivityWizard" props={props}>
+          <div class="flex min-h-[60vh] flex-col items-center justify-center gap-3" role="status">
+            <span class="spinner" />
+            <span class="text-sm text-muted" safe>
+              {t("app.loading")}
+            </span>
+          </div>
+        </Island>
+      </main>
+    </Document>
+  );
+}
