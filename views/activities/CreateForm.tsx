@@ -99,7 +99,7 @@ export function CreateActivityForm({ view, state, maps, near }: { view: View; st
               <input type="radio" name="hasMeetingPoint" value="false" checked={!v.hasMeetingPoint} class="accent-[#e8553d]" />
               <span safe>{t("create.meetingLater")}</span>
             </label>
-            <div class="mt-2">
+            <div class="meeting-address mt-2">
               <Island
                 name="AddressInput"
                 props={{ name: "meetingPoint", value: v.meetingPoint, label: t("create.meetingAddress"), placeholder: t("create.meetingPlaceholder"), geocoderUrl: maps.geocoderUrl, near, maxLength: MEETING_POINT_MAX, invalid: Boolean(e.meetingPoint), describedBy: "field-meetingPoint-error" }}

@@ -32,7 +32,7 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
   const counters = [
     { label: t("host.activities"), value: String(data.activityCount) },
     { label: t("host.requests"), value: String(data.requestCount) },
-    { label: t("host.earnings"), value: money(data.earnings.totalEarningsCents) },
+    { label: t("host.earnings"), value: formatMoney(data.earnings.totalEarningsCents, view.locale, { whole: true }) },
   ];
   return (
     <AppLayout view={view} title={t("host.title")}>

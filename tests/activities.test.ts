@@ -1,0 +1,296 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { activities, bookings } from "../db/schema";
+import { seedDemo } from "../db/seed";
+import { categories } from "../src/activities/categories";
+import { priceFor } from "../src/lib/pricing";
+import { makeTestApp, type Client } from "./helpers";
+
+let t: Awaited<ReturnType<typeof makeTestApp>>;
+let host: Client;
+let stranger: Client;
+beforeAll(async () => {
+  t = await makeTestApp();
+  host = t.client();
+  await host.signUpComplete({ username: "thehost", city: "Paris", country: "France" });
+  stranger = t.client();
+  await stranger.signUpComplete({ username: "stranger" });
+});
+afterAll(() => t.cleanup());
+
+type Json = Record<string, unknown> & { errors?: Record<string, string>; message?: string };
+const body = async (res: Response) => (await res.json()) as Json;
+const valid = { title: "Tennis for beginners", description: "Forehand, backhand, serve.", category: "sports", hourlyRate: "45.50" };
+
+describe("creating activities through the API", () => {
+  test("a valid activity is created in the host's city, with the spec's fields", async () => {
+    const photo = await host.uploadPhoto(undefined, "/api/activity-images");
+    const res = await host.request("/api/activities", { method: "POST", json: { ...valid, photos: [photo] }, headers: { "x-csrf-token": host.csrf } });
+    expect(res.status).toBe(201);
+    const a = await body(res);
+    expect(a).toMatchObject({ title: "Tennis for beginners", category: "sports", hourlyRate: "45.50", duration: "1.00", maxDuration: null, city: "Paris", country: "France", hasMeetingPoint: false, meetingPoint: null, photos: [photo] });
+  });
+
+  test.each([
+    [{ title: "" }, "title", "Title is required"],
+    [{ title: "x".repeat(51) }, "title", "Title is 50 characters at most"],
+    [{ description: "   " }, "description", "Description is required"],
+    [{ description: "x".repeat(201) }, "description", "Description is 200 characters at most"],
+    [{ category: "cooking" }, "category", "Choose a category"],
+    [{ hourlyRate: "" }, "hourlyRate", "Hourly rate is required"],
+    [{ hourlyRate: "abc" }, "hourlyRate", "Enter the hourly rate as a number, with at most 2 decimals"],
+    [{ hourlyRate: "10.999" }, "hourlyRate", "Enter the hourly rate as a number, with at most 2 decimals"],
+    [{ hourlyRate: "0" }, "hourlyRate", "The hourly rate must be greater than 0"],
+    [{ hourlyRate: "-5" }, "hourlyRate", "Enter the hourly rate as a number, with at most 2 decimals"],
+    [{ hourlyRate: "10000.01" }, "hourlyRate", "The hourly rate is $10,000 at most"],
+    [{ duration: "0" }, "duration", "Durations go from 30 minutes to 4 hours in 30-minute steps"],
+    [{ duration: "0.75" }, "duration", "Durations go from 30 minutes to 4 hours in 30-minute steps"],
+    [{ duration: "4.5" }, "duration", "Durations go from 30 minutes to 4 hours in 30-minute steps"],
+    [{ duration: "2", maxDuration: "2" }, "maxDuration", "The maximum duration is at least 30 minutes more than the minimum, and 4 hours at most"],
+    [{ duration: "1", maxDuration: "5" }, "maxDuration", "The maximum duration is at least 30 minutes more than the minimum, and 4 hours at most"],
+    [{ hasMeetingPoint: true, meetingPoint: "" }, "meetingPoint", "Enter the meeting point, or choose to share it later"],
+    [{ hasMeetingPoint: true, meetingPoint: "x".repeat(201) }, "meetingPoint", "The meeting point is 200 characters at most"],
+    [{ photos: ["a", "b", "c", "d", "e", "f", "g"] }, "photos", "6 photos at most"],
+    [{ photos: ["/objects/00000000-0000-4000-8000-000000000000"] }, "photos", "These photos could not be saved"],
+    [{ city: "Atlantis" }, "city", "Set your country and city in Settings first"],
+  ])("%j is refused with 400 and its message, and nothing is written", async (change, field, message) => {
+    const before = (await t.db.select().from(activities)).length;
+    const res = await host.request("/api/activities", { method: "POST", json: { ...valid, ...change }, headers: { "x-csrf-token": host.csrf } });
+    expect(res.status).toBe(400);
+    expect((await body(res)).errors![field]).toBe(message);
+    expect((await t.db.select().from(activities)).length).toBe(before);
+  });
+
+  test("the rate message is the spec's French one for French visitors", async () => {
+    const res = await host.request("/api/activities", { method: "POST", json: { ...valid, hourlyRate: "" }, headers: { "x-csrf-token": host.csrf, "accept-language": "fr" } });
+    expect((await body(res)).errors!.hourlyRate).toBe("Le tarif horaire est requis");
+  });
+
+  test.each([
+    [{ duration: "0.5" }, 30, null],
+    [{ duration: "1.5", maxDuration: "2" }, 90, 120],
+    [{ duration: "3.5", maxDuration: "4" }, 210, 240],
+    [{ minDurationMinutes: 120, maxDurationMinutes: 180 }, 120, 180],
+    [{ duration: "1", maxDuration: null }, 60, null],
+  ])("durations %j are stored as %i and %p minutes", async (change, min, max) => {
+    const res = await host.request("/api/activities", { method: "POST", json: { ...valid, ...change }, headers: { "x-csrf-token": host.csrf } });
+    expect(res.status).toBe(201);
+    const row = await t.db.select().from(activities).where(eq(activities.id, (await body(res)).id as string)).get();
+    expect([row!.minDurationMinutes, row!.maxDurationMinutes]).toEqual([min, max]);
+  });
+
+  test("'share later' clears the meeting point", async () => {
+    const created = await body(await host.request("/api/activities", { method: "POST", json: { ...valid, hasMeetingPoint: true, meetingPoint: "Jardin du Luxembourg" }, headers: { "x-csrf-token": host.csrf } }));
+    expect(created).toMatchObject({ hasMeetingPoint: true, meetingPoint: "Jardin du Luxembourg" });
+    const updated = await body(await host.request(`/api/activities/${created.id}`, { method: "PATCH", json: { hasMeetingPoint: false, meetingPoint: "Jardin du Luxembourg" }, headers: { "x-csrf-token": host.csrf } }));
+    expect(updated).toMatchObject({ hasMeetingPoint: false, meetingPoint: null });
+  });
+
+  test("prices at the limits of durations follow the money rules", () => {
+    expect(priceFor(4550, 30)).toMatchObject({ subtotalCents: 2275, serviceFeeCents: 228, totalCents: 2503, platformFeeCents: 455, hostEarningsCents: 1820 });
+    expect(priceFor(1_000_000, 240)).toMatchObject({ subtotalCents: 4_000_000, totalCents: 4_400_000, hostEarningsCents: 3_200_000 });
+  });
+});
+
+describe("who may change what", () => {
+  let id: string;
+  beforeAll(async () => {
+    id = (await body(await host.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": host.csrf } }))).id as string;
+  });
+
+  test("a stranger cannot edit or delete: 404, and nothing changes", async () => {
+    expect((await stranger.request(`/api/activities/${id}`, { method: "PATCH", json: { title: "Mine now" }, headers: { "x-csrf-token": stranger.csrf } })).status).toBe(404);
+    expect((await stranger.request(`/api/activities/${id}`, { method: "DELETE", headers: { "x-csrf-token": stranger.csrf } })).status).toBe(404);
+    expect((await stranger.get(`/edit-activity/${id}`)).status).toBe(404);
+    const row = await t.db.select().from(activities).where(eq(activities.id, id)).get();
+    expect(row!.title).toBe(valid.title);
+  });
+
+  test("the host edits: only given fields change", async () => {
+    const res = await host.request(`/api/activities/${id}`, { method: "PATCH", json: { title: "Tennis, all levels", hourlyRate: 50 }, headers: { "x-csrf-token": host.csrf } });
+    expect(res.status).toBe(200);
+    expect(await body(res)).toMatchObject({ title: "Tennis, all levels", hourlyRate: "50.00", description: valid.description });
+    expect((await host.request(`/api/activities/${id}`, { method: "PATCH", json: { title: "" }, headers: { "x-csrf-token": host.csrf } })).status).toBe(400);
+  });
+
+  test("deleting without bookings erases; with bookings it archives", async () => {
+    const res = await host.request(`/api/activities/${id}`, { method: "DELETE", headers: { "x-csrf-token": host.csrf } });
+    expect(await body(res)).toEqual({ status: "deleted" });
+    expect(await t.db.select().from(activities).where(eq(activities.id, id)).get()).toBeUndefined();
+
+    const booked = (await body(await host.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": host.csrf } }))).id as string;
+    const hostRow = (await body(await host.get("/api/user"))) as { id: string };
+    const guestRow = (await body(await stranger.get("/api/user"))) as { id: string };
+    const now = Date.now();
+    await t.db.insert(bookings).values({
+      id: crypto.randomUUID(), guestId: guestRow.id, hostId: hostRow.id, activityId: booked, status: "completed",
+      startsAtLocal: "2026-10-01T10:00:00", timeZone: "Europe/Paris", startsAt: now - 86400000, endsAt: now - 82800000, durationMinutes: 60,
+      hourlyRateCents: 4550, ...priceFor(4550, 60), respondBy: now, createdAt: now,
+    });
+    expect(await body(await host.request(`/api/activities/${booked}`, { method: "DELETE", headers: { "x-csrf-token": host.csrf } }))).toEqual({ status: "archived" });
+    const row = await t.db.select().from(activities).where(eq(activities.id, booked)).get();
+    expect(row!.archivedAt).not.toBeNull();
+    expect((await stranger.get(`/api/activities/${booked}`)).status).toBe(404);
+    const page = await stranger.get(`/activity/${booked}`);
+    expect(page.status).toBe(404);
+    expect(await page.text()).toContain("Activity not found");
+  });
+});
+
+describe("browse", () => {
+  let b: Awaited<ReturnType<typeof makeTestApp>>;
+  let guest: Client;
+  beforeAll(async () => {
+    b = await makeTestApp();
+    await seedDemo(b.db);
+    guest = b.client();
+    await guest.signUpComplete({ city: "New York" });
+  });
+  afterAll(() => b.cleanup());
+
+  test("lists the user's city, newest first, with count text, ratings and hosts", async () => {
+    const html = await (await guest.get("/")).text();
+    expect(html).toContain("Activities in New York");
+    expect(html).toMatch(/\d+ activities found/);
+    expect(html).toContain("★ ");
+    const list = (await body(await guest.get("/api/activities?city=Paris"))) as unknown as { city: string; host: { name: string }; createdAt: number }[];
+    expect(list.length).toBeGreaterThan(0);
+    expect(list.every((a) => a.city === "Paris" && a.host.name)).toBe(true);
+    expect([...list].sort((x, y) => y.createdAt - x.createdAt)).toEqual(list);
+  });
+
+  test("filters by category; 'All' is no category; unknown categories are ignored", async () => {
+    for (const category of ["sports", "food"]) {
+      const list = (await body(await guest.get(`/api/activities?city=New%20York&category=${category}`))) as unknown as { category: string }[];
+      expect(list.every((a) => a.category === category)).toBe(true);
+    }
+    const all = (await body(await guest.get("/api/activities?city=New%20York"))) as unknown as unknown[];
+    const bogus = (await body(await guest.get("/api/activities?city=New%20York&category=%3Cscript%3E"))) as unknown as unknown[];
+    expect(bogus.length).toBe(all.length);
+  });
+
+  test("the count text is singular for 1 or fewer", async () => {
+    const empty = await (await guest.get("/browse?city=Honolulu")).text();
+    expect(empty).toContain("0 activity found");
+    expect(empty).toContain("No activities found");
+    expect(empty).toContain("Try changing your city or category");
+  });
+
+  test("htmx gets only the list, with the filters in the URL it pushes", async () => {
+    const res = await guest.get("/browse?city=Paris&category=food", { "hx-request": "true", "hx-target": "results" });
+    const html = await res.text();
+    expect(html.startsWith('<section id="results"')).toBe(true);
+    expect(html).not.toContain("<html");
+    const full = await guest.get("/browse?city=Paris&category=food", { "hx-request": "true", "hx-history-restore-request": "true" });
+    expect(await full.text()).toContain("<html");
+  });
+
+  test("pages follow each other without gaps or repeats, and archived activities are hidden", async () => {
+    const { seedGeneratedActivities } = await import("../db/seed");
+    await seedGeneratedActivities(b.db, 120);
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    let total = 0;
+    do {
+      const res = await guest.get(`/api/activities?city=Tokyo&limit=25${cursor ? `&cursor=${cursor}` : ""}`);
+      total = Number(res.headers.get("x-total-count"));
+      cursor = res.headers.get("x-next-cursor");
+      for (const a of (await body(res)) as unknown as { id: string }[]) {
+        expect(seen.has(a.id)).toBe(false);
+        seen.add(a.id);
+      }
+    } while (cursor);
+    expect(seen.size).toBe(total);
+
+    const [hidden] = [...seen];
+    await b.db.update(activities).set({ archivedAt: Date.now(), active: false }).where(eq(activities.id, hidden!));
+    const after = (await body(await guest.get("/api/activities?city=Tokyo&limit=100"))) as unknown as { id: string }[];
+    expect(after.some((a) => a.id === hidden)).toBe(false);
+  });
+
+  test("'Load more' brings the next page as list items", async () => {
+    const { seedGeneratedActivities } = await import("../db/seed");
+    await seedGeneratedActivities(b.db, 200);
+    const first = await (await guest.get("/browse?city=Tokyo")).text();
+    const more = /hx-get="([^"]*page=more)"/.exec(first)![1]!.replace(/&amp;/g, "&");
+    const next = await (await guest.get(more, { "hx-request": "true" })).text();
+    expect(next.startsWith("<li>")).toBe(true);
+    expect(next).toContain('href="/activity/');
+  });
+
+  test("a forged cursor is just the first page", async () => {
+    const res = await guest.get("/api/activities?city=Tokyo&cursor=%27%20OR%201%3D1");
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("pages", () => {
+  test("the activity page shows its details, the host link and Request & Pay", async () => {
+    const created = await body(await host.request("/api/activities", { method: "POST", json: { ...valid, duration: "0.5", maxDuration: "2", hasMeetingPoint: true, meetingPoint: "Court 3" }, headers: { "x-csrf-token": host.csrf } }));
+    const html = await (await stranger.get(`/activity/${created.id}`)).text();
+    expect(html).toContain("Tennis for beginners");
+    expect(html).toContain("30 min to 2 h");
+    expect(html).toContain('href="/profile/thehost"');
+    expect(html).toContain(`href="/booking/${created.id}/date-time"`);
+    expect(html).toContain("Court 3");
+    expect(html).toContain("&#34;zoom&#34;:16");
+    const own = await (await host.get(`/activity/${created.id}`)).text();
+    expect(own).toContain(`href="/edit-activity/${created.id}"`);
+    expect(own).not.toContain("/date-time");
+  });
+
+  test("without a meeting point the city area is shown with the note", async () => {
+    const created = await body(await host.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": host.csrf } }));
+    const html = await (await stranger.get(`/activity/${created.id}`)).text();
+    expect(html).toContain("The exact location is shared by message before the activity.");
+    expect(html).toContain("&#34;zoom&#34;:12");
+  });
+
+  test("an unknown id is 'Activity not found' with 'Back to Browse'", async () => {
+    for (const id of [crypto.randomUUID(), "not-a-uuid"]) {
+      const res = await stranger.get(`/activity/${id}`);
+      expect(res.status).toBe(404);
+      const html = await res.text();
+      expect(html).toContain("Activity not found");
+      expect(html).toContain("Back to Browse");
+    }
+  });
+
+  test("the create form saves and goes to the dashboard with 'Activity created successfully!'", async () => {
+    const bad = await host.postForm("/create-activity", { title: "Yoga", description: "Calm", category: "wellness", hourlyRate: "", hasMeetingPoint: "false", photos: "[]" });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("Hourly rate is required");
+    const ok = await host.postForm("/create-activity", { title: "Yoga", description: "Calm", category: "wellness", hourlyRate: "20", hasMeetingPoint: "false", photos: "[]" });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get("location")).toBe("/host-dashboard");
+    const dashboard = await (await host.get("/host-dashboard")).text();
+    expect(dashboard).toContain("Activity created successfully!");
+    expect(dashboard).toContain("Yoga");
+  });
+
+  test("the dashboard counts activities, requests and earnings from real data", async () => {
+    const d = await makeTestApp();
+    await seedDemo(d.db);
+    const demoHost = d.client();
+    await demoHost.postJson("/api/login", { email: "host@offline.test", password: "offline-demo" });
+    const html = await (await demoHost.get("/host")).text();
+    expect(html).toContain("Verify Account to Withdraw");
+    expect(html).toContain("My Activities");
+    const earnings = await body(await demoHost.get("/api/host/earnings"));
+    expect(Number(earnings.totalEarnings)).toBeGreaterThan(0);
+    expect(await (await demoHost.get("/host-dashboard")).text()).toContain("Earnings Summary");
+    d.cleanup();
+  });
+
+  test("the wizard pages render their island, and edit is only for the host", async () => {
+    const created = await body(await host.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": host.csrf } }));
+    expect(await (await host.get("/create-activity-flow")).text()).toContain('data-island="ActivityWizard"');
+    const edit = await (await host.get(`/edit-activity/${created.id}`)).text();
+    expect(edit).toContain("Tennis for beginners");
+    expect((await stranger.get(`/edit-activity/${created.id}`)).status).toBe(404);
+  });
+
+  test("every category has a label and a default photo", async () => {
+    for (const c of categories) expect((await stranger.get(`/static/photos/${c}-1.svg`)).status).toBe(200);
+  });
+});
