@@ -177,9 +177,10 @@ describe("browse", () => {
   });
 
   test("htmx gets only the list, with the filters in the URL it pushes", async () => {
-    const res = await guest.get("/browse?city=Paris&category=food", { "hx-request": "true", "hx-target": "results" });
+    const res = await guest.get("/browse?city=Paris&category=food", { "hx-request": "true", "hx-target": "browse" });
     const html = await res.text();
-    expect(html.startsWith('<section id="results"')).toBe(true);
+    expect(html.startsWith('<div id="browse"')).toBe(true);
+    expect(html).toContain("Activities in Paris");
     expect(html).not.toContain("<html");
     const full = await guest.get("/browse?city=Paris&category=food", { "hx-request": "true", "hx-history-restore-request": "true" });
     expect(await full.text()).toContain("<html");

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { Browse, BrowseCards, BrowseResults, type BrowseState } from "../../views/activities/Browse";
+import { Browse, BrowseBody, BrowseCards, type BrowseState } from "../../views/activities/Browse";
 import { CreateActivityForm, emptyCreateForm, type CreateFormState } from "../../views/activities/CreateForm";
 import { ActivityDetail, ActivityNotFound } from "../../views/activities/Detail";
 import { HostActivities, HostDashboard, type DashboardData } from "../../views/activities/HostDashboard";
@@ -22,12 +22,12 @@ export function activityRoutes(deps: Deps) {
     const city = cityByName(query.city)?.name ?? state.user?.city ?? DEFAULT_CITY;
     const category = isCategory(query.category) ? query.category : undefined;
     const page = await browseActivities(deps.db, { city, category, limit: PAGE_SIZE, cursor: query.cursor });
-    const browseState: BrowseState = { city, category, ...page };
+    const browseState: BrowseState = { city, category, filtersOpen: query.filters === "1", ...page };
     const view = viewOf(deps, state, request);
     // htmx asks for just the part it swaps: the next page of cards, or the list after a filter change.
     if (request.headers.get("hx-request") && !request.headers.get("hx-history-restore-request")) {
       if (query.page === "more") return htmlResponse(String(await (<BrowseCards view={view} state={browseState} />)));
-      if (request.headers.get("hx-target") === "results") return htmlResponse(String(await (<BrowseResults view={view} state={browseState} />)), 200, { Vary: "HX-Request, HX-Target" });
+      if (request.headers.get("hx-target") === "browse") return htmlResponse(String(await (<BrowseBody view={view} state={browseState} />)), 200, { Vary: "HX-Request, HX-Target" });
     }
     return renderPage(deps, state, request, (v) => <Browse view={v} state={browseState} />, { headers: { Vary: "HX-Request, HX-Target" } });
   };

@@ -10,24 +10,35 @@ import { AppLayout } from "../layouts/AppLayout";
 export interface BrowseState {
   city: string;
   category?: Category;
+  /** Keep the category grid open (it was used to get here). */
+  filtersOpen?: boolean;
   cards: ActivityCard[];
   total: number;
   nextCursor: string | null;
 }
 
-export const browseHref = (city: string, category?: string, cursor?: string) => {
+export const browseHref = (city: string, category?: string, cursor?: string, filters?: boolean) => {
   const q = new URLSearchParams({ city });
   if (category) q.set("category", category);
   if (cursor) q.set("cursor", cursor);
+  if (filters) q.set("filters", "1");
   return `/browse?${q}`;
 };
 
-/** '/' and '/browse': the city and category filters over the list; htmx swaps only the list. */
+/** '/' and '/browse': the city and category filters over the list. */
 export function Browse({ view, state }: { view: View; state: BrowseState }) {
-  const { t } = view;
-  const swap = { "hx-target": "#results", "hx-swap": "outerHTML", "hx-push-url": "true", "hx-indicator": "#browse" };
   return (
-    <AppLayout view={view} title={t("home.title", { city: state.city })}>
+    <AppLayout view={view} title={view.t("home.title", { city: state.city })}>
+      <BrowseBody view={view} state={state} />
+    </AppLayout>
+  );
+}
+
+/** What htmx swaps on a filter change: the page's content, not the shell around it. */
+export function BrowseBody({ view, state }: { view: View; state: BrowseState }) {
+  const { t } = view;
+  const swap = { "hx-target": "#browse", "hx-swap": "outerHTML", "hx-push-url": "true", "hx-indicator": "#browse" };
+  return (
       <div id="browse">
         <div class="flex items-start justify-between gap-3">
           <h1 class="text-2xl font-bold" safe>
@@ -56,14 +67,14 @@ export function Browse({ view, state }: { view: View; state: BrowseState }) {
             </button>
           </noscript>
         </form>
-        <details class="mt-3" open={state.category ? true : undefined}>
+        <details class="mt-3" open={state.category || state.filtersOpen ? true : undefined}>
           <summary class="btn btn-secondary cursor-pointer list-none" aria-controls="categories" safe>
             {t("browse.filters")}
           </summary>
           <nav id="categories" aria-label={t("browse.categories")} class="mt-3 grid grid-cols-3 gap-2 sm:grid-cols-4">
-            <CategoryLink view={view} href={browseHref(state.city)} label={t("browse.allCategories")} current={!state.category} swap={swap} />
+            <CategoryLink view={view} href={browseHref(state.city, undefined, undefined, true)} label={t("browse.allCategories")} current={!state.category} swap={swap} />
             {categories.map((c) => (
-              <CategoryLink view={view} href={browseHref(state.city, c)} label={t(categoryLabelKey(c))} current={state.category === c} swap={swap} photo={`/static/photos/${c}-1.svg`} />
+              <CategoryLink view={view} href={browseHref(state.city, c, undefined, true)} label={t(categoryLabelKey(c))} current={state.category === c} swap={swap} photo={`/static/photos/${c}-1.svg`} />
             ))}
           </nav>
         </details>
@@ -80,7 +91,6 @@ export function Browse({ view, state }: { view: View; state: BrowseState }) {
           ))}
         </ul>
       </div>
-    </AppLayout>
   );
 }
 

@@ -1,0 +1,179 @@
+import { expect, test } from "bun:test";
+import { makeJpeg } from "../images";
+import { startFakeMaps } from "../fakes/maps";
+import { serverAndBrowser } from "./harness";
+
+// Default map settings point at OpenStreetMap, which this machine cannot reach: the fallback.
+const env = serverAndBrowser();
+
+async function signIn(page: import("playwright-core").Page, email: string) {
+  await page.goto(`${env.server.url}/api/login`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("offline-demo");
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await page.waitForURL(`${env.server.url}/`);
+}
+
+test("browse: filtering by category swaps the list and updates the URL; back restores it", async () => {
+  const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
+  await signIn(page, "guest@offline.test");
+  await page.getByRole("heading", { name: "Activities in New York" }).waitFor();
+  const allCount = await page.locator("#results > p").textContent();
+  // While a filter change loads, six skeleton cards stand in for the list.
+  await page.route("**/browse?*", async (route) => {
+    await new Promise((r) => setTimeout(r, 600));
+    await route.continue();
+  });
+  await page.getByText("Filters").click();
+  await page.getByRole("navigation", { name: "Categories" }).getByRole("link", { name: "Food" }).click();
+  await page.locator(".browse-skeletons").waitFor({ state: "visible" });
+  expect(await page.locator(".browse-skeletons > li").count()).toBe(6);
+  await page.waitForURL(/category=food/);
+  expect(await page.getByRole("link", { name: "Food" }).getAttribute("aria-current")).toBe("true");
+  await page.waitForFunction((before) => document.querySelector("#results > p")?.textContent !== before, allCount);
+  const cards = page.locator("#results a[href^='/activity/']");
+  expect(await cards.count()).toBeGreaterThan(0);
+  expect(await page.locator("html").getAttribute("lang")).toBe("en"); // the page itself was not reloaded
+  await page.getByLabel("City").selectOption("Paris");
+  await page.waitForURL(/city=Paris/);
+  expect(page.url()).toContain("category=food");
+  await page.getByRole("heading", { name: "Activities in Paris" }).waitFor();
+  await page.goBack();
+  await page.waitForURL(/city=New\+York&category=food/);
+  await page.getByRole("heading", { name: "Activities in New York" }).waitFor();
+  await page.goto(`${env.server.url}/browse?city=Paris&category=food`); // a shared link works on its own
+  expect(await page.locator("#results > p").textContent()).toMatch(/found/);
+  await page.close();
+});
+
+test("a host creates an activity through the seven wizard steps, sees it, edits it and deletes it", async () => {
+  const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await signIn(page, "host@offline.test");
+  await page.goto(`${env.server.url}/host`);
+  await page.getByRole("link", { name: "Create Activity" }).first().click();
+  await page.waitForURL(/create-activity-flow/);
+  await page.locator("[data-hydrated]").waitFor();
+  const next = page.getByRole("button", { name: "Next" });
+
+  expect(await next.isDisabled()).toBe(true);
+  await page.getByRole("radio", { name: "Music" }).click();
+  await next.click();
+
+  await page.getByRole("button", { name: "Get tips" }).click();
+  await page.getByRole("dialog", { name: "Tips for a great title" }).waitFor();
+  await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
+  expect(await next.isDisabled()).toBe(true);
+  await page.getByLabel("Title").fill("   ");
+  expect(await next.isDisabled()).toBe(true);
+  await page.getByLabel("Title").fill("Ukulele in the park");
+  await page.getByText("19/50 characters").waitFor();
+  await next.click();
+
+  await page.getByLabel("Description").fill("Learn four chords and play a song together. Ukuleles provided.");
+  await next.click();
+
+  expect(await next.isDisabled()).toBe(true);
+  await page.getByLabel("Hourly rate (USD)").fill("35");
+  await page.getByText("See your earnings").click();
+  expect(await page.locator("[data-earnings]").textContent()).toBe("$28.00");
+  await next.click();
+
+  expect(await next.isDisabled()).toBe(true);
+  await page.locator("input[data-photo-input]").first().setInputFiles({ name: "uke.jpg", mimeType: "image/jpeg", buffer: Buffer.from(await makeJpeg({ width: 1000, height: 800 })) });
+  await page.locator("img[data-photo]").first().waitFor();
+  await next.click();
+
+  await page.getByRole("button", { name: "Longer — Minimum" }).click(); // 1 h 30
+  await page.getByRole("switch").check();
+  await page.getByText("2 h").waitFor();
+  await next.click();
+
+  await page.getByText("Your activity takes place in New York, United States.").waitFor();
+  await page.getByLabel("Set the meeting point now").check();
+  await page.getByLabel("Meeting point address").fill("Sheep Meadow, Central Park");
+  await page.getByRole("button", { name: "Create" }).click();
+  await page.waitForURL(`${env.server.url}/host`);
+  await page.getByText("Activity created successfully!").waitFor();
+  await page.getByText("Ukulele in the park").first().waitFor();
+
+  // In browse, and on its own page.
+  await page.goto(`${env.server.url}/browse?city=New%20York&category=music`);
+  await page.getByText("Ukulele in the park").click();
+  await page.getByRole("heading", { name: "Ukulele in the park" }).waitFor();
+  await page.getByText("1.5 h to 2 h").waitFor();
+  await page.getByText("Sheep Meadow, Central Park").waitFor();
+
+  // Edit: the wizard comes back filled in.
+  await page.getByRole("link", { name: "Edit activity" }).click();
+  await page.waitForURL(/edit-activity/);
+  await page.locator("[data-hydrated]").waitFor();
+  expect(await page.getByRole("radio", { name: "Music" }).getAttribute("aria-checked")).toBe("true");
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByLabel("Title").fill("Ukulele for everyone");
+  for (let i = 0; i < 5; i++) await page.getByRole("button", { name: "Next" }).click();
+  await page.getByRole("button", { name: "Update" }).click();
+  await page.waitForURL(`${env.server.url}/host`);
+  await page.getByText("Activity updated successfully!").waitFor();
+  await page.getByText("Ukulele for everyone").first().waitFor();
+
+  // Delete, after the browser's confirmation.
+  await page.getByRole("link", { name: "Edit Ukulele for everyone" }).click();
+  await page.locator("[data-hydrated]").waitFor();
+  await page.getByRole("radio", { name: "Music" }).click();
+  for (let i = 0; i < 6; i++) await page.getByRole("button", { name: "Next" }).click();
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.getByRole("button", { name: "Delete activity" }).click();
+  await page.waitForURL(`${env.server.url}/host`);
+  await page.getByText("Activity deleted successfully!").waitFor();
+  expect(await page.getByText("Ukulele for everyone").count()).toBe(0);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test("the create form publishes an activity with the spec's messages", async () => {
+  const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
+  await signIn(page, "host@offline.test");
+  await page.goto(`${env.server.url}/create-activity`);
+  await page.getByLabel("Title").fill("Morning sketch walk");
+  await page.getByLabel("Description").fill("We draw the city as it wakes up.");
+  await page.getByLabel("Category").selectOption("art");
+  await page.getByRole("button", { name: "Create Activity" }).click();
+  await page.getByText("Hourly rate is required").first().waitFor();
+  await page.getByLabel("Hourly rate (USD)").fill("22.50");
+  await page.getByRole("button", { name: "Create Activity" }).click();
+  await page.waitForURL(`${env.server.url}/host-dashboard`);
+  await page.getByText("Activity created successfully!").waitFor();
+  await page.close();
+});
+
+test("the activity page keeps the address and a link when the map cannot load", async () => {
+  const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
+  await signIn(page, "guest@offline.test");
+  await page.getByText("Tennis lesson for beginners").click();
+  await page.getByText("Central Park Tennis Center").waitFor();
+  await page.locator('[data-map-state="failed"]').waitFor({ state: "attached", timeout: 15000 });
+  expect(await page.getByRole("link", { name: "Open in OpenStreetMap" }).getAttribute("href")).toContain("Central%20Park%20Tennis%20Center");
+  expect(await page.getByRole("link", { name: "Request & Pay" }).isVisible()).toBe(true);
+  await page.close();
+});
+
+test("with a reachable tile server the map shows the meeting point", async () => {
+  const maps = await startFakeMaps();
+  const { startServer } = await import("./harness");
+  const server = await startServer({ env: maps.env });
+  const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
+  await page.goto(`${server.url}/api/login`);
+  await page.getByLabel("Email").fill("guest@offline.test");
+  await page.getByLabel("Password").fill("offline-demo");
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await page.waitForURL(`${server.url}/`);
+  await page.getByText("Tennis lesson for beginners").click();
+  await page.locator('[data-map-state="ready"]').waitFor({ timeout: 15000 });
+  expect(await page.locator(".leaflet-tile-loaded").count()).toBeGreaterThan(0);
+  expect(maps.searches.some((q) => q.startsWith("Central Park Tennis Center"))).toBe(true);
+  await page.close();
+  await server.stop();
+  maps.stop();
+});
