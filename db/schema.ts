@@ -114,8 +114,9 @@ export const activities = sqliteTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    index("activities_browse").on(t.city, t.active, t.createdAt),
-    index("activities_browse_category").on(t.city, t.category, t.active, t.createdAt),
+    // Browse pages by (created_at, id) within a city; id breaks ties so paging needs no sort.
+    index("activities_browse").on(t.city, t.active, t.createdAt, t.id),
+    index("activities_browse_category").on(t.city, t.category, t.active, t.createdAt, t.id),
     index("activities_host").on(t.hostId, t.createdAt),
   ],
 );

@@ -70,12 +70,16 @@ function usesIndex(sql: string) {
 }
 
 console.log(`Offline bench: ${ACTIVITIES} generated activities + demo, ${RUNS} requests per page\n`);
+const someActivity = db.$client.query("SELECT id FROM activities WHERE city = 'New York' ORDER BY created_at DESC LIMIT 1").get() as { id: string };
 const results = [
   await measure("landing (signed out)", "/", false),
   await measure("sign-in page", "/api/login", false),
   await measure("browse New York", "/", true),
+  await measure("browse Paris, food", "/browse?city=Paris&category=food", true),
+  await measure("activity page", `/activity/${someActivity.id}`, true),
   usesIndex("SELECT * FROM activities WHERE city = 'New York' AND active = 1 AND archived_at IS NULL ORDER BY created_at DESC LIMIT 24"),
   usesIndex("SELECT * FROM activities WHERE city = 'Paris' AND category = 'food' AND active = 1 AND archived_at IS NULL ORDER BY created_at DESC LIMIT 24"),
+  usesIndex("SELECT * FROM activities WHERE city = 'Tokyo' AND active = 1 AND archived_at IS NULL AND (created_at < 1 OR (created_at = 1 AND id < 'x')) ORDER BY created_at DESC, id DESC LIMIT 21"),
 ];
 rmSync(dataDir, { recursive: true, force: true });
 if (results.includes(false)) {
