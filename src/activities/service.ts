@@ -2,6 +2,7 @@ import { and, avg, count, desc, eq, inArray, isNull, lt, or, type SQL } from "dr
 import type { Db } from "../../db/client";
 import { activities, reviews, users, type Activity, type User } from "../../db/schema";
 import { ageOn } from "../lib/dates";
+import { reviewsOfActivity } from "../reviews/service";
 import { categoryPhoto } from "./categories";
 
 export const DEFAULT_CITY = "New York";
@@ -92,26 +93,11 @@ async function activityCards(db: Db, where: SQL | undefined, limit: number, coun
 
 /** Average rating (one decimal) and count of an activity's reviews. */
 export async function activityRating(db: Db, activityId: string) {
-  const row = await db.select({ n: count(), average: avg(reviews.stars) }).from(reviews).where(eq(reviews.activityId, activityId)).get();
-  const n = row?.n ?? 0;
-  return { average: n ? Math.round(Number(row!.average) * 10) / 10 : null, count: n };
+  const { average, total } = await reviewsOfActivity(db, activityId, 0);
+  return { average, count: total };
 }
 
-/** An activity's reviews, newest first, with who wrote them (spec: byUser name and photo). */
+/** An activity's reviews, newest first, with who wrote them. */
 export async function activityReviews(db: Db, activityId: string, limit?: number) {
-  const query = db
-    .select({ review: reviews, by: users })
-    .from(reviews)
-    .innerJoin(users, eq(users.id, reviews.reviewerId))
-    .where(eq(reviews.activityId, activityId))
-    .orderBy(desc(reviews.createdAt));
-  const rows = await (limit ? query.limit(limit) : query);
-  return rows.map(({ review, by }) => ({
-    id: review.id,
-    stars: review.stars,
-    text: review.text,
-    createdAt: review.createdAt,
-    reviewer: { name: by.firstName, photo: by.photo, age: ageOn(by.dateOfBirth), username: by.username },
-    byUser: { name: by.firstName, photo: by.photo },
-  }));
+  return (await reviewsOfActivity(db, activityId, limit)).reviews;
 }

@@ -3,7 +3,8 @@ import { selfView } from "../auth/service";
 import { context, type Deps, type RequestState } from "../context";
 import { json } from "../lib/http";
 import { hostActivities } from "../activities/service";
-import { changeEmail, changePassword, findByUsername, isUsernameTaken, publicView, reviewsOf, updateProfile, type UpdateResult } from "./service";
+import { changeEmail, changePassword, findByUsername, isUsernameTaken, publicView, updateProfile, type UpdateResult } from "./service";
+import { reviewsOf } from "../reviews/service";
 import { usernameSchema } from "./schema";
 
 export const asRecord = (body: unknown): Record<string, unknown> =>

@@ -12,7 +12,8 @@ import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
 import { aboutFields, parseAbout, parseVisibility } from "./about";
 import { asRecord } from "./api";
-import { changeEmail, changePassword, findByUsername, publicView, reviewsOf, updateProfile, type UpdateResult } from "./service";
+import { reviewsOf } from "../reviews/service";
+import { changeEmail, changePassword, findByUsername, publicView, updateProfile, type UpdateResult } from "./service";
 
 const SCREENS: AccountScreen[] = ["first-name", "name", "birthday", "username", "email", "password"];
 /** The spec's message when a single-field screen fails to save, where it names one. */

@@ -1,7 +1,7 @@
-import { and, avg, count, desc, eq, ne } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { reviews, sessions, users, type User } from "../../db/schema";
+import { sessions, users, type User } from "../../db/schema";
 import type { Deps } from "../context";
 import { ageOn } from "../lib/dates";
 import type { MessageKey } from "../lib/i18n";
@@ -233,37 +233,6 @@ export function publicView(user: User, today = new Date()) {
   };
 }
 export type PublicProfile = ReturnType<typeof publicView>;
-
-export interface ReviewView {
-  id: string;
-  stars: number;
-  text: string | null;
-  createdAt: number;
-  reviewer: { name: string | null; photo: string | null; age: number | null; username: string | null };
-}
-
-/** Reviews a person received, newest first, with the average to one decimal. */
-export async function reviewsOf(db: Db, userId: string, limit?: number) {
-  const query = db
-    .select({ review: reviews, reviewer: users })
-    .from(reviews)
-    .innerJoin(users, eq(users.id, reviews.reviewerId))
-    .where(eq(reviews.reviewedUserId, userId))
-    .orderBy(desc(reviews.createdAt));
-  const [rows, stats] = await Promise.all([
-    limit ? query.limit(limit) : query,
-    db.select({ n: count(), average: avg(reviews.stars) }).from(reviews).where(eq(reviews.reviewedUserId, userId)).get(),
-  ]);
-  const list: ReviewView[] = rows.map(({ review, reviewer }) => ({
-    id: review.id,
-    stars: review.stars,
-    text: review.text,
-    createdAt: review.createdAt,
-    reviewer: { name: reviewer.firstName, photo: reviewer.photo, age: ageOn(reviewer.dateOfBirth), username: reviewer.username },
-  }));
-  const total = stats?.n ?? 0;
-  return { reviews: list, total, average: total ? Math.round(Number(stats!.average) * 10) / 10 : null };
-}
 
 export async function findByUsername(db: Db, username: string): Promise<User | undefined> {
   const normalized = username.trim().toLowerCase();

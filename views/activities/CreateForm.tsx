@@ -2,7 +2,7 @@ import { categories, categoryLabelKey } from "../../src/activities/categories";
 import { DESCRIPTION_MAX, MEETING_POINT_MAX, TITLE_MAX } from "../../src/activities/schema";
 import type { Config } from "../../src/config";
 import type { View } from "../../src/shell/view";
-import { FieldError, FormAlert, ScreenHeader } from "../components/Fields";
+import { CharacterCounter, FieldError, FormAlert, ScreenHeader } from "../components/Fields";
 import { Island } from "../components/Island";
 import { AppLayout } from "../layouts/AppLayout";
 import { PhotoGridFallback, photoGridTexts } from "../profiles/PhotoGridField";
@@ -22,11 +22,7 @@ export function CreateActivityForm({ view, state, maps, near }: { view: View; st
   const { t } = view;
   const v = state.values;
   const e = state.errors ?? {};
-  const counter = (id: string, count: number, max: number) => (
-    <span id={id} class="text-right text-xs text-muted" data-counter-template={t("common.characterCount", { count: "{count}", max })} safe>
-      {t("common.characterCount", { count, max })}
-    </span>
-  );
+  const counter = (id: string, count: number, max: number) => <CharacterCounter view={view} id={id} count={count} max={max} />;
   return (
     <AppLayout view={view} title={t("create.title")}>
       <>

@@ -3,7 +3,7 @@ import { categoryLabelKey, categoryPhoto, isCategory } from "../../src/activitie
 import type { Config } from "../../src/config";
 import { ageOn } from "../../src/lib/dates";
 import { formatMoney } from "../../src/lib/money";
-import type { ReviewView } from "../../src/profiles/service";
+import type { ReviewView } from "../../src/reviews/service";
 import type { View } from "../../src/shell/view";
 import { ScreenHeader } from "../components/Fields";
 import { Icon } from "../components/icons";

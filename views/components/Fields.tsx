@@ -129,4 +129,13 @@ export function CityOptions({ country, selected, placeholder }: { country?: stri
   return <HighlightedOptions names={cities.map((c) => c.name)} selected={selected} placeholder={placeholder} />;
 }
 
+/** "n/max characters", kept current as the field with data-counter={id} is typed in. */
+export function CharacterCounter({ view, id, count, max }: { view: View; id: string; count: number; max: number }) {
+  return (
+    <span id={id} class="text-right text-xs text-muted" data-counter-template={view.t("common.characterCount", { count: "{count}", max })} safe>
+      {view.t("common.characterCount", { count, max })}
+    </span>
+  );
+}
+
 export const msgOf = (view: View, key: MessageKey | undefined) => (key ? view.t(key) : undefined);

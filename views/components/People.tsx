@@ -1,6 +1,6 @@
 import type { ActivityCard } from "../../src/activities/service";
 import { formatMoney } from "../../src/lib/money";
-import type { ReviewView } from "../../src/profiles/service";
+import type { ReviewView } from "../../src/reviews/service";
 import { photoUrl } from "../../src/uploads/service";
 import type { View } from "../../src/shell/view";
 

@@ -2,7 +2,7 @@ import type { MessageKey } from "../../src/lib/i18n";
 import { aboutChoices, aboutFields, ABOUT_TEXT_MAX, choiceLabel, isVisible, type About, type AboutVisibility } from "../../src/profiles/about";
 import { BIO_MAX, MAX_PHOTOS } from "../../src/profiles/schema";
 import type { View } from "../../src/shell/view";
-import { FieldError, FormAlert, ScreenHeader } from "../components/Fields";
+import { CharacterCounter, FieldError, FormAlert, ScreenHeader } from "../components/Fields";
 import { Island } from "../components/Island";
 import { AppLayout } from "../layouts/AppLayout";
 import { PhotoGridFallback, photoGridTexts } from "./PhotoGridField";
@@ -66,9 +66,7 @@ export function EditProfile({ view, state }: { view: View; state: EditProfileSta
             >
               {state.bio}
             </textarea>
-            <span id="bio-count" class="text-right text-xs text-muted" data-counter-template={t("common.characterCount", { count: "{count}", max: BIO_MAX })} safe>
-              {t("common.characterCount", { count: state.bio.length, max: BIO_MAX })}
-            </span>
+            <CharacterCounter view={view} id="bio-count" count={state.bio.length} max={BIO_MAX} />
             <FieldError id="bio-error" message={errors.bio} />
           </label>
         </section>

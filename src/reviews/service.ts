@@ -1,0 +1,44 @@
+import { avg, count, desc, eq, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { reviews, users } from "../../db/schema";
+import { ageOn } from "../lib/dates";
+
+export interface ReviewView {
+  id: string;
+  stars: number;
+  text: string | null;
+  createdAt: number;
+  /** Who wrote it (spec: reviewer on user reviews, byUser on activity reviews). */
+  reviewer: { name: string | null; photo: string | null; age: number | null; username: string | null };
+  byUser: { name: string | null; photo: string | null };
+}
+
+/** Reviews matching `where`, newest first, with their count and average to one decimal. */
+export async function reviewsWhere(db: Db, where: SQL, limit?: number) {
+  const query = db
+    .select({ review: reviews, by: users })
+    .from(reviews)
+    .innerJoin(users, eq(users.id, reviews.reviewerId))
+    .where(where)
+    .orderBy(desc(reviews.createdAt));
+  const [rows, stats] = await Promise.all([
+    limit === 0 ? Promise.resolve([]) : limit ? query.limit(limit) : query,
+    db.select({ n: count(), average: avg(reviews.stars) }).from(reviews).where(where).get(),
+  ]);
+  const list: ReviewView[] = rows.map(({ review, by }) => ({
+    id: review.id,
+    stars: review.stars,
+    text: review.text,
+    createdAt: review.createdAt,
+    reviewer: { name: by.firstName, photo: by.photo, age: ageOn(by.dateOfBirth), username: by.username },
+    byUser: { name: by.firstName, photo: by.photo },
+  }));
+  const total = stats?.n ?? 0;
+  return { reviews: list, total, average: total ? Math.round(Number(stats!.average) * 10) / 10 : null };
+}
+
+/** Reviews a person received. */
+export const reviewsOf = (db: Db, userId: string, limit?: number) => reviewsWhere(db, eq(reviews.reviewedUserId, userId), limit);
+
+/** Reviews of an activity (written by its guests). */
+export const reviewsOfActivity = (db: Db, activityId: string, limit?: number) => reviewsWhere(db, eq(reviews.activityId, activityId), limit);
