@@ -122,6 +122,7 @@ describe("the profile call", () => {
     [{ photos: ["a", "b", "c", "d", "e", "f", "g"] }, "photos", "6 photos at most"],
     [{ photos: ["/objects/00000000-0000-4000-8000-000000000000"] }, "photos", "These photos could not be saved"],
     [{ photos: "not json" }, "photos", "These photos could not be saved"],
+    [{ photos: [] }, "photos", "Add at least one photo"],
     [{ about: "{not json" }, "about", "The about section could not be read"],
     [{ about: JSON.stringify({ politics: "Anarchist" }) }, "about", "Choose one of the options"],
     [{ about: JSON.stringify({ work: "x".repeat(81) }) }, "about", "80 characters at most"],

@@ -89,6 +89,10 @@ export function profilePages(deps: Deps) {
     .post("/edit-profile", async ({ request, body, state }) => {
       const user = state.user!;
       const input = asRecord(body);
+      // The edit form always sends its photo list; anything else is not that form.
+      if (typeof input.photos !== "string") {
+        return renderPage(deps, state, request, (view) => <EditProfile view={view} state={{ ...editState(user), alert: { title: state.t("common.errorTitle"), body: state.t("error.badRequest") } }} />, { status: 400 });
+      }
       let photos: unknown = null;
       try {
         photos = JSON.parse(String(input.photos ?? "[]"));

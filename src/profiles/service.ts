@@ -116,6 +116,8 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
       const owned = await ownedObjects(deps, user.id, list);
       if (list.some((p) => !owned.has(p) && !user.photos.includes(p) && p !== user.photo)) errors.photos = "profile.photosInvalid";
       else if (list.length > 6) errors.photos = "profile.tooManyPhotos";
+      // A profile keeps at least its main photo once it has one (onboarding asks for it).
+      else if (list.length === 0 && user.photos.length > 0) errors.photos = "profile.photoRequired";
       else {
         set.photos = list;
         set.photo = list[0] ?? null;
@@ -234,7 +236,8 @@ export function publicView(user: User, today = new Date()) {
 }
 export type PublicProfile = ReturnType<typeof publicView>;
 
-export async function findByUsername(db: Db, username: string): Promise<User | undefined> {
+export async function findByUsername(db: Db, username: unknown): Promise<User | undefined> {
+  if (typeof username !== "string") return undefined;
   const normalized = username.trim().toLowerCase();
   if (!normalized || normalized.length > 40) return undefined;
   return db.select().from(users).where(eq(users.username, normalized)).get();
