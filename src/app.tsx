@@ -16,7 +16,8 @@ import { uploadRoutes } from "./uploads/routes";
 import { makeStorage, type ObjectStorage } from "./uploads/storage";
 import type { Config } from "./config";
 import { context, cookieNames, makeLimits, requestState, type Deps } from "./context";
-import { json, redirectTo, wantsJson } from "./lib/http";
+import { json, redirectTo, serializeCookie, wantsJson } from "./lib/http";
+import { SESSION_TTL_MS } from "./auth/service";
 import type { AssetManifest } from "./lib/manifest";
 import type { Secrets } from "./lib/secrets";
 import { renderPage } from "./shell/render";
@@ -131,6 +132,16 @@ export function createApp(options: AppOptions) {
       // Signed in with an unfinished profile: onboarding comes first, from every app screen.
       if (state.user && request.method === "GET" && !isPublicPath(path) && path !== "/onboarding" && !path.startsWith("/fragments/") && !isProfileComplete(state.user)) {
         return redirectTo(request, "/onboarding");
+      }
+    })
+    .onAfterHandle({ as: "global" }, async ({ request, response }) => {
+      const state = await requestState(deps, request);
+      // An extended session gets its cookie again, unless this answer already sets it (sign-in, sign-out).
+      if (state.sessionRenewed && state.sessionToken && response instanceof Response) {
+        const setsSession = response.headers.getSetCookie().some((c) => c.startsWith(`${deps.cookies.session}=`));
+        if (!setsSession) {
+          response.headers.append("Set-Cookie", serializeCookie(deps.cookies.session, state.sessionToken, { maxAge: SESSION_TTL_MS / 1000, secure: options.config.secureCookies }));
+        }
       }
     })
     .onError(async ({ code, error, request }) => {

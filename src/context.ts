@@ -47,6 +47,8 @@ export interface RequestState {
   user: User | null;
   session: SessionInfo | null;
   sessionToken: string | null;
+  /** The session was extended: its cookie is sent again with the new lifetime. */
+  sessionRenewed: boolean;
   cookies: Record<string, string>;
   locale: Locale;
   t: Translate;
@@ -80,6 +82,7 @@ async function readState(deps: Deps, request: Request, ip?: string): Promise<Req
     user: loaded?.user ?? null,
     session: loaded?.session ?? null,
     sessionToken: loaded ? token : null,
+    sessionRenewed: loaded?.renewed ?? false,
     cookies,
     locale,
     t: translator(locale),

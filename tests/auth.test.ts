@@ -146,6 +146,24 @@ test("sign-ups from one address are rate-limited", async () => {
   limited.cleanup();
 });
 
+test("a session used after half its life is extended, and its cookie sent again", async () => {
+  let now = Date.now();
+  const clocked = await makeTestApp({ now: () => now });
+  const c = clocked.client();
+  await c.signUp();
+  const early = await c.get("/api/auth/user");
+  expect(early.headers.getSetCookie().some((l) => l.startsWith("sid="))).toBe(false);
+  now += 20 * 24 * 60 * 60 * 1000; // day 20 of 30
+  const later = await c.get("/api/auth/user");
+  expect(later.status).toBe(200);
+  expect(later.headers.getSetCookie().find((l) => l.startsWith("sid="))).toContain("Max-Age=2592000");
+  now += 25 * 24 * 60 * 60 * 1000; // day 45: still signed in thanks to the extension
+  expect((await c.get("/api/auth/user")).status).toBe(200);
+  now += 31 * 24 * 60 * 60 * 1000; // a month unused: signed out
+  expect((await c.get("/api/auth/user")).status).toBe(401);
+  clocked.cleanup();
+});
+
 describe("sign-out and the current user", () => {
   test("GET /api/auth/user is 401 when signed out", async () => {
     const res = await t.client().get("/api/auth/user");

@@ -40,11 +40,12 @@ export async function loadSession(db: Db, token: string, now = Date.now()) {
     return null;
   }
   let expire = row.session.expire;
-  if (expire - now < SESSION_TTL_MS - SESSION_RENEW_AFTER_MS) {
+  const renewed = expire - now < SESSION_TTL_MS - SESSION_RENEW_AFTER_MS;
+  if (renewed) {
     expire = now + SESSION_TTL_MS;
     await db.update(sessions).set({ expire }).where(eq(sessions.sid, sid));
   }
-  return { session: { sid, csrf: row.session.sess.csrf, expire } satisfies SessionInfo, user: row.user };
+  return { session: { sid, csrf: row.session.sess.csrf, expire } satisfies SessionInfo, user: row.user, renewed };
 }
 
 export async function destroySession(db: Db, token: string) {
