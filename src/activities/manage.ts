@@ -207,10 +207,12 @@ export function activityJson(activity: Activity, host?: User | null, rating?: { 
   };
 }
 
-export async function ownActivities(deps: Deps, hostId: string) {
-  return deps.db
+/** A host's activities (archived ones left out), newest first. */
+export async function ownActivities(deps: Deps, hostId: string, limit?: number) {
+  const query = deps.db
     .select()
     .from(activities)
     .where(and(eq(activities.hostId, hostId), isNull(activities.archivedAt)))
     .orderBy(desc(activities.createdAt));
+  return limit ? query.limit(limit) : query;
 }

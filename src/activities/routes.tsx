@@ -16,7 +16,7 @@ import { createActivity, findListedActivity, findOwnActivity, hostOf, ownActivit
 import { countOwnActivities, hostEarnings, hostRequests } from "./host";
 import { activityRating, activityReviews, browseActivities, DEFAULT_CITY } from "./service";
 
-/** Browse and the activity page. */
+/** The activity screens: browse, the activity page, the host dashboard, the create form and the wizard. */
 export function activityRoutes(deps: Deps) {
   const browse = async ({ request, query, state }: { request: Request; query: Record<string, string | undefined>; state: RequestState }) => {
     const city = cityByName(query.city)?.name ?? state.user?.city ?? DEFAULT_CITY;
@@ -35,12 +35,12 @@ export function activityRoutes(deps: Deps) {
   const hostDashboard = async ({ request, state }: { request: Request; state: RequestState }) => {
     const user = state.user!;
     const [activities, activityCount, requests, earnings] = await Promise.all([
-      ownActivities(deps, user.id),
+      ownActivities(deps, user.id, 4),
       countOwnActivities(deps, user.id),
       hostRequests(deps, user.id, 3),
       hostEarnings(deps, user.id),
     ]);
-    const data: DashboardData = { user, activities: activities.slice(0, 4), activityCount, requests: requests.requests, requestCount: requests.total, earnings };
+    const data: DashboardData = { user, activities, activityCount, requests: requests.requests, requestCount: requests.total, earnings };
     return renderPage(deps, state, request, (view) => <HostDashboard view={view} data={data} />);
   };
   const nearOf = (state: RequestState) => `${state.user!.city ?? DEFAULT_CITY}, ${state.user!.country ?? "United States"}`;
