@@ -2,10 +2,9 @@ import { Elysia } from "elysia";
 import type { User } from "../../db/schema";
 import { LocationFields, Onboarding, onboardingValues, ONBOARDING_STEPS, UsernameStatus, type OnboardingState } from "../../views/profiles/Onboarding";
 import { context, type Deps, type RequestState } from "../context";
-import { htmlResponse } from "../shell/render";
 import { redirectTo } from "../lib/http";
 import type { MessageKey } from "../lib/i18n";
-import { flashCookie, renderPage } from "../shell/render";
+import { flashCookie, htmlResponse, renderPage } from "../shell/render";
 import { encodeFlash, viewOf } from "../shell/view";
 import { asRecord } from "./api";
 import { findCountry } from "./places";
@@ -37,6 +36,7 @@ const STEP_FIELDS: Record<number, { fields: string[]; alert?: (errors: Record<st
   5: { fields: ["country", "city"] },
 };
 
+/** Onboarding, and the fragments its fields and the settings location card swap in. */
 export function profileRoutes(deps: Deps) {
   const today = () => new Date(deps.now());
 
