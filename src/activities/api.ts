@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { context, type Deps, type RequestState } from "../context";
-import { json } from "../lib/http";
-import { asRecord } from "../profiles/api";
+import { asRecord, json } from "../lib/http";
+import { translateErrors } from "../lib/i18n";
 import { isCategory } from "./categories";
 import {
   activityJson,
@@ -16,12 +16,13 @@ import {
   type ActivityErrors,
 } from "./manage";
 import { hostEarnings, hostRequests } from "./host";
-import { activityRating, activityReviews, browseActivities, DEFAULT_CITY } from "./service";
+import { DEFAULT_CITY_NAME } from "../profiles/places";
+import { activityRating, activityReviews, browseActivities } from "./service";
 
 export const PAGE_SIZE = 20;
 
 export function activityErrors(state: RequestState, errors: ActivityErrors, status = 400) {
-  const translated = Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, state.t(v)]));
+  const translated = translateErrors(state.t, errors);
   return json({ message: Object.values(translated)[0] ?? state.t("error.badRequest"), errors: translated }, status);
 }
 
@@ -34,7 +35,7 @@ export function activityApi(deps: Deps) {
     .use(context(deps))
     .get("/api/activities", async ({ query, state, set }) => {
       if (!state.user) return unauthorized(state);
-      const city = typeof query.city === "string" && query.city.trim() ? query.city.trim().slice(0, 80) : (state.user.city ?? DEFAULT_CITY);
+      const city = typeof query.city === "string" && query.city.trim() ? query.city.trim().slice(0, 80) : (state.user.city ?? DEFAULT_CITY_NAME);
       const category = isCategory(query.category) ? query.category : undefined;
       const limit = Math.min(Math.max(Number(query.limit) || PAGE_SIZE, 1), 100);
       const page = await browseActivities(deps.db, { city, category, limit, cursor: typeof query.cursor === "string" ? query.cursor : undefined });

@@ -9,7 +9,8 @@ export interface HostRequest {
   guestPhoto: string | null;
   startsAtLocal: string;
   durationMinutes: number;
-  totalCents: number;
+  /** What the booking is worth before the guest's service fee. */
+  subtotalCents: number;
   createdAt: number;
 }
 
@@ -24,7 +25,7 @@ export async function hostRequests(deps: Deps, hostId: string, limit?: number): 
       guestPhoto: users.photo,
       startsAtLocal: bookings.startsAtLocal,
       durationMinutes: bookings.durationMinutes,
-      totalCents: bookings.subtotalCents,
+      subtotalCents: bookings.subtotalCents,
       createdAt: bookings.createdAt,
     })
     .from(bookings)

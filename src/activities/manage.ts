@@ -2,6 +2,7 @@ import { and, count, desc, eq, isNull } from "drizzle-orm";
 import { activities, bookings, users, type Activity, type User } from "../../db/schema";
 import type { Deps } from "../context";
 import { ageOn } from "../lib/dates";
+import { listFrom } from "../lib/http";
 import type { MessageKey } from "../lib/i18n";
 import { findCity } from "../profiles/places";
 import { ownedObjects } from "../uploads/service";
@@ -102,16 +103,7 @@ export async function readActivityInput(
   }
 
   if (has("photos") || creating) {
-    let photos: unknown = input.photos ?? [];
-    if (typeof photos === "string") {
-      try {
-        photos = JSON.parse(photos || "[]");
-      } catch {
-        photos = null;
-      }
-    }
-    if (Array.isArray(photos)) photos = photos.filter((p) => p !== "" && p !== null);
-    const r = photosListSchema.safeParse(photos);
+    const r = photosListSchema.safeParse(listFrom(input.photos ?? []));
     if (!r.success) errors.photos = first(r.error.issues);
     else {
       const list = [...new Set(r.data)];

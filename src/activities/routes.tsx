@@ -5,21 +5,21 @@ import { ActivityDetail, ActivityNotFound } from "../../views/activities/Detail"
 import { HostActivities, HostDashboard, type DashboardData } from "../../views/activities/HostDashboard";
 import { ActivityWizardPage } from "../../views/activities/Wizard";
 import { context, type Deps, type RequestState } from "../context";
-import { cityByName } from "../profiles/places";
-import { redirectTo } from "../lib/http";
-import { asRecord } from "../profiles/api";
+import { asRecord, redirectTo, stringsFrom } from "../lib/http";
+import { translateErrors } from "../lib/i18n";
+import { cityByName, DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../profiles/places";
 import { flashCookie, htmlResponse, renderPage } from "../shell/render";
 import { encodeFlash, viewOf } from "../shell/view";
 import { PAGE_SIZE } from "./api";
 import { isCategory } from "./categories";
 import { createActivity, findListedActivity, findOwnActivity, hostOf, ownActivities, readActivityInput } from "./manage";
 import { countOwnActivities, hostEarnings, hostRequests } from "./host";
-import { activityRating, activityReviews, browseActivities, DEFAULT_CITY } from "./service";
+import { activityRating, activityReviews, browseActivities } from "./service";
 
 /** The activity screens: browse, the activity page, the host dashboard, the create form and the wizard. */
 export function activityRoutes(deps: Deps) {
   const browse = async ({ request, query, state }: { request: Request; query: Record<string, string | undefined>; state: RequestState }) => {
-    const city = cityByName(query.city)?.name ?? state.user?.city ?? DEFAULT_CITY;
+    const city = cityByName(query.city)?.name ?? state.user?.city ?? DEFAULT_CITY_NAME;
     const category = isCategory(query.category) ? query.category : undefined;
     const page = await browseActivities(deps.db, { city, category, limit: PAGE_SIZE, cursor: query.cursor });
     const browseState: BrowseState = { city, category, filtersOpen: query.filters === "1", ...page };
@@ -43,7 +43,7 @@ export function activityRoutes(deps: Deps) {
     const data: DashboardData = { user, activities, activityCount, requests: requests.requests, requestCount: requests.total, earnings };
     return renderPage(deps, state, request, (view) => <HostDashboard view={view} data={data} />);
   };
-  const nearOf = (state: RequestState) => `${state.user!.city ?? DEFAULT_CITY}, ${state.user!.country ?? "United States"}`;
+  const nearOf = (state: RequestState) => `${state.user!.city ?? DEFAULT_CITY_NAME}, ${state.user!.country ?? DEFAULT_COUNTRY}`;
 
   return new Elysia({ name: "offline.activities", seed: deps.id })
     .use(context(deps))
@@ -61,18 +61,14 @@ export function activityRoutes(deps: Deps) {
     .post("/create-activity", async ({ request, body, state }) => {
       const user = state.user!;
       const input = asRecord(body);
-      const read = await readActivityInput(deps, user, { ...input, photos: input.photos ?? "[]" });
+      const read = await readActivityInput(deps, user, input);
       if (read.ok) {
         await createActivity(deps, user, read.changes);
         return redirectTo(request, "/host-dashboard", { "Set-Cookie": flashCookie(deps, encodeFlash({ title: "toast.activityCreated" })) });
       }
       const str = (k: string) => (typeof input[k] === "string" ? (input[k] as string) : "");
-      let photos: string[] = [];
-      try {
-        const parsed = JSON.parse(str("photos") || "[]");
-        if (Array.isArray(parsed)) photos = parsed.filter((p): p is string => typeof p === "string");
-      } catch {}
-      const errors = Object.fromEntries(Object.entries(read.errors).map(([k, v]) => [k, state.t(v)]));
+      const photos = stringsFrom(input.photos);
+      const errors = translateErrors(state.t, read.errors);
       const formState: CreateFormState = {
         values: { title: str("title"), description: str("description"), category: str("category"), hourlyRate: str("hourlyRate"), hasMeetingPoint: str("hasMeetingPoint") === "true", meetingPoint: str("meetingPoint"), photos },
         errors,
@@ -82,7 +78,7 @@ export function activityRoutes(deps: Deps) {
     })
     .get("/create-activity-flow", ({ request, state }) =>
       renderPage(deps, state, request, (view) => (
-        <ActivityWizardPage view={view} city={state.user!.city ?? DEFAULT_CITY} country={state.user!.country ?? "United States"} maps={deps.config.maps} />
+        <ActivityWizardPage view={view} city={state.user!.city ?? DEFAULT_CITY_NAME} country={state.user!.country ?? DEFAULT_COUNTRY} maps={deps.config.maps} />
       )),
     )
     .get("/edit-activity/:id", async ({ params, request, state }) => {

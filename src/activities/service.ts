@@ -5,7 +5,6 @@ import { ageOn } from "../lib/dates";
 import { reviewsOfActivity } from "../reviews/service";
 import { categoryPhoto } from "./categories";
 
-export const DEFAULT_CITY = "New York";
 
 export interface ActivityCard {
   id: string;

@@ -3,8 +3,8 @@ import { Elysia } from "elysia";
 import { users } from "../../db/schema";
 import { Login, type LoginForm } from "../../views/auth/Login";
 import { context, type Deps, type RequestState } from "../context";
-import { json, redirectTo, safeNext, serializeCookie, wantsJson } from "../lib/http";
-import { locales, type MessageKey } from "../lib/i18n";
+import { asRecord, json, redirectTo, safeNext, serializeCookie, wantsJson } from "../lib/http";
+import { locales, translateErrors, type MessageKey } from "../lib/i18n";
 import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
 import { oauthFlows } from "./oauth";
@@ -48,7 +48,7 @@ export function authRoutes(deps: Deps) {
     params: Record<string, string | number> = {},
     headers: HeadersInit = {},
   ) {
-    const messages = Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, state.t(v, params)]));
+    const messages = translateErrors(state.t, errors as Record<string, MessageKey>, params);
     if (wantsJson(request)) {
       const message = messages.form ?? messages.email ?? messages.password ?? "";
       return json({ message, errors: messages }, status, headers);
@@ -82,8 +82,6 @@ export function authRoutes(deps: Deps) {
     return redirectTo(request, next, headers);
   }
 
-  const asRecord = (body: unknown): Record<string, unknown> =>
-    body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 
   const formFrom = (input: Record<string, unknown>, mode: LoginForm["mode"]): LoginForm => ({
     mode,

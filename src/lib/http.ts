@@ -34,25 +34,28 @@ export function json(data: unknown, status = 200, headers: HeadersInit = {}): Re
   return new Response(JSON.stringify(data), { status, headers: h });
 }
 
-/** Reads a form or JSON body into a plain object; malformed bodies read as empty. */
-export async function readBody(request: Request): Promise<Record<string, unknown>> {
-  const type = request.headers.get("content-type") ?? "";
-  try {
-    if (type.includes("application/json")) {
-      const data = await request.json();
-      return data && typeof data === "object" && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+/** A parsed request body as a plain object; anything else (arrays, strings, nothing) reads as empty. */
+export const asRecord = (body: unknown): Record<string, unknown> =>
+  body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+
+/**
+ * A list sent as a JSON string (a form's hidden input) or as an array (the JSON API): the array,
+ * or null when it is neither. Empty entries are dropped, as the spec's calls send "non-empty entries".
+ */
+export function listFrom(value: unknown): unknown[] | null {
+  let list = value;
+  if (typeof list === "string") {
+    try {
+      list = JSON.parse(list || "[]");
+    } catch {
+      return null;
     }
-    if (type.includes("application/x-www-form-urlencoded") || type.includes("multipart/form-data")) {
-      const form = await request.formData();
-      const out: Record<string, unknown> = {};
-      for (const [key, value] of form) if (typeof value === "string") out[key] = value;
-      return out;
-    }
-  } catch {
-    return {};
   }
-  return {};
+  return Array.isArray(list) ? list.filter((item) => item !== "" && item !== null) : null;
 }
+
+/** The strings of such a list, for showing a form again after an error. */
+export const stringsFrom = (value: unknown): string[] => (listFrom(value) ?? []).filter((item): item is string => typeof item === "string");
 
 export function parseCookies(header: string | null): Record<string, string> {
   const out: Record<string, string> = {};

@@ -803,6 +803,11 @@ export function translator(locale: Locale): Translate {
   };
 }
 
+/** Field errors (catalogue keys) in the visitor's language. */
+export function translateErrors(t: Translate, errors: Record<string, MessageKey>, params?: Record<string, string | number>): Record<string, string> {
+  return Object.fromEntries(Object.entries(errors).map(([field, key]) => [field, t(key, params)]));
+}
+
 export function isMessageKey(key: string): key is MessageKey {
   return Object.hasOwn(en, key);
 }

@@ -1,19 +1,17 @@
 import { Elysia } from "elysia";
 import { selfView } from "../auth/service";
 import { context, type Deps, type RequestState } from "../context";
-import { json } from "../lib/http";
+import { asRecord, json } from "../lib/http";
+import { translateErrors } from "../lib/i18n";
 import { hostActivities } from "../activities/service";
 import { changeEmail, changePassword, findByUsername, isUsernameTaken, publicView, updateProfile, type UpdateResult } from "./service";
 import { reviewsOf } from "../reviews/service";
 import { usernameSchema } from "./schema";
 
-export const asRecord = (body: unknown): Record<string, unknown> =>
-  body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-
 /** The JSON answer to a profile change: the user, or 4xx with a message per field. */
 export function updateAnswer(state: RequestState, result: UpdateResult) {
   if (result.ok) return json(selfView(result.user));
-  const errors = Object.fromEntries(Object.entries(result.errors).map(([field, key]) => [field, state.t(key)]));
+  const errors = translateErrors(state.t, result.errors);
   return json({ message: Object.values(errors)[0] ?? state.t("profile.updateFailed"), errors }, result.status);
 }
 

@@ -5,13 +5,12 @@ import { NotFound } from "../../views/shell/NotFound";
 import { AllActivities, AllReviews, OwnProfile, PublicProfileSheet, type ProfileData } from "../../views/profiles/Profile";
 import { AccountForm, AccountOverview, Help, SettingsHub, type AccountFormState, type AccountScreen } from "../../views/profiles/Settings";
 import { hostActivities } from "../activities/service";
-import { context, type Deps, type RequestState } from "../context";
-import { redirectTo } from "../lib/http";
-import type { MessageKey } from "../lib/i18n";
+import { context, type Deps } from "../context";
+import { asRecord, listFrom, redirectTo, stringsFrom } from "../lib/http";
+import { translateErrors, type MessageKey } from "../lib/i18n";
 import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
 import { aboutFields, parseAbout, parseVisibility } from "./about";
-import { asRecord } from "./api";
 import { reviewsOf } from "../reviews/service";
 import { changeEmail, changePassword, findByUsername, publicView, updateProfile, type UpdateResult } from "./service";
 
@@ -28,9 +27,6 @@ export function profilePages(deps: Deps) {
     const [activities, reviews] = await Promise.all([hostActivities(deps.db, user.id, 5), reviewsOf(deps.db, user.id, 3)]);
     return { profile: publicView(user, new Date(deps.now())), activities, reviews };
   };
-
-  const translateErrors = (state: RequestState, errors: Record<string, MessageKey>) =>
-    Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, state.t(v)]));
 
   const savedRedirect = (request: Request, to: string) =>
     redirectTo(request, to, { "Set-Cookie": flashCookie(deps, encodeFlash({ title: "toast.profileUpdated" })) });
@@ -93,10 +89,6 @@ export function profilePages(deps: Deps) {
       if (typeof input.photos !== "string") {
         return renderPage(deps, state, request, (view) => <EditProfile view={view} state={{ ...editState(user), alert: { title: state.t("common.errorTitle"), body: state.t("error.badRequest") } }} />, { status: 400 });
       }
-      let photos: unknown = null;
-      try {
-        photos = JSON.parse(String(input.photos ?? "[]"));
-      } catch {}
       const about: Record<string, unknown> = {};
       const visibility: Record<string, boolean> = {};
       for (const f of aboutFields) {
@@ -108,21 +100,22 @@ export function profilePages(deps: Deps) {
         visibility[f.visibilityKey] = Boolean(input[`visible_${f.visibilityKey}`]);
       }
       const result = await updateProfile(deps, user, {
-        photos,
+        photos: input.photos,
         bio: input.bio ?? "",
         interests: input.interests ?? "",
         about,
         aboutVisibility: visibility,
       });
       if (result.ok) return savedRedirect(request, "/profile");
+      const errors = translateErrors(state.t, result.errors);
       const draft: EditProfileState = {
-        photos: Array.isArray(photos) ? (photos as string[]).filter((p) => typeof p === "string") : user.photos,
+        photos: listFrom(input.photos) ? stringsFrom(input.photos) : user.photos,
         bio: typeof input.bio === "string" ? input.bio : "",
         interests: typeof input.interests === "string" ? input.interests : "",
         about: parseAbout(JSON.stringify(about)),
         visibility,
-        errors: translateErrors(state, result.errors),
-        alert: { title: state.t("common.errorTitle"), body: Object.values(translateErrors(state, result.errors))[0] },
+        errors,
+        alert: { title: state.t("common.errorTitle"), body: Object.values(errors)[0] },
       };
       return renderPage(deps, state, request, (view) => <EditProfile view={view} state={draft} />, { status: result.status });
     })
@@ -149,7 +142,7 @@ export function profilePages(deps: Deps) {
       else result = await changePassword(deps, user, input, state.session!.sid);
       if (result.ok) return savedRedirect(request, "/settings");
       const typed = Object.fromEntries(Object.entries(input).filter(([k, v]) => typeof v === "string" && !k.toLowerCase().includes("password"))) as Record<string, string>;
-      const errors = translateErrors(state, result.errors);
+      const errors = translateErrors(state.t, result.errors);
       const failure = FAILURE[screen];
       const formState: AccountFormState = { values: { ...accountValues(user), ...typed }, errors, alert: failure ? state.t(failure) : undefined };
       return renderPage(deps, state, request, (view) => <AccountForm view={view} screen={screen} user={user} state={formState} />, { status: result.status });

@@ -139,8 +139,6 @@ export const countries: Country[] = [
 /** How many entries a list highlights before its separator. */
 export const HIGHLIGHTED = 10;
 
-export const countryNames = countries.map((country) => country.name);
-
 export function findCountry(name: unknown): Country | undefined {
   return typeof name === "string" ? countries.find((country) => country.name === name) : undefined;
 }
@@ -166,5 +164,6 @@ export function splitHighlighted<T>(items: T[], name: (item: T) => string): { to
   return { top, rest };
 }
 
+/** Where people without a place of their own are shown activities (spec: New York). */
 export const DEFAULT_COUNTRY = "United States";
 export const DEFAULT_CITY_NAME = "New York";

@@ -2,11 +2,10 @@ import { Elysia } from "elysia";
 import type { User } from "../../db/schema";
 import { LocationFields, Onboarding, onboardingValues, ONBOARDING_STEPS, UsernameStatus, type OnboardingState } from "../../views/profiles/Onboarding";
 import { context, type Deps, type RequestState } from "../context";
-import { redirectTo } from "../lib/http";
-import type { MessageKey } from "../lib/i18n";
+import { asRecord, listFrom, redirectTo } from "../lib/http";
+import { translateErrors, type MessageKey } from "../lib/i18n";
 import { flashCookie, htmlResponse, renderPage } from "../shell/render";
 import { encodeFlash, viewOf } from "../shell/view";
-import { asRecord } from "./api";
 import { findCountry } from "./places";
 import { usernameSchema } from "./schema";
 import { isUsernameTaken, updateProfile } from "./service";
@@ -59,29 +58,18 @@ export function profileRoutes(deps: Deps) {
       const step = Number(input.step);
       const spec = STEP_FIELDS[step];
       if (!spec || step > firstIncompleteStep(user)) return redirectTo(request, "/onboarding");
-      const values = { ...onboardingValues(user) };
+      const values = onboardingValues(user);
 
       const changes: Record<string, unknown> = {};
       for (const field of spec.fields) changes[field] = input[field] ?? "";
-      if (step === 4) {
-        let photos: unknown = [];
-        try {
-          photos = JSON.parse(String(input.photos ?? "[]"));
-        } catch {}
-        if (!Array.isArray(photos) || photos.length === 0) {
-          return onboardingPage(state, request, { step, values, errors: { photos: state.t("profile.photoRequired") } }, 400);
-        }
-        changes.photos = photos;
+      if (step === 4 && !listFrom(input.photos)?.length) {
+        return onboardingPage(state, request, { step, values, errors: { photos: state.t("profile.photoRequired") } }, 400);
       }
       const result = await updateProfile(deps, user, changes);
       if (!result.ok) {
         const alert = spec.alert?.(result.errors);
         // The alert already says it: the field keeps only its own, different messages.
-        const errors = Object.fromEntries(
-          Object.entries(result.errors)
-            .filter(([, v]) => !alert || v !== alert.body)
-            .map(([k, v]) => [k, state.t(v)]),
-        );
+        const errors = translateErrors(state.t, Object.fromEntries(Object.entries(result.errors).filter(([, v]) => !alert || v !== alert.body)));
         const typed = Object.fromEntries(spec.fields.map((f) => [f, typeof input[f] === "string" ? input[f] : values[f as keyof typeof values]]));
         return onboardingPage(
           state,

@@ -4,6 +4,7 @@ import type { Db } from "../../db/client";
 import { sessions, users, type User } from "../../db/schema";
 import type { Deps } from "../context";
 import { ageOn } from "../lib/dates";
+import { listFrom } from "../lib/http";
 import type { MessageKey } from "../lib/i18n";
 import { ownedObjects } from "../uploads/service";
 import { parseAbout, parseVisibility, visibleAbout } from "./about";
@@ -98,16 +99,7 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
   }
 
   if (has("photos") || has("photo")) {
-    let photos: unknown = has("photos") ? input.photos : user.photos;
-    if (typeof photos === "string") {
-      try {
-        photos = JSON.parse(photos);
-      } catch {
-        photos = null;
-      }
-    }
-    if (Array.isArray(photos)) photos = photos.filter((p) => p !== "" && p !== null);
-    const r = photosSchema.safeParse(photos);
+    const r = photosSchema.safeParse(has("photos") ? listFrom(input.photos) : user.photos);
     if (!r.success) errors.photos = firstError(r.error);
     else {
       let list = [...new Set(r.data)];

@@ -162,7 +162,7 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
                     </p>
                   </div>
                   <span class="text-sm font-semibold" safe>
-                    {money(r.totalCents)}
+                    {money(r.subtotalCents)}
                   </span>
                 </li>
               ))}

@@ -1,4 +1,3 @@
-import type { MessageKey } from "../../src/lib/i18n";
 import { countries, splitHighlighted } from "../../src/profiles/places";
 import type { View } from "../../src/shell/view";
 import { Icon } from "./icons";
@@ -137,5 +136,3 @@ export function CharacterCounter({ view, id, count, max }: { view: View; id: str
     </span>
   );
 }
-
-export const msgOf = (view: View, key: MessageKey | undefined) => (key ? view.t(key) : undefined);
