@@ -3,7 +3,6 @@ import { Elysia } from "elysia";
 import { timingSafeEqual } from "node:crypto";
 import type { Db } from "../db/client";
 import { THEME_SCRIPT } from "../views/layouts/Document";
-import { Landing } from "../views/shell/Landing";
 import { ErrorScreen } from "../views/shell/NotFound";
 import { activityApi } from "./activities/api";
 import { activityRoutes } from "./activities/routes";
@@ -11,17 +10,17 @@ import { authRoutes } from "./auth/routes";
 import { profileApi } from "./profiles/api";
 import { profilePages } from "./profiles/pages";
 import { profileRoutes } from "./profiles/routes";
-import { isProfileComplete } from "./profiles/service";
 import { uploadRoutes } from "./uploads/routes";
 import { makeStorage, type ObjectStorage } from "./uploads/storage";
 import type { Config } from "./config";
-import { context, cookieNames, makeLimits, requestState, type Deps } from "./context";
+import { accessOf, context, cookieNames, makeLimits, requestState, type Deps } from "./context";
 import { json, redirectTo, serializeCookie, wantsJson } from "./lib/http";
 import { SESSION_TTL_MS } from "./auth/service";
 import type { AssetManifest } from "./lib/manifest";
 import type { Secrets } from "./lib/secrets";
 import { renderPage } from "./shell/render";
-import { isPublicPath, landingNext, notFoundRoute, shellRoutes } from "./shell/routes";
+import { notFoundRoute, shellRoutes } from "./shell/routes";
+import { accessDenied } from "./shell/access";
 
 export interface AppOptions {
   config: Config;
@@ -122,17 +121,7 @@ export function createApp(options: AppOptions) {
         }
       }
 
-      // Signed-out visitors see the landing page wherever they go; app calls answer 401.
-      if (!state.user && !isPublicPath(path)) {
-        if (request.method === "GET" && !path.startsWith("/fragments/")) {
-          return renderPage(deps, state, request, (view) => <Landing view={view} next={landingNext(request)} />);
-        }
-        return json({ message: state.t("error.unauthorized") }, 401);
-      }
-      // Signed in with an unfinished profile: onboarding comes first, from every app screen.
-      if (state.user && request.method === "GET" && !isPublicPath(path) && path !== "/onboarding" && !path.startsWith("/fragments/") && !isProfileComplete(state.user)) {
-        return redirectTo(request, "/onboarding");
-      }
+      return accessDenied(deps, state, request, accessOf(request));
     })
     .onAfterHandle({ as: "global" }, async ({ request, response }) => {
       const state = await requestState(deps, request);

@@ -5,7 +5,10 @@ import { loadSession, type SessionInfo } from "./auth/service";
 import type { Config } from "./config";
 import { pickLocale, translator, type Locale, type Translate } from "./lib/i18n";
 import type { AssetManifest } from "./lib/manifest";
-import { parseCookies } from "./lib/http";
+import { parseCookies, redirectTo } from "./lib/http";
+import type { MessageKey } from "./lib/i18n";
+import { flashCookie, renderPage } from "./shell/render";
+import { encodeFlash, type FlashData, type View } from "./shell/view";
 import { RateLimiter } from "./lib/rate-limit";
 import type { Secrets } from "./lib/secrets";
 import type { ObjectStorage } from "./uploads/storage";
@@ -91,13 +94,68 @@ async function readState(deps: Deps, request: Request, ip?: string): Promise<Req
 }
 
 /**
- * The shared plugin every feature uses: `deps` and the request's `state`. Named with the app's
- * id so it runs once per request however many features use it.
+ * Who may call a route. Every route declares one of these as a route option (`{ public: true }`,
+ * `{ signedIn: true }`, `{ onboarded: true }`); a route that declares nothing is treated as
+ * `onboarded`, the most closed level, so a forgotten declaration never opens anything.
+ * - public: anyone, signed in or not (the handler decides what a visitor sees);
+ * - signedIn: a session, even with onboarding unfinished (onboarding itself, account basics);
+ * - onboarded: a session and a complete profile: everything a guest or host does.
+ */
+export type Access = "public" | "signedIn" | "onboarded";
+export const DEFAULT_ACCESS: Access = "onboarded";
+
+const declaredAccess = new WeakMap<Request, Access>();
+
+/** The level the matched route declared; read by the app's one access check. */
+export const accessOf = (request: Request): Access => declaredAccess.get(request) ?? DEFAULT_ACCESS;
+
+/** A route option: records the level on the route (for tests and tools) and on the request. */
+const declare = (level: Access) => ({
+  detail: { "x-access": level } as Record<string, unknown>,
+  transform({ request }: { request: Request }) {
+    declaredAccess.set(request, level);
+  },
+});
+
+/**
+ * The shared plugin every feature uses: `deps`, the request's `state`, the access levels and the
+ * answers every handler needs (`render` a screen, `sendTo` another page with a toast). Named with
+ * the app's id so it runs once per request however many features use it.
  */
 export function context(deps: Deps) {
+  /** The user of a route whose level guarantees one (the app's access check ran before). */
+  const signedInUser = async ({ request }: { request: Request }) => {
+    const { user } = await requestState(deps, request);
+    if (!user) throw new Error("access check did not run before a signed-in route");
+    return { user };
+  };
+
   return new Elysia({ name: "offline.context", seed: deps.id })
     .decorate("deps", deps)
-    .resolve({ as: "global" }, async ({ request, server }) => ({
-      state: await requestState(deps, request, server?.requestIP(request)?.address),
-    }));
+    .resolve({ as: "global" }, async ({ request, server }) => {
+      const state = await requestState(deps, request, server?.requestIP(request)?.address);
+      return {
+        state,
+        /** Renders a screen through its layout (a flash toast is shown once). */
+        render: (screen: (view: View) => JSX.Element, init?: { status?: number; headers?: HeadersInit }) =>
+          renderPage(deps, state, request, screen, init),
+        /** Redirects a form or htmx request, optionally with a toast shown on the next page. */
+        sendTo: (location: string, toast?: FlashData, headers?: HeadersInit) => {
+          const h = new Headers(headers);
+          if (toast) h.append("Set-Cookie", flashCookie(deps, encodeFlash(toast)));
+          return redirectTo(request, location, h);
+        },
+        /** The `HX-Trigger` header that raises a toast on the page after an htmx swap. */
+        toastHeader: (toast: { title: MessageKey; body?: MessageKey; variant?: "success" | "error" }) => ({
+          "HX-Trigger": JSON.stringify({
+            toast: { title: state.t(toast.title), body: toast.body && state.t(toast.body), variant: toast.variant ?? "success" },
+          }),
+        }),
+      };
+    })
+    .macro({
+      public: declare("public"),
+      signedIn: { ...declare("signedIn"), resolve: signedInUser },
+      onboarded: { ...declare("onboarded"), resolve: signedInUser },
+    });
 }

@@ -28,14 +28,13 @@ export function activityErrors(state: RequestState, errors: ActivityErrors, stat
 
 /** The activity calls of spec §7. Only an activity's host changes it; others get 404. */
 export function activityApi(deps: Deps) {
-  const unauthorized = (state: RequestState) => json({ message: state.t("error.unauthorized") }, 401);
   const notFound = (state: RequestState) => json({ message: state.t("activity.notFound") }, 404);
 
   return new Elysia({ name: "offline.activities.api", seed: deps.id })
     .use(context(deps))
-    .get("/api/activities", async ({ query, state, set }) => {
-      if (!state.user) return unauthorized(state);
-      const city = typeof query.city === "string" && query.city.trim() ? query.city.trim().slice(0, 80) : (state.user.city ?? DEFAULT_CITY_NAME);
+    .guard({ onboarded: true })
+    .get("/api/activities", async ({ query, state, set, user }) => {
+      const city = typeof query.city === "string" && query.city.trim() ? query.city.trim().slice(0, 80) : (user.city ?? DEFAULT_CITY_NAME);
       const category = isCategory(query.category) ? query.category : undefined;
       const limit = Math.min(Math.max(Number(query.limit) || PAGE_SIZE, 1), 100);
       const page = await browseActivities(deps.db, { city, category, limit, cursor: typeof query.cursor === "string" ? query.cursor : undefined });
@@ -47,50 +46,42 @@ export function activityApi(deps: Deps) {
         headers,
       );
     })
-    .get("/api/activities/:id", async ({ params, state }) => {
-      if (!state.user) return unauthorized(state);
+    .get("/api/activities/:id", async ({ params, user, state }) => {
       const activity = await findListedActivity(deps, params.id);
       if (!activity) return notFound(state);
       const [host, rating] = await Promise.all([hostOf(deps, activity), activityRating(deps.db, activity.id)]);
       return json(activityJson(activity, host, rating));
     })
-    .get("/api/activities/:id/reviews", async ({ params, state }) => {
-      if (!state.user) return unauthorized(state);
+    .get("/api/activities/:id/reviews", async ({ params, user, state }) => {
       const activity = await findListedActivity(deps, params.id);
       return activity ? json(await activityReviews(deps.db, activity.id)) : notFound(state);
     })
-    .post("/api/activities", async ({ body, state }) => {
-      if (!state.user) return unauthorized(state);
-      const read = await readActivityInput(deps, state.user, asRecord(body));
+    .post("/api/activities", async ({ body, user, state }) => {
+      const read = await readActivityInput(deps, user, asRecord(body));
       if (!read.ok) return activityErrors(state, read.errors);
-      const activity = await createActivity(deps, state.user, read.changes);
-      return json(activityJson(activity, state.user), 201);
+      const activity = await createActivity(deps, user, read.changes);
+      return json(activityJson(activity, user), 201);
     })
-    .patch("/api/activities/:id", async ({ params, body, state }) => {
-      if (!state.user) return unauthorized(state);
-      const activity = await findOwnActivity(deps, state.user.id, params.id);
+    .patch("/api/activities/:id", async ({ params, body, user, state }) => {
+      const activity = await findOwnActivity(deps, user.id, params.id);
       if (!activity) return notFound(state);
-      const read = await readActivityInput(deps, state.user, asRecord(body), activity);
+      const read = await readActivityInput(deps, user, asRecord(body), activity);
       if (!read.ok) return activityErrors(state, read.errors);
-      return json(activityJson(await updateActivity(deps, activity, read.changes), state.user));
+      return json(activityJson(await updateActivity(deps, activity, read.changes), user));
     })
-    .delete("/api/activities/:id", async ({ params, state }) => {
-      if (!state.user) return unauthorized(state);
-      const activity = await findOwnActivity(deps, state.user.id, params.id);
+    .delete("/api/activities/:id", async ({ params, user, state }) => {
+      const activity = await findOwnActivity(deps, user.id, params.id);
       if (!activity) return notFound(state);
       return json({ status: await deleteActivity(deps, activity) });
     })
-    .get("/api/host/requests", async ({ state }) => {
-      if (!state.user) return unauthorized(state);
-      return json((await hostRequests(deps, state.user.id)).requests);
+    .get("/api/host/requests", async ({ user, state }) => {
+      return json((await hostRequests(deps, user.id)).requests);
     })
-    .get("/api/host/earnings", async ({ state }) => {
-      if (!state.user) return unauthorized(state);
-      const e = await hostEarnings(deps, state.user.id);
+    .get("/api/host/earnings", async ({ user, state }) => {
+      const e = await hostEarnings(deps, user.id);
       return json({ totalEarnings: (e.totalEarningsCents / 100).toFixed(2), pendingPayouts: (e.pendingPayoutsCents / 100).toFixed(2), completedBookings: e.completedBookings });
     })
-    .get("/api/user/activities", async ({ state }) => {
-      if (!state.user) return unauthorized(state);
-      return json((await ownActivities(deps, state.user.id)).map((a) => activityJson(a, state.user)));
+    .get("/api/user/activities", async ({ user, state }) => {
+      return json((await ownActivities(deps, user.id)).map((a) => activityJson(a, user)));
     });
 }

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { User } from "../../db/schema";
 import { Browse, BrowseBody, BrowseCards, type BrowseState } from "../../views/activities/Browse";
 import { CreateActivityForm, emptyCreateForm, type CreateFormState } from "../../views/activities/CreateForm";
 import { ActivityDetail, ActivityNotFound } from "../../views/activities/Detail";
@@ -32,8 +33,7 @@ export function activityRoutes(deps: Deps) {
     return renderPage(deps, state, request, (v) => <Browse view={v} state={browseState} />, { headers: { Vary: "HX-Request, HX-Target" } });
   };
 
-  const hostDashboard = async ({ request, state }: { request: Request; state: RequestState }) => {
-    const user = state.user!;
+  const hostDashboard = async ({ request, user, state }: { request: Request; user: User; state: RequestState }) => {
     const [activities, activityCount, requests, earnings] = await Promise.all([
       ownActivities(deps, user.id, 4),
       countOwnActivities(deps, user.id),
@@ -43,23 +43,23 @@ export function activityRoutes(deps: Deps) {
     const data: DashboardData = { user, activities, activityCount, requests: requests.requests, requestCount: requests.total, earnings };
     return renderPage(deps, state, request, (view) => <HostDashboard view={view} data={data} />);
   };
-  const nearOf = (state: RequestState) => `${state.user!.city ?? DEFAULT_CITY_NAME}, ${state.user!.country ?? DEFAULT_COUNTRY}`;
+  const nearOf = (user: User) => `${user.city ?? DEFAULT_CITY_NAME}, ${user.country ?? DEFAULT_COUNTRY}`;
 
   return new Elysia({ name: "offline.activities", seed: deps.id })
     .use(context(deps))
+    .guard({ onboarded: true })
     .get("/", browse)
     .get("/browse", browse)
     .get("/host", hostDashboard)
     .get("/host-dashboard", hostDashboard)
-    .get("/host/activities", async ({ request, state }) => {
-      const list = await ownActivities(deps, state.user!.id);
+    .get("/host/activities", async ({ request, state, user }) => {
+      const list = await ownActivities(deps, user.id);
       return renderPage(deps, state, request, (view) => <HostActivities view={view} activities={list} />);
     })
-    .get("/create-activity", ({ request, state }) =>
-      renderPage(deps, state, request, (view) => <CreateActivityForm view={view} state={emptyCreateForm} maps={deps.config.maps} near={nearOf(state)} />),
+    .get("/create-activity", ({ request, state, user }) =>
+      renderPage(deps, state, request, (view) => <CreateActivityForm view={view} state={emptyCreateForm} maps={deps.config.maps} near={nearOf(user)} />),
     )
-    .post("/create-activity", async ({ request, body, state }) => {
-      const user = state.user!;
+    .post("/create-activity", async ({ request, body, state, user }) => {
       const input = asRecord(body);
       const read = await readActivityInput(deps, user, input);
       if (read.ok) {
@@ -74,21 +74,21 @@ export function activityRoutes(deps: Deps) {
         errors,
         alert: { title: state.t("wizard.createError"), body: Object.values(errors)[0] ?? state.t("wizard.tryAgain") },
       };
-      return renderPage(deps, state, request, (view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(state)} />, { status: 400 });
+      return renderPage(deps, state, request, (view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(user)} />, { status: 400 });
     })
-    .get("/create-activity-flow", ({ request, state }) =>
+    .get("/create-activity-flow", ({ request, state, user }) =>
       renderPage(deps, state, request, (view) => (
-        <ActivityWizardPage view={view} city={state.user!.city ?? DEFAULT_CITY_NAME} country={state.user!.country ?? DEFAULT_COUNTRY} maps={deps.config.maps} />
+        <ActivityWizardPage view={view} city={user.city ?? DEFAULT_CITY_NAME} country={user.country ?? DEFAULT_COUNTRY} maps={deps.config.maps} />
       )),
     )
-    .get("/edit-activity/:id", async ({ params, request, state }) => {
-      const activity = await findOwnActivity(deps, state.user!.id, params.id);
+    .get("/edit-activity/:id", async ({ params, request, state, user }) => {
+      const activity = await findOwnActivity(deps, user.id, params.id);
       if (!activity) return renderPage(deps, state, request, (view) => <ActivityNotFound view={view} />, { status: 404 });
       return renderPage(deps, state, request, (view) => (
         <ActivityWizardPage view={view} activity={activity} city={activity.city} country={activity.country} maps={deps.config.maps} />
       ));
     })
-    .get("/activity/:id", async ({ params, request, state }) => {
+    .get("/activity/:id", async ({ params, request, state, user }) => {
       const activity = await findListedActivity(deps, params.id);
       if (!activity) return renderPage(deps, state, request, (view) => <ActivityNotFound view={view} />, { status: 404 });
       const [host, rating, reviews] = await Promise.all([hostOf(deps, activity), activityRating(deps.db, activity.id), activityReviews(deps.db, activity.id, 3)]);

@@ -96,7 +96,7 @@ export function authRoutes(deps: Deps) {
       if (state.user) return redirectTo(request, next);
       const mode = query.mode === "signup" ? "signup" : "signin";
       return loginPage(state, request, { mode, next });
-    })
+    }, { public: true })
     .post("/api/login", async ({ request, body, state }) => {
       const input = asRecord(body);
       const form = formFrom(input, "signin");
@@ -119,7 +119,7 @@ export function authRoutes(deps: Deps) {
       }
       deps.limits.loginByEmail.reset(email);
       return success(request, state, user.id, next, "toast.signedIn");
-    })
+    }, { public: true })
     .post("/api/register", async ({ request, body, state }) => {
       const input = asRecord(body);
       const form = formFrom(input, "signup");
@@ -134,7 +134,7 @@ export function authRoutes(deps: Deps) {
       const result = await registerWithPassword(deps.db, parsed.data.email, parsed.data.password);
       if (!result.ok) return failure(state, request, form, 409, { email: "login.emailTaken" });
       return success(request, state, result.user.id, next, "toast.signedUp", 201);
-    })
+    }, { public: true })
     .post("/api/auth/logout", async ({ request, state }) => {
       if (state.sessionToken) await destroySession(deps.db, state.sessionToken);
       const headers = new Headers();
@@ -142,7 +142,7 @@ export function authRoutes(deps: Deps) {
       if (wantsJson(request)) return json({ ok: true }, 200, headers);
       headers.append("Set-Cookie", flashCookie(deps, encodeFlash({ title: "toast.signedOut" })));
       return redirectTo(request, "/", headers);
-    })
+    }, { public: true })
     .post("/api/locale", async ({ request, body, state }) => {
       const input = asRecord(body);
       const locale = input.locale;
@@ -153,15 +153,9 @@ export function authRoutes(deps: Deps) {
       const headers = new Headers({ "Set-Cookie": serializeCookie(deps.cookies.lang, locale, { maxAge: 365 * 24 * 3600, secure }) });
       if (wantsJson(request)) return json({ locale }, 200, headers);
       return redirectTo(request, safeNext(input.next), headers);
-    })
-    .get("/api/auth/user", ({ state }) =>
-      state.user
-        ? json(selfView(state.user), 200, { "X-CSRF-Token": state.session!.csrf })
-        : json({ message: state.t("error.unauthorized") }, 401),
-    )
-    .get("/api/user", ({ state }) =>
-      state.user ? json(selfView(state.user)) : json({ message: state.t("error.unauthorized") }, 401),
-    )
+    }, { public: true })
+    .get("/api/auth/user", ({ user, state }) => json(selfView(user), 200, { "X-CSRF-Token": state.session!.csrf }), { signedIn: true })
+    .get("/api/user", ({ user }) => json(selfView(user)), { signedIn: true })
     .get("/api/login/:provider", async ({ params, query, request, state }) => {
       const flow = flows.get(params.provider);
       if (!flow) return json({ message: state.t("error.notFound") }, 404);
@@ -182,7 +176,7 @@ export function authRoutes(deps: Deps) {
           "Set-Cookie": serializeCookie(deps.cookies.oauth, cookie, { maxAge: OAUTH_COOKIE_TTL_S, secure }),
         },
       });
-    })
+    }, { public: true })
     .get("/api/callback/:provider", async ({ params, query, request, state }) => {
       const flow = flows.get(params.provider);
       if (!flow) return json({ message: state.t("error.notFound") }, 404);
@@ -210,7 +204,7 @@ export function authRoutes(deps: Deps) {
       headers.append("Set-Cookie", serializeCookie(deps.cookies.oauth, "", { maxAge: 0, secure }));
       headers.append("Set-Cookie", flashCookie(deps, encodeFlash({ title: "toast.signedIn" })));
       return redirectTo(request, next, headers);
-    });
+    }, { public: true });
 }
 
 const randomId = () => Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");

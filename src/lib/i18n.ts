@@ -35,6 +35,7 @@ const en = {
   "error.csrf": "Your session has expired or the request came from another site. Reload the page and try again.",
   "error.badRequest": "The request could not be understood.",
   "error.unauthorized": "Please sign in to continue.",
+  "error.profileIncomplete": "Complete your profile first.",
   "error.notFound": "Not found",
   "error.tooMany": "Too many attempts. Please wait {minutes} minutes and try again.",
 
@@ -429,6 +430,7 @@ const fr: Catalogue = {
   "error.csrf": "Votre session a expiré ou la requête vient d'un autre site. Rechargez la page et réessayez.",
   "error.badRequest": "La requête n'a pas pu être comprise.",
   "error.unauthorized": "Veuillez vous connecter pour continuer.",
+  "error.profileIncomplete": "Complétez d'abord votre profil.",
   "error.notFound": "Introuvable",
   "error.tooMany": "Trop de tentatives. Patientez {minutes} minutes puis réessayez.",
 

@@ -17,44 +17,35 @@ export function updateAnswer(state: RequestState, result: UpdateResult) {
 
 /** The profile calls of spec §7. */
 export function profileApi(deps: Deps) {
-  const unauthorized = (state: RequestState) => json({ message: state.t("error.unauthorized") }, 401);
   const notFound = (state: RequestState) => json({ message: state.t("profile.hostNotFound") }, 404);
 
   return new Elysia({ name: "offline.profiles.api", seed: deps.id })
     .use(context(deps))
-    .put("/api/user/profile", async ({ body, state }) =>
-      state.user ? updateAnswer(state, await updateProfile(deps, state.user, asRecord(body))) : unauthorized(state),
-    )
-    .put("/api/user/username", async ({ body, state }) =>
-      state.user ? updateAnswer(state, await updateProfile(deps, state.user, { username: asRecord(body).username ?? "" })) : unauthorized(state),
-    )
-    .put("/api/user/email", async ({ body, state }) =>
-      state.user ? updateAnswer(state, await changeEmail(deps, state.user, asRecord(body))) : unauthorized(state),
-    )
-    .put("/api/user/password", async ({ body, state }) =>
-      state.user ? updateAnswer(state, await changePassword(deps, state.user, asRecord(body), state.session!.sid)) : unauthorized(state),
-    )
-    .get("/api/check-username", async ({ query, state }) => {
-      if (!state.user) return unauthorized(state);
+    .put("/api/user/profile", async ({ body, user, state }) => updateAnswer(state, await updateProfile(deps, user, asRecord(body))), { signedIn: true })
+    .put("/api/user/username", async ({ body, user, state }) => updateAnswer(state, await updateProfile(deps, user, { username: asRecord(body).username ?? "" })), {
+      signedIn: true,
+    })
+    .put("/api/user/email", async ({ body, user, state }) => updateAnswer(state, await changeEmail(deps, user, asRecord(body))), { signedIn: true })
+    .put("/api/user/password", async ({ body, user, state }) => updateAnswer(state, await changePassword(deps, user, asRecord(body), state.session!.sid)), {
+      signedIn: true,
+    })
+    .get("/api/check-username", async ({ query, user, state }) => {
       const parsed = usernameSchema.safeParse(query.username ?? "");
       if (!parsed.success) return json({ available: false, message: state.t(parsed.error.issues[0]!.message as never) });
-      if (parsed.data === state.user.username) return json({ available: true });
-      return json({ available: !(await isUsernameTaken(deps.db, parsed.data, state.user.id)) });
-    })
-    .get("/api/user/reviews", async ({ state }) => (state.user ? json((await reviewsOf(deps.db, state.user.id)).reviews) : unauthorized(state)))
+      if (parsed.data === user.username) return json({ available: true });
+      return json({ available: !(await isUsernameTaken(deps.db, parsed.data, user.id)) });
+    }, { signedIn: true })
+    .get("/api/user/reviews", async ({ user }) => json((await reviewsOf(deps.db, user.id)).reviews), { onboarded: true })
     .get("/api/users/by-username/:username", async ({ params, state }) => {
-      if (!state.user) return unauthorized(state);
       const user = await findByUsername(deps.db, params.username);
       return user ? json(publicView(user, new Date(deps.now()))) : notFound(state);
-    })
+    }, { onboarded: true })
     .get("/api/users/by-username/:username/activities", async ({ params, state }) => {
-      if (!state.user) return unauthorized(state);
       const user = await findByUsername(deps.db, params.username);
       return user ? json((await hostActivities(deps.db, user.id, 100)).cards) : notFound(state);
-    })
+    }, { onboarded: true })
     .get("/api/users/by-username/:username/reviews", async ({ params, state }) => {
-      if (!state.user) return unauthorized(state);
       const user = await findByUsername(deps.db, params.username);
       return user ? json((await reviewsOf(deps.db, user.id)).reviews) : notFound(state);
-    });
+    }, { onboarded: true });
 }

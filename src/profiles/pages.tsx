@@ -49,8 +49,8 @@ export function profilePages(deps: Deps) {
 
   return new Elysia({ name: "offline.profiles.pages", seed: deps.id })
     .use(context(deps))
-    .get("/profile", async ({ request, state }) => {
-      const user = state.user!;
+    .guard({ onboarded: true })
+    .get("/profile", async ({ request, state, user }) => {
       const data = await profileData(user);
       return renderPage(deps, state, request, (view) => (
         <OwnProfile view={view} user={user} data={data} allAbout={parseAbout(user.about)} visibility={parseVisibility(user.aboutVisibility)} />
@@ -77,13 +77,12 @@ export function profilePages(deps: Deps) {
         <AllActivities view={view} title={view.t("profile.activitiesOf", { name: user.firstName ?? "" })} back={`/profile/${user.username}`} cards={cards} />
       ));
     })
-    .get("/reviews", async ({ request, state }) => {
-      const r = await reviewsOf(deps.db, state.user!.id);
+    .get("/reviews", async ({ request, state, user }) => {
+      const r = await reviewsOf(deps.db, user.id);
       return renderPage(deps, state, request, (view) => <AllReviews view={view} title={view.t("profile.myReviews")} back="/profile" {...r} />);
     })
-    .get("/edit-profile", ({ request, state }) => renderPage(deps, state, request, (view) => <EditProfile view={view} state={editState(state.user!)} />))
-    .post("/edit-profile", async ({ request, body, state }) => {
-      const user = state.user!;
+    .get("/edit-profile", ({ request, state, user }) => renderPage(deps, state, request, (view) => <EditProfile view={view} state={editState(user)} />))
+    .post("/edit-profile", async ({ request, body, state, user }) => {
       const input = asRecord(body);
       // The edit form always sends its photo list; anything else is not that form.
       if (typeof input.photos !== "string") {
@@ -119,18 +118,17 @@ export function profilePages(deps: Deps) {
       };
       return renderPage(deps, state, request, (view) => <EditProfile view={view} state={draft} />, { status: result.status });
     })
-    .get("/settings", ({ request, state }) => renderPage(deps, state, request, (view) => <SettingsHub view={view} user={state.user!} />))
-    .get("/settings/account", ({ request, state }) => renderPage(deps, state, request, (view) => <AccountOverview view={view} user={state.user!} />))
-    .get("/help", ({ request, state }) => renderPage(deps, state, request, (view) => <Help view={view} />))
-    .get("/settings/:screen", ({ params, request, state }) => {
+    .get("/settings", ({ request, state, user }) => renderPage(deps, state, request, (view) => <SettingsHub view={view} user={user} />))
+    .get("/settings/account", ({ request, state, user }) => renderPage(deps, state, request, (view) => <AccountOverview view={view} user={user} />))
+    .get("/help", ({ request, state, user }) => renderPage(deps, state, request, (view) => <Help view={view} />))
+    .get("/settings/:screen", ({ params, request, state, user }) => {
       const screen = params.screen as AccountScreen;
       if (!SCREENS.includes(screen)) return renderPage(deps, state, request, (view) => <NotFound view={view} />, { status: 404 });
-      const formState: AccountFormState = { values: accountValues(state.user!) };
-      return renderPage(deps, state, request, (view) => <AccountForm view={view} screen={screen} user={state.user!} state={formState} />);
+      const formState: AccountFormState = { values: accountValues(user) };
+      return renderPage(deps, state, request, (view) => <AccountForm view={view} screen={screen} user={user} state={formState} />);
     })
-    .post("/settings/:screen", async ({ params, request, body, state }) => {
+    .post("/settings/:screen", async ({ params, request, body, state, user }) => {
       const screen = params.screen as AccountScreen;
-      const user = state.user!;
       const input = asRecord(body);
       let result: UpdateResult;
       if (!SCREENS.includes(screen)) return redirectTo(request, "/settings");

@@ -44,16 +44,14 @@ export function profileRoutes(deps: Deps) {
 
   return new Elysia({ name: "offline.profiles", seed: deps.id })
     .use(context(deps))
-    .get("/onboarding", ({ request, query, state }) => {
-      const user = state.user!;
+    .get("/onboarding", ({ request, query, state, user }) => {
       const reachable = firstIncompleteStep(user);
       if (reachable > ONBOARDING_STEPS) return redirectTo(request, "/browse");
       const asked = Number(query.step);
       const step = Number.isInteger(asked) && asked >= 1 && asked <= reachable ? asked : reachable;
       return onboardingPage(state, request, { step, values: onboardingValues(user) });
-    })
-    .post("/onboarding", async ({ request, body, state }) => {
-      const user = state.user!;
+    }, { signedIn: true })
+    .post("/onboarding", async ({ request, body, state, user }) => {
       const input = asRecord(body);
       const step = Number(input.step);
       const spec = STEP_FIELDS[step];
@@ -82,8 +80,8 @@ export function profileRoutes(deps: Deps) {
       if (next <= ONBOARDING_STEPS) return redirectTo(request, `/onboarding?step=${Math.max(next, Math.min(step + 1, ONBOARDING_STEPS))}`);
       const headers = new Headers({ "Set-Cookie": flashCookie(deps, encodeFlash({ title: "toast.profileCompleted", body: "toast.profileCompletedBody" })) });
       return redirectTo(request, "/browse", headers);
-    })
-    .get("/fragments/username-status", async ({ request, query, state }) => {
+    }, { signedIn: true })
+    .get("/fragments/username-status", async ({ request, query, state, user }) => {
       const view = viewOf(deps, state, request);
       const parsed = usernameSchema.safeParse(query.username ?? "");
       if (!parsed.success) {
@@ -92,29 +90,27 @@ export function profileRoutes(deps: Deps) {
         if (!value) return htmlResponse(String(<UsernameStatus view={view} state="unknown" />));
         return htmlResponse(String(<UsernameStatus view={view} state={key === "profile.usernameTooShort" ? "tooShort" : "invalid"} message={state.t(key)} />));
       }
-      if (parsed.data === state.user!.username) return htmlResponse(String(<UsernameStatus view={view} state="unchanged" />));
-      const taken = await isUsernameTaken(deps.db, parsed.data, state.user!.id);
+      if (parsed.data === user.username) return htmlResponse(String(<UsernameStatus view={view} state="unchanged" />));
+      const taken = await isUsernameTaken(deps.db, parsed.data, user.id);
       return htmlResponse(String(<UsernameStatus view={view} state={taken ? "taken" : "available"} />));
-    })
-    .get("/fragments/location", ({ request, query, state }) => {
+    }, { signedIn: true })
+    .get("/fragments/location", ({ request, query, state, user }) => {
       const view = viewOf(deps, state, request);
       const country = findCountry(query.country)?.name ?? null;
       return htmlResponse(String(<LocationFields view={view} country={country} city={null} />));
-    })
-    .post("/settings/location", async ({ request, body, state }) => {
+    }, { signedIn: true })
+    .post("/settings/location", async ({ request, body, state, user, toastHeader }) => {
       const view = viewOf(deps, state, request);
       const input = asRecord(body);
       const country = findCountry(input.country);
       // Choosing a country resets the city to that country's first city, and saves at once.
       const city = country?.cities.some((c) => c.name === input.city) ? String(input.city) : country?.cities[0]?.name;
-      const result = await updateProfile(deps, state.user!, { country: input.country, city: city ?? "" });
-      const user = result.ok ? result.user : state.user!;
-      const headers: Record<string, string> = {
-        "HX-Trigger": JSON.stringify({ toast: result.ok ? { title: state.t("toast.profileUpdated"), variant: "success" } : { title: state.t("common.errorTitle"), body: state.t("profile.locationRequired"), variant: "error" } }),
-      };
+      const result = await updateProfile(deps, user, { country: input.country, city: city ?? "" });
+      const saved = result.ok ? result.user : user;
+      const headers = toastHeader(result.ok ? { title: "toast.profileUpdated" } : { title: "common.errorTitle", body: "profile.locationRequired", variant: "error" });
       if (request.headers.get("hx-request")) {
-        return htmlResponse(String(<LocationFields view={view} country={user.country} city={user.city} autosave />), result.ok ? 200 : 400, headers);
+        return htmlResponse(String(<LocationFields view={view} country={saved.country} city={saved.city} autosave />), result.ok ? 200 : 400, headers);
       }
       return redirectTo(request, "/settings");
-    });
+    }, { onboarded: true });
 }

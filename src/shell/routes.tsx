@@ -9,21 +9,6 @@ import { renderPage } from "./render";
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const PUBLIC_WEEK = "public, max-age=604800";
 
-/** Paths a signed-out visitor may reach; every other page shows the landing screen. */
-export function isPublicPath(path: string) {
-  return (
-    path.startsWith("/api/") ||
-    path.startsWith("/assets/") ||
-    path.startsWith("/static/") ||
-    path.startsWith("/objects/") ||
-    path === "/welcome" ||
-    path === "/manifest.webmanifest" ||
-    path === "/sw.js" ||
-    path === "/favicon.ico" ||
-    path === "/health"
-  );
-}
-
 function fileResponse(relPath: string, cacheControl: string): Response | null {
   const file = assetFile(relPath);
   if (!file) return null;
@@ -37,6 +22,7 @@ function fileResponse(relPath: string, cacheControl: string): Response | null {
 export function shellRoutes(deps: Deps) {
   return new Elysia({ name: "offline.shell", seed: deps.id })
     .use(context(deps))
+    .guard({ public: true })
     .get("/health", () => json({ ok: true }))
     .get("/welcome", ({ request, state }) =>
       state.user ? redirectTo(request, "/") : renderPage(deps, state, request, (view) => <Landing view={view} next="/" />),
@@ -77,21 +63,21 @@ export function shellRoutes(deps: Deps) {
     });
 }
 
-/** Last route of all: unknown pages are 404 for signed-in users and the landing for visitors. */
+/**
+ * Last route of all: unknown pages are 404. Its level is `onboarded`, so visitors meet the
+ * landing page and unfinished profiles onboarding there, as on every app screen.
+ */
 export function notFoundRoute(deps: Deps) {
   return new Elysia({ name: "offline.not-found", seed: deps.id })
     .use(context(deps))
-    .all("*", ({ request, state }) => {
-      const path = new URL(request.url).pathname;
-      if (request.method !== "GET" && request.method !== "HEAD") return json({ message: state.t("error.notFound") }, 404);
-      if (path.startsWith("/api/") || path.startsWith("/assets/") || path.startsWith("/static/"))
-        return json({ message: state.t("error.notFound") }, 404);
-      if (!state.user) return renderPage(deps, state, request, (view) => <Landing view={view} next={landingNext(request)} />);
-      return renderPage(deps, state, request, (view) => <NotFound view={view} />, { status: 404 });
-    });
-}
-
-export function landingNext(request: Request) {
-  const url = new URL(request.url);
-  return url.pathname + url.search;
+    .all(
+      "*",
+      ({ request, state, render }) => {
+        const path = new URL(request.url).pathname;
+        if (request.method !== "GET" && request.method !== "HEAD") return json({ message: state.t("error.notFound") }, 404);
+        if (path.startsWith("/api/") || path.startsWith("/assets/") || path.startsWith("/static/")) return json({ message: state.t("error.notFound") }, 404);
+        return render((view) => <NotFound view={view} />, { status: 404 });
+      },
+      { onboarded: true },
+    );
 }

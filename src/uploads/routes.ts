@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { User } from "../../db/schema";
 import { context, type Deps, type RequestState } from "../context";
 import { json } from "../lib/http";
 import { createUpload, MAX_UPLOAD_BYTES, processUpload, receiveUpload, UploadError } from "./service";
@@ -12,14 +13,10 @@ export function uploadError(state: RequestState, err: unknown) {
 
 /** Photo uploads (spec §7): signed upload URL, the PUT itself, turning it into a photo, serving. */
 export function uploadRoutes(deps: Deps) {
-  const signedIn = (state: RequestState) => (state.user ? null : json({ message: state.t("error.unauthorized") }, 401));
-
-  const makePhoto = async ({ body, state }: { body: unknown; state: RequestState }) => {
-    const denied = signedIn(state);
-    if (denied) return denied;
+  const makePhoto = async ({ body, user, state }: { body: unknown; user: User; state: RequestState }) => {
     const imageURL = body && typeof body === "object" ? (body as Record<string, unknown>).imageURL : undefined;
     try {
-      return json(await processUpload(deps, state.user!.id, imageURL));
+      return json(await processUpload(deps, user.id, imageURL));
     } catch (err) {
       return uploadError(state, err);
     }
@@ -27,7 +24,7 @@ export function uploadRoutes(deps: Deps) {
 
   return new Elysia({ name: "offline.uploads", seed: deps.id })
     .use(context(deps))
-    .post("/api/objects/upload", async ({ state }) => signedIn(state) ?? json(await createUpload(deps, state.user!.id)))
+    .post("/api/objects/upload", async ({ user }) => json(await createUpload(deps, user.id)), { signedIn: true })
     .put("/api/uploads/:id", async ({ params, query, request, body, state }) => {
       const declared = Number(request.headers.get("content-length") ?? 0);
       if (declared > MAX_UPLOAD_BYTES) return json({ message: state.t("upload.tooLarge") }, 413);
@@ -39,14 +36,14 @@ export function uploadRoutes(deps: Deps) {
       } catch (err) {
         return uploadError(state, err);
       }
-    })
-    .put("/api/profile-images", makePhoto)
-    .put("/api/activity-images", makePhoto)
-    .get("/objects/:id", ({ params }) => serve(deps, params.id, "large"))
+    }, { public: true })
+    .put("/api/profile-images", makePhoto, { signedIn: true })
+    .put("/api/activity-images", makePhoto, { onboarded: true })
+    .get("/objects/:id", ({ params }) => serve(deps, params.id, "large"), { public: true })
     .get("/objects/:id/:file", ({ params }) => {
       const size = params.file === "thumb.webp" ? "thumb" : params.file === "large.webp" ? "large" : null;
       return size ? serve(deps, params.id, size) : new Response("Not found", { status: 404 });
-    });
+    }, { public: true });
 }
 
 async function serve(deps: Deps, id: string, size: "thumb" | "large") {
