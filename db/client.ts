@@ -7,6 +7,22 @@ import { readAssetText } from "../src/lib/assets";
 import * as schema from "./schema";
 
 export type Db = ReturnType<typeof openDb>;
+/** The handle a write transaction's work gets: the same query builder, inside the transaction. */
+export type WriteTx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+/** A value that is not a promise: a transaction's work must finish before it commits. */
+type Synchronous<T> = T extends PromiseLike<unknown> ? never : T;
+
+/**
+ * Runs `work` in one write transaction started with `BEGIN IMMEDIATE`, so a read-then-write
+ * cannot be interleaved with another writer; a throw rolls everything back. The work is
+ * synchronous (bun:sqlite's transactions are): run statements with `.run()`, `.get()` and
+ * `.all()`, and make outside calls (payment providers, files, hashing) before or after, never
+ * inside. An async callback would commit at its first `await`, so it does not type-check.
+ */
+export function writeTransaction<T>(db: Db, work: (tx: WriteTx) => Synchronous<T>): T {
+  return db.transaction((tx) => work(tx), { behavior: "immediate" }) as T;
+}
 
 /**
  * Opens the SQLite file with the pragmas the app relies on: busy_timeout first (so a second

@@ -1,6 +1,6 @@
 import { count } from "drizzle-orm";
 import { activities, bookings, messages, reviews, users } from "./schema";
-import type { Db } from "./client";
+import { writeTransaction, type Db } from "./client";
 import { demoActivities, demoCities, demoGuest, demoHosts, demoReviewTexts, DEMO_PASSWORD, type DemoPerson } from "./demo-data";
 import { categories } from "../src/activities/categories";
 import { priceFor } from "../src/lib/pricing";
@@ -155,12 +155,12 @@ export async function seedDemo(db: Db, now = Date.now()) {
     }
   });
 
-  await db.transaction(async (tx) => {
-    await tx.insert(users).values([...hostRows, guestRow]);
-    await tx.insert(activities).values(activityRows);
-    for (let i = 0; i < bookingRows.length; i += 100) await tx.insert(bookings).values(bookingRows.slice(i, i + 100));
-    for (let i = 0; i < messageRows.length; i += 100) await tx.insert(messages).values(messageRows.slice(i, i + 100));
-    for (let i = 0; i < reviewRows.length; i += 100) await tx.insert(reviews).values(reviewRows.slice(i, i + 100));
+  writeTransaction(db, (tx) => {
+    tx.insert(users).values([...hostRows, guestRow]).run();
+    tx.insert(activities).values(activityRows).run();
+    for (let i = 0; i < bookingRows.length; i += 100) tx.insert(bookings).values(bookingRows.slice(i, i + 100)).run();
+    for (let i = 0; i < messageRows.length; i += 100) tx.insert(messages).values(messageRows.slice(i, i + 100)).run();
+    for (let i = 0; i < reviewRows.length; i += 100) tx.insert(reviews).values(reviewRows.slice(i, i + 100)).run();
   });
   const coveredCategories = new Set(activityRows.map((a) => a.category));
   if (coveredCategories.size !== categories.length) throw new Error("Demo data must cover every category");
@@ -177,7 +177,7 @@ export async function seedGeneratedActivities(db: Db, count: number, now = Date.
   const random = seededRandom(count);
   const adjectives = ["Relaxed", "Beginner", "Advanced", "Evening", "Morning", "Weekend", "Private", "Small-group"];
   const nouns = ["session", "class", "workshop", "walk", "lesson", "meetup", "tour", "practice"];
-  await db.transaction(async (tx) => {
+  writeTransaction(db, (tx) => {
     for (let i = 0; i < count; i += 500) {
       const batch: (typeof activities.$inferInsert)[] = [];
       for (let k = i; k < Math.min(count, i + 500); k++) {
@@ -198,7 +198,7 @@ export async function seedGeneratedActivities(db: Db, count: number, now = Date.
           updatedAt: now - (k + 1) * 1000,
         });
       }
-      await tx.insert(activities).values(batch);
+      tx.insert(activities).values(batch).run();
     }
   });
 }

@@ -1,4 +1,5 @@
 import { and, count, desc, eq, isNull } from "drizzle-orm";
+import { writeTransaction } from "../../db/client";
 import { activities, bookings, users, type Activity, type User } from "../../db/schema";
 import type { Deps } from "../context";
 import { ageOn } from "../lib/dates";
@@ -139,13 +140,13 @@ export async function updateActivity(deps: Deps, activity: Activity, changes: Ac
  * still point at it, so it stays in the database but is no longer listed or bookable.
  */
 export async function deleteActivity(deps: Deps, activity: Activity): Promise<"deleted" | "archived"> {
-  return deps.db.transaction(async (tx) => {
-    const used = await tx.select({ n: count() }).from(bookings).where(eq(bookings.activityId, activity.id)).get();
+  return writeTransaction(deps.db, (tx) => {
+    const used = tx.select({ n: count() }).from(bookings).where(eq(bookings.activityId, activity.id)).get();
     if ((used?.n ?? 0) > 0) {
-      await tx.update(activities).set({ active: false, archivedAt: deps.now(), updatedAt: deps.now() }).where(eq(activities.id, activity.id));
+      tx.update(activities).set({ active: false, archivedAt: deps.now(), updatedAt: deps.now() }).where(eq(activities.id, activity.id)).run();
       return "archived" as const;
     }
-    await tx.delete(activities).where(eq(activities.id, activity.id));
+    tx.delete(activities).where(eq(activities.id, activity.id)).run();
     return "deleted" as const;
   });
 }

@@ -1,5 +1,5 @@
 import { and, eq, lt } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import { writeTransaction, type Db } from "../../db/client";
 import { oauthAccounts, sessions, users, type User } from "../../db/schema";
 import { ageOn } from "../lib/dates";
 
@@ -111,13 +111,13 @@ export async function findOrCreateOAuthUser(db: Db, profile: OAuthProfile): Prom
   if (linked) return linked.user;
 
   const email = profile.email?.trim().toLowerCase() || null;
-  return db.transaction(async (tx) => {
-    let user = email && profile.emailVerified ? await tx.select().from(users).where(eq(users.email, email)).get() : undefined;
+  return writeTransaction(db, (tx) => {
+    let user = email && profile.emailVerified ? tx.select().from(users).where(eq(users.email, email)).get() : undefined;
     if (!user) {
-      const emailFree = email ? !(await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).get()) : false;
+      const emailFree = email ? !tx.select({ id: users.id }).from(users).where(eq(users.email, email)).get() : false;
       const firstName = profile.firstName?.trim() || null;
       const lastName = profile.lastName?.trim() || null;
-      [user] = await tx
+      user = tx
         .insert(users)
         .values({
           id: crypto.randomUUID(),
@@ -127,10 +127,11 @@ export async function findOrCreateOAuthUser(db: Db, profile: OAuthProfile): Prom
           lastName,
           name: [firstName, lastName].filter(Boolean).join(" ") || null,
         })
-        .returning();
+        .returning()
+        .get();
     }
-    await tx.insert(oauthAccounts).values({ provider: profile.provider, subject: profile.subject, userId: user!.id });
-    return user!;
+    tx.insert(oauthAccounts).values({ provider: profile.provider, subject: profile.subject, userId: user.id }).run();
+    return user;
   });
 }
 

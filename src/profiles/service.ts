@@ -1,6 +1,6 @@
 import { and, eq, ne } from "drizzle-orm";
 import type { z } from "zod";
-import type { Db } from "../../db/client";
+import { writeTransaction, type Db } from "../../db/client";
 import { sessions, users, type User } from "../../db/schema";
 import type { Deps } from "../context";
 import { ageOn } from "../lib/dates";
@@ -194,11 +194,14 @@ export async function changePassword(deps: Deps, user: User, input: Record<strin
   const wrong = await checkCurrentPassword(user, r.data.currentPassword);
   if (wrong) return { ok: false, status: 403, errors: { currentPassword: wrong } };
   const passwordHash = await Bun.password.hash(r.data.newPassword);
-  const [updated] = await deps.db.update(users).set({ passwordHash, updatedAt: deps.now() }).where(eq(users.id, user.id)).returning();
-  await deps.db
-    .delete(sessions)
-    .where(keepSid ? and(eq(sessions.userId, user.id), ne(sessions.sid, keepSid)) : eq(sessions.userId, user.id));
-  return { ok: true, user: updated! };
+  const updated = writeTransaction(deps.db, (tx) => {
+    const row = tx.update(users).set({ passwordHash, updatedAt: deps.now() }).where(eq(users.id, user.id)).returning().get();
+    tx.delete(sessions)
+      .where(keepSid ? and(eq(sessions.userId, user.id), ne(sessions.sid, keepSid)) : eq(sessions.userId, user.id))
+      .run();
+    return row!;
+  });
+  return { ok: true, user: updated };
 }
 
 async function checkCurrentPassword(user: User, current: string | undefined): Promise<MessageKey | null> {
