@@ -314,6 +314,32 @@ export const uploads = sqliteTable(
   (t) => [uniqueIndex("uploads_object").on(t.objectId), index("uploads_user").on(t.userId, t.createdAt)],
 );
 
+/**
+ * Timed work that must survive restarts (answer windows, payouts, reminders, cleanup): one row
+ * per job, run at least once when due by the app's job runner (src/lib/jobs.ts). A row is
+ * deleted once its job has run; `key` makes scheduling the same job twice a no-op.
+ */
+export const jobs = sqliteTable(
+  "jobs",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind").notNull(),
+    /** Unique when set: the job's identity, such as "booking.expire:{bookingId}". */
+    key: text("key"),
+    payload: text("payload", { mode: "json" }).$type<unknown>().notNull().default(sql`'{}'`),
+    runAt: integer("run_at", { mode: "number" }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    /** While a runner works on the job, until this instant; a crashed run is picked up after it. */
+    leaseUntil: integer("lease_until", { mode: "number" }),
+    lastError: text("last_error"),
+    /** Set when the job gave up after its last attempt; such rows stay for the operator to read. */
+    failedAt: integer("failed_at", { mode: "number" }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("jobs_key").on(t.key), index("jobs_due").on(t.failedAt, t.runAt)],
+);
+
 export type User = typeof users.$inferSelect;
 export type Activity = typeof activities.$inferSelect;
 export type Booking = typeof bookings.$inferSelect;
+export type Job = typeof jobs.$inferSelect;

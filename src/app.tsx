@@ -16,6 +16,7 @@ import type { Config } from "./config";
 import { accessOf, context, cookieNames, makeLimits, requestState, type Deps } from "./context";
 import { json, redirectTo, serializeCookie, wantsJson } from "./lib/http";
 import { SESSION_TTL_MS } from "./auth/service";
+import { JobRunner } from "./lib/jobs";
 import type { AssetManifest } from "./lib/manifest";
 import type { Secrets } from "./lib/secrets";
 import { renderPage } from "./shell/render";
@@ -69,7 +70,7 @@ function contentSecurityPolicy(config: Config, uploadOrigin?: string) {
  * tests hand in a fresh database and their own clock.
  */
 export function createApp(options: AppOptions) {
-  const deps: Deps = {
+  const deps = {
     id: crypto.randomUUID(),
     config: options.config,
     db: options.db,
@@ -79,7 +80,9 @@ export function createApp(options: AppOptions) {
     limits: { ...makeLimits(), ...options.limits },
     cookies: cookieNames(options.config),
     now: options.now ?? Date.now,
-  };
+  } satisfies Omit<Deps, "jobs"> as Deps;
+  // The runner hands `deps` to the jobs it runs, so it is made once the rest exists.
+  deps.jobs = new JobRunner(deps);
   const csp = contentSecurityPolicy(options.config, deps.storage.uploadOrigin);
   const publicOrigin = new URL(options.config.publicUrl).origin;
 

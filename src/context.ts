@@ -9,6 +9,7 @@ import { parseCookies, redirectTo } from "./lib/http";
 import type { MessageKey } from "./lib/i18n";
 import { flashCookie, renderPage } from "./shell/render";
 import { encodeFlash, type FlashData, type View } from "./shell/view";
+import type { JobRunner } from "./lib/jobs";
 import { RateLimiter } from "./lib/rate-limit";
 import type { Secrets } from "./lib/secrets";
 import type { ObjectStorage } from "./uploads/storage";
@@ -21,6 +22,8 @@ export interface Deps {
   secrets: Secrets;
   assets: AssetManifest;
   storage: ObjectStorage;
+  /** Durable timed work; features register their job kinds on it. */
+  jobs: JobRunner;
   limits: {
     loginByEmail: RateLimiter;
     loginByIp: RateLimiter;

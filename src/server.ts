@@ -1,11 +1,9 @@
 import { migrate, openDb } from "../db/client";
 import { seedDemo } from "../db/seed";
 import { createApp } from "./app";
-import { deleteExpiredSessions } from "./auth/service";
 import { ConfigError, loadConfig } from "./config";
 import { loadManifest } from "./lib/manifest";
 import { loadSecrets } from "./lib/secrets";
-import { deleteStaleUploads } from "./uploads/service";
 import { join } from "node:path";
 
 /** Entry point: read config, open the database, migrate, seed an empty one, listen. */
@@ -32,16 +30,13 @@ async function main() {
   if (!assets.css) console.warn("Built CSS/JS not found: run `bun scripts/build.ts` (npm start does it).");
   const { app, deps } = createApp({ config, db, secrets, assets });
 
-  const hourly = setInterval(() => {
-    deleteExpiredSessions(db).catch((e) => console.error("cleaning sessions failed", e));
-    deleteStaleUploads(deps).catch((e) => console.error("cleaning uploads failed", e));
-  }, 60 * 60 * 1000);
-  hourly.unref();
+  deps.jobs.start();
 
   app.listen({ port: config.port, hostname: config.host });
   console.log(`Offline is running at ${config.publicUrl} (listening on ${config.host}:${app.server?.port})`);
 
   const stop = () => {
+    deps.jobs.stop();
     app.stop();
     process.exit(0);
   };

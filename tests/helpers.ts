@@ -12,8 +12,9 @@ import { makeJpeg } from "./images";
 export const ORIGIN = "http://localhost";
 
 /** A fresh app on a fresh database in a temporary data directory. */
-export async function makeTestApp(opts: { env?: Record<string, string>; limits?: AppOptions["limits"]; now?: () => number } = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), "offline-test-"));
+export async function makeTestApp(opts: { env?: Record<string, string>; limits?: AppOptions["limits"]; now?: () => number; dataDir?: string } = {}) {
+  // Handing in the data directory of an earlier app is a restart: same database, new process state.
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "offline-test-"));
   const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: ORIGIN, DEMO_DATA: "false", ...opts.env });
   const db = openDb(join(dataDir, "offline.db"));
   await migrate(db);

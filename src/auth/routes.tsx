@@ -12,6 +12,7 @@ import { fieldErrors, signInSchema, signUpSchema } from "./schema";
 import {
   createSession,
   destroySession,
+  expiredSessionsCleanup,
   findOrCreateOAuthUser,
   registerWithPassword,
   selfView,
@@ -88,6 +89,8 @@ export function authRoutes(deps: Deps) {
     next: safeNext(input.next),
     email: typeof input.email === "string" ? input.email : "",
   });
+
+  deps.jobs.register(expiredSessionsCleanup);
 
   return new Elysia({ name: "offline.auth", seed: deps.id })
     .use(context(deps))

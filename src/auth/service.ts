@@ -2,6 +2,7 @@ import { and, eq, lt } from "drizzle-orm";
 import { writeTransaction, type Db } from "../../db/client";
 import { oauthAccounts, sessions, users, type User } from "../../db/schema";
 import { ageOn } from "../lib/dates";
+import { defineJob } from "../lib/jobs";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** A session used after half its life is extended, so active users stay signed in. */
@@ -55,6 +56,13 @@ export async function destroySession(db: Db, token: string) {
 export async function deleteExpiredSessions(db: Db, now = Date.now()) {
   await db.delete(sessions).where(lt(sessions.expire, now));
 }
+
+/** Hourly: expired sessions are removed (they are refused anyway; this keeps the table small). */
+export const expiredSessionsCleanup = defineJob({
+  kind: "sessions.cleanup",
+  every: 60 * 60 * 1000,
+  run: (_, { deps }) => deleteExpiredSessions(deps.db, deps.now()),
+});
 
 // A real hash to verify against when the email is unknown, so both paths take the same time.
 let dummyHash: Promise<string> | null = null;

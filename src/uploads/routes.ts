@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { User } from "../../db/schema";
 import { context, type Deps, type RequestState } from "../context";
 import { json } from "../lib/http";
-import { createUpload, MAX_UPLOAD_BYTES, processUpload, receiveUpload, UploadError } from "./service";
+import { createUpload, MAX_UPLOAD_BYTES, processUpload, receiveUpload, staleUploadsCleanup, UploadError } from "./service";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
@@ -21,6 +21,8 @@ export function uploadRoutes(deps: Deps) {
       return uploadError(state, err);
     }
   };
+
+  deps.jobs.register(staleUploadsCleanup);
 
   return new Elysia({ name: "offline.uploads", seed: deps.id })
     .use(context(deps))

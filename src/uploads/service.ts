@@ -3,6 +3,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { uploads } from "../../db/schema";
 import type { Deps } from "../context";
 import type { MessageKey } from "../lib/i18n";
+import { defineJob } from "../lib/jobs";
 import { loadSharp } from "./sharp";
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -139,6 +140,13 @@ export async function deleteStaleUploads(deps: Deps) {
   for (const { id } of stale) await deps.storage.delete(`tmp/${id}`);
   if (stale.length) await deps.db.delete(uploads).where(inArray(uploads.id, stale.map((s) => s.id)));
 }
+
+/** Hourly: abandoned uploads are removed. */
+export const staleUploadsCleanup = defineJob({
+  kind: "uploads.cleanup",
+  every: 60 * 60 * 1000,
+  run: (_, { deps }) => deleteStaleUploads(deps),
+});
 
 /** The URL of a photo at a size: uploaded photos have sizes, shipped ones are used as they are. */
 export function photoUrl(path: string | null | undefined, size: PhotoSize = "large"): string | null {

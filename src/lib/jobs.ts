@@ -1,0 +1,172 @@
+import { and, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import type { Db, WriteTx } from "../../db/client";
+import { jobs, type Job } from "../../db/schema";
+import type { Deps } from "../context";
+
+/**
+ * Durable jobs: timed work that survives restarts. A job is a row in `jobs`; the runner claims
+ * due rows with a lease, runs their handler, and deletes them when done. Delivery is at least
+ * once (a crash after the work but before the delete runs it again), so every handler must be
+ * idempotent: check the state it is about to change, and use idempotency keys for outside calls.
+ *
+ * Each feature declares its job kinds next to its rules with `defineJob` and registers them from
+ * its routes plugin (`deps.jobs.register(...)`); the server starts the runner, tests call
+ * `runDue()` with the injected clock.
+ */
+export interface JobKind<Payload> {
+  kind: string;
+  run(payload: Payload, context: { deps: Deps; job: Job }): Promise<void> | void;
+  /** A chore repeated every so many milliseconds, for as long as the app runs (one row, rescheduled). */
+  every?: number;
+  /** Attempts before the job gives up and stays as failed (default 8). */
+  maxAttempts?: number;
+}
+
+export const defineJob = <Payload = Record<string, never>>(kind: JobKind<Payload>) => kind;
+
+/** How long a claimed job is ours before another run may take it over (a crashed run). */
+export const JOB_LEASE_MS = 5 * 60 * 1000;
+const DEFAULT_MAX_ATTEMPTS = 8;
+
+/** Waits 30 s, 1 min, 2 min ... up to an hour between attempts. */
+export const retryDelay = (attempts: number) => Math.min(30_000 * 2 ** Math.max(attempts - 1, 0), 60 * 60 * 1000);
+
+export interface ScheduleOptions {
+  /** When the job is due (epoch ms). */
+  at: number;
+  /** The job's identity: scheduling a key that is already waiting changes nothing. */
+  key?: string;
+}
+
+/**
+ * Adds a job. Takes a transaction too, so a state change and the job it needs (a booking and its
+ * expiry) are written together; synchronous for that reason.
+ */
+export function scheduleJob<Payload>(db: Db | WriteTx, kind: JobKind<Payload>, payload: Payload, options: ScheduleOptions) {
+  db.insert(jobs)
+    .values({ id: crypto.randomUUID(), kind: kind.kind, key: options.key ?? null, payload, runAt: options.at })
+    .onConflictDoNothing({ target: jobs.key })
+    .run();
+}
+
+/** Removes a waiting job by its key (the work it would do is no longer needed). */
+export function cancelJob(db: Db | WriteTx, key: string) {
+  db.delete(jobs).where(and(eq(jobs.key, key), isNull(jobs.leaseUntil))).run();
+}
+
+export class JobRunner {
+  private kinds = new Map<string, JobKind<never>>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private running: Promise<number> | null = null;
+
+  private readonly db: Db;
+  private readonly now: () => number;
+
+  constructor(private readonly deps: Deps) {
+    this.db = deps.db;
+    this.now = deps.now;
+  }
+
+  /** Makes job kinds runnable; recurring chores get their one row if they have none yet. */
+  register(...kinds: JobKind<never>[]) {
+    for (const kind of kinds) {
+      this.kinds.set(kind.kind, kind);
+      if (kind.every) scheduleJob(this.db, kind, {} as never, { at: this.now() + kind.every, key: `every:${kind.kind}` });
+    }
+  }
+
+  schedule<Payload>(kind: JobKind<Payload>, payload: Payload, options: ScheduleOptions) {
+    if (!this.kinds.has(kind.kind)) throw new Error(`Job kind ${kind.kind} is not registered`);
+    scheduleJob(this.db, kind, payload, options);
+  }
+
+  /** Runs every job that is due now (one batch after another); returns how many ran. */
+  runDue(batch = 20): Promise<number> {
+    // One pass at a time per process; a second caller waits for the pass under way.
+    this.running ??= this.drain(batch).finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private async drain(batch: number) {
+    let ran = 0;
+    for (;;) {
+      const claimed = this.claim(batch);
+      if (!claimed.length) return ran;
+      for (const job of claimed) {
+        await this.runOne(job);
+        ran++;
+      }
+    }
+  }
+
+  /** Takes up to `limit` due jobs with a lease, in one statement, so two runners never share one. */
+  private claim(limit: number): Job[] {
+    const now = this.now();
+    const known = [...this.kinds.keys()];
+    if (!known.length) return [];
+    const due = this.db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(
+        and(
+          isNull(jobs.failedAt),
+          lte(jobs.runAt, now),
+          or(isNull(jobs.leaseUntil), lt(jobs.leaseUntil, now)),
+          inArray(jobs.kind, known),
+        ),
+      )
+      .orderBy(jobs.runAt)
+      .limit(limit);
+    return this.db
+      .update(jobs)
+      .set({ leaseUntil: now + JOB_LEASE_MS, attempts: sql`${jobs.attempts} + 1` })
+      .where(and(inArray(jobs.id, due), or(isNull(jobs.leaseUntil), lt(jobs.leaseUntil, now))))
+      .returning()
+      .all();
+  }
+
+  private async runOne(job: Job) {
+    const kind = this.kinds.get(job.kind)!;
+    try {
+      await kind.run(job.payload as never, { deps: this.deps, job });
+    } catch (err) {
+      const maxAttempts = kind.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+      const message = err instanceof Error ? err.message : String(err);
+      console.error(`job ${job.kind} (${job.id}) failed, attempt ${job.attempts}:`, err);
+      const giveUp = !kind.every && job.attempts >= maxAttempts;
+      this.db
+        .update(jobs)
+        .set({
+          leaseUntil: null,
+          lastError: message.slice(0, 2000),
+          runAt: this.now() + (kind.every ? kind.every : retryDelay(job.attempts)),
+          failedAt: giveUp ? this.now() : null,
+        })
+        .where(eq(jobs.id, job.id))
+        .run();
+      return;
+    }
+    if (kind.every) {
+      this.db.update(jobs).set({ leaseUntil: null, attempts: 0, lastError: null, runAt: this.now() + kind.every }).where(eq(jobs.id, job.id)).run();
+    } else {
+      this.db.delete(jobs).where(eq(jobs.id, job.id)).run();
+    }
+  }
+
+  /** The server's loop: looks for due jobs every `intervalMs` until stopped. */
+  start(intervalMs = 5_000) {
+    const tick = () => {
+      this.runDue()
+        .catch((err) => console.error("job runner failed", err))
+        .finally(() => {
+          if (this.timer) this.timer = setTimeout(tick, intervalMs);
+        });
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  stop() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}

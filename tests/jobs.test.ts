@@ -1,0 +1,126 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { jobs, sessions } from "../db/schema";
+import { createSession } from "../src/auth/service";
+import { defineJob, JOB_LEASE_MS, retryDelay, scheduleJob } from "../src/lib/jobs";
+import { makeTestApp } from "./helpers";
+
+const HOUR = 60 * 60 * 1000;
+const cleanups: (() => void)[] = [];
+afterAll(() => cleanups.forEach((c) => c()));
+
+/** A clock the test moves by hand. */
+function clock(start = Date.UTC(2026, 10, 22, 12)) {
+  let now = start;
+  return { now: () => now, advance: (ms: number) => (now += ms) };
+}
+
+async function app(time: ReturnType<typeof clock>, dataDir?: string) {
+  const t = await makeTestApp({ now: time.now, dataDir });
+  if (!dataDir) cleanups.push(t.cleanup);
+  return t;
+}
+
+describe("durable jobs", () => {
+  test("a job scheduled before a restart runs once when due, and not before", async () => {
+    const time = clock();
+    const ran: string[] = [];
+    const remind = defineJob<{ name: string }>({ kind: "test.remind", run: ({ name }) => void ran.push(name) });
+
+    const first = await app(time);
+    first.deps.jobs.register(remind);
+    first.deps.jobs.schedule(remind, { name: "Ada" }, { at: time.now() + 24 * HOUR, key: "remind:ada" });
+    // The same key scheduled again is the same job.
+    first.deps.jobs.schedule(remind, { name: "Ada" }, { at: time.now() + 24 * HOUR, key: "remind:ada" });
+
+    // The process stops; a new one opens the same database.
+    const second = await app(time, first.dataDir);
+    second.deps.jobs.register(remind);
+    time.advance(24 * HOUR - 1);
+    await second.deps.jobs.runDue();
+    expect(ran).toEqual([]);
+
+    time.advance(1);
+    await second.deps.jobs.runDue();
+    expect(ran).toEqual(["Ada"]);
+    time.advance(HOUR);
+    await second.deps.jobs.runDue();
+    expect(ran).toEqual(["Ada"]);
+    expect(second.db.select().from(jobs).where(eq(jobs.kind, "test.remind")).all()).toEqual([]);
+  });
+
+  test("a failing job is retried with growing waits, then kept as failed", async () => {
+    const time = clock();
+    const t = await app(time);
+    let calls = 0;
+    const flaky = defineJob({ kind: "test.flaky", maxAttempts: 3, run: () => {
+        calls++;
+        throw new Error("provider down");
+      },
+    });
+    t.deps.jobs.register(flaky);
+    t.deps.jobs.schedule(flaky, {}, { at: time.now() });
+
+    await t.deps.jobs.runDue();
+    expect(calls).toBe(1);
+    // Not again before the back-off has passed.
+    time.advance(retryDelay(1) - 1);
+    await t.deps.jobs.runDue();
+    expect(calls).toBe(1);
+    time.advance(1);
+    await t.deps.jobs.runDue();
+    time.advance(retryDelay(2));
+    await t.deps.jobs.runDue();
+    expect(calls).toBe(3);
+    time.advance(24 * HOUR);
+    await t.deps.jobs.runDue();
+    expect(calls).toBe(3);
+    const row = t.db.select().from(jobs).where(eq(jobs.kind, "test.flaky")).get()!;
+    expect(row.failedAt).not.toBeNull();
+    expect(row.lastError).toBe("provider down");
+    expect(row.attempts).toBe(3);
+  });
+
+  test("a job whose run crashed is picked up again once its lease has passed", async () => {
+    const time = clock();
+    const t = await app(time);
+    const ran: number[] = [];
+    const work = defineJob({ kind: "test.work", run: () => void ran.push(time.now()) });
+    t.deps.jobs.register(work);
+    scheduleJob(t.db, work, {}, { at: time.now(), key: "work:1" });
+    // A run took the job and died before finishing.
+    t.db.update(jobs).set({ leaseUntil: time.now() + JOB_LEASE_MS, attempts: 1 }).where(eq(jobs.key, "work:1")).run();
+    expect(await t.deps.jobs.runDue()).toBe(0);
+    time.advance(JOB_LEASE_MS + 1);
+    expect(await t.deps.jobs.runDue()).toBe(1);
+    expect(ran).toHaveLength(1);
+  });
+
+  test("two runners on one database never run the same job twice", async () => {
+    const time = clock();
+    const a = await app(time);
+    const b = await app(time, a.dataDir);
+    let runs = 0;
+    const once = defineJob({ kind: "test.once", run: async () => void (runs++, await Bun.sleep(5)) });
+    a.deps.jobs.register(once);
+    b.deps.jobs.register(once);
+    for (let i = 0; i < 10; i++) a.deps.jobs.schedule(once, {}, { at: time.now() });
+    const [x, y] = await Promise.all([a.deps.jobs.runDue(2), b.deps.jobs.runDue(2)]);
+    expect(x + y).toBe(10);
+    expect(runs).toBe(10);
+  });
+
+  test("expired sessions are removed by the hourly chore", async () => {
+    const time = clock();
+    const t = await app(time);
+    const c = t.client();
+    const { user } = await c.signUp();
+    await createSession(t.db, user.id, time.now() - 31 * 24 * HOUR); // long expired
+    expect(t.db.select().from(sessions).where(eq(sessions.userId, user.id)).all()).toHaveLength(2);
+    time.advance(HOUR);
+    await t.deps.jobs.runDue();
+    expect(t.db.select().from(sessions).where(eq(sessions.userId, user.id)).all()).toHaveLength(1);
+    // The chore stays scheduled for the next hour.
+    expect(t.db.select().from(jobs).where(eq(jobs.key, "every:sessions.cleanup")).get()?.runAt).toBe(time.now() + HOUR);
+  });
+});
