@@ -115,18 +115,23 @@ export function authRoutes(deps: Deps) {
 
       const { email, password } = parsed.data;
       const now = deps.now();
+      // Failures lock an (email, address) pair and an address, never an email everywhere: the
+      // right password from another address still works, after a wait once the email is hammered.
+      const pair = `${email}\n${state.ip}`;
       const wait = Math.max(
-        deps.limits.loginByEmail.retryAfter(email, now),
+        deps.limits.loginByPair.retryAfter(pair, now),
         deps.limits.loginByIp.retryAfter(state.ip, now),
       );
       if (wait > 0) return tooMany(state, request, form, wait);
+      await deps.limits.loginByEmail.wait(email, now);
       const user = await verifyCredentials(deps.db, email, password);
       if (!user) {
-        deps.limits.loginByEmail.hit(email, now);
+        deps.limits.loginByPair.hit(pair, now);
         deps.limits.loginByIp.hit(state.ip, now);
+        deps.limits.loginByEmail.hit(email, now);
         return failure(state, request, form, 401, { form: "login.invalidCredentials" });
       }
-      deps.limits.loginByEmail.reset(email);
+      deps.limits.loginByPair.reset(pair);
       return success(request, state, user.id, redirect);
     })
     .post("/api/register", async ({ request, body, state }) => {
