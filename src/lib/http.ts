@@ -51,6 +51,12 @@ export function redirectTo(request: Request, location: string, headers: HeadersI
   return new Response(null, { status: 303, headers: h });
 }
 
+/** The Retry-After header of a refusal that asks to wait `waitMs` (none without a wait). */
+export const waitHeaders = (waitMs?: number): Record<string, string> => (waitMs ? { "Retry-After": String(Math.ceil(waitMs / 1000)) } : {});
+
+/** The `{minutes}` the "too many" messages name, for a wait of `waitMs`. */
+export const waitParams = (waitMs?: number) => (waitMs ? { minutes: Math.ceil(waitMs / 60_000) } : undefined);
+
 export function json(data: unknown, status = 200, headers: HeadersInit = {}): Response {
   const h = new Headers(headers);
   h.set("Content-Type", "application/json; charset=utf-8");

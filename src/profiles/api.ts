@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { selfView } from "../auth/service";
 import { context, type Deps, type RequestState } from "../context";
-import { asRecord, json } from "../lib/http";
+import { asRecord, json, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
 import { hostActivities } from "../activities/service";
 import { changeEmail, changePassword, findByUsername, isUsernameTaken, publicView, updateProfile, type UpdateResult } from "./service";
@@ -11,8 +11,8 @@ import { usernameSchema } from "./schema";
 /** The JSON answer to a profile change: the user, or 4xx with a message per field. */
 export function updateAnswer(state: RequestState, result: UpdateResult) {
   if (result.ok) return json(selfView(result.user));
-  const errors = translateErrors(state.t, result.errors);
-  return json({ message: Object.values(errors)[0] ?? state.t("profile.updateFailed"), errors }, result.status);
+  const errors = translateErrors(state.t, result.errors, waitParams(result.retryAfterMs));
+  return json({ message: Object.values(errors)[0] ?? state.t("profile.updateFailed"), errors }, result.status, waitHeaders(result.retryAfterMs));
 }
 
 /** The profile calls of spec §7. */
@@ -29,7 +29,7 @@ export function profileApi(deps: Deps) {
       state.user ? updateAnswer(state, await updateProfile(deps, state.user, { username: asRecord(body).username ?? "" })) : unauthorized(state),
     )
     .put("/api/user/email", async ({ body, state }) =>
-      state.user ? updateAnswer(state, await changeEmail(deps, state.user, asRecord(body))) : unauthorized(state),
+      state.user ? updateAnswer(state, await changeEmail(deps, state.user, asRecord(body), state.session!.sid)) : unauthorized(state),
     )
     .put("/api/user/password", async ({ body, state }) =>
       state.user ? updateAnswer(state, await changePassword(deps, state.user, asRecord(body), state.session!.sid)) : unauthorized(state),
