@@ -85,6 +85,8 @@ export function createApp(options: AppOptions) {
   deps.jobs = new JobRunner(deps);
   const csp = contentSecurityPolicy(options.config, deps.storage.uploadOrigin);
   const publicOrigin = new URL(options.config.publicUrl).origin;
+  // Served over https: browsers must never come back over plain http.
+  const hsts = new URL(options.config.publicUrl).protocol === "https:" ? "max-age=31536000; includeSubDomains" : null;
 
   const app = new Elysia()
     .use(html({ autoDetect: false }))
@@ -93,6 +95,7 @@ export function createApp(options: AppOptions) {
       set.headers["Referrer-Policy"] = "strict-origin-when-cross-origin";
       set.headers["X-Frame-Options"] = "DENY";
       set.headers["Content-Security-Policy"] = csp;
+      if (hsts) set.headers["Strict-Transport-Security"] = hsts;
     })
     .use(context(deps))
     .onBeforeHandle({ as: "global" }, async ({ request, body, server }) => {

@@ -10,7 +10,7 @@ import type { MessageKey } from "./lib/i18n";
 import { flashCookie, renderPage } from "./shell/render";
 import { encodeFlash, type FlashData, type View } from "./shell/view";
 import type { JobRunner } from "./lib/jobs";
-import { RateLimiter } from "./lib/rate-limit";
+import { RateLimiter, SlowDown } from "./lib/rate-limit";
 import type { Secrets } from "./lib/secrets";
 import type { ObjectStorage } from "./uploads/storage";
 
@@ -25,9 +25,17 @@ export interface Deps {
   /** Durable timed work; features register their job kinds on it. */
   jobs: JobRunner;
   limits: {
-    loginByEmail: RateLimiter;
+    /** Failed sign-ins per email and address together: reaching the limit locks only that pair. */
+    loginByPair: RateLimiter;
+    /** Failed sign-ins per address, whatever the email. */
     loginByIp: RateLimiter;
+    /** Failed sign-ins per email from every address: slows that email down, never locks it. */
+    loginByEmail: SlowDown;
     signupByIp: RateLimiter;
+    /** Wrong current passwords per account (email and password changes together). */
+    currentPassword: RateLimiter;
+    /** Activities created per user. */
+    activityCreate: RateLimiter;
   };
   /** Cookie names: `__Host-` prefixed where cookies are Secure. */
   cookies: { session: string; flash: string; lang: string; oauth: string };
@@ -36,10 +44,15 @@ export interface Deps {
 
 export function makeLimits(): Deps["limits"] {
   const fifteenMinutes = 15 * 60 * 1000;
+  const hour = 60 * 60 * 1000;
   return {
-    loginByEmail: new RateLimiter(5, fifteenMinutes),
+    loginByPair: new RateLimiter(5, fifteenMinutes),
     loginByIp: new RateLimiter(30, fifteenMinutes),
-    signupByIp: new RateLimiter(20, 60 * 60 * 1000),
+    // After 10 failures on one email, each try waits 0.5 s, 1 s, 2 s, 4 s, then 5 s at most.
+    loginByEmail: new SlowDown(10, fifteenMinutes, 500, 5000),
+    signupByIp: new RateLimiter(20, hour),
+    currentPassword: new RateLimiter(5, fifteenMinutes),
+    activityCreate: new RateLimiter(20, hour),
   };
 }
 

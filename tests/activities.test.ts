@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { activities, bookings } from "../db/schema";
 import { seedDemo } from "../db/seed";
 import { categories } from "../src/activities/categories";
+import { makeLimits } from "../src/context";
 import { priceFor } from "../src/lib/pricing";
 import { makeTestApp, type Client } from "./helpers";
 
@@ -293,5 +294,56 @@ describe("pages", () => {
 
   test("every category has a label and a default photo", async () => {
     for (const c of categories) expect((await stranger.get(`/static/photos/${c}-1.svg`)).status).toBe(200);
+  });
+});
+
+describe("creating many activities", () => {
+  let now = Date.parse("2026-03-01T09:00:00Z");
+  let r: Awaited<ReturnType<typeof makeTestApp>>;
+  beforeAll(async () => {
+    // The limits the app runs with, on a clock the test moves.
+    r = await makeTestApp({ now: () => now, limits: { activityCreate: makeLimits().activityCreate } });
+  });
+  afterAll(() => r.cleanup());
+  const form = { title: "Yoga", description: "Calm", category: "wellness", hourlyRate: "20", hasMeetingPoint: "false", photos: "[]" };
+  const count = async (hostId: string) => (await r.db.select().from(activities).where(eq(activities.hostId, hostId))).length;
+
+  test("20 an hour per host, from the API (the wizard's call) and the form together; the 21st is 429", async () => {
+    const c = r.client();
+    const { user } = await c.signUpComplete();
+    for (let i = 0; i < 10; i++) expect((await c.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": c.csrf } })).status).toBe(201);
+    for (let i = 0; i < 10; i++) expect((await c.postForm("/create-activity", form)).status).toBe(303);
+    expect(await count(user.id)).toBe(20);
+
+    const api = await c.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": c.csrf } });
+    expect(api.status).toBe(429);
+    expect(Number(api.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await body(api)).message).toBe("You have created many activities in a short time. Please wait 60 minutes before creating another.");
+    const page = await c.postForm("/create-activity", form);
+    expect(page.status).toBe(429);
+    expect(Number(page.headers.get("retry-after"))).toBeGreaterThan(0);
+    const html = await page.text();
+    expect(html).toContain("You have created many activities in a short time.");
+    expect(html).toContain('value="Yoga"');
+    const fr = await c.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": c.csrf, "accept-language": "fr" } });
+    expect((await body(fr)).message).toContain("Vous avez créé beaucoup d'activités");
+    expect(await count(user.id)).toBe(20);
+
+    // Another host is not held back.
+    const other = r.client();
+    await other.signUpComplete();
+    expect((await other.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": other.csrf } })).status).toBe(201);
+
+    // An hour later the host creates again.
+    now += 60 * 60 * 1000 + 1;
+    expect((await c.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": c.csrf } })).status).toBe(201);
+    expect(await count(user.id)).toBe(21);
+  });
+
+  test("refused activities do not count", async () => {
+    const c = r.client();
+    await c.signUpComplete();
+    for (let i = 0; i < 25; i++) expect((await c.request("/api/activities", { method: "POST", json: { ...valid, title: "" }, headers: { "x-csrf-token": c.csrf } })).status).toBe(400);
+    expect((await c.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": c.csrf } })).status).toBe(201);
   });
 });

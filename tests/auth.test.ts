@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { sessions, users } from "../db/schema";
-import { RateLimiter } from "../src/lib/rate-limit";
+import { RateLimiter, SlowDown } from "../src/lib/rate-limit";
 import { Client, makeTestApp } from "./helpers";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -135,6 +135,87 @@ describe("sign-in", () => {
     const rows = await t.db.select().from(sessions);
     expect(rows.some((r) => r.sid === token)).toBe(false);
   });
+});
+
+describe("failed sign-ins lock a pair of email and address, not the email", () => {
+  let now = Date.now();
+  let p: Awaited<ReturnType<typeof makeTestApp>>;
+  let slept: number[];
+  beforeAll(async () => {
+    // A real wait schedule, but waits are recorded rather than slept so the suite stays fast.
+    const slow = new SlowDown(10, 15 * 60 * 1000, 500, 5000);
+    slept = [];
+    slow.wait = async (key, at) => {
+      const ms = slow.delay(key, at);
+      slept.push(ms);
+      return ms;
+    };
+    p = await makeTestApp({ env: { TRUST_PROXY: "true" }, now: () => now, limits: { loginByEmail: slow } });
+  });
+  afterAll(() => p.cleanup());
+  const from = (ip: string) => ({ "x-forwarded-for": ip });
+
+  test("five failures lock that address for that email; the right password from another address still works", async () => {
+    const { email, password } = await p.client().signUp();
+    for (let i = 0; i < 5; i++) expect((await p.client().postJson("/api/login", { email, password: "nope-nope" }, from("203.0.113.1"))).status).toBe(401);
+    const blocked = await p.client().postJson("/api/login", { email, password }, from("203.0.113.1"));
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+
+    const owner = p.client();
+    const ok = await owner.postJson("/api/login", { email, password }, from("198.51.100.7"));
+    expect(ok.status).toBe(200);
+    expect((await owner.get("/api/auth/user")).status).toBe(200);
+
+    // The locked pair opens again when the window has passed.
+    now += 15 * 60 * 1000 + 1;
+    expect((await p.client().postJson("/api/login", { email, password }, from("203.0.113.1"))).status).toBe(200);
+  });
+
+  test("hammered from many addresses, an email is slowed down, never locked", async () => {
+    const { email, password } = await p.client().signUp();
+    slept.length = 0;
+    for (let ip = 1; ip <= 4; ip++) {
+      for (let i = 0; i < 5; i++) await p.client().postJson("/api/login", { email, password: "nope-nope" }, from(`192.0.2.${ip}`));
+    }
+    // 20 failures: the first 10 were free, then 0.5 s doubling up to 5 s.
+    expect(slept.slice(0, 10).every((ms) => ms === 0)).toBe(true);
+    expect(slept.slice(10, 15)).toEqual([500, 1000, 2000, 4000, 5000]);
+    expect(Math.max(...slept)).toBe(5000);
+
+    slept.length = 0;
+    const owner = p.client();
+    const ok = await owner.postJson("/api/login", { email, password }, from("198.51.100.8"));
+    expect(ok.status).toBe(200);
+    expect(slept).toEqual([5000]);
+  });
+
+  test("an address that fails on many emails is still limited", async () => {
+    for (let i = 0; i < 30; i++) await p.client().postJson("/api/login", { email: `nobody${i}@example.com`, password: "nope-nope" }, from("203.0.113.99"));
+    const { email, password } = await p.client().signUp();
+    expect((await p.client().postJson("/api/login", { email, password }, from("203.0.113.99"))).status).toBe(429);
+    expect((await p.client().postJson("/api/login", { email, password }, from("203.0.113.100"))).status).toBe(200);
+  });
+});
+
+test("a slow-down waits longer with each failure, within its bounds, and forgets after its window", async () => {
+  const slow = new SlowDown(2, 1000, 100, 350);
+  const at = 1_000_000;
+  expect(slow.delay("k", at)).toBe(0);
+  slow.hit("k", at);
+  slow.hit("k", at);
+  expect(slow.delay("k", at)).toBe(100);
+  slow.hit("k", at);
+  expect(slow.delay("k", at)).toBe(200);
+  slow.hit("k", at);
+  expect(slow.delay("k", at)).toBe(350);
+  for (let i = 0; i < 2000; i++) slow.hit("k", at);
+  expect(slow.delay("k", at)).toBe(350);
+  expect(slow.delay("other", at)).toBe(0);
+  expect(slow.delay("k", at + 1000)).toBe(0);
+  const started = performance.now();
+  expect(await new SlowDown(0, 1000, 30, 30).wait("x", at)).toBe(30);
+  expect(performance.now() - started).toBeGreaterThanOrEqual(25);
 });
 
 test("sign-ups from one address are rate-limited", async () => {

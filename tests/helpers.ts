@@ -20,8 +20,9 @@ export async function makeTestApp(opts: { env?: Record<string, string>; limits?:
   await migrate(db);
   const secrets = await loadSecrets(config);
   const assets = await loadManifest();
-  // Suites sign up many people from one address; the sign-up limit has its own test.
-  const limits = { signupByIp: new RateLimiter(100_000, 60_000), ...opts.limits };
+  // Suites sign up many people from one address and create many activities for one host; those
+  // limits have their own tests.
+  const limits = { signupByIp: new RateLimiter(100_000, 60_000), activityCreate: new RateLimiter(100_000, 60_000), ...opts.limits };
   const { app, deps } = createApp({ config, db, secrets, assets, limits, now: opts.now });
   return {
     app,

@@ -112,6 +112,32 @@ describe("OpenID Connect sign-in", () => {
     expect(github.searchParams.get("scope")).toContain("user:email");
   });
 
+  test("the page to return to stays on our site, however it is written", async () => {
+    fake.setUser({ sub: "erin-1", email: "erin@example.com", email_verified: true });
+    for (const [next, expected] of [
+      ["/\t/evil.example/x", "/"],
+      ["//evil.example", "/"],
+      ["/😀", "/%F0%9F%98%80"],
+    ] as const) {
+      const done = await signInWithProvider(t.client(), next);
+      expect(done.status).toBe(303);
+      expect(done.headers.get("location")).toBe(expected);
+    }
+  });
+
+  test("a hand-edited sign-in cookie cannot send anyone to another site", async () => {
+    fake.setUser({ sub: "frank-1", email: "frank@example.com", email_verified: true });
+    const c = t.client();
+    const start = await c.get("/api/login/oidc");
+    const saved = JSON.parse(Buffer.from(c.cookies.get("oauth")!, "base64url").toString("utf8"));
+    c.cookies.set("oauth", Buffer.from(JSON.stringify({ ...saved, n: "/\t/evil.example/x" })).toString("base64url"));
+    const atProvider = await fetch(start.headers.get("location")!, { redirect: "manual" });
+    const callback = new URL(atProvider.headers.get("location")!);
+    const done = await c.get(callback.pathname + callback.search);
+    expect(done.status).toBe(303);
+    expect(done.headers.get("location")).toBe("/");
+  });
+
   test("an unknown provider is 404", async () => {
     expect((await t.client().get("/api/login/myspace")).status).toBe(404);
   });

@@ -257,6 +257,95 @@ describe("email and password", () => {
   });
 });
 
+describe("changing the email", () => {
+  test("ends the account's other sessions and keeps this one", async () => {
+    const c = t.client();
+    const { email, password } = await c.signUpComplete();
+    const elsewhere = t.client();
+    await elsewhere.postJson("/api/login", { email, password });
+    expect((await elsewhere.get("/api/user")).status).toBe(200);
+    const res = await c.putJson("/api/user/email", { email: `moved-${Date.now()}@example.com`, currentPassword: password });
+    expect(res.status).toBe(200);
+    expect((await c.get("/api/user")).status).toBe(200);
+    expect((await elsewhere.get("/api/user")).status).toBe(401);
+  });
+
+  test("from the settings form too", async () => {
+    const c = t.client();
+    const { email, password } = await c.signUpComplete();
+    const elsewhere = t.client();
+    await elsewhere.postJson("/api/login", { email, password });
+    const res = await c.postForm("/settings/email", { email: `form-moved-${Date.now()}@example.com`, currentPassword: password });
+    expect(res.status).toBe(303);
+    expect((await c.get("/api/user")).status).toBe(200);
+    expect((await elsewhere.get("/api/user")).status).toBe(401);
+  });
+
+  test("a refused change ends no session", async () => {
+    const c = t.client();
+    const { email, password } = await c.signUpComplete();
+    const elsewhere = t.client();
+    await elsewhere.postJson("/api/login", { email, password });
+    expect((await c.putJson("/api/user/email", { email: "x@example.com", currentPassword: "wrong-one" })).status).toBe(403);
+    expect((await elsewhere.get("/api/user")).status).toBe(200);
+  });
+});
+
+describe("guessing the current password", () => {
+  let now = TODAY;
+  let g: Awaited<ReturnType<typeof makeTestApp>>;
+  beforeAll(async () => {
+    g = await makeTestApp({ now: () => now });
+  });
+  afterAll(() => g.cleanup());
+
+  test("five wrong tries, shared by the email and password changes, then 429 even for the right password", async () => {
+    const c = g.client();
+    const { password } = await c.signUpComplete();
+    const newPw = { newPassword: "brand-new-1", confirmPassword: "brand-new-1" };
+    expect((await c.putJson("/api/user/password", { currentPassword: "guess-1", ...newPw })).status).toBe(403);
+    expect((await c.putJson("/api/user/email", { email: "g@example.com", currentPassword: "guess-2" })).status).toBe(403);
+    expect((await c.postForm("/settings/password", { currentPassword: "guess-3", ...newPw })).status).toBe(403);
+    expect((await c.postForm("/settings/email", { email: "g@example.com", currentPassword: "guess-4" })).status).toBe(403);
+    expect((await c.putJson("/api/user/password", { currentPassword: "guess-5", ...newPw })).status).toBe(403);
+
+    const sixth = await c.putJson("/api/user/password", { currentPassword: "guess-6", ...newPw });
+    expect(sixth.status).toBe(429);
+    expect(Number(sixth.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await body(sixth)).message).toBe("Too many attempts. Please wait 15 minutes and try again.");
+
+    // The right password is refused too while the account is locked, on every route.
+    const right = await c.putJson("/api/user/password", { currentPassword: password, ...newPw });
+    expect(right.status).toBe(429);
+    expect((await c.putJson("/api/user/email", { email: "g@example.com", currentPassword: password })).status).toBe(429);
+    const form = await c.postForm("/settings/password", { currentPassword: password, ...newPw });
+    expect(form.status).toBe(429);
+    expect(Number(form.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await form.text()).toContain("Too many attempts");
+    const fr = await c.request("/api/user/email", { method: "PUT", json: { email: "g@example.com", currentPassword: password }, headers: { "x-csrf-token": c.csrf, "accept-language": "fr" } });
+    expect(fr.status).toBe(429);
+    expect((await body(fr)).message).toContain("Trop de tentatives");
+
+    // Nothing changed: the old password still signs in.
+    const me = (await body(await c.get("/api/user"))) as { email: string };
+    expect((await g.client().postJson("/api/login", { email: me.email, password })).status).toBe(200);
+
+    // When the window has passed, the right password works again.
+    now += 15 * 60 * 1000 + 1;
+    expect((await c.putJson("/api/user/password", { currentPassword: password, ...newPw })).status).toBe(200);
+  });
+
+  test("the limit is per account: another account is not affected", async () => {
+    const a = g.client();
+    await a.signUpComplete();
+    for (let i = 0; i < 6; i++) await a.putJson("/api/user/email", { email: "h@example.com", currentPassword: `nope-${i}` });
+    expect((await a.putJson("/api/user/email", { email: "h@example.com", currentPassword: "nope" })).status).toBe(429);
+    const b = g.client();
+    const { password } = await b.signUpComplete();
+    expect((await b.putJson("/api/user/email", { email: `h-${Date.now()}@example.com`, currentPassword: password })).status).toBe(200);
+  });
+});
+
 describe("public profiles", () => {
   test("show only what the owner left visible and never private data", async () => {
     const owner = t.client();

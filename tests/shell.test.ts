@@ -95,7 +95,7 @@ describe("unknown API paths and methods", () => {
 describe("files", () => {
   test("built files are cached forever, pages are not", async () => {
     const page = await member.get("/");
-    expect(page.headers.get("cache-control")).toBe("no-cache");
+    expect(page.headers.get("cache-control")).toBe("private, no-cache");
     expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
     const css = t.deps.assets.css;
     if (css) {
@@ -103,6 +103,17 @@ describe("files", () => {
       expect(res.status).toBe(200);
       expect(res.headers.get("cache-control")).toContain("immutable");
     }
+  });
+
+  test("signed-in pages and fragments are private to the browser", async () => {
+    for (const path of ["/", "/browse", "/profile", "/settings", "/settings/email", "/host-dashboard", "/create-activity", "/no/such/page", "/fragments/username-status?username=abc"]) {
+      const res = await member.get(path);
+      expect(res.headers.get("content-type")).toContain("text/html");
+      expect(res.headers.get("cache-control")).toBe("private, no-cache");
+    }
+    // Static files keep their public caching.
+    expect((await member.get("/static/photos/sports-1.svg")).headers.get("cache-control")).toBe("public, max-age=604800");
+    expect((await member.get("/favicon.ico")).headers.get("cache-control")).toBe("public, max-age=604800");
   });
 
   test("shipped images are served, paths outside public/ are not", async () => {
@@ -121,6 +132,24 @@ describe("files", () => {
     expect(manifest.name).toBe("Offline");
     expect(manifest.display).toBe("standalone");
     expect(manifest.icons.length).toBeGreaterThan(0);
+  });
+});
+
+describe("transport security", () => {
+  test("an https deployment tells browsers to use https only", async () => {
+    const secure = await makeTestApp({ env: { PUBLIC_URL: "https://offline.example" } });
+    for (const path of ["/", "/api/login", "/health", "/static/photos/sports-1.svg", "/nothing"]) {
+      const res = await secure.app.handle(new Request(`https://offline.example${path}`));
+      expect(res.headers.get("strict-transport-security")).toBe("max-age=31536000; includeSubDomains");
+    }
+    secure.cleanup();
+  });
+
+  test("a plain http deployment sends no HSTS", async () => {
+    for (const path of ["/", "/api/login", "/health"]) {
+      expect((await t.client().get(path)).headers.get("strict-transport-security")).toBeNull();
+    }
+    expect((await member.get("/")).headers.get("strict-transport-security")).toBeNull();
   });
 });
 

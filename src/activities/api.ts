@@ -1,11 +1,12 @@
 import { Elysia } from "elysia";
 import { context, type Deps, type RequestState } from "../context";
-import { asRecord, json } from "../lib/http";
+import { asRecord, json, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
 import { isCategory } from "./categories";
 import {
   activityJson,
   createActivity,
+  creationWait,
   deleteActivity,
   findListedActivity,
   findOwnActivity,
@@ -57,6 +58,8 @@ export function activityApi(deps: Deps) {
       return activity ? json(await activityReviews(deps.db, activity.id)) : notFound(state);
     })
     .post("/api/activities", async ({ body, user, state }) => {
+      const wait = creationWait(deps, user.id);
+      if (wait > 0) return json({ message: state.t("activity.tooManyCreated", waitParams(wait)) }, 429, waitHeaders(wait));
       const read = await readActivityInput(deps, user, asRecord(body));
       if (!read.ok) return activityErrors(state, read.errors);
       const activity = await createActivity(deps, user, read.changes);

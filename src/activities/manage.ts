@@ -117,12 +117,17 @@ export async function readActivityInput(
   return Object.keys(errors).length ? { ok: false, errors } : { ok: true, changes };
 }
 
+/** Milliseconds before the user may create another activity (`limits.activityCreate`), 0 when they may. */
+export const creationWait = (deps: Deps, userId: string): number => deps.limits.activityCreate.retryAfter(userId, deps.now());
+
+/** Creates an activity; every creation, from any screen or call, counts towards `creationWait`. */
 export async function createActivity(deps: Deps, host: User, changes: ActivityChanges): Promise<Activity> {
   const now = deps.now();
   const [row] = await deps.db
     .insert(activities)
     .values({ ...(changes as typeof activities.$inferInsert), id: crypto.randomUUID(), hostId: host.id, createdAt: now, updatedAt: now })
     .returning();
+  deps.limits.activityCreate.hit(host.id, now);
   return row!;
 }
 

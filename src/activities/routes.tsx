@@ -6,14 +6,14 @@ import { ActivityDetail, ActivityNotFound } from "../../views/activities/Detail"
 import { HostActivities, HostDashboard, type DashboardData } from "../../views/activities/HostDashboard";
 import { ActivityWizardPage } from "../../views/activities/Wizard";
 import { context, type Deps, type RequestState } from "../context";
-import { asRecord, redirectTo, stringsFrom } from "../lib/http";
+import { asRecord, redirectTo, stringsFrom, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
 import { cityByName, DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../profiles/places";
 import { flashCookie, htmlResponse, renderPage } from "../shell/render";
 import { encodeFlash, viewOf } from "../shell/view";
 import { PAGE_SIZE } from "./api";
 import { isCategory } from "./categories";
-import { createActivity, findListedActivity, findOwnActivity, hostOf, ownActivities, readActivityInput } from "./manage";
+import { createActivity, creationWait, findListedActivity, findOwnActivity, hostOf, ownActivities, readActivityInput } from "./manage";
 import { countOwnActivities, hostEarnings, hostRequests } from "./host";
 import { activityRating, activityReviews, browseActivities } from "./service";
 
@@ -61,20 +61,21 @@ export function activityRoutes(deps: Deps) {
     )
     .post("/create-activity", async ({ request, body, state, user }) => {
       const input = asRecord(body);
-      const read = await readActivityInput(deps, user, input);
-      if (read.ok) {
+      const wait = creationWait(deps, user.id);
+      const read = wait > 0 ? null : await readActivityInput(deps, user, input);
+      if (read?.ok) {
         await createActivity(deps, user, read.changes);
         return redirectTo(request, "/host-dashboard", { "Set-Cookie": flashCookie(deps, encodeFlash({ title: "toast.activityCreated" })) });
       }
       const str = (k: string) => (typeof input[k] === "string" ? (input[k] as string) : "");
       const photos = stringsFrom(input.photos);
-      const errors = translateErrors(state.t, read.errors);
+      const errors = read ? translateErrors(state.t, read.errors) : {};
       const formState: CreateFormState = {
         values: { title: str("title"), description: str("description"), category: str("category"), hourlyRate: str("hourlyRate"), hasMeetingPoint: str("hasMeetingPoint") === "true", meetingPoint: str("meetingPoint"), photos },
         errors,
-        alert: { title: state.t("wizard.createError"), body: Object.values(errors)[0] ?? state.t("wizard.tryAgain") },
+        alert: { title: state.t("wizard.createError"), body: read ? (Object.values(errors)[0] ?? state.t("wizard.tryAgain")) : state.t("activity.tooManyCreated", waitParams(wait)) },
       };
-      return renderPage(deps, state, request, (view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(user)} />, { status: 400 });
+      return renderPage(deps, state, request, (view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(user)} />, { status: read ? 400 : 429, headers: waitHeaders(wait) });
     })
     .get("/create-activity-flow", ({ request, state, user }) =>
       renderPage(deps, state, request, (view) => (

@@ -71,18 +71,27 @@ export function authRoutes(deps: Deps) {
       { "Retry-After": String(Math.ceil(waitMs / 1000)) },
     );
 
-  async function success(request: Request, state: RequestState, userId: string, next: string, toast: MessageKey, status = 200) {
-    const session = await signIn(state, userId);
-    if (wantsJson(request)) {
-      const user = await deps.db.select().from(users).where(eq(users.id, userId)).get();
-      return json(selfView(user!), status, { "Set-Cookie": sessionCookie(session.token), "X-CSRF-Token": session.csrf });
-    }
-    const headers = new Headers();
-    headers.append("Set-Cookie", sessionCookie(session.token));
-    headers.append("Set-Cookie", flashCookie(deps, encodeFlash({ title: toast })));
-    return redirectTo(request, next, headers);
-  }
+  /**
+   * The redirect a successful form sign-in answers with. It is made before anything is written
+   * (account, session), so a bad `next` can never fail the answer after those writes.
+   */
+  const formAnswer = (request: Request, next: string, toast: MessageKey) =>
+    wantsJson(request) ? null : redirectTo(request, next, { "Set-Cookie": flashCookie(deps, encodeFlash({ title: toast })) });
 
+  /** Starts the session and completes the answer: `redirect` for forms, the user as JSON otherwise. */
+  async function success(request: Request, state: RequestState, userId: string, redirect: Response | null, status = 200) {
+    if (redirect) {
+      const session = await signIn(state, userId);
+      redirect.headers.append("Set-Cookie", sessionCookie(session.token));
+      return redirect;
+    }
+    const user = await deps.db.select().from(users).where(eq(users.id, userId)).get();
+    const answer = json(selfView(user!), status);
+    const session = await signIn(state, userId);
+    answer.headers.append("Set-Cookie", sessionCookie(session.token));
+    answer.headers.set("X-CSRF-Token", session.csrf);
+    return answer;
+  }
 
   const formFrom = (input: Record<string, unknown>, mode: LoginForm["mode"]): LoginForm => ({
     mode,
@@ -103,30 +112,35 @@ export function authRoutes(deps: Deps) {
     .post("/api/login", async ({ request, body, state }) => {
       const input = asRecord(body);
       const form = formFrom(input, "signin");
-      const next = form.next;
+      const redirect = formAnswer(request, form.next, "toast.signedIn");
       const parsed = signInSchema.safeParse(input);
       if (!parsed.success) return failure(state, request, form, 400, fieldErrors(parsed.error));
 
       const { email, password } = parsed.data;
       const now = deps.now();
+      // Failures lock an (email, address) pair and an address, never an email everywhere: the
+      // right password from another address still works, after a wait once the email is hammered.
+      const pair = `${email}\n${state.ip}`;
       const wait = Math.max(
-        deps.limits.loginByEmail.retryAfter(email, now),
+        deps.limits.loginByPair.retryAfter(pair, now),
         deps.limits.loginByIp.retryAfter(state.ip, now),
       );
       if (wait > 0) return tooMany(state, request, form, wait);
+      await deps.limits.loginByEmail.wait(email, now);
       const user = await verifyCredentials(deps.db, email, password);
       if (!user) {
-        deps.limits.loginByEmail.hit(email, now);
+        deps.limits.loginByPair.hit(pair, now);
         deps.limits.loginByIp.hit(state.ip, now);
+        deps.limits.loginByEmail.hit(email, now);
         return failure(state, request, form, 401, { form: "login.invalidCredentials" });
       }
-      deps.limits.loginByEmail.reset(email);
-      return success(request, state, user.id, next, "toast.signedIn");
+      deps.limits.loginByPair.reset(pair);
+      return success(request, state, user.id, redirect);
     }, { public: true })
     .post("/api/register", async ({ request, body, state }) => {
       const input = asRecord(body);
       const form = formFrom(input, "signup");
-      const next = form.next;
+      const redirect = formAnswer(request, form.next, "toast.signedUp");
       const parsed = signUpSchema.safeParse(input);
       if (!parsed.success) return failure(state, request, form, 400, fieldErrors(parsed.error));
 
@@ -136,7 +150,7 @@ export function authRoutes(deps: Deps) {
       deps.limits.signupByIp.hit(state.ip, now);
       const result = await registerWithPassword(deps.db, parsed.data.email, parsed.data.password);
       if (!result.ok) return failure(state, request, form, 409, { email: "login.emailTaken" });
-      return success(request, state, result.user.id, next, "toast.signedUp", 201);
+      return success(request, state, result.user.id, redirect, 201);
     }, { public: true })
     .post("/api/auth/logout", async ({ request, state }) => {
       if (state.sessionToken) await destroySession(deps.db, state.sessionToken);
@@ -152,10 +166,10 @@ export function authRoutes(deps: Deps) {
       if (typeof locale !== "string" || !(locales as string[]).includes(locale)) {
         return json({ message: state.t("error.badRequest") }, 400);
       }
-      if (state.user) await deps.db.update(users).set({ locale, updatedAt: deps.now() }).where(eq(users.id, state.user.id));
       const headers = new Headers({ "Set-Cookie": serializeCookie(deps.cookies.lang, locale, { maxAge: 365 * 24 * 3600, secure }) });
-      if (wantsJson(request)) return json({ locale }, 200, headers);
-      return redirectTo(request, safeNext(input.next), headers);
+      const answer = wantsJson(request) ? json({ locale }, 200, headers) : redirectTo(request, safeNext(input.next), headers);
+      if (state.user) await deps.db.update(users).set({ locale, updatedAt: deps.now() }).where(eq(users.id, state.user.id));
+      return answer;
     }, { public: true })
     .get("/api/auth/user", ({ user, state }) => json(selfView(user), 200, { "X-CSRF-Token": state.session!.csrf }), { signedIn: true })
     .get("/api/user", ({ user }) => json(selfView(user)), { signedIn: true })
@@ -193,6 +207,10 @@ export function authRoutes(deps: Deps) {
       if (!saved || saved.p !== flow.config.id || typeof query.state !== "string" || query.state !== saved.s || typeof query.code !== "string") {
         return fail("login.oauthFailed");
       }
+      const headers = new Headers();
+      headers.append("Set-Cookie", serializeCookie(deps.cookies.oauth, "", { maxAge: 0, secure }));
+      headers.append("Set-Cookie", flashCookie(deps, encodeFlash({ title: "toast.signedIn" })));
+      const redirect = redirectTo(request, next, headers);
       let userId: string;
       try {
         const profile = await flow.profile(query.code, saved.v);
@@ -202,11 +220,8 @@ export function authRoutes(deps: Deps) {
         return fail("login.oauthFailed");
       }
       const session = await signIn(state, userId);
-      const headers = new Headers();
-      headers.append("Set-Cookie", sessionCookie(session.token));
-      headers.append("Set-Cookie", serializeCookie(deps.cookies.oauth, "", { maxAge: 0, secure }));
-      headers.append("Set-Cookie", flashCookie(deps, encodeFlash({ title: "toast.signedIn" })));
-      return redirectTo(request, next, headers);
+      redirect.headers.append("Set-Cookie", sessionCookie(session.token));
+      return redirect;
     }, { public: true });
 }
 

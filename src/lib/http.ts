@@ -9,11 +9,35 @@ export function wantsJson(request: Request): boolean {
   return accept.includes("application/json") && !accept.includes("text/html");
 }
 
-/** Only same-site paths are followed after sign-in, never another origin. */
+/** Parsing base for `safeNext`: any origin works, only "did the origin stay the same" matters. */
+const NEXT_BASE = "http://offline.invalid";
+const NEXT_MAX = 2000;
+
+/**
+ * A path of our own site to go to after sign-in, or `fallback`. The value is read the way a
+ * browser reads a Location header (the WHATWG URL parser: tabs and newlines dropped, `\` read as
+ * `/`, dot segments resolved); anything that leaves our origin, or would once serialised (`//…`),
+ * is refused. The answer is the parsed path, query and fragment serialised again, so it is
+ * percent-encoded ASCII and always safe in a Location or HX-Redirect header.
+ */
 export function safeNext(next: unknown, fallback = "/"): string {
-  if (typeof next !== "string" || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return fallback;
-  if (next.startsWith("/api/login") || next.startsWith("/api/register") || /[\r\n]/.test(next)) return fallback;
-  return next.length > 2000 ? fallback : next;
+  if (typeof next !== "string" || next.length > NEXT_MAX) return fallback;
+  // One slash, then not a second one (nor a backslash): a path, never "//host" or "/\host".
+  if (!/^\/(?![/\\])/.test(next)) return fallback;
+  // Control characters (NUL, tab, CR, LF, DEL…) have no place in a path someone typed.
+  if (/[\u0000-\u001f\u007f]/.test(next)) return fallback;
+  let url: URL;
+  try {
+    url = new URL(next, NEXT_BASE);
+  } catch {
+    return fallback;
+  }
+  if (url.origin !== NEXT_BASE) return fallback;
+  const path = url.pathname + url.search + url.hash;
+  // "/.//host" resolves to the path "//host", which a browser would read as another host.
+  if (!path.startsWith("/") || path.startsWith("//") || path.startsWith("/\\")) return fallback;
+  if (path.startsWith("/api/login") || path.startsWith("/api/register")) return fallback;
+  return path.length > NEXT_MAX ? fallback : path;
 }
 
 /** A redirect that works for plain forms (303) and htmx (HX-Location keeps the swap machinery). */
@@ -26,6 +50,12 @@ export function redirectTo(request: Request, location: string, headers: HeadersI
   h.set("Location", location);
   return new Response(null, { status: 303, headers: h });
 }
+
+/** The Retry-After header of a refusal that asks to wait `waitMs` (none without a wait). */
+export const waitHeaders = (waitMs?: number): Record<string, string> => (waitMs ? { "Retry-After": String(Math.ceil(waitMs / 1000)) } : {});
+
+/** The `{minutes}` the "too many" messages name, for a wait of `waitMs`. */
+export const waitParams = (waitMs?: number) => (waitMs ? { minutes: Math.ceil(waitMs / 60_000) } : undefined);
 
 export function json(data: unknown, status = 200, headers: HeadersInit = {}): Response {
   const h = new Headers(headers);

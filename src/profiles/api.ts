@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { selfView } from "../auth/service";
 import { context, type Deps, type RequestState } from "../context";
-import { asRecord, json } from "../lib/http";
+import { asRecord, json, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
 import { hostActivities } from "../activities/service";
 import { changeEmail, changePassword, findByUsername, isUsernameTaken, publicView, updateProfile, type UpdateResult } from "./service";
@@ -11,8 +11,8 @@ import { usernameSchema } from "./schema";
 /** The JSON answer to a profile change: the user, or 4xx with a message per field. */
 export function updateAnswer(state: RequestState, result: UpdateResult) {
   if (result.ok) return json(selfView(result.user));
-  const errors = translateErrors(state.t, result.errors);
-  return json({ message: Object.values(errors)[0] ?? state.t("profile.updateFailed"), errors }, result.status);
+  const errors = translateErrors(state.t, result.errors, waitParams(result.retryAfterMs));
+  return json({ message: Object.values(errors)[0] ?? state.t("profile.updateFailed"), errors }, result.status, waitHeaders(result.retryAfterMs));
 }
 
 /** The profile calls of spec §7. */
@@ -25,7 +25,7 @@ export function profileApi(deps: Deps) {
     .put("/api/user/username", async ({ body, user, state }) => updateAnswer(state, await updateProfile(deps, user, { username: asRecord(body).username ?? "" })), {
       signedIn: true,
     })
-    .put("/api/user/email", async ({ body, user, state }) => updateAnswer(state, await changeEmail(deps, user, asRecord(body))), { signedIn: true })
+    .put("/api/user/email", async ({ body, user, state }) => updateAnswer(state, await changeEmail(deps, user, asRecord(body), state.session!.sid)), { signedIn: true })
     .put("/api/user/password", async ({ body, user, state }) => updateAnswer(state, await changePassword(deps, user, asRecord(body), state.session!.sid)), {
       signedIn: true,
     })

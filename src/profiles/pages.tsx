@@ -6,7 +6,7 @@ import { AllActivities, AllReviews, OwnProfile, PublicProfileSheet, type Profile
 import { AccountForm, AccountOverview, Help, SettingsHub, type AccountFormState, type AccountScreen } from "../../views/profiles/Settings";
 import { hostActivities } from "../activities/service";
 import { context, type Deps } from "../context";
-import { asRecord, listFrom, redirectTo, stringsFrom } from "../lib/http";
+import { asRecord, listFrom, redirectTo, stringsFrom, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors, type MessageKey } from "../lib/i18n";
 import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
@@ -136,13 +136,13 @@ export function profilePages(deps: Deps) {
       else if (screen === "name") result = await updateProfile(deps, user, { firstName: input.firstName ?? "", lastName: input.lastName ?? "" });
       else if (screen === "birthday") result = await updateProfile(deps, user, { dateOfBirth: input.dateOfBirth ?? "" });
       else if (screen === "username") result = await updateProfile(deps, user, { username: input.username ?? "" });
-      else if (screen === "email") result = await changeEmail(deps, user, input);
+      else if (screen === "email") result = await changeEmail(deps, user, input, state.session!.sid);
       else result = await changePassword(deps, user, input, state.session!.sid);
       if (result.ok) return savedRedirect(request, "/settings");
       const typed = Object.fromEntries(Object.entries(input).filter(([k, v]) => typeof v === "string" && !k.toLowerCase().includes("password"))) as Record<string, string>;
-      const errors = translateErrors(state.t, result.errors);
+      const errors = translateErrors(state.t, result.errors, waitParams(result.retryAfterMs));
       const failure = FAILURE[screen];
       const formState: AccountFormState = { values: { ...accountValues(user), ...typed }, errors, alert: failure ? state.t(failure) : undefined };
-      return renderPage(deps, state, request, (view) => <AccountForm view={view} screen={screen} user={user} state={formState} />, { status: result.status });
+      return renderPage(deps, state, request, (view) => <AccountForm view={view} screen={screen} user={user} state={formState} />, { status: result.status, headers: waitHeaders(result.retryAfterMs) });
     });
 }

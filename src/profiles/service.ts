@@ -1,6 +1,6 @@
 import { and, eq, ne } from "drizzle-orm";
 import type { z } from "zod";
-import { writeTransaction, type Db } from "../../db/client";
+import { writeTransaction, type Db, type WriteTx } from "../../db/client";
 import { sessions, users, type User } from "../../db/schema";
 import type { Deps } from "../context";
 import { ageOn } from "../lib/dates";
@@ -38,7 +38,8 @@ export async function isUsernameTaken(db: Db, username: string, exceptUserId?: s
 }
 
 export type FieldErrors = Record<string, MessageKey>;
-export type UpdateResult = { ok: true; user: User } | { ok: false; status: number; errors: FieldErrors };
+export type UpdateFailure = { ok: false; status: number; errors: FieldErrors; retryAfterMs?: number };
+export type UpdateResult = { ok: true; user: User } | UpdateFailure;
 
 const firstError = (error: z.ZodError): MessageKey => error.issues[0]!.message as MessageKey;
 
@@ -159,22 +160,25 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
   }
 }
 
-/** Changing the email asks for the current password (when the account has one). */
-export async function changeEmail(deps: Deps, user: User, input: Record<string, unknown>): Promise<UpdateResult> {
+/**
+ * Changing the email asks for the current password (when the account has one) and signs out
+ * every other session of the account, as a password change does.
+ */
+export async function changeEmail(deps: Deps, user: User, input: Record<string, unknown>, keepSid: string | null): Promise<UpdateResult> {
   const r = emailChangeSchema.safeParse(input);
   if (!r.success) return { ok: false, status: 400, errors: { email: firstError(r.error) } };
-  const passwordCheck = await checkCurrentPassword(user, r.data.currentPassword);
-  if (passwordCheck) return { ok: false, status: passwordCheck === "account.currentPasswordWrong" ? 403 : 400, errors: { currentPassword: passwordCheck } };
+  const refused = await checkCurrentPassword(deps, user, r.data.currentPassword);
+  if (refused) return refused;
   if (r.data.email === user.email) return { ok: true, user };
   const taken = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, r.data.email)).get();
   if (taken) return { ok: false, status: 409, errors: { email: "account.emailTaken" } };
   try {
-    const [updated] = await deps.db
-      .update(users)
-      .set({ email: r.data.email, emailVerified: false, updatedAt: deps.now() })
-      .where(eq(users.id, user.id))
-      .returning();
-    return { ok: true, user: updated! };
+    const updated = writeTransaction(deps.db, (tx) => {
+      const row = tx.update(users).set({ email: r.data.email, emailVerified: false, updatedAt: deps.now() }).where(eq(users.id, user.id)).returning().get();
+      endOtherSessions(tx, user.id, keepSid);
+      return row!;
+    });
+    return { ok: true, user: updated };
   } catch (err) {
     if (String(err).includes("UNIQUE")) return { ok: false, status: 409, errors: { email: "account.emailTaken" } };
     throw err;
@@ -191,23 +195,41 @@ export async function changePassword(deps: Deps, user: User, input: Record<strin
   if (user.passwordHash && !(typeof input.currentPassword === "string" && input.currentPassword)) errors.currentPassword = "account.currentPasswordRequired";
   if (!r.success) for (const issue of r.error.issues) errors[String(issue.path[0])] ??= issue.message as MessageKey;
   if (Object.keys(errors).length || !r.success) return { ok: false, status: 400, errors };
-  const wrong = await checkCurrentPassword(user, r.data.currentPassword);
-  if (wrong) return { ok: false, status: 403, errors: { currentPassword: wrong } };
+  const refused = await checkCurrentPassword(deps, user, r.data.currentPassword);
+  if (refused) return refused;
   const passwordHash = await Bun.password.hash(r.data.newPassword);
   const updated = writeTransaction(deps.db, (tx) => {
     const row = tx.update(users).set({ passwordHash, updatedAt: deps.now() }).where(eq(users.id, user.id)).returning().get();
-    tx.delete(sessions)
-      .where(keepSid ? and(eq(sessions.userId, user.id), ne(sessions.sid, keepSid)) : eq(sessions.userId, user.id))
-      .run();
+    endOtherSessions(tx, user.id, keepSid);
     return row!;
   });
   return { ok: true, user: updated };
 }
 
-async function checkCurrentPassword(user: User, current: string | undefined): Promise<MessageKey | null> {
+/** Signs the account out everywhere but the session making the change (inside its transaction). */
+function endOtherSessions(tx: WriteTx, userId: string, keepSid: string | null) {
+  tx.delete(sessions)
+    .where(keepSid ? and(eq(sessions.userId, userId), ne(sessions.sid, keepSid)) : eq(sessions.userId, userId))
+    .run();
+}
+
+/**
+ * The current-password check of the email and password changes. Wrong tries are limited per
+ * account (`limits.currentPassword`, shared by both changes): once over, every try is refused,
+ * the right password too, until the window ends, so a borrowed session cannot guess it.
+ */
+async function checkCurrentPassword(deps: Deps, user: User, current: string | undefined): Promise<UpdateFailure | null> {
   if (!user.passwordHash) return null;
-  if (!current) return "account.currentPasswordRequired";
-  return (await Bun.password.verify(current, user.passwordHash)) ? null : "account.currentPasswordWrong";
+  if (!current) return { ok: false, status: 400, errors: { currentPassword: "account.currentPasswordRequired" } };
+  const now = deps.now();
+  const wait = deps.limits.currentPassword.retryAfter(user.id, now);
+  if (wait > 0) return { ok: false, status: 429, errors: { currentPassword: "error.tooMany" }, retryAfterMs: wait };
+  if (await Bun.password.verify(current, user.passwordHash)) {
+    deps.limits.currentPassword.reset(user.id);
+    return null;
+  }
+  deps.limits.currentPassword.hit(user.id, now);
+  return { ok: false, status: 403, errors: { currentPassword: "account.currentPasswordWrong" } };
 }
 
 /** What anyone signed in may see of a person: never the email, password, payment ids or last name. */

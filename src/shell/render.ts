@@ -2,10 +2,14 @@ import type { Deps, RequestState } from "../context";
 import { serializeCookie } from "../lib/http";
 import { viewOf, type View } from "./view";
 
+/**
+ * An HTML answer. Pages carry the visitor's name, CSRF token and language: shared caches never
+ * keep them (`private`), and the browser asks again before reusing one (`no-cache`).
+ */
 export function htmlResponse(body: string, status = 200, headers: HeadersInit = {}): Response {
   const h = new Headers(headers);
   h.set("Content-Type", "text/html; charset=utf-8");
-  h.set("Cache-Control", "no-cache");
+  h.set("Cache-Control", "private, no-cache");
   return new Response(body, { status, headers: h });
 }
 
