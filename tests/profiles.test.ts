@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { users } from "../db/schema";
 import { ageOn } from "../src/lib/dates";
-import { countries, HIGHLIGHTED } from "../src/profiles/places";
+import { countries, HIGHLIGHTED } from "../src/lib/places";
 import { makeTestApp, type Client } from "./helpers";
 
 // A fixed "today" so ages on birthdays are exact.

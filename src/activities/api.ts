@@ -17,7 +17,7 @@ import {
   type ActivityErrors,
 } from "./manage";
 import { hostEarnings, hostRequests } from "./host";
-import { DEFAULT_CITY_NAME } from "../profiles/places";
+import { DEFAULT_CITY_NAME } from "../lib/places";
 import { activityRating, activityReviews, browseActivities } from "./service";
 
 export const PAGE_SIZE = 20;

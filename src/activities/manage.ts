@@ -5,7 +5,7 @@ import type { Deps } from "../context";
 import { ageOn } from "../lib/dates";
 import { listFrom } from "../lib/http";
 import type { MessageKey } from "../lib/i18n";
-import { findCity } from "../profiles/places";
+import { findCity } from "../lib/places";
 import { ownedObjects } from "../uploads/service";
 import {
   categorySchema,

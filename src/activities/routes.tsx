@@ -8,7 +8,7 @@ import { ActivityWizardPage } from "../../views/activities/Wizard";
 import { context, type Deps, type RequestState } from "../context";
 import { asRecord, redirectTo, stringsFrom, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
-import { cityByName, DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../profiles/places";
+import { cityByName, DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../lib/places";
 import { flashCookie, htmlResponse, renderPage } from "../shell/render";
 import { encodeFlash, viewOf } from "../shell/view";
 import { PAGE_SIZE } from "./api";

@@ -6,7 +6,7 @@ import { asRecord, listFrom, redirectTo } from "../lib/http";
 import { translateErrors, type MessageKey } from "../lib/i18n";
 import { flashCookie, htmlResponse, renderPage } from "../shell/render";
 import { encodeFlash, viewOf } from "../shell/view";
-import { findCountry } from "./places";
+import { findCountry } from "../lib/places";
 import { usernameSchema } from "./schema";
 import { isUsernameTaken, updateProfile } from "./service";
 

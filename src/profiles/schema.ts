@@ -3,7 +3,7 @@ import { emailSchema } from "../auth/schema";
 import { ageOn } from "../lib/dates";
 import type { MessageKey } from "../lib/i18n";
 import { aboutChoices, aboutFields, ABOUT_TEXT_MAX, type About, type AboutVisibility } from "./about";
-import { findCity, findCountry } from "./places";
+import { findCity, findCountry } from "../lib/places";
 
 const msg = (key: MessageKey) => ({ message: key });
 

@@ -1,4 +1,4 @@
-import { countries, splitHighlighted } from "../../src/profiles/places";
+import { countries, splitHighlighted } from "../../src/lib/places";
 import type { View } from "../../src/shell/view";
 import { Icon } from "./icons";
 
