@@ -6,6 +6,7 @@ import { categories } from "../src/activities/categories";
 import { makeLimits } from "../src/context";
 import { priceFor } from "../src/lib/pricing";
 import { makeTestApp, type Client } from "./helpers";
+import { islandProps } from "./html";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
 let host: Client;
@@ -235,7 +236,7 @@ describe("pages", () => {
     expect(html).toContain('href="/profile/thehost"');
     expect(html).toContain(`href="/booking/${created.id}/date-time"`);
     expect(html).toContain("Court 3");
-    expect(html).toContain("&#34;zoom&#34;:16");
+    expect(islandProps(html, "ActivityMap")).toMatchObject({ query: "Court 3, Paris, France", zoom: 16 });
     const own = await (await host.get(`/activity/${created.id}`)).text();
     expect(own).toContain(`href="/edit-activity/${created.id}"`);
     expect(own).not.toContain("/date-time");
@@ -245,7 +246,7 @@ describe("pages", () => {
     const created = await body(await host.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": host.csrf } }));
     const html = await (await stranger.get(`/activity/${created.id}`)).text();
     expect(html).toContain("The exact location is shared by message before the activity.");
-    expect(html).toContain("&#34;zoom&#34;:12");
+    expect(islandProps(html, "ActivityMap")).toMatchObject({ query: "Paris, France", zoom: 12 });
   });
 
   test("an unknown id is 'Activity not found' with 'Back to Browse'", async () => {

@@ -56,6 +56,14 @@ describe("OpenID Connect sign-in", () => {
     expect(fake.tokenRequests.at(-1)!.get("code_verifier")).toBeTruthy();
   });
 
+  test("a provider's names are cleaned like typed ones, and a name with refused characters is asked for in onboarding", async () => {
+    fake.setUser({ sub: "names-1", email: "names@example.com", email_verified: true, given_name: "\u200bDave\u2060", family_name: "Ev\u202eil" });
+    const c = t.client();
+    await signInWithProvider(c);
+    const me = (await (await c.get("/api/auth/user")).json()) as { firstName: string | null; lastName: string | null };
+    expect(me).toMatchObject({ firstName: "Dave", lastName: null });
+  });
+
   test("signing in again finds the same account", async () => {
     fake.setUser({ sub: "bob-1", email: "bob@example.com", email_verified: true });
     await signInWithProvider(t.client());

@@ -5,6 +5,7 @@ import type { Deps } from "../context";
 import { ageOn } from "../lib/dates";
 import { listFrom } from "../lib/http";
 import type { MessageKey } from "../lib/i18n";
+import { cleanText } from "../lib/text";
 import { findCity } from "../lib/places";
 import { ownedObjects } from "../uploads/service";
 import {
@@ -25,7 +26,12 @@ export type ActivityErrors = Record<string, MessageKey>;
 export type ActivityChanges = Partial<typeof activities.$inferInsert>;
 
 const first = (issues: { message: string }[]) => issues[0]!.message as MessageKey;
-const asBool = (v: unknown) => v === true || v === "true" || v === "on" || v === "1";
+/** A yes/no as JSON or a form sends it; null for anything else. */
+const asBool = (v: unknown): boolean | null => {
+  if (v === true || v === "true" || v === "on" || v === "1") return true;
+  if (v === false || v === "false" || v === "0" || v === "") return false;
+  return null;
+};
 
 /**
  * Reads an activity from a form or the API (spec §7 field names; the wizard's duration and
@@ -76,8 +82,10 @@ export async function readActivityInput(
 
   // Meeting point: "share later" clears it.
   if (has("hasMeetingPoint") || has("meetingPoint") || creating) {
-    const wants = has("hasMeetingPoint") ? asBool(input.hasMeetingPoint) : has("meetingPoint") ? Boolean(String(input.meetingPoint).trim()) : false;
-    if (wants) {
+    const point = input.meetingPoint;
+    const wants = has("hasMeetingPoint") ? asBool(input.hasMeetingPoint) : has("meetingPoint") ? typeof point !== "string" || Boolean(cleanText(point)) : false;
+    if (wants === null) errors.meetingPoint = "activity.meetingPointRequired";
+    else if (wants) {
       const r = meetingPointSchema.safeParse(input.meetingPoint ?? "");
       if (!r.success) errors.meetingPoint = first(r.error.issues);
       else if (!r.data) errors.meetingPoint = "activity.meetingPointRequired";

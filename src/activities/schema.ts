@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { MessageKey } from "../lib/i18n";
+import { userText } from "../lib/text";
 import { categories } from "./categories";
 
 const msg = (key: MessageKey) => ({ message: key });
@@ -14,12 +15,19 @@ export const DEFAULT_MIN_DURATION = 60;
 /** Highest hourly rate accepted, in dollars: a typo guard, not a business rule. */
 export const RATE_MAX = 10_000;
 
-export const titleSchema = z.string(msg("activity.titleRequired")).trim().min(1, msg("activity.titleRequired")).max(TITLE_MAX, msg("activity.titleTooLong"));
-export const descriptionSchema = z
-  .string(msg("activity.descriptionRequired"))
-  .trim()
-  .min(1, msg("activity.descriptionRequired"))
-  .max(DESCRIPTION_MAX, msg("activity.descriptionTooLong"));
+export const titleSchema = userText({
+  invalid: "activity.titleRequired",
+  required: "activity.titleRequired",
+  max: { length: TITLE_MAX, message: "activity.titleTooLong" },
+  characters: "activity.titleCharacters",
+});
+export const descriptionSchema = userText({
+  kind: "multiline",
+  invalid: "activity.descriptionRequired",
+  required: "activity.descriptionRequired",
+  max: { length: DESCRIPTION_MAX, message: "activity.descriptionTooLong" },
+  characters: "activity.descriptionCharacters",
+});
 export const categorySchema = z.enum(categories, msg("activity.categoryRequired"));
 
 /**
@@ -27,7 +35,7 @@ export const categorySchema = z.enum(categories, msg("activity.categoryRequired"
  * More than two decimals, zero or less, or over the cap are refused.
  */
 export const hourlyRateSchema = z
-  .union([z.string(), z.number()], msg("activity.rateRequired"))
+  .union([z.string(), z.number()], msg("activity.rateInvalid"))
   .transform((v, ctx) => {
     const text = String(v).trim().replace(",", ".");
     if (!text) {
@@ -52,12 +60,16 @@ export const hourlyRateSchema = z
   });
 
 /**
- * A duration given as hours (the wizard's strings, "1.5") or minutes; must be on the 30-minute
- * grid between 30 and 240 minutes.
+ * A duration given as hours (the wizard's strings, "1.5") or minutes, as a plain decimal string
+ * or a number; must be on the 30-minute grid between 30 and 240 minutes. Anything else
+ * (booleans, lists, "0x3C", "1e1") is NaN, which no grid accepts.
  */
 export function durationMinutes(value: unknown, unit: "hours" | "minutes"): number | null {
   if (value === null || value === undefined || value === "") return null;
-  const n = Number(typeof value === "string" ? value.trim() : value);
+  let n: number;
+  if (typeof value === "number") n = value;
+  else if (typeof value === "string" && /^\s*\d+(\.\d+)?\s*$/.test(value)) n = Number(value);
+  else return Number.NaN;
   if (!Number.isFinite(n)) return Number.NaN;
   return Math.round(unit === "hours" ? n * 60 : n);
 }
@@ -65,7 +77,11 @@ export function durationMinutes(value: unknown, unit: "hours" | "minutes"): numb
 export const onDurationGrid = (m: number) => Number.isInteger(m) && m >= DURATION_MIN && m <= DURATION_MAX && m % DURATION_STEP === 0;
 
 export const photosListSchema = z
-  .array(z.string().min(1).max(300), msg("activity.photosInvalid"))
+  .array(z.string(msg("activity.photosInvalid")).min(1, msg("activity.photosInvalid")).max(300, msg("activity.photosInvalid")), msg("activity.photosInvalid"))
   .max(6, msg("activity.tooManyPhotos"));
 
-export const meetingPointSchema = z.string(msg("activity.meetingPointInvalid")).trim().max(MEETING_POINT_MAX, msg("activity.meetingPointTooLong"));
+export const meetingPointSchema = userText({
+  invalid: "activity.meetingPointInvalid",
+  max: { length: MEETING_POINT_MAX, message: "activity.meetingPointTooLong" },
+  characters: "activity.meetingPointCharacters",
+});

@@ -3,6 +3,7 @@ import { writeTransaction, type Db } from "../../db/client";
 import { oauthAccounts, sessions, users, type User } from "../../db/schema";
 import { ageOn } from "../lib/dates";
 import { defineJob } from "../lib/jobs";
+import { firstNameSchema, lastNameSchema } from "../profiles/schema";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** A session used after half its life is extended, so active users stay signed in. */
@@ -10,6 +11,11 @@ const SESSION_RENEW_AFTER_MS = SESSION_TTL_MS / 2;
 
 const randomToken = (bytes = 32) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url");
 const sha256 = (value: string) => new Bun.CryptoHasher("sha256").update(value).digest("hex");
+
+const validOrNull = (schema: typeof firstNameSchema, value: unknown) => {
+  const r = schema.safeParse(value);
+  return r.success ? r.data : null;
+};
 
 export interface SessionInfo {
   sid: string;
@@ -123,8 +129,9 @@ export async function findOrCreateOAuthUser(db: Db, profile: OAuthProfile): Prom
     let user = email && profile.emailVerified ? tx.select().from(users).where(eq(users.email, email)).get() : undefined;
     if (!user) {
       const emailFree = email ? !tx.select({ id: users.id }).from(users).where(eq(users.email, email)).get() : false;
-      const firstName = profile.firstName?.trim() || null;
-      const lastName = profile.lastName?.trim() || null;
+      // A provider's names follow the profile's rules; one that does not is asked for in onboarding.
+      const firstName = validOrNull(firstNameSchema, profile.firstName);
+      const lastName = validOrNull(lastNameSchema, profile.lastName);
       user = tx
         .insert(users)
         .values({

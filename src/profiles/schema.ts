@@ -2,6 +2,7 @@ import { z } from "zod";
 import { emailSchema } from "../auth/schema";
 import { ageOn } from "../lib/dates";
 import type { MessageKey } from "../lib/i18n";
+import { acceptText, cleanText, userText } from "../lib/text";
 import { aboutChoices, aboutFields, ABOUT_TEXT_MAX, type About, type AboutVisibility } from "./about";
 import { findCity, findCountry } from "../lib/places";
 
@@ -14,13 +15,23 @@ export const NAME_MAX = 50;
 export const BIO_MAX = 500;
 export const MAX_PHOTOS = 6;
 
-export const firstNameSchema = z.string(msg("profile.firstNameRequired")).trim().min(1, msg("profile.firstNameRequired")).max(NAME_MAX, msg("profile.nameTooLong"));
-export const lastNameSchema = z.string(msg("profile.lastNameRequired")).trim().min(1, msg("profile.lastNameRequired")).max(NAME_MAX, msg("profile.nameTooLong"));
+export const firstNameSchema = userText({
+  invalid: "profile.firstNameRequired",
+  required: "profile.firstNameRequired",
+  max: { length: NAME_MAX, message: "profile.nameTooLong" },
+  characters: "profile.firstNameCharacters",
+});
+export const lastNameSchema = userText({
+  invalid: "profile.lastNameRequired",
+  required: "profile.lastNameRequired",
+  max: { length: NAME_MAX, message: "profile.nameTooLong" },
+  characters: "profile.lastNameCharacters",
+});
 
 /** Lowercased as typed (spec §5), at least 3 characters; letters, digits, dots and underscores. */
 export const usernameSchema = z
   .string(msg("profile.usernameRequired"))
-  .trim()
+  .overwrite((v) => cleanText(v))
   .toLowerCase()
   .min(1, msg("profile.usernameRequired"))
   .min(USERNAME_MIN, msg("profile.usernameTooShort"))
@@ -47,13 +58,52 @@ export const locationSchema = z
   .refine((v) => findCity(v.country, v.city) !== undefined, { message: "profile.locationRequired", path: ["city"] })
   .transform((v) => ({ country: findCountry(v.country)!.name, city: findCity(v.country, v.city)!.name }));
 
-export const bioSchema = z.string(msg("profile.bioInvalid")).trim().max(BIO_MAX, msg("profile.bioTooLong"));
+export const bioSchema = userText({
+  kind: "multiline",
+  invalid: "profile.bioInvalid",
+  max: { length: BIO_MAX, message: "profile.bioTooLong" },
+  characters: "profile.bioCharacters",
+});
 
 export const photosSchema = z
-  .array(z.string(msg("profile.photosInvalid")).min(1).max(300), msg("profile.photosInvalid"))
+  .array(z.string(msg("profile.photosInvalid")).min(1, msg("profile.photosInvalid")).max(300, msg("profile.photosInvalid")), msg("profile.photosInvalid"))
   .max(MAX_PHOTOS, msg("profile.tooManyPhotos"));
 
-const shortList = z.array(z.string().trim().min(1).max(40)).max(12);
+export const INTERESTS_MAX = 10;
+export const INTEREST_MAX = 30;
+
+/**
+ * Interests as a list or as the edit form's comma-separated text; each one cleaned, empty ones
+ * dropped, duplicates merged.
+ */
+export const interestsSchema = z
+  .union([z.string(), z.array(z.string())], msg("profile.interestsInvalid"))
+  .transform((raw, ctx) => {
+    const list: string[] = [];
+    for (const item of typeof raw === "string" ? raw.split(",") : raw) {
+      const text = acceptText(item);
+      if (text === null) {
+        ctx.addIssue({ code: "custom", message: "profile.interestsCharacters" });
+        return z.NEVER;
+      }
+      if (text.length > INTEREST_MAX) {
+        ctx.addIssue({ code: "custom", message: "profile.interestsInvalid" });
+        return z.NEVER;
+      }
+      if (text && !list.includes(text)) list.push(text);
+    }
+    if (list.length > INTERESTS_MAX) {
+      ctx.addIssue({ code: "custom", message: "profile.interestsInvalid" });
+      return z.NEVER;
+    }
+    return list;
+  });
+
+const aboutTextSchema = userText({
+  invalid: "profile.aboutTextInvalid",
+  max: { length: ABOUT_TEXT_MAX, message: "profile.aboutTextTooLong" },
+  characters: "profile.aboutTextCharacters",
+});
 
 /** The about JSON: known fields only; choices from their lists; free text kept short. */
 export const aboutSchema = z
@@ -64,11 +114,9 @@ export const aboutSchema = z
       const value = data[field.key];
       if (value === undefined || value === null || value === "") continue;
       if (field.kind === "text") {
-        if (typeof value !== "string" || value.trim().length > ABOUT_TEXT_MAX) {
-          ctx.addIssue({ code: "custom", message: "profile.aboutTextTooLong", path: [field.key] });
-          continue;
-        }
-        if (value.trim()) out[field.key] = value.trim();
+        const r = aboutTextSchema.safeParse(value);
+        if (!r.success) ctx.addIssue({ code: "custom", message: r.error.issues[0]!.message, path: [field.key] });
+        else if (r.data) out[field.key] = r.data;
       } else if (field.kind === "choice") {
         const list = aboutChoices[field.key as keyof typeof aboutChoices] as readonly string[];
         if (typeof value !== "string" || !list.includes(value)) ctx.addIssue({ code: "custom", message: "profile.aboutChoiceInvalid", path: [field.key] });
@@ -90,7 +138,7 @@ export const visibilitySchema = z.record(z.string(), z.boolean()).transform((dat
 });
 
 /** JSON text or an object, as the spec's calls send about/aboutVisibility as JSON strings. */
-export const jsonOrObject = z.union([z.string(), z.record(z.string(), z.unknown())]).transform((v, ctx) => {
+export const jsonOrObject = z.union([z.string(), z.record(z.string(), z.unknown())], msg("profile.aboutInvalid")).transform((v, ctx) => {
   if (typeof v !== "string") return v;
   try {
     const parsed = JSON.parse(v || "{}");

@@ -6,6 +6,7 @@ import type { Deps } from "../context";
 import { ageOn } from "../lib/dates";
 import { listFrom } from "../lib/http";
 import type { MessageKey } from "../lib/i18n";
+import { cleanText } from "../lib/text";
 import { ownedObjects } from "../uploads/service";
 import { parseAbout, parseVisibility, visibleAbout } from "./about";
 import {
@@ -14,6 +15,7 @@ import {
   birthdaySchema,
   emailChangeSchema,
   firstNameSchema,
+  interestsSchema,
   jsonOrObject,
   lastNameSchema,
   locationSchema,
@@ -55,10 +57,13 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
   // Names: firstName/lastName, or `name` split as the Name screen loads it (first word, rest).
   let firstName = input.firstName;
   let lastName = input.lastName;
-  if (has("name") && !has("firstName") && !has("lastName") && typeof input.name === "string") {
-    const [first = "", ...rest] = input.name.trim().split(/\s+/);
-    firstName = first;
-    lastName = rest.length ? rest.join(" ") : user.lastName ?? "";
+  if (has("name") && !has("firstName") && !has("lastName")) {
+    if (typeof input.name !== "string") errors.name = "profile.firstNameRequired";
+    else {
+      const [first = "", ...rest] = cleanText(input.name).split(/\s+/);
+      firstName = first;
+      lastName = rest.length ? rest.join(" ") : user.lastName ?? "";
+    }
   }
   if (firstName !== undefined) {
     const r = firstNameSchema.safeParse(firstName);
@@ -102,6 +107,7 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
   if (has("photos") || has("photo")) {
     const r = photosSchema.safeParse(has("photos") ? listFrom(input.photos) : user.photos);
     if (!r.success) errors.photos = firstError(r.error);
+    else if (has("photo") && input.photo !== null && typeof input.photo !== "string") errors.photos = "profile.photosInvalid";
     else {
       let list = [...new Set(r.data)];
       if (has("photo") && typeof input.photo === "string" && input.photo) list = [input.photo, ...list.filter((p) => p !== input.photo)];
@@ -120,14 +126,9 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
   }
 
   if (has("interests")) {
-    const raw = input.interests;
-    const list = (Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : null)?.map((v) => (typeof v === "string" ? v.trim() : ""));
-    if (!list || list.some((v) => v.length > 30)) errors.interests = "profile.interestsInvalid";
-    else {
-      const unique = [...new Set(list.filter(Boolean))];
-      if (unique.length > 10) errors.interests = "profile.interestsInvalid";
-      else set.interests = unique;
-    }
+    const r = interestsSchema.safeParse(input.interests);
+    if (r.success) set.interests = r.data;
+    else errors.interests = firstError(r.error);
   }
 
   if (has("about")) {

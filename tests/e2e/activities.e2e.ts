@@ -159,6 +159,42 @@ test("the activity page keeps the address and a link when the map cannot load", 
   await page.close();
 });
 
+test("text that looks like HTML: the map and the edit wizard still mount, with the text as typed", async () => {
+  const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => (m.type() === "error" && m.text().includes("failed to mount") ? errors.push(m.text()) : undefined));
+  await signIn(page, "host@offline.test");
+  const title = "Central Park&quot;}";
+  const meetingPoint = "Central Park&quot;,&quot;injected&quot;:&quot;by-host";
+  const id = await page.evaluate(
+    async ({ title, meetingPoint }) => {
+      const csrf = document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')!.content;
+      const body = { title, description: "R&amp;D <b>walk</b>", category: "outdoor", hourlyRate: "20", hasMeetingPoint: true, meetingPoint };
+      const res = await fetch("/api/activities", { method: "POST", headers: { "content-type": "application/json", "x-csrf-token": csrf }, body: JSON.stringify(body) });
+      return ((await res.json()) as { id: string }).id;
+    },
+    { title, meetingPoint },
+  );
+
+  await page.goto(`${env.server.url}/activity/${id}`);
+  await page.getByRole("heading", { name: title }).waitFor();
+  await page.locator("[data-map-state]").waitFor({ state: "attached", timeout: 15000 }); // the map island mounted
+  const props = await page.locator('[data-island="ActivityMap"]').evaluate((el) => JSON.parse((el as HTMLElement).dataset.props!) as Record<string, unknown>);
+  expect(props.injected).toBeUndefined();
+  expect(props.query).toBe(`${meetingPoint}, New York, United States`);
+  await page.getByText(meetingPoint, { exact: true }).waitFor();
+
+  await page.goto(`${env.server.url}/edit-activity/${id}`);
+  await page.locator("[data-hydrated]").waitFor();
+  await page.getByRole("button", { name: "Next" }).click();
+  expect(await page.getByLabel("Title").inputValue()).toBe(title);
+  await page.getByRole("button", { name: "Next" }).click();
+  expect(await page.getByLabel("Description").inputValue()).toBe("R&amp;D <b>walk</b>");
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 test("with a reachable tile server the map shows the meeting point", async () => {
   const maps = await startFakeMaps();
   const { startServer } = await import("./harness");
