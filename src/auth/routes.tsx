@@ -7,6 +7,7 @@ import { asRecord, json, redirectTo, safeNext, serializeCookie, wantsJson } from
 import { locales, translateErrors, type MessageKey } from "../lib/i18n";
 import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
+import { selfUser } from "../profiles/serialize";
 import { oauthFlows } from "./oauth";
 import { fieldErrors, signInSchema, signUpSchema } from "./schema";
 import {
@@ -14,7 +15,6 @@ import {
   destroySession,
   findOrCreateOAuthUser,
   registerWithPassword,
-  selfView,
   SESSION_TTL_MS,
   verifyCredentials,
 } from "./service";
@@ -74,7 +74,7 @@ export function authRoutes(deps: Deps) {
     const session = await signIn(state, userId);
     if (wantsJson(request)) {
       const user = await deps.db.select().from(users).where(eq(users.id, userId)).get();
-      return json(selfView(user!), status, { "Set-Cookie": sessionCookie(session.token), "X-CSRF-Token": session.csrf });
+      return json(selfUser(user!), status, { "Set-Cookie": sessionCookie(session.token), "X-CSRF-Token": session.csrf });
     }
     const headers = new Headers();
     headers.append("Set-Cookie", sessionCookie(session.token));
@@ -156,11 +156,11 @@ export function authRoutes(deps: Deps) {
     })
     .get("/api/auth/user", ({ state }) =>
       state.user
-        ? json(selfView(state.user), 200, { "X-CSRF-Token": state.session!.csrf })
+        ? json(selfUser(state.user), 200, { "X-CSRF-Token": state.session!.csrf })
         : json({ message: state.t("error.unauthorized") }, 401),
     )
     .get("/api/user", ({ state }) =>
-      state.user ? json(selfView(state.user)) : json({ message: state.t("error.unauthorized") }, 401),
+      state.user ? json(selfUser(state.user)) : json({ message: state.t("error.unauthorized") }, 401),
     )
     .get("/api/login/:provider", async ({ params, query, request, state }) => {
       const flow = flows.get(params.provider);

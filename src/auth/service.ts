@@ -1,7 +1,6 @@
 import { and, eq, lt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { oauthAccounts, sessions, users, type User } from "../../db/schema";
-import { ageOn } from "../lib/dates";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** A session used after half its life is extended, so active users stay signed in. */
@@ -132,10 +131,4 @@ export async function findOrCreateOAuthUser(db: Db, profile: OAuthProfile): Prom
     await tx.insert(oauthAccounts).values({ provider: profile.provider, subject: profile.subject, userId: user!.id });
     return user!;
   });
-}
-
-/** The signed-in user as the API shows it to that user: never the password hash. */
-export function selfView(user: User) {
-  const { passwordHash, locale, ...rest } = user;
-  return { ...rest, hasPassword: Boolean(passwordHash), age: ageOn(user.dateOfBirth) };
 }
