@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate, openDb } from "../db/client";
+import { seedDemo } from "../db/seed";
 import { createApp, type AppOptions } from "../src/app";
 import { loadConfig } from "../src/config";
 import { loadManifest } from "../src/lib/manifest";
@@ -11,13 +12,14 @@ import { makeJpeg } from "./images";
 
 export const ORIGIN = "http://localhost";
 
-/** A fresh app on a fresh database in a temporary data directory. */
-export async function makeTestApp(opts: { env?: Record<string, string>; limits?: AppOptions["limits"]; now?: () => number; dataDir?: string } = {}) {
+/** A fresh app on a fresh database in a temporary data directory; `demo` loads the demo data into it. */
+export async function makeTestApp(opts: { env?: Record<string, string>; limits?: AppOptions["limits"]; now?: () => number; demo?: boolean; dataDir?: string } = {}) {
   // Handing in the data directory of an earlier app is a restart: same database, new process state.
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "offline-test-"));
   const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: ORIGIN, DEMO_DATA: "false", ...opts.env });
   const db = openDb(join(dataDir, "offline.db"));
   await migrate(db);
+  if (opts.demo) await seedDemo(db, opts.now?.());
   const secrets = await loadSecrets(config);
   const assets = await loadManifest();
   // Suites sign up many people from one address and create many activities for one host; those

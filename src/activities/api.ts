@@ -4,7 +4,6 @@ import { asRecord, json, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
 import { isCategory } from "./categories";
 import {
-  activityJson,
   createActivity,
   creationWait,
   deleteActivity,
@@ -18,7 +17,9 @@ import {
 } from "./manage";
 import { hostEarnings, hostRequests } from "./host";
 import { DEFAULT_CITY_NAME } from "../lib/places";
-import { activityRating, activityReviews, browseActivities } from "./service";
+import { publicUser } from "../profiles/serialize";
+import { publicActivity } from "./serialize";
+import { activityRating, activityReviews, browseListings } from "./service";
 
 export const PAGE_SIZE = 20;
 
@@ -38,11 +39,11 @@ export function activityApi(deps: Deps) {
       const city = typeof query.city === "string" && query.city.trim() ? query.city.trim().slice(0, 80) : (user.city ?? DEFAULT_CITY_NAME);
       const category = isCategory(query.category) ? query.category : undefined;
       const limit = Math.min(Math.max(Number(query.limit) || PAGE_SIZE, 1), 100);
-      const page = await browseActivities(deps.db, { city, category, limit, cursor: typeof query.cursor === "string" ? query.cursor : undefined });
+      const page = await browseListings(deps.db, { city, category, limit, cursor: typeof query.cursor === "string" ? query.cursor : undefined }, new Date(deps.now()));
       const headers: Record<string, string> = { "X-Total-Count": String(page.total) };
       if (page.nextCursor) headers["X-Next-Cursor"] = page.nextCursor;
       return json(
-        page.cards.map((c) => activityJson(c.row, c.hostRow, { average: c.rating, count: c.reviewCount })),
+        page.listings.map((l) => publicActivity(l.activity, l.host, l.rating)),
         200,
         headers,
       );
@@ -51,7 +52,7 @@ export function activityApi(deps: Deps) {
       const activity = await findListedActivity(deps, params.id);
       if (!activity) return notFound(state);
       const [host, rating] = await Promise.all([hostOf(deps, activity), activityRating(deps.db, activity.id)]);
-      return json(activityJson(activity, host, rating));
+      return json(publicActivity(activity, host && publicUser(host, new Date(deps.now())), rating));
     })
     .get("/api/activities/:id/reviews", async ({ params, user, state }) => {
       const activity = await findListedActivity(deps, params.id);
@@ -63,14 +64,14 @@ export function activityApi(deps: Deps) {
       const read = await readActivityInput(deps, user, asRecord(body));
       if (!read.ok) return activityErrors(state, read.errors);
       const activity = await createActivity(deps, user, read.changes);
-      return json(activityJson(activity, user), 201);
+      return json(publicActivity(activity, publicUser(user, new Date(deps.now()))), 201);
     })
     .patch("/api/activities/:id", async ({ params, body, user, state }) => {
       const activity = await findOwnActivity(deps, user.id, params.id);
       if (!activity) return notFound(state);
       const read = await readActivityInput(deps, user, asRecord(body), activity);
       if (!read.ok) return activityErrors(state, read.errors);
-      return json(activityJson(await updateActivity(deps, activity, read.changes), user));
+      return json(publicActivity(await updateActivity(deps, activity, read.changes), publicUser(user, new Date(deps.now()))));
     })
     .delete("/api/activities/:id", async ({ params, user, state }) => {
       const activity = await findOwnActivity(deps, user.id, params.id);
@@ -84,7 +85,8 @@ export function activityApi(deps: Deps) {
       const e = await hostEarnings(deps, user.id);
       return json({ totalEarnings: (e.totalEarningsCents / 100).toFixed(2), pendingPayouts: (e.pendingPayoutsCents / 100).toFixed(2), completedBookings: e.completedBookings });
     })
-    .get("/api/user/activities", async ({ user, state }) => {
-      return json((await ownActivities(deps, user.id)).map((a) => activityJson(a, user)));
+    .get("/api/user/activities", async ({ user }) => {
+      const host = publicUser(user, new Date(deps.now()));
+      return json((await ownActivities(deps, user.id)).map((a) => publicActivity(a, host)));
     });
 }

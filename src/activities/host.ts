@@ -1,6 +1,7 @@
 import { and, count, desc, eq, isNull, notExists, sql, sum } from "drizzle-orm";
 import { activities, bookings, ledgerEntries, users } from "../../db/schema";
 import type { Deps } from "../context";
+import { participantUser, publicUserColumns } from "../profiles/serialize";
 
 export interface HostRequest {
   id: string;
@@ -14,15 +15,14 @@ export interface HostRequest {
   createdAt: number;
 }
 
-/** Pending requests for a host's activities, newest first. */
+/** Pending requests for a host's activities, newest first; the guest as a booking's other side sees them. */
 export async function hostRequests(deps: Deps, hostId: string, limit?: number): Promise<{ requests: HostRequest[]; total: number }> {
   const where = and(eq(bookings.hostId, hostId), eq(bookings.status, "pending"));
   const query = deps.db
     .select({
       id: bookings.id,
       activityTitle: activities.title,
-      guestName: users.firstName,
-      guestPhoto: users.photo,
+      guest: publicUserColumns,
       startsAtLocal: bookings.startsAtLocal,
       durationMinutes: bookings.durationMinutes,
       subtotalCents: bookings.subtotalCents,
@@ -33,7 +33,21 @@ export async function hostRequests(deps: Deps, hostId: string, limit?: number): 
     .innerJoin(users, eq(users.id, bookings.guestId))
     .where(where)
     .orderBy(desc(bookings.createdAt));
-  const [requests, total] = await Promise.all([limit ? query.limit(limit) : query, deps.db.select({ n: count() }).from(bookings).where(where).get()]);
+  const [rows, total] = await Promise.all([limit ? query.limit(limit) : query, deps.db.select({ n: count() }).from(bookings).where(where).get()]);
+  const today = new Date(deps.now());
+  const requests = rows.map((r): HostRequest => {
+    const guest = participantUser(r.guest, today);
+    return {
+      id: r.id,
+      activityTitle: r.activityTitle,
+      guestName: guest.firstName,
+      guestPhoto: guest.photo,
+      startsAtLocal: r.startsAtLocal,
+      durationMinutes: r.durationMinutes,
+      subtotalCents: r.subtotalCents,
+      createdAt: r.createdAt,
+    };
+  });
   return { requests, total: total?.n ?? 0 };
 }
 

@@ -2,11 +2,11 @@ import { and, count, desc, eq, isNull } from "drizzle-orm";
 import { writeTransaction } from "../../db/client";
 import { activities, bookings, users, type Activity, type User } from "../../db/schema";
 import type { Deps } from "../context";
-import { ageOn } from "../lib/dates";
 import { listFrom } from "../lib/http";
 import type { MessageKey } from "../lib/i18n";
 import { cleanText } from "../lib/text";
 import { findCity } from "../lib/places";
+import { publicUserColumns } from "../profiles/serialize";
 import { ownedObjects } from "../uploads/service";
 import {
   categorySchema,
@@ -180,37 +180,9 @@ export async function findOwnActivity(deps: Deps, hostId: string, id: string) {
   return activity && activity.hostId === hostId ? activity : undefined;
 }
 
+/** An activity's host, with only the columns their public view reads. */
 export async function hostOf(deps: Deps, activity: Activity) {
-  return deps.db.select().from(users).where(eq(users.id, activity.hostId)).get();
-}
-
-/** An activity as the API shows it (spec §3): rate and durations as decimal strings. */
-export function activityJson(activity: Activity, host?: User | null, rating?: { average: number | null; count: number }) {
-  const hours = (m: number) => (m / 60).toFixed(2);
-  return {
-    id: activity.id,
-    hostId: activity.hostId,
-    host: host
-      ? { id: host.id, name: host.firstName, username: host.username, photo: host.photo, age: ageOn(host.dateOfBirth), city: host.city, bio: host.bio }
-      : undefined,
-    country: activity.country,
-    city: activity.city,
-    category: activity.category,
-    title: activity.title,
-    description: activity.description,
-    hourlyRate: (activity.hourlyRateCents / 100).toFixed(2),
-    photos: activity.photos,
-    tags: activity.tags,
-    duration: hours(activity.minDurationMinutes),
-    maxDuration: activity.maxDurationMinutes === null ? null : hours(activity.maxDurationMinutes),
-    meetingPoint: activity.meetingPoint,
-    hasMeetingPoint: activity.hasMeetingPoint,
-    active: activity.active,
-    featured: activity.featured,
-    createdAt: activity.createdAt,
-    rating: rating?.average ?? null,
-    reviewCount: rating?.count ?? 0,
-  };
+  return deps.db.select(publicUserColumns).from(users).where(eq(users.id, activity.hostId)).get();
 }
 
 /** A host's activities (archived ones left out), newest first. */

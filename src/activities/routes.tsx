@@ -9,6 +9,7 @@ import { context, type Deps, type RequestState } from "../context";
 import { asRecord, redirectTo, stringsFrom, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
 import { cityByName, DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../lib/places";
+import { publicUser } from "../profiles/serialize";
 import { flashCookie, htmlResponse, renderPage } from "../shell/render";
 import { encodeFlash, viewOf } from "../shell/view";
 import { PAGE_SIZE } from "./api";
@@ -94,7 +95,7 @@ export function activityRoutes(deps: Deps) {
       if (!activity) return renderPage(deps, state, request, (view) => <ActivityNotFound view={view} />, { status: 404 });
       const [host, rating, reviews] = await Promise.all([hostOf(deps, activity), activityRating(deps.db, activity.id), activityReviews(deps.db, activity.id, 3)]);
       return renderPage(deps, state, request, (view) => (
-        <ActivityDetail view={view} activity={activity} host={host!} rating={rating} reviews={reviews} maps={deps.config.maps} />
+        <ActivityDetail view={view} activity={activity} host={publicUser(host!, new Date(deps.now()))} rating={rating} reviews={reviews} maps={deps.config.maps} />
       ));
     });
 }

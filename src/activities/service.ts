@@ -1,11 +1,18 @@
 import { and, avg, count, desc, eq, inArray, isNull, lt, or, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { activities, reviews, users, type Activity, type User } from "../../db/schema";
-import { ageOn } from "../lib/dates";
+import { activities, reviews, users, type Activity } from "../../db/schema";
+import { publicUser, publicUserColumns, type PublicUser } from "../profiles/serialize";
 import { reviewsOfActivity } from "../reviews/service";
 import { categoryPhoto } from "./categories";
 
+/** A listed activity with its host's public view and its rating, for the JSON API and for cards. */
+export interface ActivityListing {
+  activity: Activity;
+  host: PublicUser;
+  rating: { average: number | null; count: number };
+}
 
+/** What the browse and profile screens show of an activity: nothing more. */
 export interface ActivityCard {
   id: string;
   createdAt: number;
@@ -16,9 +23,20 @@ export interface ActivityCard {
   rating: number | null;
   reviewCount: number;
   host: { firstName: string | null; photo: string | null; age: number | null };
-  /** The full records, for the JSON API. */
-  row: Activity;
-  hostRow: User;
+}
+
+export function activityCard({ activity, host, rating }: ActivityListing): ActivityCard {
+  return {
+    id: activity.id,
+    createdAt: activity.createdAt,
+    title: activity.title,
+    category: activity.category,
+    hourlyRateCents: activity.hourlyRateCents,
+    cover: activity.photos[0] ?? categoryPhoto(activity.category),
+    rating: rating.average,
+    reviewCount: rating.count,
+    host: { firstName: host.firstName, photo: host.photo, age: host.age },
+  };
 }
 
 /** Where a page of results ends: the last card's creation time and id. */
@@ -36,27 +54,39 @@ function decodeCursor(cursor: string | undefined): { createdAt: number; id: stri
  * Bookable activities of a city, newest first, with their host and real average rating, a page
  * at a time (keyset paging on the browse index, so page 100 costs what page 1 does).
  */
-export async function browseActivities(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string }) {
+export async function browseListings(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string }, today = new Date()) {
   const after = decodeCursor(opts.cursor);
   const base = and(eq(activities.city, opts.city), eq(activities.active, true), isNull(activities.archivedAt), opts.category ? eq(activities.category, opts.category) : undefined);
   const page = after
     ? and(base, or(lt(activities.createdAt, after.createdAt), and(eq(activities.createdAt, after.createdAt), lt(activities.id, after.id))))
     : base;
-  const result = await activityCards(db, page, opts.limit + 1, base);
-  const more = result.cards.length > opts.limit;
-  const cards = result.cards.slice(0, opts.limit);
-  return { cards, total: result.total, nextCursor: more ? encodeCursor(cards[cards.length - 1]!) : null };
+  const result = await listings(db, page, opts.limit + 1, today, base);
+  const more = result.listings.length > opts.limit;
+  const list = result.listings.slice(0, opts.limit);
+  return { listings: list, total: result.total, nextCursor: more ? encodeCursor(list[list.length - 1]!.activity) : null };
+}
+
+/** A browse page as cards. */
+export async function browseActivities(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string }) {
+  const { listings: list, ...page } = await browseListings(db, opts);
+  return { cards: list.map(activityCard), ...page };
 }
 
 /** A host's listed activities, newest first. */
-export function hostActivities(db: Db, hostId: string, limit: number) {
-  return activityCards(db, and(eq(activities.hostId, hostId), eq(activities.active, true), isNull(activities.archivedAt)), limit);
+export function hostListings(db: Db, hostId: string, limit: number, today = new Date()) {
+  return listings(db, and(eq(activities.hostId, hostId), eq(activities.active, true), isNull(activities.archivedAt)), limit, today);
 }
 
-async function activityCards(db: Db, where: SQL | undefined, limit: number, countWhere: SQL | undefined = where) {
+/** A host's listed activities as cards. */
+export async function hostActivities(db: Db, hostId: string, limit: number) {
+  const { listings: list, total } = await hostListings(db, hostId, limit);
+  return { cards: list.map(activityCard), total };
+}
+
+async function listings(db: Db, where: SQL | undefined, limit: number, today: Date, countWhere: SQL | undefined = where) {
   const [rows, total] = await Promise.all([
     db
-      .select({ activity: activities, host: users })
+      .select({ activity: activities, host: publicUserColumns })
       .from(activities)
       .innerJoin(users, eq(users.id, activities.hostId))
       .where(where)
@@ -74,20 +104,12 @@ async function activityCards(db: Db, where: SQL | undefined, limit: number, coun
     : [];
   const ratingOf = new Map(ratings.map((r) => [r.activityId, r.stars === null ? null : Math.round(Number(r.stars) * 10) / 10]));
   const countOf = new Map(ratings.map((r) => [r.activityId, r.n]));
-  const cards: ActivityCard[] = rows.map(({ activity, host }) => ({
-    id: activity.id,
-    createdAt: activity.createdAt,
-    title: activity.title,
-    category: activity.category,
-    hourlyRateCents: activity.hourlyRateCents,
-    cover: activity.photos[0] ?? categoryPhoto(activity.category),
-    rating: ratingOf.get(activity.id) ?? null,
-    reviewCount: countOf.get(activity.id) ?? 0,
-    host: { firstName: host.firstName, photo: host.photo, age: ageOn(host.dateOfBirth) },
-    row: activity,
-    hostRow: host,
+  const list: ActivityListing[] = rows.map(({ activity, host }) => ({
+    activity,
+    host: publicUser(host, today),
+    rating: { average: ratingOf.get(activity.id) ?? null, count: countOf.get(activity.id) ?? 0 },
   }));
-  return { cards, total: total?.n ?? 0 };
+  return { listings: list, total: total?.n ?? 0 };
 }
 
 /** Average rating (one decimal) and count of an activity's reviews. */

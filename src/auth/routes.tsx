@@ -7,6 +7,7 @@ import { asRecord, json, redirectTo, safeNext, serializeCookie, wantsJson } from
 import { locales, translateErrors, type MessageKey } from "../lib/i18n";
 import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
+import { selfUser } from "../profiles/serialize";
 import { oauthFlows } from "./oauth";
 import { fieldErrors, signInSchema, signUpSchema } from "./schema";
 import {
@@ -15,7 +16,6 @@ import {
   expiredSessionsCleanup,
   findOrCreateOAuthUser,
   registerWithPassword,
-  selfView,
   SESSION_TTL_MS,
   verifyCredentials,
 } from "./service";
@@ -86,7 +86,7 @@ export function authRoutes(deps: Deps) {
       return redirect;
     }
     const user = await deps.db.select().from(users).where(eq(users.id, userId)).get();
-    const answer = json(selfView(user!), status);
+    const answer = json(selfUser(user!), status);
     const session = await signIn(state, userId);
     answer.headers.append("Set-Cookie", sessionCookie(session.token));
     answer.headers.set("X-CSRF-Token", session.csrf);
@@ -171,8 +171,8 @@ export function authRoutes(deps: Deps) {
       if (state.user) await deps.db.update(users).set({ locale, updatedAt: deps.now() }).where(eq(users.id, state.user.id));
       return answer;
     }, { public: true })
-    .get("/api/auth/user", ({ user, state }) => json(selfView(user), 200, { "X-CSRF-Token": state.session!.csrf }), { signedIn: true })
-    .get("/api/user", ({ user }) => json(selfView(user)), { signedIn: true })
+    .get("/api/auth/user", ({ user, state }) => json(selfUser(user), 200, { "X-CSRF-Token": state.session!.csrf }), { signedIn: true })
+    .get("/api/user", ({ user }) => json(selfUser(user)), { signedIn: true })
     .get("/api/login/:provider", async ({ params, query, request, state }) => {
       const flow = flows.get(params.provider);
       if (!flow) return json({ message: state.t("error.notFound") }, 404);

@@ -1,7 +1,6 @@
 import { and, eq, lt } from "drizzle-orm";
 import { writeTransaction, type Db } from "../../db/client";
 import { oauthAccounts, sessions, users, type User } from "../../db/schema";
-import { ageOn } from "../lib/dates";
 import { defineJob } from "../lib/jobs";
 import { firstNameSchema, lastNameSchema } from "../profiles/schema";
 
@@ -148,10 +147,4 @@ export async function findOrCreateOAuthUser(db: Db, profile: OAuthProfile): Prom
     tx.insert(oauthAccounts).values({ provider: profile.provider, subject: profile.subject, userId: user.id }).run();
     return user;
   });
-}
-
-/** The signed-in user as the API shows it to that user: never the password hash. */
-export function selfView(user: User) {
-  const { passwordHash, locale, ...rest } = user;
-  return { ...rest, hasPassword: Boolean(passwordHash), age: ageOn(user.dateOfBirth) };
 }

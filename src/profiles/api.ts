@@ -1,16 +1,17 @@
 import { Elysia } from "elysia";
-import { selfView } from "../auth/service";
 import { context, type Deps, type RequestState } from "../context";
 import { asRecord, json, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
-import { hostActivities } from "../activities/service";
-import { changeEmail, changePassword, findByUsername, isUsernameTaken, publicView, updateProfile, type UpdateResult } from "./service";
+import { hostListings } from "../activities/service";
+import { publicActivity } from "../activities/serialize";
+import { changeEmail, changePassword, findByUsername, isUsernameTaken, updateProfile, type UpdateResult } from "./service";
+import { publicUser, selfUser } from "./serialize";
 import { reviewsOf } from "../reviews/service";
 import { usernameSchema } from "./schema";
 
 /** The JSON answer to a profile change: the user, or 4xx with a message per field. */
 export function updateAnswer(state: RequestState, result: UpdateResult) {
-  if (result.ok) return json(selfView(result.user));
+  if (result.ok) return json(selfUser(result.user));
   const errors = translateErrors(state.t, result.errors, waitParams(result.retryAfterMs));
   return json({ message: Object.values(errors)[0] ?? state.t("profile.updateFailed"), errors }, result.status, waitHeaders(result.retryAfterMs));
 }
@@ -38,11 +39,13 @@ export function profileApi(deps: Deps) {
     .get("/api/user/reviews", async ({ user }) => json((await reviewsOf(deps.db, user.id)).reviews), { onboarded: true })
     .get("/api/users/by-username/:username", async ({ params, state }) => {
       const user = await findByUsername(deps.db, params.username);
-      return user ? json(publicView(user, new Date(deps.now()))) : notFound(state);
+      return user ? json(publicUser(user, new Date(deps.now()))) : notFound(state);
     }, { onboarded: true })
     .get("/api/users/by-username/:username/activities", async ({ params, state }) => {
       const user = await findByUsername(deps.db, params.username);
-      return user ? json((await hostActivities(deps.db, user.id, 100)).cards) : notFound(state);
+      if (!user) return notFound(state);
+      const { listings } = await hostListings(deps.db, user.id, 100, new Date(deps.now()));
+      return json(listings.map((l) => publicActivity(l.activity, l.host, l.rating)));
     }, { onboarded: true })
     .get("/api/users/by-username/:username/reviews", async ({ params, state }) => {
       const user = await findByUsername(deps.db, params.username);

@@ -12,7 +12,8 @@ import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
 import { aboutFields, parseAbout, parseVisibility } from "./about";
 import { reviewsOf } from "../reviews/service";
-import { changeEmail, changePassword, findByUsername, publicView, updateProfile, type UpdateResult } from "./service";
+import { changeEmail, changePassword, findByUsername, updateProfile, type UpdateResult } from "./service";
+import { publicUser } from "./serialize";
 
 const SCREENS: AccountScreen[] = ["first-name", "name", "birthday", "username", "email", "password"];
 /** The spec's message when a single-field screen fails to save, where it names one. */
@@ -25,7 +26,7 @@ const FAILURE: Partial<Record<AccountScreen, MessageKey>> = {
 export function profilePages(deps: Deps) {
   const profileData = async (user: User): Promise<ProfileData> => {
     const [activities, reviews] = await Promise.all([hostActivities(deps.db, user.id, 5), reviewsOf(deps.db, user.id, 3)]);
-    return { profile: publicView(user, new Date(deps.now())), activities, reviews };
+    return { profile: publicUser(user, new Date(deps.now())), activities, reviews };
   };
 
   const savedRedirect = (request: Request, to: string) =>

@@ -3,12 +3,10 @@ import type { z } from "zod";
 import { writeTransaction, type Db, type WriteTx } from "../../db/client";
 import { sessions, users, type User } from "../../db/schema";
 import type { Deps } from "../context";
-import { ageOn } from "../lib/dates";
 import { listFrom } from "../lib/http";
 import type { MessageKey } from "../lib/i18n";
 import { cleanText } from "../lib/text";
 import { ownedObjects } from "../uploads/service";
-import { parseAbout, parseVisibility, visibleAbout } from "./about";
 import {
   aboutSchema,
   bioSchema,
@@ -232,27 +230,6 @@ async function checkCurrentPassword(deps: Deps, user: User, current: string | un
   deps.limits.currentPassword.hit(user.id, now);
   return { ok: false, status: 403, errors: { currentPassword: "account.currentPasswordWrong" } };
 }
-
-/** What anyone signed in may see of a person: never the email, password, payment ids or last name. */
-export function publicView(user: User, today = new Date()) {
-  return {
-    id: user.id,
-    username: user.username,
-    firstName: user.firstName,
-    name: user.firstName,
-    photo: user.photo,
-    photos: user.photos,
-    age: ageOn(user.dateOfBirth, today),
-    city: user.city,
-    country: user.country,
-    bio: user.bio,
-    interests: user.interests,
-    languages: user.languages,
-    about: visibleAbout(parseAbout(user.about), parseVisibility(user.aboutVisibility)),
-    memberSince: new Date(user.createdAt).getUTCFullYear(),
-  };
-}
-export type PublicProfile = ReturnType<typeof publicView>;
 
 export async function findByUsername(db: Db, username: unknown): Promise<User | undefined> {
   if (typeof username !== "string") return undefined;

@@ -1,22 +1,15 @@
 import { avg, count, desc, eq, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { reviews, users } from "../../db/schema";
-import { ageOn } from "../lib/dates";
+import { publicUser, publicUserColumns } from "../profiles/serialize";
+import { reviewView, type ReviewView } from "./serialize";
 
-export interface ReviewView {
-  id: string;
-  stars: number;
-  text: string | null;
-  createdAt: number;
-  /** Who wrote it (spec: reviewer on user reviews, byUser on activity reviews). */
-  reviewer: { name: string | null; photo: string | null; age: number | null; username: string | null };
-  byUser: { name: string | null; photo: string | null };
-}
+export type { ReviewView } from "./serialize";
 
 /** Reviews matching `where`, newest first, with their count and average to one decimal. */
 export async function reviewsWhere(db: Db, where: SQL, limit?: number) {
   const query = db
-    .select({ review: reviews, by: users })
+    .select({ review: reviews, by: publicUserColumns })
     .from(reviews)
     .innerJoin(users, eq(users.id, reviews.reviewerId))
     .where(where)
@@ -25,14 +18,7 @@ export async function reviewsWhere(db: Db, where: SQL, limit?: number) {
     limit === 0 ? Promise.resolve([]) : limit ? query.limit(limit) : query,
     db.select({ n: count(), average: avg(reviews.stars) }).from(reviews).where(where).get(),
   ]);
-  const list: ReviewView[] = rows.map(({ review, by }) => ({
-    id: review.id,
-    stars: review.stars,
-    text: review.text,
-    createdAt: review.createdAt,
-    reviewer: { name: by.firstName, photo: by.photo, age: ageOn(by.dateOfBirth), username: by.username },
-    byUser: { name: by.firstName, photo: by.photo },
-  }));
+  const list: ReviewView[] = rows.map(({ review, by }) => reviewView(review, publicUser(by)));
   const total = stats?.n ?? 0;
   return { reviews: list, total, average: total ? Math.round(Number(stats!.average) * 10) / 10 : null };
 }

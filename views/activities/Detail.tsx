@@ -1,8 +1,8 @@
-import type { Activity, User } from "../../db/schema";
+import type { Activity } from "../../db/schema";
 import { categoryLabelKey, categoryPhoto, isCategory } from "../../src/activities/categories";
 import type { Config } from "../../src/config";
-import { ageOn } from "../../src/lib/dates";
 import { formatMoney } from "../../src/lib/money";
+import type { PublicUser } from "../../src/profiles/serialize";
 import type { ReviewView } from "../../src/reviews/service";
 import type { View } from "../../src/shell/view";
 import { ScreenHeader } from "../components/Fields";
@@ -29,7 +29,7 @@ export function ActivityDetail({
 }: {
   view: View;
   activity: Activity;
-  host: User;
+  host: PublicUser;
   rating: { average: number | null; count: number };
   reviews: ReviewView[];
   maps: Config["maps"];
@@ -76,7 +76,7 @@ export function ActivityDetail({
               {t("activity.hostedBy")}
             </p>
             <p class="font-semibold" safe>
-              {[host.firstName, ageOn(host.dateOfBirth)].filter((v) => v !== null && v !== "").join(", ")}
+              {[host.firstName, host.age].filter((v) => v !== null && v !== "").join(", ")}
             </p>
           </div>
           <Icon name="chevronRight" class="w-5 h-5 text-muted" />

@@ -2,7 +2,7 @@ import type { User } from "../../db/schema";
 import type { ActivityCard } from "../../src/activities/service";
 import type { MessageKey } from "../../src/lib/i18n";
 import { aboutFields, choiceLabel, isVisible, type About, type AboutVisibility } from "../../src/profiles/about";
-import type { PublicProfile } from "../../src/profiles/service";
+import type { PublicUser } from "../../src/profiles/serialize";
 import type { ReviewView } from "../../src/reviews/service";
 import type { View } from "../../src/shell/view";
 import { ScreenHeader } from "../components/Fields";
@@ -11,7 +11,7 @@ import { ActivityMiniList, Carousel, ReviewList } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
 
 export interface ProfileData {
-  profile: PublicProfile;
+  profile: PublicUser;
   activities: { cards: ActivityCard[]; total: number };
   reviews: { reviews: ReviewView[]; total: number; average: number | null };
 }

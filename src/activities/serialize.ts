@@ -1,0 +1,101 @@
+import type { Activity } from "../../db/schema";
+import type { PublicUser } from "../profiles/serialize";
+
+/**
+ * What the app shows of an activity (docs/decisions/0007). Everything here is public to anyone
+ * signed in, and an activity's host sees the same fields of their own activities, so there is
+ * one audience and one allow-list. The host is shown from the person's public view, never from
+ * their database row.
+ */
+
+/** The spec's host of an activity (§3): id, name, username, photo, age, city, bio. */
+export interface ActivityHost {
+  id: string;
+  name: string | null;
+  username: string | null;
+  photo: string | null;
+  age: number | null;
+  city: string | null;
+  bio: string | null;
+}
+
+export const ACTIVITY_HOST_KEYS = ["id", "name", "username", "photo", "age", "city", "bio"] as const satisfies readonly (keyof ActivityHost)[];
+
+export function activityHost(host: PublicUser): ActivityHost {
+  return { id: host.id, name: host.firstName, username: host.username, photo: host.photo, age: host.age, city: host.city, bio: host.bio };
+}
+
+export interface PublicActivity {
+  id: string;
+  hostId: string;
+  host?: ActivityHost;
+  country: string;
+  city: string;
+  category: string;
+  title: string;
+  description: string;
+  /** Decimal string, as the spec reads it. */
+  hourlyRate: string;
+  photos: string[];
+  tags: string[];
+  /** Hours as decimal strings. */
+  duration: string;
+  maxDuration: string | null;
+  meetingPoint: string | null;
+  hasMeetingPoint: boolean;
+  active: boolean;
+  featured: boolean;
+  createdAt: number;
+  rating: number | null;
+  reviewCount: number;
+}
+
+export const PUBLIC_ACTIVITY_KEYS = [
+  "id",
+  "hostId",
+  "host",
+  "country",
+  "city",
+  "category",
+  "title",
+  "description",
+  "hourlyRate",
+  "photos",
+  "tags",
+  "duration",
+  "maxDuration",
+  "meetingPoint",
+  "hasMeetingPoint",
+  "active",
+  "featured",
+  "createdAt",
+  "rating",
+  "reviewCount",
+] as const satisfies readonly (keyof PublicActivity)[];
+
+/** An activity as the API shows it (spec §3): rate and durations as decimal strings. */
+export function publicActivity(activity: Activity, host?: PublicUser | null, rating?: { average: number | null; count: number }): PublicActivity {
+  const hours = (m: number) => (m / 60).toFixed(2);
+  return {
+    id: activity.id,
+    hostId: activity.hostId,
+    host: host ? activityHost(host) : undefined,
+    country: activity.country,
+    city: activity.city,
+    category: activity.category,
+    title: activity.title,
+    description: activity.description,
+    hourlyRate: (activity.hourlyRateCents / 100).toFixed(2),
+    photos: activity.photos,
+    tags: activity.tags,
+    duration: hours(activity.minDurationMinutes),
+    maxDuration: activity.maxDurationMinutes === null ? null : hours(activity.maxDurationMinutes),
+    meetingPoint: activity.meetingPoint,
+    hasMeetingPoint: activity.hasMeetingPoint,
+    active: activity.active,
+    featured: activity.featured,
+    createdAt: activity.createdAt,
+    rating: rating?.average ?? null,
+    reviewCount: rating?.count ?? 0,
+  };
+}
