@@ -109,6 +109,11 @@ async function readState(deps: Deps, request: Request, ip?: string): Promise<Req
   };
 }
 
+/** Renders a screen through its layout (a flash toast is shown once). */
+export type Render = (screen: (view: View) => JSX.Element, init?: { status?: number; headers?: HeadersInit }) => Promise<Response>;
+/** Redirects a form or htmx request, optionally with a toast shown on the next page. */
+export type SendTo = (location: string, toast?: FlashData, headers?: HeadersInit) => Response;
+
 /**
  * Who may call a route. Every route declares one of these as a route option (`{ public: true }`,
  * `{ signedIn: true }`, `{ onboarded: true }`); a route that declares nothing is treated as
@@ -150,17 +155,16 @@ export function context(deps: Deps) {
     .decorate("deps", deps)
     .resolve({ as: "global" }, async ({ request, server }) => {
       const state = await requestState(deps, request, server?.requestIP(request)?.address);
+      const render: Render = (screen, init) => renderPage(deps, state, request, screen, init);
+      const sendTo: SendTo = (location, toast, headers) => {
+        const h = new Headers(headers);
+        if (toast) h.append("Set-Cookie", flashCookie(deps, encodeFlash(toast)));
+        return redirectTo(request, location, h);
+      };
       return {
         state,
-        /** Renders a screen through its layout (a flash toast is shown once). */
-        render: (screen: (view: View) => JSX.Element, init?: { status?: number; headers?: HeadersInit }) =>
-          renderPage(deps, state, request, screen, init),
-        /** Redirects a form or htmx request, optionally with a toast shown on the next page. */
-        sendTo: (location: string, toast?: FlashData, headers?: HeadersInit) => {
-          const h = new Headers(headers);
-          if (toast) h.append("Set-Cookie", flashCookie(deps, encodeFlash(toast)));
-          return redirectTo(request, location, h);
-        },
+        render,
+        sendTo,
         /** The `HX-Trigger` header that raises a toast on the page after an htmx swap. */
         toastHeader: (toast: { title: MessageKey; body?: MessageKey; variant?: "success" | "error" }) => ({
           "HX-Trigger": JSON.stringify({

@@ -5,13 +5,13 @@ import { CreateActivityForm, emptyCreateForm, type CreateFormState } from "../..
 import { ActivityDetail, ActivityNotFound } from "../../views/activities/Detail";
 import { HostActivities, HostDashboard, type DashboardData } from "../../views/activities/HostDashboard";
 import { ActivityWizardPage } from "../../views/activities/Wizard";
-import { context, type Deps, type RequestState } from "../context";
-import { asRecord, redirectTo, stringsFrom, waitHeaders, waitParams } from "../lib/http";
+import { context, type Deps, type Render, type RequestState } from "../context";
+import { asRecord, stringsFrom, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
 import { cityByName, DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../lib/places";
 import { publicUser } from "../profiles/serialize";
-import { flashCookie, htmlResponse, renderPage } from "../shell/render";
-import { encodeFlash, viewOf } from "../shell/view";
+import { htmlResponse } from "../shell/render";
+import { viewOf } from "../shell/view";
 import { PAGE_SIZE } from "./api";
 import { isCategory } from "./categories";
 import { createActivity, creationWait, findListedActivity, findOwnActivity, hostOf, ownActivities, readActivityInput } from "./manage";
@@ -20,7 +20,7 @@ import { activityRating, activityReviews, browseActivities } from "./service";
 
 /** The activity screens: browse, the activity page, the host dashboard, the create form and the wizard. */
 export function activityRoutes(deps: Deps) {
-  const browse = async ({ request, query, state }: { request: Request; query: Record<string, string | undefined>; state: RequestState }) => {
+  const browse = async ({ request, query, state, render }: { request: Request; query: Record<string, string | undefined>; state: RequestState; render: Render }) => {
     const city = cityByName(query.city)?.name ?? state.user?.city ?? DEFAULT_CITY_NAME;
     const category = isCategory(query.category) ? query.category : undefined;
     const page = await browseActivities(deps.db, { city, category, limit: PAGE_SIZE, cursor: query.cursor });
@@ -31,10 +31,10 @@ export function activityRoutes(deps: Deps) {
       if (query.page === "more") return htmlResponse(String(await (<BrowseCards view={view} state={browseState} />)));
       if (request.headers.get("hx-target") === "browse") return htmlResponse(String(await (<BrowseBody view={view} state={browseState} />)), 200, { Vary: "HX-Request, HX-Target" });
     }
-    return renderPage(deps, state, request, (v) => <Browse view={v} state={browseState} />, { headers: { Vary: "HX-Request, HX-Target" } });
+    return render((v) => <Browse view={v} state={browseState} />, { headers: { Vary: "HX-Request, HX-Target" } });
   };
 
-  const hostDashboard = async ({ request, user, state }: { request: Request; user: User; state: RequestState }) => {
+  const hostDashboard = async ({ user, render }: { user: User; render: Render }) => {
     const [activities, activityCount, requests, earnings] = await Promise.all([
       ownActivities(deps, user.id, 4),
       countOwnActivities(deps, user.id),
@@ -42,7 +42,7 @@ export function activityRoutes(deps: Deps) {
       hostEarnings(deps, user.id),
     ]);
     const data: DashboardData = { user, activities, activityCount, requests: requests.requests, requestCount: requests.total, earnings };
-    return renderPage(deps, state, request, (view) => <HostDashboard view={view} data={data} />);
+    return render((view) => <HostDashboard view={view} data={data} />);
   };
   const nearOf = (user: User) => `${user.city ?? DEFAULT_CITY_NAME}, ${user.country ?? DEFAULT_COUNTRY}`;
 
@@ -53,20 +53,20 @@ export function activityRoutes(deps: Deps) {
     .get("/browse", browse)
     .get("/host", hostDashboard)
     .get("/host-dashboard", hostDashboard)
-    .get("/host/activities", async ({ request, state, user }) => {
+    .get("/host/activities", async ({ request, state, user, render }) => {
       const list = await ownActivities(deps, user.id);
-      return renderPage(deps, state, request, (view) => <HostActivities view={view} activities={list} />);
+      return render((view) => <HostActivities view={view} activities={list} />);
     })
-    .get("/create-activity", ({ request, state, user }) =>
-      renderPage(deps, state, request, (view) => <CreateActivityForm view={view} state={emptyCreateForm} maps={deps.config.maps} near={nearOf(user)} />),
+    .get("/create-activity", ({ request, state, user, render }) =>
+      render((view) => <CreateActivityForm view={view} state={emptyCreateForm} maps={deps.config.maps} near={nearOf(user)} />),
     )
-    .post("/create-activity", async ({ request, body, state, user }) => {
+    .post("/create-activity", async ({ body, state, user, render, sendTo }) => {
       const input = asRecord(body);
       const wait = creationWait(deps, user.id);
       const read = wait > 0 ? null : await readActivityInput(deps, user, input);
       if (read?.ok) {
         await createActivity(deps, user, read.changes);
-        return redirectTo(request, "/host-dashboard", { "Set-Cookie": flashCookie(deps, encodeFlash({ title: "toast.activityCreated" })) });
+        return sendTo("/host-dashboard", { title: "toast.activityCreated" });
       }
       const str = (k: string) => (typeof input[k] === "string" ? (input[k] as string) : "");
       const photos = stringsFrom(input.photos);
@@ -76,25 +76,25 @@ export function activityRoutes(deps: Deps) {
         errors,
         alert: { title: state.t("wizard.createError"), body: read ? (Object.values(errors)[0] ?? state.t("wizard.tryAgain")) : state.t("activity.tooManyCreated", waitParams(wait)) },
       };
-      return renderPage(deps, state, request, (view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(user)} />, { status: read ? 400 : 429, headers: waitHeaders(wait) });
+      return render((view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(user)} />, { status: read ? 400 : 429, headers: waitHeaders(wait) });
     })
-    .get("/create-activity-flow", ({ request, state, user }) =>
-      renderPage(deps, state, request, (view) => (
+    .get("/create-activity-flow", ({ request, state, user, render }) =>
+      render((view) => (
         <ActivityWizardPage view={view} city={user.city ?? DEFAULT_CITY_NAME} country={user.country ?? DEFAULT_COUNTRY} maps={deps.config.maps} />
       )),
     )
-    .get("/edit-activity/:id", async ({ params, request, state, user }) => {
+    .get("/edit-activity/:id", async ({ params, request, state, user, render }) => {
       const activity = await findOwnActivity(deps, user.id, params.id);
-      if (!activity) return renderPage(deps, state, request, (view) => <ActivityNotFound view={view} />, { status: 404 });
-      return renderPage(deps, state, request, (view) => (
+      if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
+      return render((view) => (
         <ActivityWizardPage view={view} activity={activity} city={activity.city} country={activity.country} maps={deps.config.maps} />
       ));
     })
-    .get("/activity/:id", async ({ params, request, state, user }) => {
+    .get("/activity/:id", async ({ params, request, state, user, render }) => {
       const activity = await findListedActivity(deps, params.id);
-      if (!activity) return renderPage(deps, state, request, (view) => <ActivityNotFound view={view} />, { status: 404 });
+      if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
       const [host, rating, reviews] = await Promise.all([hostOf(deps, activity), activityRating(deps.db, activity.id), activityReviews(deps.db, activity.id, 3)]);
-      return renderPage(deps, state, request, (view) => (
+      return render((view) => (
         <ActivityDetail view={view} activity={activity} host={publicUser(host!, new Date(deps.now()))} rating={rating} reviews={reviews} maps={deps.config.maps} />
       ));
     });

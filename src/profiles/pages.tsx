@@ -8,8 +8,6 @@ import { hostActivities } from "../activities/service";
 import { context, type Deps } from "../context";
 import { asRecord, listFrom, redirectTo, stringsFrom, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors, type MessageKey } from "../lib/i18n";
-import { flashCookie, renderPage } from "../shell/render";
-import { encodeFlash } from "../shell/view";
 import { aboutFields, parseAbout, parseVisibility } from "./about";
 import { reviewsOf } from "../reviews/service";
 import { changeEmail, changePassword, findByUsername, updateProfile, type UpdateResult } from "./service";
@@ -29,8 +27,6 @@ export function profilePages(deps: Deps) {
     return { profile: publicUser(user, new Date(deps.now())), activities, reviews };
   };
 
-  const savedRedirect = (request: Request, to: string) =>
-    redirectTo(request, to, { "Set-Cookie": flashCookie(deps, encodeFlash({ title: "toast.profileUpdated" })) });
 
   const editState = (user: User): EditProfileState => ({
     photos: user.photos,
@@ -51,43 +47,43 @@ export function profilePages(deps: Deps) {
   return new Elysia({ name: "offline.profiles.pages", seed: deps.id })
     .use(context(deps))
     .guard({ onboarded: true })
-    .get("/profile", async ({ request, state, user }) => {
+    .get("/profile", async ({ request, state, user, render }) => {
       const data = await profileData(user);
-      return renderPage(deps, state, request, (view) => (
+      return render((view) => (
         <OwnProfile view={view} user={user} data={data} allAbout={parseAbout(user.about)} visibility={parseVisibility(user.aboutVisibility)} />
       ));
     })
-    .get("/profile/:username", async ({ params, request, state }) => {
+    .get("/profile/:username", async ({ params, request, state, render }) => {
       const user = await findByUsername(deps.db, params.username);
       const data = user ? await profileData(user) : null;
-      return renderPage(deps, state, request, (view) => <PublicProfileSheet view={view} data={data} />, { status: data ? 200 : 404 });
+      return render((view) => <PublicProfileSheet view={view} data={data} />, { status: data ? 200 : 404 });
     })
-    .get("/profile/:username/reviews", async ({ params, request, state }) => {
+    .get("/profile/:username/reviews", async ({ params, request, state, render }) => {
       const user = await findByUsername(deps.db, params.username);
-      if (!user) return renderPage(deps, state, request, (view) => <PublicProfileSheet view={view} data={null} />, { status: 404 });
+      if (!user) return render((view) => <PublicProfileSheet view={view} data={null} />, { status: 404 });
       const r = await reviewsOf(deps.db, user.id);
-      return renderPage(deps, state, request, (view) => (
+      return render((view) => (
         <AllReviews view={view} title={view.t("profile.reviewsOf", { name: user.firstName ?? "" })} back={`/profile/${user.username}`} {...r} />
       ));
     })
-    .get("/profile/:username/activities", async ({ params, request, state }) => {
+    .get("/profile/:username/activities", async ({ params, request, state, render }) => {
       const user = await findByUsername(deps.db, params.username);
-      if (!user) return renderPage(deps, state, request, (view) => <PublicProfileSheet view={view} data={null} />, { status: 404 });
+      if (!user) return render((view) => <PublicProfileSheet view={view} data={null} />, { status: 404 });
       const { cards } = await hostActivities(deps.db, user.id, 100);
-      return renderPage(deps, state, request, (view) => (
+      return render((view) => (
         <AllActivities view={view} title={view.t("profile.activitiesOf", { name: user.firstName ?? "" })} back={`/profile/${user.username}`} cards={cards} />
       ));
     })
-    .get("/reviews", async ({ request, state, user }) => {
+    .get("/reviews", async ({ request, state, user, render }) => {
       const r = await reviewsOf(deps.db, user.id);
-      return renderPage(deps, state, request, (view) => <AllReviews view={view} title={view.t("profile.myReviews")} back="/profile" {...r} />);
+      return render((view) => <AllReviews view={view} title={view.t("profile.myReviews")} back="/profile" {...r} />);
     })
-    .get("/edit-profile", ({ request, state, user }) => renderPage(deps, state, request, (view) => <EditProfile view={view} state={editState(user)} />))
-    .post("/edit-profile", async ({ request, body, state, user }) => {
+    .get("/edit-profile", ({ request, state, user, render }) => render((view) => <EditProfile view={view} state={editState(user)} />))
+    .post("/edit-profile", async ({ body, state, user, render, sendTo }) => {
       const input = asRecord(body);
       // The edit form always sends its photo list; anything else is not that form.
       if (typeof input.photos !== "string") {
-        return renderPage(deps, state, request, (view) => <EditProfile view={view} state={{ ...editState(user), alert: { title: state.t("common.errorTitle"), body: state.t("error.badRequest") } }} />, { status: 400 });
+        return render((view) => <EditProfile view={view} state={{ ...editState(user), alert: { title: state.t("common.errorTitle"), body: state.t("error.badRequest") } }} />, { status: 400 });
       }
       const about: Record<string, unknown> = {};
       const visibility: Record<string, boolean> = {};
@@ -106,7 +102,7 @@ export function profilePages(deps: Deps) {
         about,
         aboutVisibility: visibility,
       });
-      if (result.ok) return savedRedirect(request, "/profile");
+      if (result.ok) return sendTo("/profile", { title: "toast.profileUpdated" });
       const errors = translateErrors(state.t, result.errors);
       const draft: EditProfileState = {
         photos: listFrom(input.photos) ? stringsFrom(input.photos) : user.photos,
@@ -117,18 +113,18 @@ export function profilePages(deps: Deps) {
         errors,
         alert: { title: state.t("common.errorTitle"), body: Object.values(errors)[0] },
       };
-      return renderPage(deps, state, request, (view) => <EditProfile view={view} state={draft} />, { status: result.status });
+      return render((view) => <EditProfile view={view} state={draft} />, { status: result.status });
     })
-    .get("/settings", ({ request, state, user }) => renderPage(deps, state, request, (view) => <SettingsHub view={view} user={user} />))
-    .get("/settings/account", ({ request, state, user }) => renderPage(deps, state, request, (view) => <AccountOverview view={view} user={user} />))
-    .get("/help", ({ request, state, user }) => renderPage(deps, state, request, (view) => <Help view={view} />))
-    .get("/settings/:screen", ({ params, request, state, user }) => {
+    .get("/settings", ({ request, state, user, render }) => render((view) => <SettingsHub view={view} user={user} />))
+    .get("/settings/account", ({ request, state, user, render }) => render((view) => <AccountOverview view={view} user={user} />))
+    .get("/help", ({ request, state, user, render }) => render((view) => <Help view={view} />))
+    .get("/settings/:screen", ({ params, request, state, user, render }) => {
       const screen = params.screen as AccountScreen;
-      if (!SCREENS.includes(screen)) return renderPage(deps, state, request, (view) => <NotFound view={view} />, { status: 404 });
+      if (!SCREENS.includes(screen)) return render((view) => <NotFound view={view} />, { status: 404 });
       const formState: AccountFormState = { values: accountValues(user) };
-      return renderPage(deps, state, request, (view) => <AccountForm view={view} screen={screen} user={user} state={formState} />);
+      return render((view) => <AccountForm view={view} screen={screen} user={user} state={formState} />);
     })
-    .post("/settings/:screen", async ({ params, request, body, state, user }) => {
+    .post("/settings/:screen", async ({ params, request, body, state, user, render, sendTo }) => {
       const screen = params.screen as AccountScreen;
       const input = asRecord(body);
       let result: UpdateResult;
@@ -139,11 +135,11 @@ export function profilePages(deps: Deps) {
       else if (screen === "username") result = await updateProfile(deps, user, { username: input.username ?? "" });
       else if (screen === "email") result = await changeEmail(deps, user, input, state.session!.sid);
       else result = await changePassword(deps, user, input, state.session!.sid);
-      if (result.ok) return savedRedirect(request, "/settings");
+      if (result.ok) return sendTo("/settings", { title: "toast.profileUpdated" });
       const typed = Object.fromEntries(Object.entries(input).filter(([k, v]) => typeof v === "string" && !k.toLowerCase().includes("password"))) as Record<string, string>;
       const errors = translateErrors(state.t, result.errors, waitParams(result.retryAfterMs));
       const failure = FAILURE[screen];
       const formState: AccountFormState = { values: { ...accountValues(user), ...typed }, errors, alert: failure ? state.t(failure) : undefined };
-      return renderPage(deps, state, request, (view) => <AccountForm view={view} screen={screen} user={user} state={formState} />, { status: result.status, headers: waitHeaders(result.retryAfterMs) });
+      return render((view) => <AccountForm view={view} screen={screen} user={user} state={formState} />, { status: result.status, headers: waitHeaders(result.retryAfterMs) });
     });
 }

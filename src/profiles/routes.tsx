@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
 import type { User } from "../../db/schema";
 import { LocationFields, Onboarding, onboardingValues, ONBOARDING_STEPS, UsernameStatus, type OnboardingState } from "../../views/profiles/Onboarding";
-import { context, type Deps, type RequestState } from "../context";
+import { context, type Deps, type Render } from "../context";
 import { asRecord, listFrom, redirectTo } from "../lib/http";
 import { translateErrors, type MessageKey } from "../lib/i18n";
-import { flashCookie, htmlResponse, renderPage } from "../shell/render";
-import { encodeFlash, viewOf } from "../shell/view";
+import { htmlResponse } from "../shell/render";
+import { viewOf } from "../shell/view";
 import { findCountry } from "../lib/places";
 import { usernameSchema } from "./schema";
 import { isUsernameTaken, updateProfile } from "./service";
@@ -39,19 +39,18 @@ const STEP_FIELDS: Record<number, { fields: string[]; alert?: (errors: Record<st
 export function profileRoutes(deps: Deps) {
   const today = () => new Date(deps.now());
 
-  const onboardingPage = (state: RequestState, request: Request, s: OnboardingState, status = 200) =>
-    renderPage(deps, state, request, (view) => <Onboarding view={view} state={s} today={today()} />, { status });
+  const onboardingPage = (render: Render, s: OnboardingState, status = 200) => render((view) => <Onboarding view={view} state={s} today={today()} />, { status });
 
   return new Elysia({ name: "offline.profiles", seed: deps.id })
     .use(context(deps))
-    .get("/onboarding", ({ request, query, state, user }) => {
+    .get("/onboarding", ({ request, query, state, user, render }) => {
       const reachable = firstIncompleteStep(user);
       if (reachable > ONBOARDING_STEPS) return redirectTo(request, "/browse");
       const asked = Number(query.step);
       const step = Number.isInteger(asked) && asked >= 1 && asked <= reachable ? asked : reachable;
-      return onboardingPage(state, request, { step, values: onboardingValues(user) });
+      return onboardingPage(render, { step, values: onboardingValues(user) });
     }, { signedIn: true })
-    .post("/onboarding", async ({ request, body, state, user }) => {
+    .post("/onboarding", async ({ request, body, state, user, render, sendTo }) => {
       const input = asRecord(body);
       const step = Number(input.step);
       const spec = STEP_FIELDS[step];
@@ -61,7 +60,7 @@ export function profileRoutes(deps: Deps) {
       const changes: Record<string, unknown> = {};
       for (const field of spec.fields) changes[field] = input[field] ?? "";
       if (step === 4 && !listFrom(input.photos)?.length) {
-        return onboardingPage(state, request, { step, values, errors: { photos: state.t("profile.photoRequired") } }, 400);
+        return onboardingPage(render, { step, values, errors: { photos: state.t("profile.photoRequired") } }, 400);
       }
       const result = await updateProfile(deps, user, changes);
       if (!result.ok) {
@@ -70,18 +69,16 @@ export function profileRoutes(deps: Deps) {
         const errors = translateErrors(state.t, Object.fromEntries(Object.entries(result.errors).filter(([, v]) => !alert || v !== alert.body)));
         const typed = Object.fromEntries(spec.fields.map((f) => [f, typeof input[f] === "string" ? input[f] : values[f as keyof typeof values]]));
         return onboardingPage(
-          state,
-          request,
+          render,
           { step, values: { ...values, ...typed, photos: values.photos }, errors, alert: alert && { title: state.t(alert.title), body: state.t(alert.body) } },
           result.status,
         );
       }
       const next = firstIncompleteStep(result.user);
       if (next <= ONBOARDING_STEPS) return redirectTo(request, `/onboarding?step=${Math.max(next, Math.min(step + 1, ONBOARDING_STEPS))}`);
-      const headers = new Headers({ "Set-Cookie": flashCookie(deps, encodeFlash({ title: "toast.profileCompleted", body: "toast.profileCompletedBody" })) });
-      return redirectTo(request, "/browse", headers);
+      return sendTo("/browse", { title: "toast.profileCompleted", body: "toast.profileCompletedBody" });
     }, { signedIn: true })
-    .get("/fragments/username-status", async ({ request, query, state, user }) => {
+    .get("/fragments/username-status", async ({ request, query, state, user, render }) => {
       const view = viewOf(deps, state, request);
       const parsed = usernameSchema.safeParse(query.username ?? "");
       if (!parsed.success) {
@@ -94,12 +91,12 @@ export function profileRoutes(deps: Deps) {
       const taken = await isUsernameTaken(deps.db, parsed.data, user.id);
       return htmlResponse(String(<UsernameStatus view={view} state={taken ? "taken" : "available"} />));
     }, { signedIn: true })
-    .get("/fragments/location", ({ request, query, state, user }) => {
+    .get("/fragments/location", ({ request, query, state, user, render }) => {
       const view = viewOf(deps, state, request);
       const country = findCountry(query.country)?.name ?? null;
       return htmlResponse(String(<LocationFields view={view} country={country} city={null} />));
     }, { signedIn: true })
-    .post("/settings/location", async ({ request, body, state, user, toastHeader }) => {
+    .post("/settings/location", async ({ request, body, state, user, toastHeader, render }) => {
       const view = viewOf(deps, state, request);
       const input = asRecord(body);
       const country = findCountry(input.country);
