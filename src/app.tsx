@@ -13,9 +13,11 @@ import { profilePages } from "./profiles/pages";
 import { profileRoutes } from "./profiles/routes";
 import { isProfileComplete } from "./profiles/service";
 import { uploadRoutes } from "./uploads/routes";
+import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { makeStorage, type ObjectStorage } from "./uploads/storage";
 import type { Config } from "./config";
 import { context, cookieNames, makeLimits, requestState, type Deps } from "./context";
+import { bodyParser, bodyRefusal } from "./lib/body";
 import { json, redirectTo, serializeCookie, wantsJson } from "./lib/http";
 import { SESSION_TTL_MS } from "./auth/service";
 import type { AssetManifest } from "./lib/manifest";
@@ -34,6 +36,9 @@ export interface AppOptions {
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** Routes whose handler reads its raw body itself, after its own checks, up to this many bytes. */
+export const RAW_BODY_ROUTES: Record<string, number> = { "PUT /api/uploads/:id": MAX_UPLOAD_BYTES };
 
 function sameToken(a: string, b: string) {
   const x = Buffer.from(a);
@@ -93,6 +98,9 @@ export function createApp(options: AppOptions) {
       set.headers["Content-Security-Policy"] = csp;
     })
     .use(context(deps))
+    // Every route's body is read here, within its limit (src/lib/body.ts); the photo upload
+    // reads its own raw body once its signed URL is checked.
+    .onParse({ as: "global" }, bodyParser(RAW_BODY_ROUTES))
     .onBeforeHandle({ as: "global" }, async ({ request, body, server }) => {
       const state = await requestState(deps, request, server?.requestIP(request)?.address);
       const path = new URL(request.url).pathname;
@@ -146,6 +154,8 @@ export function createApp(options: AppOptions) {
     })
     .onError(async ({ code, error, request }) => {
       const state = await requestState(deps, request);
+      const refused = bodyRefusal(error);
+      if (refused) return json({ message: state.t(refused.messageKey) }, 413);
       if (code === "PARSE" || code === "VALIDATION" || code === "INVALID_COOKIE_SIGNATURE") {
         return json({ message: state.t("error.badRequest") }, 400);
       }

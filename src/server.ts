@@ -5,7 +5,7 @@ import { deleteExpiredSessions } from "./auth/service";
 import { ConfigError, loadConfig } from "./config";
 import { loadManifest } from "./lib/manifest";
 import { loadSecrets } from "./lib/secrets";
-import { deleteStaleUploads } from "./uploads/service";
+import { deleteStaleUploads, MAX_UPLOAD_BYTES } from "./uploads/service";
 import { join } from "node:path";
 
 /** Entry point: read config, open the database, migrate, seed an empty one, listen. */
@@ -38,7 +38,9 @@ async function main() {
   }, 60 * 60 * 1000);
   hourly.unref();
 
-  app.listen({ port: config.port, hostname: config.host });
+  // Routes refuse bodies over their own limits (src/lib/body.ts); Bun refuses anything over
+  // the largest of them, the photo upload, before the app sees it.
+  app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_UPLOAD_BYTES + 1024 * 1024 });
   console.log(`Offline is running at ${config.publicUrl} (listening on ${config.host}:${app.server?.port})`);
 
   const stop = () => {

@@ -99,6 +99,45 @@ describe("photo uploads to the data directory", () => {
     expect((await alice.request(later.pathname + later.search, { method: "PUT", body: await makeJpeg() })).status).toBe(403);
   });
 
+  describe("the upload PUT takes the bytes whatever type they are declared as", () => {
+    const types: [string, string | null][] = [
+      ["text/plain", "text/plain"],
+      ["urlencoded", "application/x-www-form-urlencoded"],
+      ["json", "application/json"],
+      ["multipart", "multipart/form-data; boundary=x"],
+      ["octet-stream", "application/octet-stream"],
+      ["no content type", null],
+    ];
+    for (const [name, type] of types) {
+      test(`${name}: a bad signature is refused before the body is read; a good one stores the photo`, async () => {
+        const jpeg = await makeJpeg();
+        const headers: Record<string, string> = type ? { "content-type": type } : {};
+        const { uploadURL } = (await (await alice.postJson("/api/objects/upload", {})).json()) as { uploadURL: string };
+        const forged = new URL(uploadURL);
+        forged.searchParams.set("sig", "forged");
+        let pulled = 0;
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            pulled++;
+            controller.enqueue(jpeg);
+          },
+        });
+        const refused = await t.client().request(forged.pathname + forged.search, { method: "PUT", body, headers });
+        expect(refused.status).toBe(403);
+        expect(((await refused.json()) as { message: string }).message).toBe("This upload link is not valid. Please try again.");
+        expect(pulled).toBeLessThanOrEqual(1);
+        const unknown = await t.client().request(`/api/uploads/${crypto.randomUUID()}?expires=1&sig=x`, { method: "PUT", body: jpeg, headers });
+        expect(unknown.status).toBe(403);
+
+        const url = new URL(uploadURL);
+        const put = await t.client().request(url.pathname + url.search, { method: "PUT", body: jpeg, headers });
+        expect(put.status).toBe(200);
+        const done = await alice.request("/api/profile-images", { method: "PUT", json: { imageURL: uploadURL }, headers: { "x-csrf-token": alice.csrf } });
+        expect(done.status).toBe(200);
+      });
+    }
+  });
+
   test("an expired upload URL is refused", async () => {
     let now = Date.now();
     const clocked = await makeTestApp({ now: () => now });

@@ -37,6 +37,8 @@ const en = {
   "error.unauthorized": "Please sign in to continue.",
   "error.notFound": "Not found",
   "error.tooMany": "Too many attempts. Please wait {minutes} minutes and try again.",
+  "error.bodyTooLarge": "This request is too large.",
+  "error.tooManyFields": "This form has too many fields.",
 
   "login.title": "Sign in to Offline",
   "login.signInTab": "Sign in",
@@ -431,6 +433,8 @@ const fr: Catalogue = {
   "error.unauthorized": "Veuillez vous connecter pour continuer.",
   "error.notFound": "Introuvable",
   "error.tooMany": "Trop de tentatives. Patientez {minutes} minutes puis réessayez.",
+  "error.bodyTooLarge": "Cette requête est trop volumineuse.",
+  "error.tooManyFields": "Ce formulaire a trop de champs.",
 
   "login.title": "Connexion à Offline",
   "login.signInTab": "Connexion",

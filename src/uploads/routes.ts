@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { context, type Deps, type RequestState } from "../context";
 import { json } from "../lib/http";
-import { createUpload, MAX_UPLOAD_BYTES, processUpload, receiveUpload, UploadError } from "./service";
+import { createUpload, processUpload, receiveUpload, UploadError } from "./service";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
@@ -28,13 +28,11 @@ export function uploadRoutes(deps: Deps) {
   return new Elysia({ name: "offline.uploads", seed: deps.id })
     .use(context(deps))
     .post("/api/objects/upload", async ({ state }) => signedIn(state) ?? json(await createUpload(deps, state.user!.id)))
-    .put("/api/uploads/:id", async ({ params, query, request, body, state }) => {
-      const declared = Number(request.headers.get("content-length") ?? 0);
-      if (declared > MAX_UPLOAD_BYTES) return json({ message: state.t("upload.tooLarge") }, 413);
-      // image/* bodies reach us unparsed; application/octet-stream arrives already read.
-      const data = body instanceof ArrayBuffer ? new Uint8Array(body) : new Uint8Array(await request.arrayBuffer());
+    // The body is not parsed for this route (see app.tsx): the signed URL is checked first,
+    // then the raw bytes are read, whatever type they are sent as, up to the upload limit.
+    .put("/api/uploads/:id", async ({ params, query, request, state }) => {
       try {
-        await receiveUpload(deps, params.id, query.expires, query.sig, data);
+        await receiveUpload(deps, params.id, query.expires, query.sig, request);
         return json({ ok: true });
       } catch (err) {
         return uploadError(state, err);

@@ -2,6 +2,7 @@ import { and, eq, inArray, lt } from "drizzle-orm";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { uploads } from "../../db/schema";
 import type { Deps } from "../context";
+import { bodyRefusal, readBody } from "../lib/body";
 import type { MessageKey } from "../lib/i18n";
 import { loadSharp } from "./sharp";
 
@@ -40,16 +41,28 @@ export async function createUpload(deps: Deps, userId: string) {
   return { uploadURL: `${deps.config.publicUrl}/api/uploads/${id}?expires=${expiresAt}&sig=${sig}` };
 }
 
-/** The PUT to a local upload URL: checks the signature and expiry, keeps the raw bytes. */
-export async function receiveUpload(deps: Deps, id: string, expires: string | undefined, sig: string | undefined, data: Uint8Array) {
+/**
+ * The PUT to a local upload URL. The signature and expiry are checked before the body is read
+ * at all; then the raw bytes are read (whatever type they are sent as) up to the upload limit.
+ */
+export async function receiveUpload(deps: Deps, id: string, expires: string | undefined, sig: string | undefined, request: Request) {
   const row = await deps.db.select().from(uploads).where(eq(uploads.id, id)).get();
   if (!row || row.status !== "pending" || !sig || String(row.expiresAt) !== expires) throw new UploadError(403, "upload.invalid");
   const expected = Buffer.from(sign(deps.secrets.sessionSecret, id, row.userId, row.expiresAt));
   const given = Buffer.from(sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new UploadError(403, "upload.invalid");
   if (row.expiresAt < deps.now()) throw new UploadError(403, "upload.expired");
+
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  if (declared > MAX_UPLOAD_BYTES) throw new UploadError(413, "upload.tooLarge");
+  let data: Uint8Array;
+  try {
+    data = await readBody(request, MAX_UPLOAD_BYTES);
+  } catch (err) {
+    if (bodyRefusal(err)) throw new UploadError(413, "upload.tooLarge");
+    throw new UploadError(400, "upload.failed");
+  }
   if (data.length === 0) throw new UploadError(400, "upload.notImage");
-  if (data.length > MAX_UPLOAD_BYTES) throw new UploadError(413, "upload.tooLarge");
   await deps.storage.write(`tmp/${id}`, data, "application/octet-stream");
   await deps.db.update(uploads).set({ status: "received" }).where(eq(uploads.id, id));
 }
