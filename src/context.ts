@@ -22,6 +22,10 @@ export interface Deps {
     loginByEmail: RateLimiter;
     loginByIp: RateLimiter;
     signupByIp: RateLimiter;
+    /** Upload URLs made per user. */
+    uploadsByUser: RateLimiter;
+    /** Bytes of photos received per user. */
+    uploadBytesByUser: RateLimiter;
   };
   /** Cookie names: `__Host-` prefixed where cookies are Secure. */
   cookies: { session: string; flash: string; lang: string; oauth: string };
@@ -30,10 +34,14 @@ export interface Deps {
 
 export function makeLimits(): Deps["limits"] {
   const fifteenMinutes = 15 * 60 * 1000;
+  const hour = 60 * 60 * 1000;
   return {
     loginByEmail: new RateLimiter(5, fifteenMinutes),
     loginByIp: new RateLimiter(30, fifteenMinutes),
-    signupByIp: new RateLimiter(20, 60 * 60 * 1000),
+    signupByIp: new RateLimiter(20, hour),
+    // Filling a profile and a few activities takes about 20 photos; these stop a flood.
+    uploadsByUser: new RateLimiter(60, hour),
+    uploadBytesByUser: new RateLimiter(100 * 1024 * 1024, hour),
   };
 }
 

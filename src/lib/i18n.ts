@@ -86,6 +86,7 @@ const en = {
   "upload.tooManyPixels": "This image has too many pixels: 40 megapixels at most.",
   "upload.invalid": "This upload link is not valid. Please try again.",
   "upload.expired": "This upload link has expired. Please try again.",
+  "upload.tooMany": "You have sent many photos in the last hour. Please wait {minutes} minutes and try again.",
 
   "profile.firstNameRequired": "First name is required",
   "profile.lastNameRequired": "Last name is required",
@@ -482,6 +483,7 @@ const fr: Catalogue = {
   "upload.tooManyPixels": "Cette image a trop de pixels : 40 mégapixels au maximum.",
   "upload.invalid": "Ce lien d'envoi n'est pas valide. Veuillez réessayer.",
   "upload.expired": "Ce lien d'envoi a expiré. Veuillez réessayer.",
+  "upload.tooMany": "Vous avez envoyé beaucoup de photos depuis une heure. Patientez {minutes} minutes puis réessayez.",
 
   "profile.firstNameRequired": "Le prénom est requis",
   "profile.lastNameRequired": "Le nom est requis",

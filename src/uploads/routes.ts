@@ -6,7 +6,11 @@ import { createUpload, processUpload, receiveUpload, UploadError } from "./servi
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
 export function uploadError(state: RequestState, err: unknown) {
-  if (err instanceof UploadError) return json({ message: state.t(err.messageKey) }, err.status);
+  if (err instanceof UploadError) {
+    if (!err.retryAfterMs) return json({ message: state.t(err.messageKey) }, err.status);
+    const message = state.t(err.messageKey, { minutes: Math.ceil(err.retryAfterMs / 60_000) });
+    return json({ message }, err.status, { "Retry-After": String(Math.ceil(err.retryAfterMs / 1000)) });
+  }
   throw err;
 }
 
@@ -27,7 +31,15 @@ export function uploadRoutes(deps: Deps) {
 
   return new Elysia({ name: "offline.uploads", seed: deps.id })
     .use(context(deps))
-    .post("/api/objects/upload", async ({ state }) => signedIn(state) ?? json(await createUpload(deps, state.user!.id)))
+    .post("/api/objects/upload", async ({ state }) => {
+      const denied = signedIn(state);
+      if (denied) return denied;
+      try {
+        return json(await createUpload(deps, state.user!.id));
+      } catch (err) {
+        return uploadError(state, err);
+      }
+    })
     // The body is not parsed for this route (see app.tsx): the signed URL is checked first,
     // then the raw bytes are read, whatever type they are sent as, up to the upload limit.
     .put("/api/uploads/:id", async ({ params, query, request, state }) => {
