@@ -8,7 +8,7 @@ import type { MessageKey } from "./i18n";
  * - JSON, forms (urlencoded or multipart) and text: 64 KB. The largest real form (a profile with
  *   every list filled, written in a script that percent-encodes to 9 bytes a character) stays
  *   under 25 KB; 64 KB leaves room and parses in well under a millisecond.
- * - Forms: 200 fields at most. The longest form has about 40.
+ * - Forms: 200 fields at most. The longest form (a profile with every box ticked) has under 60.
  * - Routes that take a raw body (the photo upload) are not read here: their handler reads the
  *   body itself, after its own checks, with `readBody` and its own limit.
  *
