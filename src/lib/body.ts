@@ -5,9 +5,9 @@ import type { MessageKey } from "./i18n";
  * How much of a request body the app reads, and how. Every route's body goes through the one
  * reader below (an app-wide parse hook), so no route reads an unbounded body:
  *
- * - JSON, forms (urlencoded or multipart) and text: 64 KB. The largest real form (a profile with
- *   every list filled, written in a script that percent-encodes to 9 bytes a character) stays
- *   under 25 KB; 64 KB leaves room and parses in well under a millisecond.
+ * - JSON, forms (urlencoded or multipart) and text: 64 KB. The largest real form, a profile with
+ *   every list filled, stays under 25 KB even when each character percent-encodes to 9 bytes;
+ *   64 KB leaves room and parses in well under a millisecond.
  * - Forms: 200 fields at most. The longest form (a profile with every box ticked) has under 60.
  * - Routes that take a raw body (the photo upload) are not read here: their handler reads the
  *   body itself, after its own checks, with `readBody` and its own limit.
