@@ -11,9 +11,11 @@ import { profileApi } from "./profiles/api";
 import { profilePages } from "./profiles/pages";
 import { profileRoutes } from "./profiles/routes";
 import { uploadRoutes } from "./uploads/routes";
+import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { makeStorage, type ObjectStorage } from "./uploads/storage";
 import type { Config } from "./config";
 import { accessOf, context, cookieNames, makeLimits, requestState, type Deps } from "./context";
+import { bodyParser, bodyRefusal } from "./lib/body";
 import { json, redirectTo, serializeCookie, wantsJson } from "./lib/http";
 import { SESSION_TTL_MS } from "./auth/service";
 import { JobRunner } from "./lib/jobs";
@@ -34,6 +36,9 @@ export interface AppOptions {
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** Routes whose handler reads its raw body itself, after its own checks, up to this many bytes. */
+export const RAW_BODY_ROUTES: Record<string, number> = { "PUT /api/uploads/:id": MAX_UPLOAD_BYTES };
 
 function sameToken(a: string, b: string) {
   const x = Buffer.from(a);
@@ -98,6 +103,9 @@ export function createApp(options: AppOptions) {
       if (hsts) set.headers["Strict-Transport-Security"] = hsts;
     })
     .use(context(deps))
+    // Every route's body is read here, within its limit (src/lib/body.ts); the photo upload
+    // reads its own raw body once its signed URL is checked.
+    .onParse({ as: "global" }, bodyParser(RAW_BODY_ROUTES))
     .onBeforeHandle({ as: "global" }, async ({ request, body, server }) => {
       const state = await requestState(deps, request, server?.requestIP(request)?.address);
       const path = new URL(request.url).pathname;
@@ -141,6 +149,8 @@ export function createApp(options: AppOptions) {
     })
     .onError(async ({ code, error, request }) => {
       const state = await requestState(deps, request);
+      const refused = bodyRefusal(error);
+      if (refused) return json({ message: state.t(refused.messageKey) }, 413);
       if (code === "PARSE" || code === "VALIDATION" || code === "INVALID_COOKIE_SIGNATURE") {
         return json({ message: state.t("error.badRequest") }, 400);
       }

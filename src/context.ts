@@ -36,6 +36,10 @@ export interface Deps {
     currentPassword: RateLimiter;
     /** Activities created per user. */
     activityCreate: RateLimiter;
+    /** Upload URLs made per user. */
+    uploadsByUser: RateLimiter;
+    /** Bytes of photos received per user. */
+    uploadBytesByUser: RateLimiter;
   };
   /** Cookie names: `__Host-` prefixed where cookies are Secure. */
   cookies: { session: string; flash: string; lang: string; oauth: string };
@@ -53,6 +57,9 @@ export function makeLimits(): Deps["limits"] {
     signupByIp: new RateLimiter(20, hour),
     currentPassword: new RateLimiter(5, fifteenMinutes),
     activityCreate: new RateLimiter(20, hour),
+    // Filling a profile and a few activities takes about 20 photos; these stop a flood.
+    uploadsByUser: new RateLimiter(60, hour),
+    uploadBytesByUser: new RateLimiter(100 * 1024 * 1024, hour),
   };
 }
 

@@ -4,6 +4,7 @@ import { createApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
 import { loadManifest } from "./lib/manifest";
 import { loadSecrets } from "./lib/secrets";
+import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { join } from "node:path";
 
 /** Entry point: read config, open the database, migrate, seed an empty one, listen. */
@@ -32,7 +33,9 @@ async function main() {
 
   deps.jobs.start();
 
-  app.listen({ port: config.port, hostname: config.host });
+  // Routes refuse bodies over their own limits (src/lib/body.ts); Bun refuses anything over
+  // the largest of them, the photo upload, before the app sees it.
+  app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_UPLOAD_BYTES + 1024 * 1024 });
   console.log(`Offline is running at ${config.publicUrl} (listening on ${config.host}:${app.server?.port})`);
 
   const stop = () => {

@@ -126,6 +126,14 @@ describe("files", () => {
     }
   });
 
+  test("a folder under /static/ is a 404, like any missing file", async () => {
+    for (const path of ["/static/photos", "/static/photos/", "/static/avatars", "/static/."]) {
+      const res = await t.client().get(path);
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expect(((await res.json()) as { message: string }).message).toBe("Not found");
+    }
+  });
+
   test("the web app manifest makes the app installable", async () => {
     const res = await t.client().get("/manifest.webmanifest");
     const manifest = (await res.json()) as { name: string; display: string; icons: unknown[] };

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { uploads } from "../db/schema";
+import { RateLimiter } from "../src/lib/rate-limit";
+import { deleteStaleUploads } from "../src/uploads/service";
 import { loadSharp } from "../src/uploads/sharp";
 import { startFakeS3 } from "./fakes/s3";
 import { Client, makeTestApp } from "./helpers";
@@ -99,6 +104,45 @@ describe("photo uploads to the data directory", () => {
     expect((await alice.request(later.pathname + later.search, { method: "PUT", body: await makeJpeg() })).status).toBe(403);
   });
 
+  describe("the upload PUT takes the bytes whatever type they are declared as", () => {
+    const types: [string, string | null][] = [
+      ["text/plain", "text/plain"],
+      ["urlencoded", "application/x-www-form-urlencoded"],
+      ["json", "application/json"],
+      ["multipart", "multipart/form-data; boundary=x"],
+      ["octet-stream", "application/octet-stream"],
+      ["no content type", null],
+    ];
+    for (const [name, type] of types) {
+      test(`${name}: a bad signature is refused before the body is read; a good one stores the photo`, async () => {
+        const jpeg = await makeJpeg();
+        const headers: Record<string, string> = type ? { "content-type": type } : {};
+        const { uploadURL } = (await (await alice.postJson("/api/objects/upload", {})).json()) as { uploadURL: string };
+        const forged = new URL(uploadURL);
+        forged.searchParams.set("sig", "forged");
+        let pulled = 0;
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            pulled++;
+            controller.enqueue(jpeg);
+          },
+        });
+        const refused = await t.client().request(forged.pathname + forged.search, { method: "PUT", body, headers });
+        expect(refused.status).toBe(403);
+        expect(((await refused.json()) as { message: string }).message).toBe("This upload link is not valid. Please try again.");
+        expect(pulled).toBeLessThanOrEqual(1);
+        const unknown = await t.client().request(`/api/uploads/${crypto.randomUUID()}?expires=1&sig=x`, { method: "PUT", body: jpeg, headers });
+        expect(unknown.status).toBe(403);
+
+        const url = new URL(uploadURL);
+        const put = await t.client().request(url.pathname + url.search, { method: "PUT", body: jpeg, headers });
+        expect(put.status).toBe(200);
+        const done = await alice.request("/api/profile-images", { method: "PUT", json: { imageURL: uploadURL }, headers: { "x-csrf-token": alice.csrf } });
+        expect(done.status).toBe(200);
+      });
+    }
+  });
+
   test("an expired upload URL is refused", async () => {
     let now = Date.now();
     const clocked = await makeTestApp({ now: () => now });
@@ -138,6 +182,117 @@ describe("photo uploads to the data directory", () => {
   test("unknown photos are 404", async () => {
     expect((await t.client().get(`/objects/${crypto.randomUUID()}/thumb.webp`)).status).toBe(404);
     expect((await t.client().get("/objects/not-an-id")).status).toBe(404);
+  });
+});
+
+const HOUR = 60 * 60 * 1000;
+const message = async (res: Response) => ((await res.json()) as { message: string }).message;
+
+describe("upload quotas", () => {
+  test("upload URLs per person and hour: then 429 with Retry-After, in the person's language", async () => {
+    let now = Date.now();
+    const q = await makeTestApp({ now: () => now, limits: { uploadsByUser: new RateLimiter(3, HOUR) } });
+    const c = q.client();
+    await c.signUp();
+    for (let i = 0; i < 3; i++) expect((await c.postJson("/api/objects/upload", {})).status).toBe(200);
+    const refused = await c.postJson("/api/objects/upload", {});
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBe(3600);
+    expect(await message(refused)).toBe("You have sent many photos in the last hour. Please wait 60 minutes and try again.");
+    const fr = await c.postJson("/api/objects/upload", {}, { "accept-language": "fr" });
+    expect(await message(fr)).toContain("Patientez 60 minutes");
+    expect(await q.db.$count(uploads)).toBe(3);
+    // Someone else is not held back; the same person is again an hour later.
+    const other = q.client();
+    await other.signUp();
+    expect((await other.postJson("/api/objects/upload", {})).status).toBe(200);
+    now += HOUR + 1;
+    expect((await c.postJson("/api/objects/upload", {})).status).toBe(200);
+    q.cleanup();
+  });
+
+  test("bytes received per person and hour: then 429 and nothing stored", async () => {
+    let now = Date.now();
+    const jpeg = await makeJpeg();
+    const q = await makeTestApp({ now: () => now, limits: { uploadBytesByUser: new RateLimiter(jpeg.length * 2 + 100, HOUR) } });
+    const c = q.client();
+    await c.signUp();
+    const start = async () => new URL(((await (await c.postJson("/api/objects/upload", {})).json()) as { uploadURL: string }).uploadURL);
+    for (let i = 0; i < 2; i++) {
+      const url = await start();
+      expect((await c.request(url.pathname + url.search, { method: "PUT", body: jpeg, headers: { "content-type": "image/jpeg" } })).status).toBe(200);
+    }
+    // Without a declared length the bytes are counted as they come.
+    const third = await start();
+    const refused = await c.request(third.pathname + third.search, { method: "PUT", body: jpeg, headers: { "content-type": "image/jpeg" } });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await message(refused)).toContain("Please wait");
+    const id = third.pathname.split("/").pop()!;
+    expect((await q.db.select().from(uploads).where(eq(uploads.id, id)).get())?.status).toBe("pending");
+    expect(existsSync(join(q.dataDir, "uploads/tmp", id))).toBe(false);
+    // With a declared length, before a byte is read.
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(jpeg);
+      },
+    });
+    const declared = await c.request(third.pathname + third.search, { method: "PUT", body, headers: { "content-type": "image/jpeg", "content-length": String(jpeg.length) } });
+    expect(declared.status).toBe(429);
+    expect(pulled).toBeLessThanOrEqual(1);
+    now += HOUR + 1;
+    const later = await start();
+    expect((await c.request(later.pathname + later.search, { method: "PUT", body: jpeg, headers: { "content-type": "image/jpeg" } })).status).toBe(200);
+    q.cleanup();
+  });
+});
+
+describe("cleaning up uploads", () => {
+  test("a photo on no profile or activity is deleted a day after its upload; attached and recent ones stay", async () => {
+    let now = Date.now();
+    const q = await makeTestApp({ now: () => now });
+    const host = q.client();
+    await host.signUpComplete({ city: "Paris", country: "France" });
+    const profilePhoto = ((await (await host.get("/api/auth/user")).json()) as { photos: string[] }).photos[0]!;
+    const activityPhoto = await host.uploadPhoto(undefined, "/api/activity-images");
+    const created = await host.request("/api/activities", {
+      method: "POST",
+      json: { title: "Tennis", description: "Forehand and serve.", category: "sports", hourlyRate: "40", photos: [activityPhoto] },
+      headers: { "x-csrf-token": host.csrf },
+    });
+    expect(created.status).toBe(201);
+    const loose = await host.uploadPhoto();
+    const unfinished = await host.postJson("/api/objects/upload", {});
+    expect(unfinished.status).toBe(200);
+
+    now += 25 * HOUR;
+    const fresh = await host.uploadPhoto();
+    const stored = (path: string) => existsSync(join(q.dataDir, "uploads/photos", path.split("/").pop()!, "thumb.webp"));
+    const served = async (path: string) => (await q.client().get(`${path}/thumb.webp`)).status;
+    expect(stored(loose)).toBe(true);
+
+    expect(await deleteStaleUploads(q.deps)).toEqual({ unfinished: 1, unattached: 1 });
+    expect(await served(loose)).toBe(404);
+    expect(stored(loose)).toBe(false);
+    expect(existsSync(join(q.dataDir, "uploads/photos", loose.split("/").pop()!, "large.webp"))).toBe(false);
+    const left = await q.db.select({ objectId: uploads.objectId }).from(uploads);
+    expect(left.map((u) => `/objects/${u.objectId}`).sort()).toEqual([profilePhoto, activityPhoto, fresh].sort());
+    for (const kept of [profilePhoto, activityPhoto, fresh]) expect(await served(kept)).toBe(200);
+
+    // Running again changes nothing; a deleted photo cannot be attached any more.
+    expect(await deleteStaleUploads(q.deps)).toEqual({ unfinished: 0, unattached: 0 });
+    for (const kept of [profilePhoto, activityPhoto, fresh]) expect(await served(kept)).toBe(200);
+    const reuse = await host.putJson("/api/user/profile", { photos: [profilePhoto, loose] });
+    expect(reuse.status).toBe(400);
+
+    // A photo taken off its profile is unattached from then on.
+    expect((await host.putJson("/api/user/profile", { photos: [fresh] })).status).toBe(200);
+    expect(await deleteStaleUploads(q.deps)).toEqual({ unfinished: 0, unattached: 1 });
+    expect(await served(profilePhoto)).toBe(404);
+    expect(await served(fresh)).toBe(200);
+    q.cleanup();
   });
 });
 

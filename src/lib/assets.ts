@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 /**
@@ -18,7 +18,10 @@ export function embeddedFiles(): Readonly<Record<string, string>> | null {
   return embedded;
 }
 
-/** The file for a project-relative path, or null when the app does not ship it. */
+/**
+ * The file for a project-relative path, or null when the app does not ship it. Only files:
+ * a folder is not something to serve (the binary embeds files alone, so it has none).
+ */
 export function assetFile(relPath: string): ReturnType<typeof Bun.file> | null {
   if (relPath.includes("..")) return null;
   if (embedded) {
@@ -26,7 +29,7 @@ export function assetFile(relPath: string): ReturnType<typeof Bun.file> | null {
     return path ? Bun.file(path) : null;
   }
   const path = join(projectRoot, relPath);
-  return existsSync(path) ? Bun.file(path) : null;
+  return statSync(path, { throwIfNoEntry: false })?.isFile() ? Bun.file(path) : null;
 }
 
 export async function readAssetText(relPath: string): Promise<string> {

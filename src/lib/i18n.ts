@@ -38,6 +38,8 @@ const en = {
   "error.profileIncomplete": "Complete your profile first.",
   "error.notFound": "Not found",
   "error.tooMany": "Too many attempts. Please wait {minutes} minutes and try again.",
+  "error.bodyTooLarge": "This request is too large.",
+  "error.tooManyFields": "This form has too many fields.",
 
   "login.title": "Sign in to Offline",
   "login.signInTab": "Sign in",
@@ -85,6 +87,7 @@ const en = {
   "upload.tooManyPixels": "This image has too many pixels: 40 megapixels at most.",
   "upload.invalid": "This upload link is not valid. Please try again.",
   "upload.expired": "This upload link has expired. Please try again.",
+  "upload.tooMany": "You have sent many photos in the last hour. Please wait {minutes} minutes and try again.",
 
   "profile.firstNameRequired": "First name is required",
   "profile.lastNameRequired": "Last name is required",
@@ -443,6 +446,8 @@ const fr: Catalogue = {
   "error.profileIncomplete": "Complétez d'abord votre profil.",
   "error.notFound": "Introuvable",
   "error.tooMany": "Trop de tentatives. Patientez {minutes} minutes puis réessayez.",
+  "error.bodyTooLarge": "Cette requête est trop volumineuse.",
+  "error.tooManyFields": "Ce formulaire a trop de champs.",
 
   "login.title": "Connexion à Offline",
   "login.signInTab": "Connexion",
@@ -490,6 +495,7 @@ const fr: Catalogue = {
   "upload.tooManyPixels": "Cette image a trop de pixels : 40 mégapixels au maximum.",
   "upload.invalid": "Ce lien d'envoi n'est pas valide. Veuillez réessayer.",
   "upload.expired": "Ce lien d'envoi a expiré. Veuillez réessayer.",
+  "upload.tooMany": "Vous avez envoyé beaucoup de photos depuis une heure. Patientez {minutes} minutes puis réessayez.",
 
   "profile.firstNameRequired": "Le prénom est requis",
   "profile.lastNameRequired": "Le nom est requis",

@@ -1,5 +1,5 @@
 /**
- * Counts events per key in a fixed window, in memory. One process serves the app, so memory is
+ * Counts events (or amounts, such as bytes) per key in a fixed window, in memory. One process serves the app, so memory is
  * the right place; a restart forgets the counts, which only ever lets someone try again.
  */
 export class RateLimiter {
@@ -10,11 +10,11 @@ export class RateLimiter {
     private readonly windowMs: number,
   ) {}
 
-  /** Milliseconds until the key may try again, or 0 when it is under the limit. */
-  retryAfter(key: string, now = Date.now()): number {
+  /** Milliseconds until the key may go on (with `amount` more), or 0 when that stays within the limit. */
+  retryAfter(key: string, now = Date.now(), amount = 1): number {
     const entry = this.hits.get(key);
     if (!entry || entry.resetAt <= now) return 0;
-    return entry.count >= this.limit ? entry.resetAt - now : 0;
+    return entry.count + amount > this.limit ? entry.resetAt - now : 0;
   }
 
   /** Events counted for the key in its current window. */
@@ -23,10 +23,10 @@ export class RateLimiter {
     return !entry || entry.resetAt <= now ? 0 : entry.count;
   }
 
-  hit(key: string, now = Date.now()) {
+  hit(key: string, now = Date.now(), amount = 1) {
     const entry = this.hits.get(key);
-    if (!entry || entry.resetAt <= now) this.hits.set(key, { count: 1, resetAt: now + this.windowMs });
-    else entry.count++;
+    if (!entry || entry.resetAt <= now) this.hits.set(key, { count: amount, resetAt: now + this.windowMs });
+    else entry.count += amount;
     if (this.hits.size > 50_000) this.sweep(now);
   }
 

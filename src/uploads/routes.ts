@@ -2,12 +2,16 @@ import { Elysia } from "elysia";
 import type { User } from "../../db/schema";
 import { context, type Deps, type RequestState } from "../context";
 import { json } from "../lib/http";
-import { createUpload, MAX_UPLOAD_BYTES, processUpload, receiveUpload, staleUploadsCleanup, UploadError } from "./service";
+import { createUpload, processUpload, receiveUpload, staleUploadsCleanup, UploadError } from "./service";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
 export function uploadError(state: RequestState, err: unknown) {
-  if (err instanceof UploadError) return json({ message: state.t(err.messageKey) }, err.status);
+  if (err instanceof UploadError) {
+    if (!err.retryAfterMs) return json({ message: state.t(err.messageKey) }, err.status);
+    const message = state.t(err.messageKey, { minutes: Math.ceil(err.retryAfterMs / 60_000) });
+    return json({ message }, err.status, { "Retry-After": String(Math.ceil(err.retryAfterMs / 1000)) });
+  }
   throw err;
 }
 
@@ -26,14 +30,18 @@ export function uploadRoutes(deps: Deps) {
 
   return new Elysia({ name: "offline.uploads", seed: deps.id })
     .use(context(deps))
-    .post("/api/objects/upload", async ({ user }) => json(await createUpload(deps, user.id)), { signedIn: true })
-    .put("/api/uploads/:id", async ({ params, query, request, body, state }) => {
-      const declared = Number(request.headers.get("content-length") ?? 0);
-      if (declared > MAX_UPLOAD_BYTES) return json({ message: state.t("upload.tooLarge") }, 413);
-      // image/* bodies reach us unparsed; application/octet-stream arrives already read.
-      const data = body instanceof ArrayBuffer ? new Uint8Array(body) : new Uint8Array(await request.arrayBuffer());
+    .post("/api/objects/upload", async ({ user, state }) => {
       try {
-        await receiveUpload(deps, params.id, query.expires, query.sig, data);
+        return json(await createUpload(deps, user.id));
+      } catch (err) {
+        return uploadError(state, err);
+      }
+    }, { signedIn: true })
+    // The body is not parsed for this route (see app.tsx): the signed URL is checked first,
+    // then the raw bytes are read, whatever type they are sent as, up to the upload limit.
+    .put("/api/uploads/:id", async ({ params, query, request, state }) => {
+      try {
+        await receiveUpload(deps, params.id, query.expires, query.sig, request);
         return json({ ok: true });
       } catch (err) {
         return uploadError(state, err);

@@ -1,7 +1,8 @@
-import { and, eq, inArray, lt } from "drizzle-orm";
+import { and, eq, inArray, lt, notExists, or, sql } from "drizzle-orm";
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { uploads } from "../../db/schema";
+import { activities, uploads, users } from "../../db/schema";
 import type { Deps } from "../context";
+import { bodyRefusal, readBody } from "../lib/body";
 import type { MessageKey } from "../lib/i18n";
 import { defineJob } from "../lib/jobs";
 import { loadSharp } from "./sharp";
@@ -23,6 +24,8 @@ export class UploadError extends Error {
   constructor(
     readonly status: number,
     readonly messageKey: MessageKey,
+    /** For 429: how long until the person may upload again. */
+    readonly retryAfterMs?: number,
   ) {
     super(messageKey);
   }
@@ -31,8 +34,14 @@ export class UploadError extends Error {
 const sign = (secret: string, id: string, userId: string, expires: number) =>
   createHmac("sha256", secret).update(`${id}.${userId}.${expires}`).digest("base64url");
 
-/** Starts an upload for a signed-in user: a pending record and a short-lived URL to PUT to. */
+/**
+ * Starts an upload for a signed-in user: a pending record and a short-lived URL to PUT to.
+ * A person gets a limited number of upload URLs an hour (`deps.limits.uploadsByUser`).
+ */
 export async function createUpload(deps: Deps, userId: string) {
+  const wait = deps.limits.uploadsByUser.retryAfter(userId, deps.now());
+  if (wait > 0) throw new UploadError(429, "upload.tooMany", wait);
+  deps.limits.uploadsByUser.hit(userId, deps.now());
   const id = crypto.randomUUID();
   const expiresAt = deps.now() + UPLOAD_TTL_MS;
   await deps.db.insert(uploads).values({ id, userId, expiresAt, createdAt: deps.now() });
@@ -41,17 +50,37 @@ export async function createUpload(deps: Deps, userId: string) {
   return { uploadURL: `${deps.config.publicUrl}/api/uploads/${id}?expires=${expiresAt}&sig=${sig}` };
 }
 
-/** The PUT to a local upload URL: checks the signature and expiry, keeps the raw bytes. */
-export async function receiveUpload(deps: Deps, id: string, expires: string | undefined, sig: string | undefined, data: Uint8Array) {
+/**
+ * The PUT to a local upload URL. The signature and expiry are checked before the body is read
+ * at all; then the raw bytes are read (whatever type they are sent as) up to the upload limit,
+ * within the uploader's hourly allowance of stored bytes (`deps.limits.uploadBytesByUser`).
+ */
+export async function receiveUpload(deps: Deps, id: string, expires: string | undefined, sig: string | undefined, request: Request) {
   const row = await deps.db.select().from(uploads).where(eq(uploads.id, id)).get();
   if (!row || row.status !== "pending" || !sig || String(row.expiresAt) !== expires) throw new UploadError(403, "upload.invalid");
   const expected = Buffer.from(sign(deps.secrets.sessionSecret, id, row.userId, row.expiresAt));
   const given = Buffer.from(sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new UploadError(403, "upload.invalid");
   if (row.expiresAt < deps.now()) throw new UploadError(403, "upload.expired");
+
+  const allowance = (bytes: number) => {
+    const wait = deps.limits.uploadBytesByUser.retryAfter(row.userId, deps.now(), bytes);
+    if (wait > 0) throw new UploadError(429, "upload.tooMany", wait);
+  };
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  if (declared > MAX_UPLOAD_BYTES) throw new UploadError(413, "upload.tooLarge");
+  allowance(Math.max(declared, 1));
+  let data: Uint8Array;
+  try {
+    data = await readBody(request, MAX_UPLOAD_BYTES);
+  } catch (err) {
+    if (bodyRefusal(err)) throw new UploadError(413, "upload.tooLarge");
+    throw new UploadError(400, "upload.failed");
+  }
   if (data.length === 0) throw new UploadError(400, "upload.notImage");
-  if (data.length > MAX_UPLOAD_BYTES) throw new UploadError(413, "upload.tooLarge");
+  allowance(data.length);
   await deps.storage.write(`tmp/${id}`, data, "application/octet-stream");
+  deps.limits.uploadBytesByUser.hit(row.userId, deps.now(), data.length);
   await deps.db.update(uploads).set({ status: "received" }).where(eq(uploads.id, id));
 }
 
@@ -131,7 +160,15 @@ export async function ownedObjects(deps: Deps, userId: string, paths: string[]):
   return new Set(rows.map((r) => `/objects/${r.objectId}`));
 }
 
-/** Removes uploads that were started but never finished. */
+/** How long a stored photo may stay attached to no profile or activity. */
+export const UNATTACHED_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Removes what uploads leave behind: uploads started but never finished, and stored photos that
+ * a day after their upload are on no profile or activity (never attached, or removed since).
+ * Records and files both go. Safe to run again at any time and from a job runner: files are
+ * deleted before their record, so a run cut short is finished by the next one.
+ */
 export async function deleteStaleUploads(deps: Deps) {
   const stale = await deps.db
     .select({ id: uploads.id })
@@ -139,13 +176,40 @@ export async function deleteStaleUploads(deps: Deps) {
     .where(and(inArray(uploads.status, ["pending", "received"]), lt(uploads.expiresAt, deps.now() - PROCESS_TTL_MS)));
   for (const { id } of stale) await deps.storage.delete(`tmp/${id}`);
   if (stale.length) await deps.db.delete(uploads).where(inArray(uploads.id, stale.map((s) => s.id)));
+
+  // Only its uploader can attach a photo (ownedObjects), so only their profile and activities
+  // are looked at: by primary key and by the host index.
+  const path = sql`'/objects/' || ${uploads.objectId}`;
+  const onProfile = deps.db
+    .select({ one: sql`1` })
+    .from(users)
+    .where(
+      and(
+        eq(users.id, uploads.userId),
+        or(eq(users.photo, path), eq(users.profileImageUrl, path), sql`exists (select 1 from json_each(${users.photos}) where value = ${path})`),
+      ),
+    );
+  const onActivity = deps.db
+    .select({ one: sql`1` })
+    .from(activities)
+    .where(and(eq(activities.hostId, uploads.userId), sql`exists (select 1 from json_each(${activities.photos}) where value = ${path})`));
+  const unattached = await deps.db
+    .select({ id: uploads.id, objectId: uploads.objectId })
+    .from(uploads)
+    .where(and(eq(uploads.status, "processed"), lt(uploads.createdAt, deps.now() - UNATTACHED_TTL_MS), notExists(onProfile), notExists(onActivity)));
+  for (const { objectId } of unattached) {
+    if (!objectId) continue;
+    for (const size of Object.keys(SIZES) as PhotoSize[]) await deps.storage.delete(`photos/${objectId}/${size}.webp`);
+  }
+  if (unattached.length) await deps.db.delete(uploads).where(inArray(uploads.id, unattached.map((u) => u.id)));
+  return { unfinished: stale.length, unattached: unattached.length };
 }
 
-/** Hourly: abandoned uploads are removed. */
+/** Hourly: abandoned uploads, and photos nobody attached within a day, are removed. */
 export const staleUploadsCleanup = defineJob({
   kind: "uploads.cleanup",
   every: 60 * 60 * 1000,
-  run: (_, { deps }) => deleteStaleUploads(deps),
+  run: async (_, { deps }) => void (await deleteStaleUploads(deps)),
 });
 
 /** The URL of a photo at a size: uploaded photos have sizes, shipped ones are used as they are. */

@@ -32,3 +32,15 @@ test("the single binary alone, on an empty data directory, serves the app and a 
   expect(failed).toEqual([] as string[]);
   await page.close();
 });
+
+test("the binary answers a folder under /static/ and oversized bodies with clear errors", async () => {
+  const folder = await fetch(`${env.server.url}/static/photos`);
+  expect(folder.status).toBe(404);
+  expect(((await folder.json()) as { message: string }).message).toBe("Not found");
+  const big = await fetch(`${env.server.url}/api/login`, { method: "POST", body: "x".repeat(100_000), headers: { "content-type": "application/json" } });
+  expect(big.status).toBe(413);
+  expect(((await big.json()) as { message: string }).message).toBe("This request is too large.");
+  // Over the largest route limit, the server itself refuses the body.
+  const huge = await fetch(`${env.server.url}/api/login`, { method: "POST", body: new Uint8Array(12 * 1024 * 1024), headers: { "content-type": "application/json" } });
+  expect(huge.status).toBe(413);
+});

@@ -1,0 +1,147 @@
+import { parseQuery } from "elysia/parse-query";
+import type { MessageKey } from "./i18n";
+
+/**
+ * How much of a request body the app reads, and how. Every route's body goes through the one
+ * reader below (an app-wide parse hook), so no route reads an unbounded body:
+ *
+ * - JSON, forms (urlencoded or multipart) and text: 64 KB. The largest real form, a profile with
+ *   every list filled, stays under 25 KB even when each character percent-encodes to 9 bytes;
+ *   64 KB leaves room and parses in well under a millisecond.
+ * - Forms: 200 fields at most. The longest form (a profile with every box ticked) has under 60.
+ * - Routes that take a raw body (the photo upload) are not read here: their handler reads the
+ *   body itself, after its own checks, with `readBody` and its own limit.
+ *
+ * A body over its limit is refused with 413 before it is parsed: at once when its declared
+ * Content-Length says so, or as soon as the bytes read from a body of unknown length pass it.
+ */
+export const BODY_LIMIT = 64 * 1024;
+export const MAX_FIELDS = 200;
+
+/** A body refused for its size or its number of fields; answered with 413. */
+export class BodyRefused extends Error {
+  readonly status = 413;
+  constructor(
+    readonly messageKey: MessageKey,
+    readonly limit: number,
+  ) {
+    super(messageKey);
+  }
+}
+
+/** The refusal behind an error, whether thrown by the reader or wrapped by Elysia's parse step. */
+export function bodyRefusal(error: unknown): BodyRefused | null {
+  if (error instanceof BodyRefused) return error;
+  if (error instanceof Error && error.cause instanceof BodyRefused) return error.cause;
+  return null;
+}
+
+const tooLarge = (limit: number) => new BodyRefused("error.bodyTooLarge", limit);
+
+/**
+ * The body's bytes, at most `limit` of them: refused by its declared length before anything is
+ * read, or while reading, as soon as it grows past the limit (the rest is never read).
+ */
+export async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+const decoder = new TextDecoder();
+const tooManyFields = () => new BodyRefused("error.tooManyFields", MAX_FIELDS);
+const UNSAFE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+/** Fields of an urlencoded body, counted before they are decoded. */
+function urlencoded(text: string): Record<string, unknown> {
+  let fields = 1;
+  for (let i = text.indexOf("&"); i !== -1; i = text.indexOf("&", i + 1)) {
+    if (++fields > MAX_FIELDS) throw tooManyFields();
+  }
+  return parseQuery(text);
+}
+
+/** A multipart form as Elysia reads one: a repeated name becomes a list, JSON objects are parsed. */
+async function multipart(bytes: Uint8Array<ArrayBuffer>, contentType: string): Promise<Record<string, unknown>> {
+  const form = await new Response(bytes, { headers: { "content-type": contentType } }).formData();
+  const grouped = new Map<string, (string | File)[]>();
+  let fields = 0;
+  for (const [name, value] of form) {
+    if (++fields > MAX_FIELDS) throw tooManyFields();
+    if (UNSAFE_KEYS.has(name)) continue;
+    const list = grouped.get(name);
+    if (list) list.push(value);
+    else grouped.set(name, [value]);
+  }
+  const body: Record<string, unknown> = Object.create(null);
+  for (const [name, values] of grouped) {
+    const [only] = values;
+    if (values.length > 1) body[name] = values;
+    else if (typeof only === "string" && (only.startsWith("{") || only.startsWith("["))) {
+      try {
+        const parsed: unknown = JSON.parse(only);
+        body[name] = parsed && typeof parsed === "object" ? parsed : only;
+      } catch {
+        body[name] = only;
+      }
+    } else body[name] = only;
+  }
+  return body;
+}
+
+/** "PUT /api/uploads/:id" → a test of a request's method and path. */
+function routeMatcher(route: string): (method: string, path: string) => boolean {
+  const [method, pattern = ""] = route.split(" ");
+  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+");
+  const path = new RegExp(`^${escaped}/?$`);
+  return (m, p) => m === method && path.test(p);
+}
+
+/**
+ * The app-wide body parser (an Elysia parse hook): reads every route's body within its limit
+ * and parses it as Elysia would (JSON, urlencoded and multipart forms, text, octet-stream).
+ * `rawRoutes` names the routes ("PUT /api/uploads/:id") whose handler reads the body itself,
+ * with their limit: for those, only the declared length is checked here and `body` is null.
+ * Other content types are not read at all and leave `body` undefined, as before.
+ */
+export function bodyParser(rawRoutes: Record<string, number>) {
+  const raws = Object.entries(rawRoutes).map(([route, limit]) => ({ matches: routeMatcher(route), limit }));
+  return async ({ request }: { request: Request }): Promise<unknown> => {
+    const declared = Number(request.headers.get("content-length") ?? 0);
+    const path = new URL(request.url).pathname;
+    const raw = raws.find((r) => r.matches(request.method, path));
+    if (raw) {
+      if (declared > raw.limit) throw tooLarge(raw.limit);
+      return null;
+    }
+    if (declared > BODY_LIMIT) throw tooLarge(BODY_LIMIT);
+    if (!request.body) return undefined;
+    const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    if (type === "application/json") return JSON.parse(decoder.decode(await readBody(request, BODY_LIMIT)));
+    if (type === "application/x-www-form-urlencoded") return urlencoded(decoder.decode(await readBody(request, BODY_LIMIT)));
+    if (type === "multipart/form-data") return multipart(await readBody(request, BODY_LIMIT), request.headers.get("content-type") ?? type);
+    if (type.startsWith("text/")) return decoder.decode(await readBody(request, BODY_LIMIT));
+    if (type === "application/octet-stream") return (await readBody(request, BODY_LIMIT)).buffer;
+    return undefined;
+  };
+}
