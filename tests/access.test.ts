@@ -58,6 +58,7 @@ describe("declared access", () => {
     for (const r of routes()) {
       const res = await call(c, r.method, r.path);
       const where = `${r.method} ${r.path} (${r.access})`;
+      expect({ where, serverError: res.status >= 500 }).toEqual({ where, serverError: false });
       if (r.access === "public") {
         expect({ where, status: res.status }).not.toEqual({ where, status: 401 });
         continue;
@@ -81,6 +82,7 @@ describe("declared access", () => {
     for (const r of routes()) {
       const res = await call(c, r.method, r.path);
       const where = `${r.method} ${r.path} (${r.access})`;
+      expect({ where, serverError: res.status >= 500 }).toEqual({ where, serverError: false });
       expect({ where, status: res.status }).not.toEqual({ where, status: 401 });
       if (r.access !== "onboarded") {
         if (res.status === 403) expect(((await res.json()) as { message: string }).message).not.toBe("Complete your profile first.");
