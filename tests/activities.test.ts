@@ -27,7 +27,7 @@ const valid = { title: "Tennis for beginners", description: "Forehand, backhand,
 describe("creating activities through the API", () => {
   test("a valid activity is created in the host's city, with the spec's fields", async () => {
     const photo = await host.uploadPhoto(undefined, "/api/activity-images");
-    const res = await host.request("/api/activities", { method: "POST", json: { ...valid, photos: [photo] }, headers: { "x-csrf-token": host.csrf } });
+    const res = await host.request("/api/activities", { method: "POST", json: { ...valid, photos: [photo] } });
     expect(res.status).toBe(201);
     const a = await body(res);
     expect(a).toMatchObject({ title: "Tennis for beginners", category: "sports", hourlyRate: "45.50", duration: "1.00", maxDuration: null, city: "Paris", country: "France", hasMeetingPoint: false, meetingPoint: null, photos: [photo] });
@@ -57,14 +57,14 @@ describe("creating activities through the API", () => {
     [{ city: "Atlantis" }, "city", "Set your country and city in Settings first"],
   ])("%j is refused with 400 and its message, and nothing is written", async (change, field, message) => {
     const before = (await t.db.select().from(activities)).length;
-    const res = await host.request("/api/activities", { method: "POST", json: { ...valid, ...change }, headers: { "x-csrf-token": host.csrf } });
+    const res = await host.request("/api/activities", { method: "POST", json: { ...valid, ...change } });
     expect(res.status).toBe(400);
     expect((await body(res)).errors![field]).toBe(message);
     expect((await t.db.select().from(activities)).length).toBe(before);
   });
 
   test("the rate message is the spec's French one for French visitors", async () => {
-    const res = await host.request("/api/activities", { method: "POST", json: { ...valid, hourlyRate: "" }, headers: { "x-csrf-token": host.csrf, "accept-language": "fr" } });
+    const res = await host.request("/api/activities", { method: "POST", json: { ...valid, hourlyRate: "" }, headers: { "accept-language": "fr" } });
     expect((await body(res)).errors!.hourlyRate).toBe("Le tarif horaire est requis");
   });
 
@@ -75,16 +75,16 @@ describe("creating activities through the API", () => {
     [{ minDurationMinutes: 120, maxDurationMinutes: 180 }, 120, 180],
     [{ duration: "1", maxDuration: null }, 60, null],
   ])("durations %j are stored as %i and %p minutes", async (change, min, max) => {
-    const res = await host.request("/api/activities", { method: "POST", json: { ...valid, ...change }, headers: { "x-csrf-token": host.csrf } });
+    const res = await host.request("/api/activities", { method: "POST", json: { ...valid, ...change } });
     expect(res.status).toBe(201);
     const row = await t.db.select().from(activities).where(eq(activities.id, (await body(res)).id as string)).get();
     expect([row!.minDurationMinutes, row!.maxDurationMinutes]).toEqual([min, max]);
   });
 
   test("'share later' clears the meeting point", async () => {
-    const created = await body(await host.request("/api/activities", { method: "POST", json: { ...valid, hasMeetingPoint: true, meetingPoint: "Jardin du Luxembourg" }, headers: { "x-csrf-token": host.csrf } }));
+    const created = await body(await host.request("/api/activities", { method: "POST", json: { ...valid, hasMeetingPoint: true, meetingPoint: "Jardin du Luxembourg" } }));
     expect(created).toMatchObject({ hasMeetingPoint: true, meetingPoint: "Jardin du Luxembourg" });
-    const updated = await body(await host.request(`/api/activities/${created.id}`, { method: "PATCH", json: { hasMeetingPoint: false, meetingPoint: "Jardin du Luxembourg" }, headers: { "x-csrf-token": host.csrf } }));
+    const updated = await body(await host.request(`/api/activities/${created.id}`, { method: "PATCH", json: { hasMeetingPoint: false, meetingPoint: "Jardin du Luxembourg" } }));
     expect(updated).toMatchObject({ hasMeetingPoint: false, meetingPoint: null });
   });
 
@@ -97,30 +97,30 @@ describe("creating activities through the API", () => {
 describe("who may change what", () => {
   let id: string;
   beforeAll(async () => {
-    id = (await body(await host.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": host.csrf } }))).id as string;
+    id = (await body(await host.request("/api/activities", { method: "POST", json: valid }))).id as string;
   });
 
   test("a stranger cannot edit or delete: 404, and nothing changes", async () => {
-    expect((await stranger.request(`/api/activities/${id}`, { method: "PATCH", json: { title: "Mine now" }, headers: { "x-csrf-token": stranger.csrf } })).status).toBe(404);
-    expect((await stranger.request(`/api/activities/${id}`, { method: "DELETE", headers: { "x-csrf-token": stranger.csrf } })).status).toBe(404);
+    expect((await stranger.request(`/api/activities/${id}`, { method: "PATCH", json: { title: "Mine now" } })).status).toBe(404);
+    expect((await stranger.request(`/api/activities/${id}`, { method: "DELETE" })).status).toBe(404);
     expect((await stranger.get(`/edit-activity/${id}`)).status).toBe(404);
     const row = await t.db.select().from(activities).where(eq(activities.id, id)).get();
     expect(row!.title).toBe(valid.title);
   });
 
   test("the host edits: only given fields change", async () => {
-    const res = await host.request(`/api/activities/${id}`, { method: "PATCH", json: { title: "Tennis, all levels", hourlyRate: 50 }, headers: { "x-csrf-token": host.csrf } });
+    const res = await host.request(`/api/activities/${id}`, { method: "PATCH", json: { title: "Tennis, all levels", hourlyRate: 50 } });
     expect(res.status).toBe(200);
     expect(await body(res)).toMatchObject({ title: "Tennis, all levels", hourlyRate: "50.00", description: valid.description });
-    expect((await host.request(`/api/activities/${id}`, { method: "PATCH", json: { title: "" }, headers: { "x-csrf-token": host.csrf } })).status).toBe(400);
+    expect((await host.request(`/api/activities/${id}`, { method: "PATCH", json: { title: "" } })).status).toBe(400);
   });
 
   test("deleting without bookings erases; with bookings it archives", async () => {
-    const res = await host.request(`/api/activities/${id}`, { method: "DELETE", headers: { "x-csrf-token": host.csrf } });
+    const res = await host.request(`/api/activities/${id}`, { method: "DELETE" });
     expect(await body(res)).toEqual({ status: "deleted" });
     expect(await t.db.select().from(activities).where(eq(activities.id, id)).get()).toBeUndefined();
 
-    const booked = (await body(await host.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": host.csrf } }))).id as string;
+    const booked = (await body(await host.request("/api/activities", { method: "POST", json: valid }))).id as string;
     const hostRow = (await body(await host.get("/api/user"))) as { id: string };
     const guestRow = (await body(await stranger.get("/api/user"))) as { id: string };
     const now = Date.now();
@@ -129,7 +129,7 @@ describe("who may change what", () => {
       startsAtLocal: "2026-10-01T10:00:00", timeZone: "Europe/Paris", startsAt: now - 86400000, endsAt: now - 82800000, durationMinutes: 60,
       hourlyRateCents: 4550, ...priceFor(4550, 60), respondBy: now, createdAt: now,
     });
-    expect(await body(await host.request(`/api/activities/${booked}`, { method: "DELETE", headers: { "x-csrf-token": host.csrf } }))).toEqual({ status: "archived" });
+    expect(await body(await host.request(`/api/activities/${booked}`, { method: "DELETE" }))).toEqual({ status: "archived" });
     const row = await t.db.select().from(activities).where(eq(activities.id, booked)).get();
     expect(row!.archivedAt).not.toBeNull();
     expect((await stranger.get(`/api/activities/${booked}`)).status).toBe(404);
@@ -229,7 +229,7 @@ describe("browse", () => {
 
 describe("pages", () => {
   test("the activity page shows its details, the host link and Request & Pay", async () => {
-    const created = await body(await host.request("/api/activities", { method: "POST", json: { ...valid, duration: "0.5", maxDuration: "2", hasMeetingPoint: true, meetingPoint: "Court 3" }, headers: { "x-csrf-token": host.csrf } }));
+    const created = await body(await host.request("/api/activities", { method: "POST", json: { ...valid, duration: "0.5", maxDuration: "2", hasMeetingPoint: true, meetingPoint: "Court 3" } }));
     const html = await (await stranger.get(`/activity/${created.id}`)).text();
     expect(html).toContain("Tennis for beginners");
     expect(html).toContain("30 min to 2 h");
@@ -243,7 +243,7 @@ describe("pages", () => {
   });
 
   test("without a meeting point the city area is shown with the note", async () => {
-    const created = await body(await host.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": host.csrf } }));
+    const created = await body(await host.request("/api/activities", { method: "POST", json: valid }));
     const html = await (await stranger.get(`/activity/${created.id}`)).text();
     expect(html).toContain("The exact location is shared by message before the activity.");
     expect(islandProps(html, "ActivityMap")).toMatchObject({ query: "Paris, France", zoom: 12 });
@@ -286,7 +286,7 @@ describe("pages", () => {
   });
 
   test("the wizard pages render their island, and edit is only for the host", async () => {
-    const created = await body(await host.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": host.csrf } }));
+    const created = await body(await host.request("/api/activities", { method: "POST", json: valid }));
     expect(await (await host.get("/create-activity-flow")).text()).toContain('data-island="ActivityWizard"');
     const edit = await (await host.get(`/edit-activity/${created.id}`)).text();
     expect(edit).toContain("Tennis for beginners");
@@ -312,11 +312,11 @@ describe("creating many activities", () => {
   test("20 an hour per host, from the API (the wizard's call) and the form together; the 21st is 429", async () => {
     const c = r.client();
     const { user } = await c.signUpComplete();
-    for (let i = 0; i < 10; i++) expect((await c.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": c.csrf } })).status).toBe(201);
+    for (let i = 0; i < 10; i++) expect((await c.request("/api/activities", { method: "POST", json: valid })).status).toBe(201);
     for (let i = 0; i < 10; i++) expect((await c.postForm("/create-activity", form)).status).toBe(303);
     expect(await count(user.id)).toBe(20);
 
-    const api = await c.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": c.csrf } });
+    const api = await c.request("/api/activities", { method: "POST", json: valid });
     expect(api.status).toBe(429);
     expect(Number(api.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await body(api)).message).toBe("You have created many activities in a short time. Please wait 60 minutes before creating another.");
@@ -326,25 +326,25 @@ describe("creating many activities", () => {
     const html = await page.text();
     expect(html).toContain("You have created many activities in a short time.");
     expect(html).toContain('value="Yoga"');
-    const fr = await c.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": c.csrf, "accept-language": "fr" } });
+    const fr = await c.request("/api/activities", { method: "POST", json: valid, headers: { "accept-language": "fr" } });
     expect((await body(fr)).message).toContain("Vous avez créé beaucoup d'activités");
     expect(await count(user.id)).toBe(20);
 
     // Another host is not held back.
     const other = r.client();
     await other.signUpComplete();
-    expect((await other.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": other.csrf } })).status).toBe(201);
+    expect((await other.request("/api/activities", { method: "POST", json: valid })).status).toBe(201);
 
     // An hour later the host creates again.
     now += 60 * 60 * 1000 + 1;
-    expect((await c.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": c.csrf } })).status).toBe(201);
+    expect((await c.request("/api/activities", { method: "POST", json: valid })).status).toBe(201);
     expect(await count(user.id)).toBe(21);
   });
 
   test("refused activities do not count", async () => {
     const c = r.client();
     await c.signUpComplete();
-    for (let i = 0; i < 25; i++) expect((await c.request("/api/activities", { method: "POST", json: { ...valid, title: "" }, headers: { "x-csrf-token": c.csrf } })).status).toBe(400);
-    expect((await c.request("/api/activities", { method: "POST", json: valid, headers: { "x-csrf-token": c.csrf } })).status).toBe(201);
+    for (let i = 0; i < 25; i++) expect((await c.request("/api/activities", { method: "POST", json: { ...valid, title: "" } })).status).toBe(400);
+    expect((await c.request("/api/activities", { method: "POST", json: valid })).status).toBe(201);
   });
 });

@@ -45,9 +45,12 @@ export class Client {
 
   constructor(private app: Handler) {}
 
-  async request(path: string, init: RequestInit & { json?: unknown; form?: Record<string, string> } = {}) {
+  async request(path: string, init: RequestInit & { json?: unknown; form?: Record<string, string>; csrf?: false } = {}) {
     const headers = new Headers(init.headers);
-    if (!headers.has("origin") && init.method && init.method !== "GET") headers.set("origin", ORIGIN);
+    const writes = init.method !== undefined && init.method !== "GET" && init.method !== "HEAD";
+    if (!headers.has("origin") && writes) headers.set("origin", ORIGIN);
+    // As our pages do: every write made with a session carries its CSRF token (`csrf: false` to test without).
+    if (writes && this.csrf && init.csrf !== false && !headers.has("x-csrf-token")) headers.set("x-csrf-token", this.csrf);
     if (this.cookies.size) headers.set("cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
     let body = init.body;
     if (init.json !== undefined) {
@@ -78,18 +81,16 @@ export class Client {
 
   /** A form post from one of our pages: carries the CSRF token as the hidden field does. */
   postForm(path: string, form: Record<string, string>, headers: HeadersInit = {}) {
-    return this.request(path, { method: "POST", form: this.csrf ? { _csrf: this.csrf, ...form } : form, headers });
+    return this.request(path, { method: "POST", form: this.csrf ? { _csrf: this.csrf, ...form } : form, headers, csrf: false });
   }
 
   postJson(path: string, json: unknown, headers: HeadersInit = {}) {
-    const h = new Headers(headers);
-    if (this.csrf && !h.has("x-csrf-token")) h.set("x-csrf-token", this.csrf);
-    return this.request(path, { method: "POST", json, headers: h });
+    return this.request(path, { method: "POST", json, headers });
   }
 
   /** PUT with JSON and the CSRF token, as the islands call the API. */
   putJson(path: string, json: unknown) {
-    return this.request(path, { method: "PUT", json, headers: { "x-csrf-token": this.csrf } });
+    return this.request(path, { method: "PUT", json });
   }
 
   /** Uploads a real photo through the three upload calls; returns its path. */

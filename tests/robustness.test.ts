@@ -35,7 +35,7 @@ test("odd bodies on every write never answer 500 and change nothing", async () =
   ];
   for (const [method, path] of writes) {
     for (const json of bodies) {
-      const res = await c.request(path, { method, json, headers: { "x-csrf-token": c.csrf } });
+      const res = await c.request(path, { method, json });
       expect({ method, path, json, status: res.status }).not.toMatchObject({ status: 500 });
     }
   }

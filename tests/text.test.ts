@@ -103,7 +103,7 @@ describe("PUT /api/user/profile", () => {
   });
 
   test("the French message for characters that are not allowed", async () => {
-    const res = await host.request("/api/user/profile", { method: "PUT", json: { firstName: "Bo\u202eb" }, headers: { "x-csrf-token": host.csrf, "accept-language": "fr" } });
+    const res = await host.request("/api/user/profile", { method: "PUT", json: { firstName: "Bo\u202eb" }, headers: { "accept-language": "fr" } });
     expect(((await res.json()) as Errors).errors.firstName).toBe(catalogues.fr["profile.firstNameCharacters"]);
   });
 
@@ -178,7 +178,7 @@ describe("activities: POST /api/activities and PATCH /api/activities/:id", () =>
 
   test.each(table)("PATCH %j is refused with 400 and the field's message; nothing changes", async (change, field, key) => {
     const before = await activityRows();
-    const res = await host.request(`/api/activities/${activityId}`, { method: "PATCH", json: change, headers: { "x-csrf-token": host.csrf } });
+    const res = await host.request(`/api/activities/${activityId}`, { method: "PATCH", json: change });
     expect(res.status).toBe(400);
     expect(((await res.json()) as Errors).errors[field]).toBe(en(key));
     expect(await activityRows()).toEqual(before);
@@ -201,13 +201,13 @@ describe("activities: POST /api/activities and PATCH /api/activities/:id", () =>
   });
 
   test("PATCH: good values lose the invisible characters around them", async () => {
-    const res = await host.request(`/api/activities/${activityId}`, { method: "PATCH", json: cleaned, headers: { "x-csrf-token": host.csrf } });
+    const res = await host.request(`/api/activities/${activityId}`, { method: "PATCH", json: cleaned });
     expect(res.status).toBe(200);
     expectCleaned((await t.db.select().from(activities).where(eq(activities.id, activityId)).get())!);
   });
 
   test("a meeting point of invisible characters alone, without the switch, is 'share later'", async () => {
-    const res = await host.request(`/api/activities/${activityId}`, { method: "PATCH", json: { meetingPoint: "\u200b\u2060" }, headers: { "x-csrf-token": host.csrf } });
+    const res = await host.request(`/api/activities/${activityId}`, { method: "PATCH", json: { meetingPoint: "\u200b\u2060" } });
     expect(res.status).toBe(200);
     expect((await t.db.select().from(activities).where(eq(activities.id, activityId)).get())).toMatchObject({ hasMeetingPoint: false, meetingPoint: null });
   });

@@ -27,7 +27,7 @@ async function upload(c: Client, bytes: Uint8Array<ArrayBuffer>, type = "image/j
   const url = new URL(uploadURL);
   const put = await c.request(url.pathname + url.search, { method: "PUT", body: bytes, headers: { "content-type": type } });
   if (put.status !== 200) return { put, uploadURL };
-  const done = await c.request(endpoint, { method: "PUT", json: { imageURL: uploadURL }, headers: { "x-csrf-token": c.csrf } });
+  const done = await c.request(endpoint, { method: "PUT", json: { imageURL: uploadURL } });
   return { put, done, uploadURL };
 }
 
@@ -137,7 +137,7 @@ describe("photo uploads to the data directory", () => {
         const url = new URL(uploadURL);
         const put = await t.client().request(url.pathname + url.search, { method: "PUT", body: jpeg, headers });
         expect(put.status).toBe(200);
-        const done = await alice.request("/api/profile-images", { method: "PUT", json: { imageURL: uploadURL }, headers: { "x-csrf-token": alice.csrf } });
+        const done = await alice.request("/api/profile-images", { method: "PUT", json: { imageURL: uploadURL } });
         expect(done.status).toBe(200);
       });
     }
@@ -163,7 +163,7 @@ describe("photo uploads to the data directory", () => {
     await alice.request(url.pathname + url.search, { method: "PUT", body: await makeJpeg(), headers: { "content-type": "image/jpeg" } });
     const bob = t.client();
     await bob.signUp();
-    const res = await bob.request("/api/profile-images", { method: "PUT", json: { imageURL: uploadURL }, headers: { "x-csrf-token": bob.csrf } });
+    const res = await bob.request("/api/profile-images", { method: "PUT", json: { imageURL: uploadURL } });
     expect(res.status).toBe(404);
   });
 
@@ -174,7 +174,7 @@ describe("photo uploads to the data directory", () => {
 
   test("nonsense image URLs get a clear 404, not a crash", async () => {
     for (const imageURL of ["", "https://evil.example/x.jpg", 42, null, "/api/uploads/../../etc/passwd"]) {
-      const res = await alice.request("/api/profile-images", { method: "PUT", json: { imageURL }, headers: { "x-csrf-token": alice.csrf } });
+      const res = await alice.request("/api/profile-images", { method: "PUT", json: { imageURL } });
       expect(res.status).toBe(404);
     }
   });
@@ -260,7 +260,6 @@ describe("cleaning up uploads", () => {
     const created = await host.request("/api/activities", {
       method: "POST",
       json: { title: "Tennis", description: "Forehand and serve.", category: "sports", hourlyRate: "40", photos: [activityPhoto] },
-      headers: { "x-csrf-token": host.csrf },
     });
     expect(created.status).toBe(201);
     const loose = await host.uploadPhoto();
@@ -310,7 +309,7 @@ describe("photo uploads to an S3-compatible bucket", () => {
     // The browser's PUT goes straight to the bucket.
     const put = await fetch(uploadURL, { method: "PUT", body: await makeJpeg(), headers: { "content-type": "image/jpeg" } });
     expect(put.status).toBe(200);
-    const done = await c.request("/api/profile-images", { method: "PUT", json: { imageURL: uploadURL }, headers: { "x-csrf-token": c.csrf } });
+    const done = await c.request("/api/profile-images", { method: "PUT", json: { imageURL: uploadURL } });
     expect(done.status).toBe(200);
     const { objectPath } = (await done.json()) as { objectPath: string };
     const id = objectPath.split("/").pop();
