@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { decimalFromCents } from "../lib/money";
 import { context, type Deps, type RequestState } from "../context";
 import { asRecord, json, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
@@ -83,7 +84,7 @@ export function activityApi(deps: Deps) {
     })
     .get("/api/host/earnings", async ({ user, state }) => {
       const e = await hostEarnings(deps, user.id);
-      return json({ totalEarnings: (e.totalEarningsCents / 100).toFixed(2), pendingPayouts: (e.pendingPayoutsCents / 100).toFixed(2), completedBookings: e.completedBookings });
+      return json({ totalEarnings: decimalFromCents(e.totalEarningsCents), pendingPayouts: decimalFromCents(e.pendingPayoutsCents), completedBookings: e.completedBookings });
     })
     .get("/api/user/activities", async ({ user }) => {
       const host = publicUser(user, new Date(deps.now()));

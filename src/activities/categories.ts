@@ -29,3 +29,6 @@ export const categoryLabelKey = (category: Category) => `category.${category}` a
 /** The photo shown for an activity without photos of its own. */
 export const categoryPhoto = (category: string) =>
   `/static/photos/${isCategory(category) ? category : "lifestyle"}-1.svg`;
+
+/** An activity's cover: its first photo, or its category's photo. */
+export const coverPhoto = (activity: { photos: readonly string[]; category: string }) => activity.photos[0] ?? categoryPhoto(activity.category);

@@ -3,6 +3,7 @@ import { writeTransaction } from "../../db/client";
 import { activities, bookings, users, type Activity, type User } from "../../db/schema";
 import type { Deps } from "../context";
 import { listFrom } from "../lib/http";
+import { firstIssue } from "../lib/validation";
 import type { MessageKey } from "../lib/i18n";
 import { cleanText } from "../lib/text";
 import { findCity } from "../lib/places";
@@ -25,7 +26,6 @@ import {
 export type ActivityErrors = Record<string, MessageKey>;
 export type ActivityChanges = Partial<typeof activities.$inferInsert>;
 
-const first = (issues: { message: string }[]) => issues[0]!.message as MessageKey;
 /** A yes/no as JSON or a form sends it; null for anything else. */
 const asBool = (v: unknown): boolean | null => {
   if (v === true || v === "true" || v === "on" || v === "1") return true;
@@ -53,7 +53,7 @@ export async function readActivityInput(
     if (!has(key) && !creating) return;
     const r = schema.safeParse(has(key) ? input[key] : "");
     if (r.success) apply(r.data);
-    else errors[key] = first(r.error.issues);
+    else errors[key] = firstIssue(r.error);
   };
   check("title", titleSchema, (v) => (changes.title = v));
   check("description", descriptionSchema, (v) => (changes.description = v));
@@ -87,7 +87,7 @@ export async function readActivityInput(
     if (wants === null) errors.meetingPoint = "activity.meetingPointRequired";
     else if (wants) {
       const r = meetingPointSchema.safeParse(input.meetingPoint ?? "");
-      if (!r.success) errors.meetingPoint = first(r.error.issues);
+      if (!r.success) errors.meetingPoint = firstIssue(r.error);
       else if (!r.data) errors.meetingPoint = "activity.meetingPointRequired";
       else {
         changes.meetingPoint = r.data;
@@ -113,7 +113,7 @@ export async function readActivityInput(
 
   if (has("photos") || creating) {
     const r = photosListSchema.safeParse(listFrom(input.photos ?? []));
-    if (!r.success) errors.photos = first(r.error.issues);
+    if (!r.success) errors.photos = firstIssue(r.error);
     else {
       const list = [...new Set(r.data)];
       const owned = await ownedObjects(deps, host.id, list);

@@ -1,3 +1,4 @@
+import { decimalFromCents } from "../lib/money";
 import type { Activity } from "../../db/schema";
 import type { PublicUser } from "../profiles/serialize";
 
@@ -85,7 +86,7 @@ export function publicActivity(activity: Activity, host?: PublicUser | null, rat
     category: activity.category,
     title: activity.title,
     description: activity.description,
-    hourlyRate: (activity.hourlyRateCents / 100).toFixed(2),
+    hourlyRate: decimalFromCents(activity.hourlyRateCents),
     photos: activity.photos,
     tags: activity.tags,
     duration: hours(activity.minDurationMinutes),

@@ -3,7 +3,8 @@ import type { Db } from "../../db/client";
 import { activities, reviews, users, type Activity } from "../../db/schema";
 import { publicUser, publicUserColumns, type PublicUser } from "../profiles/serialize";
 import { reviewsOfActivity } from "../reviews/service";
-import { categoryPhoto } from "./categories";
+import { coverPhoto } from "./categories";
+import { roundRating } from "../lib/labels";
 
 /** A listed activity with its host's public view and its rating, for the JSON API and for cards. */
 export interface ActivityListing {
@@ -32,7 +33,7 @@ export function activityCard({ activity, host, rating }: ActivityListing): Activ
     title: activity.title,
     category: activity.category,
     hourlyRateCents: activity.hourlyRateCents,
-    cover: activity.photos[0] ?? categoryPhoto(activity.category),
+    cover: coverPhoto(activity),
     rating: rating.average,
     reviewCount: rating.count,
     host: { firstName: host.firstName, photo: host.photo, age: host.age },
@@ -102,7 +103,7 @@ async function listings(db: Db, where: SQL | undefined, limit: number, today: Da
         .where(inArray(reviews.activityId, ids))
         .groupBy(reviews.activityId)
     : [];
-  const ratingOf = new Map(ratings.map((r) => [r.activityId, r.stars === null ? null : Math.round(Number(r.stars) * 10) / 10]));
+  const ratingOf = new Map(ratings.map((r) => [r.activityId, roundRating(r.stars)]));
   const countOf = new Map(ratings.map((r) => [r.activityId, r.n]));
   const list: ActivityListing[] = rows.map(({ activity, host }) => ({
     activity,

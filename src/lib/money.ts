@@ -13,3 +13,6 @@ export function formatMoney(cents: number, locale: Locale, opts: { whole?: boole
     maximumFractionDigits: digits,
   }).format(opts.whole ? Math.round(cents / 100) : cents / 100);
 }
+
+/** Cents as the API's decimal string: 1250 → "12.50". */
+export const decimalFromCents = (cents: number) => (cents / 100).toFixed(2);

@@ -1,9 +1,9 @@
 import { and, eq, ne } from "drizzle-orm";
-import type { z } from "zod";
 import { writeTransaction, type Db, type WriteTx } from "../../db/client";
 import { sessions, users, type User } from "../../db/schema";
 import type { Deps } from "../context";
 import { listFrom } from "../lib/http";
+import { firstIssue } from "../lib/validation";
 import type { MessageKey } from "../lib/i18n";
 import { cleanText } from "../lib/text";
 import { ownedObjects } from "../uploads/service";
@@ -41,7 +41,6 @@ export type FieldErrors = Record<string, MessageKey>;
 export type UpdateFailure = { ok: false; status: number; errors: FieldErrors; retryAfterMs?: number };
 export type UpdateResult = { ok: true; user: User } | UpdateFailure;
 
-const firstError = (error: z.ZodError): MessageKey => error.issues[0]!.message as MessageKey;
 
 /**
  * Applies any subset of profile fields (the spec's PUT /api/user/profile), each checked with
@@ -66,12 +65,12 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
   if (firstName !== undefined) {
     const r = firstNameSchema.safeParse(firstName);
     if (r.success) set.firstName = r.data;
-    else errors.firstName = firstError(r.error);
+    else errors.firstName = firstIssue(r.error);
   }
   if (lastName !== undefined) {
     const r = lastNameSchema.safeParse(lastName);
     if (r.success) set.lastName = r.data;
-    else errors.lastName = firstError(r.error);
+    else errors.lastName = firstIssue(r.error);
   }
   if (set.firstName !== undefined || set.lastName !== undefined) {
     set.name = [set.firstName ?? user.firstName, set.lastName ?? user.lastName].filter(Boolean).join(" ");
@@ -79,7 +78,7 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
 
   if (has("username")) {
     const r = usernameSchema.safeParse(input.username);
-    if (!r.success) errors.username = firstError(r.error);
+    if (!r.success) errors.username = firstIssue(r.error);
     else if (await isUsernameTaken(deps.db, r.data, user.id)) errors.username = "profile.usernameTaken";
     else set.username = r.data;
   }
@@ -87,24 +86,24 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
   if (has("dateOfBirth")) {
     const r = birthdaySchema(() => new Date(deps.now())).safeParse(input.dateOfBirth);
     if (r.success) set.dateOfBirth = r.data;
-    else errors.dateOfBirth = firstError(r.error);
+    else errors.dateOfBirth = firstIssue(r.error);
   }
 
   if (has("country") || has("city")) {
     const r = locationSchema.safeParse({ country: has("country") ? input.country : user.country, city: input.city });
     if (r.success) Object.assign(set, r.data);
-    else errors.city = firstError(r.error);
+    else errors.city = firstIssue(r.error);
   }
 
   if (has("bio")) {
     const r = bioSchema.safeParse(input.bio ?? "");
     if (r.success) set.bio = r.data || null;
-    else errors.bio = firstError(r.error);
+    else errors.bio = firstIssue(r.error);
   }
 
   if (has("photos") || has("photo")) {
     const r = photosSchema.safeParse(has("photos") ? listFrom(input.photos) : user.photos);
-    if (!r.success) errors.photos = firstError(r.error);
+    if (!r.success) errors.photos = firstIssue(r.error);
     else if (has("photo") && input.photo !== null && typeof input.photo !== "string") errors.photos = "profile.photosInvalid";
     else {
       let list = [...new Set(r.data)];
@@ -126,14 +125,14 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
   if (has("interests")) {
     const r = interestsSchema.safeParse(input.interests);
     if (r.success) set.interests = r.data;
-    else errors.interests = firstError(r.error);
+    else errors.interests = firstIssue(r.error);
   }
 
   if (has("about")) {
     const raw = jsonOrObject.safeParse(input.about);
     const r = raw.success ? aboutSchema.safeParse(raw.data) : raw;
     if (r.success) set.about = JSON.stringify(r.data);
-    else errors.about = firstError(r.error);
+    else errors.about = firstIssue(r.error);
   }
   if (has("aboutVisibility")) {
     const raw = jsonOrObject.safeParse(input.aboutVisibility);
@@ -165,7 +164,7 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
  */
 export async function changeEmail(deps: Deps, user: User, input: Record<string, unknown>, keepSid: string | null): Promise<UpdateResult> {
   const r = emailChangeSchema.safeParse(input);
-  if (!r.success) return { ok: false, status: 400, errors: { email: firstError(r.error) } };
+  if (!r.success) return { ok: false, status: 400, errors: { email: firstIssue(r.error) } };
   const refused = await checkCurrentPassword(deps, user, r.data.currentPassword);
   if (refused) return refused;
   if (r.data.email === user.email) return { ok: true, user };

@@ -1,4 +1,5 @@
 import { avg, count, desc, eq, type SQL } from "drizzle-orm";
+import { roundRating } from "../lib/labels";
 import type { Db } from "../../db/client";
 import { reviews, users } from "../../db/schema";
 import { publicUser, publicUserColumns } from "../profiles/serialize";
@@ -20,7 +21,7 @@ export async function reviewsWhere(db: Db, where: SQL, limit?: number) {
   ]);
   const list: ReviewView[] = rows.map(({ review, by }) => reviewView(review, publicUser(by)));
   const total = stats?.n ?? 0;
-  return { reviews: list, total, average: total ? Math.round(Number(stats!.average) * 10) / 10 : null };
+  return { reviews: list, total, average: total ? roundRating(stats!.average) : null };
 }
 
 /** Reviews a person received. */

@@ -1,3 +1,4 @@
+import { ratingLabel, nameAndAge } from "../../src/lib/labels";
 import { categories, categoryLabelKey, type Category } from "../../src/activities/categories";
 import type { ActivityCard } from "../../src/activities/service";
 import { formatMoney } from "../../src/lib/money";
@@ -178,12 +179,12 @@ export function ActivityCardView({ view, card }: { view: View; card: ActivityCar
           </p>
         </div>
         <span class="shrink-0 text-sm font-medium" safe>
-          {card.rating === null ? t("browse.new") : `★ ${card.rating.toFixed(1)}`}
+          {ratingLabel(t, card.rating)}
         </span>
       </div>
       <div class="flex items-center gap-2 px-3 pb-3 text-sm text-muted">
         <Avatar photo={card.host.photo} name={card.host.firstName} size={24} />
-        <span safe>{[card.host.firstName, card.host.age].filter((v) => v !== null && v !== "").join(", ")}</span>
+        <span safe>{nameAndAge(card.host.firstName, card.host.age)}</span>
       </div>
     </a>
   );

@@ -1,3 +1,4 @@
+import { ratingLabel, nameAndAge } from "../../src/lib/labels";
 import type { Activity } from "../../db/schema";
 import { categoryLabelKey, categoryPhoto, isCategory } from "../../src/activities/categories";
 import type { Config } from "../../src/config";
@@ -52,7 +53,7 @@ export function ActivityDetail({
             {activity.title}
           </h1>
           <span class="shrink-0 pt-1 text-sm font-medium" safe>
-            {rating.average === null ? t("browse.new") : `★ ${rating.average.toFixed(1)} (${rating.count})`}
+            {ratingLabel(t, rating.average, rating.count)}
           </span>
         </div>
         <div class="mt-2 flex flex-wrap gap-2 text-sm">
@@ -76,7 +77,7 @@ export function ActivityDetail({
               {t("activity.hostedBy")}
             </p>
             <p class="font-semibold" safe>
-              {[host.firstName, host.age].filter((v) => v !== null && v !== "").join(", ")}
+              {nameAndAge(host.firstName, host.age)}
             </p>
           </div>
           <Icon name="chevronRight" class="w-5 h-5 text-muted" />

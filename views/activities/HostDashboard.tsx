@@ -3,7 +3,7 @@ import type { HostRequest } from "../../src/activities/host";
 import { formatMoney } from "../../src/lib/money";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
-import { categoryPhoto } from "../../src/activities/categories";
+import { coverPhoto } from "../../src/activities/categories";
 import { ScreenHeader } from "../components/Fields";
 import { Icon } from "../components/icons";
 import { Avatar } from "../components/People";
@@ -182,7 +182,7 @@ export function HostActivityRow({ view, activity }: { view: View; activity: Acti
   const { t } = view;
   return (
     <li class="card flex items-center gap-3 p-2">
-      <img src={photoUrl(activity.photos[0] ?? categoryPhoto(activity.category), "thumb")!} alt="" width="56" height="56" class="h-14 w-14 shrink-0 rounded-lg object-cover" />
+      <img src={photoUrl(coverPhoto(activity), "thumb")!} alt="" width="56" height="56" class="h-14 w-14 shrink-0 rounded-lg object-cover" />
       <a href={`/activity/${activity.id}`} class="min-w-0 flex-1">
         <p class="truncate font-medium" safe>
           {activity.title}

@@ -1,3 +1,4 @@
+import { decimalFromCents } from "../../src/lib/money";
 import type { Activity } from "../../db/schema";
 import { categories, categoryLabelKey } from "../../src/activities/categories";
 import type { Config } from "../../src/config";
@@ -42,7 +43,7 @@ export function ActivityWizardPage({ view, activity, city, country, maps }: { vi
           category: activity.category,
           title: activity.title,
           description: activity.description,
-          hourlyRate: (activity.hourlyRateCents / 100).toFixed(2),
+          hourlyRate: decimalFromCents(activity.hourlyRateCents),
           photos: activity.photos,
           minDurationMinutes: activity.minDurationMinutes,
           maxDurationMinutes: activity.maxDurationMinutes,

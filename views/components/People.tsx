@@ -1,3 +1,4 @@
+import { nameAndAge } from "../../src/lib/labels";
 import type { ActivityCard } from "../../src/activities/service";
 import { formatMoney } from "../../src/lib/money";
 import type { ReviewView } from "../../src/reviews/service";
@@ -79,7 +80,7 @@ export function ReviewList({ view, reviews, empty }: { view: View; reviews: Revi
             <Avatar photo={r.reviewer.photo} name={r.reviewer.name} size={36} />
             <div class="min-w-0 flex-1">
               <p class="truncate font-medium" safe>
-                {[r.reviewer.name, r.reviewer.age].filter((v) => v !== null && v !== "").join(", ")}
+                {nameAndAge(r.reviewer.name, r.reviewer.age)}
               </p>
               <p class="text-xs text-muted" safe>
                 {date.format(new Date(r.createdAt))}
