@@ -3,7 +3,9 @@ import { activities, bookings, messages, reviews, users } from "./schema";
 import { writeTransaction, type Db } from "./client";
 import { demoActivities, demoCities, demoGuest, demoHosts, demoReviewTexts, DEMO_PASSWORD, type DemoPerson } from "./demo-data";
 import { categories } from "../src/activities/categories";
+import { cityByName } from "../src/lib/places";
 import { priceFor } from "../src/lib/pricing";
+import { localOf } from "../src/lib/time";
 
 /** A small deterministic random source, so the demo is the same on every machine. */
 export function seededRandom(seed: number) {
@@ -93,18 +95,8 @@ export async function seedDemo(db: Db, now = Date.now()) {
       const durationMinutes = activity.minDurationMinutes;
       const price = priceFor(activity.hourlyRateCents, durationMinutes);
       const startsAt = now - (7 + Math.floor(random() * 60)) * DAY - Math.floor(random() * 8) * 60 * 60 * 1000;
-      const tz = cityOf(activity.city).timeZone;
-      const local = new Intl.DateTimeFormat("sv-SE", {
-        timeZone: tz,
-        year: "numeric",
-        month: "2-digit",
-        day: "2-digit",
-        hour: "2-digit",
-        minute: "2-digit",
-        hourCycle: "h23",
-      })
-        .format(new Date(startsAt))
-        .replace(" ", "T");
+      const tz = cityByName(activity.city)!.timeZone;
+      const local = localOf(startsAt, tz);
       const bookingId = crypto.randomUUID();
       bookingRows.push({
         id: bookingId,

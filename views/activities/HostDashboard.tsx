@@ -1,3 +1,4 @@
+import { formatLocal } from "../../src/lib/time";
 import type { Activity, User } from "../../db/schema";
 import type { HostRequest } from "../../src/activities/host";
 import { formatMoney } from "../../src/lib/money";
@@ -16,13 +17,6 @@ export interface DashboardData {
   requests: HostRequest[];
   requestCount: number;
   earnings: { totalEarningsCents: number; pendingPayoutsCents: number; completedBookings: number };
-}
-
-/** "2026-12-01T14:00:00" as the viewer reads dates and times. */
-export function formatLocal(view: View, local: string) {
-  const [date, time = "00:00"] = local.split("T");
-  const d = new Date(`${date}T${time.slice(0, 5)}:00Z`);
-  return new Intl.DateTimeFormat(view.locale === "fr" ? "fr-FR" : "en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(d);
 }
 
 /** /host (also /host-dashboard): counters, quick actions, earnings, activities, requests. */
@@ -158,7 +152,7 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
                       {`${r.guestName ?? ""} · ${r.activityTitle}`}
                     </p>
                     <p class="text-sm text-muted" safe>
-                      {formatLocal(view, r.startsAtLocal)}
+                      {formatLocal(r.startsAtLocal, view.locale)}
                     </p>
                   </div>
                   <span class="text-sm font-semibold" safe>

@@ -1,3 +1,4 @@
+import { formatMonthYear } from "../../src/lib/time";
 import { nameAndAge } from "../../src/lib/labels";
 import type { ActivityCard } from "../../src/activities/service";
 import { formatMoney } from "../../src/lib/money";
@@ -71,7 +72,6 @@ export function ReviewList({ view, reviews, empty }: { view: View; reviews: Revi
       </p>
     );
   }
-  const date = new Intl.DateTimeFormat(view.locale === "fr" ? "fr-FR" : "en-US", { month: "long", year: "numeric" });
   return (
     <ul class="flex flex-col gap-3">
       {reviews.map((r) => (
@@ -83,7 +83,7 @@ export function ReviewList({ view, reviews, empty }: { view: View; reviews: Revi
                 {nameAndAge(r.reviewer.name, r.reviewer.age)}
               </p>
               <p class="text-xs text-muted" safe>
-                {date.format(new Date(r.createdAt))}
+                {formatMonthYear(r.createdAt, view.locale)}
               </p>
             </div>
             <Stars value={r.stars} label={t("reviews.starsLabel", { stars: r.stars })} />

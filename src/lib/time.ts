@@ -1,0 +1,85 @@
+import type { Locale } from "./i18n";
+
+/**
+ * Time, on native `Temporal` (never hand-written offset arithmetic). An activity's dates and
+ * times are wall-clock times in its city's IANA zone ("2026-12-01T14:00" in "Europe/Paris");
+ * instants are epoch milliseconds (UTC) for comparing and scheduling.
+ */
+
+/** A local date-time as stored: "YYYY-MM-DDTHH:MM:00". */
+export type LocalDateTime = string;
+
+const LOCAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
+
+/** Parses "YYYY-MM-DDTHH:MM[:SS]", or null when it is not a real date and time. */
+export function parseLocal(local: string): Temporal.PlainDateTime | null {
+  if (!LOCAL.test(local)) return null;
+  try {
+    return Temporal.PlainDateTime.from(local, { overflow: "reject" });
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The instant a wall-clock time in a zone happens. A time skipped by a daylight-saving jump is
+ * refused (null) rather than moved, so nobody books an hour that does not exist.
+ */
+export function instantOf(local: string, timeZone: string): number | null {
+  const plain = parseLocal(local);
+  if (!plain) return null;
+  try {
+    return plain.toZonedDateTime(timeZone, { disambiguation: "reject" }).epochMilliseconds;
+  } catch {
+    return null;
+  }
+}
+
+/** The wall clock of an instant in a zone, as stored ("YYYY-MM-DDTHH:MM:00"). */
+export function localOf(epochMs: number, timeZone: string): LocalDateTime {
+  const z = Temporal.Instant.fromEpochMilliseconds(epochMs).toZonedDateTimeISO(timeZone);
+  return z.toPlainDateTime().round({ smallestUnit: "minute", roundingMode: "floor" }).toString({ smallestUnit: "second" });
+}
+
+/** Today's date ("YYYY-MM-DD") in a zone. */
+export const todayIn = (epochMs: number, timeZone: string) =>
+  Temporal.Instant.fromEpochMilliseconds(epochMs).toZonedDateTimeISO(timeZone).toPlainDate().toString();
+
+const intlLocale = (locale: Locale) => (locale === "fr" ? "fr-FR" : "en-US");
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** One formatter per locale and style, made once (building one is costly). */
+function formatter(locale: Locale, style: "dateTime" | "longDate" | "time" | "monthYear") {
+  const key = `${locale}:${style}`;
+  let f = formatters.get(key);
+  if (!f) {
+    const options: Intl.DateTimeFormatOptions =
+      style === "dateTime"
+        ? { dateStyle: "medium", timeStyle: "short" }
+        : style === "longDate"
+          ? { weekday: "long", year: "numeric", month: "long", day: "numeric" }
+          : style === "time"
+            ? { hour: "numeric", minute: "2-digit" }
+            : { month: "long", year: "numeric" };
+    f = new Intl.DateTimeFormat(intlLocale(locale), { ...options, timeZone: "UTC" });
+    formatters.set(key, f);
+  }
+  return f;
+}
+
+/**
+ * A stored wall-clock time as the viewer reads it ("Dec 1, 2026, 2:00 PM"), shown as the
+ * activity's local time, whatever the viewer's own zone.
+ */
+export function formatLocal(local: string, locale: Locale, style: "dateTime" | "longDate" | "time" = "dateTime"): string {
+  const plain = parseLocal(local);
+  if (!plain) return local;
+  // The wall clock is formatted as if it were UTC, so no zone shifts it.
+  return formatter(locale, style).format(plain.toZonedDateTime("UTC").epochMilliseconds);
+}
+
+/** "December 2026" of an instant (member since, review dates). */
+export const formatMonthYear = (epochMs: number, locale: Locale) => formatter(locale, "monthYear").format(epochMs);
+
+/** Minutes as hours for the API and labels: 90 → 1.5. */
+export const hoursOf = (minutes: number) => minutes / 60;
