@@ -4,10 +4,9 @@ import { asRecord, json, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
 import { hostListings } from "../activities/service";
 import { publicActivity } from "../activities/serialize";
-import { changeEmail, changePassword, findByUsername, isUsernameTaken, updateProfile, type UpdateResult } from "./service";
+import { changeEmail, changePassword, findByUsername, checkUsername, updateProfile, type UpdateResult } from "./service";
 import { publicUser, selfUser } from "./serialize";
 import { reviewsOf } from "../reviews/service";
-import { usernameSchema } from "./schema";
 
 /** The JSON answer to a profile change: the user, or 4xx with a message per field. */
 export function updateAnswer(state: RequestState, result: UpdateResult) {
@@ -31,10 +30,9 @@ export function profileApi(deps: Deps) {
       signedIn: true,
     })
     .get("/api/check-username", async ({ query, user, state }) => {
-      const parsed = usernameSchema.safeParse(query.username ?? "");
-      if (!parsed.success) return json({ available: false, message: state.t(parsed.error.issues[0]!.message as never) });
-      if (parsed.data === user.username) return json({ available: true });
-      return json({ available: !(await isUsernameTaken(deps.db, parsed.data, user.id)) });
+      const check = await checkUsername(deps, user, query.username);
+      if ("message" in check) return json({ available: false, message: state.t(check.message) });
+      return json({ available: check.state !== "taken" });
     }, { signedIn: true })
     .get("/api/user/reviews", async ({ user }) => json((await reviewsOf(deps.db, user.id)).reviews), { onboarded: true })
     .get("/api/users/by-username/:username", async ({ params, state }) => {

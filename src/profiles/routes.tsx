@@ -1,39 +1,14 @@
 import { Elysia } from "elysia";
 import type { User } from "../../db/schema";
-import { LocationFields, Onboarding, onboardingValues, ONBOARDING_STEPS, UsernameStatus, type OnboardingState } from "../../views/profiles/Onboarding";
+import { LocationFields, Onboarding, onboardingValues, UsernameStatus, type OnboardingState } from "../../views/profiles/Onboarding";
+import { firstIncompleteStep, onboardingStep, ONBOARDING_STEPS } from "./onboarding";
 import { context, type Deps, type Render } from "../context";
 import { asRecord, listFrom, redirectTo } from "../lib/http";
 import { translateErrors, type MessageKey } from "../lib/i18n";
 import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
 import { findCountry } from "../lib/places";
-import { usernameSchema } from "./schema";
-import { isUsernameTaken, updateProfile } from "./service";
-
-/** The first onboarding step still missing its answer (6 when all are done). */
-export function firstIncompleteStep(user: User): number {
-  if (!user.firstName || !user.lastName) return 1;
-  if (!user.username) return 2;
-  if (!user.dateOfBirth) return 3;
-  if (!user.photo) return 4;
-  if (!user.country || !user.city) return 5;
-  return 6;
-}
-
-/** Which fields each step saves, and the spec's two-line message when it fails. */
-const STEP_FIELDS: Record<number, { fields: string[]; alert?: (errors: Record<string, MessageKey>) => { title: MessageKey; body: MessageKey } | undefined }> = {
-  1: { fields: ["firstName", "lastName"], alert: () => ({ title: "profile.requiredFields", body: "profile.bothNamesRequired" }) },
-  2: {
-    fields: ["username"],
-    alert: (e) => (e.username === "profile.usernameTaken" ? { title: "profile.usernameNotAvailable", body: "profile.usernameChooseAnother" } : undefined),
-  },
-  3: {
-    fields: ["dateOfBirth"],
-    alert: (e) => (e.dateOfBirth === "profile.ageRequirement" ? { title: "profile.ageRequirementTitle", body: "profile.ageRequirement" } : undefined),
-  },
-  4: { fields: ["photos"] },
-  5: { fields: ["country", "city"] },
-};
+import { checkUsername, updateProfile } from "./service";
 
 /** Onboarding, and the fragments its fields and the settings location card swap in. */
 export function profileRoutes(deps: Deps) {
@@ -53,7 +28,7 @@ export function profileRoutes(deps: Deps) {
     .post("/onboarding", async ({ request, body, state, user, render, sendTo }) => {
       const input = asRecord(body);
       const step = Number(input.step);
-      const spec = STEP_FIELDS[step];
+      const spec = onboardingStep(step);
       if (!spec || step > firstIncompleteStep(user)) return redirectTo(request, "/onboarding");
       const values = onboardingValues(user);
 
@@ -79,17 +54,9 @@ export function profileRoutes(deps: Deps) {
       return sendTo("/browse", { title: "toast.profileCompleted", body: "toast.profileCompletedBody" });
     }, { signedIn: true })
     .get("/fragments/username-status", async ({ request, query, state, user, render }) => {
-      const view = viewOf(deps, state, request);
-      const parsed = usernameSchema.safeParse(query.username ?? "");
-      if (!parsed.success) {
-        const key = parsed.error.issues[0]!.message as MessageKey;
-        const value = String(query.username ?? "").trim();
-        if (!value) return htmlResponse(String(<UsernameStatus view={view} state="unknown" />));
-        return htmlResponse(String(<UsernameStatus view={view} state={key === "profile.usernameTooShort" ? "tooShort" : "invalid"} message={state.t(key)} />));
-      }
-      if (parsed.data === user.username) return htmlResponse(String(<UsernameStatus view={view} state="unchanged" />));
-      const taken = await isUsernameTaken(deps.db, parsed.data, user.id);
-      return htmlResponse(String(<UsernameStatus view={view} state={taken ? "taken" : "available"} />));
+      const check = await checkUsername(deps, user, query.username);
+      const message = check.state === "tooShort" || check.state === "invalid" ? state.t(check.message) : undefined;
+      return htmlResponse(String(<UsernameStatus view={viewOf(deps, state, request)} state={check.state} message={message} />));
     }, { signedIn: true })
     .get("/fragments/location", ({ request, query, state, user, render }) => {
       const view = viewOf(deps, state, request);

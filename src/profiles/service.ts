@@ -23,11 +23,6 @@ import {
   visibilitySchema,
 } from "./schema";
 
-/** Onboarding is done when every one of its five steps has its answer. */
-export function isProfileComplete(user: User): boolean {
-  return Boolean(user.firstName && user.lastName && user.username && user.dateOfBirth && user.photo && user.country && user.city);
-}
-
 export async function isUsernameTaken(db: Db, username: string, exceptUserId?: string): Promise<boolean> {
   const row = await db
     .select({ id: users.id })
@@ -35,6 +30,24 @@ export async function isUsernameTaken(db: Db, username: string, exceptUserId?: s
     .where(exceptUserId ? and(eq(users.username, username), ne(users.id, exceptUserId)) : eq(users.username, username))
     .get();
   return Boolean(row);
+}
+
+/** What a typed username would be: the onboarding field's status and the API's `available`. */
+export type UsernameCheck =
+  | { state: "unchanged" | "taken" | "available" }
+  /** Nothing typed: the field shows no status; the API says why it is not available. */
+  | { state: "unknown" | "tooShort" | "invalid"; message: MessageKey };
+
+/** Checks a username as typed, for `user` (their current one is "unchanged"). */
+export async function checkUsername(deps: Deps, user: User, typed: unknown): Promise<UsernameCheck> {
+  const parsed = usernameSchema.safeParse(typeof typed === "string" ? typed : "");
+  if (!parsed.success) {
+    const message = firstIssue(parsed.error);
+    if (typeof typed !== "string" || !typed.trim()) return { state: "unknown", message };
+    return { state: message === "profile.usernameTooShort" ? "tooShort" : "invalid", message };
+  }
+  if (parsed.data === user.username) return { state: "unchanged" };
+  return { state: (await isUsernameTaken(deps.db, parsed.data, user.id)) ? "taken" : "available" };
 }
 
 export type FieldErrors = Record<string, MessageKey>;

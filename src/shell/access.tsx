@@ -1,7 +1,7 @@
 import { Landing } from "../../views/shell/Landing";
 import type { Access, Deps, RequestState } from "../context";
 import { json, redirectTo, wantsJson } from "../lib/http";
-import { isProfileComplete } from "../profiles/service";
+import { isProfileComplete } from "../profiles/onboarding";
 import { renderPage } from "./render";
 
 /** Callers that read JSON: the API, scripts, islands, and htmx fragments. */

@@ -1,4 +1,5 @@
 import type { User } from "../../db/schema";
+import { ONBOARDING_STEPS } from "../../src/profiles/onboarding";
 import { MAX_PHOTOS, USERNAME_MIN } from "../../src/profiles/schema";
 import type { View } from "../../src/shell/view";
 import { CityOptions, CountryOptions, FieldError, FormAlert, TextField } from "../components/Fields";
@@ -7,7 +8,6 @@ import { Island } from "../components/Island";
 import { Document } from "../layouts/Document";
 import { photoGridTexts, PhotoGridFallback } from "./PhotoGridField";
 
-export const ONBOARDING_STEPS = 5;
 
 export interface OnboardingState {
   step: number;
