@@ -25,15 +25,11 @@ import { renderPage } from "./shell/render";
 import { notFoundRoute, shellRoutes } from "./shell/routes";
 import { accessDenied } from "./shell/access";
 
-export interface AppOptions {
-  config: Config;
-  db: Db;
-  secrets: Secrets;
-  assets: AssetManifest;
-  now?: () => number;
-  limits?: Partial<Deps["limits"]>;
-  storage?: ObjectStorage;
-}
+/** What createApp is given: the parts of `Deps` made outside it, plus overrides for tests. */
+export type AppOptions = Pick<Deps, "config" | "db" | "secrets" | "assets"> &
+  Partial<Pick<Deps, "now" | "storage">> & {
+    limits?: Partial<Deps["limits"]>;
+  };
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 

@@ -4,7 +4,7 @@ import { LocationFields, Onboarding, onboardingValues, UsernameStatus, type Onbo
 import { firstIncompleteStep, onboardingStep, ONBOARDING_STEPS } from "./onboarding";
 import { context, type Deps, type Render } from "../context";
 import { asRecord, listFrom, redirectTo } from "../lib/http";
-import { translateErrors, type MessageKey } from "../lib/i18n";
+import { translateErrors } from "../lib/i18n";
 import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
 import { findCountry } from "../lib/places";
