@@ -1,11 +1,9 @@
 import { count } from "drizzle-orm";
 import { activities, bookings, messages, reviews, users } from "./schema";
 import { writeTransaction, type Db } from "./client";
+import { activityRow, bookingRow, reviewRow, userRow } from "./factories";
 import { demoActivities, demoCities, demoGuest, demoHosts, demoReviewTexts, DEMO_PASSWORD, type DemoPerson } from "./demo-data";
 import { categories } from "../src/activities/categories";
-import { cityByName } from "../src/lib/places";
-import { priceFor } from "../src/lib/pricing";
-import { localOf } from "../src/lib/time";
 
 /** A small deterministic random source, so the demo is the same on every machine. */
 export function seededRandom(seed: number) {
@@ -24,15 +22,12 @@ const DAY = 24 * 60 * 60 * 1000;
 
 function personRow(person: DemoPerson, index: number, passwordHash: string) {
   const photo = `/static/avatars/avatar-${(index % 12) + 1}.svg`;
-  return {
-    id: crypto.randomUUID(),
+  return userRow({
     email: person.email,
-    emailVerified: true,
     passwordHash,
     username: person.username,
     firstName: person.firstName,
     lastName: person.lastName,
-    name: `${person.firstName} ${person.lastName}`,
     dateOfBirth: person.dateOfBirth,
     photo,
     photos: [photo],
@@ -42,7 +37,7 @@ function personRow(person: DemoPerson, index: number, passwordHash: string) {
     city: person.city,
     languages: person.languages,
     interests: person.interests,
-  };
+  });
 }
 
 /**
@@ -63,23 +58,22 @@ export async function seedDemo(db: Db, now = Date.now()) {
     // Spread the activities so every city gets several categories.
     const host = hostRows[(i * 5) % hostRows.length]!;
     const photoNumbers = [1, 2, 3].sort(() => random() - 0.5).slice(0, 1 + Math.floor(random() * 3));
-    return {
-      id: crypto.randomUUID(),
-      hostId: host.id,
-      country: host.country,
-      city: host.city,
-      category: a.category,
-      title: a.title,
-      description: a.description,
-      hourlyRateCents: a.rate * 100,
-      photos: photoNumbers.map((n) => `/static/photos/${a.category}-${n}.svg`),
-      minDurationMinutes: a.minMinutes ?? 60,
-      maxDurationMinutes: a.maxMinutes ?? null,
-      meetingPoint: a.meetingPoint ?? null,
-      hasMeetingPoint: Boolean(a.meetingPoint),
-      createdAt: now - i * 3 * 60 * 60 * 1000,
-      updatedAt: now - i * 3 * 60 * 60 * 1000,
-    };
+    const createdAt = now - i * 3 * 60 * 60 * 1000;
+    return activityRow(
+      host,
+      {
+        category: a.category,
+        title: a.title,
+        description: a.description,
+        hourlyRateCents: a.rate * 100,
+        photos: photoNumbers.map((n) => `/static/photos/${a.category}-${n}.svg`),
+        minDurationMinutes: a.minMinutes ?? 60,
+        maxDurationMinutes: a.maxMinutes ?? null,
+        meetingPoint: a.meetingPoint ?? null,
+        hasMeetingPoint: Boolean(a.meetingPoint),
+      },
+      createdAt,
+    );
   });
 
   // Past, completed bookings with reviews from both sides.
@@ -92,58 +86,26 @@ export async function seedDemo(db: Db, now = Date.now()) {
     for (let k = 0; k < howMany; k++) {
       const guests = people.filter((p) => p.id !== activity.hostId);
       const guest = guests[Math.floor(random() * guests.length)]!;
-      const durationMinutes = activity.minDurationMinutes;
-      const price = priceFor(activity.hourlyRateCents, durationMinutes);
-      const startsAt = now - (7 + Math.floor(random() * 60)) * DAY - Math.floor(random() * 8) * 60 * 60 * 1000;
-      const tz = cityByName(activity.city)!.timeZone;
-      const local = localOf(startsAt, tz);
-      const bookingId = crypto.randomUUID();
-      bookingRows.push({
-        id: bookingId,
-        guestId: guest.id,
-        hostId: activity.hostId,
-        activityId: activity.id,
-        status: "completed",
-        startsAtLocal: `${local}:00`,
-        timeZone: tz,
-        startsAt,
-        endsAt: startsAt + durationMinutes * 60 * 1000,
-        durationMinutes,
-        hourlyRateCents: activity.hourlyRateCents,
-        ...price,
-        message: "Hi! I'd love to join.",
-        paymentProvider: "test",
-        respondBy: startsAt - 2 * DAY,
-        respondedAt: startsAt - 3 * DAY,
-        completedAt: startsAt + durationMinutes * 60 * 1000,
-        createdAt: startsAt - 4 * DAY,
-        updatedAt: startsAt + durationMinutes * 60 * 1000,
-      });
+      const hour = 60 * 60 * 1000;
+      // On the hour, as bookings start.
+      const startsAt = Math.floor((now - (7 + Math.floor(random() * 60)) * DAY - Math.floor(random() * 8) * hour) / hour) * hour;
+      const booking = bookingRow(
+        { ...activity, minDurationMinutes: activity.minDurationMinutes ?? 60 },
+        { guestId: guest.id, startsAt, status: "completed", respondBy: startsAt - 2 * DAY, respondedAt: startsAt - 3 * DAY },
+      );
+      const bookingId = booking.id;
+      const durationMinutes = booking.durationMinutes;
+      bookingRows.push(booking);
       messageRows.push(
         { id: crypto.randomUUID(), bookingId, senderId: guest.id, content: "booking_request", isSystemMessage: true, systemMessageType: "booking_request", readBy: [guest.id, activity.hostId], createdAt: startsAt - 4 * DAY },
         { id: crypto.randomUUID(), bookingId, senderId: activity.hostId, content: "booking_accepted", isSystemMessage: true, systemMessageType: "booking_accepted", readBy: [guest.id, activity.hostId], createdAt: startsAt - 3 * DAY },
         { id: crypto.randomUUID(), bookingId, senderId: activity.hostId, content: "booking_completed", isSystemMessage: true, systemMessageType: "booking_completed", readBy: [guest.id, activity.hostId], createdAt: startsAt + durationMinutes * 60 * 1000 },
       );
       const text = demoReviewTexts[Math.floor(random() * demoReviewTexts.length)]!;
-      reviewRows.push({
-        id: crypto.randomUUID(),
-        bookingId,
-        reviewerId: guest.id,
-        reviewedUserId: activity.hostId,
-        activityId: activity.id,
-        stars: random() < 0.7 ? 5 : 4,
-        text: text || null,
-        createdAt: startsAt + DAY,
-      });
-      reviewRows.push({
-        id: crypto.randomUUID(),
-        bookingId,
-        reviewerId: activity.hostId,
-        reviewedUserId: guest.id,
-        stars: 5,
-        text: "Great guest, welcome back any time.",
-        createdAt: startsAt + DAY + 60_000,
-      });
+      reviewRows.push(
+        reviewRow({ bookingId, reviewerId: guest.id, reviewedUserId: activity.hostId, activityId: activity.id, stars: random() < 0.7 ? 5 : 4, text: text || null, createdAt: startsAt + DAY }),
+        reviewRow({ bookingId, reviewerId: activity.hostId, reviewedUserId: guest.id, stars: 5, text: "Great guest, welcome back any time.", createdAt: startsAt + DAY + 60_000 }),
+      );
     }
   });
 

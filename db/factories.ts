@@ -1,0 +1,118 @@
+import { cityByName } from "../src/lib/places";
+import { priceFor } from "../src/lib/pricing";
+import { localOf } from "../src/lib/time";
+import type { Db } from "./client";
+import { activities, bookings, reviews, users, type Activity, type BookingStatus } from "./schema";
+
+/**
+ * Rows as the app would have written them, for the demo seed and the tests: a person with or
+ * without a finished profile, an activity, a booking in any status (its prices and times worked
+ * out the way booking does), a review. `insert` writes one directly, without going through the
+ * screens (no HTTP calls, no image encoding).
+ */
+
+const HOUR = 60 * 60 * 1000;
+const DAY = 24 * HOUR;
+let counter = 0;
+const next = () => `${Date.now().toString(36)}${(++counter).toString(36)}`;
+
+type NewUser = typeof users.$inferInsert;
+type NewActivity = typeof activities.$inferInsert;
+type NewBooking = typeof bookings.$inferInsert;
+type NewReview = typeof reviews.$inferInsert;
+
+/** A person; `complete: false` stops after sign-up (no profile), as a new account is. */
+export function userRow(overrides: Partial<NewUser> = {}, { complete = true } = {}): NewUser & { id: string } {
+  const id = overrides.id ?? crypto.randomUUID();
+  const handle = `person${next()}`;
+  const base: NewUser & { id: string } = { id, email: `${handle}@example.com`, emailVerified: true };
+  if (!complete) return { ...base, ...overrides, id };
+  const photo = "/static/avatars/avatar-1.svg";
+  const firstName = overrides.firstName ?? "Sam";
+  const lastName = overrides.lastName ?? "Rivera";
+  return {
+    ...base,
+    username: handle,
+    firstName,
+    lastName,
+    name: `${firstName} ${lastName}`,
+    dateOfBirth: "1990-05-15",
+    photo,
+    photos: [photo],
+    profileImageUrl: photo,
+    country: "United States",
+    city: "New York",
+    ...overrides,
+    id,
+  };
+}
+
+/** An activity hosted by `host`, in the host's city unless told otherwise. */
+export function activityRow(host: { id: string; city?: string | null; country?: string | null }, overrides: Partial<NewActivity> = {}, now = Date.now()): NewActivity & { id: string } {
+  return {
+    id: crypto.randomUUID(),
+    hostId: host.id,
+    country: host.country ?? "United States",
+    city: host.city ?? "New York",
+    category: "sports",
+    title: "Tennis for beginners",
+    description: "Forehand, backhand and a friendly match.",
+    hourlyRateCents: 4000,
+    photos: [],
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
+  };
+}
+
+/**
+ * A booking of `activity` by `guestId` starting at `startsAt` (epoch ms), with the server's
+ * prices and the activity city's wall clock. Timestamps follow the status: answered bookings
+ * have `respondedAt`, completed ones `completedAt`.
+ */
+export function bookingRow(
+  activity: Pick<Activity, "id" | "hostId" | "city" | "hourlyRateCents" | "minDurationMinutes">,
+  opts: { guestId: string; startsAt: number; status?: BookingStatus; durationMinutes?: number; createdAt?: number } & Partial<NewBooking>,
+): NewBooking & { id: string } {
+  const { guestId, startsAt, status = "pending", durationMinutes = activity.minDurationMinutes, createdAt = startsAt - 4 * DAY, ...overrides } = opts;
+  const timeZone = cityByName(activity.city)?.timeZone ?? "UTC";
+  const endsAt = startsAt + durationMinutes * 60 * 1000;
+  const answered = status !== "pending";
+  return {
+    id: crypto.randomUUID(),
+    guestId,
+    hostId: activity.hostId,
+    activityId: activity.id,
+    status,
+    startsAtLocal: localOf(startsAt, timeZone),
+    timeZone,
+    startsAt,
+    endsAt,
+    durationMinutes,
+    hourlyRateCents: activity.hourlyRateCents,
+    ...priceFor(activity.hourlyRateCents, durationMinutes),
+    message: "Hi! I'd love to join.",
+    paymentProvider: "test",
+    respondBy: Math.min(createdAt + DAY, startsAt),
+    respondedAt: answered ? createdAt + HOUR : null,
+    completedAt: status === "completed" ? endsAt : null,
+    createdAt,
+    updatedAt: status === "completed" ? endsAt : createdAt,
+    ...overrides,
+  };
+}
+
+/** A review of one side of a booking by the other. */
+export function reviewRow(opts: { bookingId: string; reviewerId: string; reviewedUserId: string; activityId?: string | null; stars?: number; text?: string | null; createdAt?: number }): NewReview & { id: string } {
+  return { id: crypto.randomUUID(), stars: 5, text: null, activityId: null, createdAt: Date.now(), ...opts };
+}
+
+/** Writes rows straight into the database and returns them as read back. */
+export function insert(db: Db) {
+  return {
+    user: (row: NewUser) => db.insert(users).values(row).returning().get(),
+    activity: (row: NewActivity) => db.insert(activities).values(row).returning().get(),
+    booking: (row: NewBooking) => db.insert(bookings).values(row).returning().get(),
+    review: (row: NewReview) => db.insert(reviews).values(row).returning().get(),
+  };
+}
