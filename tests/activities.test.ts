@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { activities, bookings } from "../db/schema";
 import { seedDemo } from "../db/seed";
-import { categories } from "../src/activities/categories";
+import { activityRow, bookingRow, insert, userRow } from "../db/factories";
+import { categories, categoryLabelKey } from "../src/activities/categories";
+import { translator } from "../src/lib/i18n";
 import { makeLimits } from "../src/context";
 import { priceFor } from "../src/lib/pricing";
 import { makeTestApp, type Client } from "./helpers";
@@ -222,8 +224,11 @@ describe("browse", () => {
   });
 
   test("a forged cursor is just the first page", async () => {
-    const res = await guest.get("/api/activities?city=Tokyo&cursor=%27%20OR%201%3D1");
-    expect(res.status).toBe(200);
+    const first = await guest.get("/api/activities?city=Tokyo");
+    const forged = await guest.get("/api/activities?city=Tokyo&cursor=%27%20OR%201%3D1");
+    expect(forged.status).toBe(200);
+    expect(await forged.json()).toEqual(await first.json());
+    expect(forged.headers.get("x-next-cursor")).toBe(first.headers.get("x-next-cursor"));
   });
 });
 
@@ -273,15 +278,29 @@ describe("pages", () => {
 
   test("the dashboard counts activities, requests and earnings from real data", async () => {
     const d = await makeTestApp();
-    await seedDemo(d.db);
-    const demoHost = d.client();
-    await demoHost.postJson("/api/login", { email: "host@offline.test", password: "offline-demo" });
-    const html = await (await demoHost.get("/host")).text();
+    const put = insert(d.db);
+    const hostUser = put.user(userRow({ username: "counted" }));
+    const guestUser = put.user(userRow());
+    const made = [0, 1, 2].map((i) => put.activity(activityRow(hostUser, { title: `Lesson ${i}`, hourlyRateCents: 5000 })));
+    const start = Date.parse("2026-12-10T15:00:00Z");
+    // Two open requests, one completed booking of 2 hours at $50 (host earns 80 % of $100), one declined.
+    put.booking(bookingRow(made[0]!, { guestId: guestUser.id, startsAt: start }));
+    put.booking(bookingRow(made[1]!, { guestId: guestUser.id, startsAt: start + 86_400_000 }));
+    put.booking(bookingRow(made[2]!, { guestId: guestUser.id, startsAt: start - 30 * 86_400_000, status: "completed", durationMinutes: 120 }));
+    put.booking(bookingRow(made[2]!, { guestId: guestUser.id, startsAt: start - 20 * 86_400_000, status: "rejected" }));
+    const c = d.client();
+    await c.signInAs(hostUser.id);
+
+    const earnings = await body(await c.get("/api/host/earnings"));
+    expect(earnings).toEqual({ totalEarnings: "80.00", pendingPayouts: "80.00", completedBookings: 1 });
+    expect(((await body(await c.get("/api/host/requests"))) as unknown as unknown[]).length).toBe(2);
+    const html = await (await c.get("/host")).text();
+    const counter = (label: string) => new RegExp(`>\\s*(\\d+|\\$[\\d,]+)\\s*</[^>]+>\\s*<[^>]+>\\s*${label}\\s*<`).exec(html)?.[1];
+    expect(counter("Activities")).toBe("3");
+    expect(counter("Requests")).toBe("2");
+    expect(counter("Earnings")).toBe("$80");
+    // Earnings and no payout account: the way to set one up.
     expect(html).toContain("Verify Account to Withdraw");
-    expect(html).toContain("My Activities");
-    const earnings = await body(await demoHost.get("/api/host/earnings"));
-    expect(Number(earnings.totalEarnings)).toBeGreaterThan(0);
-    expect(await (await demoHost.get("/host-dashboard")).text()).toContain("Earnings Summary");
     d.cleanup();
   });
 
@@ -293,8 +312,19 @@ describe("pages", () => {
     expect((await stranger.get(`/edit-activity/${created.id}`)).status).toBe(404);
   });
 
-  test("every category has a label and a default photo", async () => {
-    for (const c of categories) expect((await stranger.get(`/static/photos/${c}-1.svg`)).status).toBe(200);
+  test("every category has a label in both languages and a default photo", async () => {
+    const en = translator("en");
+    const fr = translator("fr");
+    for (const c of categories) {
+      const key = categoryLabelKey(c);
+      expect(en(key)).not.toBe(key);
+      expect(en(key).length).toBeGreaterThan(2);
+      expect(fr(key)).not.toBe(key);
+      expect((await stranger.get(`/static/photos/${c}-1.svg`)).status).toBe(200);
+    }
+    // The browse filter shows them.
+    const browse = await (await stranger.get("/browse?filters=1")).text();
+    for (const c of categories) expect(browse).toContain(`>${en(categoryLabelKey(c))}<`);
   });
 });
 

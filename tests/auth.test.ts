@@ -121,7 +121,7 @@ describe("sign-in", () => {
     await c.postJson("/api/login", { email, password });
     const second = c.cookies.get("sid")!;
     expect(second).not.toBe(first);
-    const old = new Client(t.app);
+    const old = new Client(t.app, t.deps);
     old.cookies.set("sid", first);
     expect((await old.get("/api/auth/user")).status).toBe(401);
     expect((await c.get("/api/auth/user")).status).toBe(200);
@@ -260,7 +260,7 @@ describe("sign-out and the current user", () => {
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/");
     expect(c.cookies.has("sid")).toBe(false);
-    const replay = new Client(t.app);
+    const replay = new Client(t.app, t.deps);
     replay.cookies.set("sid", token);
     expect((await replay.get("/api/auth/user")).status).toBe(401);
   });
@@ -314,7 +314,7 @@ describe("bad input never crashes", () => {
   });
 
   test("an absurd session cookie is just signed out", async () => {
-    const c = new Client(t.app);
+    const c = new Client(t.app, t.deps);
     c.cookies.set("sid", "x".repeat(5000));
     expect((await c.get("/api/auth/user")).status).toBe(401);
   });

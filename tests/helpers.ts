@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { migrate, openDb } from "../db/client";
 import { seedDemo } from "../db/seed";
 import { createApp, type AppOptions } from "../src/app";
+import { createSession } from "../src/auth/service";
+import type { Deps } from "../src/context";
 import { loadConfig } from "../src/config";
 import { loadManifest } from "../src/lib/manifest";
 import { RateLimiter } from "../src/lib/rate-limit";
@@ -31,7 +33,7 @@ export async function makeTestApp(opts: { env?: Record<string, string>; limits?:
     deps,
     db,
     dataDir,
-    client: () => new Client(app),
+    client: () => new Client(app, deps),
     cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
   };
 }
@@ -43,7 +45,10 @@ export class Client {
   cookies = new Map<string, string>();
   csrf = "";
 
-  constructor(private app: Handler) {}
+  constructor(
+    private app: Handler,
+    private deps: Deps,
+  ) {}
 
   async request(path: string, init: RequestInit & { json?: unknown; form?: Record<string, string>; csrf?: false } = {}) {
     const headers = new Headers(init.headers);
@@ -120,6 +125,13 @@ export class Client {
     });
     if (res.status !== 200) throw new Error(`profile failed: ${res.status} ${await res.text()}`);
     return { ...account, user: (await res.json()) as { id: string; username: string; email: string } };
+  }
+
+  /** Starts a session for a person made with the factories, as signing in would. */
+  async signInAs(userId: string) {
+    const session = await createSession(this.deps.db, userId, this.deps.now());
+    this.cookies.set(this.deps.cookies.session, session.token);
+    this.csrf = session.csrf;
   }
 
   async signUp(email = `user${Math.random().toString(36).slice(2)}@example.com`, password = "secret123") {
