@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
+import { brotliDecompressSync } from "node:zlib";
 import { signUpAndOnboard } from "./flows";
 import { serverAndBrowser } from "./harness";
 
@@ -31,4 +32,18 @@ test("the single binary alone, on an empty data directory, serves the app and a 
   expect(await page.locator("[data-carousel] img").first().evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth))).toBeGreaterThan(0);
   expect(failed).toEqual([] as string[]);
   await page.close();
+});
+
+test("the binary serves its built files compressed at build time", async () => {
+  const manifest = (await Bun.file(join(root, "build/manifest.json")).json()) as { css: string; files: Record<string, string> };
+  const res = await fetch(`${env.server.url}${manifest.css}`, { headers: { "Accept-Encoding": "br" }, decompress: false });
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-encoding")).toBe("br");
+  expect(res.headers.get("content-type")).toStartWith("text/css");
+  expect(res.headers.get("vary")).toBe("Accept-Encoding");
+  const body = new Uint8Array(await res.arrayBuffer());
+  expect(Number(res.headers.get("content-length"))).toBe(body.length);
+  const original = await Bun.file(join(root, manifest.files[manifest.css]!)).bytes();
+  expect(new Uint8Array(brotliDecompressSync(body))).toEqual(original);
+  expect(body.length).toBeLessThan(original.length / 2);
 });
