@@ -8,7 +8,6 @@ import { startShell } from "./shell";
 type Mount = (element: HTMLElement, props: never) => void;
 
 const registry: Record<string, () => Promise<{ mount: Mount }>> = {
-  InstallPrompt: () => import("./InstallPrompt"),
   PhotoGrid: () => import("./PhotoGrid"),
   ActivityMap: () => import("./ActivityMap"),
   AddressInput: () => import("./AddressInput"),
@@ -47,5 +46,5 @@ declare global {
 
 window.offline = { mountIslands };
 document.addEventListener("htmx:load", (event) => void mountIslands(event.target as ParentNode));
-startShell(mountIslands);
+startShell();
 void mountIslands();

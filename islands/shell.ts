@@ -116,8 +116,14 @@ interface InstallEvent extends Event {
   userChoice: Promise<{ outcome: "accepted" | "dismissed" }>;
 }
 
-function watchInstall(mountIslands: (root?: ParentNode) => Promise<void>) {
+/**
+ * The install card, rendered hidden by the server: shown when the browser says the app can be
+ * installed (unless dismissed before or already running installed); "Install" asks the browser's
+ * own prompt, "Not now" is remembered.
+ */
+function watchInstall() {
   let deferred: InstallEvent | null = null;
+  const card = () => document.getElementById("install-card");
   const dismissed = () => {
     try {
       return localStorage.getItem(INSTALL_DISMISSED_KEY) === "true";
@@ -128,26 +134,28 @@ function watchInstall(mountIslands: (root?: ParentNode) => Promise<void>) {
   window.addEventListener("beforeinstallprompt", (event) => {
     event.preventDefault();
     deferred = event as InstallEvent;
-    const slot = document.getElementById("install-slot");
-    if (!slot || dismissed() || window.matchMedia?.("(display-mode: standalone)").matches) return;
-    if (slot.querySelector("[data-island]")) return;
-    const island = document.createElement("div");
-    island.dataset.island = "InstallPrompt";
-    island.dataset.props = slot.dataset.texts ?? "{}";
-    slot.append(island);
-    void mountIslands(slot);
+    const el = card();
+    if (!el || dismissed() || window.matchMedia?.("(display-mode: standalone)").matches) return;
+    el.hidden = false;
   });
-  document.addEventListener("install:accept", async () => {
-    if (!deferred) return;
-    await deferred.prompt?.();
-    deferred = null;
+  document.addEventListener("click", (event) => {
+    const button = (event.target as Element | null)?.closest?.<HTMLElement>("#install-card [data-install]");
+    if (!button) return;
+    const el = card();
+    if (el) el.hidden = true;
+    if (button.dataset.install === "accept") {
+      void deferred?.prompt?.();
+      deferred = null;
+    } else {
+      try {
+        localStorage.setItem(INSTALL_DISMISSED_KEY, "true");
+      } catch {}
+    }
   });
-  document.addEventListener("install:dismiss", () => {
-    try {
-      localStorage.setItem(INSTALL_DISMISSED_KEY, "true");
-    } catch {}
+  window.addEventListener("appinstalled", () => {
+    const el = card();
+    if (el) el.hidden = true;
   });
-  window.addEventListener("appinstalled", () => document.getElementById("install-slot")?.replaceChildren());
 }
 
 /** Images inside .img-frame show the spec's 'Failed to load image' when they cannot load. */
@@ -293,7 +301,7 @@ function watchCopyButtons() {
   });
 }
 
-export function startShell(mountIslands: (root?: ParentNode) => Promise<void>) {
+export function startShell() {
   for (const toast of document.querySelectorAll<HTMLElement>("#toasts .toast")) arm(toast);
   // A toast an island left before moving to another page (the wizard's "Activity created").
   try {
@@ -343,7 +351,7 @@ export function startShell(mountIslands: (root?: ParentNode) => Promise<void>) {
     }
   });
   watchCopyButtons();
-  watchInstall(mountIslands);
+  watchInstall();
   watchImages();
 
   if ("serviceWorker" in navigator && location.protocol !== "file:") {

@@ -3,14 +3,18 @@
  *   - the page script (islands/loader.ts) with each island and React in split chunks,
  *   - the stylesheet: public/base.css plus UnoCSS utilities generated from views/ and islands/,
  *   - htmx, copied from its package.
- * and writes build/manifest.json, which the server reads to link them.
+ * and writes build/manifest.json, which the server reads to link them. Every compressible file
+ * the server ships (built CSS/JS, and the SVG, scripts and styles under public/) gets a brotli
+ * and a gzip copy at maximum quality, so serving one costs no compression work.
  * With --compile it then makes the single executable dist/offline, with every shipped file
  * (migrations, public/, the built files) embedded.
  */
 import { createGenerator } from "@unocss/core";
 import { Glob } from "bun";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { basename, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
+import { PRECOMPRESSED_EXTENSIONS, precompressedPath } from "../src/lib/assets";
+import { compressBytes, type Encoding } from "../src/lib/compression";
 import unoConfig from "../uno.config";
 
 const root = join(import.meta.dir, "..");
@@ -70,12 +74,29 @@ const leafletCss = emit("leaflet", "css", await Bun.file(join(root, "node_module
 const htmx = emit("htmx", "js", await Bun.file(join(root, "node_modules/htmx.org/dist/htmx.min.js")).bytes());
 
 writeFileSync(join(root, "build/manifest.json"), JSON.stringify({ css, loader, htmx, leafletCss, files }, null, 2));
-console.log(`Built ${Object.keys(files).length} files in ${Math.round(performance.now() - started)} ms.`);
+
+// 4. Compressed copies, once and at maximum quality; kept only when smaller than the file.
+let compressed = 0;
+for (const pattern of ["build/public/**/*", "public/**/*"]) {
+  for await (const file of new Glob(pattern).scan(root)) {
+    if (!PRECOMPRESSED_EXTENSIONS.test(file)) continue;
+    const data = await Bun.file(join(root, file)).bytes();
+    for (const encoding of ["br", "gzip"] as Encoding[]) {
+      const out = compressBytes(data, encoding, "max");
+      if (out.length >= data.length) continue;
+      const target = join(root, precompressedPath(file, encoding));
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, out);
+      compressed++;
+    }
+  }
+}
+console.log(`Built ${Object.keys(files).length} files (${compressed} compressed copies) in ${Math.round(performance.now() - started)} ms.`);
 
 if (process.argv.includes("--compile")) {
   // Every file the server reads at run time, embedded by import so the binary needs nothing else.
   const shipped: string[] = ["build/manifest.json"];
-  for (const pattern of ["db/migrations/**/*", "public/**/*", "build/public/**/*"]) {
+  for (const pattern of ["db/migrations/**/*", "public/**/*", "build/public/**/*", "build/precompressed/**/*"]) {
     for await (const file of new Glob(pattern).scan(root)) shipped.push(file);
   }
   // sharp's libvips is loaded from a path relative to node_modules, which the binary lacks:

@@ -16,6 +16,7 @@ import { makeStorage, type ObjectStorage } from "./uploads/storage";
 import type { Config } from "./config";
 import { accessOf, context, cookieNames, makeLimits, requestState, type Deps } from "./context";
 import { bodyParser, bodyRefusal } from "./lib/body";
+import { compressResponse } from "./lib/compression";
 import { json, redirectTo, serializeCookie, wantsJson } from "./lib/http";
 import { SESSION_TTL_MS } from "./auth/service";
 import { JobRunner } from "./lib/jobs";
@@ -142,6 +143,10 @@ export function createApp(options: AppOptions) {
           response.headers.append("Set-Cookie", serializeCookie(deps.cookies.session, state.sessionToken, { maxAge: SESSION_TTL_MS / 1000, secure: options.config.secureCookies }));
         }
       }
+    })
+    // Every answer leaves compressed when it is worth it (src/lib/compression.ts).
+    .mapResponse({ as: "global" }, ({ request, responseValue }) => {
+      if (responseValue instanceof Response) return compressResponse(request, responseValue);
     })
     .onError(async ({ code, error, request }) => {
       const state = await requestState(deps, request);

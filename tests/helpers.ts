@@ -101,7 +101,7 @@ export class Client {
   /** Uploads a real photo through the three upload calls; returns its path. */
   async uploadPhoto(bytes?: Uint8Array<ArrayBuffer>, endpoint = "/api/profile-images") {
     const { uploadURL } = (await (await this.postJson("/api/objects/upload", {})).json()) as { uploadURL: string };
-    const url = new URL(uploadURL);
+    const url = new URL(uploadURL, ORIGIN);
     const put = await this.request(url.pathname + url.search, { method: "PUT", body: bytes ?? (await makeJpeg()), headers: { "content-type": "image/jpeg" } });
     if (put.status !== 200) throw new Error(`upload failed: ${put.status}`);
     const done = await this.putJson(endpoint, { imageURL: uploadURL });

@@ -43,7 +43,7 @@ function routesWithBodies() {
 /** A signed upload URL, for routes that read their raw body after checking it. */
 async function signedUploadPath(c: Client) {
   const res = await c.postJson("/api/objects/upload", {});
-  const url = new URL(((await res.json()) as { uploadURL: string }).uploadURL);
+  const url = new URL(((await res.json()) as { uploadURL: string }).uploadURL, ORIGIN);
   return url.pathname + url.search;
 }
 

@@ -7,7 +7,7 @@ import { RateLimiter } from "../src/lib/rate-limit";
 import { deleteStaleUploads } from "../src/uploads/service";
 import { loadSharp } from "../src/uploads/sharp";
 import { startFakeS3 } from "./fakes/s3";
-import { Client, makeTestApp } from "./helpers";
+import { Client, makeTestApp, ORIGIN } from "./helpers";
 import { makeJpeg, makePng } from "./images";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -24,7 +24,7 @@ async function upload(c: Client, bytes: Uint8Array<ArrayBuffer>, type = "image/j
   const start = await c.postJson("/api/objects/upload", {});
   expect(start.status).toBe(200);
   const { uploadURL } = (await start.json()) as { uploadURL: string };
-  const url = new URL(uploadURL);
+  const url = new URL(uploadURL, ORIGIN);
   const put = await c.request(url.pathname + url.search, { method: "PUT", body: bytes, headers: { "content-type": type } });
   if (put.status !== 200) return { put, uploadURL };
   const done = await c.request(endpoint, { method: "PUT", json: { imageURL: uploadURL } });
@@ -95,11 +95,11 @@ describe("photo uploads to the data directory", () => {
 
   test("a forged or altered upload URL is refused", async () => {
     const { uploadURL } = (await (await alice.postJson("/api/objects/upload", {})).json()) as { uploadURL: string };
-    const url = new URL(uploadURL);
+    const url = new URL(uploadURL, ORIGIN);
     url.searchParams.set("sig", "forged");
     const put = await alice.request(url.pathname + url.search, { method: "PUT", body: await makeJpeg(), headers: { "content-type": "image/jpeg" } });
     expect(put.status).toBe(403);
-    const later = new URL(uploadURL);
+    const later = new URL(uploadURL, ORIGIN);
     later.searchParams.set("expires", String(Number(later.searchParams.get("expires")) + 3600_000));
     expect((await alice.request(later.pathname + later.search, { method: "PUT", body: await makeJpeg() })).status).toBe(403);
   });
@@ -118,7 +118,7 @@ describe("photo uploads to the data directory", () => {
         const jpeg = await makeJpeg();
         const headers: Record<string, string> = type ? { "content-type": type } : {};
         const { uploadURL } = (await (await alice.postJson("/api/objects/upload", {})).json()) as { uploadURL: string };
-        const forged = new URL(uploadURL);
+        const forged = new URL(uploadURL, ORIGIN);
         forged.searchParams.set("sig", "forged");
         let pulled = 0;
         const body = new ReadableStream<Uint8Array>({
@@ -134,7 +134,7 @@ describe("photo uploads to the data directory", () => {
         const unknown = await t.client().request(`/api/uploads/${crypto.randomUUID()}?expires=1&sig=x`, { method: "PUT", body: jpeg, headers });
         expect(unknown.status).toBe(403);
 
-        const url = new URL(uploadURL);
+        const url = new URL(uploadURL, ORIGIN);
         const put = await t.client().request(url.pathname + url.search, { method: "PUT", body: jpeg, headers });
         expect(put.status).toBe(200);
         const done = await alice.request("/api/profile-images", { method: "PUT", json: { imageURL: uploadURL } });
@@ -150,7 +150,7 @@ describe("photo uploads to the data directory", () => {
     await c.signUp();
     const { uploadURL } = (await (await c.postJson("/api/objects/upload", {})).json()) as { uploadURL: string };
     now += 11 * 60 * 1000;
-    const url = new URL(uploadURL);
+    const url = new URL(uploadURL, ORIGIN);
     const put = await c.request(url.pathname + url.search, { method: "PUT", body: await makeJpeg(), headers: { "content-type": "image/jpeg" } });
     expect(put.status).toBe(403);
     expect(((await put.json()) as { message: string }).message).toContain("expired");
@@ -159,7 +159,7 @@ describe("photo uploads to the data directory", () => {
 
   test("one person cannot turn another person's upload into their photo", async () => {
     const { uploadURL } = (await (await alice.postJson("/api/objects/upload", {})).json()) as { uploadURL: string };
-    const url = new URL(uploadURL);
+    const url = new URL(uploadURL, ORIGIN);
     await alice.request(url.pathname + url.search, { method: "PUT", body: await makeJpeg(), headers: { "content-type": "image/jpeg" } });
     const bob = t.client();
     await bob.signUp();
@@ -177,6 +177,38 @@ describe("photo uploads to the data directory", () => {
       const res = await alice.request("/api/profile-images", { method: "PUT", json: { imageURL } });
       expect(res.status).toBe(404);
     }
+  });
+
+  test("the upload URL is relative, and works at whatever address the browser opened the app", async () => {
+    const { uploadURL } = (await (await alice.postJson("/api/objects/upload", {})).json()) as { uploadURL: string };
+    expect(uploadURL).toMatch(/^\/api\/uploads\/[0-9a-f-]{36}\?expires=\d+&sig=[\w-]+$/);
+    // The app opened at a LAN address: every call goes there, and PUBLIC_URL (localhost) is not involved.
+    const lan = "http://192.168.1.20:3000";
+    const cookie = [...alice.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    const put = await t.app.handle(new Request(lan + uploadURL, { method: "PUT", body: await makeJpeg(), headers: { "content-type": "image/jpeg", origin: lan, cookie } }));
+    expect(put.status).toBe(200);
+    // The absolute form of the same URL, at that address, is accepted back.
+    const done = await t.app.handle(
+      new Request(`${lan}/api/profile-images`, {
+        method: "PUT",
+        body: JSON.stringify({ imageURL: lan + uploadURL }),
+        headers: { "content-type": "application/json", origin: lan, cookie, "x-csrf-token": alice.csrf },
+      }),
+    );
+    expect(done.status).toBe(200);
+    expect(((await done.json()) as { objectPath: string }).objectPath).toMatch(/^\/objects\/[0-9a-f-]{36}$/);
+  });
+
+  test("an upload URL on another host is refused, even with a real upload id", async () => {
+    const { uploadURL } = (await (await alice.postJson("/api/objects/upload", {})).json()) as { uploadURL: string };
+    await alice.request(uploadURL, { method: "PUT", body: await makeJpeg(), headers: { "content-type": "image/jpeg" } });
+    for (const imageURL of [`https://evil.example${uploadURL}`, `//evil.example${uploadURL}`, `https://evil.example/tmp/${uploadURL.split("/")[3]!.split("?")[0]}`]) {
+      const res = await alice.putJson("/api/profile-images", { imageURL });
+      expect(res.status).toBe(404);
+    }
+    // PUBLIC_URL's own form stays accepted (the address outside parties know).
+    const res = await alice.putJson("/api/profile-images", { imageURL: `${ORIGIN}${uploadURL}` });
+    expect(res.status).toBe(200);
   });
 
   test("unknown photos are 404", async () => {
@@ -217,7 +249,7 @@ describe("upload quotas", () => {
     const q = await makeTestApp({ now: () => now, limits: { uploadBytesByUser: new RateLimiter(jpeg.length * 2 + 100, HOUR) } });
     const c = q.client();
     await c.signUp();
-    const start = async () => new URL(((await (await c.postJson("/api/objects/upload", {})).json()) as { uploadURL: string }).uploadURL);
+    const start = async () => new URL(((await (await c.postJson("/api/objects/upload", {})).json()) as { uploadURL: string }).uploadURL, ORIGIN);
     for (let i = 0; i < 2; i++) {
       const url = await start();
       expect((await c.request(url.pathname + url.search, { method: "PUT", body: jpeg, headers: { "content-type": "image/jpeg" } })).status).toBe(200);

@@ -32,6 +32,18 @@ export function assetFile(relPath: string): ReturnType<typeof Bun.file> | null {
   return statSync(path, { throwIfNoEntry: false })?.isFile() ? Bun.file(path) : null;
 }
 
+/** Shipped files that the build also stores compressed (brotli and gzip). */
+export const PRECOMPRESSED_EXTENSIONS = /\.(js|mjs|css|svg|json|webmanifest|txt|html|xml)$/;
+
+/**
+ * Where the build keeps the compressed copy of a shipped file: beside it for built files, and
+ * under build/precompressed/ for files in the source tree (public/), which the build never writes to.
+ */
+export function precompressedPath(relPath: string, encoding: "br" | "gzip"): string {
+  const suffix = encoding === "br" ? ".br" : ".gz";
+  return relPath.startsWith("build/") ? `${relPath}${suffix}` : `build/precompressed/${relPath}${suffix}`;
+}
+
 export async function readAssetText(relPath: string): Promise<string> {
   const file = assetFile(relPath);
   if (!file) throw new Error(`Missing shipped file: ${relPath}`);

@@ -2,20 +2,35 @@ import { Elysia } from "elysia";
 import { Landing } from "../../views/shell/Landing";
 import { NotFound } from "../../views/shell/NotFound";
 import { context, type Deps } from "../context";
-import { assetFile } from "../lib/assets";
+import { assetFile, precompressedPath, PRECOMPRESSED_EXTENSIONS } from "../lib/assets";
+import { addVary, negotiateEncoding } from "../lib/compression";
 import { json, redirectTo } from "../lib/http";
 import { renderPage } from "./render";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const PUBLIC_WEEK = "public, max-age=604800";
 
-function fileResponse(relPath: string, cacheControl: string): Response | null {
+/**
+ * A shipped file. Compressible ones go out as the build's brotli or gzip copy when the browser
+ * accepts it (no compression work per request), with the original's type.
+ */
+function fileResponse(request: Request, relPath: string, cacheControl: string, contentType?: string): Response | null {
   const file = assetFile(relPath);
   if (!file) return null;
-  const headers: Record<string, string> = { "Cache-Control": cacheControl, "X-Content-Type-Options": "nosniff" };
+  const headers = new Headers({ "Cache-Control": cacheControl, "X-Content-Type-Options": "nosniff", "Content-Type": contentType ?? file.type });
   // An SVG opened on its own must not run anything.
-  if (relPath.endsWith(".svg")) headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'";
-  return new Response(file, { headers });
+  if (relPath.endsWith(".svg")) headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
+  if (!PRECOMPRESSED_EXTENSIONS.test(relPath)) return new Response(file, { headers });
+  const variants = { br: assetFile(precompressedPath(relPath, "br")), gzip: assetFile(precompressedPath(relPath, "gzip")) };
+  const available = (["br", "gzip"] as const).filter((encoding) => variants[encoding]);
+  if (!available.length) return new Response(file, { headers });
+  addVary(headers, "Accept-Encoding");
+  const encoding = negotiateEncoding(request.headers.get("accept-encoding"), available);
+  if (!encoding) return new Response(file, { headers });
+  const variant = variants[encoding]!;
+  headers.set("Content-Encoding", encoding);
+  headers.set("Content-Length", String(variant.size));
+  return new Response(variant, { headers });
 }
 
 /** The shell: landing, static and built files, the web app manifest, service worker, 404. */
@@ -27,16 +42,16 @@ export function shellRoutes(deps: Deps) {
     .get("/welcome", ({ request, state }) =>
       state.user ? redirectTo(request, "/") : renderPage(deps, state, request, (view) => <Landing view={view} next="/" />),
     )
-    .get("/assets/:file", ({ params, state }) => {
+    .get("/assets/:file", ({ params, request, state }) => {
       const relPath = deps.assets.files[`/assets/${params.file}`];
-      return (relPath && fileResponse(relPath, IMMUTABLE)) || json({ message: state.t("error.notFound") }, 404);
+      return (relPath && fileResponse(request, relPath, IMMUTABLE)) || json({ message: state.t("error.notFound") }, 404);
     })
-    .get("/static/*", ({ params, state }) => {
+    .get("/static/*", ({ params, request, state }) => {
       const path = params["*"];
       if (!/^[\w./-]+$/.test(path) || path.includes("..")) return json({ message: state.t("error.notFound") }, 404);
-      return fileResponse(`public/${path}`, PUBLIC_WEEK) || json({ message: state.t("error.notFound") }, 404);
+      return fileResponse(request, `public/${path}`, PUBLIC_WEEK) || json({ message: state.t("error.notFound") }, 404);
     })
-    .get("/favicon.ico", () => fileResponse("public/icon.svg", PUBLIC_WEEK))
+    .get("/favicon.ico", ({ request }) => fileResponse(request, "public/icon.svg", PUBLIC_WEEK))
     .get("/manifest.webmanifest", ({ state }) =>
       new Response(
         JSON.stringify({
@@ -56,10 +71,8 @@ export function shellRoutes(deps: Deps) {
         { headers: { "Content-Type": "application/manifest+json", "Cache-Control": "public, max-age=3600" } },
       ),
     )
-    .get("/sw.js", () => {
-      const res = fileResponse("public/sw.js", "no-cache");
-      if (res) res.headers.set("Content-Type", "text/javascript; charset=utf-8");
-      return res ?? new Response("", { status: 404 });
+    .get("/sw.js", ({ request }) => {
+      return fileResponse(request, "public/sw.js", "no-cache", "text/javascript; charset=utf-8") ?? new Response("", { status: 404 });
     });
 }
 

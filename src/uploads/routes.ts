@@ -17,10 +17,10 @@ export function uploadError(state: RequestState, err: unknown) {
 
 /** Photo uploads (spec §7): signed upload URL, the PUT itself, turning it into a photo, serving. */
 export function uploadRoutes(deps: Deps) {
-  const makePhoto = async ({ body, user, state }: { body: unknown; user: User; state: RequestState }) => {
+  const makePhoto = async ({ body, request, user, state }: { body: unknown; request: Request; user: User; state: RequestState }) => {
     const imageURL = body && typeof body === "object" ? (body as Record<string, unknown>).imageURL : undefined;
     try {
-      return json(await processUpload(deps, user.id, imageURL));
+      return json(await processUpload(deps, user.id, imageURL, new URL(request.url).origin));
     } catch (err) {
       return uploadError(state, err);
     }

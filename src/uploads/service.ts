@@ -35,7 +35,8 @@ const sign = (secret: string, id: string, userId: string, expires: number) =>
   createHmac("sha256", secret).update(`${id}.${userId}.${expires}`).digest("base64url");
 
 /**
- * Starts an upload for a signed-in user: a pending record and a short-lived URL to PUT to.
+ * Starts an upload for a signed-in user: a pending record and a short-lived URL to PUT to. Ours
+ * is relative, so it works at whatever address the browser opened the app; a bucket's is its own.
  * A person gets a limited number of upload URLs an hour (`deps.limits.uploadsByUser`).
  */
 export async function createUpload(deps: Deps, userId: string) {
@@ -47,7 +48,7 @@ export async function createUpload(deps: Deps, userId: string) {
   await deps.db.insert(uploads).values({ id, userId, expiresAt, createdAt: deps.now() });
   if (deps.storage.presignPut) return { uploadURL: deps.storage.presignPut(`tmp/${id}`, UPLOAD_TTL_MS / 1000) };
   const sig = sign(deps.secrets.sessionSecret, id, userId, expiresAt);
-  return { uploadURL: `${deps.config.publicUrl}/api/uploads/${id}?expires=${expiresAt}&sig=${sig}` };
+  return { uploadURL: `/api/uploads/${id}?expires=${expiresAt}&sig=${sig}` };
 }
 
 /**
@@ -84,11 +85,27 @@ export async function receiveUpload(deps: Deps, id: string, expires: string | un
   await deps.db.update(uploads).set({ status: "received" }).where(eq(uploads.id, id));
 }
 
-/** The upload id inside an upload URL we handed out (ours or the bucket's presigned one). */
-function uploadIdFrom(imageURL: unknown): string | null {
+const UPLOAD_ID = "([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})";
+const OWN_UPLOAD_PATH = new RegExp(`^/api/uploads/${UPLOAD_ID}$`);
+const BUCKET_UPLOAD_PATH = new RegExp(`/tmp/${UPLOAD_ID}$`);
+
+/**
+ * The upload id inside an upload URL we handed out: ours, relative or absolute at the address the
+ * browser uses (or PUBLIC_URL), or the bucket's presigned one. Any other host's URL is refused.
+ */
+function uploadIdFrom(deps: Deps, imageURL: unknown, requestOrigin: string): string | null {
   if (typeof imageURL !== "string" || imageURL.length > 4000) return null;
-  const match = /\/(?:api\/uploads|tmp)\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[?#]|$)/.exec(imageURL);
-  return match?.[1] ?? null;
+  let url: URL;
+  try {
+    url = new URL(imageURL, requestOrigin);
+  } catch {
+    return null;
+  }
+  if (url.origin === requestOrigin || url.origin === new URL(deps.config.publicUrl).origin) {
+    return OWN_UPLOAD_PATH.exec(url.pathname)?.[1] ?? null;
+  }
+  if (deps.storage.uploadOrigin && url.origin === deps.storage.uploadOrigin) return BUCKET_UPLOAD_PATH.exec(url.pathname)?.[1] ?? null;
+  return null;
 }
 
 /**
@@ -96,8 +113,8 @@ function uploadIdFrom(imageURL: unknown): string | null {
  * size and pixel limits, applies its orientation, drops all metadata (location included) and
  * writes the sizes the screens use. Returns the photo's path, e.g. `/objects/<uuid>`.
  */
-export async function processUpload(deps: Deps, userId: string, imageURL: unknown): Promise<{ objectPath: string }> {
-  const id = uploadIdFrom(imageURL);
+export async function processUpload(deps: Deps, userId: string, imageURL: unknown, requestOrigin: string): Promise<{ objectPath: string }> {
+  const id = uploadIdFrom(deps, imageURL, requestOrigin);
   const row = id ? await deps.db.select().from(uploads).where(eq(uploads.id, id)).get() : undefined;
   if (!row || row.userId !== userId) throw new UploadError(404, "upload.invalid");
   if (row.status === "processed" && row.objectId) return { objectPath: `/objects/${row.objectId}` };

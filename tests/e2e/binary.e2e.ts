@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
+import { brotliDecompressSync } from "node:zlib";
 import { signUpAndOnboard } from "./flows";
 import { serverAndBrowser } from "./harness";
 
@@ -43,4 +44,18 @@ test("the binary answers a folder under /static/ and oversized bodies with clear
   // Over the largest route limit, the server itself refuses the body.
   const huge = await fetch(`${env.server.url}/api/login`, { method: "POST", body: new Uint8Array(12 * 1024 * 1024), headers: { "content-type": "application/json" } });
   expect(huge.status).toBe(413);
+});
+
+test("the binary serves its built files compressed at build time", async () => {
+  const manifest = (await Bun.file(join(root, "build/manifest.json")).json()) as { css: string; files: Record<string, string> };
+  const res = await fetch(`${env.server.url}${manifest.css}`, { headers: { "Accept-Encoding": "br" }, decompress: false });
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-encoding")).toBe("br");
+  expect(res.headers.get("content-type")).toStartWith("text/css");
+  expect(res.headers.get("vary")).toBe("Accept-Encoding");
+  const body = new Uint8Array(await res.arrayBuffer());
+  expect(Number(res.headers.get("content-length"))).toBe(body.length);
+  const original = await Bun.file(join(root, manifest.files[manifest.css]!)).bytes();
+  expect(new Uint8Array(brotliDecompressSync(body))).toEqual(original);
+  expect(body.length).toBeLessThan(original.length / 2);
 });

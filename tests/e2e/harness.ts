@@ -32,14 +32,15 @@ function freePort(): number {
 
 /**
  * The real server (or the built binary) on a free port with an empty data directory.
- * Expects the browser files to be built (npm test builds them first).
+ * Expects the browser files to be built (npm test builds them first). The browser opens it at
+ * 127.0.0.1; `publicHost` names another host for PUBLIC_URL.
  */
-export async function startServer(opts: { command?: string[]; cwd?: string; env?: Record<string, string> } = {}) {
+export async function startServer(opts: { command?: string[]; cwd?: string; env?: Record<string, string>; publicHost?: string } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "offline-e2e-"));
   const port = freePort();
   const proc = Bun.spawn(opts.command ?? [process.execPath, "src/server.ts"], {
     cwd: opts.cwd ?? root,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: `http://127.0.0.1:${port}`, DEMO_DATA: "true", ...opts.env },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: `http://${opts.publicHost ?? "127.0.0.1"}:${port}`, DEMO_DATA: "true", ...opts.env },
     stdout: "pipe",
     stderr: "inherit",
   });

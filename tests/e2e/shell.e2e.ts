@@ -30,7 +30,7 @@ test("the theme persists across reloads and is applied before first paint", asyn
   await context.close();
 });
 
-test("a page with no island loads no React; the install island hydrates when installable", async () => {
+test("a page with no island loads no React; the install card shows when installable, still without React", async () => {
   const context = await env.browser.newContext();
   const page = await context.newPage();
   const scripts = new Map<string, number>();
@@ -53,23 +53,36 @@ test("a page with no island loads no React; the install island hydrates when ins
   });
   const card = page.getByRole("dialog", { name: "Install Offline" });
   await card.waitFor();
-  expect(await card.getAttribute("data-hydrated")).toBe("true");
-  const loadedForIsland = [...scripts].filter(([path]) => !before.has(path));
-  expect(loadedForIsland.some(([, bytes]) => bytes > 100_000)).toBe(true);
+  expect(await card.getByText("Add Offline to your home screen for quick access.").isVisible()).toBe(true);
+  await page.waitForLoadState("networkidle");
+  // Showing the card fetched no script at all: no island, no React.
+  expect([...scripts.keys()].filter((path) => !before.has(path))).toEqual([]);
 
   await card.getByRole("button", { name: "Install" }).click();
-  await card.waitFor({ state: "detached" });
+  await card.waitFor({ state: "hidden" });
   expect(await page.evaluate(() => (window as unknown as { prompted: boolean }).prompted)).toBe(true);
 
   // "Not now" is remembered.
   await page.reload();
   await page.evaluate(() => window.dispatchEvent(Object.assign(new Event("beforeinstallprompt"), { prompt: async () => {} })));
   await page.getByRole("button", { name: "Not now" }).click();
+  await card.waitFor({ state: "hidden" });
   expect(await page.evaluate(() => localStorage.getItem("install-dismissed"))).toBe("true");
   await page.reload();
   await page.evaluate(() => window.dispatchEvent(Object.assign(new Event("beforeinstallprompt"), { prompt: async () => {} })));
   await page.waitForTimeout(300);
   expect(await page.getByRole("dialog").count()).toBe(0);
+  await context.close();
+});
+
+test("the install card speaks the page's language", async () => {
+  const context = await env.browser.newContext({ locale: "fr-FR", extraHTTPHeaders: { "Accept-Language": "fr" } });
+  const page = await context.newPage();
+  await page.goto(env.server.url);
+  await page.evaluate(() => window.dispatchEvent(Object.assign(new Event("beforeinstallprompt"), { prompt: async () => {} })));
+  const card = page.getByRole("dialog", { name: "Installer Offline" });
+  await card.waitFor();
+  expect(await card.getByRole("button", { name: "Plus tard" }).isVisible()).toBe(true);
   await context.close();
 });
 
@@ -102,7 +115,7 @@ test("an island that arrives in an htmx swap is mounted", async () => {
   await page.route("**/fragment-with-island", (route) =>
     route.fulfill({
       contentType: "text/html",
-      body: `<div data-island="InstallPrompt" data-props='{"title":"Swapped in","body":"b","accept":"Install","dismiss":"Not now"}'></div>`,
+      body: `<div data-island="AddressInput" data-props='{"name":"swapped","value":"Swapped in","label":"Address","placeholder":"","geocoderUrl":"","near":"","maxLength":200}'></div>`,
     }),
   );
   await page.evaluate(() => {
@@ -111,6 +124,7 @@ test("an island that arrives in an htmx swap is mounted", async () => {
     document.body.append(target);
     return (window as unknown as { htmx: { ajax(verb: string, path: string, target: string): Promise<void> } }).htmx.ajax("GET", "/fragment-with-island", "#swap-target");
   });
-  await page.getByRole("dialog", { name: "Swapped in" }).waitFor();
+  await page.locator("#swap-target [data-hydrated]").waitFor();
+  expect(await page.getByRole("combobox", { name: "Address" }).inputValue()).toBe("Swapped in");
   await page.close();
 });

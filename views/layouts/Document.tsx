@@ -67,15 +67,45 @@ export function Document({
           </div>
           {children as "safe"}
           <Toasts view={view} />
-          <div id="install-slot" data-texts={JSON.stringify({
-            title: t("shell.install.title"),
-            body: t("shell.install.body"),
-            accept: t("shell.install.accept"),
-            dismiss: t("shell.install.dismiss"),
-          })} />
+          <InstallCard view={view} />
         </body>
       </html>
     </>
+  );
+}
+
+/**
+ * The install card: hidden until the browser says the app can be installed, then shown by the
+ * page script (islands/shell.ts), which also answers its two buttons. No React involved.
+ */
+function InstallCard({ view }: { view: View }) {
+  const { t } = view;
+  return (
+    <div
+      id="install-card"
+      role="dialog"
+      aria-labelledby="install-title"
+      hidden
+      class="fixed inset-x-0 bottom-20 z-40 mx-auto w-[calc(100%-2rem)] max-w-sm card p-4"
+    >
+      <div class="flex items-start gap-3">
+        <img src="/static/icon.svg" alt="" width="40" height="40" class="rounded-xl" loading="lazy" />
+        <div class="min-w-0 flex-1">
+          <p id="install-title" class="font-semibold">
+            {t("shell.install.title") as "safe"}
+          </p>
+          <p class="text-sm text-muted">{t("shell.install.body") as "safe"}</p>
+        </div>
+      </div>
+      <div class="mt-3 flex justify-end gap-2">
+        <button type="button" class="btn btn-ghost" data-install="dismiss">
+          {t("shell.install.dismiss") as "safe"}
+        </button>
+        <button type="button" class="btn btn-primary" data-install="accept">
+          {t("shell.install.accept") as "safe"}
+        </button>
+      </div>
+    </div>
   );
 }
 
