@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { catalogues } from "../src/lib/i18n";
+import { catalogues, messagesByFeature } from "../src/lib/i18n";
 import { makeTestApp, type Client } from "./helpers";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -171,6 +171,21 @@ describe("the message catalogue", () => {
       expect(en[key]!.trim().length).toBeGreaterThan(0);
       expect(fr[key]!.trim().length).toBeGreaterThan(0);
       expect(placeholders(fr[key]!)).toEqual(placeholders(en[key]!));
+    }
+  });
+
+  test("each key is defined by one feature only, in both languages", () => {
+    for (const locale of ["en", "fr"] as const) {
+      const owner = new Map<string, string>();
+      const shared: string[] = [];
+      for (const [feature, messages] of Object.entries(messagesByFeature)) {
+        for (const key of Object.keys(messages[locale])) {
+          if (owner.has(key)) shared.push(`${key} (${owner.get(key)} and ${feature})`);
+          else owner.set(key, feature);
+        }
+      }
+      expect(shared).toEqual([]);
+      expect(Object.keys(catalogues[locale]).length).toBe(owner.size);
     }
   });
 

@@ -3,6 +3,8 @@
  * their visibility flags (lowercase names, as the spec stores them: `jobtitle` for jobTitle).
  * A field is hidden only when its flag is explicitly false.
  */
+import { isMessageKey, type Translate } from "../lib/i18n";
+
 export const aboutChoices = {
   politics: ["Liberal", "Conservative", "Moderate", "Progressive", "Libertarian", "Other", "Prefer not to say"],
   spokenLanguages: ["English", "Spanish", "French", "German", "Italian", "Portuguese", "Russian", "Chinese", "Japanese", "Arabic", "Hindi", "Other"],
@@ -15,6 +17,9 @@ export const aboutChoices = {
   marijuana: ["Never", "Sometimes", "Often", "Prefer not to say"],
   drugs: ["Never", "Sometimes", "Often", "Prefer not to say"],
 } as const;
+
+/** Every value of every choice list. */
+export type AboutChoice = (typeof aboutChoices)[keyof typeof aboutChoices][number];
 
 export type AboutKey =
   | "work"
@@ -93,23 +98,8 @@ export function visibleAbout(about: About, visibility: AboutVisibility): About {
   return out;
 }
 
-/** French labels of the choice values (stored values stay the spec's English ones). */
-const choiceFr: Record<string, string> = {
-  Liberal: "Libéral", Conservative: "Conservateur", Moderate: "Modéré", Progressive: "Progressiste", Libertarian: "Libertarien",
-  Other: "Autre", "Prefer not to say": "Je préfère ne pas répondre",
-  English: "Anglais", Spanish: "Espagnol", French: "Français", German: "Allemand", Italian: "Italien", Portuguese: "Portugais",
-  Russian: "Russe", Chinese: "Chinois", Japanese: "Japonais", Arabic: "Arabe", Hindi: "Hindi",
-  Man: "Homme", Woman: "Femme", "Non-binary": "Non binaire", "Gender fluid": "Genre fluide",
-  Straight: "Hétéro", Gay: "Gay", Lesbian: "Lesbienne", Bisexual: "Bisexuel·le", Pansexual: "Pansexuel·le", Asexual: "Asexuel·le",
-  "Don't have kids": "Pas d'enfants", "Have kids": "J'ai des enfants", "Want kids": "Je veux des enfants",
-  "Don't want kids": "Je ne veux pas d'enfants", "Open to kids": "Ouvert·e aux enfants",
-  Aries: "Bélier", Taurus: "Taureau", Gemini: "Gémeaux", Cancer: "Cancer", Leo: "Lion", Virgo: "Vierge", Libra: "Balance",
-  Scorpio: "Scorpion", Sagittarius: "Sagittaire", Capricorn: "Capricorne", Aquarius: "Verseau", Pisces: "Poissons",
-  Omnivore: "Omnivore", Vegetarian: "Végétarien·ne", Vegan: "Végan·e", Pescatarian: "Pescétarien·ne", Keto: "Céto", Paleo: "Paléo",
-  "Non-smoker": "Non-fumeur", "Social smoker": "Fumeur occasionnel", "Regular smoker": "Fumeur régulier", "Trying to quit": "J'essaie d'arrêter",
-  Never: "Jamais", Sometimes: "Parfois", Often: "Souvent",
-};
-
-export function choiceLabel(value: string, locale: string): string {
-  return locale === "fr" ? (choiceFr[value] ?? value) : value;
+/** A choice value's label in the visitor's language (stored values stay the spec's English ones). */
+export function choiceLabel(value: string, t: Translate): string {
+  const key = `about.choice.${value}`;
+  return isMessageKey(key) ? t(key) : value;
 }

@@ -123,7 +123,7 @@ export function EditProfile({ view, state }: { view: View; state: EditProfileSta
                           </option>
                           {(aboutChoices[f.key as keyof typeof aboutChoices] as readonly string[]).map((choice) => (
                             <option value={choice} selected={value === choice} safe>
-                              {choiceLabel(choice, view.locale)}
+                              {choiceLabel(choice, t)}
                             </option>
                           ))}
                         </select>
@@ -132,7 +132,7 @@ export function EditProfile({ view, state }: { view: View; state: EditProfileSta
                           {aboutChoices.spokenLanguages.map((choice) => (
                             <label class="flex items-center gap-1.5 rounded-full border border-line px-3 py-1 text-sm has-[:checked]:border-brand-500 has-[:checked]:bg-brand-50 dark:has-[:checked]:bg-brand-900/40">
                               <input type="checkbox" name={`about_${f.key}_${choice}`} checked={Array.isArray(value) && value.includes(choice)} class="accent-[#e8553d]" />
-                              <span safe>{choiceLabel(choice, view.locale)}</span>
+                              <span safe>{choiceLabel(choice, t)}</span>
                             </label>
                           ))}
                         </div>

@@ -35,7 +35,7 @@ export function AboutSections({ view, about, visibility }: { view: View; about: 
           <dl class="card divide-y divide-line">
             {fields.map((f) => {
               const value = about[f.key]!;
-              const text = Array.isArray(value) ? value.map((v) => choiceLabel(v, view.locale)).join(", ") : f.kind === "choice" ? choiceLabel(value, view.locale) : value;
+              const text = Array.isArray(value) ? value.map((v) => choiceLabel(v, t)).join(", ") : f.kind === "choice" ? choiceLabel(value, t) : value;
               const hidden = visibility && !isVisible(visibility, f);
               return (
                 <div class="flex items-start justify-between gap-4 px-4 py-3">
@@ -125,7 +125,7 @@ function ProfileBody({ view, data, own, visibility, allAbout, viewAll }: { view:
           <h2 class="mb-2 text-lg font-semibold" safe>
             {t("profile.languages")}
           </h2>
-          <Chips items={p.languages.map((l) => choiceLabel(l, view.locale))} />
+          <Chips items={p.languages.map((l) => choiceLabel(l, t))} />
         </section>
       ) : (
         ""
