@@ -1,5 +1,6 @@
 import type { Activity, User } from "../../db/schema";
 import type { HostRequest } from "../../src/activities/host";
+import { cachedFormatter } from "../../src/lib/intl";
 import { formatMoney } from "../../src/lib/money";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
@@ -18,11 +19,13 @@ export interface DashboardData {
   earnings: { totalEarningsCents: number; pendingPayoutsCents: number; completedBookings: number };
 }
 
+const localDateTimeFormat = cachedFormatter((locale) => new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }));
+
 /** "2026-12-01T14:00:00" as the viewer reads dates and times. */
 export function formatLocal(view: View, local: string) {
   const [date, time = "00:00"] = local.split("T");
   const d = new Date(`${date}T${time.slice(0, 5)}:00Z`);
-  return new Intl.DateTimeFormat(view.locale === "fr" ? "fr-FR" : "en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(d);
+  return localDateTimeFormat(view.locale).format(d);
 }
 
 /** /host (also /host-dashboard): counters, quick actions, earnings, activities, requests. */

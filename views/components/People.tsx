@@ -1,8 +1,11 @@
 import type { ActivityCard } from "../../src/activities/service";
+import { cachedFormatter } from "../../src/lib/intl";
 import { formatMoney } from "../../src/lib/money";
 import type { ReviewView } from "../../src/reviews/service";
 import { photoUrl } from "../../src/uploads/service";
 import type { View } from "../../src/shell/view";
+
+const monthYearFormat = cachedFormatter((locale) => new Intl.DateTimeFormat(locale, { month: "long", year: "numeric" }));
 
 /** A round photo, or the person's initial when there is none. */
 export function Avatar({ photo, name, size = 40 }: { photo?: string | null; name?: string | null; size?: number }) {
@@ -70,7 +73,7 @@ export function ReviewList({ view, reviews, empty }: { view: View; reviews: Revi
       </p>
     );
   }
-  const date = new Intl.DateTimeFormat(view.locale === "fr" ? "fr-FR" : "en-US", { month: "long", year: "numeric" });
+  const date = monthYearFormat(view.locale);
   return (
     <ul class="flex flex-col gap-3">
       {reviews.map((r) => (
