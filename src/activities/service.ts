@@ -195,3 +195,9 @@ export async function activityRating(db: Db, activityId: string) {
 export async function activityReviews(db: Db, activityId: string, limit?: number) {
   return (await reviewsOfActivity(db, activityId, limit)).reviews;
 }
+
+/** The rating and the newest `limit` reviews of an activity, read together (the activity page). */
+export async function activityRatingAndReviews(db: Db, activityId: string, limit: number) {
+  const { average, total, reviews: list } = await reviewsOfActivity(db, activityId, limit);
+  return { rating: { average, count: total }, reviews: list };
+}
