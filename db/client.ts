@@ -25,6 +25,23 @@ export function writeTransaction<T>(db: Db, work: (tx: WriteTx) => Synchronous<T
 }
 
 /**
+ * Makes `make(db)` once per database handle and hands back the same result afterwards: the way
+ * hot queries keep their prepared statements (built with `sql.placeholder` and `.prepare()`) for
+ * as long as the app's database lives, instead of building and preparing SQL on every call.
+ */
+export function perDb<T>(make: (db: Db) => T): (db: Db) => T {
+  const made = new WeakMap<Db, T>();
+  return (db) => {
+    let value = made.get(db);
+    if (value === undefined) {
+      value = make(db);
+      made.set(db, value);
+    }
+    return value;
+  };
+}
+
+/**
  * Opens the SQLite file with the pragmas the app relies on: busy_timeout first (so a second
  * writer waits instead of failing), WAL for concurrent readers, foreign keys enforced.
  */

@@ -115,8 +115,10 @@ export const activities = sqliteTable(
   },
   (t) => [
     // Browse pages by (created_at, id) within a city; id breaks ties so paging needs no sort.
-    index("activities_browse").on(t.city, t.active, t.createdAt, t.id),
-    index("activities_browse_category").on(t.city, t.category, t.active, t.createdAt, t.id),
+    // Partial: only listed activities (the browse queries spell the same condition literally),
+    // so paging and the capped count never step over unlisted rows.
+    index("activities_browse").on(t.city, t.createdAt, t.id).where(sql`${t.active} = 1 AND ${t.archivedAt} IS NULL`),
+    index("activities_browse_category").on(t.city, t.category, t.createdAt, t.id).where(sql`${t.active} = 1 AND ${t.archivedAt} IS NULL`),
     index("activities_host").on(t.hostId, t.createdAt),
   ],
 );

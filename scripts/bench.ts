@@ -1,89 +1,318 @@
 /**
- * `bun run bench`: measures the pages guests load most against a database with 10,000
- * activities, and checks the budgets: first HTML of a page at most 14 KB compressed, browse
- * answered from indexes. Exits non-zero when a budget is missed.
- *   --activities N   how many generated activities (default 10000)
- *   --runs N         requests per page (default 200)
+ * `bun run bench`: the real server under load, against the pages guests load most.
+ *
+ * Starts `src/server.ts` on a temporary database of 10,000 generated activities (plus the demo),
+ * signs in the demo guest, and measures with 50 concurrent connections (autocannon, in a Node
+ * process of its own), in alternating rounds: a hello-world route on a bare Elysia app in the
+ * same kind of process (the ceiling), the signed-in browse page, an activity page and
+ * `/api/activities`. Then it grows the database to 100,000 activities, restarts the server and
+ * measures browse again. It checks the budgets and prints PASS/FAIL for each:
+ * - first HTML of landing, browse, activity page, profile and host dashboard ≤ 14 KB compressed;
+ * - the browse statements use the browse indexes (no full scan, no sort);
+ * - signed-in browse ≥ 5 % of the ceiling's requests/s with p99 < 25 ms, and the activity page
+ *   and the API at least as good;
+ * - browse with 100,000 activities ≥ 80 % of its rate with 10,000.
+ * Exits non-zero when one fails.
+ *   --activities N   activities for the first part (default 10000)
+ *   --large N        activities for the second part (default 100000)
+ *   --rounds N       alternating rounds (default 3)
+ *   --seconds N      seconds per measurement (default 4)
+ *   --connections N  concurrent connections (default 50)
+ *
+ * `bun scripts/bench.ts --hello PORT` is the ceiling: a bare Elysia app answering "Hello, world!".
  */
+import { Elysia } from "elysia";
+import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { migrate, openDb } from "../db/client";
-import { DEMO_GUEST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
+import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
 import { seedDemo, seedGeneratedActivities } from "../db/seed";
-import { createApp } from "../src/app";
-import { loadConfig } from "../src/config";
-import { loadManifest } from "../src/lib/manifest";
-import { loadSecrets } from "../src/lib/secrets";
+import { browseQueries } from "../src/activities/service";
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const ACTIVITIES = arg("activities", 10_000);
-const RUNS = arg("runs", 200);
-const HTML_BUDGET = 14 * 1024;
+const helloAt = process.argv.indexOf("--hello");
+if (helloAt >= 0) {
+  const port = Number(process.argv[helloAt + 1]);
+  new Elysia().get("/", () => "Hello, world!").listen({ port, hostname: "127.0.0.1" });
+  console.log(`hello on ${port}`);
+} else {
+  await bench();
+}
 
-const dataDir = mkdtempSync(join(tmpdir(), "offline-bench-"));
-const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: "http://localhost", DEMO_DATA: "false" });
-const db = openDb(join(dataDir, "offline.db"));
-await migrate(db);
-await seedDemo(db);
-await seedGeneratedActivities(db, ACTIVITIES);
-const { app } = createApp({ config, db, secrets: await loadSecrets(config), assets: await loadManifest() });
+interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Bytes received per response (headers and body), from the load generator. */
+  wire: number;
+  non2xx: number;
+  errors: number;
+}
 
-const login = await app.handle(
-  new Request("http://localhost/api/login", {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: "http://localhost" },
-    body: JSON.stringify({ email: DEMO_GUEST_EMAIL, password: DEMO_PASSWORD }),
-  }),
-);
-const cookie = login.headers.getSetCookie()[0]!.split(";")[0]!;
+async function bench() {
+  const arg = (name: string, fallback: number) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  };
+  const ACTIVITIES = arg("activities", 10_000);
+  const LARGE = arg("large", 100_000);
+  const ROUNDS = arg("rounds", 3);
+  const SECONDS = arg("seconds", 4);
+  const CONNECTIONS = arg("connections", 50);
+  const HTML_BUDGET = 14 * 1024;
+  const ENCODINGS = "br, gzip";
+  const started = performance.now();
+  const checks: { name: string; ok: boolean; detail: string }[] = [];
+  const check = (name: string, ok: boolean, detail: string) => {
+    checks.push({ name, ok, detail });
+    console.log(`${ok ? "PASS" : "FAIL"}  ${name}: ${detail}`);
+  };
+  const children: Subprocess[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), "offline-bench-"));
+  const cleanup = () => {
+    for (const child of children) child.kill();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  process.on("SIGINT", () => {
+    cleanup();
+    process.exit(130);
+  });
 
-async function measure(name: string, path: string, signedIn: boolean) {
-  const times: number[] = [];
-  let body = "";
-  for (let i = 0; i < RUNS; i++) {
-    const started = performance.now();
-    const res = await app.handle(new Request(`http://localhost${path}`, { headers: signedIn ? { cookie } : {} }));
-    body = await res.text();
-    times.push(performance.now() - started);
-    if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+  try {
+    console.log(`Offline bench on ${cpus().length} CPU cores (${cpus()[0]?.model.trim()}), Bun ${Bun.version}`);
+    console.log(`${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per target\n`);
+
+    // The database, filled before the server starts.
+    const dbFile = join(dataDir, "offline.db");
+    let seedStarted = performance.now();
+    {
+      const db = openDb(dbFile);
+      await migrate(db);
+      await seedDemo(db);
+      await seedGeneratedActivities(db, ACTIVITIES);
+      planChecks(db, check);
+      db.$client.close();
+    }
+    console.log(`seeded ${ACTIVITIES} generated activities + the demo in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
+
+    const helloPort = 3900 + Math.floor(Math.random() * 50);
+    const appPort = helloPort + 50;
+    const base = `http://127.0.0.1:${appPort}`;
+    const hello = `http://127.0.0.1:${helloPort}/`;
+    children.push(Bun.spawn([process.execPath, import.meta.path, "--hello", String(helloPort)], { stdout: "ignore", stderr: "inherit" }));
+    await waitFor(hello);
+    let server = await startServer(dataDir, appPort, children);
+
+    const guestCookie = await signIn(base, DEMO_GUEST_EMAIL);
+    const hostCookie = await signIn(base, DEMO_HOST_EMAIL);
+    const ids = (await (await fetch(`${base}/api/activities?city=New%20York&limit=1`, { headers: { cookie: guestCookie } })).json()) as { id: string; host: { username: string } }[];
+    const activity = ids[0]!;
+
+    // Budgets on the first HTML of each page.
+    console.log("First HTML of each page (budget 14 KB compressed):");
+    const pages: [string, string, string | null][] = [
+      ["landing (signed out)", "/", null],
+      ["browse New York", "/browse?city=New%20York", guestCookie],
+      ["browse Paris, food", "/browse?city=Paris&category=food", guestCookie],
+      ["activity page", `/activity/${activity.id}`, guestCookie],
+      ["profile", `/profile/${activity.host.username}`, guestCookie],
+      ["host dashboard", "/host", hostCookie],
+    ];
+    for (const [name, path, cookie] of pages) {
+      const size = await sizeOf(`${base}${path}`, cookie);
+      check(`HTML ${name}`, size.status === 200 && size.compressed <= HTML_BUDGET, `${size.status}, ${kb(size.raw)} raw, ${kb(size.compressed)} ${size.encoding}`);
+    }
+
+    const targets = {
+      "hello (ceiling)": { url: hello, cookie: null as string | null },
+      "browse (signed in)": { url: `${base}/browse?city=New%20York`, cookie: guestCookie },
+      "activity page": { url: `${base}/activity/${activity.id}`, cookie: guestCookie },
+      "/api/activities": { url: `${base}/api/activities?city=New%20York`, cookie: guestCookie },
+    };
+    const bodies: Record<string, string> = {};
+    for (const [name, t] of Object.entries(targets)) {
+      const size = await sizeOf(t.url, t.cookie);
+      bodies[name] = `${kb(size.received)} ${size.encoding === "gzip (estimated)" ? "identity" : size.encoding}`;
+    }
+
+    console.log(`\nLoad with ${ACTIVITIES} activities:`);
+    const results = await rounds(targets, ROUNDS, SECONDS, CONNECTIONS, ENCODINGS);
+    const ceiling = results["hello (ceiling)"]!;
+    printTable(results, ceiling, bodies);
+
+    for (const name of ["browse (signed in)", "activity page", "/api/activities"]) {
+      const r = results[name]!;
+      const share = r.rps / ceiling.rps;
+      check(`${name} under load`, share >= 0.05 && r.p99 < 25 && r.non2xx === 0 && r.errors === 0, `${pct(share)} of the ceiling (≥ 5 %), p99 ${r.p99} ms (< 25 ms), ${r.non2xx} non-2xx`);
+    }
+
+    // The same browse with many more activities.
+    server.kill();
+    await server.exited;
+    seedStarted = performance.now();
+    {
+      const db = openDb(dbFile);
+      await seedGeneratedActivities(db, LARGE - ACTIVITIES);
+      db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      planChecks(db, check);
+      db.$client.close();
+    }
+    console.log(`\ngrew to ${LARGE} generated activities in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
+    server = await startServer(dataDir, appPort, children);
+    const largeCookie = await signIn(base, DEMO_GUEST_EMAIL);
+    const large = await rounds(
+      { "hello (ceiling)": targets["hello (ceiling)"], "browse (signed in)": { url: targets["browse (signed in)"].url, cookie: largeCookie } },
+      ROUNDS,
+      SECONDS,
+      CONNECTIONS,
+      ENCODINGS,
+    );
+    console.log(`\nLoad with ${LARGE} activities:`);
+    printTable(large, large["hello (ceiling)"]!, bodies);
+    const small = results["browse (signed in)"]!;
+    const big = large["browse (signed in)"]!;
+    const ratio = big.rps / small.rps;
+    const normalized = big.rps / large["hello (ceiling)"]!.rps / (small.rps / ceiling.rps);
+    check(
+      `browse with ${LARGE} vs ${ACTIVITIES}`,
+      ratio >= 0.8 && big.non2xx === 0,
+      `${Math.round(big.rps)} vs ${Math.round(small.rps)} req/s = ${pct(ratio)} (≥ 80 %); relative to each run's ceiling ${pct(normalized)}; p99 ${big.p99} vs ${small.p99} ms`,
+    );
+  } finally {
+    cleanup();
   }
-  times.sort((a, b) => a - b);
-  const gz = gzipSync(body).length;
-  const ok = gz <= HTML_BUDGET;
-  console.log(
-    `${name.padEnd(22)} median ${times[Math.floor(RUNS / 2)]!.toFixed(2).padStart(6)} ms   p95 ${times[Math.floor(RUNS * 0.95)]!.toFixed(2).padStart(6)} ms   ` +
-      `html ${(body.length / 1024).toFixed(1).padStart(5)} KB, gzip ${(gz / 1024).toFixed(1).padStart(4)} KB ${ok ? "ok" : `OVER ${HTML_BUDGET / 1024} KB`}`,
+
+  const failed = checks.filter((c) => !c.ok);
+  console.log(`\n${checks.length - failed.length}/${checks.length} checks passed in ${((performance.now() - started) / 1000).toFixed(0)} s.`);
+  if (failed.length) {
+    console.log(`FAILED: ${failed.map((c) => c.name).join("; ")}`);
+    process.exit(1);
+  }
+  console.log("All budgets met.");
+}
+
+function planChecks(db: ReturnType<typeof openDb>, check: (name: string, ok: boolean, detail: string) => void) {
+  const rows = (db.$client.query("SELECT count(*) AS n FROM activities").get() as { n: number }).n;
+  for (const [name, sql] of Object.entries(browseQueries(db))) {
+    const plan = (db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join("; ");
+    const ok = name === "ratings" ? !/SCAN reviews/.test(plan) : /USING (COVERING )?INDEX activities_browse/.test(plan) && !/SCAN activities|TEMP B-TREE/.test(plan);
+    check(`plan ${name} (${rows} rows)`, ok, plan);
+  }
+}
+
+async function waitFor(url: string) {
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {}
+    await Bun.sleep(50);
+  }
+  throw new Error(`${url} did not answer`);
+}
+
+async function startServer(dataDir: string, port: number, children: Subprocess[]) {
+  const server = Bun.spawn([process.execPath, "src/server.ts"], {
+    cwd: join(import.meta.dir, ".."),
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: `http://127.0.0.1:${port}`, DEMO_DATA: "false", NODE_ENV: "production" },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  children.push(server);
+  await waitFor(`http://127.0.0.1:${port}/health`);
+  return server;
+}
+
+async function signIn(base: string, email: string) {
+  const res = await fetch(`${base}/api/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: base },
+    body: JSON.stringify({ email, password: DEMO_PASSWORD }),
+  });
+  if (res.status !== 200) throw new Error(`sign-in of ${email} answered ${res.status}`);
+  return res.headers.getSetCookie()[0]!.split(";")[0]!;
+}
+
+/** One page as the browser gets it: what arrives (compressed if the server compresses), and its gzip size when it does not. */
+async function sizeOf(url: string, cookie: string | null) {
+  const headers: Record<string, string> = { "accept-encoding": "br, gzip" };
+  if (cookie) headers.cookie = cookie;
+  const res = await fetch(url, { headers, decompress: false });
+  const received = new Uint8Array(await res.arrayBuffer());
+  const encoding = res.headers.get("content-encoding");
+  const raw = encoding ? (await (await fetch(url, { headers: cookie ? { cookie } : {} })).arrayBuffer()).byteLength : received.byteLength;
+  return {
+    status: res.status,
+    received: received.byteLength,
+    raw,
+    compressed: encoding ? received.byteLength : gzipSync(received).byteLength,
+    encoding: encoding ?? "gzip (estimated)",
+  };
+}
+
+/** Runs autocannon in a Node process of its own, so the load does not share a thread with anything. */
+async function load(url: string, cookie: string | null, seconds: number, connections: number, encodings: string): Promise<Result> {
+  const headers: Record<string, string> = { "accept-encoding": encodings };
+  if (cookie) headers.cookie = cookie;
+  const options = JSON.stringify({ url, connections, duration: seconds, headers });
+  const script = `require("autocannon")(JSON.parse(process.argv[1]), (err, r) => { if (err) throw err; console.log(JSON.stringify(r)); })`;
+  const child = Bun.spawn(["node", "-e", script, options], { cwd: join(import.meta.dir, ".."), stdout: "pipe", stderr: "inherit" });
+  const out = await new Response(child.stdout).text();
+  if ((await child.exited) !== 0) throw new Error(`autocannon failed on ${url}`);
+  const r = JSON.parse(out) as {
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number };
+    throughput: { total: number };
+    non2xx: number;
+    errors: number;
+    duration: number;
+  };
+  return { rps: r.requests.total / r.duration, p50: r.latency.p50, p99: r.latency.p99, wire: r.throughput.total / Math.max(r.requests.total, 1), non2xx: r.non2xx, errors: r.errors };
+}
+
+/** A short warm-up, then rounds that take every target in turn; each figure is the median of the rounds. */
+async function rounds(targets: Record<string, { url: string; cookie: string | null }>, count: number, seconds: number, connections: number, encodings: string) {
+  for (const t of Object.values(targets)) await load(t.url, t.cookie, 1, connections, encodings);
+  const runs: Record<string, Result[]> = {};
+  for (let round = 1; round <= count; round++) {
+    const line: string[] = [];
+    for (const [name, t] of Object.entries(targets)) {
+      const r = await load(t.url, t.cookie, seconds, connections, encodings);
+      (runs[name] ??= []).push(r);
+      line.push(`${name} ${Math.round(r.rps)}/s p99 ${r.p99} ms`);
+    }
+    console.log(`  round ${round}: ${line.join(" | ")}`);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return Object.fromEntries(
+    Object.entries(runs).map(([name, rs]) => [
+      name,
+      {
+        rps: median(rs.map((r) => r.rps)),
+        p50: median(rs.map((r) => r.p50)),
+        p99: median(rs.map((r) => r.p99)),
+        wire: median(rs.map((r) => r.wire)),
+        non2xx: rs.reduce((n, r) => n + r.non2xx, 0),
+        errors: rs.reduce((n, r) => n + r.errors, 0),
+      } satisfies Result,
+    ]),
   );
-  return ok;
 }
 
-function usesIndex(sql: string) {
-  const plan = (db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join("; ");
-  const ok = !/SCAN activities(?! USING)/.test(plan);
-  console.log(`query plan: ${plan}${ok ? "" : "  <- FULL SCAN"}`);
-  return ok;
+function printTable(results: Record<string, Result>, ceiling: Result, bodies: Record<string, string>) {
+  console.log(`  ${"target".padEnd(20)} ${"req/s".padStart(8)} ${"p50".padStart(7)} ${"p99".padStart(7)} ${"wire/resp".padStart(10)}  ${"body received".padEnd(16)} ${"of ceiling".padStart(10)}`);
+  for (const [name, r] of Object.entries(results)) {
+    console.log(
+      `  ${name.padEnd(20)} ${Math.round(r.rps).toString().padStart(8)} ${`${r.p50} ms`.padStart(7)} ${`${r.p99} ms`.padStart(7)} ${kb(r.wire).padStart(10)}  ${(bodies[name] ?? "").padEnd(16)} ${pct(r.rps / ceiling.rps).padStart(10)}${r.non2xx || r.errors ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : ""}`,
+    );
+  }
 }
 
-console.log(`Offline bench: ${ACTIVITIES} generated activities + demo, ${RUNS} requests per page\n`);
-const someActivity = db.$client.query("SELECT id FROM activities WHERE city = 'New York' ORDER BY created_at DESC LIMIT 1").get() as { id: string };
-const results = [
-  await measure("landing (signed out)", "/", false),
-  await measure("sign-in page", "/api/login", false),
-  await measure("browse New York", "/", true),
-  await measure("browse Paris, food", "/browse?city=Paris&category=food", true),
-  await measure("activity page", `/activity/${someActivity.id}`, true),
-  usesIndex("SELECT * FROM activities WHERE city = 'New York' AND active = 1 AND archived_at IS NULL ORDER BY created_at DESC LIMIT 24"),
-  usesIndex("SELECT * FROM activities WHERE city = 'Paris' AND category = 'food' AND active = 1 AND archived_at IS NULL ORDER BY created_at DESC LIMIT 24"),
-  usesIndex("SELECT * FROM activities WHERE city = 'Tokyo' AND active = 1 AND archived_at IS NULL AND (created_at < 1 OR (created_at = 1 AND id < 'x')) ORDER BY created_at DESC, id DESC LIMIT 21"),
-];
-rmSync(dataDir, { recursive: true, force: true });
-if (results.includes(false)) {
-  console.log("\nA budget was missed.");
-  process.exit(1);
+function kb(bytes: number) {
+  return `${(bytes / 1024).toFixed(1)} KB`;
 }
-console.log("\nAll budgets met.");
+
+function pct(x: number) {
+  return `${(x * 100).toFixed(1)} %`;
+}

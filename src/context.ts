@@ -83,19 +83,39 @@ export interface RequestState {
 
 const cache = new WeakMap<Request, Promise<RequestState>>();
 
-/** Reads the session and language once per request, whichever hook asks first. */
+/** Files and probes: static and built files, photos, the icon, the worker, the manifest, /health. */
+const FILE_PATH = /^\/(?:assets|static|objects)\/|^\/(?:favicon\.ico|health|sw\.js|manifest\.webmanifest)$/;
+
+const pathOf = (url: string) => {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const end = url.indexOf("?", start);
+  return end < 0 ? url.slice(start) : url.slice(start, end);
+};
+
+/**
+ * A read of a file or probe on a public route: answered without the session (so without the
+ * database). Only public routes qualify, so no access check ever sees a missing user it needed.
+ */
+export const isFileRequest = (request: Request) =>
+  (request.method === "GET" || request.method === "HEAD") && accessOf(request) === "public" && FILE_PATH.test(pathOf(request.url));
+
+/**
+ * Reads the session and language once per request, whichever hook asks first. Files and probes
+ * (`isFileRequest`) get the language only: no session lookup.
+ */
 export function requestState(deps: Deps, request: Request, ip?: string): Promise<RequestState> {
   let state = cache.get(request);
   if (!state) {
-    state = readState(deps, request, ip);
+    state = readState(deps, request, ip, !isFileRequest(request));
     cache.set(request, state);
   }
   return state;
 }
 
-async function readState(deps: Deps, request: Request, ip?: string): Promise<RequestState> {
+async function readState(deps: Deps, request: Request, ip: string | undefined, withSession: boolean): Promise<RequestState> {
   const cookies = parseCookies(request.headers.get("cookie"));
-  const token = cookies[deps.cookies.session] ?? null;
+  const token = withSession ? (cookies[deps.cookies.session] ?? null) : null;
   const loaded = token ? await loadSession(deps.db, token, deps.now()) : null;
   const locale = pickLocale({
     userLocale: loaded?.user.locale,

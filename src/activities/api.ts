@@ -41,7 +41,9 @@ export function activityApi(deps: Deps) {
       const category = isCategory(query.category) ? query.category : undefined;
       const limit = Math.min(Math.max(Number(query.limit) || PAGE_SIZE, 1), 100);
       const page = await browseListings(deps.db, { city, category, limit, cursor: typeof query.cursor === "string" ? query.cursor : undefined }, new Date(deps.now()));
+      // Counted up to BROWSE_COUNT_CAP: past it the header holds the cap and X-Total-Count-Capped says "at least".
       const headers: Record<string, string> = { "X-Total-Count": String(page.total) };
+      if (page.capped) headers["X-Total-Count-Capped"] = "true";
       if (page.nextCursor) headers["X-Next-Cursor"] = page.nextCursor;
       return json(
         page.listings.map((l) => publicActivity(l.activity, l.host, l.rating)),

@@ -1,5 +1,5 @@
-import { and, count, desc, eq, isNull } from "drizzle-orm";
-import { writeTransaction } from "../../db/client";
+import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
+import { perDb, writeTransaction } from "../../db/client";
 import { activities, bookings, users, type Activity, type User } from "../../db/schema";
 import type { Deps } from "../context";
 import { listFrom } from "../lib/http";
@@ -164,14 +164,20 @@ export async function deleteActivity(deps: Deps, activity: Activity): Promise<"d
   });
 }
 
+/** The activity page's lookups, prepared once per database. */
+const pageStatements = perDb((db) => ({
+  listed: db
+    .select()
+    .from(activities)
+    .where(and(eq(activities.id, sql.placeholder("id")), isNull(activities.archivedAt), sql`${activities.active} = 1`))
+    .prepare(),
+  host: db.select(publicUserColumns).from(users).where(eq(users.id, sql.placeholder("id"))).prepare(),
+}));
+
 /** A listed (not archived) activity, or undefined. */
 export async function findListedActivity(deps: Deps, id: string) {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
-  return deps.db
-    .select()
-    .from(activities)
-    .where(and(eq(activities.id, id), isNull(activities.archivedAt), eq(activities.active, true)))
-    .get();
+  return pageStatements(deps.db).listed.get({ id });
 }
 
 /** An activity its host may edit (archived ones are gone for editing too). */
@@ -182,7 +188,7 @@ export async function findOwnActivity(deps: Deps, hostId: string, id: string) {
 
 /** An activity's host, with only the columns their public view reads. */
 export async function hostOf(deps: Deps, activity: Activity) {
-  return deps.db.select(publicUserColumns).from(users).where(eq(users.id, activity.hostId)).get();
+  return pageStatements(deps.db).host.get({ id: activity.hostId });
 }
 
 /** A host's activities (archived ones left out), newest first. */

@@ -16,7 +16,7 @@ import { PAGE_SIZE } from "./api";
 import { isCategory } from "./categories";
 import { createActivity, creationWait, findListedActivity, findOwnActivity, hostOf, ownActivities, readActivityInput } from "./manage";
 import { countOwnActivities, hostEarnings, hostRequests } from "./host";
-import { activityRating, activityReviews, browseActivities } from "./service";
+import { activityRatingAndReviews, browseActivities } from "./service";
 
 /** The activity screens: browse, the activity page, the host dashboard, the create form and the wizard. */
 export function activityRoutes(deps: Deps) {
@@ -93,7 +93,7 @@ export function activityRoutes(deps: Deps) {
     .get("/activity/:id", async ({ params, request, state, user, render }) => {
       const activity = await findListedActivity(deps, params.id);
       if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
-      const [host, rating, reviews] = await Promise.all([hostOf(deps, activity), activityRating(deps.db, activity.id), activityReviews(deps.db, activity.id, 3)]);
+      const [host, { rating, reviews }] = await Promise.all([hostOf(deps, activity), activityRatingAndReviews(deps.db, activity.id, 3)]);
       return render((view) => (
         <ActivityDetail view={view} activity={activity} host={publicUser(host!, new Date(deps.now()))} rating={rating} reviews={reviews} maps={deps.config.maps} />
       ));

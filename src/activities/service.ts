@@ -1,7 +1,7 @@
-import { and, avg, count, desc, eq, inArray, isNull, lt, or, type SQL } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import { and, avg, count, desc, eq, isNull, sql } from "drizzle-orm";
+import { perDb, type Db } from "../../db/client";
 import { activities, reviews, users, type Activity } from "../../db/schema";
-import { publicUser, publicUserColumns, type PublicUser } from "../profiles/serialize";
+import { publicUser, publicUserColumns, type PublicUser, type PublicUserSource } from "../profiles/serialize";
 import { reviewsOfActivity } from "../reviews/service";
 import { coverPhoto } from "./categories";
 import { roundRating } from "../lib/labels";
@@ -52,39 +52,110 @@ function decodeCursor(cursor: string | undefined): { createdAt: number; id: stri
 }
 
 /**
- * Bookable activities of a city, newest first, with their host and real average rating, a page
- * at a time (keyset paging on the browse index, so page 100 costs what page 1 does).
+ * The browse count stops here: a city with more listed activities shows "1,000+ activities
+ * found", so a page costs the same with a thousand or a million of them (decision 0015).
  */
-export async function browseListings(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string }, today = new Date()) {
+export const BROWSE_COUNT_CAP = 1000;
+
+/** Listed: active and not archived, spelled as the browse indexes' condition so SQLite uses them. */
+const listed = sql`${activities.active} = 1 AND ${activities.archivedAt} IS NULL`;
+
+/**
+ * The browse queries, prepared once per database: a page (with or without a category, first
+ * page or after a cursor) on the partial browse indexes, the capped count over the same index,
+ * and the ratings of a page's activities.
+ */
+const browseStatements = perDb((db) => {
+  const where = (byCategory: boolean, after: boolean) =>
+    and(
+      eq(activities.city, sql.placeholder("city")),
+      listed,
+      byCategory ? eq(activities.category, sql.placeholder("category")) : undefined,
+      after ? sql`(${activities.createdAt}, ${activities.id}) < (${sql.placeholder("afterCreatedAt")}, ${sql.placeholder("afterId")})` : undefined,
+    );
+  const page = (byCategory: boolean, after: boolean) =>
+    db
+      .select({ activity: activities, host: publicUserColumns })
+      .from(activities)
+      .innerJoin(users, eq(users.id, activities.hostId))
+      .where(where(byCategory, after))
+      .orderBy(desc(activities.createdAt), desc(activities.id))
+      .limit(sql.placeholder("limit"))
+      .prepare();
+  // count(*) over at most `cap` rows of the index: constant work however many match.
+  const capped = (byCategory: boolean) =>
+    db
+      .select({ n: count() })
+      .from(db.select({ one: sql`1`.as("one") }).from(activities).where(where(byCategory, false)).limit(sql.placeholder("cap")).as("listed"))
+      .prepare();
+  return {
+    page: { all: page(false, false), allAfter: page(false, true), category: page(true, false), categoryAfter: page(true, true) },
+    count: { all: capped(false), category: capped(true) },
+  };
+});
+
+/** Ratings of many activities at once; the ids go in as one JSON array so the statement is prepared once. */
+const ratingStatement = perDb((db) =>
+  db
+    .select({ activityId: reviews.activityId, stars: avg(reviews.stars), n: count() })
+    .from(reviews)
+    .where(sql`${reviews.activityId} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
+    .groupBy(reviews.activityId)
+    .prepare(),
+);
+
+/** The SQL of every browse statement, by name: for query-plan checks (tests, `bun run bench`). */
+export function browseQueries(db: Db): Record<string, string> {
+  const { page, count } = browseStatements(db);
+  return {
+    ...Object.fromEntries(Object.entries(page).map(([name, q]) => [`page.${name}`, q.getQuery().sql])),
+    ...Object.fromEntries(Object.entries(count).map(([name, q]) => [`count.${name}`, q.getQuery().sql])),
+    ratings: ratingStatement(db).getQuery().sql,
+  };
+}
+
+/** How many listed activities match, up to `cap`; `capped` when there are more. */
+export interface BrowseTotal {
+  total: number;
+  capped: boolean;
+}
+
+/**
+ * Bookable activities of a city, newest first, with their host and real average rating, a page
+ * at a time (keyset paging on the browse index, so page 100 costs what page 1 does), and their
+ * number counted up to `countCap` (BROWSE_COUNT_CAP).
+ */
+export async function browseListings(
+  db: Db,
+  opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number },
+  today = new Date(),
+): Promise<{ listings: ActivityListing[]; nextCursor: string | null } & BrowseTotal> {
   const after = decodeCursor(opts.cursor);
-  const base = and(eq(activities.city, opts.city), eq(activities.active, true), isNull(activities.archivedAt), opts.category ? eq(activities.category, opts.category) : undefined);
-  const page = after
-    ? and(base, or(lt(activities.createdAt, after.createdAt), and(eq(activities.createdAt, after.createdAt), lt(activities.id, after.id))))
-    : base;
-  const result = await listings(db, page, opts.limit + 1, today, base);
-  const more = result.listings.length > opts.limit;
-  const list = result.listings.slice(0, opts.limit);
-  return { listings: list, total: result.total, nextCursor: more ? encodeCursor(list[list.length - 1]!.activity) : null };
+  const statements = browseStatements(db);
+  const cap = opts.countCap ?? BROWSE_COUNT_CAP;
+  const filter = { city: opts.city, category: opts.category ?? "" };
+  const pageQuery = opts.category ? (after ? statements.page.categoryAfter : statements.page.category) : after ? statements.page.allAfter : statements.page.all;
+  const rows = await pageQuery.all({ ...filter, limit: opts.limit + 1, afterCreatedAt: after?.createdAt ?? 0, afterId: after?.id ?? "" });
+  const counted = (await (opts.category ? statements.count.category : statements.count.all).get({ ...filter, cap: cap + 1 }))?.n ?? 0;
+  const more = rows.length > opts.limit;
+  const list = withRatings(db, rows.slice(0, opts.limit), today);
+  return {
+    listings: list,
+    total: Math.min(counted, cap),
+    capped: counted > cap,
+    nextCursor: more ? encodeCursor(list[list.length - 1]!.activity) : null,
+  };
 }
 
 /** A browse page as cards. */
-export async function browseActivities(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string }) {
+export async function browseActivities(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number }) {
   const { listings: list, ...page } = await browseListings(db, opts);
   return { cards: list.map(activityCard), ...page };
 }
 
 /** A host's listed activities, newest first. */
-export function hostListings(db: Db, hostId: string, limit: number, today = new Date()) {
-  return listings(db, and(eq(activities.hostId, hostId), eq(activities.active, true), isNull(activities.archivedAt)), limit, today);
-}
-
-/** A host's listed activities as cards. */
-export async function hostActivities(db: Db, hostId: string, limit: number) {
-  const { listings: list, total } = await hostListings(db, hostId, limit);
-  return { cards: list.map(activityCard), total };
-}
-
-async function listings(db: Db, where: SQL | undefined, limit: number, today: Date, countWhere: SQL | undefined = where) {
+export async function hostListings(db: Db, hostId: string, limit: number, today = new Date()) {
+  const where = and(eq(activities.hostId, hostId), eq(activities.active, true), isNull(activities.archivedAt));
   const [rows, total] = await Promise.all([
     db
       .select({ activity: activities, host: publicUserColumns })
@@ -93,24 +164,26 @@ async function listings(db: Db, where: SQL | undefined, limit: number, today: Da
       .where(where)
       .orderBy(desc(activities.createdAt), desc(activities.id))
       .limit(limit),
-    db.select({ n: count() }).from(activities).where(countWhere).get(),
+    db.select({ n: count() }).from(activities).where(where).get(),
   ]);
-  const ids = rows.map((r) => r.activity.id);
-  const ratings = ids.length
-    ? await db
-        .select({ activityId: reviews.activityId, stars: avg(reviews.stars), n: count() })
-        .from(reviews)
-        .where(inArray(reviews.activityId, ids))
-        .groupBy(reviews.activityId)
-    : [];
+  return { listings: withRatings(db, rows, today), total: total?.n ?? 0 };
+}
+
+/** A host's listed activities as cards. */
+export async function hostActivities(db: Db, hostId: string, limit: number) {
+  const { listings: list, total } = await hostListings(db, hostId, limit);
+  return { cards: list.map(activityCard), total };
+}
+
+function withRatings(db: Db, rows: { activity: Activity; host: PublicUserSource }[], today: Date): ActivityListing[] {
+  const ratings = rows.length ? ratingStatement(db).all({ ids: JSON.stringify(rows.map((r) => r.activity.id)) }) : [];
   const ratingOf = new Map(ratings.map((r) => [r.activityId, roundRating(r.stars)]));
   const countOf = new Map(ratings.map((r) => [r.activityId, r.n]));
-  const list: ActivityListing[] = rows.map(({ activity, host }) => ({
+  return rows.map(({ activity, host }) => ({
     activity,
     host: publicUser(host, today),
     rating: { average: ratingOf.get(activity.id) ?? null, count: countOf.get(activity.id) ?? 0 },
   }));
-  return { listings: list, total: total?.n ?? 0 };
 }
 
 /** Average rating (one decimal) and count of an activity's reviews. */
@@ -122,4 +195,10 @@ export async function activityRating(db: Db, activityId: string) {
 /** An activity's reviews, newest first, with who wrote them. */
 export async function activityReviews(db: Db, activityId: string, limit?: number) {
   return (await reviewsOfActivity(db, activityId, limit)).reviews;
+}
+
+/** The rating and the newest `limit` reviews of an activity, read together (the activity page). */
+export async function activityRatingAndReviews(db: Db, activityId: string, limit: number) {
+  const { average, total, reviews: list } = await reviewsOfActivity(db, activityId, limit);
+  return { rating: { average, count: total }, reviews: list };
 }

@@ -1,5 +1,5 @@
-import { and, eq, lt } from "drizzle-orm";
-import { writeTransaction, type Db } from "../../db/client";
+import { and, eq, lt, sql } from "drizzle-orm";
+import { perDb, writeTransaction, type Db } from "../../db/client";
 import { oauthAccounts, sessions, users, type User } from "../../db/schema";
 import { defineJob } from "../lib/jobs";
 import { firstNameSchema, lastNameSchema } from "../profiles/schema";
@@ -31,25 +31,33 @@ export async function createSession(db: Db, userId: string, now = Date.now()) {
   return { token, csrf, expire };
 }
 
-export async function loadSession(db: Db, token: string, now = Date.now()) {
-  if (!token || token.length > 100) return null;
-  const sid = sha256(token);
-  const row = await db
+/** The session lookup runs on every signed-in request: prepared once per database. */
+const sessionStatements = perDb((db) => ({
+  find: db
     .select({ session: sessions, user: users })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(eq(sessions.sid, sid))
-    .get();
+    .where(eq(sessions.sid, sql.placeholder("sid")))
+    .prepare(),
+  remove: db.delete(sessions).where(eq(sessions.sid, sql.placeholder("sid"))).prepare(),
+  extend: db.update(sessions).set({ expire: sql`${sql.placeholder("expire")}` }).where(eq(sessions.sid, sql.placeholder("sid"))).prepare(),
+}));
+
+export async function loadSession(db: Db, token: string, now = Date.now()) {
+  if (!token || token.length > 100) return null;
+  const sid = sha256(token);
+  const statements = sessionStatements(db);
+  const row = await statements.find.get({ sid });
   if (!row) return null;
   if (row.session.expire <= now) {
-    await db.delete(sessions).where(eq(sessions.sid, sid));
+    await statements.remove.run({ sid });
     return null;
   }
   let expire = row.session.expire;
   const renewed = expire - now < SESSION_TTL_MS - SESSION_RENEW_AFTER_MS;
   if (renewed) {
     expire = now + SESSION_TTL_MS;
-    await db.update(sessions).set({ expire }).where(eq(sessions.sid, sid));
+    await statements.extend.run({ sid, expire });
   }
   return { session: { sid, csrf: row.session.sess.csrf, expire } satisfies SessionInfo, user: row.user, renewed };
 }

@@ -1,4 +1,5 @@
 import type { Locale } from "./i18n";
+import { cachedFormatter } from "./intl";
 
 /**
  * Time, on native `Temporal` (never hand-written offset arithmetic). An activity's dates and
@@ -45,27 +46,13 @@ export function localOf(epochMs: number, timeZone: string): LocalDateTime {
 export const todayIn = (epochMs: number, timeZone: string) =>
   Temporal.Instant.fromEpochMilliseconds(epochMs).toZonedDateTimeISO(timeZone).toPlainDate().toString();
 
-const intlLocale = (locale: Locale) => (locale === "fr" ? "fr-FR" : "en-US");
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** One formatter per locale and style, made once (building one is costly). */
-function formatter(locale: Locale, style: "dateTime" | "longDate" | "time" | "monthYear") {
-  const key = `${locale}:${style}`;
-  let f = formatters.get(key);
-  if (!f) {
-    const options: Intl.DateTimeFormatOptions =
-      style === "dateTime"
-        ? { dateStyle: "medium", timeStyle: "short" }
-        : style === "longDate"
-          ? { weekday: "long", year: "numeric", month: "long", day: "numeric" }
-          : style === "time"
-            ? { hour: "numeric", minute: "2-digit" }
-            : { month: "long", year: "numeric" };
-    f = new Intl.DateTimeFormat(intlLocale(locale), { ...options, timeZone: "UTC" });
-    formatters.set(key, f);
-  }
-  return f;
-}
+/** Wall clocks are formatted as if they were UTC, so no zone shifts them. */
+const styles = {
+  dateTime: cachedFormatter((l) => new Intl.DateTimeFormat(l, { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" })),
+  longDate: cachedFormatter((l) => new Intl.DateTimeFormat(l, { weekday: "long", year: "numeric", month: "long", day: "numeric", timeZone: "UTC" })),
+  time: cachedFormatter((l) => new Intl.DateTimeFormat(l, { hour: "numeric", minute: "2-digit", timeZone: "UTC" })),
+  monthYear: cachedFormatter((l) => new Intl.DateTimeFormat(l, { month: "long", year: "numeric", timeZone: "UTC" })),
+};
 
 /**
  * A stored wall-clock time as the viewer reads it ("Dec 1, 2026, 2:00 PM"), shown as the
@@ -74,12 +61,11 @@ function formatter(locale: Locale, style: "dateTime" | "longDate" | "time" | "mo
 export function formatLocal(local: string, locale: Locale, style: "dateTime" | "longDate" | "time" = "dateTime"): string {
   const plain = parseLocal(local);
   if (!plain) return local;
-  // The wall clock is formatted as if it were UTC, so no zone shifts it.
-  return formatter(locale, style).format(plain.toZonedDateTime("UTC").epochMilliseconds);
+  return styles[style](locale).format(plain.toZonedDateTime("UTC").epochMilliseconds);
 }
 
 /** "December 2026" of an instant (member since, review dates). */
-export const formatMonthYear = (epochMs: number, locale: Locale) => formatter(locale, "monthYear").format(epochMs);
+export const formatMonthYear = (epochMs: number, locale: Locale) => styles.monthYear(locale).format(epochMs);
 
 /** Minutes as hours for the API and labels: 90 → 1.5. */
 export const hoursOf = (minutes: number) => minutes / 60;

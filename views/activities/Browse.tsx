@@ -1,7 +1,7 @@
 import { ratingLabel, nameAndAge } from "../../src/lib/labels";
 import { categories, categoryLabelKey, type Category } from "../../src/activities/categories";
 import type { ActivityCard } from "../../src/activities/service";
-import { formatMoney } from "../../src/lib/money";
+import { formatCount, formatMoney } from "../../src/lib/money";
 import { countries } from "../../src/lib/places";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
@@ -14,7 +14,10 @@ export interface BrowseState {
   /** Keep the category grid open (it was used to get here). */
   filtersOpen?: boolean;
   cards: ActivityCard[];
+  /** Matching activities, counted up to a cap. */
   total: number;
+  /** More than `total` match: shown as "1,000+ activities found". */
+  capped?: boolean;
   nextCursor: string | null;
 }
 
@@ -116,7 +119,7 @@ export function BrowseResults({ view, state }: { view: View; state: BrowseState 
   return (
     <section id="results" class="browse-results mt-4" aria-live="polite">
       <p class="text-sm text-muted" safe>
-        {t(state.total <= 1 ? "browse.found.one" : "browse.found.other", { count: state.total })}
+        {t(state.capped ? "browse.found.capped" : state.total <= 1 ? "browse.found.one" : "browse.found.other", { count: formatCount(state.total, view.locale) })}
       </p>
       {state.cards.length === 0 ? (
         <div class="card mt-4 p-8 text-center">

@@ -6,6 +6,7 @@ import type { ReviewView } from "../../src/reviews/service";
 import { photoUrl } from "../../src/uploads/service";
 import type { View } from "../../src/shell/view";
 
+
 /** A round photo, or the person's initial when there is none. */
 export function Avatar({ photo, name, size = 40 }: { photo?: string | null; name?: string | null; size?: number }) {
   const style = `width:${size}px;height:${size}px`;

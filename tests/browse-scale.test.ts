@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { and, eq, isNull } from "drizzle-orm";
+import { activities } from "../db/schema";
+import { seedDemo, seedGeneratedActivities } from "../db/seed";
+import { BROWSE_COUNT_CAP, browseActivities, browseQueries } from "../src/activities/service";
+import { makeTestApp, type Client } from "./helpers";
+
+/** Browse costs the same however many activities match: a capped count and indexed pages (decision 0015). */
+let t: Awaited<ReturnType<typeof makeTestApp>>;
+let guest: Client;
+let newYork = 0;
+beforeAll(async () => {
+  t = await makeTestApp();
+  await seedDemo(t.db);
+  await seedGeneratedActivities(t.db, 6000);
+  newYork = (t.db.$client.query("SELECT count(*) AS n FROM activities WHERE city = 'New York' AND active = 1 AND archived_at IS NULL").get() as { n: number }).n;
+  guest = t.client();
+  await guest.signUpComplete({ city: "New York" });
+});
+afterAll(() => t.cleanup());
+
+describe("the browse count", () => {
+  test("the test city has more listed activities than the cap", () => {
+    expect(newYork).toBeGreaterThan(BROWSE_COUNT_CAP);
+  });
+
+  test("past the cap the page says '1,000+ activities found', in English and French", async () => {
+    const html = await (await guest.get("/browse?city=New%20York")).text();
+    expect(html).toContain("1,000+ activities found");
+    const fr = await (await guest.get("/browse?city=New%20York", { "accept-language": "fr" })).text();
+    // French groups thousands with a narrow no-break space.
+    expect(fr).toMatch(/1\s000\+ activités trouvées/u);
+  });
+
+  test("under the cap the count is exact, with the spec's text", async () => {
+    const exact = await browseActivities(t.db, { city: "New York", category: "food", limit: 20 });
+    const food = t.db
+      .select({ id: activities.id })
+      .from(activities)
+      .where(and(eq(activities.city, "New York"), eq(activities.category, "food"), eq(activities.active, true), isNull(activities.archivedAt)))
+      .all().length;
+    // 6,000 activities over 5 cities and 8 categories: a category of one city stays under the cap.
+    expect(food).toBeLessThanOrEqual(BROWSE_COUNT_CAP);
+    expect(exact).toMatchObject({ total: food, capped: false });
+    const html = await (await guest.get("/browse?city=New%20York&category=food")).text();
+    expect(html).toContain(`${food.toLocaleString("en-US")} activities found`);
+  });
+
+  test("a smaller cap counts up to it and says so; archived and inactive activities are not counted", async () => {
+    const few = await browseActivities(t.db, { city: "New York", limit: 3, countCap: 5 });
+    expect(few).toMatchObject({ total: 5, capped: true });
+    expect(few.cards.length).toBe(3);
+    const tokyo = await browseActivities(t.db, { city: "Tokyo", category: "music", limit: 50, countCap: 10_000 });
+    const hidden = tokyo.cards.slice(0, 2).map((c) => c.id);
+    t.db.update(activities).set({ archivedAt: Date.now() }).where(eq(activities.id, hidden[0]!)).run();
+    t.db.update(activities).set({ active: false }).where(eq(activities.id, hidden[1]!)).run();
+    const after = await browseActivities(t.db, { city: "Tokyo", category: "music", limit: 50, countCap: 10_000 });
+    expect(after.total).toBe(tokyo.total - 2);
+    expect(after.cards.map((c) => c.id)).not.toContain(hidden[0]!);
+    expect(after.cards.map((c) => c.id)).not.toContain(hidden[1]!);
+    // Exactly at the cap is not "more than".
+    expect(await browseActivities(t.db, { city: "Tokyo", category: "music", limit: 1, countCap: after.total })).toMatchObject({ total: after.total, capped: false });
+  });
+
+  test("the API's X-Total-Count holds the cap and X-Total-Count-Capped says there are more", async () => {
+    const capped = await guest.get("/api/activities?city=New%20York");
+    expect(capped.headers.get("x-total-count")).toBe(String(BROWSE_COUNT_CAP));
+    expect(capped.headers.get("x-total-count-capped")).toBe("true");
+    const exact = await guest.get("/api/activities?city=Honolulu");
+    expect(exact.headers.get("x-total-count")).toBe("0");
+    expect(exact.headers.get("x-total-count-capped")).toBeNull();
+  });
+
+  test("keyset paging walks past the cap without repeats", async () => {
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let i = 0; i < 12; i++) {
+      const page = await browseActivities(t.db, { city: "New York", limit: 100, cursor });
+      for (const card of page.cards) seen.add(card.id);
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    expect(seen.size).toBe(Math.min(newYork, 1200));
+  });
+});
+
+describe("browse query plans", () => {
+  const planOf = (sql: string) => (t.db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join("; ");
+
+  test("every page and count statement searches a browse index: no full scan, no sort", () => {
+    const queries = browseQueries(t.db);
+    const names = Object.keys(queries).filter((n) => n !== "ratings");
+    expect(names.sort()).toEqual(["count.all", "count.category", "page.all", "page.allAfter", "page.category", "page.categoryAfter"]);
+    for (const name of names) {
+      const plan = planOf(queries[name]!);
+      expect(`${name}: ${plan}`).toMatch(/SEARCH activities USING (COVERING )?INDEX activities_browse/);
+      expect(`${name}: ${plan}`).not.toMatch(/SCAN activities|TEMP B-TREE/);
+      if (name.includes("category")) expect(plan).toContain("activities_browse_category (city=? AND category=?");
+      if (name.endsWith("After")) expect(plan).toContain("(created_at,id)<(?,?)");
+    }
+  });
+
+  test("ratings are read by activity from the reviews index", () => {
+    const plan = planOf(browseQueries(t.db).ratings!);
+    expect(plan).toContain("SEARCH reviews USING INDEX reviews_activity (activity_id=?)");
+    expect(plan).not.toMatch(/SCAN reviews/);
+  });
+});

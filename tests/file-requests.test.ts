@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sessions } from "../db/schema";
+import { makeTestApp, type Client } from "./helpers";
+
+/** Files and probes are answered without reading the session; everything else still reads it. */
+let now = Date.now();
+let t: Awaited<ReturnType<typeof makeTestApp>>;
+let person: Client;
+beforeAll(async () => {
+  t = await makeTestApp({ now: () => now });
+  person = t.client();
+  await person.signUpComplete();
+  // Past half its life, a session read by a request is extended and its cookie sent again.
+  now += 20 * 24 * 60 * 60 * 1000;
+});
+afterAll(() => t.cleanup());
+
+const expiry = () => t.db.select({ expire: sessions.expire }).from(sessions).all().map((s) => s.expire);
+const renewsCookie = (res: Response) => res.headers.getSetCookie().some((c) => c.startsWith("sid="));
+
+describe("files and probes", () => {
+  test.each(["/static/icon.svg", "/favicon.ico", "/health", "/sw.js", "/manifest.webmanifest", "/static/nothing-here.svg", "/objects/00000000-0000-4000-8000-000000000000"])(
+    "%s does not read the session",
+    async (path) => {
+      const before = expiry();
+      const res = await person.get(path);
+      expect(res.status).toBeLessThan(500);
+      expect(renewsCookie(res)).toBe(false);
+      expect(expiry()).toEqual(before);
+    },
+  );
+
+  test("a path under /assets/ that no file route matches still gets the full access check", async () => {
+    // The catch-all route is not public: a signed-in person gets 404, a visitor the landing page.
+    const res = await person.get("/assets/a/b");
+    expect(res.status).toBe(404);
+    expect(renewsCookie(res)).toBe(true);
+    const visitor = await t.client().get("/assets/a/b");
+    expect(visitor.status).toBe(200);
+    expect(await visitor.text()).toContain("Sign In");
+  });
+
+  test("a page reads the session, extends it and sends its cookie again", async () => {
+    now += 16 * 24 * 60 * 60 * 1000;
+    const before = expiry();
+    const res = await person.get("/browse");
+    expect(res.status).toBe(200);
+    expect(renewsCookie(res)).toBe(true);
+    expect(expiry()).not.toEqual(before);
+  });
+
+  test("writes to those paths are not files: the session is read and checked", async () => {
+    const res = await person.request("/static/icon.svg", { method: "POST", csrf: false });
+    expect(res.status).toBe(403);
+  });
+});
