@@ -1,13 +1,37 @@
 import { expect, test } from "bun:test";
-import { serverAndBrowser } from "./harness";
+import type { Page } from "playwright-core";
+import { axeFindings, serverAndBrowser, type AxeFinding } from "./harness";
 
 const env = serverAndBrowser();
 
-test("every screen fits a 360 px wide phone, in both themes, without script errors", async () => {
+/**
+ * Visits each path in both themes: the page must fit the width and axe must find no serious or
+ * critical violation. Returns what failed, so one run reports every screen at once.
+ */
+async function visitAll(page: Page, paths: string[]) {
+  const problems: { path: string; theme: string; width?: number; findings?: AxeFinding[] }[] = [];
+  for (const theme of ["light", "dark"]) {
+    await page.evaluate((t) => localStorage.setItem("theme", t), theme);
+    for (const path of paths) {
+      await page.goto(`${env.server.url}${path}`);
+      await page.waitForLoadState("networkidle");
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (width !== 360) problems.push({ path, theme, width });
+      const findings = (await axeFindings(page)).filter((f) => f.impact === "serious" || f.impact === "critical");
+      if (findings.length) problems.push({ path, theme, findings });
+    }
+  }
+  return problems;
+}
+
+test("every screen fits a 360 px wide phone and passes axe, in both themes, without script errors", async () => {
   const context = await env.browser.newContext({ viewport: { width: 360, height: 740 } });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(`${env.server.url}/api/login`);
+  const signedOut = await visitAll(page, ["/", "/api/login", "/api/login?mode=signup", "/no-such-page"]);
+  await page.evaluate(() => localStorage.removeItem("theme"));
   await page.goto(`${env.server.url}/api/login`);
   await page.getByLabel("Email").fill("host@offline.test");
   await page.getByLabel("Password").fill("offline-demo");
@@ -15,19 +39,11 @@ test("every screen fits a 360 px wide phone, in both themes, without script erro
   await page.waitForURL(`${env.server.url}/`);
   const activity = await page.locator("#results a[href^='/activity/']").first().getAttribute("href");
   const edit = await page.evaluate(async () => ((await (await fetch("/api/user/activities")).json()) as { id: string }[])[0]!.id);
-  const paths = [
+  const signedIn = await visitAll(page, [
     "/", "/browse?city=Paris&category=food&filters=1", activity!, "/host", "/host/activities", "/create-activity", "/create-activity-flow", `/edit-activity/${edit}`,
     "/profile", "/profile/alex.guest", "/edit-profile", "/settings", "/settings/account", "/settings/password", "/settings/username", "/help", "/reviews", "/no-such-page",
-  ];
-  for (const theme of ["light", "dark"]) {
-    await page.evaluate((t) => localStorage.setItem("theme", t), theme);
-    for (const path of paths) {
-      await page.goto(`${env.server.url}${path}`);
-      await page.waitForLoadState("networkidle");
-      const width = await page.evaluate(() => document.documentElement.scrollWidth);
-      expect({ path, theme, width }).toEqual({ path, theme, width: 360 });
-    }
-  }
+  ]);
+  expect([...signedOut, ...signedIn]).toEqual([]);
   expect(errors).toEqual([]);
   await context.close();
 });
