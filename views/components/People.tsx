@@ -36,7 +36,7 @@ export function Carousel({ view, photos, label }: { view: View; photos: string[]
   return (
     <section class="relative overflow-hidden rounded-2xl bg-sunken" data-carousel aria-roledescription="carousel" aria-label={label}>
       <div
-        class="flex snap-x snap-mandatory overflow-x-auto scroll-smooth [scrollbar-width:none] focus-visible:outline-offset-[-4px]"
+        class="flex snap-x snap-mandatory overflow-x-auto scroll-smooth motion-reduce:scroll-auto [scrollbar-width:none] focus-visible:outline-offset-[-4px]"
         data-carousel-track
         tabindex={photos.length > 1 ? "0" : undefined}
       >
