@@ -4,6 +4,12 @@ import presetWind3, { type Theme } from "@unocss/preset-wind3";
 /**
  * The stylesheet is generated from the class names used in views/ and islands/ at build time.
  * Colours that change with the theme are CSS variables (see public/base.css).
+ *
+ * Contrast (WCAG AA: 4.5:1 for text, 3:1 for large text and shapes): brand-500 is the brand's
+ * orange for accents, focus rings and large text only (3.5:1 on the light surface). Text on an
+ * orange background and orange text on light backgrounds use brand-600 or darker: white on
+ * brand-600 is 5.2:1, brand-600 on the light surface 5.0:1 and on sunken 4.6:1. In the dark
+ * theme orange text is brand-300 (9.2:1 on the dark surface).
  */
 const config: UserConfig<Theme> = {
   presets: [presetWind3({ dark: "class" })],
@@ -14,8 +20,9 @@ const config: UserConfig<Theme> = {
         100: "#ffe4dc",
         300: "#fb9c85",
         500: "#e8553d",
-        600: "#d2432c",
+        600: "#c0402a",
         700: "#b03522",
+        800: "#8a2818",
         900: "#6e2113",
       },
       surface: "rgb(var(--surface) / <alpha-value>)",
@@ -29,7 +36,7 @@ const config: UserConfig<Theme> = {
   shortcuts: {
     btn: "inline-flex items-center justify-center gap-2 rounded-xl px-4 py-2.5 font-semibold transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-500 disabled:opacity-50 disabled:cursor-not-allowed select-none",
     "btn-lg": "py-3 text-base",
-    "btn-primary": "bg-brand-500 text-white hover:bg-brand-600 active:bg-brand-700",
+    "btn-primary": "bg-brand-600 text-white hover:bg-brand-700 active:bg-brand-800",
     "btn-secondary": "border border-line bg-raised text-ink hover:bg-sunken",
     "btn-ghost": "text-ink hover:bg-sunken",
     card: "rounded-2xl border border-line bg-raised shadow-sm",

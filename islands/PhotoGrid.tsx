@@ -116,7 +116,7 @@ export function PhotoGrid({ name, photos: initial, max, endpoint, texts, onChang
                   data-photo={photo}
                 />
                 {i === 0 ? (
-                  <span className="absolute left-1.5 top-1.5 rounded-full bg-brand-500 px-2 py-0.5 text-xs font-semibold text-white">{texts.main}</span>
+                  <span className="absolute left-1.5 top-1.5 rounded-full bg-brand-600 px-2 py-0.5 text-xs font-semibold text-white">{texts.main}</span>
                 ) : null}
                 <button
                   type="button"

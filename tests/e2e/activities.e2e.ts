@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { makeJpeg } from "../images";
 import { startFakeMaps } from "../fakes/maps";
-import { serverAndBrowser } from "./harness";
+import { expectAccessible, serverAndBrowser } from "./harness";
 
 // Default map settings point at OpenStreetMap, which this machine cannot reach: the fallback.
 const env = serverAndBrowser();
@@ -38,6 +38,7 @@ test("browse: filtering by category swaps the list and updates the URL; back res
   await page.waitForURL(/city=Paris/);
   expect(page.url()).toContain("category=food");
   await page.getByRole("heading", { name: "Activities in Paris" }).waitFor();
+  await expectAccessible(page, "browse filtered");
   await page.goBack();
   await page.waitForURL(/city=New\+York&category=food/);
   await page.getByRole("heading", { name: "Activities in New York" }).waitFor();
@@ -58,17 +59,20 @@ test("a host creates an activity through the seven wizard steps, sees it, edits 
   const next = page.getByRole("button", { name: "Next" });
 
   expect(await next.isDisabled()).toBe(true);
+  await expectAccessible(page, "wizard step 1");
   await page.getByRole("radio", { name: "Music" }).click();
   await next.click();
 
   await page.getByRole("button", { name: "Get tips" }).click();
   await page.getByRole("dialog", { name: "Tips for a great title" }).waitFor();
+  await expectAccessible(page, "wizard tips");
   await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
   expect(await next.isDisabled()).toBe(true);
   await page.getByLabel("Title").fill("   ");
   expect(await next.isDisabled()).toBe(true);
   await page.getByLabel("Title").fill("Ukulele in the park");
   await page.getByText("19/50 characters").waitFor();
+  await expectAccessible(page, "wizard step 2");
   await next.click();
 
   await page.getByLabel("Description").fill("Learn four chords and play a song together. Ukuleles provided.");
@@ -78,25 +82,30 @@ test("a host creates an activity through the seven wizard steps, sees it, edits 
   await page.getByLabel("Hourly rate (USD)").fill("35");
   await page.getByText("See your earnings").click();
   expect(await page.locator("[data-earnings]").textContent()).toBe("$28.00");
+  await expectAccessible(page, "wizard step 4 with earnings");
   await next.click();
 
   expect(await next.isDisabled()).toBe(true);
   await page.locator("input[data-photo-input]").first().setInputFiles({ name: "uke.jpg", mimeType: "image/jpeg", buffer: Buffer.from(await makeJpeg({ width: 1000, height: 800 })) });
   await page.locator("img[data-photo]").first().waitFor();
+  await expectAccessible(page, "wizard step 5 with a photo");
   await next.click();
 
   await page.getByRole("button", { name: "Longer — Minimum" }).click(); // 1 h 30
   await page.getByRole("switch").check();
   await page.getByText("2 h").waitFor();
+  await expectAccessible(page, "wizard step 6");
   await next.click();
 
   await page.getByText("Your activity takes place in New York, United States.").waitFor();
   await page.getByLabel("Set the meeting point now").check();
   await page.getByLabel("Meeting point address").fill("Sheep Meadow, Central Park");
+  await expectAccessible(page, "wizard step 7");
   await page.getByRole("button", { name: "Create" }).click();
   await page.waitForURL(`${env.server.url}/host`);
   await page.getByText("Activity created successfully!").waitFor();
   await page.getByText("Ukulele in the park").first().waitFor();
+  await expectAccessible(page, "host dashboard with a toast");
 
   // In browse, and on its own page.
   await page.goto(`${env.server.url}/browse?city=New%20York&category=music`);
@@ -104,6 +113,7 @@ test("a host creates an activity through the seven wizard steps, sees it, edits 
   await page.getByRole("heading", { name: "Ukulele in the park" }).waitFor();
   await page.getByText("1.5 h to 2 h").waitFor();
   await page.getByText("Sheep Meadow, Central Park").waitFor();
+  await expectAccessible(page, "activity page");
 
   // Edit: the wizard comes back filled in.
   await page.getByRole("link", { name: "Edit activity" }).click();
@@ -141,6 +151,7 @@ test("the create form publishes an activity with the spec's messages", async () 
   await page.getByLabel("Category").selectOption("art");
   await page.getByRole("button", { name: "Create Activity" }).click();
   await page.getByText("Hourly rate is required").first().waitFor();
+  await expectAccessible(page, "create form with errors");
   await page.getByLabel("Hourly rate (USD)").fill("22.50");
   await page.getByRole("button", { name: "Create Activity" }).click();
   await page.waitForURL(`${env.server.url}/host-dashboard`);
@@ -208,6 +219,7 @@ test("with a reachable tile server the map shows the meeting point", async () =>
   await page.getByText("Tennis lesson for beginners").click();
   await page.locator('[data-map-state="ready"]').waitFor({ timeout: 15000 });
   expect(await page.locator(".leaflet-tile-loaded").count()).toBeGreaterThan(0);
+  await expectAccessible(page, "activity page with its map");
   expect(maps.searches.some((q) => q.startsWith("Central Park Tennis Center"))).toBe(true);
   await page.close();
   await server.stop();

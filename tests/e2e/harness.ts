@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "bun:test";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 
 const root = join(import.meta.dir, "../..");
 
@@ -80,4 +80,49 @@ export function serverAndBrowser(opts: Parameters<typeof startServer>[0] & { bef
     await env.server?.stop();
   });
   return env;
+}
+
+const axeScript = join(root, "node_modules/axe-core/axe.min.js");
+let axeSource: string | undefined;
+
+/** The rule sets every screen is checked against: WCAG 2.0, 2.1 and 2.2 A and AA, and best practices. */
+const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
+
+export interface AxeFinding {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+  summary?: string;
+}
+
+/**
+ * Runs axe-core (from node_modules, never a CDN) on the page as it is now and returns every
+ * violation. Our Content-Security-Policy refuses inline scripts, so `page.addScriptTag` cannot
+ * add it; the script is evaluated through the DevTools protocol instead, which the policy does
+ * not govern, and the page itself is left as it is served.
+ */
+export async function axeFindings(page: Page): Promise<AxeFinding[]> {
+  axeSource ??= await Bun.file(axeScript).text();
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axeSource);
+  return page.evaluate(async (tags) => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.slice(0, 5).map((n) => n.target.map(String).join(" ")),
+      summary: v.nodes[0]?.failureSummary,
+    }));
+  }, AXE_TAGS);
+}
+
+/** Fails with a readable list when axe finds a serious or critical violation on the page. */
+export async function expectAccessible(page: Page, label: string) {
+  const serious = (await axeFindings(page)).filter((f) => f.impact === "serious" || f.impact === "critical");
+  if (serious.length) {
+    const lines = serious.map((f) => `  ${f.impact} ${f.id}: ${f.help}\n    ${f.targets.join("\n    ")}${f.summary ? `\n    ${f.summary.replace(/\n/g, "\n    ")}` : ""}`);
+    throw new Error(`accessibility violations on ${label} (${page.url()}):\n${lines.join("\n")}`);
+  }
 }

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { makeJpeg, makePng } from "../images";
 import { signUpAndOnboard } from "./flows";
-import { serverAndBrowser } from "./harness";
+import { expectAccessible, serverAndBrowser } from "./harness";
 
 const env = serverAndBrowser();
 
@@ -30,6 +30,7 @@ test("a person edits their profile, reorders photos, changes username and passwo
   expect(await photos.nth(0).getAttribute("data-photo")).toBe(first);
   await page.getByRole("button", { name: "Move photo 1 later" }).click();
   expect(await photos.nth(0).getAttribute("data-photo")).toBe(second);
+  await expectAccessible(page, "edit profile with two photos");
 
   await page.getByLabel("Bio").fill("I teach tennis on weekends.");
   expect(await page.getByText("27/500 characters").count()).toBe(1);
@@ -43,6 +44,7 @@ test("a person edits their profile, reorders photos, changes username and passwo
   await page.getByText("I teach tennis on weekends.").waitFor();
   expect(await page.locator("section[data-carousel] img").first().getAttribute("src")).toBe(`${second}/large.webp`);
   await page.getByText("Hidden").waitFor(); // the owner sees the hidden field, marked
+  await expectAccessible(page, "own profile with a toast");
 
   // The public profile does not show the hidden field.
   await page.goto(`${env.server.url}/profile/editor.one`);
@@ -53,6 +55,7 @@ test("a person edits their profile, reorders photos, changes username and passwo
   await page.getByText("2 / 2").waitFor();
   await page.getByRole("button", { name: "Next photo" }).click();
   await page.getByText("1 / 2").waitFor(); // wraps around
+  await expectAccessible(page, "public profile with two photos");
 
   // Username: Save waits for a change and a free name.
   await page.goto(`${env.server.url}/settings/username`);
@@ -66,6 +69,7 @@ test("a person edits their profile, reorders photos, changes username and passwo
   await page.getByLabel("Username").pressSequentially("editor.two", { delay: 10 });
   await page.getByText("Username available").waitFor();
   expect(await save.isDisabled()).toBe(false);
+  await expectAccessible(page, "username settings");
   await save.click();
   await page.waitForURL(`${env.server.url}/settings`);
   await page.getByText("@editor.two").waitFor();
@@ -82,6 +86,7 @@ test("a person edits their profile, reorders photos, changes username and passwo
   await page.getByLabel("Confirm new password").fill("second-passw0rd");
   await page.getByRole("button", { name: "Update" }).click();
   await page.getByText("Passwords do not match").waitFor();
+  await expectAccessible(page, "password settings with an error");
   await page.getByLabel("Current password").fill("first-password");
   await page.getByLabel("New password", { exact: true }).fill("second-password");
   await page.getByLabel("Confirm new password").fill("second-password");
@@ -91,6 +96,7 @@ test("a person edits their profile, reorders photos, changes username and passwo
   // Sign out asks first, then lands on the landing page.
   await page.getByText("Sign Out").first().click();
   await page.getByText("Are you sure you want to sign out?").waitFor();
+  await expectAccessible(page, "settings, signing out");
   await page.getByRole("button", { name: "Sign Out" }).click();
   await page.waitForURL(`${env.server.url}/`);
   await page.getByRole("link", { name: "Get Started" }).waitFor();
@@ -112,6 +118,7 @@ test("a refused upload shows the spec's error toast and adds nothing", async () 
   await page.locator("[data-hydrated]").waitFor();
   await page.locator("input[data-photo-input]").first().setInputFiles({ name: "notes.jpg", mimeType: "image/jpeg", buffer: Buffer.from("definitely not a picture") });
   await page.getByText("This file is not a supported image").waitFor();
+  await expectAccessible(page, "edit profile with an upload error");
   expect(await page.locator("img[data-photo]").count()).toBe(1);
   await page.close();
 });
@@ -126,7 +133,9 @@ test("the profile screens work in French", async () => {
   await page.waitForURL(`${env.server.url}/`);
   await page.goto(`${env.server.url}/settings`);
   await page.getByRole("heading", { name: "Paramètres" }).waitFor();
+  await expectAccessible(page, "settings in French");
   await page.goto(`${env.server.url}/profile`);
   await page.getByText("Membre depuis").waitFor();
+  await expectAccessible(page, "profile in French");
   await context.close();
 });

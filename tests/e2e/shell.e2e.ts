@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { serverAndBrowser } from "./harness";
+import { expectAccessible, serverAndBrowser } from "./harness";
 
 const env = serverAndBrowser({ env: { DEMO_DATA: "false" } });
 
@@ -22,6 +22,7 @@ test("the theme persists across reloads and is applied before first paint", asyn
   expect(await page.evaluate(() => (window as unknown as { firstPaintDark: boolean }).firstPaintDark)).toBe(true);
   const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   expect(background).toBe("rgb(18, 17, 16)");
+  await expectAccessible(page, "landing, dark");
   expect(await page.getByRole("button", { name: "Dark theme" }).getAttribute("aria-pressed")).toBe("true");
 
   await page.getByRole("button", { name: "Dark theme" }).click();
@@ -54,6 +55,7 @@ test("a page with no island loads no React; the install card shows when installa
   const card = page.getByRole("dialog", { name: "Install Offline" });
   await card.waitFor();
   expect(await card.getByText("Add Offline to your home screen for quick access.").isVisible()).toBe(true);
+  await expectAccessible(page, "landing with the install card");
   await page.waitForLoadState("networkidle");
   // Showing the card fetched no script at all: no island, no React.
   expect([...scripts.keys()].filter((path) => !before.has(path))).toEqual([]);
@@ -96,6 +98,7 @@ test("a toast can be swiped away to the right", async () => {
   await page.waitForURL(/\/onboarding/);
   const toast = page.locator("#toasts .toast");
   await toast.waitFor();
+  await expectAccessible(page, "onboarding with a toast");
   const box = (await toast.boundingBox())!;
   const y = box.y + box.height / 2;
   await page.mouse.move(box.x + 20, y);

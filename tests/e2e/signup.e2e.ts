@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { makeJpeg } from "../images";
 import { next } from "./flows";
-import { serverAndBrowser } from "./harness";
+import { expectAccessible, serverAndBrowser } from "./harness";
 
 const env = serverAndBrowser();
 
@@ -14,6 +14,7 @@ test("a new user signs up from the landing page, completes onboarding and reache
 
   await page.goto(env.server.url);
   expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Find amazing activities in your city");
+  await expectAccessible(page, "landing");
   await page.getByRole("link", { name: "Get Started" }).click();
   // A bad password is refused with the message, and the email is kept.
   await page.getByLabel("Email").fill("newcomer@example.com");
@@ -21,6 +22,7 @@ test("a new user signs up from the landing page, completes onboarding and reache
   await page.getByRole("button", { name: "Create account" }).click();
   await page.getByText("Password must be at least 6 characters").waitFor();
   expect(await page.getByLabel("Email").inputValue()).toBe("newcomer@example.com");
+  await expectAccessible(page, "sign-up form with an error");
 
   await page.getByLabel("Password").fill("a-good-password");
   await page.getByRole("button", { name: "Create account" }).click();
@@ -28,6 +30,7 @@ test("a new user signs up from the landing page, completes onboarding and reache
   // Step 1 has no back button; Next waits for both names.
   expect(await page.getByRole("link", { name: "Back" }).count()).toBe(0);
   expect(await next(page).isDisabled()).toBe(true);
+  await expectAccessible(page, "onboarding step 1");
   await page.getByLabel("First name").fill("Nina");
   expect(await next(page).isDisabled()).toBe(true);
   await page.getByLabel("Last name").fill("Park");
@@ -41,6 +44,7 @@ test("a new user signs up from the landing page, completes onboarding and reache
   expect(await username.inputValue()).toBe("maya.host");
   await page.getByText("Username not available").waitFor();
   expect(await next(page).isDisabled()).toBe(true);
+  await expectAccessible(page, "onboarding step 2, name taken");
   await username.fill("");
   await username.pressSequentially("ab", { delay: 20 });
   await page.getByText("Username must be at least 3 characters").waitFor();
@@ -60,6 +64,7 @@ test("a new user signs up from the landing page, completes onboarding and reache
   }, tooYoung.toISOString().slice(0, 10));
   await next(page).click();
   await page.getByText("You must be at least 18 years old to use this platform").waitFor();
+  await expectAccessible(page, "onboarding step 3, refused birthday");
   await page.getByLabel("Birthday").fill("1995-04-02");
   await next(page).click();
 
@@ -72,6 +77,7 @@ test("a new user signs up from the landing page, completes onboarding and reache
   await photo.waitFor();
   expect(await photo.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth))).toBe(480);
   expect(await next(page).isDisabled()).toBe(false);
+  await expectAccessible(page, "onboarding step 4 with a photo");
   await next(page).click();
 
   // Step 5: choosing a country resets the city.
@@ -80,9 +86,11 @@ test("a new user signs up from the landing page, completes onboarding and reache
   await page.locator("#field-city option", { hasText: "Lyon" }).waitFor({ state: "attached" });
   expect(await page.getByLabel("City").inputValue()).toBe("");
   await page.getByLabel("City").selectOption("Lyon");
+  await expectAccessible(page, "onboarding step 5");
   await page.getByRole("button", { name: "Complete Profile" }).click();
   await page.waitForURL(`${env.server.url}/browse`);
   await page.getByText("Profile completed!").waitFor();
+  await expectAccessible(page, "browse with a toast");
   await page.getByRole("heading", { name: "Activities in Lyon" }).waitFor();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
 

@@ -46,7 +46,7 @@ export function ActivityDetail({
   return (
     <AppLayout view={view} title={activity.title} stylesheets={[view.assets.leafletCss]}>
       <>
-        <ScreenHeader view={view} title={t("activity.title")} back="/" />
+        <ScreenHeader view={view} title={t("activity.title")} back="/" heading={false} />
         <Carousel view={view} photos={photos} label={t("profile.photos")} />
         <div class="mt-4 flex items-start justify-between gap-3">
           <h1 class="text-2xl font-bold" safe>

@@ -32,11 +32,12 @@ export function Login({ view, form, providers }: { view: View; form: LoginForm; 
           </h1>
         </div>
 
-        <div role="tablist" class="mt-6 grid grid-cols-2 rounded-xl bg-sunken p-1 text-sm font-medium">
-          <a role="tab" href={tabHref("signin")} aria-selected={signup ? "false" : "true"} class={`tab ${signup ? "" : "tab-active"}`}>
+        {/* Two links that look like a segmented control; the current one is marked as the page. */}
+        <div class="mt-6 grid grid-cols-2 rounded-xl bg-sunken p-1 text-sm font-medium">
+          <a href={tabHref("signin")} aria-current={signup ? undefined : "page"} class={`tab ${signup ? "" : "tab-active"}`}>
             {t("login.signInTab") as "safe"}
           </a>
-          <a role="tab" href={tabHref("signup")} aria-selected={signup ? "true" : "false"} class={`tab ${signup ? "tab-active" : ""}`}>
+          <a href={tabHref("signup")} aria-current={signup ? "page" : undefined} class={`tab ${signup ? "tab-active" : ""}`}>
             {t("login.signUpTab") as "safe"}
           </a>
         </div>

@@ -2,8 +2,12 @@ import { countries, splitHighlighted } from "../../src/lib/places";
 import type { View } from "../../src/shell/view";
 import { Icon } from "./icons";
 
-/** A screen's top bar: back link, title, optional actions on the right. */
-export function ScreenHeader({ view, title, back, children }: { view: View; title: string; back?: string; children?: JSX.Element }) {
+/**
+ * A screen's top bar: back link, title, optional actions on the right. The title is the page's
+ * heading unless `heading={false}`, for screens whose own content starts with a better one.
+ */
+export function ScreenHeader({ view, title, back, heading = true, children }: { view: View; title: string; back?: string; heading?: boolean; children?: JSX.Element }) {
+  const titleClass = "min-w-0 flex-1 truncate text-xl font-bold";
   return (
     <header class="mb-4 flex min-h-11 items-center gap-2">
       {back ? (
@@ -13,9 +17,15 @@ export function ScreenHeader({ view, title, back, children }: { view: View; titl
       ) : (
         ""
       )}
-      <h1 class="min-w-0 flex-1 truncate text-xl font-bold" safe>
-        {title}
-      </h1>
+      {heading ? (
+        <h1 class={titleClass} safe>
+          {title}
+        </h1>
+      ) : (
+        <p class={titleClass} safe>
+          {title}
+        </p>
+      )}
       {(children ?? "") as "safe"}
     </header>
   );

@@ -28,14 +28,23 @@ export function Stars({ value, label }: { value: number; label: string }) {
   );
 }
 
-/** A swipeable photo strip with wrap-around buttons, dots and an "n / total" counter. */
+/**
+ * A swipeable photo strip with wrap-around buttons, dots and an "n / total" counter. The strip
+ * takes keyboard focus so arrow keys scroll it; each slide is a labelled group, and each dot a
+ * 24 px button naming the photo it shows, the shown one marked aria-current.
+ */
 export function Carousel({ view, photos, label }: { view: View; photos: string[]; label: string }) {
   if (!photos.length) return "";
+  const photoOf = (i: number) => view.t("common.photoOf", { n: i + 1, total: photos.length });
   return (
     <section class="relative overflow-hidden rounded-2xl bg-sunken" data-carousel aria-roledescription="carousel" aria-label={label}>
-      <div class="flex snap-x snap-mandatory overflow-x-auto scroll-smooth [scrollbar-width:none]" data-carousel-track>
+      <div
+        class="flex snap-x snap-mandatory overflow-x-auto scroll-smooth motion-reduce:scroll-auto [scrollbar-width:none] focus-visible:outline-offset-[-4px]"
+        data-carousel-track
+        tabindex={photos.length > 1 ? "0" : undefined}
+      >
         {photos.map((p, i) => (
-          <div class="aspect-[4/5] w-full shrink-0 snap-center" aria-roledescription="slide" aria-label={`${i + 1} / ${photos.length}`}>
+          <div class="aspect-[4/5] w-full shrink-0 snap-center" role="group" aria-roledescription="slide" aria-label={photoOf(i)}>
             <img src={photoUrl(p, "large")!} alt="" class="h-full w-full object-cover" loading={i === 0 ? "eager" : "lazy"} />
           </div>
         ))}
@@ -51,9 +60,9 @@ export function Carousel({ view, photos, label }: { view: View; photos: string[]
           <button type="button" class="absolute right-2 top-1/2 h-9 w-9 -translate-y-1/2 rounded-full bg-black/50 text-xl text-white" data-carousel-next aria-label={view.t("common.nextPhoto")}>
             ›
           </button>
-          <div class="absolute inset-x-0 bottom-2 flex justify-center gap-1.5">
+          <div class="absolute inset-x-0 bottom-1 flex justify-center">
             {photos.map((_, i) => (
-              <button type="button" class="h-2 w-2 rounded-full bg-white/60 aria-[current=true]:bg-white" data-carousel-dot aria-current={i === 0 ? "true" : "false"} aria-label={`${i + 1} / ${photos.length}`} />
+              <button type="button" class="carousel-dot" data-carousel-dot aria-current={i === 0 ? "true" : "false"} aria-label={photoOf(i)} />
             ))}
           </div>
         </>

@@ -99,11 +99,17 @@ export function EditProfile({ view, state }: { view: View; state: EditProfileSta
                   return (
                     <div class="flex flex-col gap-2 p-4">
                       <div class="flex items-center justify-between gap-3">
-                        <label for={id} class="font-medium" safe>
-                          {label}
-                        </label>
+                        {f.kind === "text" || f.kind === "choice" ? (
+                          <label for={id} id={`${id}-label`} class="font-medium" safe>
+                            {label}
+                          </label>
+                        ) : (
+                          <span id={`${id}-label`} class="font-medium" safe>
+                            {label}
+                          </span>
+                        )}
                         <label class="flex items-center gap-2 text-sm text-muted">
-                          <input type="checkbox" name={`visible_${f.visibilityKey}`} checked={visible} class="h-4 w-4 accent-[#e8553d]" />
+                          <input type="checkbox" name={`visible_${f.visibilityKey}`} checked={visible} class="h-4 w-4 accent-[#e8553d]" aria-describedby={`${id}-label`} />
                           <span safe>{t("about.showOnProfile")}</span>
                         </label>
                       </div>
@@ -128,7 +134,7 @@ export function EditProfile({ view, state }: { view: View; state: EditProfileSta
                           ))}
                         </select>
                       ) : (
-                        <div id={id} role="group" aria-label={label} class="flex flex-wrap gap-2">
+                        <div id={id} role="group" aria-labelledby={`${id}-label`} class="flex flex-wrap gap-2">
                           {aboutChoices.spokenLanguages.map((choice) => (
                             <label class="flex items-center gap-1.5 rounded-full border border-line px-3 py-1 text-sm has-[:checked]:border-brand-500 has-[:checked]:bg-brand-50 dark:has-[:checked]:bg-brand-900/40">
                               <input type="checkbox" name={`about_${f.key}_${choice}`} checked={Array.isArray(value) && value.includes(choice)} class="accent-[#e8553d]" />

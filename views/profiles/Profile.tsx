@@ -224,7 +224,7 @@ export function PublicProfileSheet({ view, data }: { view: View; data: ProfileDa
             <Icon name="x" class="w-5 h-5" />
           </a>
         </div>
-        <div class="flex-1 overflow-y-auto px-4 pb-10 pt-2">
+        <div class="flex-1 overflow-y-auto px-4 pb-10 pt-2 focus-visible:outline-offset-[-2px]" tabindex="0">
           <h1 id="sheet-title" class="sr-only" safe>
             {title}
           </h1>

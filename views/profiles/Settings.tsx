@@ -122,25 +122,25 @@ export function AccountOverview({ view, user }: { view: View; user: User }) {
       <>
         <ScreenHeader view={view} title={t("settings.accountOverview")} back="/settings" />
         <dl class="card divide-y divide-line">
-          {rows.map((row) => (
-            <div class="flex items-center gap-3 px-4 py-3">
-              <div class="min-w-0 flex-1">
-                <dt class="text-sm text-muted" safe>
-                  {t(row.label)}
-                </dt>
-                <dd class="truncate font-medium" safe>
-                  {row.value || "—"}
-                </dd>
-              </div>
-              {row.href ? (
-                <a href={row.href} class="btn btn-secondary px-3 py-1.5 text-sm" safe>
-                  {t("common.edit")}
-                </a>
-              ) : (
-                <span class="text-xs text-muted" safe>
-                  {t("settings.readOnly")}
-                </span>
-              )}
+          {rows.map((row, i) => (
+            <div class="grid grid-cols-[minmax(0,1fr)_auto] items-center gap-x-3 px-4 py-3">
+              <dt id={`account-row-${i}`} class="text-sm text-muted" safe>
+                {t(row.label)}
+              </dt>
+              <dd class="col-start-2 row-span-2 row-start-1">
+                {row.href ? (
+                  <a href={row.href} id={`account-edit-${i}`} class="btn btn-secondary px-3 py-1.5 text-sm" aria-labelledby={`account-edit-${i} account-row-${i}`} safe>
+                    {t("common.edit")}
+                  </a>
+                ) : (
+                  <span class="text-xs text-muted" safe>
+                    {t("settings.readOnly")}
+                  </span>
+                )}
+              </dd>
+              <dd class="truncate font-medium" safe>
+                {row.value || "—"}
+              </dd>
             </div>
           ))}
         </dl>
