@@ -11,6 +11,10 @@ import { profileApi } from "./profiles/api";
 import { profilePages } from "./profiles/pages";
 import { profileRoutes } from "./profiles/routes";
 import { uploadRoutes } from "./uploads/routes";
+import { PaymentEvents, type PaymentProvider } from "./payments/provider";
+import { paymentRoutes } from "./payments/routes";
+import { StripeProvider } from "./payments/stripe";
+import { WEBHOOK_BODY_LIMIT } from "./payments/webhooks";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { makeStorage, type ObjectStorage } from "./uploads/storage";
 import type { Config } from "./config";
@@ -33,12 +37,18 @@ export interface AppOptions {
   now?: () => number;
   limits?: Partial<Deps["limits"]>;
   storage?: ObjectStorage;
+  /** A payment provider instead of the one the configuration names. */
+  payments?: PaymentProvider;
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Routes whose handler reads its raw body itself, after its own checks, up to this many bytes. */
-export const RAW_BODY_ROUTES: Record<string, number> = { "PUT /api/uploads/:id": MAX_UPLOAD_BYTES };
+export const RAW_BODY_ROUTES: Record<string, number> = {
+  "PUT /api/uploads/:id": MAX_UPLOAD_BYTES,
+  // A webhook's signature covers its exact bytes.
+  "POST /api/webhooks/stripe": WEBHOOK_BODY_LIMIT,
+};
 
 function sameToken(a: string, b: string) {
   const x = Buffer.from(a);
@@ -85,6 +95,8 @@ export function createApp(options: AppOptions) {
     limits: { ...makeLimits(), ...options.limits },
     cookies: cookieNames(options.config),
     now: options.now ?? Date.now,
+    payments: options.payments ?? (options.config.stripe ? new StripeProvider(options.config.stripe) : undefined),
+    paymentEvents: new PaymentEvents(),
   } satisfies Omit<Deps, "jobs"> as Deps;
   // The runner hands `deps` to the jobs it runs, so it is made once the rest exists.
   deps.jobs = new JobRunner(deps);
@@ -175,6 +187,7 @@ export function createApp(options: AppOptions) {
     .use(profilePages(deps))
     .use(activityApi(deps))
     .use(activityRoutes(deps))
+    .use(paymentRoutes(deps))
     .use(notFoundRoute(deps));
 
   return { app, deps };
