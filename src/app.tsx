@@ -13,7 +13,7 @@ import { profileRoutes } from "./profiles/routes";
 import { uploadRoutes } from "./uploads/routes";
 import { PaymentEvents, type PaymentProvider } from "./payments/provider";
 import { paymentRoutes } from "./payments/routes";
-import { StripeProvider } from "./payments/stripe";
+import { StripeProvider, stripeHostedOrigins } from "./payments/stripe";
 import { WEBHOOK_BODY_LIMIT } from "./payments/webhooks";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { makeStorage, type ObjectStorage } from "./uploads/storage";
@@ -62,7 +62,7 @@ export function templateOrigin(template: string) {
   return m ? m[1]!.replace(/\{s\}/g, "*") : "";
 }
 
-function contentSecurityPolicy(config: Config, uploadOrigin?: string) {
+function contentSecurityPolicy(config: Config, uploadOrigin?: string, formTargets: string[] = []) {
   const tiles = templateOrigin(config.maps.tileUrl);
   const geocoder = templateOrigin(config.maps.geocoderUrl);
   const themeHash = new Bun.CryptoHasher("sha256").update(THEME_SCRIPT).digest("base64");
@@ -75,7 +75,8 @@ function contentSecurityPolicy(config: Config, uploadOrigin?: string) {
     "font-src 'self'",
     "object-src 'none'",
     "base-uri 'self'",
-    "form-action 'self'",
+    // A form may lead to the payment provider's hosted pages (a redirect after a post counts).
+    `form-action 'self'${formTargets.map((o) => ` ${o}`).join("")}`,
     "frame-ancestors 'none'",
   ].join("; ");
 }
@@ -100,7 +101,7 @@ export function createApp(options: AppOptions) {
   } satisfies Omit<Deps, "jobs"> as Deps;
   // The runner hands `deps` to the jobs it runs, so it is made once the rest exists.
   deps.jobs = new JobRunner(deps);
-  const csp = contentSecurityPolicy(options.config, deps.storage.uploadOrigin);
+  const csp = contentSecurityPolicy(options.config, deps.storage.uploadOrigin, options.config.stripe ? stripeHostedOrigins(options.config.stripe) : []);
   const publicOrigin = new URL(options.config.publicUrl).origin;
   // Served over https: browsers must never come back over plain http.
   const hsts = new URL(options.config.publicUrl).protocol === "https:" ? "max-age=31536000; includeSubDomains" : null;

@@ -284,6 +284,8 @@ describe("payout setup with Stripe", () => {
       expect(html).toContain(text);
     }
     expect(html).toContain('action="/stripe-connect-setup"');
+    // The form's answer is a redirect to Stripe's onboarding, which the page's policy must allow.
+    expect(res.headers.get("content-security-policy")).toContain(`form-action 'self' https://connect.stripe.com https://checkout.stripe.com ${fake.apiBase}`);
     expect(html).toContain(`name="_csrf" value="${c.csrf}"`);
   });
 

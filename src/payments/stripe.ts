@@ -116,6 +116,16 @@ function accountOf(account: Stripe.Account): ConnectedAccount {
 }
 
 /**
+ * Where Stripe's hosted pages live (Connect onboarding, Checkout): our forms redirect there, so
+ * the page's form-action policy must allow them. A local Stripe (`apiBase`) serves its own.
+ */
+export function stripeHostedOrigins(settings: StripeSettings): string[] {
+  const origins = ["https://connect.stripe.com", "https://checkout.stripe.com"];
+  if (settings.apiBase) origins.push(new URL(settings.apiBase).origin);
+  return origins;
+}
+
+/**
  * Payments through Stripe: PaymentIntents with manual capture (authorised when a request is sent,
  * captured on acceptance, cancelled to release), separate charges and transfers to Connect
  * Express accounts, Checkout for the hosted page, and signed webhooks. Every call that creates

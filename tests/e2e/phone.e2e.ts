@@ -17,7 +17,7 @@ test("every screen fits a 360 px wide phone, in both themes, without script erro
   const edit = await page.evaluate(async () => ((await (await fetch("/api/user/activities")).json()) as { id: string }[])[0]!.id);
   const paths = [
     "/", "/browse?city=Paris&category=food&filters=1", activity!, "/host", "/host/activities", "/create-activity", "/create-activity-flow", `/edit-activity/${edit}`,
-    "/profile", "/profile/alex.guest", "/edit-profile", "/settings", "/settings/account", "/settings/password", "/settings/username", "/help", "/reviews", "/no-such-page",
+    "/stripe-connect-setup", "/profile", "/profile/alex.guest", "/edit-profile", "/settings", "/settings/account", "/settings/password", "/settings/username", "/help", "/reviews", "/no-such-page",
   ];
   for (const theme of ["light", "dark"]) {
     await page.evaluate((t) => localStorage.setItem("theme", t), theme);
