@@ -45,6 +45,8 @@ export const users = sqliteTable(
     locale: text("locale"),
     stripeCustomerId: text("stripe_customer_id"),
     stripeAccountId: text("stripe_account_id"),
+    /** The connected payout account can receive transfers, as the provider last said (never a return URL). */
+    payoutsEnabled: integer("payouts_enabled", { mode: "boolean" }).notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -340,6 +342,16 @@ export const jobs = sqliteTable(
   },
   (t) => [uniqueIndex("jobs_key").on(t.key), index("jobs_due").on(t.failedAt, t.runAt)],
 );
+
+/**
+ * Payment provider notifications already handled, by the provider's event id: a webhook delivered
+ * again (providers retry, and may send the same event several times) is answered but not handled twice.
+ */
+export const paymentEvents = sqliteTable("payment_events", {
+  id: text("id").primaryKey(),
+  type: text("type").notNull(),
+  receivedAt: integer("received_at", { mode: "number" }).notNull(),
+});
 
 export type User = typeof users.$inferSelect;
 export type Activity = typeof activities.$inferSelect;

@@ -11,6 +11,10 @@ import { profileApi } from "./profiles/api";
 import { profilePages } from "./profiles/pages";
 import { profileRoutes } from "./profiles/routes";
 import { uploadRoutes } from "./uploads/routes";
+import { PaymentEvents, type PaymentProvider } from "./payments/provider";
+import { paymentRoutes } from "./payments/routes";
+import { StripeProvider, stripeHostedOrigins } from "./payments/stripe";
+import { WEBHOOK_BODY_LIMIT } from "./payments/webhooks";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { makeStorage, type ObjectStorage } from "./uploads/storage";
 import type { Config } from "./config";
@@ -28,14 +32,18 @@ import { accessDenied } from "./shell/access";
 
 /** What createApp is given: the parts of `Deps` made outside it, plus overrides for tests. */
 export type AppOptions = Pick<Deps, "config" | "db" | "secrets" | "assets"> &
-  Partial<Pick<Deps, "now" | "storage">> & {
+  Partial<Pick<Deps, "now" | "storage" | "payments">> & {
     limits?: Partial<Deps["limits"]>;
   };
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Routes whose handler reads its raw body itself, after its own checks, up to this many bytes. */
-export const RAW_BODY_ROUTES: Record<string, number> = { "PUT /api/uploads/:id": MAX_UPLOAD_BYTES };
+export const RAW_BODY_ROUTES: Record<string, number> = {
+  "PUT /api/uploads/:id": MAX_UPLOAD_BYTES,
+  // A webhook's signature covers its exact bytes.
+  "POST /api/webhooks/stripe": WEBHOOK_BODY_LIMIT,
+};
 
 function sameToken(a: string, b: string) {
   const x = Buffer.from(a);
@@ -49,7 +57,7 @@ export function templateOrigin(template: string) {
   return m ? m[1]!.replace(/\{s\}/g, "*") : "";
 }
 
-function contentSecurityPolicy(config: Config, uploadOrigin?: string) {
+function contentSecurityPolicy(config: Config, uploadOrigin?: string, formTargets: string[] = []) {
   const tiles = templateOrigin(config.maps.tileUrl);
   const geocoder = templateOrigin(config.maps.geocoderUrl);
   const themeHash = new Bun.CryptoHasher("sha256").update(THEME_SCRIPT).digest("base64");
@@ -62,7 +70,8 @@ function contentSecurityPolicy(config: Config, uploadOrigin?: string) {
     "font-src 'self'",
     "object-src 'none'",
     "base-uri 'self'",
-    "form-action 'self'",
+    // A form may lead to the payment provider's hosted pages (a redirect after a post counts).
+    `form-action 'self'${formTargets.map((o) => ` ${o}`).join("")}`,
     "frame-ancestors 'none'",
   ].join("; ");
 }
@@ -82,10 +91,12 @@ export function createApp(options: AppOptions) {
     limits: { ...makeLimits(), ...options.limits },
     cookies: cookieNames(options.config),
     now: options.now ?? Date.now,
+    payments: options.payments ?? (options.config.stripe ? new StripeProvider(options.config.stripe) : undefined),
+    paymentEvents: new PaymentEvents(),
   } satisfies Omit<Deps, "jobs"> as Deps;
   // The runner hands `deps` to the jobs it runs, so it is made once the rest exists.
   deps.jobs = new JobRunner(deps);
-  const csp = contentSecurityPolicy(options.config, deps.storage.uploadOrigin);
+  const csp = contentSecurityPolicy(options.config, deps.storage.uploadOrigin, options.config.stripe ? stripeHostedOrigins(options.config.stripe) : []);
   const publicOrigin = new URL(options.config.publicUrl).origin;
   // Served over https: browsers must never come back over plain http.
   const hsts = new URL(options.config.publicUrl).protocol === "https:" ? "max-age=31536000; includeSubDomains" : null;
@@ -176,6 +187,7 @@ export function createApp(options: AppOptions) {
     .use(profilePages(deps))
     .use(activityApi(deps))
     .use(activityRoutes(deps))
+    .use(paymentRoutes(deps))
     .use(notFoundRoute(deps));
 
   return { app, deps };

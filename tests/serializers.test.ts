@@ -29,6 +29,7 @@ const person: User = {
   locale: "fr",
   stripeCustomerId: "cus_123456",
   stripeAccountId: "acct_123456",
+  payoutsEnabled: true,
   createdAt: Date.UTC(2024, 0, 2),
   updatedAt: Date.UTC(2024, 0, 3),
 };

@@ -89,7 +89,7 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
               </dd>
             </div>
           </dl>
-          {data.earnings.totalEarningsCents > 0 && !data.user.stripeAccountId ? (
+          {data.earnings.totalEarningsCents > 0 && !data.user.payoutsEnabled ? (
             <a href="/stripe-connect-setup" class="btn btn-primary mt-3 w-full" safe>
               {t("host.verifyToWithdraw")}
             </a>

@@ -1,0 +1,110 @@
+import { Elysia } from "elysia";
+import type { User } from "../../db/schema";
+import { PaymentSetupScreen, type PaymentSetupState } from "../../views/payments/PaymentSetup";
+import { context, type Deps, type Render, type RequestState } from "../context";
+import { readBody } from "../lib/body";
+import { json, redirectTo } from "../lib/http";
+import { payoutSetup, startPayoutSetup, type PayoutSetup } from "./payouts";
+import { PaymentError } from "./provider";
+import { receiveWebhook, WEBHOOK_BODY_LIMIT } from "./webhooks";
+
+const decoder = new TextDecoder();
+
+/** The status a failed provider call is answered with: the provider is down (503) or refused (502). */
+const failureStatus = (err: unknown) => (err instanceof PaymentError && err.code === "provider_unavailable" ? 503 : 502);
+
+function logFailure(what: string, err: unknown) {
+  console.error(`${what} failed:`, err instanceof Error ? err.message : err);
+}
+
+/**
+ * Payments: the provider's webhook, and payout setup for hosts (spec "Payment setup" and
+ * POST /api/stripe/connect). Payout setup goes through `deps.payments` only, whichever provider runs.
+ */
+export function paymentRoutes(deps: Deps) {
+  const screen = async (
+    { user, state, render }: { user: User; state: RequestState; render: Render },
+    opts: { returned?: boolean; alert?: PaymentSetupState["alert"]; status?: number; setup?: PayoutSetup } = {},
+  ) => {
+    let setup = opts.setup;
+    let alert = opts.alert;
+    if (!setup) {
+      try {
+        setup = await payoutSetup(deps, user);
+      } catch (err) {
+        logFailure("Reading a payout account", err);
+        setup = { state: "none" };
+        alert ??= { title: state.t("payments.setupFailed"), body: state.t("payments.readFailed") };
+      }
+    }
+    const data: PaymentSetupState = { setup, testMode: deps.payments?.testMode ?? false, returned: opts.returned ?? false, alert };
+    return render((view) => <PaymentSetupScreen view={view} state={data} />, { status: opts.status });
+  };
+
+  const failedAlert = (state: RequestState) => ({ title: state.t("payments.setupFailed"), body: state.t("payments.setupFailedBody") });
+
+  return (
+    new Elysia({ name: "offline.payments", seed: deps.id })
+      .use(context(deps))
+      // Stripe calls this with no session and no Origin; the body is read raw (see app.tsx), as
+      // its signature is computed over the exact bytes.
+      .post(
+        "/api/webhooks/stripe",
+        async ({ request, state }) => {
+          const raw = decoder.decode(await readBody(request, WEBHOOK_BODY_LIMIT));
+          const outcome = await receiveWebhook(deps, raw, request.headers.get("stripe-signature"));
+          if (outcome === "unavailable") return json({ message: state.t("error.notFound") }, 404);
+          if (outcome === "invalid") return json({ message: state.t("error.badRequest") }, 400);
+          return json({ received: true });
+        },
+        { public: true },
+      )
+      .get(
+        "/stripe-connect-setup",
+        async (ctx) => {
+          const { query, user, state, request } = ctx;
+          // The provider's onboarding link expired or was used: go straight to a fresh one.
+          if (query.refresh === "1" && user.stripeAccountId && deps.payments) {
+            try {
+              const setup = await payoutSetup(deps, user);
+              if (setup.state !== "incomplete") return screen(ctx, { setup });
+              const { url } = await startPayoutSetup(deps, user, request);
+              return redirectTo(request, url);
+            } catch (err) {
+              logFailure("Refreshing a payout setup link", err);
+              return screen(ctx, { alert: failedAlert(state) });
+            }
+          }
+          return screen(ctx, { returned: query.return === "1" });
+        },
+        { onboarded: true },
+      )
+      // The screen's button: a plain form post that sends the host on to the provider's onboarding.
+      .post(
+        "/stripe-connect-setup",
+        async (ctx) => {
+          const { user, state, request } = ctx;
+          try {
+            const { url } = await startPayoutSetup(deps, user, request);
+            return redirectTo(request, url);
+          } catch (err) {
+            logFailure("Starting payout setup", err);
+            return screen(ctx, { alert: failedAlert(state), status: failureStatus(err) });
+          }
+        },
+        { onboarded: true },
+      )
+      .post(
+        "/api/stripe/connect",
+        async ({ user, state, request }) => {
+          try {
+            return json(await startPayoutSetup(deps, user, request));
+          } catch (err) {
+            logFailure("Starting payout setup", err);
+            return json({ message: state.t("payments.setupFailedBody") }, failureStatus(err));
+          }
+        },
+        { onboarded: true },
+      )
+  );
+}

@@ -1,0 +1,553 @@
+/**
+ * A local, stateful Stripe at its HTTP boundary: the endpoints the app's Stripe provider calls,
+ * with Stripe's form-encoded requests, its JSON objects and errors, idempotency keys (the same
+ * key replays the first answer; the same key with other parameters is refused), and signed
+ * webhook delivery. The real `stripe` SDK talks to it through its `host`, `port` and `protocol`
+ * options.
+ *
+ * The browser's side (Stripe.js confirming a card, a host completing onboarding, a guest paying
+ * on Checkout) is played by the test through `confirm`, `setPayoutsEnabled` and
+ * `completeCheckout`. Every state change also records the event Stripe would send (`events`),
+ * for the test to deliver with `sendWebhook`.
+ */
+import { createHmac } from "node:crypto";
+
+export const FAKE_SECRET_KEY = "sk_test_fake_offline";
+export const FAKE_PUBLISHABLE_KEY = "pk_test_fake_offline";
+export const FAKE_WEBHOOK_SECRET = "whsec_fake_offline";
+
+export const CARDS = {
+  ok: "4242424242424242",
+  declined: "4000000000000002",
+  insufficientFunds: "4000000000009995",
+  authenticate: "4000002760003184",
+} as const;
+
+type Params = Record<string, unknown>;
+type Obj = Record<string, unknown> & { id: string };
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  params: Params;
+  /** The Idempotency-Key header as sent (the SDK keys every POST itself when the caller does not). */
+  idempotencyKey: string | null;
+  status: number;
+}
+
+class StripeFailure {
+  constructor(
+    readonly status: number,
+    readonly error: { type: string; message: string; code?: string; decline_code?: string; param?: string; payment_intent?: Obj },
+  ) {}
+}
+
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+function randomId(prefix: string, length = 24) {
+  const bytes = crypto.getRandomValues(new Uint8Array(length));
+  return `${prefix}_${Array.from(bytes, (b) => ALPHABET[b % ALPHABET.length]).join("")}`;
+}
+
+/** `a[b][0][c]=1` as nested objects and arrays, the way Stripe reads the SDK's form bodies. */
+export function parseStripeForm(text: string): Params {
+  const root: Params = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    const parts = key.split("[").map((p, i) => (i === 0 ? p : p.replace(/]$/, "")));
+    let node: Record<string, unknown> | unknown[] = root;
+    parts.forEach((part, i) => {
+      const last = i === parts.length - 1;
+      const index = part === "" ? (node as unknown[]).length : /^\d+$/.test(part) ? Number(part) : part;
+      const container = node as Record<string | number, unknown>;
+      if (last) {
+        container[index] = value;
+        return;
+      }
+      if (container[index] === undefined) container[index] = /^\d*$/.test(parts[i + 1]!) ? [] : {};
+      node = container[index] as Record<string, unknown> | unknown[];
+    });
+  }
+  return root;
+}
+
+const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+const int = (v: unknown) => (typeof v === "string" && /^\d+$/.test(v) ? Number(v) : undefined);
+const record = (v: unknown): Record<string, string> =>
+  v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === "string")) : {};
+
+const missing = (param: string) =>
+  new StripeFailure(400, { type: "invalid_request_error", code: "parameter_missing", param, message: `Missing required param: ${param}.` });
+const noSuch = (kind: string, id: string, param = "id") =>
+  new StripeFailure(404, { type: "invalid_request_error", code: "resource_missing", param, message: `No such ${kind}: '${id}'` });
+
+const CANCELABLE = ["requires_payment_method", "requires_capture", "requires_confirmation", "requires_action", "processing"];
+
+export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: string } = {}) {
+  const secretKey = opts.secretKey ?? FAKE_SECRET_KEY;
+  const webhookSecret = opts.webhookSecret ?? FAKE_WEBHOOK_SECRET;
+  const intents = new Map<string, Obj>();
+  const charges = new Map<string, Obj>();
+  const refunds = new Map<string, Obj>();
+  const transfers = new Map<string, Obj>();
+  const accounts = new Map<string, Obj>();
+  const sessions = new Map<string, Obj>();
+  const accountLinks: Obj[] = [];
+  const requests: RecordedRequest[] = [];
+  const events: Obj[] = [];
+  const idempotent = new Map<string, { request: string; status: number; body: unknown }>();
+  const now = () => Math.floor(Date.now() / 1000);
+  let origin = "";
+
+  function event(type: string, object: Obj): Obj {
+    const e: Obj = {
+      id: randomId("evt"),
+      object: "event",
+      api_version: "2026-10-28.endive",
+      created: now(),
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      type,
+      data: { object: structuredClone(object) },
+    };
+    events.push(e);
+    return e;
+  }
+
+  function newIntent(p: Params): Obj {
+    const id = randomId("pi");
+    const amount = int(p.amount);
+    const currency = str(p.currency);
+    if (amount === undefined || amount < 1) throw missing("amount");
+    if (!currency) throw missing("currency");
+    const pi: Obj = {
+      id,
+      object: "payment_intent",
+      amount,
+      amount_capturable: 0,
+      amount_received: 0,
+      capture_method: str(p.capture_method) ?? "automatic_async",
+      client_secret: `${id}_secret_${randomId("s").slice(2)}`,
+      created: now(),
+      currency,
+      description: str(p.description) ?? null,
+      last_payment_error: null,
+      latest_charge: null,
+      livemode: false,
+      metadata: record(p.metadata),
+      next_action: null,
+      payment_method: null,
+      payment_method_types: Array.isArray(p.allowed_payment_method_types) ? p.allowed_payment_method_types : ["card"],
+      status: "requires_payment_method",
+      transfer_group: str(p.transfer_group) ?? null,
+    };
+    intents.set(id, pi);
+    return pi;
+  }
+
+  function getIntent(id: string) {
+    const pi = intents.get(id);
+    if (!pi) throw noSuch("payment_intent", id, "intent");
+    return pi;
+  }
+
+  function unexpectedState(pi: Obj, action: "captured" | "canceled", allowed: string[]) {
+    const verb = action === "captured" ? "could not be captured because it has" : "cannot be canceled because it has";
+    return new StripeFailure(400, {
+      type: "invalid_request_error",
+      code: "payment_intent_unexpected_state",
+      message: `This PaymentIntent ${verb} a status of ${String(pi.status)}. Only a PaymentIntent with one of the following statuses may be ${action}: ${allowed.join(", ")}.`,
+      payment_intent: structuredClone(pi),
+    });
+  }
+
+  /** The browser confirming a card on an intent (what Stripe.js does), with Stripe's test cards. */
+  function confirmIntent(pi: Obj, card: string, returnUrl = "http://localhost/return") {
+    if (!["requires_payment_method", "requires_confirmation", "requires_action"].includes(String(pi.status))) {
+      return unexpectedState(pi, "captured", ["requires_payment_method", "requires_confirmation", "requires_action"]);
+    }
+    const number = card.replace(/\s+/g, "");
+    pi.payment_method = randomId("pm");
+    const declines: Record<string, { code: string; decline_code: string; message: string }> = {
+      [CARDS.declined]: { code: "card_declined", decline_code: "generic_decline", message: "Your card was declined." },
+      [CARDS.insufficientFunds]: { code: "card_declined", decline_code: "insufficient_funds", message: "Your card has insufficient funds." },
+    };
+    const decline = declines[number];
+    if (decline) {
+      const charge: Obj = { id: randomId("ch"), object: "charge", amount: pi.amount, currency: pi.currency, status: "failed", captured: false, payment_intent: pi.id, amount_refunded: 0, transferred: 0 };
+      charges.set(charge.id, charge);
+      pi.latest_charge = charge.id;
+      pi.status = "requires_payment_method";
+      pi.last_payment_error = { type: "card_error", charge: charge.id, ...decline };
+      pi.payment_method = null;
+      event("payment_intent.payment_failed", pi);
+      return new StripeFailure(402, { type: "card_error", ...decline, payment_intent: structuredClone(pi) });
+    }
+    if (number === CARDS.authenticate && pi.status !== "requires_action") {
+      pi.status = "requires_action";
+      pi.next_action = { type: "redirect_to_url", redirect_to_url: { url: `${origin}/3ds/${pi.id}`, return_url: returnUrl } };
+      event("payment_intent.requires_action", pi);
+      return null;
+    }
+    if (number !== CARDS.ok && number !== CARDS.authenticate) {
+      pi.last_payment_error = { type: "card_error", code: "incorrect_number", message: "Your card number is incorrect." };
+      return new StripeFailure(402, { type: "card_error", code: "incorrect_number", message: "Your card number is incorrect." });
+    }
+    const charge: Obj = { id: randomId("ch"), object: "charge", amount: pi.amount, currency: pi.currency, status: "succeeded", captured: false, payment_intent: pi.id, amount_refunded: 0, transferred: 0, transfer_group: pi.transfer_group };
+    charges.set(charge.id, charge);
+    pi.latest_charge = charge.id;
+    pi.last_payment_error = null;
+    pi.next_action = null;
+    if (pi.capture_method === "manual") {
+      pi.status = "requires_capture";
+      pi.amount_capturable = pi.amount;
+      event("payment_intent.amount_capturable_updated", pi);
+    } else {
+      pi.status = "succeeded";
+      pi.amount_received = pi.amount;
+      charge.captured = true;
+      event("payment_intent.succeeded", pi);
+    }
+    return null;
+  }
+
+  function getAccount(id: string, param = "account") {
+    const account = accounts.get(id);
+    if (!account) throw noSuch("account", id, param);
+    return account;
+  }
+
+  /** One API call: the answer's status and body, or a StripeFailure thrown. */
+  function route(method: string, path: string, p: Params, livemode: boolean): { status: number; body: unknown } {
+    const parts = path.split("/").filter(Boolean);
+    if (parts[0] !== "v1") throw new StripeFailure(404, { type: "invalid_request_error", message: `Unrecognized request URL (${method}: ${path}).` });
+    const [, resource, id, action, sub] = parts;
+
+    if (resource === "payment_intents") {
+      if (method === "POST" && !id) return { status: 200, body: newIntent(p) };
+      const pi = getIntent(id ?? "");
+      if (method === "GET" && !action) return { status: 200, body: pi };
+      if (method === "POST" && action === "capture") {
+        if (pi.status !== "requires_capture") throw unexpectedState(pi, "captured", ["requires_capture"]);
+        const amount = int(p.amount_to_capture) ?? (pi.amount as number);
+        pi.status = "succeeded";
+        pi.amount_capturable = 0;
+        pi.amount_received = amount;
+        const charge = charges.get(String(pi.latest_charge))!;
+        charge.captured = true;
+        charge.amount_captured = amount;
+        event("payment_intent.succeeded", pi);
+        return { status: 200, body: pi };
+      }
+      if (method === "POST" && action === "cancel") {
+        if (!CANCELABLE.includes(String(pi.status))) throw unexpectedState(pi, "canceled", CANCELABLE);
+        pi.status = "canceled";
+        pi.amount_capturable = 0;
+        pi.canceled_at = now();
+        pi.cancellation_reason = str(p.cancellation_reason) ?? "requested_by_customer";
+        event("payment_intent.canceled", pi);
+        return { status: 200, body: pi };
+      }
+    }
+
+    if (resource === "refunds" && method === "POST" && !id) {
+      const intentId = str(p.payment_intent);
+      if (!intentId) throw missing("payment_intent");
+      const pi = intents.get(intentId);
+      if (!pi) throw noSuch("payment_intent", intentId, "payment_intent");
+      const charge = pi.latest_charge ? charges.get(String(pi.latest_charge)) : undefined;
+      if (pi.status !== "succeeded" || !charge) {
+        throw new StripeFailure(400, { type: "invalid_request_error", code: "charge_not_refundable", message: `This PaymentIntent (${pi.id}) does not have a successful charge to refund.` });
+      }
+      const left = (pi.amount_received as number) - (charge.amount_refunded as number);
+      if (left <= 0) throw new StripeFailure(400, { type: "invalid_request_error", code: "charge_already_refunded", message: `Charge ${charge.id} has already been refunded.` });
+      const amount = int(p.amount) ?? left;
+      if (amount > left) {
+        throw new StripeFailure(400, { type: "invalid_request_error", code: "amount_too_large", param: "amount", message: `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})` });
+      }
+      charge.amount_refunded = (charge.amount_refunded as number) + amount;
+      charge.refunded = charge.amount_refunded === pi.amount_received;
+      const refund: Obj = { id: randomId("re"), object: "refund", amount, charge: charge.id, currency: pi.currency, payment_intent: pi.id, status: "succeeded", created: now(), metadata: record(p.metadata) };
+      refunds.set(refund.id, refund);
+      return { status: 200, body: refund };
+    }
+
+    if (resource === "transfers") {
+      if (method === "POST" && !id) {
+        const amount = int(p.amount);
+        const currency = str(p.currency);
+        const destination = str(p.destination);
+        if (amount === undefined) throw missing("amount");
+        if (!currency) throw missing("currency");
+        if (!destination) throw missing("destination");
+        const account = getAccount(destination, "destination");
+        if ((account.capabilities as Record<string, string>).transfers !== "active") {
+          throw new StripeFailure(400, {
+            type: "invalid_request_error",
+            code: "insufficient_capabilities_for_transfer",
+            param: "destination",
+            message: "Your destination account needs to have at least one of the following capabilities enabled: transfers, crypto_transfers, legacy_payments",
+          });
+        }
+        const source = str(p.source_transaction);
+        if (source) {
+          const charge = charges.get(source);
+          if (!charge) throw noSuch("charge", source, "source_transaction");
+          if (!charge.captured) throw new StripeFailure(400, { type: "invalid_request_error", param: "source_transaction", message: `The charge ${source} has not been captured.` });
+          const available = (charge.amount as number) - (charge.amount_refunded as number) - (charge.transferred as number);
+          if (amount > available) {
+            throw new StripeFailure(400, { type: "invalid_request_error", code: "balance_insufficient", param: "amount", message: `Insufficient funds in Stripe account. The transfer amount exceeds what is left of ${source}.` });
+          }
+          charge.transferred = (charge.transferred as number) + amount;
+        }
+        const transfer: Obj = {
+          id: randomId("tr"),
+          object: "transfer",
+          amount,
+          amount_reversed: 0,
+          currency,
+          destination,
+          source_transaction: source ?? null,
+          transfer_group: str(p.transfer_group) ?? null,
+          reversed: false,
+          reversals: { object: "list", data: [], has_more: false },
+          created: now(),
+          metadata: record(p.metadata),
+        };
+        transfers.set(transfer.id, transfer);
+        return { status: 200, body: transfer };
+      }
+      const transfer = transfers.get(id ?? "");
+      if (!transfer) throw noSuch("transfer", id ?? "");
+      if (method === "GET" && !action) return { status: 200, body: transfer };
+      if (method === "POST" && action === "reversals" && !sub) {
+        const left = (transfer.amount as number) - (transfer.amount_reversed as number);
+        const amount = int(p.amount) ?? left;
+        if (left <= 0 || amount > left) {
+          throw new StripeFailure(400, { type: "invalid_request_error", code: "transfer_already_reversed", message: `Transfer ${transfer.id} has already been reversed, or the amount is greater than what is left of it (${left}).` });
+        }
+        transfer.amount_reversed = (transfer.amount_reversed as number) + amount;
+        transfer.reversed = transfer.amount_reversed === transfer.amount;
+        if (transfer.source_transaction) {
+          const charge = charges.get(String(transfer.source_transaction));
+          if (charge) charge.transferred = (charge.transferred as number) - amount;
+        }
+        const reversal: Obj = { id: randomId("trr"), object: "transfer_reversal", amount, currency: transfer.currency, transfer: transfer.id, created: now(), metadata: record(p.metadata) };
+        (transfer.reversals as { data: Obj[] }).data.push(reversal);
+        return { status: 200, body: reversal };
+      }
+    }
+
+    if (resource === "checkout" && id === "sessions") {
+      const sessionId = action;
+      if (method === "POST" && !sessionId) {
+        if (str(p.mode) !== "payment") throw missing("mode");
+        const items = Array.isArray(p.line_items) ? (p.line_items as Params[]) : [];
+        if (!items.length) throw missing("line_items");
+        const lines = items.map((item) => {
+          const price = (item.price_data ?? {}) as Params;
+          const amount = int(price.unit_amount);
+          if (amount === undefined) throw missing("line_items[0][price_data][unit_amount]");
+          return { amount: amount * (int(item.quantity) ?? 1), currency: str(price.currency), name: str(((price.product_data ?? {}) as Params).name) };
+        });
+        if (!str(p.success_url)) throw missing("success_url");
+        const sid = randomId("cs_test", 40);
+        const session: Obj = {
+          id: sid,
+          object: "checkout.session",
+          mode: "payment",
+          status: "open",
+          payment_status: "unpaid",
+          amount_total: lines.reduce((sum, l) => sum + l.amount, 0),
+          currency: lines[0]!.currency,
+          line_items_summary: lines,
+          payment_intent: null,
+          payment_intent_data: p.payment_intent_data ?? {},
+          metadata: record(p.metadata),
+          success_url: str(p.success_url),
+          cancel_url: str(p.cancel_url) ?? null,
+          url: `${origin}/c/pay/${sid}`,
+          created: now(),
+          livemode,
+        };
+        sessions.set(sid, session);
+        return { status: 200, body: session };
+      }
+      const session = sessions.get(sessionId ?? "");
+      if (!session) throw noSuch("checkout.session", sessionId ?? "", "session");
+      if (method === "GET" && !sub) return { status: 200, body: session };
+    }
+
+    if (resource === "accounts") {
+      if (method === "POST" && !id) {
+        if (str(p.type) !== "express") throw new StripeFailure(400, { type: "invalid_request_error", param: "type", message: "Only Express accounts are created here." });
+        const account: Obj = {
+          id: randomId("acct", 16),
+          object: "account",
+          type: "express",
+          email: str(p.email) ?? null,
+          metadata: record(p.metadata),
+          charges_enabled: false,
+          payouts_enabled: false,
+          details_submitted: false,
+          capabilities: { transfers: "inactive" },
+          requested_capabilities: p.capabilities ?? {},
+          requirements: { currently_due: ["business_type", "external_account", "individual.dob.day", "individual.id_number", "tos_acceptance.date"], disabled_reason: "requirements.past_due" },
+          created: now(),
+        };
+        accounts.set(account.id, account);
+        return { status: 200, body: account };
+      }
+      if (method === "GET" && id && !action) return { status: 200, body: getAccount(id) };
+    }
+
+    if (resource === "account_links" && method === "POST" && !id) {
+      const accountId = str(p.account);
+      if (!accountId) throw missing("account");
+      getAccount(accountId);
+      if (str(p.type) !== "account_onboarding" && str(p.type) !== "account_update") throw missing("type");
+      for (const param of ["refresh_url", "return_url"]) {
+        const url = str(p[param]);
+        if (!url) throw missing(param);
+        if (livemode && !url.startsWith("https://")) {
+          throw new StripeFailure(400, { type: "invalid_request_error", param, message: "Livemode requests must always be redirected via HTTPS." });
+        }
+      }
+      const link: Obj = { id: randomId("al"), object: "account_link", account: accountId, url: `${origin}/setup/e/${randomId("link").slice(5)}`, created: now(), expires_at: now() + 300 };
+      accountLinks.push(link);
+      return { status: 200, body: { object: link.object, url: link.url, created: link.created, expires_at: link.expires_at } };
+    }
+
+    throw new StripeFailure(404, { type: "invalid_request_error", message: `Unrecognized request URL (${method}: ${path}).` });
+  }
+
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req): Promise<Response> {
+      const url = new URL(req.url);
+      const params = req.method === "GET" ? parseStripeForm(url.search.slice(1)) : parseStripeForm(await req.text());
+      const key = req.headers.get("idempotency-key");
+      const recorded: RecordedRequest = { method: req.method, path: url.pathname, params, idempotencyKey: key, status: 0 };
+      requests.push(recorded);
+      const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+        recorded.status = status;
+        return Response.json(body, { status, headers: { "Request-Id": randomId("req", 14), ...headers } });
+      };
+
+      const auth = req.headers.get("authorization") ?? "";
+      if (auth !== `Bearer ${secretKey}`) {
+        return answer(401, { error: { type: "invalid_request_error", message: "Invalid API Key provided." } });
+      }
+      const requestId = `${req.method} ${url.pathname} ${JSON.stringify(params)}`;
+      if (key && req.method === "POST") {
+        const first = idempotent.get(key);
+        if (first) {
+          if (first.request !== requestId) {
+            return answer(400, {
+              error: { type: "idempotency_error", message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.` },
+            });
+          }
+          return answer(first.status, first.body, { "Idempotent-Replayed": "true" });
+        }
+      }
+      let status: number;
+      let body: unknown;
+      let save = true;
+      try {
+        ({ status, body } = route(req.method, url.pathname, params, secretKey.startsWith("sk_live_")));
+        body = structuredClone(body);
+      } catch (err) {
+        if (!(err instanceof StripeFailure)) throw err;
+        status = err.status;
+        body = { error: err.error };
+        // A request refused for its parameters never ran: its key stays free, as with Stripe.
+        save = !err.error.param || err.error.code === "insufficient_capabilities_for_transfer";
+      }
+      if (key && req.method === "POST" && save) idempotent.set(key, { request: requestId, status, body });
+      return answer(status, body);
+    },
+  });
+  origin = `http://127.0.0.1:${server.port}`;
+
+  return {
+    /** For STRIPE_API_BASE and the provider's `apiBase`. */
+    apiBase: origin,
+    secretKey,
+    webhookSecret,
+    env: { STRIPE_SECRET_KEY: secretKey, STRIPE_PUBLISHABLE_KEY: FAKE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET: webhookSecret, STRIPE_API_BASE: origin },
+    requests,
+    events,
+    intents,
+    charges,
+    refunds,
+    transfers,
+    accounts,
+    sessions,
+    accountLinks,
+    /** Recorded calls to one endpoint (`POST /v1/payment_intents`); `:id` matches any id. */
+    requestsTo(method: string, pattern: string) {
+      const re = new RegExp(`^${pattern.replace(/:[a-z]+/g, "[^/]+")}$`);
+      return requests.filter((r) => r.method === method && re.test(r.path));
+    },
+    /** Stripe.js confirming a card on an intent; throws Stripe's error for a refused card. */
+    confirm(intentId: string, card: string) {
+      const pi = intents.get(intentId);
+      if (!pi) throw new Error(`no such intent ${intentId}`);
+      const failure = confirmIntent(pi, card);
+      if (failure) throw Object.assign(new Error(failure.error.message), { stripe: failure.error });
+      return structuredClone(pi);
+    },
+    /** The guest paying on the hosted Checkout page: an intent made from the session's payment_intent_data, confirmed. */
+    completeCheckout(sessionId: string, card: string = CARDS.ok) {
+      const session = sessions.get(sessionId);
+      if (!session) throw new Error(`no such session ${sessionId}`);
+      const data = session.payment_intent_data as Params;
+      const pi = newIntent({
+        amount: String(session.amount_total),
+        currency: String(session.currency),
+        capture_method: str(data.capture_method),
+        metadata: data.metadata,
+        transfer_group: data.transfer_group,
+      });
+      const failure = confirmIntent(pi, card);
+      if (failure) throw Object.assign(new Error(failure.error.message), { stripe: failure.error });
+      session.payment_intent = pi.id;
+      session.status = "complete";
+      session.payment_status = "unpaid";
+      event("checkout.session.completed", session);
+      return structuredClone(session);
+    },
+    /** The host finishing (or Stripe suspending) onboarding. */
+    setPayoutsEnabled(accountId: string, enabled: boolean) {
+      const account = accounts.get(accountId);
+      if (!account) throw new Error(`no such account ${accountId}`);
+      account.payouts_enabled = enabled;
+      account.charges_enabled = enabled;
+      account.details_submitted = enabled || account.details_submitted;
+      account.capabilities = { transfers: enabled ? "active" : "inactive" };
+      account.requirements = enabled ? { currently_due: [], disabled_reason: null } : { currently_due: ["external_account"], disabled_reason: "requirements.past_due" };
+      return event("account.updated", account);
+    },
+    /** A Stripe event object around `object`, also added to `events`. */
+    event,
+    /** The Stripe-Signature header for a payload: `t={seconds},v1={HMAC-SHA256(secret, t + "." + payload)}`. */
+    sign(payload: string, secret = webhookSecret, timestamp = now()) {
+      const v1 = createHmac("sha256", secret).update(`${timestamp}.${payload}`).digest("hex");
+      return `t=${timestamp},v1=${v1}`;
+    },
+    /** Delivers an event as Stripe does: a JSON POST, signed with the webhook secret (or `secret`). */
+    async sendWebhook(url: string, evt: Obj, o: { secret?: string; signature?: string; handle?: (req: Request) => Promise<Response> } = {}) {
+      const payload = JSON.stringify(evt, null, 2);
+      const signature = o.signature ?? this.sign(payload, o.secret ?? webhookSecret);
+      const request = new Request(url, {
+        method: "POST",
+        headers: { "content-type": "application/json; charset=utf-8", "stripe-signature": signature, "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)" },
+        body: payload,
+      });
+      return o.handle ? o.handle(request) : fetch(request);
+    },
+    stop: () => server.stop(true),
+  };
+}
+
+export type FakeStripe = ReturnType<typeof startFakeStripe>;
