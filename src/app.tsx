@@ -24,6 +24,10 @@ import type { Secrets } from "./lib/secrets";
 import { renderPage } from "./shell/render";
 import { notFoundRoute, shellRoutes } from "./shell/routes";
 import { accessDenied } from "./shell/access";
+import { bookingRoutes } from "./bookings/routes";
+import { makePaymentProvider } from "./payments";
+import { PaymentEvents, type PaymentProvider } from "./payments/provider";
+import { testPaymentRoutes } from "./payments/routes";
 
 export interface AppOptions {
   config: Config;
@@ -33,6 +37,9 @@ export interface AppOptions {
   now?: () => number;
   limits?: Partial<Deps["limits"]>;
   storage?: ObjectStorage;
+  /** Tests hand in their own provider or event hub. */
+  payments?: PaymentProvider;
+  paymentEvents?: PaymentEvents;
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -85,7 +92,9 @@ export function createApp(options: AppOptions) {
     limits: { ...makeLimits(), ...options.limits },
     cookies: cookieNames(options.config),
     now: options.now ?? Date.now,
-  } satisfies Omit<Deps, "jobs"> as Deps;
+    paymentEvents: options.paymentEvents ?? new PaymentEvents(),
+  } satisfies Omit<Deps, "jobs" | "payments"> as Deps;
+  deps.payments = options.payments ?? makePaymentProvider({ config: options.config, db: options.db, events: deps.paymentEvents, now: deps.now });
   // The runner hands `deps` to the jobs it runs, so it is made once the rest exists.
   deps.jobs = new JobRunner(deps);
   const csp = contentSecurityPolicy(options.config, deps.storage.uploadOrigin);
@@ -175,6 +184,8 @@ export function createApp(options: AppOptions) {
     .use(profilePages(deps))
     .use(activityApi(deps))
     .use(activityRoutes(deps))
+    .use(bookingRoutes(deps))
+    .use(testPaymentRoutes(deps))
     .use(notFoundRoute(deps));
 
   return { app, deps };

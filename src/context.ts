@@ -13,6 +13,7 @@ import type { JobRunner } from "./lib/jobs";
 import { RateLimiter, SlowDown } from "./lib/rate-limit";
 import type { Secrets } from "./lib/secrets";
 import type { ObjectStorage } from "./uploads/storage";
+import type { PaymentEvents, PaymentProvider } from "./payments/provider";
 
 /** Everything a request handler may need, made once per app (tests make one per suite). */
 export interface Deps {
@@ -24,6 +25,10 @@ export interface Deps {
   storage: ObjectStorage;
   /** Durable timed work; features register their job kinds on it. */
   jobs: JobRunner;
+  /** The payment provider (Stripe, or the built-in test provider). */
+  payments: PaymentProvider;
+  /** Verified provider events (webhooks, or the test provider's own); bookings subscribe. */
+  paymentEvents: PaymentEvents;
   limits: {
     /** Failed sign-ins per email and address together: reaching the limit locks only that pair. */
     loginByPair: RateLimiter;
