@@ -80,7 +80,7 @@ function DateTimePicker(p: DateTimePickerProps) {
   })();
 
   const chip = (on: boolean, disabled: boolean) =>
-    `rounded-xl border px-2 py-2 text-sm font-medium ${on ? "border-brand-600 bg-brand-600 text-white" : "border-line bg-surface"} ${disabled ? "cursor-not-allowed opacity-40 line-through" : "hover:bg-sunken"}`;
+    `rounded-xl border px-2 py-2 text-sm font-medium ${on ? "border-brand-600 bg-brand-600 text-white" : `border-line bg-surface ${disabled ? "" : "hover:bg-sunken"}`} ${disabled ? "cursor-not-allowed opacity-40 line-through" : ""}`;
 
   return (
     <form method="post" action={p.action} className="flex flex-col gap-5" data-hydrated="">
