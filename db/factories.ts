@@ -2,7 +2,7 @@ import { cityByName } from "../src/lib/places";
 import { priceFor } from "../src/lib/pricing";
 import { localOf } from "../src/lib/time";
 import type { Db } from "./client";
-import { activities, bookings, reviews, users, type Activity, type BookingStatus } from "./schema";
+import { activities, bookings, ledgerEntries, reviews, users, type Activity, type BookingStatus } from "./schema";
 
 /**
  * Rows as the app would have written them, for the demo seed and the tests: a person with or
@@ -20,6 +20,7 @@ type NewUser = typeof users.$inferInsert;
 type NewActivity = typeof activities.$inferInsert;
 type NewBooking = typeof bookings.$inferInsert;
 type NewReview = typeof reviews.$inferInsert;
+type NewLedgerEntry = typeof ledgerEntries.$inferInsert;
 
 /** A person; `complete: false` stops after sign-up (no profile), as a new account is. */
 export function userRow(overrides: Partial<NewUser> = {}, { complete = true } = {}): NewUser & { id: string } {
@@ -102,6 +103,29 @@ export function bookingRow(
   };
 }
 
+/**
+ * The ledger of a completed booking whose host has no payout account yet, as the booking rules
+ * write it: authorised and captured in full, the platform's fee, the host's share kept pending.
+ */
+export function completedLedgerRows(booking: Pick<NewBooking, "totalCents" | "hostEarningsCents" | "createdAt" | "endsAt"> & { id: string }): NewLedgerEntry[] {
+  const created = booking.createdAt ?? booking.endsAt;
+  const rows: [NewLedgerEntry["kind"], number, number][] = [
+    ["authorize", booking.totalCents, created],
+    ["capture", booking.totalCents, created + HOUR],
+    ["platform_fee", booking.totalCents - booking.hostEarningsCents, booking.endsAt],
+    ["payout_pending", booking.hostEarningsCents, booking.endsAt],
+  ];
+  return rows.map(([kind, amountCents, createdAt]) => ({
+    id: crypto.randomUUID(),
+    bookingId: booking.id,
+    kind,
+    amountCents,
+    provider: "test",
+    idempotencyKey: `booking:${booking.id}:${kind}`,
+    createdAt,
+  }));
+}
+
 /** A review of one side of a booking by the other. */
 export function reviewRow(opts: { bookingId: string; reviewerId: string; reviewedUserId: string; activityId?: string | null; stars?: number; text?: string | null; createdAt?: number }): NewReview & { id: string } {
   return { id: crypto.randomUUID(), stars: 5, text: null, activityId: null, createdAt: Date.now(), ...opts };
@@ -114,5 +138,6 @@ export function insert(db: Db) {
     activity: (row: NewActivity) => db.insert(activities).values(row).returning().get(),
     booking: (row: NewBooking) => db.insert(bookings).values(row).returning().get(),
     review: (row: NewReview) => db.insert(reviews).values(row).returning().get(),
+    ledger: (rows: NewLedgerEntry[]) => db.insert(ledgerEntries).values(rows).run(),
   };
 }

@@ -126,6 +126,8 @@ export const activities = sqliteTable(
 );
 
 export const bookingStatuses = [
+  /** The slot is held for a few minutes while the guest pays (booking dialog, checkout page). */
+  "awaiting_payment",
   "pending",
   "accepted",
   "rejected",
@@ -170,6 +172,12 @@ export const bookings = sqliteTable(
     chatId: text("chat_id"),
     /** When a pending request expires unanswered. */
     respondBy: integer("respond_by", { mode: "number" }).notNull(),
+    /** While awaiting payment: the slot is held until this instant. */
+    holdUntil: integer("hold_until", { mode: "number" }),
+    /** The hosted checkout page of the booking dialog flow. */
+    checkoutSessionId: text("checkout_session_id"),
+    /** Who cancelled: guest or host (null for every other state). */
+    canceledBy: text("canceled_by").$type<"guest" | "host">(),
     respondedAt: integer("responded_at", { mode: "number" }),
     completedAt: integer("completed_at", { mode: "number" }),
     createdAt: createdAt(),
@@ -180,6 +188,8 @@ export const bookings = sqliteTable(
     index("bookings_host").on(t.hostId, t.status, t.startsAt),
     index("bookings_activity").on(t.activityId),
     index("bookings_expiry").on(t.status, t.respondBy),
+    // One booking per authorisation: creating a booking twice from one payment finds the first.
+    uniqueIndex("bookings_payment_intent").on(t.paymentIntentId),
   ],
 );
 
@@ -277,6 +287,14 @@ export const notificationPreferences = sqliteTable("notification_preferences", {
 });
 
 /**
+ * authorize: the card is held; capture: charged; release: the hold is let go (never charged);
+ * refund: a charge given back; platform_fee: what the platform keeps of a completed booking;
+ * payout_pending: the host's share owed to them; transfer: that share sent to their payout
+ * account; reverse: a transfer taken back.
+ */
+export type LedgerKind = "authorize" | "capture" | "release" | "refund" | "transfer" | "reverse" | "platform_fee" | "payout_pending";
+
+/**
  * Every money movement, written in the same transaction as the booking status change it
  * belongs to. The idempotency key is derived from the booking and the action.
  */
@@ -287,7 +305,7 @@ export const ledgerEntries = sqliteTable(
     bookingId: text("booking_id")
       .notNull()
       .references(() => bookings.id),
-    kind: text("kind").$type<"authorize" | "capture" | "release" | "refund" | "transfer" | "payout_pending">().notNull(),
+    kind: text("kind").$type<LedgerKind>().notNull(),
     amountCents: integer("amount_cents").notNull(),
     currency: text("currency").notNull().default("usd"),
     provider: text("provider").notNull(),
@@ -353,7 +371,100 @@ export const paymentEvents = sqliteTable("payment_events", {
   receivedAt: integer("received_at", { mode: "number" }).notNull(),
 });
 
+/**
+ * What a guest chose on the date-time screen (spec "Booking selection"), kept on the server so a
+ * reload, a second tab or another device shows the same choice. One per guest and activity;
+ * `nonce` changes with every new choice and keys the payment made for it.
+ */
+export const bookingSelections = sqliteTable(
+  "booking_selections",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    activityId: text("activity_id")
+      .notNull()
+      .references(() => activities.id, { onDelete: "cascade" }),
+    /** YYYY-MM-DD and HH:00, wall clock in the activity's city. */
+    date: text("date").notNull(),
+    time: text("time").notNull(),
+    durationMinutes: integer("duration_minutes").notNull(),
+    nonce: text("nonce").notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.activityId] })],
+);
+
+/**
+ * The built-in test payment provider keeps its state here (src/payments/test-provider.ts):
+ * PaymentIntents, checkout sessions, payout accounts, and every money operation by its
+ * idempotency key (captures, releases, refunds, transfers, reversals).
+ */
+export const testPaymentIntents = sqliteTable(
+  "test_payment_intents",
+  {
+    id: text("id").primaryKey(),
+    clientSecret: text("client_secret").notNull(),
+    status: text("status").notNull(),
+    amountCents: integer("amount_cents").notNull(),
+    currency: text("currency").notNull(),
+    metadata: text("metadata", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    description: text("description"),
+    lastError: text("last_error"),
+    idempotencyKey: text("idempotency_key").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("test_payment_intents_key").on(t.idempotencyKey), uniqueIndex("test_payment_intents_secret").on(t.clientSecret)],
+);
+
+export const testPaymentOperations = sqliteTable(
+  "test_payment_operations",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind").$type<"capture" | "release" | "refund" | "transfer" | "reverse">().notNull(),
+    /** The intent (capture, release, refund) or transfer (reverse) it acts on. */
+    target: text("target").notNull(),
+    amountCents: integer("amount_cents").notNull(),
+    /** Transfers: the payout account. */
+    destination: text("destination"),
+    idempotencyKey: text("idempotency_key").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("test_payment_operations_key").on(t.idempotencyKey), index("test_payment_operations_target").on(t.target)],
+);
+
+export const testCheckoutSessions = sqliteTable(
+  "test_checkout_sessions",
+  {
+    id: text("id").primaryKey(),
+    paymentIntentId: text("payment_intent_id").notNull(),
+    status: text("status").$type<"open" | "complete" | "expired">().notNull().default("open"),
+    description: text("description").notNull(),
+    successUrl: text("success_url").notNull(),
+    cancelUrl: text("cancel_url").notNull(),
+    idempotencyKey: text("idempotency_key").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("test_checkout_sessions_key").on(t.idempotencyKey)],
+);
+
+export const testConnectedAccounts = sqliteTable(
+  "test_connected_accounts",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull(),
+    email: text("email"),
+    payoutsEnabled: integer("payouts_enabled", { mode: "boolean" }).notNull().default(false),
+    idempotencyKey: text("idempotency_key").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("test_connected_accounts_key").on(t.idempotencyKey)],
+);
+
 export type User = typeof users.$inferSelect;
 export type Activity = typeof activities.$inferSelect;
 export type Booking = typeof bookings.$inferSelect;
+export type LedgerEntry = typeof ledgerEntries.$inferSelect;
+export type BookingSelection = typeof bookingSelections.$inferSelect;
 export type Job = typeof jobs.$inferSelect;

@@ -1,7 +1,7 @@
 import { count } from "drizzle-orm";
-import { activities, bookings, messages, reviews, users } from "./schema";
+import { activities, bookings, ledgerEntries, messages, reviews, users } from "./schema";
 import { writeTransaction, type Db } from "./client";
-import { activityRow, bookingRow, reviewRow, userRow } from "./factories";
+import { activityRow, bookingRow, completedLedgerRows, reviewRow, userRow } from "./factories";
 import { demoActivities, demoCities, demoGuest, demoHosts, demoReviewTexts, DEMO_PASSWORD, type DemoPerson } from "./demo-data";
 import { categories } from "../src/activities/categories";
 
@@ -81,6 +81,7 @@ export async function seedDemo(db: Db, now = Date.now()) {
   const bookingRows: (typeof bookings.$inferInsert)[] = [];
   const messageRows: (typeof messages.$inferInsert)[] = [];
   const reviewRows: (typeof reviews.$inferInsert)[] = [];
+  const ledgerRows: (typeof ledgerEntries.$inferInsert)[] = [];
   activityRows.forEach((activity, i) => {
     const howMany = i % 3 === 2 ? 0 : 1 + Math.floor(random() * 3);
     for (let k = 0; k < howMany; k++) {
@@ -96,6 +97,8 @@ export async function seedDemo(db: Db, now = Date.now()) {
       const bookingId = booking.id;
       const durationMinutes = booking.durationMinutes;
       bookingRows.push(booking);
+      // The money of a completed booking, as the booking rules write it; no payout account yet.
+      ledgerRows.push(...completedLedgerRows({ ...booking, createdAt: startsAt - 4 * DAY }));
       messageRows.push(
         { id: crypto.randomUUID(), bookingId, senderId: guest.id, content: "booking_request", isSystemMessage: true, systemMessageType: "booking_request", readBy: [guest.id, activity.hostId], createdAt: startsAt - 4 * DAY },
         { id: crypto.randomUUID(), bookingId, senderId: activity.hostId, content: "booking_accepted", isSystemMessage: true, systemMessageType: "booking_accepted", readBy: [guest.id, activity.hostId], createdAt: startsAt - 3 * DAY },
@@ -115,6 +118,7 @@ export async function seedDemo(db: Db, now = Date.now()) {
     for (let i = 0; i < bookingRows.length; i += 100) tx.insert(bookings).values(bookingRows.slice(i, i + 100)).run();
     for (let i = 0; i < messageRows.length; i += 100) tx.insert(messages).values(messageRows.slice(i, i + 100)).run();
     for (let i = 0; i < reviewRows.length; i += 100) tx.insert(reviews).values(reviewRows.slice(i, i + 100)).run();
+    for (let i = 0; i < ledgerRows.length; i += 100) tx.insert(ledgerEntries).values(ledgerRows.slice(i, i + 100)).run();
   });
   const coveredCategories = new Set(activityRows.map((a) => a.category));
   if (coveredCategories.size !== categories.length) throw new Error("Demo data must cover every category");

@@ -12,6 +12,7 @@ const registry: Record<string, () => Promise<{ mount: Mount }>> = {
   ActivityMap: () => import("./ActivityMap"),
   AddressInput: () => import("./AddressInput"),
   ActivityWizard: () => import("./ActivityWizard"),
+  DateTimePicker: () => import("./DateTimePicker"),
 };
 
 export async function mountIslands(root: ParentNode = document) {

@@ -13,7 +13,7 @@ import { profileRoutes } from "./profiles/routes";
 import { uploadRoutes } from "./uploads/routes";
 import { PaymentEvents, type PaymentProvider } from "./payments/provider";
 import { paymentRoutes } from "./payments/routes";
-import { StripeProvider, stripeHostedOrigins } from "./payments/stripe";
+import { stripeHostedOrigins } from "./payments/stripe";
 import { WEBHOOK_BODY_LIMIT } from "./payments/webhooks";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { makeStorage, type ObjectStorage } from "./uploads/storage";
@@ -29,10 +29,13 @@ import type { Secrets } from "./lib/secrets";
 import { renderPage } from "./shell/render";
 import { notFoundRoute, shellRoutes } from "./shell/routes";
 import { accessDenied } from "./shell/access";
+import { bookingRoutes } from "./bookings/routes";
+import { makePaymentProvider } from "./payments";
+import { testPaymentRoutes } from "./payments/test-routes";
 
 /** What createApp is given: the parts of `Deps` made outside it, plus overrides for tests. */
 export type AppOptions = Pick<Deps, "config" | "db" | "secrets" | "assets"> &
-  Partial<Pick<Deps, "now" | "storage" | "payments">> & {
+  Partial<Pick<Deps, "now" | "storage" | "payments" | "paymentEvents">> & {
     limits?: Partial<Deps["limits"]>;
   };
 
@@ -91,9 +94,9 @@ export function createApp(options: AppOptions) {
     limits: { ...makeLimits(), ...options.limits },
     cookies: cookieNames(options.config),
     now: options.now ?? Date.now,
-    payments: options.payments ?? (options.config.stripe ? new StripeProvider(options.config.stripe) : undefined),
-    paymentEvents: new PaymentEvents(),
-  } satisfies Omit<Deps, "jobs"> as Deps;
+    paymentEvents: options.paymentEvents ?? new PaymentEvents(),
+  } satisfies Omit<Deps, "jobs" | "payments"> as Deps;
+  deps.payments = options.payments ?? makePaymentProvider({ config: options.config, db: options.db, events: deps.paymentEvents, now: deps.now });
   // The runner hands `deps` to the jobs it runs, so it is made once the rest exists.
   deps.jobs = new JobRunner(deps);
   const csp = contentSecurityPolicy(options.config, deps.storage.uploadOrigin, options.config.stripe ? stripeHostedOrigins(options.config.stripe) : []);
@@ -188,6 +191,8 @@ export function createApp(options: AppOptions) {
     .use(activityApi(deps))
     .use(activityRoutes(deps))
     .use(paymentRoutes(deps))
+    .use(testPaymentRoutes(deps))
+    .use(bookingRoutes(deps))
     .use(notFoundRoute(deps));
 
   return { app, deps };

@@ -25,9 +25,9 @@ export interface Deps {
   storage: ObjectStorage;
   /** Durable timed work; features register their job kinds on it. */
   jobs: JobRunner;
-  /** The payment provider (src/payments/provider.ts); absent when none is configured. */
-  payments?: PaymentProvider;
-  /** Verified provider events, handed to the features that subscribe. */
+  /** The payment provider (Stripe, or the built-in test provider). */
+  payments: PaymentProvider;
+  /** Verified provider events (webhooks, or the test provider's own); bookings subscribe. */
   paymentEvents: PaymentEvents;
   limits: {
     /** Failed sign-ins per email and address together: reaching the limit locks only that pair. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { activities, bookings } from "../db/schema";
 import { seedDemo } from "../db/seed";
-import { activityRow, bookingRow, insert, userRow } from "../db/factories";
+import { activityRow, bookingRow, completedLedgerRows, insert, userRow } from "../db/factories";
 import { categories, categoryLabelKey } from "../src/activities/categories";
 import { translator } from "../src/lib/i18n";
 import { makeLimits } from "../src/context";
@@ -286,7 +286,8 @@ describe("pages", () => {
     // Two open requests, one completed booking of 2 hours at $50 (host earns 80 % of $100), one declined.
     put.booking(bookingRow(made[0]!, { guestId: guestUser.id, startsAt: start }));
     put.booking(bookingRow(made[1]!, { guestId: guestUser.id, startsAt: start + 86_400_000 }));
-    put.booking(bookingRow(made[2]!, { guestId: guestUser.id, startsAt: start - 30 * 86_400_000, status: "completed", durationMinutes: 120 }));
+    const done = put.booking(bookingRow(made[2]!, { guestId: guestUser.id, startsAt: start - 30 * 86_400_000, status: "completed", durationMinutes: 120 }));
+    put.ledger(completedLedgerRows(done));
     put.booking(bookingRow(made[2]!, { guestId: guestUser.id, startsAt: start - 20 * 86_400_000, status: "rejected" }));
     const c = d.client();
     await c.signInAs(hostUser.id);

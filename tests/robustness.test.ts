@@ -37,7 +37,13 @@ function writeRoutes(): [string, string][] {
 }
 
 test("odd bodies on every write never answer 500 and change nothing", async () => {
-  const before = await c.get("/api/user").then((r) => r.json());
+  // Actions that take no body (starting payout setup) still happen and touch `updatedAt`; what a
+  // body could change must stay as it was.
+  const profile = async () => {
+    const { updatedAt: _, ...rest } = (await c.get("/api/user").then((r) => r.json())) as Record<string, unknown>;
+    return rest;
+  };
+  const before = await profile();
   const writes = writeRoutes();
   expect(writes.length).toBeGreaterThan(15);
   for (const [method, path] of writes) {
@@ -46,5 +52,5 @@ test("odd bodies on every write never answer 500 and change nothing", async () =
       expect({ method, path, json, status: res.status }).not.toMatchObject({ status: 500 });
     }
   }
-  expect(await c.get("/api/user").then((r) => r.json())).toEqual(before);
+  expect(await profile()).toEqual(before);
 });

@@ -16,7 +16,6 @@ import {
   updateActivity,
   type ActivityErrors,
 } from "./manage";
-import { hostEarnings, hostRequests } from "./host";
 import { DEFAULT_CITY_NAME } from "../lib/places";
 import { publicUser } from "../profiles/serialize";
 import { publicActivity } from "./serialize";
@@ -80,13 +79,6 @@ export function activityApi(deps: Deps) {
       const activity = await findOwnActivity(deps, user.id, params.id);
       if (!activity) return notFound(state);
       return json({ status: await deleteActivity(deps, activity) });
-    })
-    .get("/api/host/requests", async ({ user, state }) => {
-      return json((await hostRequests(deps, user.id)).requests);
-    })
-    .get("/api/host/earnings", async ({ user, state }) => {
-      const e = await hostEarnings(deps, user.id);
-      return json({ totalEarnings: decimalFromCents(e.totalEarningsCents), pendingPayouts: decimalFromCents(e.pendingPayoutsCents), completedBookings: e.completedBookings });
     })
     .get("/api/user/activities", async ({ user }) => {
       const host = publicUser(user, new Date(deps.now()));

@@ -15,7 +15,8 @@ import { viewOf } from "../shell/view";
 import { PAGE_SIZE } from "./api";
 import { isCategory } from "./categories";
 import { createActivity, creationWait, findListedActivity, findOwnActivity, hostOf, ownActivities, readActivityInput } from "./manage";
-import { countOwnActivities, hostEarnings, hostRequests } from "./host";
+import { countOwnActivities } from "./host";
+import { hostEarnings, hostRequests } from "../bookings/reads";
 import { activityRatingAndReviews, browseActivities } from "./service";
 
 /** The activity screens: browse, the activity page, the host dashboard, the create form and the wizard. */
@@ -41,7 +42,8 @@ export function activityRoutes(deps: Deps) {
       hostRequests(deps, user.id, 3),
       hostEarnings(deps, user.id),
     ]);
-    const data: DashboardData = { user, activities, activityCount, requests: requests.requests, requestCount: requests.total, earnings };
+    // The payout account's state as last read from the provider (its events and the setup screen keep it current).
+    const data: DashboardData = { user, activities, activityCount, requests: requests.requests, requestCount: requests.total, earnings, payoutsReady: user.payoutsEnabled };
     return render((view) => <HostDashboard view={view} data={data} />);
   };
   const nearOf = (user: User) => `${user.city ?? DEFAULT_CITY_NAME}, ${user.country ?? DEFAULT_COUNTRY}`;
@@ -95,7 +97,7 @@ export function activityRoutes(deps: Deps) {
       if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
       const [host, { rating, reviews }] = await Promise.all([hostOf(deps, activity), activityRatingAndReviews(deps.db, activity.id, 3)]);
       return render((view) => (
-        <ActivityDetail view={view} activity={activity} host={publicUser(host!, new Date(deps.now()))} rating={rating} reviews={reviews} maps={deps.config.maps} />
+        <ActivityDetail view={view} activity={activity} host={publicUser(host!, new Date(deps.now()))} rating={rating} reviews={reviews} maps={deps.config.maps} now={deps.now()} />
       ));
     });
 }

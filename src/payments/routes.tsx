@@ -4,7 +4,7 @@ import { PaymentSetupScreen, type PaymentSetupState } from "../../views/payments
 import { context, type Deps, type Render, type RequestState } from "../context";
 import { readBody } from "../lib/body";
 import { json, redirectTo } from "../lib/http";
-import { payoutSetup, startPayoutSetup, type PayoutSetup } from "./payouts";
+import { payoutSetup, refreshConnectedAccount, startPayoutSetup, type PayoutSetup } from "./payouts";
 import { PaymentError } from "./provider";
 import { receiveWebhook, WEBHOOK_BODY_LIMIT } from "./webhooks";
 
@@ -22,6 +22,10 @@ function logFailure(what: string, err: unknown) {
  * POST /api/stripe/connect). Payout setup goes through `deps.payments` only, whichever provider runs.
  */
 export function paymentRoutes(deps: Deps) {
+  // Whoever reports it (Stripe's webhook, the test provider's onboarding page), a changed payout
+  // account is read again from the provider and its state stored on the host.
+  deps.paymentEvents.on((event) => (event.type === "account.updated" ? refreshConnectedAccount(deps, event.objectId) : undefined));
+
   const screen = async (
     { user, state, render }: { user: User; state: RequestState; render: Render },
     opts: { returned?: boolean; alert?: PaymentSetupState["alert"]; status?: number; setup?: PayoutSetup } = {},

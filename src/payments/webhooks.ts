@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
 import { paymentEvents } from "../../db/schema";
 import type { Deps } from "../context";
-import { refreshConnectedAccount } from "./payouts";
 
 /** A provider notification is small; Stripe's are a few kilobytes. */
 export const WEBHOOK_BODY_LIMIT = 512 * 1024;
@@ -30,7 +29,6 @@ export async function receiveWebhook(deps: Deps, rawBody: string, signature: str
     .returning({ id: paymentEvents.id });
   if (!fresh.length) return "duplicate";
   try {
-    if (event.type === "account.updated") await refreshConnectedAccount(deps, event.objectId);
     await deps.paymentEvents.dispatch(event);
   } catch (err) {
     await deps.db.delete(paymentEvents).where(eq(paymentEvents.id, event.id));

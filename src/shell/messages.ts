@@ -67,6 +67,7 @@ export const en = {
   "common.saving": "Saving...",
   "common.update": "Update",
   "common.viewAll": "View all",
+  "common.error": "Error",
 } as const;
 
 export const fr: Record<keyof typeof en, string> = {
@@ -132,4 +133,5 @@ export const fr: Record<keyof typeof en, string> = {
   "common.saving": "Enregistrement...",
   "common.update": "Mettre à jour",
   "common.viewAll": "Tout voir",
+  "common.error": "Erreur",
 };

@@ -11,6 +11,7 @@ import { Icon } from "../components/icons";
 import { Island } from "../components/Island";
 import { Avatar, Carousel, ReviewList } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
+import { RequestDialog } from "../bookings/Request";
 
 /** "45 min" under an hour, otherwise hours ("1 h", "1.5 h"), as spec §9 says. */
 export function formatDuration(view: View, minutes: number) {
@@ -27,8 +28,10 @@ export function ActivityDetail({
   rating,
   reviews,
   maps,
+  now,
 }: {
   view: View;
+  now: number;
   activity: Activity;
   host: PublicUser;
   rating: { average: number | null; count: number };
@@ -123,6 +126,8 @@ export function ActivityDetail({
             {t("activity.openMap")}
           </a>
         </section>
+
+        {own ? "" : <RequestDialog view={view} activity={activity} now={now} />}
 
         <section class="mt-6">
           <h2 class="mb-2 text-lg font-semibold" safe>

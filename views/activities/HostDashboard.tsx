@@ -1,6 +1,6 @@
 import { formatLocal } from "../../src/lib/time";
 import type { Activity, User } from "../../db/schema";
-import type { HostRequest } from "../../src/activities/host";
+import type { HostRequest } from "../../src/bookings/reads";
 import { formatMoney } from "../../src/lib/money";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
@@ -9,6 +9,7 @@ import { ScreenHeader } from "../components/Fields";
 import { Icon } from "../components/icons";
 import { Avatar } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
+import { ActionButton } from "../bookings/List";
 
 export interface DashboardData {
   user: User;
@@ -17,6 +18,8 @@ export interface DashboardData {
   requests: HostRequest[];
   requestCount: number;
   earnings: { totalEarningsCents: number; pendingPayoutsCents: number; completedBookings: number };
+  /** The host has a payout account that can receive transfers. */
+  payoutsReady: boolean;
 }
 
 /** /host (also /host-dashboard): counters, quick actions, earnings, activities, requests. */
@@ -89,7 +92,7 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
               </dd>
             </div>
           </dl>
-          {data.earnings.totalEarningsCents > 0 && !data.user.payoutsEnabled ? (
+          {data.earnings.totalEarningsCents > 0 && !data.payoutsReady ? (
             <a href="/stripe-connect-setup" class="btn btn-primary mt-3 w-full" safe>
               {t("host.verifyToWithdraw")}
             </a>
@@ -145,19 +148,25 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
           {data.requests.length ? (
             <ul class="flex flex-col gap-2">
               {data.requests.slice(0, 3).map((r) => (
-                <li class="card flex items-center gap-3 p-3">
-                  <Avatar photo={r.guestPhoto} name={r.guestName} size={40} />
-                  <div class="min-w-0 flex-1">
-                    <p class="truncate font-medium" safe>
-                      {`${r.guestName ?? ""} · ${r.activityTitle}`}
-                    </p>
-                    <p class="text-sm text-muted" safe>
-                      {formatLocal(r.startsAtLocal, view.locale)}
-                    </p>
+                <li class="card p-3" data-request={r.id}>
+                  <div class="flex items-center gap-3">
+                    <Avatar photo={r.guestPhoto} name={r.guestName} size={40} />
+                    <div class="min-w-0 flex-1">
+                      <p class="truncate font-medium" safe>
+                        {`${r.guestName ?? ""} · ${r.activityTitle}`}
+                      </p>
+                      <p class="text-sm text-muted" safe>
+                        {formatLocal(r.startsAtLocal, view.locale)}
+                      </p>
+                    </div>
+                    <span class="text-sm font-semibold" safe>
+                      {money(r.subtotalCents)}
+                    </span>
                   </div>
-                  <span class="text-sm font-semibold" safe>
-                    {money(r.subtotalCents)}
-                  </span>
+                  <div class="mt-3 flex gap-2">
+                    <ActionButton view={view} bookingId={r.id} action="reject" label={t("bookings.decline")} next="/host" />
+                    <ActionButton view={view} bookingId={r.id} action="accept" label={t("bookings.accept")} next="/host" primary />
+                  </div>
                 </li>
               ))}
             </ul>

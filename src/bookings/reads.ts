@@ -1,0 +1,118 @@
+import { and, count, desc, eq, inArray, or, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
+import { activities, bookings, ledgerEntries, users, type Booking } from "../../db/schema";
+import type { Deps } from "../context";
+import { participantUser, publicUserColumns } from "../profiles/serialize";
+import { bookingDetails, bookingView, type BookingView } from "./serialize";
+import { BookingError } from "./service";
+
+export interface HostRequest {
+  id: string;
+  activityTitle: string;
+  guestName: string | null;
+  guestPhoto: string | null;
+  startsAtLocal: string;
+  durationMinutes: number;
+  /** What the booking is worth before the guest's service fee. */
+  subtotalCents: number;
+  createdAt: number;
+}
+
+/** Pending requests for a host's activities, newest first; the guest as a booking's other side sees them. */
+export async function hostRequests(deps: Deps, hostId: string, limit?: number): Promise<{ requests: HostRequest[]; total: number }> {
+  const where = and(eq(bookings.hostId, hostId), eq(bookings.status, "pending"));
+  const query = deps.db
+    .select({
+      id: bookings.id,
+      activityTitle: activities.title,
+      guest: publicUserColumns,
+      startsAtLocal: bookings.startsAtLocal,
+      durationMinutes: bookings.durationMinutes,
+      subtotalCents: bookings.subtotalCents,
+      createdAt: bookings.createdAt,
+    })
+    .from(bookings)
+    .innerJoin(activities, eq(activities.id, bookings.activityId))
+    .innerJoin(users, eq(users.id, bookings.guestId))
+    .where(where)
+    .orderBy(desc(bookings.createdAt));
+  const [rows, total] = await Promise.all([limit ? query.limit(limit) : query, deps.db.select({ n: count() }).from(bookings).where(where).get()]);
+  const today = new Date(deps.now());
+  const requests = rows.map((r): HostRequest => {
+    const guest = participantUser(r.guest, today);
+    return {
+      id: r.id,
+      activityTitle: r.activityTitle,
+      guestName: guest.firstName,
+      guestPhoto: guest.photo,
+      startsAtLocal: r.startsAtLocal,
+      durationMinutes: r.durationMinutes,
+      subtotalCents: r.subtotalCents,
+      createdAt: r.createdAt,
+    };
+  });
+  return { requests, total: total?.n ?? 0 };
+}
+
+/**
+ * The host's money (spec: totalEarnings, pendingPayouts, completedBookings), in cents, read from
+ * the ledger: each completed booking wrote the host's share as `payout_pending`, and each share
+ * sent to the host's payout account a `transfer` (less any `reverse`).
+ */
+export async function hostEarnings(deps: Deps, hostId: string) {
+  const rows = await deps.db
+    .select({ kind: ledgerEntries.kind, total: sql<number>`coalesce(sum(${ledgerEntries.amountCents}), 0)`, n: count() })
+    .from(ledgerEntries)
+    .innerJoin(bookings, eq(bookings.id, ledgerEntries.bookingId))
+    .where(and(eq(bookings.hostId, hostId), inArray(ledgerEntries.kind, ["payout_pending", "transfer", "reverse"])))
+    .groupBy(ledgerEntries.kind)
+    .all();
+  const of = (kind: string) => rows.find((r) => r.kind === kind);
+  const earned = Number(of("payout_pending")?.total ?? 0);
+  const sent = Number(of("transfer")?.total ?? 0) - Number(of("reverse")?.total ?? 0);
+  return { totalEarningsCents: earned, pendingPayoutsCents: Math.max(0, earned - sent), completedBookings: of("payout_pending")?.n ?? 0 };
+}
+
+const guestUser = alias(users, "guest_user");
+const hostUser = alias(users, "host_user");
+
+function guestColumns() {
+  return Object.fromEntries(Object.entries(publicUserColumns).map(([k]) => [k, guestUser[k as keyof typeof publicUserColumns]])) as { [K in keyof typeof publicUserColumns]: (typeof guestUser)[K] };
+}
+function hostColumns() {
+  return Object.fromEntries(Object.entries(publicUserColumns).map(([k]) => [k, hostUser[k as keyof typeof publicUserColumns]])) as { [K in keyof typeof publicUserColumns]: (typeof hostUser)[K] };
+}
+
+function bookingsWith(deps: Deps) {
+  return deps.db
+    .select({ booking: bookings, activity: { id: activities.id, title: activities.title, city: activities.city, photos: activities.photos, category: activities.category }, guest: guestColumns(), host: hostColumns() })
+    .from(bookings)
+    .innerJoin(activities, eq(activities.id, bookings.activityId))
+    .innerJoin(guestUser, eq(guestUser.id, bookings.guestId))
+    .innerJoin(hostUser, eq(hostUser.id, bookings.hostId));
+}
+
+export interface BookingListItem {
+  view: BookingView;
+  booking: Booking;
+  activity: { id: string; title: string; city: string; photos: string[]; category: string };
+}
+
+/** Every booking a person is on, as guest or host, newest first. */
+export async function bookingsOf(deps: Deps, userId: string, limit = 200): Promise<BookingListItem[]> {
+  const rows = await bookingsWith(deps)
+    .where(or(eq(bookings.guestId, userId), eq(bookings.hostId, userId)))
+    .orderBy(desc(bookings.createdAt))
+    .limit(limit)
+    .all();
+  const today = new Date(deps.now());
+  return rows.map((r) => ({ view: bookingView(r.booking, userId, r, today), booking: r.booking, activity: r.activity }));
+}
+
+/** One booking with its activity and people, for one of its two sides; 404 for anyone else. */
+export async function bookingOf(deps: Deps, userId: string, bookingId: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(bookingId)) throw new BookingError("booking.notFound", 404);
+  const row = await bookingsWith(deps).where(eq(bookings.id, bookingId)).get();
+  if (!row || (row.booking.guestId !== userId && row.booking.hostId !== userId)) throw new BookingError("booking.notFound", 404);
+  return { ...row, view: bookingView(row.booking, userId, row, new Date(deps.now())), details: bookingDetails(row.booking, row) };
+}

@@ -1,0 +1,29 @@
+import { and, eq } from "drizzle-orm";
+import { bookingSelections, type BookingSelection } from "../../db/schema";
+import type { Deps } from "../context";
+import type { Slot } from "./times";
+
+/**
+ * The date-time screen's choice (spec "Booking selection"), kept on the server per guest and
+ * activity so a reload, a second tab or another device shows it; the success screen clears it.
+ * A new choice gets a new nonce, which keys the payment made for it.
+ */
+export function getSelection(deps: Deps, userId: string, activityId: string): BookingSelection | null {
+  return deps.db.select().from(bookingSelections).where(and(eq(bookingSelections.userId, userId), eq(bookingSelections.activityId, activityId))).get() ?? null;
+}
+
+export function saveSelection(deps: Deps, userId: string, activityId: string, slot: Pick<Slot, "date" | "time" | "durationMinutes">) {
+  const current = getSelection(deps, userId, activityId);
+  if (current && current.date === slot.date && current.time === slot.time && current.durationMinutes === slot.durationMinutes) return current;
+  const row = { userId, activityId, date: slot.date, time: slot.time, durationMinutes: slot.durationMinutes, nonce: crypto.randomUUID(), updatedAt: deps.now() };
+  deps.db
+    .insert(bookingSelections)
+    .values(row)
+    .onConflictDoUpdate({ target: [bookingSelections.userId, bookingSelections.activityId], set: { date: row.date, time: row.time, durationMinutes: row.durationMinutes, nonce: row.nonce, updatedAt: row.updatedAt } })
+    .run();
+  return row;
+}
+
+export function clearSelections(deps: Deps, userId: string) {
+  deps.db.delete(bookingSelections).where(eq(bookingSelections.userId, userId)).run();
+}

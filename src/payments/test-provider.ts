@@ -1,0 +1,341 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { testCheckoutSessions, testConnectedAccounts, testPaymentIntents, testPaymentOperations } from "../../db/schema";
+import {
+  PaymentError,
+  type CheckoutSession,
+  type ConnectedAccount,
+  type PaymentEvent,
+  type PaymentEvents,
+  type PaymentIntent,
+  type PaymentIntentStatus,
+  type PaymentProvider,
+} from "./provider";
+
+/**
+ * The built-in test provider (ARCHITECTURE decision 6): no outside service, state in our own
+ * database, the usual test cards. It behaves as Stripe does where bookings can tell: manual
+ * capture, idempotency keys returning the first call's result, declines worded as Stripe words
+ * them, authentication (3-D Secure) through a page of ours, and events dispatched through
+ * `PaymentEvents` as Stripe's webhooks would deliver them.
+ */
+export const TEST_CARDS = {
+  success: "4242424242424242",
+  declined: "4000000000000002",
+  insufficientFunds: "4000000000009995",
+  authentication: "4000002500003155",
+} as const;
+
+export const CARD_MESSAGES = {
+  declined: "Your card was declined.",
+  insufficientFunds: "Your card has insufficient funds.",
+  authenticationFailed: "We are unable to authenticate your payment method. Please choose a different payment method and try again.",
+  invalidNumber: "Your card number is invalid.",
+  unknownCard: "This is test mode: use a test card such as 4242 4242 4242 4242.",
+  invalidExpiry: "Your card's expiration date is invalid. Use MM/YY.",
+  expired: "Your card has expired.",
+  invalidCvc: "Your card's security code is invalid.",
+  canceled: "This payment was canceled. Please start again.",
+  notFound: "This payment was not found.",
+} as const;
+
+/** The Luhn check every real card number passes. */
+export function luhnValid(digits: string): boolean {
+  if (!/^\d{12,19}$/.test(digits)) return false;
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+export interface CardInput {
+  clientSecret: string;
+  cardNumber: string;
+  expiry: string;
+  cvc: string;
+}
+
+export interface ConfirmResult {
+  status: PaymentIntentStatus;
+  paymentIntentId: string;
+  error?: string;
+  /** Where the browser goes to authenticate (requires_action). */
+  nextActionUrl?: string;
+}
+
+const id = (prefix: string) => `${prefix}_${crypto.randomUUID().replace(/-/g, "")}`;
+
+type IntentRow = typeof testPaymentIntents.$inferSelect;
+
+export class TestProvider implements PaymentProvider {
+  readonly name = "test" as const;
+  readonly testMode = true;
+
+  constructor(
+    private readonly db: Db,
+    private readonly events: PaymentEvents,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private toIntent(row: IntentRow): PaymentIntent {
+    return {
+      id: row.id,
+      clientSecret: row.clientSecret,
+      status: row.status as PaymentIntentStatus,
+      amountCents: row.amountCents,
+      currency: row.currency,
+      metadata: row.metadata,
+      lastError: row.lastError,
+      nextActionUrl: row.status === "requires_action" ? `/payments/test/authenticate/${row.id}` : null,
+    };
+  }
+
+  private row(intentId: string) {
+    return this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)).get();
+  }
+
+  private setStatus(intentId: string, status: PaymentIntentStatus, lastError: string | null = null) {
+    this.db.update(testPaymentIntents).set({ status, lastError, updatedAt: this.now() }).where(eq(testPaymentIntents.id, intentId)).run();
+  }
+
+  /** An operation already made with this key, or null. */
+  private done(key: string) {
+    return this.db.select().from(testPaymentOperations).where(eq(testPaymentOperations.idempotencyKey, key)).get() ?? null;
+  }
+
+  private record(kind: (typeof testPaymentOperations.$inferInsert)["kind"], target: string, amountCents: number, key: string, destination: string | null = null) {
+    const opId = id(kind === "refund" ? "tre" : kind === "transfer" ? "ttr" : kind === "reverse" ? "trv" : "top");
+    this.db.insert(testPaymentOperations).values({ id: opId, kind, target, amountCents, destination, idempotencyKey: key, createdAt: this.now() }).run();
+    return opId;
+  }
+
+  private async emit(event: Omit<PaymentEvent, "id">) {
+    try {
+      await this.events.dispatch({ id: id("tevt"), ...event });
+    } catch (err) {
+      // A webhook handler failing never undoes the payment; the reconciliation jobs catch up.
+      console.error(`test provider: handling ${event.type} failed`, err);
+    }
+  }
+
+  async createIntent(input: Parameters<PaymentProvider["createIntent"]>[0], idempotencyKey: string): Promise<PaymentIntent> {
+    if (!Number.isInteger(input.amountCents) || input.amountCents < 50) throw new PaymentError("Amount must be at least 50 cents.", "invalid_request", 400);
+    const existing = this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.idempotencyKey, idempotencyKey)).get();
+    if (existing) return this.toIntent(existing);
+    const intentId = id("tpi");
+    const row = this.db
+      .insert(testPaymentIntents)
+      .values({
+        id: intentId,
+        clientSecret: `${intentId}_secret_${crypto.randomUUID().replace(/-/g, "")}`,
+        status: "requires_payment_method",
+        amountCents: input.amountCents,
+        currency: input.currency,
+        metadata: input.metadata,
+        description: input.description ?? null,
+        idempotencyKey,
+        createdAt: this.now(),
+        updatedAt: this.now(),
+      })
+      .returning()
+      .get();
+    return this.toIntent(row);
+  }
+
+  async getIntent(intentId: string): Promise<PaymentIntent | null> {
+    const row = this.row(intentId);
+    return row ? this.toIntent(row) : null;
+  }
+
+  /** The intent a browser holds the client secret of, or null. */
+  intentBySecret(clientSecret: string): PaymentIntent | null {
+    const row = this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.clientSecret, clientSecret)).get();
+    return row ? this.toIntent(row) : null;
+  }
+
+  /**
+   * What the card form does (POST /api/payments/test/confirm): checks the card and authorises
+   * the intent. Confirming an intent that is already authorised answers its state again.
+   */
+  async confirmCard(input: CardInput): Promise<ConfirmResult> {
+    const row = this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.clientSecret, input.clientSecret)).get();
+    if (!row) throw new PaymentError(CARD_MESSAGES.notFound, "not_found", 404);
+    const intent = this.toIntent(row);
+    const answer = (status: PaymentIntentStatus, error?: string): ConfirmResult => ({
+      status,
+      paymentIntentId: row.id,
+      ...(error ? { error } : {}),
+      ...(status === "requires_action" ? { nextActionUrl: `/payments/test/authenticate/${row.id}` } : {}),
+    });
+    if (intent.status === "requires_capture" || intent.status === "succeeded" || intent.status === "requires_action") return answer(intent.status);
+    if (intent.status === "canceled") return answer("canceled", CARD_MESSAGES.canceled);
+
+    const refuse = (message: string) => {
+      this.setStatus(row.id, "requires_payment_method", message);
+      return answer("requires_payment_method", message);
+    };
+    const number = String(input.cardNumber ?? "").replace(/[\s-]/g, "");
+    if (!luhnValid(number)) return refuse(CARD_MESSAGES.invalidNumber);
+    const expiry = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(String(input.expiry ?? ""));
+    const month = expiry ? Number(expiry[1]) : 0;
+    if (!expiry || month < 1 || month > 12) return refuse(CARD_MESSAGES.invalidExpiry);
+    const year = expiry[2]!.length === 2 ? 2000 + Number(expiry[2]) : Number(expiry[2]);
+    const today = new Date(this.now());
+    if (year * 12 + month < today.getUTCFullYear() * 12 + today.getUTCMonth() + 1) return refuse(CARD_MESSAGES.expired);
+    if (!/^\d{3}$/.test(String(input.cvc ?? "").trim())) return refuse(CARD_MESSAGES.invalidCvc);
+
+    switch (number) {
+      case TEST_CARDS.success:
+        return this.authorise(row.id);
+      case TEST_CARDS.declined:
+        await this.emit({ type: "payment_intent.payment_failed", objectId: row.id, metadata: row.metadata, paymentIntentId: row.id });
+        return refuse(CARD_MESSAGES.declined);
+      case TEST_CARDS.insufficientFunds:
+        await this.emit({ type: "payment_intent.payment_failed", objectId: row.id, metadata: row.metadata, paymentIntentId: row.id });
+        return refuse(CARD_MESSAGES.insufficientFunds);
+      case TEST_CARDS.authentication:
+        this.setStatus(row.id, "requires_action");
+        return answer("requires_action");
+      default:
+        return refuse(CARD_MESSAGES.unknownCard);
+    }
+  }
+
+  /** The test authentication page's answer: approve authorises, fail refuses the card. */
+  async authenticate(intentId: string, approve: boolean): Promise<ConfirmResult> {
+    const row = this.row(intentId);
+    if (!row) throw new PaymentError(CARD_MESSAGES.notFound, "not_found", 404);
+    if (row.status !== "requires_action") return { status: row.status as PaymentIntentStatus, paymentIntentId: row.id, ...(row.lastError ? { error: row.lastError } : {}) };
+    if (approve) return this.authorise(row.id);
+    this.setStatus(row.id, "requires_payment_method", CARD_MESSAGES.authenticationFailed);
+    return { status: "requires_payment_method", paymentIntentId: row.id, error: CARD_MESSAGES.authenticationFailed };
+  }
+
+  private async authorise(intentId: string): Promise<ConfirmResult> {
+    this.setStatus(intentId, "requires_capture");
+    const row = this.row(intentId)!;
+    await this.emit({ type: "payment_intent.amount_capturable_updated", objectId: row.id, metadata: row.metadata, paymentIntentId: row.id });
+    const session = this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.paymentIntentId, intentId)).get();
+    if (session && session.status === "open") {
+      this.db.update(testCheckoutSessions).set({ status: "complete" }).where(eq(testCheckoutSessions.id, session.id)).run();
+      await this.emit({ type: "checkout.session.completed", objectId: session.id, metadata: row.metadata, paymentIntentId: row.id });
+    }
+    return { status: "requires_capture", paymentIntentId: intentId };
+  }
+
+  async capture(intentId: string, idempotencyKey: string): Promise<PaymentIntent> {
+    const row = this.row(intentId);
+    if (!row) throw new PaymentError(CARD_MESSAGES.notFound, "not_found", 404);
+    if (this.done(idempotencyKey) || row.status === "succeeded") return this.toIntent(row);
+    if (row.status !== "requires_capture") throw new PaymentError(`This payment cannot be captured: it is ${row.status}.`, "invalid_request", 409);
+    this.record("capture", intentId, row.amountCents, idempotencyKey);
+    this.setStatus(intentId, "succeeded");
+    await this.emit({ type: "payment_intent.succeeded", objectId: intentId, metadata: row.metadata, paymentIntentId: intentId });
+    return this.toIntent(this.row(intentId)!);
+  }
+
+  async release(intentId: string, idempotencyKey: string): Promise<PaymentIntent> {
+    const row = this.row(intentId);
+    if (!row) throw new PaymentError(CARD_MESSAGES.notFound, "not_found", 404);
+    if (this.done(idempotencyKey) || row.status === "canceled") return this.toIntent(row);
+    if (row.status === "succeeded") throw new PaymentError("This payment was already captured: refund it instead.", "invalid_request", 409);
+    this.record("release", intentId, row.amountCents, idempotencyKey);
+    this.setStatus(intentId, "canceled");
+    this.db.update(testCheckoutSessions).set({ status: "expired" }).where(eq(testCheckoutSessions.paymentIntentId, intentId)).run();
+    await this.emit({ type: "payment_intent.canceled", objectId: intentId, metadata: row.metadata, paymentIntentId: intentId });
+    return this.toIntent(this.row(intentId)!);
+  }
+
+  async refund(intentId: string, amountCents: number | null, idempotencyKey: string): Promise<{ id: string }> {
+    const previous = this.done(idempotencyKey);
+    if (previous) return { id: previous.id };
+    const row = this.row(intentId);
+    if (!row) throw new PaymentError(CARD_MESSAGES.notFound, "not_found", 404);
+    if (row.status !== "succeeded") throw new PaymentError(`Only a captured payment can be refunded: it is ${row.status}.`, "invalid_request", 409);
+    const refunded = this.db.select().from(testPaymentOperations).where(eq(testPaymentOperations.target, intentId)).all().filter((o) => o.kind === "refund").reduce((s, o) => s + o.amountCents, 0);
+    const amount = amountCents ?? row.amountCents - refunded;
+    if (amount <= 0 || refunded + amount > row.amountCents) throw new PaymentError("The refund is more than what is left of the payment.", "invalid_request", 409);
+    return { id: this.record("refund", intentId, amount, idempotencyKey) };
+  }
+
+  async transfer(input: Parameters<PaymentProvider["transfer"]>[0], idempotencyKey: string): Promise<{ id: string }> {
+    const previous = this.done(idempotencyKey);
+    if (previous) return { id: previous.id };
+    const account = this.db.select().from(testConnectedAccounts).where(eq(testConnectedAccounts.id, input.destinationAccountId)).get();
+    if (!account) throw new PaymentError("No such payout account.", "not_found", 404);
+    if (!account.payoutsEnabled) throw new PaymentError("This payout account cannot receive transfers yet.", "invalid_request", 409);
+    if (!Number.isInteger(input.amountCents) || input.amountCents <= 0) throw new PaymentError("A transfer needs a positive amount.", "invalid_request", 400);
+    return { id: this.record("transfer", input.sourceIntentId, input.amountCents, idempotencyKey, account.id) };
+  }
+
+  async reverseTransfer(transferId: string, amountCents: number | null, idempotencyKey: string): Promise<{ id: string }> {
+    const previous = this.done(idempotencyKey);
+    if (previous) return { id: previous.id };
+    const transfer = this.db.select().from(testPaymentOperations).where(eq(testPaymentOperations.id, transferId)).get();
+    if (!transfer || transfer.kind !== "transfer") throw new PaymentError("No such transfer.", "not_found", 404);
+    return { id: this.record("reverse", transferId, amountCents ?? transfer.amountCents, idempotencyKey) };
+  }
+
+  async createCheckoutSession(input: Parameters<PaymentProvider["createCheckoutSession"]>[0], idempotencyKey: string): Promise<CheckoutSession> {
+    const existing = this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.idempotencyKey, idempotencyKey)).get();
+    if (existing) return { id: existing.id, url: `/payments/test/checkout/${existing.id}`, paymentIntentId: existing.paymentIntentId };
+    const intent = await this.createIntent({ amountCents: input.amountCents, currency: input.currency, metadata: input.metadata, description: input.description }, `${idempotencyKey}:intent`);
+    const sessionId = id("tcs");
+    this.db
+      .insert(testCheckoutSessions)
+      .values({ id: sessionId, paymentIntentId: intent.id, description: input.description, successUrl: input.successUrl, cancelUrl: input.cancelUrl, idempotencyKey, createdAt: this.now() })
+      .run();
+    return { id: sessionId, url: `/payments/test/checkout/${sessionId}`, paymentIntentId: intent.id };
+  }
+
+  /** The hosted checkout page's data: the session and its intent. */
+  checkoutSession(sessionId: string) {
+    const session = this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.id, sessionId)).get();
+    if (!session) return null;
+    const row = this.row(session.paymentIntentId);
+    return row ? { session, intent: this.toIntent(row) } : null;
+  }
+
+  async createConnectedAccount(input: { userId: string; email: string | null }, idempotencyKey: string): Promise<ConnectedAccount> {
+    const existing = this.db.select().from(testConnectedAccounts).where(eq(testConnectedAccounts.idempotencyKey, idempotencyKey)).get();
+    if (existing) return this.toAccount(existing);
+    const row = this.db
+      .insert(testConnectedAccounts)
+      .values({ id: id("tacct"), userId: input.userId, email: input.email, idempotencyKey, createdAt: this.now() })
+      .returning()
+      .get();
+    return this.toAccount(row);
+  }
+
+  private toAccount(row: typeof testConnectedAccounts.$inferSelect): ConnectedAccount {
+    return { id: row.id, payoutsEnabled: row.payoutsEnabled, requirements: row.payoutsEnabled ? [] : ["test_onboarding"] };
+  }
+
+  async onboardingLink(accountId: string, urls: { refreshUrl: string; returnUrl: string }): Promise<{ url: string }> {
+    const q = new URLSearchParams({ return: urls.returnUrl, refresh: urls.refreshUrl });
+    return { url: `/payments/test/onboarding/${accountId}?${q}` };
+  }
+
+  async getConnectedAccount(accountId: string): Promise<ConnectedAccount | null> {
+    const row = this.db.select().from(testConnectedAccounts).where(eq(testConnectedAccounts.id, accountId)).get();
+    return row ? this.toAccount(row) : null;
+  }
+
+  /** The test onboarding page's button: the account can receive payouts from now on. */
+  async enableAccount(accountId: string): Promise<ConnectedAccount | null> {
+    const row = this.db.update(testConnectedAccounts).set({ payoutsEnabled: true }).where(eq(testConnectedAccounts.id, accountId)).returning().get();
+    if (!row) return null;
+    await this.emit({ type: "account.updated", objectId: row.id, metadata: { userId: row.userId }, paymentIntentId: null });
+    return this.toAccount(row);
+  }
+
+  async parseWebhook(): Promise<PaymentEvent> {
+    throw new PaymentError("The test provider sends no webhooks.", "invalid_request", 400);
+  }
+}

@@ -1,0 +1,95 @@
+import { Elysia } from "elysia";
+import { CheckoutPage, TestAuthenticatePage, TestOnboardingPage } from "../../views/payments/TestPages";
+import { ErrorScreen } from "../../views/shell/NotFound";
+import { context, type Deps, type Render } from "../context";
+import { asRecord, json, safeNext, wantsJson } from "../lib/http";
+import { asTestProvider } from ".";
+import { PaymentError } from "./provider";
+import { testConfirmInput } from "../bookings/schema";
+
+/**
+ * The test provider's own pages and call, standing in for what Stripe hosts: the card
+ * confirmation (`POST /api/payments/test/confirm`, also for scripts), the hosted checkout page,
+ * the card authentication page (3-D Secure) and the payout onboarding page. They exist only while
+ * the test provider runs; each says plainly it is in test mode.
+ */
+export function testPaymentRoutes(deps: Deps) {
+  const test = asTestProvider(deps.payments);
+  const notFound = (render: Render) => render((view) => <ErrorScreen view={view} title={view.t("payments.notFound")} body={view.t("payments.notFoundBody")} />, { status: 404 });
+  const withQuery = (path: string, params: Record<string, string>) => `${path}${path.includes("?") ? "&" : "?"}${new URLSearchParams(params)}`;
+
+  return new Elysia({ name: "offline.payments.test", seed: deps.id })
+    .use(context(deps))
+    .guard({ onboarded: true })
+    .post("/api/payments/test/confirm", async ({ body, request, user, state, sendTo }) => {
+      const read = testConfirmInput.safeParse(asRecord(body));
+      if (!test) return json({ message: state.t("payments.notFound") }, 404);
+      if (!read.success) return json({ message: state.t("payments.confirmInvalid") }, 400);
+      const intent = test.intentBySecret(read.data.clientSecret);
+      if (!intent || (intent.metadata.guestId && intent.metadata.guestId !== user.id)) return json({ message: state.t("payments.notFound") }, 404);
+      const result = await test.confirmCard(read.data);
+      const returnUrl = asRecord(body).returnUrl;
+      if (!wantsJson(request) && typeof returnUrl === "string") {
+        // A plain form post, as a provider's return URL works: back to the page that asked.
+        if (result.status === "requires_action") return sendTo(withQuery(result.nextActionUrl!, { return: safeNext(returnUrl) }));
+        return sendTo(withQuery(safeNext(returnUrl), { payment_intent: result.paymentIntentId, redirect_status: result.status === "requires_capture" ? "succeeded" : "failed" }));
+      }
+      return json(result, result.error ? 402 : 200);
+    })
+    .get("/payments/test/checkout/:id", ({ params, user, render }) => {
+      const found = test?.checkoutSession(params.id);
+      if (!found || found.intent.metadata.guestId !== user.id) return notFound(render);
+      return render((view) => <CheckoutPage view={view} session={found.session} intent={found.intent} card={{}} />);
+    })
+    .post("/payments/test/checkout/:id", async ({ params, body, user, render, sendTo }) => {
+      const found = test?.checkoutSession(params.id);
+      if (!test || !found || found.intent.metadata.guestId !== user.id) return notFound(render);
+      if (found.session.status === "complete") return sendTo(found.session.successUrl);
+      const b = asRecord(body);
+      const str = (k: string) => (typeof b[k] === "string" ? (b[k] as string).slice(0, 40) : "");
+      const card = { cardNumber: str("cardNumber"), expiry: str("expiry"), cvc: str("cvc") };
+      try {
+        const result = await test.confirmCard({ clientSecret: found.intent.clientSecret, ...card });
+        if (result.status === "requires_action") return sendTo(withQuery(result.nextActionUrl!, { return: `/payments/test/checkout/${params.id}/return` }));
+        if (result.status === "requires_capture") return sendTo(found.session.successUrl);
+        return render((view) => <CheckoutPage view={view} session={found.session} intent={found.intent} card={{ values: card, error: result.error }} />, { status: 402 });
+      } catch (err) {
+        if (!(err instanceof PaymentError)) throw err;
+        return render((view) => <CheckoutPage view={view} session={found.session} intent={found.intent} card={{ values: card, error: err.message }} />, { status: 402 });
+      }
+    })
+    .get("/payments/test/checkout/:id/return", ({ params, user, render, sendTo }) => {
+      const found = test?.checkoutSession(params.id);
+      if (!found || found.intent.metadata.guestId !== user.id) return notFound(render);
+      if (found.session.status === "complete") return sendTo(found.session.successUrl);
+      return render((view) => <CheckoutPage view={view} session={found.session} intent={found.intent} card={{ error: found.intent.lastError ?? undefined }} />, { status: found.intent.lastError ? 402 : 200 });
+    })
+    .post("/payments/test/checkout/:id/cancel", ({ params, user, render, sendTo }) => {
+      const found = test?.checkoutSession(params.id);
+      if (!found || found.intent.metadata.guestId !== user.id) return notFound(render);
+      return sendTo(found.session.cancelUrl);
+    })
+    .get("/payments/test/authenticate/:id", async ({ params, query, user, render }) => {
+      const intent = test ? await test.getIntent(params.id) : null;
+      if (!intent || intent.status !== "requires_action" || (intent.metadata.guestId && intent.metadata.guestId !== user.id)) return notFound(render);
+      return render((view) => <TestAuthenticatePage view={view} intent={intent} returnTo={safeNext(query.return, "/")} />);
+    })
+    .post("/payments/test/authenticate/:id", async ({ params, body, user, render, sendTo }) => {
+      const intent = test ? await test.getIntent(params.id) : null;
+      if (!test || !intent || (intent.metadata.guestId && intent.metadata.guestId !== user.id)) return notFound(render);
+      const b = asRecord(body);
+      const result = await test.authenticate(intent.id, b.outcome === "approve");
+      return sendTo(withQuery(safeNext(b.return, "/"), { payment_intent: intent.id, redirect_status: result.status === "requires_capture" ? "succeeded" : "failed" }));
+    })
+    .get("/payments/test/onboarding/:id", async ({ params, query, user, render }) => {
+      const account = test ? await test.getConnectedAccount(params.id) : null;
+      if (!account || user.stripeAccountId !== account.id) return notFound(render);
+      return render((view) => <TestOnboardingPage view={view} account={account} returnTo={safeNext(query.return, "/host")} />);
+    })
+    .post("/payments/test/onboarding/:id", async ({ params, body, user, render, sendTo }) => {
+      const account = test ? await test.getConnectedAccount(params.id) : null;
+      if (!test || !account || user.stripeAccountId !== account.id) return notFound(render);
+      await test.enableAccount(account.id);
+      return sendTo(safeNext(asRecord(body).return, "/host"));
+    });
+}

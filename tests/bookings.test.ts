@@ -1,0 +1,430 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { bookings, jobs, ledgerEntries, messages, testPaymentIntents, users } from "../db/schema";
+import { TestProvider } from "../src/payments/test-provider";
+import { Client, makeTestApp } from "./helpers";
+
+/**
+ * Bookings end to end through the API (docs/decisions/0010, 0017): prices, times, every
+ * transition for guest, host and stranger, concurrency, jobs across a restart, the test provider.
+ */
+const HOUR = 60 * 60 * 1000;
+// 2026-06-01 12:00 in New York (16:00 UTC): the clock every test starts from.
+const START = Date.UTC(2026, 5, 1, 16, 0);
+let clock = START;
+const now = () => clock;
+
+let t: Awaited<ReturnType<typeof makeTestApp>>;
+let host: Client;
+let guest: Client;
+let stranger: Client;
+let hostId: string;
+let guestId: string;
+let activityId: string;
+
+const body = async (res: Response) => (await res.json()) as Record<string, any>;
+const CARD = { cardNumber: "4242 4242 4242 4242", expiry: "12/30", cvc: "123" };
+
+beforeAll(async () => {
+  t = await makeTestApp({ now });
+  host = t.client();
+  guest = t.client();
+  stranger = t.client();
+  hostId = (await host.signUpComplete()).user.id;
+  guestId = (await guest.signUpComplete()).user.id;
+  await stranger.signUpComplete();
+  // $40 an hour, 1 to 4 hours, in New York.
+  const res = await host.postJson("/api/activities", { title: "Tennis", description: "An hour of tennis.", category: "sports", hourlyRate: "40", duration: "1", maxDuration: "4" });
+  expect(res.status).toBe(201);
+  activityId = (await body(res)).id;
+});
+afterAll(() => t.cleanup());
+
+let day = 2;
+/** A fresh slot each time: a later day at 10:00, New York wall clock. */
+function nextSlot(hours = 2) {
+  const date = new Date(START + day++ * 24 * HOUR).toISOString().slice(0, 10);
+  return { date, time: "10:00", hours, total: (40 * hours * 1.1).toFixed(2) };
+}
+
+/** The date-time flow through the API: intent, card, booking. */
+async function book(c: Client, slot = nextSlot(), card = CARD) {
+  const intentRes = await c.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId, date: slot.date, time: slot.time, duration: String(slot.hours) } });
+  expect(intentRes.status).toBe(200);
+  const intent = await body(intentRes);
+  const confirm = await body(await c.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...card }));
+  const res = await c.postJson("/api/bookings", { activityId, proposedDatetime: `${slot.date}T${slot.time}:00`, durationHours: slot.hours, priceTotal: slot.total, paymentIntentId: intent.paymentIntentId });
+  return { res, intent, confirm, slot };
+}
+
+async function pendingBooking(c = guest) {
+  const { res } = await book(c);
+  expect(res.status).toBe(201);
+  return (await body(res)).id as string;
+}
+
+const ledgerOf = (id: string) =>
+  t.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id)).all().map((l) => `${l.kind}:${l.amountCents}`).sort();
+const systemOf = (id: string) =>
+  t.db.select().from(messages).where(eq(messages.bookingId, id)).all().filter((m) => m.isSystemMessage).map((m) => m.systemMessageType);
+const statusOf = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!.status;
+const intentStatus = (id: string) => t.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, id)).get()!.status;
+
+describe("booking through the date-time flow", () => {
+  test("a guest pays and the request is pending, with the server's prices, a ledger row and the system message", async () => {
+    const { res, intent, confirm, slot } = await book(guest);
+    expect(confirm).toEqual({ status: "requires_capture", paymentIntentId: intent.paymentIntentId });
+    expect(res.status).toBe(201);
+    const b = await body(res);
+    expect(b).toMatchObject({ status: "pending", role: "guest", proposedDatetime: `${slot.date}T10:00:00`, timeZone: "America/New_York", durationHours: 2, subtotal: "80.00", serviceFee: "8.00", priceTotal: "88.00", hostEarnings: "64.00" });
+    expect(JSON.stringify(b)).not.toContain("paymentIntent");
+    expect(ledgerOf(b.id)).toEqual(["authorize:8800"]);
+    expect(systemOf(b.id)).toEqual(["booking_request"]);
+    const row = t.db.select().from(bookings).where(eq(bookings.id, b.id)).get()!;
+    // 10:00 in New York in June is 14:00 UTC.
+    expect(row.startsAt).toBe(Date.parse(`${slot.date}T14:00:00Z`));
+    expect(row.endsAt - row.startsAt).toBe(2 * HOUR);
+    expect(row.respondBy).toBe(START + 24 * HOUR);
+    // Sending the same booking again finds the first one.
+    const again = await guest.postJson("/api/bookings", { activityId, proposedDatetime: `${slot.date}T10:00:00`, durationHours: 2, priceTotal: "88.00", paymentIntentId: intent.paymentIntentId });
+    expect(again.status).toBe(200);
+    expect((await body(again)).id).toBe(b.id);
+    // The host sees it among their requests, with the guest as a participant only.
+    const requests = (await body(await host.get("/api/host/requests"))) as unknown as { id: string }[];
+    expect(requests.some((r) => r.id === b.id)).toBe(true);
+    const details = await body(await host.get(`/api/bookings/${b.id}/details`));
+    expect(Object.keys(details).sort()).toEqual(["activity", "guest", "guestId", "id", "status"]);
+  });
+
+  test("a price that differs from the server's by more than half a cent is 409 with the current price, and nothing is charged", async () => {
+    const slot = nextSlot();
+    const res = await guest.postJson("/api/create-payment-intent", { amount: "80.00", metadata: { activityId, date: slot.date, time: slot.time, duration: "2" } });
+    expect(res.status).toBe(409);
+    expect(await body(res)).toMatchObject({ priceTotal: "88.00" });
+    const ok = await guest.postJson("/api/create-payment-intent", { amount: "88.004", metadata: { activityId, date: slot.date, time: slot.time, duration: "2" } });
+    expect(ok.status).toBe(200);
+    // A booking sent with another total is refused, and its authorisation released.
+    const intent = await body(ok);
+    await guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...CARD });
+    const before = t.db.select().from(bookings).all().length;
+    const wrong = await guest.postJson("/api/bookings", { activityId, proposedDatetime: `${slot.date}T10:00:00`, durationHours: 2, priceTotal: "1.00", paymentIntentId: intent.paymentIntentId });
+    expect(wrong.status).toBe(409);
+    expect(t.db.select().from(bookings).all().length).toBe(before);
+    expect(intentStatus(intent.paymentIntentId)).toBe("canceled");
+  });
+
+  const bad: [string, Record<string, unknown>, number, string][] = [
+    ["no metadata fields", { amount: "88", metadata: {} }, 400, "Some booking details are missing"],
+    ["a date in the past", { amount: "88.00", metadata: { activityId: "A", date: "2026-05-01", time: "10:00", duration: "2" } }, 400, "already passed"],
+    ["a date over 90 days ahead", { amount: "88.00", metadata: { activityId: "A", date: "2026-12-01", time: "10:00", duration: "2" } }, 400, "90 days"],
+    ["a start before 08:00", { amount: "88.00", metadata: { activityId: "A", date: "2026-06-10", time: "07:00", duration: "2" } }, 400, "start time"],
+    ["a start not on the hour", { amount: "88.00", metadata: { activityId: "A", date: "2026-06-10", time: "10:30", duration: "2" } }, 400, "start time"],
+    ["a duration outside the host's range", { amount: "22.00", metadata: { activityId: "A", date: "2026-06-10", time: "10:00", duration: "0.5" } }, 400, "does not offer"],
+    ["a duration not in half hours", { amount: "88.00", metadata: { activityId: "A", date: "2026-06-10", time: "10:00", duration: "1.25" } }, 400, "offered durations"],
+    ["a date that does not exist", { amount: "88.00", metadata: { activityId: "A", date: "2026-02-30", time: "10:00", duration: "2" } }, 400, "real date"],
+    ["an amount that is not a number", { amount: "lots", metadata: { activityId: "A", date: "2026-06-10", time: "10:00", duration: "2" } }, 400, "number of dollars"],
+    ["an unknown activity", { amount: "88.00", metadata: { activityId: "00000000-0000-4000-8000-000000000000", date: "2026-06-10", time: "10:00", duration: "2" } }, 404, "Activity not found"],
+    ["nothing at all", {}, 400, "Some booking details"],
+  ];
+  for (const [name, input, status, message] of bad) {
+    test(`create-payment-intent with ${name}: ${status}, a clear message, nothing written`, async () => {
+      const json = JSON.parse(JSON.stringify(input).replace('"A"', JSON.stringify(activityId)));
+      const before = [t.db.select().from(bookings).all().length, t.db.select().from(testPaymentIntents).all().length];
+      const res = await guest.postJson("/api/create-payment-intent", json);
+      expect(res.status).toBe(status);
+      expect((await body(res)).message).toContain(message);
+      expect([t.db.select().from(bookings).all().length, t.db.select().from(testPaymentIntents).all().length]).toEqual(before);
+    });
+  }
+
+  test("bad booking calls are 4xx with a message and write nothing", async () => {
+    const before = t.db.select().from(bookings).all().length;
+    for (const input of [{}, { activityId, proposedDatetime: "tomorrow", durationHours: 2, priceTotal: "88.00", paymentIntentId: "tpi_x" }, { activityId, proposedDatetime: "2026-06-20T10:00:00", durationHours: 2, priceTotal: "88.00", paymentIntentId: "tpi_nope" }, { activityId, proposedDatetime: "2026-06-20T10:00:00", durationHours: "two", priceTotal: "88.00", paymentIntentId: "tpi_x" }]) {
+      const res = await guest.postJson("/api/bookings", input);
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(typeof (await body(res)).message).toBe("string");
+    }
+    expect(t.db.select().from(bookings).all().length).toBe(before);
+  });
+
+  test("a host cannot book their own activity", async () => {
+    const slot = nextSlot();
+    const res = await host.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId, date: slot.date, time: slot.time, duration: "2" } });
+    expect(res.status).toBe(400);
+    expect((await body(res)).message).toBe("You cannot book your own activity.");
+  });
+
+  test("an authorisation nobody books with is released by the reconciliation job 30 minutes on", async () => {
+    const slot = nextSlot();
+    const intent = await body(await guest.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId, date: slot.date, time: slot.time, duration: "2" } }));
+    await guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...CARD });
+    expect(intentStatus(intent.paymentIntentId)).toBe("requires_capture");
+    clock += 31 * 60 * 1000;
+    await t.deps.jobs.runDue();
+    expect(intentStatus(intent.paymentIntentId)).toBe("canceled");
+    clock = START;
+  });
+});
+
+describe("no double booking", () => {
+  test("50 guests asking for the same slot at once: exactly one booking, the others refused and released", async () => {
+    const slot = nextSlot();
+    const guests = await Promise.all(Array.from({ length: 50 }, async () => {
+      const c = t.client();
+      await c.signUpComplete();
+      return c;
+    }));
+    // Every guest authorises a card for the same slot first (nothing holds it yet).
+    const intents = await Promise.all(guests.map(async (c) => {
+      const intent = await body(await c.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId, date: slot.date, time: slot.time, duration: "2" } }));
+      await c.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...CARD });
+      return intent.paymentIntentId as string;
+    }));
+    const answers = await Promise.all(guests.map((c, i) => c.postJson("/api/bookings", { activityId, proposedDatetime: `${slot.date}T10:00:00`, durationHours: 2, priceTotal: slot.total, paymentIntentId: intents[i] })));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201).length).toBe(1);
+    expect(statuses.filter((s) => s === 409).length).toBe(49);
+    const won = intents[statuses.indexOf(201)]!;
+    for (const id of intents) expect(intentStatus(id)).toBe(id === won ? "requires_capture" : "canceled");
+    const loser = await body(answers[statuses.indexOf(409)]!);
+    expect(loser.message).toContain("not charged");
+    // An overlapping slot (starting an hour later) is refused too.
+    const overlap = await guest.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId, date: slot.date, time: "11:00", duration: "2" } });
+    expect(overlap.status).toBe(409);
+  }, 60_000);
+});
+
+type Who = "guest" | "host" | "stranger";
+const clientOf = (who: Who) => ({ guest, host, stranger })[who];
+
+describe("the state machine, for guest, host and stranger", () => {
+  // [from, action, who, status, resulting state, ledger after, system messages after]
+  const table: [string, "accept" | "reject" | "complete" | "cancel", Who, number, string, string[], string[]][] = [
+    ["pending", "accept", "stranger", 404, "pending", ["authorize:8800"], ["booking_request"]],
+    ["pending", "accept", "guest", 403, "pending", ["authorize:8800"], ["booking_request"]],
+    ["pending", "accept", "host", 200, "accepted", ["authorize:8800", "capture:8800"], ["booking_request", "booking_accepted"]],
+    ["pending", "reject", "stranger", 404, "pending", ["authorize:8800"], ["booking_request"]],
+    ["pending", "reject", "guest", 403, "pending", ["authorize:8800"], ["booking_request"]],
+    ["pending", "reject", "host", 200, "rejected", ["authorize:8800", "release:8800"], ["booking_request", "booking_declined"]],
+    ["pending", "cancel", "stranger", 404, "pending", ["authorize:8800"], ["booking_request"]],
+    ["pending", "cancel", "host", 409, "pending", ["authorize:8800"], ["booking_request"]],
+    ["pending", "cancel", "guest", 200, "canceled", ["authorize:8800", "release:8800"], ["booking_request", "booking_canceled"]],
+    ["pending", "complete", "host", 409, "pending", ["authorize:8800"], ["booking_request"]],
+    ["accepted", "complete", "stranger", 404, "accepted", ["authorize:8800", "capture:8800"], ["booking_request", "booking_accepted"]],
+    ["accepted", "complete", "guest", 403, "accepted", ["authorize:8800", "capture:8800"], ["booking_request", "booking_accepted"]],
+    ["accepted", "complete", "host", 409, "accepted", ["authorize:8800", "capture:8800"], ["booking_request", "booking_accepted"]], // before the start
+    ["accepted", "reject", "host", 409, "accepted", ["authorize:8800", "capture:8800"], ["booking_request", "booking_accepted"]],
+    ["accepted", "cancel", "stranger", 404, "accepted", ["authorize:8800", "capture:8800"], ["booking_request", "booking_accepted"]],
+    ["accepted", "cancel", "guest", 200, "canceled", ["authorize:8800", "capture:8800", "refund:8800"], ["booking_request", "booking_accepted", "booking_canceled"]],
+    ["accepted", "cancel", "host", 200, "canceled", ["authorize:8800", "capture:8800", "refund:8800"], ["booking_request", "booking_accepted", "booking_canceled"]],
+    ["started", "complete", "host", 200, "completed", ["authorize:8800", "capture:8800", "payout_pending:6400", "platform_fee:2400"], ["booking_request", "booking_accepted", "booking_completed"]],
+    ["started", "cancel", "guest", 409, "accepted", ["authorize:8800", "capture:8800"], ["booking_request", "booking_accepted"]],
+    ["rejected", "accept", "host", 409, "rejected", ["authorize:8800", "release:8800"], ["booking_request", "booking_declined"]],
+    ["completed", "cancel", "host", 409, "completed", ["authorize:8800", "capture:8800", "payout_pending:6400", "platform_fee:2400"], ["booking_request", "booking_accepted", "booking_completed"]],
+    ["completed", "complete", "stranger", 404, "completed", ["authorize:8800", "capture:8800", "payout_pending:6400", "platform_fee:2400"], ["booking_request", "booking_accepted", "booking_completed"]],
+  ];
+
+  async function reach(state: string) {
+    clock = START;
+    const id = await pendingBooking();
+    if (state === "pending") return id;
+    if (state === "rejected") {
+      expect((await host.postJson(`/api/bookings/${id}/reject`, {})).status).toBe(200);
+      return id;
+    }
+    expect((await host.postJson(`/api/bookings/${id}/accept`, {})).status).toBe(200);
+    if (state === "accepted") return id;
+    const row = t.db.select().from(bookings).where(eq(bookings.id, id)).get()!;
+    clock = row.startsAt + 30 * 60 * 1000;
+    if (state === "started") return id;
+    expect((await host.postJson(`/api/bookings/${id}/complete`, {})).status).toBe(200);
+    return id;
+  }
+
+  for (const [from, action, who, status, to, ledger, system] of table) {
+    test(`${from} → ${action} by the ${who}: ${status}, ${to}`, async () => {
+      const id = await reach(from);
+      const res = await clientOf(who).postJson(`/api/bookings/${id}/${action}`, {});
+      expect(res.status).toBe(status);
+      expect(typeof (await body(res)).message === "string" || status === 200).toBe(true);
+      expect(statusOf(id)).toBe(to as never);
+      expect(ledgerOf(id)).toEqual(ledger);
+      expect(systemOf(id)).toEqual(system);
+      clock = START;
+    });
+  }
+
+  test("strangers get 404 on reading a booking too; both sides read it", async () => {
+    const id = await pendingBooking();
+    for (const path of [`/api/bookings/${id}/details`]) {
+      expect((await stranger.get(path)).status).toBe(404);
+      expect((await guest.get(path)).status).toBe(200);
+      expect((await host.get(path)).status).toBe(200);
+    }
+    const list = (await body(await stranger.get("/api/bookings"))) as unknown as unknown[];
+    expect(list).toEqual([]);
+  });
+
+  test("a completed booking's share goes to the host once they have an enabled payout account", async () => {
+    const id = await reach("completed");
+    clock = START;
+    const earnings = await body(await host.get("/api/host/earnings"));
+    expect(Number(earnings.pendingPayouts)).toBeGreaterThanOrEqual(64);
+    const provider = t.deps.payments as TestProvider;
+    const account = await provider.createConnectedAccount({ userId: hostId, email: null }, `host:${hostId}:account`);
+    t.db.update(users).set({ stripeAccountId: account.id }).where(eq(users.id, hostId)).run();
+    await provider.enableAccount(account.id); // account.updated: pending payouts are sent
+    expect(ledgerOf(id)).toContain("transfer:6400");
+    const after = await body(await host.get("/api/host/earnings"));
+    expect(after.pendingPayouts).toBe("0.00");
+    expect(Number(after.totalEarnings)).toBe(Number(earnings.totalEarnings));
+  });
+});
+
+describe("timed transitions survive a restart", () => {
+  test("an unanswered request expires 24 hours on; an accepted one completes 48 hours after its end", async () => {
+    clock = START;
+    const dataDir = t.dataDir;
+    const expiring = await pendingBooking();
+    const accepted = await pendingBooking();
+    expect((await host.postJson(`/api/bookings/${accepted}/accept`, {})).status).toBe(200);
+    const jobsBefore = t.db.select().from(jobs).all().map((j) => j.key);
+    expect(jobsBefore).toContain(`booking.expire:${expiring}`);
+    expect(jobsBefore).toContain(`booking.autocomplete:${accepted}`);
+
+    // A new process on the same data directory.
+    const restarted = await makeTestApp({ dataDir, now });
+    clock = START + 24 * HOUR + 1000;
+    await restarted.deps.jobs.runDue();
+    expect(statusOf(expiring)).toBe("expired");
+    expect(ledgerOf(expiring)).toEqual(["authorize:8800", "release:8800"]);
+    expect(systemOf(expiring)).toEqual(["booking_request", "booking_expired"]);
+    expect(statusOf(accepted)).toBe("accepted");
+
+    const row = t.db.select().from(bookings).where(eq(bookings.id, accepted)).get()!;
+    clock = row.endsAt + 48 * HOUR + 1000;
+    await restarted.deps.jobs.runDue();
+    expect(statusOf(accepted)).toBe("completed");
+    expect(ledgerOf(accepted)).toEqual(["authorize:8800", "capture:8800", "payout_pending:6400", "platform_fee:2400", "transfer:6400"]);
+    expect(systemOf(accepted)).toEqual(["booking_request", "booking_accepted", "booking_completed"]);
+    clock = START;
+  });
+});
+
+describe("the booking dialog and the checkout page", () => {
+  test("the dialog holds the slot, the hosted checkout authorises, and the booking becomes a request", async () => {
+    const slot = nextSlot(2);
+    const res = await guest.postJson("/api/create-payment-intent", { activityId, hours: 2, amount: "88.00", proposedDate: slot.date, proposedTime: "10:00", message: "Hello!" });
+    expect(res.status).toBe(200);
+    const { sessionId, url, bookingId } = await body(res);
+    expect(url).toBe(`/payments/test/checkout/${sessionId}`);
+    expect(statusOf(bookingId)).toBe("awaiting_payment");
+    // The slot is held: another guest cannot take it.
+    const other = await stranger.postJson("/api/create-payment-intent", { amount: "88.00", metadata: { activityId, date: slot.date, time: "10:00", duration: "2" } });
+    expect(other.status).toBe(409);
+    expect((await stranger.get(url)).status).toBe(404);
+    const page = await guest.get(url);
+    expect(await page.text()).toContain("Test mode.");
+    const paid = await guest.postForm(url, CARD);
+    expect(paid.status).toBe(303);
+    expect(paid.headers.get("location")).toBe("/bookings?success=true");
+    expect(statusOf(bookingId)).toBe("pending");
+    expect(ledgerOf(bookingId)).toEqual(["authorize:8800"]);
+    expect(systemOf(bookingId)).toEqual(["booking_request"]);
+    expect(await (await guest.get("/bookings?success=true")).text()).toContain("Payment Successful!");
+  });
+
+  test("the dialog requires a message; an unpaid hold lapses after 15 minutes", async () => {
+    const slot = nextSlot(1);
+    const noMessage = await guest.postJson("/api/create-payment-intent", { activityId, hours: 1, amount: "44.00", proposedDate: slot.date, proposedTime: "10:00", message: "  " });
+    expect(noMessage.status).toBe(400);
+    expect((await body(noMessage)).message).toBe("Veuillez ajouter un message à votre demande");
+    const { bookingId } = await body(await guest.postJson("/api/create-payment-intent", { activityId, hours: 1, amount: "44.00", proposedDate: slot.date, proposedTime: "10:00", message: "Hi" }));
+    // The checkout page is the guest's, only while the booking awaits payment.
+    expect((await guest.get(`/checkout/${bookingId}`)).status).toBe(200);
+    expect((await stranger.get(`/checkout/${bookingId}`)).status).toBe(404);
+    clock = START + 16 * 60 * 1000;
+    await t.deps.jobs.runDue();
+    expect(statusOf(bookingId)).toBe("expired");
+    expect((await guest.get(`/checkout/${bookingId}`)).status).toBe(404);
+    clock = START;
+  });
+
+  test("/checkout/{bookingId}: a declined card says so; 4242 sends the request", async () => {
+    const slot = nextSlot(1);
+    const { bookingId } = await body(await guest.postJson("/api/create-payment-intent", { activityId, hours: 1, amount: "44.00", proposedDate: slot.date, proposedTime: "10:00", message: "Hi" }));
+    const declined = await guest.postForm(`/checkout/${bookingId}`, { ...CARD, cardNumber: "4000 0000 0000 0002", amount: "44.00" });
+    expect(declined.status).toBe(402);
+    const html = await declined.text();
+    expect(html).toContain("Payment Failed");
+    expect(html).toContain("Your card was declined.");
+    expect(statusOf(bookingId)).toBe("awaiting_payment");
+    const ok = await guest.postForm(`/checkout/${bookingId}`, { ...CARD, amount: "44.00" });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get("location")).toBe("/");
+    expect(statusOf(bookingId)).toBe("pending");
+  });
+});
+
+describe("the test provider", () => {
+  async function freshIntent(key: string = crypto.randomUUID()) {
+    return t.deps.payments.createIntent({ amountCents: 5000, currency: "usd", metadata: { guestId } }, key);
+  }
+  const provider = () => t.deps.payments as TestProvider;
+
+  const cards: [string, string, string, string, string | undefined][] = [
+    ["4242 4242 4242 4242", "12/30", "123", "requires_capture", undefined],
+    ["4000 0000 0000 0002", "12/30", "123", "requires_payment_method", "Your card was declined."],
+    ["4000 0000 0000 9995", "12/30", "123", "requires_payment_method", "Your card has insufficient funds."],
+    ["4000 0025 0000 3155", "12/30", "123", "requires_action", undefined],
+    ["4242 4242 4242 4241", "12/30", "123", "requires_payment_method", "Your card number is invalid."],
+    ["4242 4242 4242 4242", "01/20", "123", "requires_payment_method", "Your card has expired."],
+    ["4242 4242 4242 4242", "13/30", "123", "requires_payment_method", "Your card's expiration date is invalid. Use MM/YY."],
+    ["4242 4242 4242 4242", "12/30", "12", "requires_payment_method", "Your card's security code is invalid."],
+  ];
+  for (const [number, expiry, cvc, status, error] of cards) {
+    test(`card ${number} ${expiry} ${cvc} → ${status}`, async () => {
+      const intent = await freshIntent();
+      const res = await guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, cardNumber: number, expiry, cvc });
+      const out = await body(res);
+      expect(out.status).toBe(status);
+      expect(out.error).toBe(error);
+      expect(res.status).toBe(error ? 402 : 200);
+    });
+  }
+
+  test("authentication: approve authorises, fail refuses with a message", async () => {
+    for (const approve of [true, false]) {
+      const intent = await freshIntent();
+      const out = await body(await guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, cardNumber: "4000002500003155", expiry: "12/30", cvc: "123" }));
+      expect(out.nextActionUrl).toBe(`/payments/test/authenticate/${intent.id}`);
+      expect((await guest.get(out.nextActionUrl)).status).toBe(200);
+      const res = await guest.postForm(out.nextActionUrl, { outcome: approve ? "approve" : "fail", return: "/somewhere" });
+      expect(res.headers.get("location")).toStartWith("/somewhere?payment_intent=");
+      expect((await provider().getIntent(intent.id))!.status).toBe(approve ? "requires_capture" : "requires_payment_method");
+    }
+  });
+
+  test("idempotency keys: the same key gives the same result, and money moves once", async () => {
+    const a = await freshIntent("same-key");
+    const b = await freshIntent("same-key");
+    expect(b.id).toBe(a.id);
+    await provider().confirmCard({ clientSecret: a.clientSecret, ...CARD });
+    const c1 = await provider().capture(a.id, "cap-1");
+    const c2 = await provider().capture(a.id, "cap-1");
+    expect(c1.status).toBe("succeeded");
+    expect(c2.status).toBe("succeeded");
+    const r1 = await provider().refund(a.id, 1000, "ref-1");
+    const r2 = await provider().refund(a.id, 1000, "ref-1");
+    expect(r2.id).toBe(r1.id);
+    await expect(provider().release(a.id, "rel-1")).rejects.toThrow("already captured");
+  });
+
+  test("the confirm call refuses a wrong shape or another person's payment", async () => {
+    expect((await guest.postJson("/api/payments/test/confirm", {})).status).toBe(400);
+    expect((await guest.postJson("/api/payments/test/confirm", { clientSecret: "nope", cardNumber: "4242424242424242", expiry: "12/30", cvc: "123" })).status).toBe(404);
+    const intent = await freshIntent();
+    expect((await stranger.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...CARD })).status).toBe(404);
+  });
+});

@@ -1,0 +1,151 @@
+import type { Activity } from "../../db/schema";
+import { FLOWS } from "../../src/bookings/times";
+import type { View } from "../../src/shell/view";
+import { FormAlert, ScreenHeader } from "../components/Fields";
+import { Island } from "../components/Island";
+import { AppLayout } from "../layouts/AppLayout";
+import { ActivitySummary, durationLabel, formatHour, formatShortDate } from "./Parts";
+
+export interface DateTimeData {
+  activity: Activity;
+  hostName: string;
+  zone: string;
+  viewerZoneDiffers: boolean;
+  dates: string[];
+  /** Per date, local minute ranges the host is busy. */
+  busy: Record<string, [number, number][]>;
+  now: { date: string; minute: number };
+  minMinutes: number;
+  maxMinutes: number;
+  selected: { date: string; time: string; durationMinutes: number };
+  error?: string;
+}
+
+const rules = FLOWS.datetime;
+const hours = Array.from({ length: rules.lastHour - rules.firstHour + 1 }, (_, i) => rules.firstHour + i);
+const hh = (h: number) => `${String(h).padStart(2, "0")}:00`;
+
+/** A start hour is taken when it is past (today) or its first half hour overlaps a booking. */
+export function startTaken(data: Pick<DateTimeData, "busy" | "now">, date: string, hour: number) {
+  if (date === data.now.date && hour * 60 <= data.now.minute) return true;
+  return (data.busy[date] ?? []).some(([a, b]) => hour * 60 < b && hour * 60 + 30 > a);
+}
+
+/** /booking/{id}/date-time: a date, a start time and a duration (spec "Date-time screen"). */
+export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData }) {
+  const { t } = view;
+  const a = data.activity;
+  const date = data.selected.date;
+  const action = `/booking/${a.id}/date-time`;
+  const texts = {
+    date: t("booking.chooseDate"),
+    time: t("booking.chooseTime"),
+    duration: t("booking.chooseDuration"),
+    greyed: t("booking.greyedOut"),
+    continue: t("booking.continueToPayment"),
+    prevMonth: t("booking.prevMonth"),
+    nextMonth: t("booking.nextMonth"),
+    total: t("booking.totalLine"),
+    hour: t("booking.hour"),
+    hours: t("booking.hours"),
+    taken: t("booking.taken"),
+    browserZone: t("booking.browserZone", { zone: data.zone }),
+  };
+  const fallback = (
+    <form method="post" action={action} class="flex flex-col gap-4" data-datetime-fallback>
+      <input type="hidden" name="_csrf" value={view.csrf} />
+      <div class="field">
+        <label class="field-label" for="bk-date" safe>
+          {t("booking.chooseDate")}
+        </label>
+        <input id="bk-date" class="input" type="date" name="date" value={date} min={data.dates[0]} max={data.dates[data.dates.length - 1]} required />
+        <button type="submit" formmethod="get" formaction={action} formnovalidate class="btn btn-ghost mt-1 self-start text-sm" safe>
+          {t("booking.showTimes")}
+        </button>
+      </div>
+      <div class="field">
+        <label class="field-label" for="bk-time" safe>
+          {t("booking.chooseTime")}
+        </label>
+        <select id="bk-time" class="input" name="time" required>
+          <option value="" safe>
+            {t("booking.pickTime")}
+          </option>
+          {hours.map((h) => {
+            const taken = date ? startTaken(data, date, h) : false;
+            return (
+              <option value={hh(h)} selected={data.selected.time === hh(h)} disabled={taken} safe>
+                {`${formatHour(view, hh(h))}${taken ? ` (${t("booking.taken")})` : ""}`}
+              </option>
+            );
+          })}
+        </select>
+      </div>
+      <div class="field">
+        <label class="field-label" for="bk-duration" safe>
+          {t("booking.chooseDuration")}
+        </label>
+        <select id="bk-duration" class="input" name="duration" required>
+          <option value="" safe>
+            {t("booking.pickDuration")}
+          </option>
+          {rules.durations.map((m) => (
+            <option value={String(m / 60)} selected={data.selected.durationMinutes === m} disabled={m < data.minMinutes || m > data.maxMinutes} safe>
+              {durationLabel(m)}
+            </option>
+          ))}
+        </select>
+        <span class="text-xs text-muted" safe>
+          {t("booking.greyedOut")}
+        </span>
+      </div>
+      <button type="submit" class="btn btn-primary w-full" safe>
+        {t("booking.continueToPayment")}
+      </button>
+    </form>
+  );
+  return (
+    <AppLayout view={view} title={t("booking.dateTimeTitle")}>
+      <>
+        <ScreenHeader view={view} title={t("booking.dateTimeTitle")} back={`/activity/${a.id}`} />
+        <div class="flex flex-col gap-4">
+          <ActivitySummary view={view} activity={a} hostName={data.hostName} />
+          <p class="rounded-xl bg-sunken px-3 py-2 text-sm" safe>
+            {t("booking.approvalNote")}
+          </p>
+          <p class="text-sm text-muted" data-zone-note safe>
+            {data.viewerZoneDiffers ? t("booking.zoneDiffers", { city: a.city, zone: data.zone }) : t("booking.zoneNote", { city: a.city })}
+          </p>
+          <FormAlert body={data.error} />
+          {date && data.selected.time && data.selected.durationMinutes ? (
+            <p class="sr-only" safe>{`${formatShortDate(view, date)} ${formatHour(view, data.selected.time)}`}</p>
+          ) : (
+            ""
+          )}
+          <Island
+            name="DateTimePicker"
+            props={{
+              action,
+              csrf: view.csrf,
+              locale: view.locale,
+              zone: data.zone,
+              dates: data.dates,
+              busy: data.busy,
+              now: data.now,
+              firstHour: rules.firstHour,
+              lastHour: rules.lastHour,
+              durations: rules.durations,
+              minMinutes: data.minMinutes,
+              maxMinutes: data.maxMinutes,
+              hourlyRateCents: a.hourlyRateCents,
+              selected: data.selected,
+              texts,
+            }}
+          >
+            {fallback}
+          </Island>
+        </div>
+      </>
+    </AppLayout>
+  );
+}

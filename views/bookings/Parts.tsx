@@ -1,0 +1,152 @@
+import type { Activity } from "../../db/schema";
+import { categoryPhoto } from "../../src/activities/categories";
+import { formatMoney } from "../../src/lib/money";
+import type { Price } from "../../src/lib/pricing";
+import type { View } from "../../src/shell/view";
+import { photoUrl } from "../../src/uploads/service";
+import { FormAlert } from "../components/Fields";
+
+const intlLocale = (view: View) => (view.locale === "fr" ? "fr-FR" : "en-US");
+
+/** 14 → "2:00 PM" (English) or "14:00" (French), as the spec shows start times. */
+export function formatHour(view: View, time: string) {
+  const [h = 0, m = 0] = time.split(":").map(Number);
+  return new Intl.DateTimeFormat(intlLocale(view), { hour: "numeric", minute: "2-digit", hour12: view.locale !== "fr", timeZone: "UTC" }).format(Date.UTC(2000, 0, 1, h, m));
+}
+
+/** "2026-03-02" → "Monday, March 2, 2026". */
+export function formatLongDate(view: View, date: string) {
+  const [y = 2000, mo = 1, d = 1] = date.split("-").map(Number);
+  return new Intl.DateTimeFormat(intlLocale(view), { weekday: "long", year: "numeric", month: "long", day: "numeric", timeZone: "UTC" }).format(Date.UTC(y, mo - 1, d));
+}
+
+/** "2026-03-02" → "Mon, Mar 2". */
+export function formatShortDate(view: View, date: string) {
+  const [y = 2000, mo = 1, d = 1] = date.split("-").map(Number);
+  return new Intl.DateTimeFormat(intlLocale(view), { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" }).format(Date.UTC(y, mo - 1, d));
+}
+
+/** 30 → "30m", 60 → "1h", 90 → "1.5h" (the date-time screen's duration labels). */
+export const durationLabel = (minutes: number) => (minutes < 60 ? `${minutes}m` : `${minutes / 60}h`);
+
+export function hoursText(view: View, minutes: number) {
+  const h = minutes / 60;
+  return view.t(h === 1 ? "booking.hour" : "booking.hours", { n: h });
+}
+
+/** The activity at the top of the booking screens: photo, title, host, rate. */
+export function ActivitySummary({ view, activity, hostName, children }: { view: View; activity: Activity; hostName: string; children?: JSX.Element }) {
+  const photo = photoUrl(activity.photos[0] ?? categoryPhoto(activity.category), "thumb")!;
+  return (
+    <section class="card flex gap-3 p-3">
+      <img src={photo} alt="" width="80" height="80" class="h-20 w-20 shrink-0 rounded-xl object-cover" />
+      <div class="min-w-0 flex-1">
+        <h2 class="font-semibold leading-snug" safe>
+          {activity.title}
+        </h2>
+        <p class="text-sm text-muted" safe>
+          {`${view.t("activity.hostedBy")} ${hostName}`}
+        </p>
+        <p class="text-sm font-medium" safe>
+          {`${formatMoney(activity.hourlyRateCents, view.locale, { whole: true })}${view.t("browse.perHour")}`}
+        </p>
+        {(children ?? "") as "safe"}
+      </div>
+    </section>
+  );
+}
+
+/** Said plainly on every screen that takes money while the test provider runs. */
+export function TestModeNote({ view }: { view: View }) {
+  return (
+    <p class="rounded-xl border border-amber-400 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:bg-amber-900/30 dark:text-amber-100" data-test-mode>
+      <strong safe>{view.t("payments.testModeLabel")}</strong> <span safe>{view.t("payments.testModeBody")}</span>
+    </p>
+  );
+}
+
+export function PriceDetails({ view, price }: { view: View; price: Price }) {
+  const money = (c: number) => formatMoney(c, view.locale);
+  return (
+    <section class="card p-4">
+      <h2 class="mb-2 font-semibold" safe>
+        {view.t("booking.priceDetails")}
+      </h2>
+      <dl class="flex flex-col gap-1 text-sm">
+        <div class="flex justify-between">
+          <dt safe>{view.t("booking.subtotal")}</dt>
+          <dd safe>{money(price.subtotalCents)}</dd>
+        </div>
+        <div class="flex justify-between">
+          <dt safe>{view.t("booking.serviceFee")}</dt>
+          <dd safe>{money(price.serviceFeeCents)}</dd>
+        </div>
+        <div class="mt-1 flex justify-between border-t border-line pt-2 font-semibold">
+          <dt safe>{view.t("booking.total")}</dt>
+          <dd safe>{money(price.totalCents)}</dd>
+        </div>
+      </dl>
+    </section>
+  );
+}
+
+export function CancellationPolicy({ view }: { view: View }) {
+  return (
+    <section class="card p-4 text-sm">
+      <h2 class="mb-1 font-semibold" safe>
+        {view.t("booking.policyTitle")}
+      </h2>
+      <ul class="list-disc pl-5 text-muted">
+        <li safe>{view.t("booking.policyHold")}</li>
+        <li safe>{view.t("booking.policyDecline")}</li>
+        <li safe>{view.t("booking.policyGuest")}</li>
+        <li safe>{view.t("booking.policyHost")}</li>
+      </ul>
+    </section>
+  );
+}
+
+export interface CardState {
+  values?: { cardNumber?: string; expiry?: string; cvc?: string };
+  title?: string;
+  error?: string;
+}
+
+/**
+ * The test provider's card form: a plain form post (works without JavaScript). The amount the
+ * guest saw travels with it, so a price that changed meanwhile is refused, not charged.
+ */
+export function CardForm({ view, action, amountCents, button, card, testMode }: { view: View; action: string; amountCents: number; button: string; card: CardState; testMode: boolean }) {
+  const { t } = view;
+  return (
+    <form method="post" action={action} class="flex flex-col gap-3" data-card-form>
+      <input type="hidden" name="_csrf" value={view.csrf} />
+      <input type="hidden" name="amount" value={(amountCents / 100).toFixed(2)} />
+      {testMode ? <TestModeNote view={view} /> : ""}
+      <FormAlert title={card.title ?? (card.error ? t("booking.paymentFailedTitle") : undefined)} body={card.error} />
+      <div class="field">
+        <label class="field-label" for="card-number" safe>
+          {t("payments.cardNumber")}
+        </label>
+        <input id="card-number" class="input" name="cardNumber" inputmode="numeric" autocomplete="cc-number" placeholder="4242 4242 4242 4242" maxlength="23" required value={card.values?.cardNumber ?? ""} />
+      </div>
+      <div class="grid grid-cols-2 gap-3">
+        <div class="field">
+          <label class="field-label" for="card-expiry" safe>
+            {t("payments.expiry")}
+          </label>
+          <input id="card-expiry" class="input" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="MM/YY" maxlength="7" required value={card.values?.expiry ?? ""} />
+        </div>
+        <div class="field">
+          <label class="field-label" for="card-cvc" safe>
+            {t("payments.cvc")}
+          </label>
+          <input id="card-cvc" class="input" name="cvc" inputmode="numeric" autocomplete="cc-csc" placeholder="123" maxlength="4" required value={card.values?.cvc ?? ""} />
+        </div>
+      </div>
+      <button type="submit" class="btn btn-primary w-full" data-busy-text={t("booking.processing")} safe>
+        {button}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,219 @@
+import type { Activity } from "../../db/schema";
+import { activityZone, bookableDates, durationAllowed, FLOWS } from "../../src/bookings/times";
+import { formatMoney } from "../../src/lib/money";
+import type { Price } from "../../src/lib/pricing";
+import type { View } from "../../src/shell/view";
+import { FormAlert, ScreenHeader } from "../components/Fields";
+import { AppLayout } from "../layouts/AppLayout";
+import { ActivitySummary, formatHour, formatLongDate, hoursText, TestModeNote } from "./Parts";
+
+export interface RequestChoice {
+  message: string;
+  date: string;
+  time: string;
+  hours: number;
+}
+
+export interface RequestSummary {
+  activity: Activity;
+  hostName: string;
+  hostRating: { average: number | null; count: number };
+}
+
+const rules = FLOWS.dialog;
+const hh = (h: number) => `${String(h).padStart(2, "0")}:00`;
+
+/** "Today", "Tomorrow", then the weekday and date in the interface language. */
+function dateLabel(view: View, date: string, index: number) {
+  if (index === 0) return view.t("booking.today");
+  if (index === 1) return view.t("booking.tomorrow");
+  const [y = 2000, m = 1, d = 1] = date.split("-").map(Number);
+  return new Intl.DateTimeFormat(view.locale === "fr" ? "fr-FR" : "en-US", { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" }).format(Date.UTC(y, m - 1, d));
+}
+
+/** The details step's fields (message, date, start, duration), shared by the dialog and the payment step's way back. */
+function DetailsFields({ view, activity, choice, now }: { view: View; activity: Activity; choice: RequestChoice; now: number }) {
+  const { t } = view;
+  const dates = bookableDates(activityZone(activity), now, 29);
+  return (
+    <>
+      <div class="field">
+        <label class="field-label" for="rq-message" safe>
+          {t("booking.messageLabel")}
+        </label>
+        <textarea id="rq-message" class="input min-h-24" name="message" maxlength="1000" required placeholder={t("booking.messagePlaceholder")} safe>
+          {choice.message}
+        </textarea>
+      </div>
+      <div class="field">
+        <label class="field-label" for="rq-date" safe>
+          {t("booking.dateLabel")}
+        </label>
+        <select id="rq-date" class="input" name="proposedDate" required>
+          <option value="" safe>
+            {t("booking.pickDate")}
+          </option>
+          {dates.map((d, i) => (
+            <option value={d} selected={choice.date === d} safe>
+              {dateLabel(view, d, i)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="grid grid-cols-2 gap-3">
+        <div class="field">
+          <label class="field-label" for="rq-time" safe>
+            {t("booking.startLabel")}
+          </label>
+          <select id="rq-time" class="input" name="proposedTime" required>
+            <option value="" safe>
+              {t("booking.pickTime")}
+            </option>
+            {Array.from({ length: rules.lastHour - rules.firstHour + 1 }, (_, i) => hh(rules.firstHour + i)).map((v) => (
+              <option value={v} selected={choice.time === v} safe>
+                {formatHour(view, v)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label class="field-label" for="rq-hours" safe>
+            {t("booking.duration")}
+          </label>
+          <select id="rq-hours" class="input" name="hours" required>
+            {rules.durations.map((m) => (
+              <option value={String(m / 60)} selected={choice.hours * 60 === m} disabled={!durationAllowed(activity, m)} safe>
+                {hoursText(view, m)}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+    </>
+  );
+}
+
+/**
+ * The booking dialog on the activity page (spec "Booking dialog"), as a disclosure that works
+ * without JavaScript: the details step posts to the server, which answers with the payment step.
+ */
+export function RequestDialog({ view, activity, now }: { view: View; activity: Activity; now: number }) {
+  const { t } = view;
+  const firstAllowed = rules.durations.find((m) => durationAllowed(activity, m)) ?? 60;
+  return (
+    <details class="card mt-6 mx-auto w-full max-w-[425px] p-4" data-request-dialog>
+      <summary class="cursor-pointer font-semibold" safe>
+        {t("booking.dialogTitle")}
+      </summary>
+      <form method="post" action={`/activity/${activity.id}/request`} class="mt-3 flex flex-col gap-3">
+        <input type="hidden" name="_csrf" value={view.csrf} />
+        <DetailsFields view={view} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60 }} now={now} />
+        <button type="submit" class="btn btn-primary w-full" safe>
+          {t("booking.dialogContinue")}
+        </button>
+      </form>
+    </details>
+  );
+}
+
+/** The dialog's payment step: summary, the host's real rating, the hold note, Retour, and pay. */
+export function RequestPaymentStep({
+  view,
+  summary,
+  choice,
+  price,
+  error,
+  testMode,
+  now,
+}: {
+  view: View;
+  summary: RequestSummary;
+  choice: RequestChoice;
+  price?: Price;
+  error?: { title: string; body: string };
+  testMode: boolean;
+  now: number;
+}) {
+  const { t } = view;
+  const a = summary.activity;
+  const rating = summary.hostRating.average === null ? t("browse.new") : t("booking.rating", { average: summary.hostRating.average.toFixed(1), count: summary.hostRating.count });
+  return (
+    <AppLayout view={view} title={t("booking.dialogTitle")}>
+      <div class="mx-auto w-full max-w-[425px]">
+        <ScreenHeader view={view} title={t("booking.dialogTitle")} back={`/activity/${a.id}`} />
+        <div class="flex flex-col gap-4">
+          <ActivitySummary view={view} activity={a} hostName={summary.hostName}>
+            <p class="text-sm" data-host-rating safe>
+              {`★ ${rating}`}
+            </p>
+          </ActivitySummary>
+          <FormAlert title={error?.title} body={error?.body} />
+          {price ? (
+            <>
+              <section class="card p-4 text-sm">
+                <p safe>{`${formatLongDate(view, choice.date)} · ${formatHour(view, choice.time)} · ${hoursText(view, choice.hours * 60)}`}</p>
+                <p class="mt-2 whitespace-pre-line text-muted" safe>
+                  {choice.message}
+                </p>
+                <dl class="mt-3 flex flex-col gap-1">
+                  <div class="flex justify-between">
+                    <dt safe>{t("booking.subtotal")}</dt>
+                    <dd safe>{formatMoney(price.subtotalCents, view.locale)}</dd>
+                  </div>
+                  <div class="flex justify-between">
+                    <dt safe>{t("booking.serviceFee")}</dt>
+                    <dd safe>{formatMoney(price.serviceFeeCents, view.locale)}</dd>
+                  </div>
+                  <div class="flex justify-between font-semibold">
+                    <dt safe>{t("booking.total")}</dt>
+                    <dd safe>{formatMoney(price.totalCents, view.locale)}</dd>
+                  </div>
+                </dl>
+              </section>
+              <p class="rounded-xl bg-sunken px-3 py-2 text-sm" safe>
+                {t("booking.holdNote")}
+              </p>
+              {testMode ? <TestModeNote view={view} /> : ""}
+              <form method="post" action={`/activity/${a.id}/request/pay`} class="flex flex-col gap-2">
+                <input type="hidden" name="_csrf" value={view.csrf} />
+                <input type="hidden" name="message" value={choice.message} />
+                <input type="hidden" name="proposedDate" value={choice.date} />
+                <input type="hidden" name="proposedTime" value={choice.time} />
+                <input type="hidden" name="hours" value={String(choice.hours)} />
+                <input type="hidden" name="amount" value={(price.totalCents / 100).toFixed(2)} />
+                <button type="submit" class="btn btn-primary w-full" data-busy-text={t("booking.processing")} safe>
+                  {t("booking.payAmount", { amount: formatMoney(price.totalCents, view.locale) })}
+                </button>
+              </form>
+            </>
+          ) : (
+            ""
+          )}
+          <form method="post" action={`/activity/${a.id}/request`} class="flex flex-col gap-3">
+            <input type="hidden" name="_csrf" value={view.csrf} />
+            {price ? (
+              <details>
+                <summary class="btn btn-ghost w-full cursor-pointer" safe>
+                  {t("booking.back")}
+                </summary>
+                <div class="mt-3 flex flex-col gap-3">
+                  <DetailsFields view={view} activity={a} choice={choice} now={now} />
+                  <button type="submit" class="btn btn-secondary w-full" safe>
+                    {t("booking.dialogContinue")}
+                  </button>
+                </div>
+              </details>
+            ) : (
+              <>
+                <DetailsFields view={view} activity={a} choice={choice} now={now} />
+                <button type="submit" class="btn btn-primary w-full" safe>
+                  {t("booking.dialogContinue")}
+                </button>
+              </>
+            )}
+          </form>
+        </div>
+      </div>
+    </AppLayout>
+  );
+}
