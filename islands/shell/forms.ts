@@ -1,0 +1,83 @@
+/**
+ * Forms marked data-validate keep their submit button disabled until the form is valid: its
+ * inputs' own constraints, lists that must not be empty (data-list-required, a JSON array), and
+ * no pending or failed check inside it (data-blocking="true", e.g. the username check).
+ */
+function formReady(form: HTMLFormElement): boolean {
+  if (!form.checkValidity()) return false;
+  for (const input of form.querySelectorAll<HTMLInputElement>("input[data-list-required]")) {
+    try {
+      if (!(JSON.parse(input.value || "[]") as unknown[]).length) return false;
+    } catch {
+      return false;
+    }
+  }
+  if (form.querySelector('[data-blocking="true"]')) return false;
+  // Forms that only make sense with a change (the username screen) wait for one.
+  if (form.hasAttribute("data-require-change")) {
+    const fields = [...form.querySelectorAll<HTMLInputElement>("input[data-initial]")];
+    if (fields.every((f) => f.value === f.dataset.initial)) return false;
+  }
+  return true;
+}
+
+function refreshForm(form: HTMLFormElement) {
+  const ready = formReady(form);
+  for (const button of form.querySelectorAll<HTMLButtonElement>("button[type=submit][data-needs-valid]")) button.disabled = !ready;
+}
+
+export function watchForms() {
+  const refreshAll = (root: ParentNode = document) => {
+    for (const form of root.querySelectorAll<HTMLFormElement>("form[data-validate]")) refreshForm(form);
+  };
+  const onChange = (event: Event) => {
+    const target = event.target as HTMLElement | null;
+    if (target instanceof HTMLInputElement && target.hasAttribute("data-lowercase")) {
+      const { selectionStart, selectionEnd } = target;
+      const lower = target.value.toLowerCase();
+      if (lower !== target.value) {
+        target.value = lower;
+        target.setSelectionRange(selectionStart, selectionEnd);
+      }
+    }
+    // Live character counters ("n/500 characters").
+    const counterId = target?.dataset?.counter;
+    const counter = counterId ? document.getElementById(counterId) : null;
+    if (counter && (target instanceof HTMLTextAreaElement || target instanceof HTMLInputElement)) {
+      counter.textContent = (counter.dataset.counterTemplate ?? "{count}").replace("{count}", String(target.value.length));
+    }
+    const form = target?.closest?.("form[data-validate]");
+    if (form instanceof HTMLFormElement) refreshForm(form);
+  };
+  document.addEventListener("input", onChange);
+  document.addEventListener("change", onChange);
+  // A check in flight blocks the form until its answer arrives (htmx swaps the status in).
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    const elt = (event as CustomEvent).detail?.elt as HTMLElement | undefined;
+    const statusId = elt?.dataset.checkStatus;
+    const status = statusId ? document.getElementById(statusId) : null;
+    if (status) {
+      status.dataset.blocking = "true";
+      status.textContent = status.dataset.checkingText ?? "";
+      const form = status.closest("form");
+      if (form) refreshForm(form);
+    }
+  });
+  document.addEventListener("htmx:afterSettle", (event) => {
+    const form = ((event as CustomEvent).detail?.elt as HTMLElement | undefined)?.closest?.("form[data-validate]");
+    if (form instanceof HTMLFormElement) refreshForm(form);
+  });
+  // The busy text ("Creating Profile...") replaces the button's while the form is sent.
+  document.addEventListener("submit", (event) => {
+    const form = event.target as HTMLFormElement;
+    const button = form.querySelector<HTMLButtonElement>("button[type=submit][data-busy-text]");
+    if (!button || event.defaultPrevented) return;
+    setTimeout(() => {
+      button.textContent = button.dataset.busyText ?? button.textContent;
+      button.disabled = true;
+      button.setAttribute("aria-busy", "true");
+    });
+  });
+  refreshAll();
+  document.addEventListener("htmx:load", (event) => refreshAll((event.target as ParentNode) ?? document));
+}
