@@ -5,6 +5,7 @@ import { seedDemo } from "../db/seed";
 import { activityRow, bookingRow, completedLedgerRows, insert, userRow } from "../db/factories";
 import { categories, categoryLabelKey } from "../src/activities/categories";
 import { translator } from "../src/lib/i18n";
+import { readBrowseQuery } from "../src/activities/schema";
 import { makeLimits } from "../src/context";
 import { priceFor } from "../src/lib/pricing";
 import { makeTestApp, type Client } from "./helpers";
@@ -377,5 +378,19 @@ describe("creating many activities", () => {
     await c.signUpComplete();
     for (let i = 0; i < 25; i++) expect((await c.request("/api/activities", { method: "POST", json: { ...valid, title: "" } })).status).toBe(400);
     expect((await c.request("/api/activities", { method: "POST", json: valid })).status).toBe(201);
+  });
+});
+
+describe("browse requests", () => {
+  test("the page and the API read city, category, size and cursor by the same rules", () => {
+    const person = { city: "Paris" };
+    expect(readBrowseQuery({ city: "Tokyo", category: "food", cursor: "abc" }, person)).toEqual({ city: "Tokyo", category: "food", limit: 20, cursor: "abc" });
+    // An unlisted city or category falls back: the person's city, then the default; all categories.
+    expect(readBrowseQuery({ city: "Atlantis", category: "nope" }, person)).toEqual({ city: "Paris", category: undefined, limit: 20, cursor: undefined });
+    expect(readBrowseQuery({ city: ["Tokyo"] }, null)).toEqual({ city: "New York", category: undefined, limit: 20, cursor: undefined });
+    // Only the API takes a page size, between 1 and 100.
+    expect(readBrowseQuery({ limit: "500" }, null, { sizeFromQuery: true }).limit).toBe(100);
+    expect(readBrowseQuery({ limit: "0" }, null, { sizeFromQuery: true }).limit).toBe(20);
+    expect(readBrowseQuery({ limit: "7" }, null).limit).toBe(20);
   });
 });

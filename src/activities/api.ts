@@ -3,7 +3,7 @@ import { decimalFromCents } from "../lib/money";
 import { context, type Deps, type RequestState } from "../context";
 import { asRecord, json, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
-import { isCategory } from "./categories";
+import { readBrowseQuery } from "./schema";
 import {
   createActivity,
   creationWait,
@@ -16,12 +16,10 @@ import {
   updateActivity,
   type ActivityErrors,
 } from "./manage";
-import { DEFAULT_CITY_NAME } from "../lib/places";
 import { publicUser } from "../profiles/serialize";
 import { publicActivity } from "./serialize";
 import { activityRating, activityReviews, browseListings } from "./service";
 
-export const PAGE_SIZE = 20;
 
 export function activityErrors(state: RequestState, errors: ActivityErrors, status = 400) {
   const translated = translateErrors(state.t, errors);
@@ -36,10 +34,7 @@ export function activityApi(deps: Deps) {
     .use(context(deps))
     .guard({ onboarded: true })
     .get("/api/activities", async ({ query, state, set, user }) => {
-      const city = typeof query.city === "string" && query.city.trim() ? query.city.trim().slice(0, 80) : (user.city ?? DEFAULT_CITY_NAME);
-      const category = isCategory(query.category) ? query.category : undefined;
-      const limit = Math.min(Math.max(Number(query.limit) || PAGE_SIZE, 1), 100);
-      const page = await browseListings(deps.db, { city, category, limit, cursor: typeof query.cursor === "string" ? query.cursor : undefined }, new Date(deps.now()));
+      const page = await browseListings(deps.db, readBrowseQuery(query, user, { sizeFromQuery: true }), new Date(deps.now()));
       // Counted up to BROWSE_COUNT_CAP: past it the header holds the cap and X-Total-Count-Capped says "at least".
       const headers: Record<string, string> = { "X-Total-Count": String(page.total) };
       if (page.capped) headers["X-Total-Count-Capped"] = "true";

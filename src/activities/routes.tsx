@@ -8,12 +8,11 @@ import { ActivityWizardPage } from "../../views/activities/Wizard";
 import { context, type Deps, type Render, type RequestState } from "../context";
 import { asRecord, stringsFrom, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
-import { cityByName, DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../lib/places";
+import { DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../lib/places";
+import { readBrowseQuery } from "./schema";
 import { publicUser } from "../profiles/serialize";
 import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
-import { PAGE_SIZE } from "./api";
-import { isCategory } from "./categories";
 import { createActivity, creationWait, findListedActivity, findOwnActivity, hostOf, ownActivities, readActivityInput } from "./manage";
 import { countOwnActivities } from "./host";
 import { hostEarnings, hostRequests } from "../bookings/reads";
@@ -22,10 +21,9 @@ import { activityRatingAndReviews, browseActivities } from "./service";
 /** The activity screens: browse, the activity page, the host dashboard, the create form and the wizard. */
 export function activityRoutes(deps: Deps) {
   const browse = async ({ request, query, state, render }: { request: Request; query: Record<string, string | undefined>; state: RequestState; render: Render }) => {
-    const city = cityByName(query.city)?.name ?? state.user?.city ?? DEFAULT_CITY_NAME;
-    const category = isCategory(query.category) ? query.category : undefined;
-    const page = await browseActivities(deps.db, { city, category, limit: PAGE_SIZE, cursor: query.cursor });
-    const browseState: BrowseState = { city, category, filtersOpen: query.filters === "1", ...page };
+    const asked = readBrowseQuery(query, state.user);
+    const page = await browseActivities(deps.db, asked);
+    const browseState: BrowseState = { city: asked.city, category: asked.category, filtersOpen: query.filters === "1", ...page };
     const view = viewOf(deps, state, request);
     // htmx asks for just the part it swaps: the next page of cards, or the list after a filter change.
     if (request.headers.get("hx-request") && !request.headers.get("hx-history-restore-request")) {

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { MessageKey } from "../lib/i18n";
 import { userText } from "../lib/text";
-import { categories } from "./categories";
+import { cityByName, DEFAULT_CITY_NAME } from "../lib/places";
+import { categories, isCategory, type Category } from "./categories";
 
 const msg = (key: MessageKey) => ({ message: key });
 
@@ -85,3 +86,27 @@ export const meetingPointSchema = userText({
   max: { length: MEETING_POINT_MAX, message: "activity.meetingPointTooLong" },
   characters: "activity.meetingPointCharacters",
 });
+
+/** A page of browse results holds this many activities; the API may ask for 1 to 100. */
+export const PAGE_SIZE = 20;
+const API_PAGE_MAX = 100;
+
+export interface BrowseQuery {
+  city: string;
+  category?: Category;
+  limit: number;
+  cursor?: string;
+}
+
+/**
+ * What a browse request asks for, read the same way by the page and `GET /api/activities`: a
+ * listed city (else the person's own, else the default), a known category or all, a page size
+ * (the API's `limit`, clamped), and the cursor of the page before.
+ */
+export function readBrowseQuery(query: Record<string, unknown>, person: { city: string | null } | null, opts: { sizeFromQuery?: boolean } = {}): BrowseQuery {
+  const city = cityByName(query.city)?.name ?? cityByName(person?.city)?.name ?? DEFAULT_CITY_NAME;
+  const category = isCategory(query.category) ? query.category : undefined;
+  const asked = Number(query.limit);
+  const limit = opts.sizeFromQuery && Number.isFinite(asked) && asked >= 1 ? Math.min(Math.floor(asked), API_PAGE_MAX) : PAGE_SIZE;
+  return { city, category, limit, cursor: typeof query.cursor === "string" ? query.cursor : undefined };
+}
