@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { activityRow, bookingRow, insert, userRow } from "../db/factories";
+import type { Activity, Booking, User } from "../db/schema";
+import { makeTestApp, type Client } from "./helpers";
+
+/**
+ * Who may touch what, as data: each row is a caller, a method and a path built from the
+ * fixtures, and the status that caller must get. Strangers get 404 (never 403), so ids are not
+ * confirmed to them (ARCHITECTURE decision 11). New features add their rows here.
+ */
+type Who = "host" | "guest" | "stranger";
+type Fixtures = { activity: Activity; booking: Booking; host: User; guest: User };
+type Row = [who: Who, method: string, path: (f: Fixtures) => string, expected: number | ((status: number) => boolean)];
+
+const ok = (status: number) => status < 400;
+
+const matrix: Row[] = [
+  // Activities: only the host changes or edits one.
+  ["stranger", "PATCH", (f) => `/api/activities/${f.activity.id}`, 404],
+  ["stranger", "DELETE", (f) => `/api/activities/${f.activity.id}`, 404],
+  ["stranger", "GET", (f) => `/edit-activity/${f.activity.id}`, 404],
+  ["guest", "GET", (f) => `/edit-activity/${f.activity.id}`, 404],
+  ["host", "GET", (f) => `/edit-activity/${f.activity.id}`, 200],
+  ["stranger", "GET", (f) => `/activity/${f.activity.id}`, 200],
+  // Bookings: only its two people see it; only the host answers it.
+  ["stranger", "GET", (f) => `/api/bookings/${f.booking.id}/details`, 404],
+  ["guest", "GET", (f) => `/api/bookings/${f.booking.id}/details`, 200],
+  ["host", "GET", (f) => `/api/bookings/${f.booking.id}/details`, 200],
+  ["stranger", "POST", (f) => `/api/bookings/${f.booking.id}/accept`, 404],
+  ["stranger", "POST", (f) => `/api/bookings/${f.booking.id}/reject`, 404],
+  ["stranger", "POST", (f) => `/api/bookings/${f.booking.id}/cancel`, 404],
+  ["stranger", "POST", (f) => `/api/bookings/${f.booking.id}/complete`, 404],
+  ["guest", "POST", (f) => `/api/bookings/${f.booking.id}/accept`, (s) => s === 403 || s === 404 || s === 409],
+  ["stranger", "GET", (f) => `/checkout/${f.booking.id}`, 404],
+  ["host", "GET", (f) => `/checkout/${f.booking.id}`, 404],
+  // A booking's list belongs to its people.
+  ["stranger", "GET", () => `/api/bookings`, ok],
+  // An id that does not exist looks the same as someone else's.
+  ["stranger", "GET", () => `/api/bookings/00000000-0000-4000-8000-000000000000/details`, 404],
+];
+
+let t: Awaited<ReturnType<typeof makeTestApp>>;
+let fixtures: Fixtures;
+const clients = {} as Record<Who, Client>;
+
+beforeAll(async () => {
+  t = await makeTestApp();
+  const put = insert(t.db);
+  const host = put.user(userRow());
+  const guest = put.user(userRow());
+  const stranger = put.user(userRow());
+  const activity = put.activity(activityRow(host));
+  const booking = put.booking(bookingRow(activity, { guestId: guest.id, startsAt: Date.now() + 5 * 86_400_000 }));
+  fixtures = { activity, booking, host, guest };
+  for (const [who, user] of [["host", host], ["guest", guest], ["stranger", stranger]] as const) {
+    clients[who] = t.client();
+    await clients[who].signInAs(user.id);
+  }
+});
+afterAll(() => t.cleanup());
+
+describe("who may touch what", () => {
+  for (const [who, method, path, expected] of matrix) {
+    test(`${who} ${method} ${path({ activity: { id: ":activity" }, booking: { id: ":booking" } } as unknown as Fixtures)}`, async () => {
+      const res = await clients[who].request(path(fixtures), method === "GET" ? {} : { method, json: {} });
+      if (typeof expected === "number") expect(res.status).toBe(expected);
+      else expect({ status: res.status, allowed: expected(res.status) }).toEqual({ status: res.status, allowed: true });
+    });
+  }
+
+  test("a stranger's refusals changed nothing", async () => {
+    const booking = t.db.$client.query("select status from bookings where id = ?").get(fixtures.booking.id) as { status: string };
+    expect(booking.status).toBe("pending");
+    const activity = t.db.$client.query("select archived_at, title from activities where id = ?").get(fixtures.activity.id) as { archived_at: number | null; title: string };
+    expect(activity).toEqual({ archived_at: null, title: fixtures.activity.title });
+  });
+});
