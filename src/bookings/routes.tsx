@@ -1,3 +1,4 @@
+import { decimalFromCents } from "../lib/money";
 import { Elysia } from "elysia";
 import type { z } from "zod";
 import type { Activity, User } from "../../db/schema";
@@ -28,7 +29,6 @@ import {
   BookingError,
   bookableActivity,
   busyIntervals,
-  centsToDecimal,
   createBooking,
   intentForBooking,
   intentForSlot,
@@ -161,7 +161,7 @@ export function bookingRoutes(deps: Deps) {
             amount: b.amount,
             nonce: selection && selection.date === b.metadata.date && selection.time === b.metadata.time && selection.durationMinutes === minutes ? selection.nonce : undefined,
           });
-          return json({ clientSecret: intent.clientSecret, paymentIntentId: intent.id, amount: centsToDecimal(price.totalCents), testMode: deps.payments.testMode });
+          return json({ clientSecret: intent.clientSecret, paymentIntentId: intent.id, amount: decimalFromCents(price.totalCents), testMode: deps.payments.testMode });
         }
         if (input.activityId !== undefined) {
           const b = parse(dialogIntentInput, body);
@@ -196,7 +196,7 @@ export function bookingRoutes(deps: Deps) {
       .get("/api/host/requests", async ({ user }) => json((await hostRequests(deps, user.id)).requests))
       .get("/api/host/earnings", async ({ user }) => {
         const e = await hostEarnings(deps, user.id);
-        return json({ totalEarnings: centsToDecimal(e.totalEarningsCents), pendingPayouts: centsToDecimal(e.pendingPayoutsCents), completedBookings: e.completedBookings });
+        return json({ totalEarnings: decimalFromCents(e.totalEarningsCents), pendingPayouts: decimalFromCents(e.pendingPayoutsCents), completedBookings: e.completedBookings });
       })
       .post("/api/bookings/:id/:action", ({ params, body, user, request, state, sendTo }) => answering(state, async () => {
         const action = params.action as Action;
@@ -259,7 +259,7 @@ export function bookingRoutes(deps: Deps) {
             date: data.slot.date,
             time: data.slot.time,
             durationMinutes: data.slot.durationMinutes,
-            amount: card.amount ?? centsToDecimal(data.price.totalCents),
+            amount: card.amount ?? decimalFromCents(data.price.totalCents),
             nonce: data.selection.nonce,
           });
           if (!test) throw new BookingError("booking.paymentUnavailable", 409);
@@ -271,7 +271,7 @@ export function bookingRoutes(deps: Deps) {
           if (result.status !== "requires_capture") {
             return render((view) => <PaymentScreen view={view} data={data} card={{ values: card, error: result.error ?? state.t("booking.paymentFailed") }} />, { status: 402 });
           }
-          await createBooking(deps, user, { activityId: data.activity.id, date: data.slot.date, time: data.slot.time, durationMinutes: data.slot.durationMinutes, priceTotal: centsToDecimal(data.price.totalCents), paymentIntentId: result.paymentIntentId });
+          await createBooking(deps, user, { activityId: data.activity.id, date: data.slot.date, time: data.slot.time, durationMinutes: data.slot.durationMinutes, priceTotal: decimalFromCents(data.price.totalCents), paymentIntentId: result.paymentIntentId });
           return sendTo("/booking-success");
         } catch (err) {
           if (err instanceof PaymentError) return render((view) => <PaymentScreen view={view} data={data} card={{ values: card, error: err.message }} />, { status: 402 });
@@ -292,7 +292,7 @@ export function bookingRoutes(deps: Deps) {
           return render((view) => <PaymentScreen view={view} data={data} card={{ error: intent.lastError ?? state.t("booking.paymentFailed") }} />, { status: 402 });
         }
         try {
-          await createBooking(deps, user, { activityId: data.activity.id, date: data.slot.date, time: data.slot.time, durationMinutes: data.slot.durationMinutes, priceTotal: centsToDecimal(data.price.totalCents), paymentIntentId: intent.id });
+          await createBooking(deps, user, { activityId: data.activity.id, date: data.slot.date, time: data.slot.time, durationMinutes: data.slot.durationMinutes, priceTotal: decimalFromCents(data.price.totalCents), paymentIntentId: intent.id });
           return sendTo("/booking-success");
         } catch (err) {
           if (!(err instanceof BookingError)) throw err;
@@ -331,7 +331,7 @@ export function bookingRoutes(deps: Deps) {
         const failed = (message: string, status: number) =>
           render((view) => <CheckoutScreen view={view} booking={booking} activity={activity} testMode={deps.payments.testMode} card={{ values: card, title: view.t("booking.paymentFailedTitle"), error: message }} />, { status });
         try {
-          const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amount: card.amount ?? centsToDecimal(booking.totalCents) });
+          const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amount: card.amount ?? decimalFromCents(booking.totalCents) });
           const test = asTestProvider(deps.payments);
           if (!test) throw new BookingError("booking.paymentUnavailable", 409);
           const result = await test.confirmCard({ clientSecret: intent.clientSecret, cardNumber: card.cardNumber, expiry: card.expiry, cvc: card.cvc });

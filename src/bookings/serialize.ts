@@ -1,6 +1,6 @@
 import type { Booking } from "../../db/schema";
 import { participantUser, type ParticipantUser, type PublicUserSource } from "../profiles/serialize";
-import { centsToDecimal } from "./service";
+import { decimalFromCents } from "../lib/money";
 
 /**
  * What the API shows of a booking (docs/decisions/0007): an allow-list, the same for both sides
@@ -71,10 +71,10 @@ export function bookingView(
     endsAt: new Date(b.endsAt).toISOString(),
     durationHours: b.durationMinutes / 60,
     durationMinutes: b.durationMinutes,
-    subtotal: centsToDecimal(b.subtotalCents),
-    serviceFee: centsToDecimal(b.serviceFeeCents),
-    priceTotal: centsToDecimal(b.totalCents),
-    hostEarnings: centsToDecimal(b.hostEarningsCents),
+    subtotal: decimalFromCents(b.subtotalCents),
+    serviceFee: decimalFromCents(b.serviceFeeCents),
+    priceTotal: decimalFromCents(b.totalCents),
+    hostEarnings: decimalFromCents(b.hostEarningsCents),
     currency: b.currency,
     message: b.message,
     chatId: b.chatId,

@@ -1,3 +1,4 @@
+import { decimalFromCents } from "../lib/money";
 import { and, eq, gt, inArray, isNotNull, lt, or } from "drizzle-orm";
 import { writeTransaction, type WriteTx } from "../../db/client";
 import { bookings, ledgerEntries, messages, users, type Activity, type Booking, type LedgerKind, type User } from "../../db/schema";
@@ -80,14 +81,13 @@ export function dollarsToCents(value: unknown): number {
   return Number.isFinite(n) && n >= 0 ? n * 100 : Number.NaN;
 }
 
-export const centsToDecimal = (cents: number) => (cents / 100).toFixed(2);
 
 /** The server's price is the price: a client figure more than half a cent away is refused (409). */
 export function checkAmount(clientAmount: unknown, price: Price) {
   const cents = dollarsToCents(clientAmount);
   if (Number.isNaN(cents)) throw new BookingError("booking.amountInvalid", 400);
   if (Math.abs(cents - price.totalCents) > 0.5) {
-    throw new BookingError("booking.priceChanged", 409, { priceTotal: centsToDecimal(price.totalCents), amount: centsToDecimal(price.totalCents) });
+    throw new BookingError("booking.priceChanged", 409, { priceTotal: decimalFromCents(price.totalCents), amount: decimalFromCents(price.totalCents) });
   }
 }
 
@@ -211,7 +211,7 @@ export async function createBooking(
   const release = () => providerCall(() => deps.payments.release(intent.id, `intent:${intent.id}:release`));
   if (intent.metadata.activityId !== activity.id || intent.amountCents !== price.totalCents || intent.metadata.date !== slot.date || intent.metadata.time !== slot.time || intent.metadata.duration !== String(slot.durationMinutes / 60)) {
     if (intent.status === "requires_capture") await release();
-    throw new BookingError("booking.paymentMismatch", 409, { priceTotal: centsToDecimal(price.totalCents) });
+    throw new BookingError("booking.paymentMismatch", 409, { priceTotal: decimalFromCents(price.totalCents) });
   }
   try {
     checkAmount(input.priceTotal, price);

@@ -1,6 +1,6 @@
 import type { Activity } from "../../db/schema";
 import { categoryPhoto } from "../../src/activities/categories";
-import { formatMoney } from "../../src/lib/money";
+import { decimalFromCents, formatMoney } from "../../src/lib/money";
 import type { Price } from "../../src/lib/pricing";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
@@ -121,7 +121,7 @@ export function CardForm({ view, action, amountCents, button, card, testMode }: 
   return (
     <form method="post" action={action} class="flex flex-col gap-3" data-card-form>
       <input type="hidden" name="_csrf" value={view.csrf} />
-      <input type="hidden" name="amount" value={(amountCents / 100).toFixed(2)} />
+      <input type="hidden" name="amount" value={decimalFromCents(amountCents)} />
       {testMode ? <TestModeNote view={view} /> : ""}
       <FormAlert title={card.title ?? (card.error ? t("booking.paymentFailedTitle") : undefined)} body={card.error} />
       <div class="field">

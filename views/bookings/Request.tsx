@@ -1,6 +1,6 @@
 import type { Activity } from "../../db/schema";
 import { activityZone, bookableDates, durationAllowed, FLOWS } from "../../src/bookings/times";
-import { formatMoney } from "../../src/lib/money";
+import { decimalFromCents, formatMoney } from "../../src/lib/money";
 import type { Price } from "../../src/lib/pricing";
 import type { View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader } from "../components/Fields";
@@ -180,7 +180,7 @@ export function RequestPaymentStep({
                 <input type="hidden" name="proposedDate" value={choice.date} />
                 <input type="hidden" name="proposedTime" value={choice.time} />
                 <input type="hidden" name="hours" value={String(choice.hours)} />
-                <input type="hidden" name="amount" value={(price.totalCents / 100).toFixed(2)} />
+                <input type="hidden" name="amount" value={decimalFromCents(price.totalCents)} />
                 <button type="submit" class="btn btn-primary w-full" data-busy-text={t("booking.processing")} safe>
                   {t("booking.payAmount", { amount: formatMoney(price.totalCents, view.locale) })}
                 </button>
