@@ -185,6 +185,33 @@ export async function intentForSlot(deps: Deps, guest: User, input: { activityId
   return { intent, activity, slot, price };
 }
 
+
+/** The row of a new booking of a slot, with the server's prices; the caller sets its status. */
+function newBooking(
+  deps: Deps,
+  b: { guest: { id: string }; activity: Pick<Activity, "id" | "hostId" | "hourlyRateCents">; slot: Slot; price: Price; message: string | null; now: number },
+) {
+  return {
+    id: crypto.randomUUID(),
+    guestId: b.guest.id,
+    hostId: b.activity.hostId,
+    activityId: b.activity.id,
+    startsAtLocal: b.slot.startsAtLocal,
+    timeZone: b.slot.timeZone,
+    startsAt: b.slot.startsAt,
+    endsAt: b.slot.endsAt,
+    durationMinutes: b.slot.durationMinutes,
+    hourlyRateCents: b.activity.hourlyRateCents,
+    ...b.price,
+    currency: CURRENCY,
+    message: b.message,
+    paymentProvider: deps.payments.name,
+    respondBy: respondByOf(b.now, b.slot.startsAt),
+    createdAt: b.now,
+    updatedAt: b.now,
+  };
+}
+
 /**
  * `POST /api/bookings`: the request, made once the card is authorised. The intent must be the
  * guest's, for this activity and slot, for the server's price, and authorised. The booking is
@@ -230,27 +257,7 @@ export async function createBooking(
       if (overlaps(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return null;
       const row = tx
         .insert(bookings)
-        .values({
-          id: bookingId,
-          guestId: guest.id,
-          hostId: activity.hostId,
-          activityId: activity.id,
-          status: "pending",
-          startsAtLocal: slot.startsAtLocal,
-          timeZone: slot.timeZone,
-          startsAt: slot.startsAt,
-          endsAt: slot.endsAt,
-          durationMinutes: slot.durationMinutes,
-          hourlyRateCents: activity.hourlyRateCents,
-          ...price,
-          currency: CURRENCY,
-          message,
-          paymentProvider: deps.payments.name,
-          paymentIntentId: intent.id,
-          respondBy: respondByOf(now, slot.startsAt),
-          createdAt: now,
-          updatedAt: now,
-        })
+        .values({ ...newBooking(deps, { guest, activity, slot, price, message, now }), id: bookingId, status: "pending", paymentIntentId: intent.id })
         .returning()
         .get();
       ledger(tx, deps, row, "authorize", row.totalCents, intent.id);
@@ -307,27 +314,7 @@ export async function startCheckout(
     if (overlaps(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return null;
     const row = tx
       .insert(bookings)
-      .values({
-        id: crypto.randomUUID(),
-        guestId: guest.id,
-        hostId: activity.hostId,
-        activityId: activity.id,
-        status: "awaiting_payment",
-        startsAtLocal: slot.startsAtLocal,
-        timeZone: slot.timeZone,
-        startsAt: slot.startsAt,
-        endsAt: slot.endsAt,
-        durationMinutes: slot.durationMinutes,
-        hourlyRateCents: activity.hourlyRateCents,
-        ...price,
-        currency: CURRENCY,
-        message,
-        paymentProvider: deps.payments.name,
-        respondBy: respondByOf(now, slot.startsAt),
-        holdUntil: now + HOLD_MS,
-        createdAt: now,
-        updatedAt: now,
-      })
+      .values({ ...newBooking(deps, { guest, activity, slot, price, message, now }), status: "awaiting_payment", holdUntil: now + HOLD_MS })
       .returning()
       .get();
     scheduleJob(tx, holdJob, { bookingId: row.id }, { at: row.holdUntil!, key: `booking.hold:${row.id}` });
