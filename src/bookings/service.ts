@@ -185,7 +185,6 @@ export async function intentForSlot(deps: Deps, guest: User, input: { activityId
   return { intent, activity, slot, price };
 }
 
-
 /** The row of a new booking of a slot, with the server's prices; the caller sets its status. */
 function newBooking(
   deps: Deps,
