@@ -314,6 +314,21 @@ export class TestProvider implements PaymentProvider {
     return { id: sessionId, url: `/payments/test/checkout/${sessionId}`, paymentIntentId: intent.id };
   }
 
+  /**
+   * The hosted checkout page's cancel button: the session ends unpaid, its intent is released,
+   * and `checkout.session.expired` is reported (as Stripe does when a session expires). A paid
+   * session stays as it is.
+   */
+  async expireCheckout(sessionId: string): Promise<void> {
+    const session = this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.id, sessionId)).get();
+    if (!session || session.status === "complete") return;
+    const row = this.row(session.paymentIntentId);
+    if (row && row.status !== "requires_capture" && row.status !== "succeeded") await this.release(row.id, `checkout:${session.id}:expire`);
+    if (session.status === "expired") return;
+    this.db.update(testCheckoutSessions).set({ status: "expired" }).where(eq(testCheckoutSessions.id, session.id)).run();
+    await this.emit({ type: "checkout.session.expired", objectId: session.id, metadata: row?.metadata ?? {}, paymentIntentId: session.paymentIntentId });
+  }
+
   /** The hosted checkout page's data: the session and its intent. */
   checkoutSession(sessionId: string) {
     const session = this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.id, sessionId)).get();
