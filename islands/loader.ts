@@ -13,6 +13,8 @@ const registry: Record<string, () => Promise<{ mount: Mount }>> = {
   AddressInput: () => import("./AddressInput"),
   ActivityWizard: () => import("./ActivityWizard"),
   DateTimePicker: () => import("./DateTimePicker"),
+  // Stripe's card form: its chunk (and Stripe.js with it) loads only on the payment pages.
+  StripePayment: () => import("./StripePayment"),
 };
 
 export async function mountIslands(root: ParentNode = document) {

@@ -60,17 +60,23 @@ export function templateOrigin(template: string) {
   return m ? m[1]!.replace(/\{s\}/g, "*") : "";
 }
 
-function contentSecurityPolicy(config: Config, uploadOrigin?: string, formTargets: string[] = []) {
+/** What Stripe.js and its Payment Element need: its script, its frames, and its API. */
+export const STRIPE_JS_SOURCES = { script: ["https://js.stripe.com"], frame: ["https://js.stripe.com", "https://hooks.stripe.com"], connect: ["https://api.stripe.com"] };
+
+function contentSecurityPolicy(config: Config, uploadOrigin?: string, formTargets: string[] = [], stripeJs = false) {
   const tiles = templateOrigin(config.maps.tileUrl);
   const geocoder = templateOrigin(config.maps.geocoderUrl);
   const themeHash = new Bun.CryptoHasher("sha256").update(THEME_SCRIPT).digest("base64");
+  const extra = (sources: string[]) => (stripeJs ? sources.map((s) => ` ${s}`).join("") : "");
   return [
     "default-src 'self'",
-    `script-src 'self' 'sha256-${themeHash}'`,
+    `script-src 'self' 'sha256-${themeHash}'${extra(STRIPE_JS_SOURCES.script)}`,
     "style-src 'self' 'unsafe-inline'",
     `img-src 'self' data: blob: ${tiles}`,
-    `connect-src 'self' ${geocoder}${uploadOrigin ? ` ${uploadOrigin}` : ""}`,
+    `connect-src 'self' ${geocoder}${uploadOrigin ? ` ${uploadOrigin}` : ""}${extra(STRIPE_JS_SOURCES.connect)}`,
     "font-src 'self'",
+    // Only Stripe's card form (its Payment Element and 3-D Secure frames) is framed, and only with Stripe.
+    ...(stripeJs ? [`frame-src 'self'${extra(STRIPE_JS_SOURCES.frame)}`] : []),
     "object-src 'none'",
     "base-uri 'self'",
     // A form may lead to the payment provider's hosted pages (a redirect after a post counts).
@@ -99,7 +105,8 @@ export function createApp(options: AppOptions) {
   deps.payments = options.payments ?? makePaymentProvider({ config: options.config, db: options.db, events: deps.paymentEvents, now: deps.now });
   // The runner hands `deps` to the jobs it runs, so it is made once the rest exists.
   deps.jobs = new JobRunner(deps);
-  const csp = contentSecurityPolicy(options.config, deps.storage.uploadOrigin, options.config.stripe ? stripeHostedOrigins(options.config.stripe) : []);
+  const stripe = deps.payments.name === "stripe" ? options.config.stripe : undefined;
+  const csp = contentSecurityPolicy(options.config, deps.storage.uploadOrigin, stripe ? stripeHostedOrigins(stripe) : [], !!stripe);
   const publicOrigin = new URL(options.config.publicUrl).origin;
   // Served over https: browsers must never come back over plain http.
   const hsts = new URL(options.config.publicUrl).protocol === "https:" ? "max-age=31536000; includeSubDomains" : null;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings, jobs, ledgerEntries, messages, testPaymentIntents, users } from "../db/schema";
 import { TestProvider } from "../src/payments/test-provider";
-import { Client, makeTestApp } from "./helpers";
+import { Client, makeTestApp, ORIGIN } from "./helpers";
 
 /**
  * Bookings end to end through the API (docs/decisions/0010, 0017): prices, times, every
@@ -328,11 +328,12 @@ describe("the booking dialog and the checkout page", () => {
     expect(await page.text()).toContain("Test mode.");
     const paid = await guest.postForm(url, CARD);
     expect(paid.status).toBe(303);
-    expect(paid.headers.get("location")).toBe("/bookings?success=true");
+    expect(paid.headers.get("location")).toBe(`${ORIGIN}/bookings?success=true`);
     expect(statusOf(bookingId)).toBe("pending");
     expect(ledgerOf(bookingId)).toEqual(["authorize:8800"]);
     expect(systemOf(bookingId)).toEqual(["booking_request"]);
-    expect(await (await guest.get("/bookings?success=true")).text()).toContain("Payment Successful!");
+    expect((await guest.get("/bookings?success=true")).headers.get("location")).toBe("/bookings");
+    expect(await (await guest.get("/bookings")).text()).toContain("Payment Successful!");
   });
 
   test("the dialog requires a message; an unpaid hold lapses after 15 minutes", async () => {

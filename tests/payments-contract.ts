@@ -9,6 +9,19 @@ import { PaymentError, type PaymentIntent, type PaymentProvider } from "../src/p
 
 export const TEST_CARDS = { ok: "4242 4242 4242 4242", declined: "4000 0000 0000 0002" } as const;
 
+/**
+ * Where a provider sends the browser: an absolute http(s) address (Stripe's hosted pages), or a
+ * path on this very site (the test provider's pages, served on whatever address the guest uses).
+ */
+export function isPageAddress(url: string) {
+  if (/^\/(?![/\\])/.test(url)) return true;
+  try {
+    return ["https:", "http:"].includes(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+}
+
 export interface ProviderHarness {
   provider: PaymentProvider;
   /** The guest's browser confirming `cardNumber` on the intent. A refused card must not throw here. */
@@ -175,7 +188,7 @@ export function runProviderContract(name: string, makeProvider: () => Promise<Pr
       expect(account.payoutsEnabled).toBe(false);
       expect(account.requirements.length).toBeGreaterThan(0);
       const link = await p.onboardingLink(account.id, { refreshUrl: "https://offline.example/stripe-connect-setup?refresh=1", returnUrl: "https://offline.example/stripe-connect-setup?return=1" });
-      expect(() => new URL(link.url)).not.toThrow();
+      expect(isPageAddress(link.url)).toBe(true);
       expect((await p.getConnectedAccount(account.id))?.payoutsEnabled).toBe(false);
       await h.setPayoutsEnabled(account.id, true);
       expect(await p.getConnectedAccount(account.id)).toEqual({ id: account.id, payoutsEnabled: true, requirements: [] });
@@ -190,7 +203,7 @@ export function runProviderContract(name: string, makeProvider: () => Promise<Pr
         key("checkout", "checkout"),
       );
       expect(session.id).toBeTruthy();
-      expect(() => new URL(session.url)).not.toThrow();
+      expect(isPageAddress(session.url)).toBe(true);
       const again = await p.createCheckoutSession(
         { amountCents: 4400, currency: "usd", metadata: { bookingId: `${run}-checkout` }, description: "Tennis lesson", successUrl: "https://offline.example/booking-success", cancelUrl: "https://offline.example/" },
         key("checkout", "checkout"),

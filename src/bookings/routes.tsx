@@ -1,9 +1,10 @@
 import { decimalFromCents } from "../lib/money";
 import { Elysia } from "elysia";
 import type { z } from "zod";
-import type { Activity, User } from "../../db/schema";
+import type { Activity, Booking, User } from "../../db/schema";
 import { BookingsScreen } from "../../views/bookings/List";
-import { CheckoutScreen, PaymentScreen, type CardState } from "../../views/bookings/Payment";
+import { CheckoutScreen, PaymentScreen, type CardState, type PaymentData } from "../../views/bookings/Payment";
+import type { StripeFormData } from "../../views/bookings/Parts";
 import { RequestPaymentStep, type RequestChoice } from "../../views/bookings/Request";
 import { BookingSuccess } from "../../views/bookings/Success";
 import { DateTimeScreen, type DateTimeData } from "../../views/bookings/DateTime";
@@ -16,9 +17,8 @@ import { asRecord, json, safeNext, wantsJson } from "../lib/http";
 import type { MessageKey } from "../lib/i18n";
 import { cityByName } from "../lib/places";
 import { priceFor } from "../lib/pricing";
-import { asTestProvider } from "../payments";
-import type { FlashData } from "../shell/view";
-import { PaymentError } from "../payments/provider";
+import { asTestProvider, returnBase } from "../payments";
+import { PaymentError, type PaymentIntent } from "../payments/provider";
 import { publicUser } from "../profiles/serialize";
 import { bookingJobs, hostOfAccount } from "./jobs";
 import { bookingOf, bookingsOf, hostEarnings, hostRequests } from "./reads";
@@ -29,6 +29,8 @@ import {
   BookingError,
   bookableActivity,
   busyIntervals,
+  checkAmount,
+  checkoutEnded,
   createBooking,
   intentForBooking,
   intentForSlot,
@@ -48,7 +50,9 @@ export function bookingErrorJson(state: RequestState, err: BookingError) {
   return json({ message: err.detail && err.key === "booking.paymentProblem" ? err.detail : state.t(err.key), ...(err.detail ? { detail: err.detail } : {}), ...err.extra }, err.status);
 }
 
-const messageOf = (state: RequestState, err: BookingError) => (err.key === "booking.paymentProblem" && err.detail ? err.detail : state.t(err.key));
+/** A refusal for the screen: the provider's own words for a payment it refused or did not authorise ("Your card was declined."). */
+const messageOf = (state: RequestState, err: BookingError) =>
+  (err.key === "booking.paymentProblem" || err.key === "booking.paymentNotAuthorised") && err.detail ? err.detail : state.t(err.key);
 
 /** Parses with a zod schema; a wrong shape is a clear 400 (BookingError). */
 function parse<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
@@ -74,6 +78,7 @@ export function bookingRoutes(deps: Deps) {
     if ((event.type === "checkout.session.completed" || event.type === "payment_intent.amount_capturable_updated") && bookingId && event.paymentIntentId) {
       await paymentAuthorised(deps, bookingId, event.paymentIntentId);
     }
+    if (event.type === "checkout.session.expired" && bookingId) await checkoutEnded(deps, bookingId, event.objectId);
     if (event.type === "account.updated") {
       const hostId = hostOfAccount(deps, event.objectId);
       if (hostId) for (const id of owedPayouts(deps, hostId)) await payHost(deps, id);
@@ -130,10 +135,51 @@ export function bookingRoutes(deps: Deps) {
     return sendTo(next, { ...TOASTS[action], variant: "success" });
   }
 
-  async function renderPayment(render: Render, user: User, activityId: string, card: CardState, status: number) {
-    const data = await paymentData(user, activityId).catch(() => null);
-    if (!data) return null;
-    return render((view) => <PaymentScreen view={view} data={data} card={card} />, { status });
+  /** With Stripe, its card form for an intent, returning to `returnPath` after a redirect (3-D Secure). */
+  const stripeFormOf = (request: Request, intent: PaymentIntent, returnPath: string): StripeFormData => ({
+    publishableKey: deps.config.stripe?.publishableKey ?? "",
+    clientSecret: intent.clientSecret,
+    returnUrl: `${returnBase(deps, request)}${returnPath}`,
+  });
+
+  /**
+   * The payment screen. With Stripe its card form needs this choice's intent, made once per
+   * choice (its nonce keys it), so a reload or a failed card shows the same one.
+   */
+  async function paymentPage(ctx: { request: Request; render: Render; state: RequestState; user: User }, data: PaymentData, card: CardState, status: number) {
+    let shown = card;
+    if (!asTestProvider(deps.payments)) {
+      try {
+        const { intent } = await intentForSlot(deps, ctx.user, {
+          activityId: data.activity.id,
+          date: data.slot.date,
+          time: data.slot.time,
+          durationMinutes: data.slot.durationMinutes,
+          amount: decimalFromCents(data.price.totalCents),
+          nonce: data.selection.nonce,
+        });
+        shown = { ...card, stripe: stripeFormOf(ctx.request, intent, `/booking/${data.activity.id}/payment/return`) };
+      } catch (err) {
+        if (!(err instanceof BookingError)) throw err;
+        shown = { ...card, stripe: null, error: card.error ?? messageOf(ctx.state, err) };
+      }
+    }
+    return ctx.render((view) => <PaymentScreen view={view} data={data} card={shown} />, { status });
+  }
+
+  /** The existing-booking checkout screen; with Stripe, its card form for the booking's intent. */
+  async function checkoutPage(ctx: { request: Request; render: Render; state: RequestState; user: User }, booking: Booking, activity: Activity, card: CardState, status: number) {
+    let shown = card;
+    if (!asTestProvider(deps.payments)) {
+      try {
+        const { intent } = await intentForBooking(deps, ctx.user, { bookingId: booking.id, amount: decimalFromCents(booking.totalCents) });
+        shown = { ...card, stripe: stripeFormOf(ctx.request, intent, `/checkout/${booking.id}/return`) };
+      } catch (err) {
+        if (!(err instanceof BookingError)) throw err;
+        shown = { ...card, stripe: null, error: card.error ?? messageOf(ctx.state, err) };
+      }
+    }
+    return ctx.render((view) => <CheckoutScreen view={view} booking={booking} activity={activity} testMode={deps.payments.testMode} card={shown} />, { status });
   }
 
   return (
@@ -142,7 +188,7 @@ export function bookingRoutes(deps: Deps) {
       .guard({ onboarded: true })
 
       // ----------------------------------------------------------------------------- JSON API
-      .post("/api/create-payment-intent", ({ body, user, state }) => answering(state, async () => {
+      .post("/api/create-payment-intent", ({ body, user, state, request }) => answering(state, async () => {
         const input = asRecord(body);
         if (input.bookingId !== undefined) {
           const b = parse(existingBookingIntentInput, body);
@@ -172,7 +218,7 @@ export function bookingRoutes(deps: Deps) {
             durationMinutes: hoursToMinutes(b.hours),
             amount: b.amount,
             message: b.message,
-          });
+          }, returnBase(deps, request));
           return json({ sessionId: session.id, url: session.url, bookingId: booking.id });
         }
         return json({ message: state.t("booking.badInput") }, 400);
@@ -244,59 +290,59 @@ export function bookingRoutes(deps: Deps) {
       })
 
       // ------------------------------------------------------------------------- payment screen
-      .get("/booking/:id/payment", async ({ params, user, render, sendTo }) => {
-        const page = await renderPayment(render, user, params.id, {}, 200);
-        return page ?? sendTo("/");
+      .get("/booking/:id/payment", async ({ params, user, render, sendTo, state, request }) => {
+        const data = await paymentData(user, params.id).catch(() => null);
+        if (!data) return sendTo("/");
+        return paymentPage({ request, render, state, user }, data, {}, 200);
       })
-      .post("/booking/:id/payment", async ({ params, body, user, render, sendTo, state }) => {
+      .post("/booking/:id/payment", async ({ params, body, user, render, sendTo, state, request }) => {
         const data = await paymentData(user, params.id).catch(() => null);
         if (!data) return sendTo("/");
         const card = cardOf(body);
         const test = asTestProvider(deps.payments);
+        const page = (c: CardState, status: number, d: PaymentData = data) => paymentPage({ request, render, state, user }, d, c, status);
+        const booking = { activityId: data.activity.id, date: data.slot.date, time: data.slot.time, durationMinutes: data.slot.durationMinutes };
         try {
-          const { intent } = await intentForSlot(deps, user, {
-            activityId: data.activity.id,
-            date: data.slot.date,
-            time: data.slot.time,
-            durationMinutes: data.slot.durationMinutes,
-            amount: card.amount ?? decimalFromCents(data.price.totalCents),
-            nonce: data.selection.nonce,
-          });
-          if (!test) throw new BookingError("booking.paymentUnavailable", 409);
+          if (!test) {
+            // Stripe's card form confirmed the card in the browser and names its intent here. The
+            // intent is read again from Stripe: only one authorised for this guest, choice and price
+            // makes the booking.
+            await createBooking(deps, user, { ...booking, priceTotal: card.amount ?? decimalFromCents(data.price.totalCents), paymentIntentId: asRecord(body).paymentIntentId });
+            return sendTo("/booking-success");
+          }
+          const { intent } = await intentForSlot(deps, user, { ...booking, amount: card.amount ?? decimalFromCents(data.price.totalCents), nonce: data.selection.nonce });
           const result = await test.confirmCard({ clientSecret: intent.clientSecret, cardNumber: card.cardNumber, expiry: card.expiry, cvc: card.cvc });
           if (result.status === "requires_action") {
             const back = `/booking/${data.activity.id}/payment/return`;
             return sendTo(`${result.nextActionUrl}?${new URLSearchParams({ return: back })}`);
           }
-          if (result.status !== "requires_capture") {
-            return render((view) => <PaymentScreen view={view} data={data} card={{ values: card, error: result.error ?? state.t("booking.paymentFailed") }} />, { status: 402 });
-          }
-          await createBooking(deps, user, { activityId: data.activity.id, date: data.slot.date, time: data.slot.time, durationMinutes: data.slot.durationMinutes, priceTotal: decimalFromCents(data.price.totalCents), paymentIntentId: result.paymentIntentId });
+          if (result.status !== "requires_capture") return page({ values: card, error: result.error ?? state.t("booking.paymentFailed") }, 402);
+          await createBooking(deps, user, { ...booking, priceTotal: decimalFromCents(data.price.totalCents), paymentIntentId: result.paymentIntentId });
           return sendTo("/booking-success");
         } catch (err) {
-          if (err instanceof PaymentError) return render((view) => <PaymentScreen view={view} data={data} card={{ values: card, error: err.message }} />, { status: 402 });
+          if (err instanceof PaymentError) return page({ values: card, error: err.message }, 402);
           if (!(err instanceof BookingError)) throw err;
           const title = err.key === "booking.slotTakenReleased" ? state.t("booking.bookingError") : undefined;
           const fresh = (await paymentData(user, params.id).catch(() => null)) ?? data;
-          return render((view) => <PaymentScreen view={view} data={fresh} card={{ values: card, title, error: messageOf(state, err) }} />, { status: err.status });
+          return page({ values: card, title, error: messageOf(state, err) }, err.status, fresh);
         }
       })
-      .get("/booking/:id/payment/return", async ({ params, query, user, render, sendTo, state }) => {
-        // Back from the card's authentication page (as a provider's return URL): finish the request.
+      .get("/booking/:id/payment/return", async ({ params, query, user, render, sendTo, state, request }) => {
+        // Back from the card's authentication (Stripe's return_url, or the test provider's page):
+        // the intent named in the address is read again from the provider before anything is made.
         const data = await paymentData(user, params.id).catch(() => null);
         if (!data) return sendTo("/");
-        const intentId = typeof query.payment_intent === "string" ? query.payment_intent : "";
-        const intent = intentId ? await deps.payments.getIntent(intentId) : null;
+        const ctx = { request, render, state, user };
+        const intentId = typeof query.payment_intent === "string" && query.payment_intent.length <= 200 ? query.payment_intent : "";
+        const intent = intentId ? await deps.payments.getIntent(intentId).catch(() => null) : null;
         if (!intent || intent.metadata.guestId !== user.id) return sendTo(`/booking/${params.id}/payment`);
-        if (intent.status !== "requires_capture") {
-          return render((view) => <PaymentScreen view={view} data={data} card={{ error: intent.lastError ?? state.t("booking.paymentFailed") }} />, { status: 402 });
-        }
+        if (intent.status !== "requires_capture") return paymentPage(ctx, data, { error: intent.lastError ?? state.t("booking.paymentFailed") }, 402);
         try {
           await createBooking(deps, user, { activityId: data.activity.id, date: data.slot.date, time: data.slot.time, durationMinutes: data.slot.durationMinutes, priceTotal: decimalFromCents(data.price.totalCents), paymentIntentId: intent.id });
           return sendTo("/booking-success");
         } catch (err) {
           if (!(err instanceof BookingError)) throw err;
-          return render((view) => <PaymentScreen view={view} data={data} card={{ title: state.t("booking.bookingError"), error: messageOf(state, err) }} />, { status: err.status });
+          return paymentPage(ctx, data, { title: state.t("booking.bookingError"), error: messageOf(state, err) }, err.status);
         }
       })
       .get("/booking-success", ({ user, render }) => {
@@ -305,40 +351,51 @@ export function bookingRoutes(deps: Deps) {
       })
 
       // ------------------------------------------------------------------------------- bookings
-      .get("/bookings", async ({ query, user, render }) => {
+      .get("/bookings", async ({ query, user, render, sendTo }) => {
+        // Back from the hosted checkout: the toast travels as a flash and the address is /bookings
+        // again, so a reload or a bookmark does not say it twice (works without JavaScript).
+        if (query.success === "true") return sendTo("/bookings", { title: "bookings.paymentSuccessful", variant: "success" });
+        if (query.canceled === "true") return sendTo("/bookings", { title: "bookings.paymentCanceled", body: "bookings.paymentCanceledBody", variant: "error" });
         const list = await bookingsOf(deps, user.id);
-        const toast: FlashData | null =
-          query.success === "true"
-            ? { title: "bookings.paymentSuccessful", variant: "success" }
-            : query.canceled === "true"
-              ? { title: "bookings.paymentCanceled", body: "bookings.paymentCanceledBody", variant: "error" }
-              : null;
-        return render((view) => <BookingsScreen view={toast ? { ...view, toast: { title: view.t(toast.title), body: toast.body && view.t(toast.body), variant: toast.variant ?? "success" } } : view} items={list} now={deps.now()} />);
+        return render((view) => <BookingsScreen view={view} items={list} now={deps.now()} />);
       })
 
       // ------------------------------------------------------------------ the existing-booking flow
-      .get("/checkout/:bookingId", async ({ params, user, render }) => {
+      .get("/checkout/:bookingId", async ({ params, user, render, state, request }) => {
         const booking = payableBooking(deps, user.id, params.bookingId);
         const activity = booking ? await findListedActivity(deps, booking.activityId) : undefined;
         if (!booking || !activity) return render((view) => <ErrorScreen view={view} title={view.t("booking.notFound")} body={view.t("booking.notFoundBody")} />, { status: 404 });
-        return render((view) => <CheckoutScreen view={view} booking={booking} activity={activity} testMode={deps.payments.testMode} card={{}} />);
+        return checkoutPage({ request, render, state, user }, booking, activity, {}, 200);
       })
-      .post("/checkout/:bookingId", async ({ params, body, user, render, sendTo, state }) => {
+      .post("/checkout/:bookingId", async ({ params, body, user, render, sendTo, state, request }) => {
         const booking = payableBooking(deps, user.id, params.bookingId);
         const activity = booking ? await findListedActivity(deps, booking.activityId) : undefined;
         if (!booking || !activity) return render((view) => <ErrorScreen view={view} title={view.t("booking.notFound")} body={view.t("booking.notFoundBody")} />, { status: 404 });
         const card = cardOf(body);
         const failed = (message: string, status: number) =>
-          render((view) => <CheckoutScreen view={view} booking={booking} activity={activity} testMode={deps.payments.testMode} card={{ values: card, title: view.t("booking.paymentFailedTitle"), error: message }} />, { status });
+          checkoutPage({ request, render, state, user }, booking, activity, { values: card, title: state.t("booking.paymentFailedTitle"), error: message }, status);
+        const sent = () => sendTo("/", { title: "toast.paymentSuccessful", body: "toast.requestSent", variant: "success" });
         try {
-          const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amount: card.amount ?? decimalFromCents(booking.totalCents) });
           const test = asTestProvider(deps.payments);
-          if (!test) throw new BookingError("booking.paymentUnavailable", 409);
+          if (!test) {
+            // Stripe's card form names the intent it confirmed; the provider's own copy decides:
+            // it must be this booking's, for its total, and authorised.
+            const intentId = asRecord(body).paymentIntentId;
+            if (typeof intentId !== "string" || !intentId.trim() || intentId.length > 200) throw new BookingError("booking.paymentRequired", 400);
+            checkAmount(card.amount ?? decimalFromCents(booking.totalCents), booking);
+            const outcome = await paymentAuthorised(deps, booking.id, intentId.trim());
+            if (outcome === "advanced" || outcome === "already") return sent();
+            if (outcome === "released") return failed(state.t("booking.slotTakenReleased"), 409);
+            const intent = await deps.payments.getIntent(intentId.trim()).catch(() => null);
+            const own = intent && intent.metadata.bookingId === booking.id;
+            return failed((own && intent.lastError) || state.t("booking.paymentNotAuthorised"), 402);
+          }
+          const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amount: card.amount ?? decimalFromCents(booking.totalCents) });
           const result = await test.confirmCard({ clientSecret: intent.clientSecret, cardNumber: card.cardNumber, expiry: card.expiry, cvc: card.cvc });
           if (result.status === "requires_action") return sendTo(`${result.nextActionUrl}?${new URLSearchParams({ return: `/checkout/${booking.id}/return` })}`);
           if (result.status !== "requires_capture") return failed(result.error ?? state.t("booking.paymentFailed"), 402);
           await paymentAuthorised(deps, booking.id, result.paymentIntentId);
-          return sendTo("/", { title: "toast.paymentSuccessful", body: "toast.requestSent", variant: "success" });
+          return sent();
         } catch (err) {
           if (err instanceof PaymentError) return failed(err.message, 402);
           if (!(err instanceof BookingError)) throw err;
@@ -347,10 +404,13 @@ export function bookingRoutes(deps: Deps) {
       })
       .get("/checkout/:bookingId/return", async ({ params, user, sendTo }) => {
         const booking = payableBooking(deps, user.id, params.bookingId);
-        if (booking?.paymentIntentId && (await paymentAuthorised(deps, booking.id, booking.paymentIntentId)) === "advanced") {
-          return sendTo("/", { title: "toast.paymentSuccessful", body: "toast.requestSent", variant: "success" });
-        }
-        return sendTo(booking ? `/checkout/${booking.id}` : "/bookings");
+        const sent = () => sendTo("/", { title: "toast.paymentSuccessful", body: "toast.requestSent", variant: "success" });
+        if (booking?.paymentIntentId && (await paymentAuthorised(deps, booking.id, booking.paymentIntentId)) === "advanced") return sent();
+        // The provider's event may have made it a request before the browser came back.
+        const own = booking ? null : await bookingOf(deps, user.id, params.bookingId).catch(() => null);
+        if (own && own.booking.guestId === user.id && own.booking.status === "pending") return sent();
+        if (booking) return sendTo(`/checkout/${booking.id}`, { title: "booking.paymentFailedTitle", body: "booking.paymentFailed", variant: "error" });
+        return sendTo("/bookings");
       })
 
       // --------------------------------------------------------------------- the request dialog
@@ -371,7 +431,7 @@ export function bookingRoutes(deps: Deps) {
           return render((view) => <RequestPaymentStep view={view} summary={summary} choice={choice} error={requestErrorOf(state, err)} testMode={deps.payments.testMode} now={deps.now()} />, { status: err.status });
         }
       })
-      .post("/activity/:id/request/pay", async ({ params, body, user, render, state, sendTo }) => {
+      .post("/activity/:id/request/pay", async ({ params, body, user, render, state, sendTo, request }) => {
         const activity = await findListedActivity(deps, params.id);
         if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
         const choice = requestChoice(body);
@@ -383,7 +443,7 @@ export function bookingRoutes(deps: Deps) {
             durationMinutes: choice.hours * 60,
             amount: asRecord(body).amount,
             message: choice.message,
-          });
+          }, returnBase(deps, request));
           return sendTo(session.url);
         } catch (err) {
           if (!(err instanceof BookingError)) throw err;

@@ -283,13 +283,16 @@ export async function createBooking(
 
 /**
  * The dialog's `POST /api/create-payment-intent`: an awaiting-payment booking holding the slot
- * for 15 minutes, and a hosted checkout session for it. Asking again for the same choice while
+ * for 15 minutes, and a hosted checkout session for it, which sends the guest back to
+ * `/bookings?success=true` or `?canceled=true` on `returnTo`. Asking again for the same choice while
  * the hold lasts gives the same booking and session.
  */
 export async function startCheckout(
   deps: Deps,
   guest: User,
   input: { activityId: unknown; date: unknown; time: unknown; durationMinutes: unknown; amount: unknown; message: unknown },
+  /** The origin the provider's page sends the guest back to (`returnBase`). */
+  returnTo: string,
 ) {
   const activity = await bookableActivity(deps, guest, input.activityId);
   const message = typeof input.message === "string" ? input.message.trim() : "";
@@ -328,8 +331,8 @@ export async function startCheckout(
         currency: CURRENCY,
         metadata: { bookingId: booking.id, ...intentMetadata(guest, activity, slot, { flow: "dialog" }) },
         description: activity.title,
-        successUrl: "/bookings?success=true",
-        cancelUrl: "/bookings?canceled=true",
+        successUrl: `${returnTo}/bookings?success=true`,
+        cancelUrl: `${returnTo}/bookings?canceled=true`,
       },
       `booking:${booking.id}:checkout`,
     ),
@@ -386,15 +389,23 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
   if (booking.status !== "awaiting_payment" && booking.paymentIntentId === intentId && booking.status !== "expired") return "already";
   const intent = await deps.payments.getIntent(intentId);
   if (!intent || intent.metadata.bookingId !== booking.id || intent.status !== "requires_capture") return "ignored";
+  // An intent that will not pay for this booking is released with a key of its own, so the
+  // booking's own release (`booking:{id}:release`) stays free for the intent that does.
+  const releaseThis = () => deps.payments.release(intent.id, `intent:${intent.id}:release`);
   if (intent.amountCents !== booking.totalCents) {
-    await deps.payments.release(intent.id, `booking:${booking.id}:release`);
+    await releaseThis();
     return "released";
   }
   const now = deps.now();
   const result = writeTransaction(deps.db, (tx) => {
     const current = tx.select().from(bookings).where(eq(bookings.id, booking.id)).get()!;
     const revivable = current.status === "expired" && current.holdUntil !== null && current.startsAt > now && !overlaps(tx, current.hostId, current.startsAt, current.endsAt, now, current.id);
-    if (current.status !== "awaiting_payment" && !revivable) return current.status === "pending" || current.status === "accepted" || current.status === "completed" ? "already" : "lost";
+    if (current.status !== "awaiting_payment" && !revivable) {
+      // Paid already, with this intent; a second one (the hosted page and the checkout screen
+      // both paid) is released.
+      const paid = current.status === "pending" || current.status === "accepted" || current.status === "completed";
+      return paid && current.paymentIntentId === intent.id ? "already" : "lost";
+    }
     const respondBy = respondByOf(now, current.startsAt);
     const changed = tx
       .update(bookings)
@@ -410,7 +421,7 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
     return "advanced";
   });
   if (result === "lost") {
-    await deps.payments.release(intent.id, `booking:${booking.id}:release`);
+    await releaseThis();
     return "released";
   }
   return result;
@@ -427,6 +438,24 @@ export async function lapseHold(deps: Deps, bookingId: string) {
     if (intent && intent.status !== "canceled" && intent.status !== "succeeded") await deps.payments.release(intent.id, `booking:${booking.id}:release`);
   }
   deps.db.update(bookings).set({ status: "expired", updatedAt: deps.now() }).where(and(eq(bookings.id, booking.id), eq(bookings.status, "awaiting_payment"))).run();
+}
+
+/**
+ * The guest left the hosted checkout page without paying (the test provider's cancel button), or
+ * the provider expired the session: the hold ends now rather than when it lapses, and the
+ * authorisation, if any, is released (decision 0010: release with the booking's key, then one
+ * compare-and-set). Paid after all (the news crossed): it becomes a request instead. Idempotent.
+ */
+export async function checkoutEnded(deps: Deps, bookingId: string, sessionId: string): Promise<"ended" | "paid" | "ignored"> {
+  const booking = uuidLike(bookingId) ? deps.db.select().from(bookings).where(eq(bookings.id, bookingId)).get() : undefined;
+  if (!booking || booking.status !== "awaiting_payment" || booking.checkoutSessionId !== sessionId) return "ignored";
+  if (booking.paymentIntentId) {
+    const intent = await deps.payments.getIntent(booking.paymentIntentId);
+    if (intent?.status === "requires_capture" && (await paymentAuthorised(deps, booking.id, intent.id)) !== "ignored") return "paid";
+    if (intent && intent.status !== "canceled" && intent.status !== "succeeded") await deps.payments.release(intent.id, key(booking, "release"));
+  }
+  const out = settle(deps, booking, "awaiting_payment", { status: "expired" }, (tx, c) => cancelJob(tx, `booking.hold:${c.id}`));
+  return "lost" in out ? "ignored" : "ended";
 }
 
 // ---------------------------------------------------------------------------------------------

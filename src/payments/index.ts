@@ -1,5 +1,6 @@
 import type { Db } from "../../db/client";
 import type { Config } from "../config";
+import type { Deps } from "../context";
 import type { PaymentEvents, PaymentProvider } from "./provider";
 import { StripeProvider } from "./stripe";
 import { TestProvider } from "./test-provider";
@@ -15,3 +16,15 @@ export function makePaymentProvider(opts: { config: Config; db: Db; events: Paym
 
 /** The test provider when it is the one running (its own pages exist only then). */
 export const asTestProvider = (payments: PaymentProvider): TestProvider | null => (payments instanceof TestProvider ? payments : null);
+
+/**
+ * The origin of the addresses a provider sends the browser back to (checkout success and cancel,
+ * card authentication, payout onboarding): the request's own, so a person returns to the address
+ * they came from; Stripe's live mode accepts only https addresses, so with Stripe an https
+ * PUBLIC_URL is used instead.
+ */
+export function returnBase(deps: Pick<Deps, "config" | "payments">, request: Request): string {
+  const publicUrl = deps.config.publicUrl;
+  if (deps.payments?.name === "stripe" && publicUrl.startsWith("https://")) return publicUrl;
+  return new URL(request.url).origin;
+}

@@ -2,6 +2,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { users, type User } from "../../db/schema";
 import type { Deps } from "../context";
 import type { MessageKey } from "../lib/i18n";
+import { returnBase } from ".";
 import { PaymentError } from "./provider";
 
 /**
@@ -24,14 +25,9 @@ function provider(deps: Deps) {
   return deps.payments;
 }
 
-/**
- * Where the provider sends the host back. The request's own origin, so the host returns to the
- * address they came from; Stripe in live mode accepts only absolute https URLs, so with Stripe
- * an https PUBLIC_URL is used instead.
- */
+/** Where the provider sends the host back (see `returnBase`). */
 export function onboardingUrls(deps: Deps, request: Request) {
-  const publicUrl = deps.config.publicUrl;
-  const base = deps.payments?.name === "stripe" && publicUrl.startsWith("https://") ? publicUrl : new URL(request.url).origin;
+  const base = returnBase(deps, request);
   return { refreshUrl: `${base}/stripe-connect-setup?refresh=1`, returnUrl: `${base}/stripe-connect-setup?return=1` };
 }
 

@@ -264,6 +264,10 @@ export class TestProvider implements PaymentProvider {
     return { id: this.record("refund", intentId, amount, idempotencyKey) };
   }
 
+  private operationsOn(target: string) {
+    return this.db.select().from(testPaymentOperations).where(eq(testPaymentOperations.target, target)).all();
+  }
+
   async transfer(input: Parameters<PaymentProvider["transfer"]>[0], idempotencyKey: string): Promise<{ id: string }> {
     const previous = this.done(idempotencyKey);
     if (previous) return { id: previous.id };
@@ -271,7 +275,20 @@ export class TestProvider implements PaymentProvider {
     if (!account) throw new PaymentError("No such payout account.", "not_found", 404);
     if (!account.payoutsEnabled) throw new PaymentError("This payout account cannot receive transfers yet.", "invalid_request", 409);
     if (!Number.isInteger(input.amountCents) || input.amountCents <= 0) throw new PaymentError("A transfer needs a positive amount.", "invalid_request", 400);
+    // As with Stripe's source_transaction: only a charged payment pays a transfer, up to what is left of it.
+    const source = this.row(input.sourceIntentId);
+    if (!source) throw new PaymentError(CARD_MESSAGES.notFound, "not_found", 404);
+    if (source.status !== "succeeded") throw new PaymentError("This payment has not been captured.", "invalid_request", 409);
+    const ops = this.operationsOn(source.id);
+    const refunded = ops.filter((o) => o.kind === "refund").reduce((s, o) => s + o.amountCents, 0);
+    let transferred = 0;
+    for (const t of ops.filter((o) => o.kind === "transfer")) transferred += t.amountCents - this.reversedOf(t.id);
+    if (input.amountCents > source.amountCents - refunded - transferred) throw new PaymentError("The transfer is more than what is left of the payment.", "invalid_request", 409);
     return { id: this.record("transfer", input.sourceIntentId, input.amountCents, idempotencyKey, account.id) };
+  }
+
+  private reversedOf(transferId: string) {
+    return this.operationsOn(transferId).filter((o) => o.kind === "reverse").reduce((s, o) => s + o.amountCents, 0);
   }
 
   async reverseTransfer(transferId: string, amountCents: number | null, idempotencyKey: string): Promise<{ id: string }> {
@@ -279,7 +296,10 @@ export class TestProvider implements PaymentProvider {
     if (previous) return { id: previous.id };
     const transfer = this.db.select().from(testPaymentOperations).where(eq(testPaymentOperations.id, transferId)).get();
     if (!transfer || transfer.kind !== "transfer") throw new PaymentError("No such transfer.", "not_found", 404);
-    return { id: this.record("reverse", transferId, amountCents ?? transfer.amountCents, idempotencyKey) };
+    const left = transfer.amountCents - this.reversedOf(transfer.id);
+    const amount = amountCents ?? left;
+    if (!Number.isInteger(amount) || amount <= 0 || amount > left) throw new PaymentError("The reversal is more than what is left of the transfer.", "invalid_request", 409);
+    return { id: this.record("reverse", transferId, amount, idempotencyKey) };
   }
 
   async createCheckoutSession(input: Parameters<PaymentProvider["createCheckoutSession"]>[0], idempotencyKey: string): Promise<CheckoutSession> {
@@ -292,6 +312,21 @@ export class TestProvider implements PaymentProvider {
       .values({ id: sessionId, paymentIntentId: intent.id, description: input.description, successUrl: input.successUrl, cancelUrl: input.cancelUrl, idempotencyKey, createdAt: this.now() })
       .run();
     return { id: sessionId, url: `/payments/test/checkout/${sessionId}`, paymentIntentId: intent.id };
+  }
+
+  /**
+   * The hosted checkout page's cancel button: the session ends unpaid, its intent is released,
+   * and `checkout.session.expired` is reported (as Stripe does when a session expires). A paid
+   * session stays as it is.
+   */
+  async expireCheckout(sessionId: string): Promise<void> {
+    const session = this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.id, sessionId)).get();
+    if (!session || session.status === "complete") return;
+    const row = this.row(session.paymentIntentId);
+    if (row && row.status !== "requires_capture" && row.status !== "succeeded") await this.release(row.id, `checkout:${session.id}:expire`);
+    if (session.status === "expired") return;
+    this.db.update(testCheckoutSessions).set({ status: "expired" }).where(eq(testCheckoutSessions.id, session.id)).run();
+    await this.emit({ type: "checkout.session.expired", objectId: session.id, metadata: row?.metadata ?? {}, paymentIntentId: session.paymentIntentId });
   }
 
   /** The hosted checkout page's data: the session and its intent. */
@@ -328,8 +363,13 @@ export class TestProvider implements PaymentProvider {
   }
 
   /** The test onboarding page's button: the account can receive payouts from now on. */
-  async enableAccount(accountId: string): Promise<ConnectedAccount | null> {
-    const row = this.db.update(testConnectedAccounts).set({ payoutsEnabled: true }).where(eq(testConnectedAccounts.id, accountId)).returning().get();
+  enableAccount(accountId: string): Promise<ConnectedAccount | null> {
+    return this.setPayoutsEnabled(accountId, true);
+  }
+
+  /** The host finishing onboarding (true), or the account losing its payouts (false); reported as `account.updated`. */
+  async setPayoutsEnabled(accountId: string, enabled: boolean): Promise<ConnectedAccount | null> {
+    const row = this.db.update(testConnectedAccounts).set({ payoutsEnabled: enabled }).where(eq(testConnectedAccounts.id, accountId)).returning().get();
     if (!row) return null;
     await this.emit({ type: "account.updated", objectId: row.id, metadata: { userId: row.userId }, paymentIntentId: null });
     return this.toAccount(row);

@@ -64,9 +64,12 @@ export function testPaymentRoutes(deps: Deps) {
       if (found.session.status === "complete") return sendTo(found.session.successUrl);
       return render((view) => <CheckoutPage view={view} session={found.session} intent={found.intent} card={{ error: found.intent.lastError ?? undefined }} />, { status: found.intent.lastError ? 402 : 200 });
     })
-    .post("/payments/test/checkout/:id/cancel", ({ params, user, render, sendTo }) => {
+    .post("/payments/test/checkout/:id/cancel", async ({ params, user, render, sendTo }) => {
       const found = test?.checkoutSession(params.id);
-      if (!found || found.intent.metadata.guestId !== user.id) return notFound(render);
+      if (!test || !found || found.intent.metadata.guestId !== user.id) return notFound(render);
+      if (found.session.status === "complete") return sendTo(found.session.successUrl);
+      // Leaving unpaid ends the session now: the held slot and any authorisation are released at once.
+      await test.expireCheckout(found.session.id);
       return sendTo(found.session.cancelUrl);
     })
     .get("/payments/test/authenticate/:id", async ({ params, query, user, render }) => {

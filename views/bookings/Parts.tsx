@@ -5,6 +5,7 @@ import type { Price } from "../../src/lib/pricing";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { FormAlert } from "../components/Fields";
+import { Island } from "../components/Island";
 
 const intlLocale = (view: View) => (view.locale === "fr" ? "fr-FR" : "en-US");
 
@@ -106,10 +107,77 @@ export function CancellationPolicy({ view }: { view: View }) {
   );
 }
 
+/** What Stripe's card form needs: the key, the intent's client secret, and where Stripe sends the browser back. */
+export interface StripeFormData {
+  publishableKey: string;
+  clientSecret: string;
+  returnUrl: string;
+}
+
 export interface CardState {
   values?: { cardNumber?: string; expiry?: string; cvc?: string };
   title?: string;
   error?: string;
+  /**
+   * With Stripe: its card form for this intent, or null when no intent could be prepared (the
+   * error says why). Absent with the test provider, whose own card form is shown.
+   */
+  stripe?: StripeFormData | null;
+}
+
+/** The card form of whichever provider runs: the test provider's plain form, or Stripe's Payment Element. */
+export function PaymentForm(props: { view: View; action: string; amountCents: number; button: string; card: CardState; testMode: boolean }) {
+  if (props.card.stripe === undefined) return <CardForm {...props} />;
+  return <StripeCardForm {...props} stripe={props.card.stripe} />;
+}
+
+/**
+ * Stripe's Payment Element, as an island (islands/StripePayment.tsx) that loads Stripe.js only on
+ * the page that shows it. Once the card is held it posts the intent's id to `action`, the same
+ * address the test card form posts to; the server reads the intent again from Stripe.
+ */
+function StripeCardForm({ view, action, amountCents, card, testMode, stripe }: { view: View; action: string; amountCents: number; card: CardState; testMode: boolean; stripe: StripeFormData | null }) {
+  const { t } = view;
+  const amountLabel = formatMoney(amountCents, view.locale);
+  return (
+    <div class="flex flex-col gap-3">
+      {testMode ? <TestModeNote view={view} /> : ""}
+      <FormAlert title={card.title ?? (card.error ? t("booking.paymentFailedTitle") : undefined)} body={card.error} />
+      {stripe ? (
+        <Island
+          name="StripePayment"
+          props={{
+            publishableKey: stripe.publishableKey,
+            clientSecret: stripe.clientSecret,
+            returnUrl: stripe.returnUrl,
+            amountLabel,
+            locale: view.locale,
+            finish: { action, csrf: view.csrf, amount: (amountCents / 100).toFixed(2) },
+            texts: {
+              pay: t("booking.confirmAndPayAmount", { amount: "{amount}" }),
+              processing: t("booking.processing"),
+              failed: t("booking.paymentFailedTitle"),
+              loading: t("booking.cardFormLoading"),
+              loadFailed: t("booking.cardFormFailed"),
+            },
+          }}
+        >
+          <>
+            <p class="text-sm text-muted" safe>
+              {t("booking.cardFormLoading")}
+            </p>
+            <noscript>
+              <p class="text-sm" data-stripe-fallback safe>
+                {t("booking.cardFormNeedsScript")}
+              </p>
+            </noscript>
+          </>
+        </Island>
+      ) : (
+        ""
+      )}
+    </div>
+  );
 }
 
 /**

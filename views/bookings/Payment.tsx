@@ -5,7 +5,7 @@ import type { View } from "../../src/shell/view";
 import type { Slot } from "../../src/bookings/times";
 import { ScreenHeader } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
-import { ActivitySummary, CancellationPolicy, CardForm, formatHour, formatLongDate, hoursText, PriceDetails, type CardState } from "./Parts";
+import { ActivitySummary, CancellationPolicy, PaymentForm, formatHour, formatLongDate, hoursText, PriceDetails, type CardState } from "./Parts";
 
 export type { CardState };
 
@@ -53,7 +53,7 @@ export function PaymentScreen({ view, data, card }: { view: View; data: PaymentD
             <h2 class="mb-3 font-semibold" safe>
               {t("booking.paymentMethod")}
             </h2>
-            <CardForm
+            <PaymentForm
               view={view}
               action={`/booking/${data.activity.id}/payment`}
               amountCents={data.price.totalCents}
@@ -92,7 +92,7 @@ export function CheckoutScreen({ view, booking, activity, testMode, card }: { vi
             {t("checkout.holdNote")}
           </p>
           <section class="card p-4">
-            <CardForm view={view} action={`/checkout/${booking.id}`} amountCents={booking.totalCents} button={t("checkout.pay")} card={card} testMode={testMode} />
+            <PaymentForm view={view} action={`/checkout/${booking.id}`} amountCents={booking.totalCents} button={t("checkout.pay")} card={card} testMode={testMode} />
           </section>
         </div>
       </>
