@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { users } from "../db/schema";
-import { safeNext } from "../src/lib/http";
+import { ownReturnPath, safeNext } from "../src/lib/http";
 import { type Client, makeTestApp, ORIGIN } from "./helpers";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -176,5 +176,19 @@ describe("a next outside Latin-1", () => {
     const row = await t.db.select().from(users).where(eq(users.email, account.email)).get();
     expect(row!.locale).toBe("fr");
     await c.postForm("/api/locale", { locale: "en" });
+  });
+});
+
+describe("return addresses handed to a provider's page", () => {
+  const request = new Request("http://127.0.0.1:3000/payments/test/onboarding/x");
+  test.each([
+    ["http://127.0.0.1:3000/stripe-connect-setup?return=1", "/stripe-connect-setup?return=1"],
+    ["/checkout/abc/return", "/checkout/abc/return"],
+    ["http://evil.example/stripe-connect-setup", "/host"],
+    ["//evil.example/x", "/host"],
+    ["javascript:alert(1)", "/host"],
+    ["http://127.0.0.1:3000//evil.example", "/host"],
+  ])("%s → %s", (value, expected) => {
+    expect(ownReturnPath(value, request, "/host")).toBe(expected);
   });
 });

@@ -40,6 +40,21 @@ export function safeNext(next: unknown, fallback = "/"): string {
   return path.length > NEXT_MAX ? fallback : path;
 }
 
+/**
+ * A return address our own pages handed to a provider's page: a path, or an absolute URL at the
+ * request's own origin (return URLs are built from it), reduced to a safe same-origin path.
+ */
+export function ownReturnPath(value: unknown, request: Request, fallback = "/"): string {
+  if (typeof value !== "string") return fallback;
+  if (value.startsWith("/")) return safeNext(value, fallback);
+  try {
+    const url = new URL(value);
+    return url.origin === new URL(request.url).origin ? safeNext(url.pathname + url.search, fallback) : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
 /** A redirect that works for plain forms (303) and htmx (HX-Location keeps the swap machinery). */
 export function redirectTo(request: Request, location: string, headers: HeadersInit = {}): Response {
   const h = new Headers(headers);

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { CheckoutPage, TestAuthenticatePage, TestOnboardingPage } from "../../views/payments/TestPages";
 import { ErrorScreen } from "../../views/shell/NotFound";
 import { context, type Deps, type Render } from "../context";
-import { asRecord, json, safeNext, wantsJson } from "../lib/http";
+import { asRecord, json, ownReturnPath, wantsJson } from "../lib/http";
 import { asTestProvider } from ".";
 import { PaymentError } from "./provider";
 import { testConfirmInput } from "../bookings/schema";
@@ -31,8 +31,8 @@ export function testPaymentRoutes(deps: Deps) {
       const returnUrl = asRecord(body).returnUrl;
       if (!wantsJson(request) && typeof returnUrl === "string") {
         // A plain form post, as a provider's return URL works: back to the page that asked.
-        if (result.status === "requires_action") return sendTo(withQuery(result.nextActionUrl!, { return: safeNext(returnUrl) }));
-        return sendTo(withQuery(safeNext(returnUrl), { payment_intent: result.paymentIntentId, redirect_status: result.status === "requires_capture" ? "succeeded" : "failed" }));
+        if (result.status === "requires_action") return sendTo(withQuery(result.nextActionUrl!, { return: ownReturnPath(returnUrl, request) }));
+        return sendTo(withQuery(ownReturnPath(returnUrl, request), { payment_intent: result.paymentIntentId, redirect_status: result.status === "requires_capture" ? "succeeded" : "failed" }));
       }
       return json(result, result.error ? 402 : 200);
     })
@@ -72,27 +72,27 @@ export function testPaymentRoutes(deps: Deps) {
       await test.expireCheckout(found.session.id);
       return sendTo(found.session.cancelUrl);
     })
-    .get("/payments/test/authenticate/:id", async ({ params, query, user, render }) => {
+    .get("/payments/test/authenticate/:id", async ({ params, query, request, user, render }) => {
       const intent = test ? await test.getIntent(params.id) : null;
       if (!intent || intent.status !== "requires_action" || (intent.metadata.guestId && intent.metadata.guestId !== user.id)) return notFound(render);
-      return render((view) => <TestAuthenticatePage view={view} intent={intent} returnTo={safeNext(query.return, "/")} />);
+      return render((view) => <TestAuthenticatePage view={view} intent={intent} returnTo={ownReturnPath(query.return, request)} />);
     })
-    .post("/payments/test/authenticate/:id", async ({ params, body, user, render, sendTo }) => {
+    .post("/payments/test/authenticate/:id", async ({ params, body, request, user, render, sendTo }) => {
       const intent = test ? await test.getIntent(params.id) : null;
       if (!test || !intent || (intent.metadata.guestId && intent.metadata.guestId !== user.id)) return notFound(render);
       const b = asRecord(body);
       const result = await test.authenticate(intent.id, b.outcome === "approve");
-      return sendTo(withQuery(safeNext(b.return, "/"), { payment_intent: intent.id, redirect_status: result.status === "requires_capture" ? "succeeded" : "failed" }));
+      return sendTo(withQuery(ownReturnPath(b.return, request), { payment_intent: intent.id, redirect_status: result.status === "requires_capture" ? "succeeded" : "failed" }));
     })
-    .get("/payments/test/onboarding/:id", async ({ params, query, user, render }) => {
+    .get("/payments/test/onboarding/:id", async ({ params, query, request, user, render }) => {
       const account = test ? await test.getConnectedAccount(params.id) : null;
       if (!account || user.stripeAccountId !== account.id) return notFound(render);
-      return render((view) => <TestOnboardingPage view={view} account={account} returnTo={safeNext(query.return, "/host")} />);
+      return render((view) => <TestOnboardingPage view={view} account={account} returnTo={ownReturnPath(query.return, request, "/host")} />);
     })
-    .post("/payments/test/onboarding/:id", async ({ params, body, user, render, sendTo }) => {
+    .post("/payments/test/onboarding/:id", async ({ params, body, request, user, render, sendTo }) => {
       const account = test ? await test.getConnectedAccount(params.id) : null;
       if (!test || !account || user.stripeAccountId !== account.id) return notFound(render);
       await test.enableAccount(account.id);
-      return sendTo(safeNext(asRecord(body).return, "/host"));
+      return sendTo(ownReturnPath(asRecord(body).return, request, "/host"));
     });
 }

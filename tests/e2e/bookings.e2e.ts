@@ -165,3 +165,20 @@ test("the host sees the requests on the dashboard and accepts one", async () => 
   expect(res.find((b) => b.id === first)?.status).toBe("accepted");
   await page.close();
 }, 60_000);
+
+test("the host sets up payouts through the test onboarding page and the dashboard stops asking", async () => {
+  const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
+  await signIn(page, "host@offline.test");
+  await page.goto(`${env.server.url}/host`);
+  // The demo host has earnings and no payout account yet.
+  await page.getByRole("link", { name: "Verify Account to Withdraw" }).click();
+  await page.waitForURL(/\/stripe-connect-setup/);
+  await page.getByRole("button", { name: "Start Payment Setup" }).click();
+  await page.waitForURL(/\/payments\/test\/onboarding\//);
+  await page.getByRole("button", { name: "Enable payouts and go back" }).click();
+  await page.waitForURL(/\/stripe-connect-setup/);
+  await page.getByText("Payouts are enabled").waitFor();
+  await page.goto(`${env.server.url}/host`);
+  expect(await page.getByRole("link", { name: "Verify Account to Withdraw" }).count()).toBe(0);
+  await page.close();
+}, 60_000);
