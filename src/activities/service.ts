@@ -165,7 +165,21 @@ function readBrowsePage(db: Db, opts: { city: string; category?: string; limit: 
 /** A browse page as cards. */
 export async function browseActivities(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number }) {
   const { listings: list, ...page } = await browseListings(db, opts);
-  return { cards: list.map(activityCard), ...page };
+  return { cards: list.map(sharedCard), ...page };
+}
+
+/**
+ * The card of a shared (cached) listing is made once too, so a card stays the same object for
+ * as long as its page is cached and views may keep what they make of it (Browse.tsx).
+ */
+const cardOf = new WeakMap<ActivityListing, ActivityCard>();
+function sharedCard(listing: ActivityListing): ActivityCard {
+  let card = cardOf.get(listing);
+  if (!card) {
+    card = activityCard(listing);
+    cardOf.set(listing, card);
+  }
+  return card;
 }
 
 /** A host's listed activities, newest first. */
