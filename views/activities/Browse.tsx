@@ -7,6 +7,7 @@ import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { Avatar } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
+import { flatten, remember } from "../../src/lib/html/fragments";
 
 export interface BrowseState {
   city: string;
@@ -77,21 +78,7 @@ export function BrowseBody({ view, state }: { view: View; state: BrowseState }) 
   );
 }
 
-/**
- * The parts of the browse page that are the same for every visitor: rendered once and reused
- * (decision 0018). Each is a function of its key only, never of the visitor (no name, token,
- * theme or toast), so the cached string is exactly what rendering again would give.
- */
-const MAX_CACHED = 500;
-function remember(cache: Map<string, JSX.Element>, key: string, render: () => JSX.Element): JSX.Element {
-  let html = cache.get(key);
-  if (html === undefined) {
-    html = render();
-    if (cache.size >= MAX_CACHED) cache.clear();
-    cache.set(key, html);
-  }
-  return html;
-}
+// The parts of the browse page that are the same for every visitor are rendered once (remember).
 
 /** Every city, grouped by country, with the current one selected. */
 const cityOptionsCache = new Map<string, JSX.Element>();
@@ -140,7 +127,7 @@ function cardHtml(view: View, card: ActivityCard): JSX.Element {
 }
 
 /** Placeholders shown while htmx loads other results. */
-const SKELETONS: JSX.Element = (
+const SKELETONS: JSX.Element = flatten(
   <ul class="browse-skeletons mt-4 grid-cols-1 gap-4 sm:grid-cols-2" aria-hidden="true">
     {Array.from({ length: 6 }, () => (
       <li class="card overflow-hidden">
