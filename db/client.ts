@@ -42,16 +42,16 @@ export function perDb<T>(make: (db: Db) => T): (db: Db) => T {
 }
 
 /** What changes whenever anything in the database does: commits of other connections, writes of this one. */
-const versionStatement = perDb((db) =>
-  db.$client.query<{ v: string }, []>(
-    // data_version moves when another connection commits (another process, a script, a second
-    // handle); total_changes() counts the rows this connection inserted, updated or deleted.
-    "SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes() AS v",
-  ),
-);
+const versionStatements = perDb((db) => ({
+  // Moves when another connection commits (another process, a script, a second handle).
+  data: db.$client.prepare<[number], []>("PRAGMA data_version"),
+  // The rows this connection inserted, updated or deleted since it opened.
+  changes: db.$client.prepare<[number], []>("SELECT total_changes()"),
+}));
 
 export function dbVersion(db: Db): string {
-  return versionStatement(db).get()!.v;
+  const { data, changes } = versionStatements(db);
+  return `${data.values()[0]![0]}:${changes.values()[0]![0]}`;
 }
 
 /**
