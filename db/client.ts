@@ -41,6 +41,45 @@ export function perDb<T>(make: (db: Db) => T): (db: Db) => T {
   };
 }
 
+/** What changes whenever anything in the database does: commits of other connections, writes of this one. */
+const versionStatements = perDb((db) => ({
+  // Moves when another connection commits (another process, a script, a second handle).
+  data: db.$client.prepare<[number], []>("PRAGMA data_version"),
+  // The rows this connection inserted, updated or deleted since it opened.
+  changes: db.$client.prepare<[number], []>("SELECT total_changes()"),
+}));
+
+export function dbVersion(db: Db): string {
+  const { data, changes } = versionStatements(db);
+  return `${data.values()[0]![0]}:${changes.values()[0]![0]}`;
+}
+
+/**
+ * A cache of read results that lasts until the database changes in any way (`dbVersion`): hot
+ * reads that many guests make alike (browse pages) run their queries once per change instead of
+ * once per request. The version is read before `read` runs, so a result can only ever be newer
+ * than its version, never older. At most `max` results per database are kept; all are dropped
+ * at the first change. `read` must be synchronous and its result must not be modified.
+ */
+export function readCache<T>(max: number): (db: Db, key: string, read: () => T) => T {
+  const caches = new WeakMap<Db, { version: string; entries: Map<string, T> }>();
+  return (db, key, read) => {
+    const version = dbVersion(db);
+    let cache = caches.get(db);
+    if (!cache || cache.version !== version) {
+      cache = { version, entries: new Map() };
+      caches.set(db, cache);
+    }
+    let value = cache.entries.get(key);
+    if (value === undefined) {
+      value = read();
+      if (cache.entries.size >= max) cache.entries.delete(cache.entries.keys().next().value!);
+      cache.entries.set(key, value);
+    }
+    return value;
+  };
+}
+
 /**
  * Opens the SQLite file with the pragmas the app relies on: busy_timeout first (so a second
  * writer waits instead of failing), WAL for concurrent readers, foreign keys enforced.

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, isNull } from "drizzle-orm";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { dbVersion, openDb } from "../db/client";
 import { activities } from "../db/schema";
 import { seedDemo, seedGeneratedActivities } from "../db/seed";
 import { BROWSE_COUNT_CAP, browseActivities, browseQueries } from "../src/activities/service";
@@ -104,5 +108,40 @@ describe("browse query plans", () => {
     const plan = planOf(browseQueries(t.db).ratings!);
     expect(plan).toContain("SEARCH reviews USING INDEX reviews_activity (activity_id=?)");
     expect(plan).not.toMatch(/SCAN reviews/);
+  });
+});
+
+describe("browse pages read once per database change", () => {
+  test("the same page twice is the same read; a write reads again", async () => {
+    const first = await browseActivities(t.db, { city: "Paris", category: "art", limit: 5 });
+    const again = await browseActivities(t.db, { city: "Paris", category: "art", limit: 5 });
+    expect(again).toEqual(first);
+
+    // A write: the hidden activity leaves the page at once.
+    const hidden = first.cards[0]!.id;
+    t.db.update(activities).set({ active: false }).where(eq(activities.id, hidden)).run();
+    const afterOwn = await browseActivities(t.db, { city: "Paris", category: "art", limit: 5 });
+    expect(afterOwn.cards.map((c) => c.id)).not.toContain(hidden);
+    expect(afterOwn.total).toBe(first.total - 1);
+  });
+
+  test("the database's version moves with a commit of another connection, and with every write of this one", () => {
+    const dir = mkdtempSync(join(tmpdir(), "offline-version-"));
+    try {
+      const one = openDb(join(dir, "v.db"));
+      const two = openDb(join(dir, "v.db"));
+      one.$client.exec("CREATE TABLE t (x)");
+      const start = dbVersion(one);
+      two.$client.exec("INSERT INTO t VALUES (1)");
+      const afterOther = dbVersion(one);
+      expect(afterOther).not.toBe(start);
+      one.$client.exec("UPDATE t SET x = 2");
+      expect(dbVersion(one)).not.toBe(afterOther);
+      expect(dbVersion(one)).toBe(dbVersion(one));
+      one.$client.close();
+      two.$client.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

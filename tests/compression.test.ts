@@ -108,6 +108,24 @@ describe("pages, fragments and JSON", () => {
     expect(await health.json()).toEqual({ ok: true });
   });
 
+  test("an answer with the same bytes as an earlier one gets the same encoding; one differing in a byte gets its own", async () => {
+    const page = (token: string) => `<!doctype html><meta name="csrf-token" content="${token}">${"<li>the same list for everyone</li>".repeat(200)}`;
+    const send = (body: string, encoding: string) =>
+      compressResponse(new Request("http://localhost/", { headers: { "accept-encoding": encoding } }), new Response(body, { headers: { "content-type": "text/html" } }));
+    for (const encoding of ["br", "gzip"]) {
+      const decode = encoding === "br" ? brotliDecompressSync : gunzipSync;
+      const first = await bytes(send(page("a".repeat(43)), encoding));
+      const again = await bytes(send(page("a".repeat(43)), encoding));
+      expect(again).toEqual(first);
+      expect(decode(again).toString()).toBe(page("a".repeat(43)));
+      // Same length, one character apart: never the other answer's bytes.
+      const other = send(page("b".repeat(43)), encoding);
+      expect(other.headers.get("content-encoding")).toBe(encoding);
+      expect(decode(await bytes(other)).toString()).toBe(page("b".repeat(43)));
+      expect(decode(await bytes(send(page("a".repeat(43)), encoding))).toString()).toBe(page("a".repeat(43)));
+    }
+  });
+
   test("never twice, never a stream, never an image, never HEAD or 204", async () => {
     const text = "y".repeat(5000);
     const encoded = compressResponse(brRequest(), new Response(text, { headers: { "Content-Type": "text/plain", "Content-Encoding": "gzip" } }));

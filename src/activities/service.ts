@@ -1,5 +1,5 @@
 import { and, avg, count, desc, eq, isNull, sql } from "drizzle-orm";
-import { perDb, type Db } from "../../db/client";
+import { perDb, readCache, type Db } from "../../db/client";
 import { activities, reviews, users, type Activity } from "../../db/schema";
 import { publicUser, publicUserColumns, type PublicUser, type PublicUserSource } from "../profiles/serialize";
 import { reviewsOfActivity } from "../reviews/service";
@@ -123,20 +123,35 @@ export interface BrowseTotal {
 /**
  * Bookable activities of a city, newest first, with their host and real average rating, a page
  * at a time (keyset paging on the browse index, so page 100 costs what page 1 does), and their
- * number counted up to `countCap` (BROWSE_COUNT_CAP).
+ * number counted up to `countCap` (BROWSE_COUNT_CAP). Read once per database change
+ * (`browseCache`): the result is shared, never modify it.
  */
 export async function browseListings(
   db: Db,
   opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number },
   today = new Date(),
-): Promise<{ listings: ActivityListing[]; nextCursor: string | null } & BrowseTotal> {
+): Promise<BrowsePage> {
+  const cap = opts.countCap ?? BROWSE_COUNT_CAP;
+  // Ages on the cards change with the day, so the day is part of the key.
+  const key = [opts.city, opts.category ?? "", opts.cursor ?? "", opts.limit, cap, today.toISOString().slice(0, 10)].join("\u0000");
+  return browseCache(db, key, () => readBrowsePage(db, opts, cap, today));
+}
+
+type BrowsePage = { listings: ActivityListing[]; nextCursor: string | null } & BrowseTotal;
+
+/**
+ * Browse pages are the same for every guest until an activity, host or review changes, so they
+ * are read once per database change (`readCache`), for the most recent few hundred filters.
+ */
+const browseCache = readCache<BrowsePage>(500);
+
+function readBrowsePage(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string }, cap: number, today: Date): BrowsePage {
   const after = decodeCursor(opts.cursor);
   const statements = browseStatements(db);
-  const cap = opts.countCap ?? BROWSE_COUNT_CAP;
   const filter = { city: opts.city, category: opts.category ?? "" };
   const pageQuery = opts.category ? (after ? statements.page.categoryAfter : statements.page.category) : after ? statements.page.allAfter : statements.page.all;
-  const rows = await pageQuery.all({ ...filter, limit: opts.limit + 1, afterCreatedAt: after?.createdAt ?? 0, afterId: after?.id ?? "" });
-  const counted = (await (opts.category ? statements.count.category : statements.count.all).get({ ...filter, cap: cap + 1 }))?.n ?? 0;
+  const rows = pageQuery.all({ ...filter, limit: opts.limit + 1, afterCreatedAt: after?.createdAt ?? 0, afterId: after?.id ?? "" });
+  const counted = (opts.category ? statements.count.category : statements.count.all).get({ ...filter, cap: cap + 1 })?.n ?? 0;
   const more = rows.length > opts.limit;
   const list = withRatings(db, rows.slice(0, opts.limit), today);
   return {
@@ -150,7 +165,21 @@ export async function browseListings(
 /** A browse page as cards. */
 export async function browseActivities(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number }) {
   const { listings: list, ...page } = await browseListings(db, opts);
-  return { cards: list.map(activityCard), ...page };
+  return { cards: list.map(sharedCard), ...page };
+}
+
+/**
+ * The card of a shared (cached) listing is made once too, so a card stays the same object for
+ * as long as its page is cached and views may keep what they make of it (Browse.tsx).
+ */
+const cardOf = new WeakMap<ActivityListing, ActivityCard>();
+function sharedCard(listing: ActivityListing): ActivityCard {
+  let card = cardOf.get(listing);
+  if (!card) {
+    card = activityCard(listing);
+    cardOf.set(listing, card);
+  }
+  return card;
 }
 
 /** A host's listed activities, newest first. */

@@ -1,5 +1,5 @@
 import { and, eq, lt, sql } from "drizzle-orm";
-import { perDb, writeTransaction, type Db } from "../../db/client";
+import { perDb, readCache, writeTransaction, type Db } from "../../db/client";
 import { oauthAccounts, sessions, users, type User } from "../../db/schema";
 import { defineJob } from "../lib/jobs";
 import { firstNameSchema, lastNameSchema } from "../profiles/schema";
@@ -43,11 +43,18 @@ const sessionStatements = perDb((db) => ({
   extend: db.update(sessions).set({ expire: sql`${sql.placeholder("expire")}` }).where(eq(sessions.sid, sql.placeholder("sid"))).prepare(),
 }));
 
+/**
+ * Session rows (with their user) read once per database change, like browse pages: signing in
+ * or out, an extended or removed session and any change to a user are writes, so they are seen
+ * at once. The row is shared between requests: never modify it.
+ */
+const sessionRows = readCache<{ session: typeof sessions.$inferSelect; user: User } | null>(1000);
+
 export async function loadSession(db: Db, token: string, now = Date.now()) {
   if (!token || token.length > 100) return null;
   const sid = sha256(token);
   const statements = sessionStatements(db);
-  const row = await statements.find.get({ sid });
+  const row = sessionRows(db, sid, () => statements.find.get({ sid }) ?? null);
   if (!row) return null;
   if (row.session.expire <= now) {
     await statements.remove.run({ sid });

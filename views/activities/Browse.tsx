@@ -7,6 +7,7 @@ import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { Avatar } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
+import { flatten, remember } from "../../src/lib/html/fragments";
 
 export interface BrowseState {
   city: string;
@@ -20,6 +21,9 @@ export interface BrowseState {
   capped?: boolean;
   nextCursor: string | null;
 }
+
+/** htmx attributes of the filters: each swaps the whole browse part and updates the address. */
+const swap = { "hx-target": "#browse", "hx-swap": "outerHTML", "hx-push-url": "true", "hx-indicator": "#browse" };
 
 export const browseHref = (city: string, category?: string, cursor?: string, filters?: boolean) => {
   const q = new URLSearchParams({ city });
@@ -41,7 +45,6 @@ export function Browse({ view, state }: { view: View; state: BrowseState }) {
 /** What htmx swaps on a filter change: the page's content, not the shell around it. */
 export function BrowseBody({ view, state }: { view: View; state: BrowseState }) {
   const { t } = view;
-  const swap = { "hx-target": "#browse", "hx-swap": "outerHTML", "hx-push-url": "true", "hx-indicator": "#browse" };
   return (
       <div id="browse">
         <div class="flex items-start justify-between gap-3">
@@ -54,15 +57,7 @@ export function BrowseBody({ view, state }: { view: View; state: BrowseState }) 
             {t("browse.city")}
           </label>
           <select id="browse-city" name="city" class="input w-auto min-w-0 flex-1 py-2">
-            {countries.map((country) => (
-              <optgroup label={country.name}>
-                {country.cities.map((c) => (
-                  <option value={c.name} selected={c.name === state.city} safe>
-                    {c.name}
-                  </option>
-                ))}
-              </optgroup>
-            ))}
+            {cityOptions(state.city)}
           </select>
           {state.category ? <input type="hidden" name="category" value={state.category} /> : ""}
           <noscript>
@@ -75,28 +70,76 @@ export function BrowseBody({ view, state }: { view: View; state: BrowseState }) 
           <summary class="btn btn-secondary cursor-pointer list-none" aria-controls="categories" safe>
             {t("browse.filters")}
           </summary>
-          <nav id="categories" aria-label={t("browse.categories")} class="mt-3 grid grid-cols-3 gap-2 sm:grid-cols-4">
-            <CategoryLink view={view} href={browseHref(state.city, undefined, undefined, true)} label={t("browse.allCategories")} current={!state.category} swap={swap} />
-            {categories.map((c) => (
-              <CategoryLink view={view} href={browseHref(state.city, c, undefined, true)} label={t(categoryLabelKey(c))} current={state.category === c} swap={swap} photo={`/static/photos/${c}-1.svg`} />
-            ))}
-          </nav>
+          {categoryNav(view, state.city, state.category)}
         </details>
         <BrowseResults view={view} state={state} />
-        <ul class="browse-skeletons mt-4 grid-cols-1 gap-4 sm:grid-cols-2" aria-hidden="true">
-          {Array.from({ length: 6 }, () => (
-            <li class="card overflow-hidden">
-              <div class="skeleton aspect-[4/3]" />
-              <div class="p-3">
-                <div class="skeleton h-4 w-2/3 rounded" />
-                <div class="skeleton mt-2 h-3 w-1/3 rounded" />
-              </div>
-            </li>
-          ))}
-        </ul>
+        {SKELETONS}
       </div>
   );
 }
+
+// The parts of the browse page that are the same for every visitor are rendered once (remember).
+
+/** Every city, grouped by country, with the current one selected. */
+const cityOptionsCache = new Map<string, JSX.Element>();
+const cityOptions = (city: string) =>
+  remember(cityOptionsCache, city, () => (
+    <>
+      {countries.map((country) => (
+        <optgroup label={country.name}>
+          {country.cities.map((c) => (
+            <option value={c.name} selected={c.name === city} safe>
+              {c.name}
+            </option>
+          ))}
+        </optgroup>
+      ))}
+    </>
+  ));
+
+/** The category grid of a city in a language, with the current category marked. */
+const categoryNavCache = new Map<string, JSX.Element>();
+const categoryNav = (view: View, city: string, category: Category | undefined) =>
+  remember(categoryNavCache, `${view.locale}\u0000${city}\u0000${category ?? ""}`, () => {
+    const { t } = view;
+    return (
+      <nav id="categories" aria-label={t("browse.categories")} class="mt-3 grid grid-cols-3 gap-2 sm:grid-cols-4">
+        <CategoryLink view={view} href={browseHref(city, undefined, undefined, true)} label={t("browse.allCategories")} current={!category} swap={swap} />
+        {categories.map((c) => (
+          <CategoryLink view={view} href={browseHref(city, c, undefined, true)} label={t(categoryLabelKey(c))} current={category === c} swap={swap} photo={`/static/photos/${c}-1.svg`} />
+        ))}
+      </nav>
+    );
+  });
+
+/**
+ * A card in a language. Cards of a cached browse page are shared objects (src/activities/service.ts),
+ * so each is rendered once per language for as long as the page is cached.
+ */
+const cardCache = new WeakMap<ActivityCard, Map<string, JSX.Element>>();
+function cardHtml(view: View, card: ActivityCard): JSX.Element {
+  let byLocale = cardCache.get(card);
+  if (!byLocale) {
+    byLocale = new Map();
+    cardCache.set(card, byLocale);
+  }
+  return remember(byLocale, view.locale, () => <ActivityCardView view={view} card={card} />);
+}
+
+/** Placeholders shown while htmx loads other results. */
+const SKELETONS: JSX.Element = flatten(
+  <ul class="browse-skeletons mt-4 grid-cols-1 gap-4 sm:grid-cols-2" aria-hidden="true">
+    {Array.from({ length: 6 }, () => (
+      <li class="card overflow-hidden">
+        <div class="skeleton aspect-[4/3]" />
+        <div class="p-3">
+          <div class="skeleton h-4 w-2/3 rounded" />
+          <div class="skeleton mt-2 h-3 w-1/3 rounded" />
+        </div>
+      </li>
+    ))}
+  </ul>
+);
 
 function CategoryLink({ href, label, current, swap, photo }: { view: View; href: string; label: string; current: boolean; swap: Record<string, string>; photo?: string }) {
   return (
@@ -146,9 +189,7 @@ export function BrowseCards({ view, state }: { view: View; state: BrowseState })
   return (
     <>
       {state.cards.map((card) => (
-        <li>
-          <ActivityCardView view={view} card={card} />
-        </li>
+        <li>{cardHtml(view, card)}</li>
       ))}
       {more ? (
         <li class="sm:col-span-2" id="load-more">

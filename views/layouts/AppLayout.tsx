@@ -1,6 +1,7 @@
 import type { View } from "../../src/shell/view";
 import { Icon, type IconName } from "../components/icons";
 import { Document } from "./Document";
+import { remember } from "../../src/lib/html/fragments";
 
 const tabs: { href: string; label: "nav.browse" | "nav.bookings" | "nav.host" | "nav.profile"; icon: IconName; match: RegExp }[] = [
   { href: "/", label: "nav.browse", icon: "search", match: /^\/($|browse|activity\/|booking\/)/ },
@@ -9,37 +10,46 @@ const tabs: { href: string; label: "nav.browse" | "nav.bookings" | "nav.host" | 
   { href: "/profile", label: "nav.profile", icon: "user", match: /^\/(profile|edit-profile|settings|reviews)/ },
 ];
 
+/** The bottom navigation in a language with one tab (or none) current: rendered once each (remember). */
+const navs = new Map<string, JSX.Element>();
+function bottomNav(view: View): JSX.Element {
+  const currentTab = tabs.findIndex((tab) => tab.match.test(view.path));
+  const { t } = view;
+  return remember(navs, `${view.locale}\u0000${currentTab}`, () => (
+    <nav
+      aria-label={t("nav.label")}
+      class="fixed bottom-0 inset-x-0 z-30 border-t border-line bg-surface/95 backdrop-blur pb-[env(safe-area-inset-bottom)]"
+    >
+      <ul class="mx-auto grid max-w-screen-md grid-cols-4">
+        {tabs.map((tab, i) => {
+          const current = i === currentTab;
+          return (
+            <li>
+              <a
+                href={tab.href}
+                class={`nav-tab ${current ? "nav-tab-current" : ""}`}
+                aria-current={current ? "page" : undefined}
+              >
+                <Icon name={tab.icon} />
+                <span safe>{t(tab.label)}</span>
+              </a>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  ));
+}
+
 /** The signed-in screens: content above a fixed bottom navigation with the current tab marked. */
 export function AppLayout({ view, title, children, stylesheets }: { view: View; title: string; children: JSX.Element; stylesheets?: (string | null)[] }) {
-  const { t } = view;
   return (
     <Document view={view} title={title} stylesheets={stylesheets}>
       <>
         <main id="main" class="mx-auto max-w-screen-md px-4 pt-4 pb-24">
           {children as "safe"}
         </main>
-        <nav
-          aria-label={t("nav.label")}
-          class="fixed bottom-0 inset-x-0 z-30 border-t border-line bg-surface/95 backdrop-blur pb-[env(safe-area-inset-bottom)]"
-        >
-          <ul class="mx-auto grid max-w-screen-md grid-cols-4">
-            {tabs.map((tab) => {
-              const current = tab.match.test(view.path);
-              return (
-                <li>
-                  <a
-                    href={tab.href}
-                    class={`nav-tab ${current ? "nav-tab-current" : ""}`}
-                    aria-current={current ? "page" : undefined}
-                  >
-                    <Icon name={tab.icon} />
-                    <span safe>{t(tab.label)}</span>
-                  </a>
-                </li>
-              );
-            })}
-          </ul>
-        </nav>
+        {bottomNav(view)}
       </>
     </Document>
   );

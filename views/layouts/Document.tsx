@@ -1,3 +1,4 @@
+import { remember } from "../../src/lib/html/fragments";
 import type { View } from "../../src/shell/view";
 
 /** Applied before first paint so a dark theme never flashes light. Its hash is in the CSP. */
@@ -41,38 +42,68 @@ export function Document({
           {description ? <meta name="description" content={description} /> : ""}
           <meta name="theme-color" content="#e8553d" />
           <meta name="csrf-token" content={view.csrf} />
-          <meta name="htmx-config" content={HTMX_CONFIG} />
-          <link rel="manifest" href="/manifest.webmanifest" />
-          <link rel="icon" href="/static/icon.svg" type="image/svg+xml" />
-          <script>{THEME_SCRIPT as "safe"}</script>
-          {assets.css ? <link rel="stylesheet" href={assets.css} /> : ""}
-          {stylesheets.filter(Boolean).map((href) => <link rel="stylesheet" href={href!} />)}
-          {assets.htmx ? <script src={assets.htmx} defer /> : ""}
-          {assets.loader ? <script type="module" src={assets.loader} /> : ""}
+          {headEnd(assets, stylesheets)}
         </head>
         <body
           class={`min-h-screen bg-surface text-ink antialiased ${bodyClass}`}
           hx-headers={JSON.stringify({ "X-CSRF-Token": view.csrf })}
         >
-          <a href="#main" class="skip-link">
-            {t("app.skipToContent") as "safe"}
-          </a>
-          <div
-            id="offline-banner"
-            role="status"
-            hidden
-            class="sticky top-0 z-40 bg-yellow-300 text-yellow-950 text-sm font-medium px-4 py-2 text-center"
-          >
-            {t("shell.offline") as "safe"}
-          </div>
+          {bodyStart(view)}
           {children as "safe"}
-          <Toasts view={view} />
-          <InstallCard view={view} />
+          {view.toast ? <Toasts view={view} /> : remember(noToasts, view.locale, () => <Toasts view={view} />)}
+          {remember(installCards, view.locale, () => <InstallCard view={view} />)}
         </body>
       </html>
     </>
   );
 }
+
+// What every page has alike is rendered once per language or per set of built files (remember).
+
+/** The end of the head: scripts and stylesheets, the same on every page with the same built files. */
+const headEnds = new WeakMap<View["assets"], Map<string, JSX.Element>>();
+function headEnd(assets: View["assets"], stylesheets: (string | null)[]): JSX.Element {
+  let byStylesheets = headEnds.get(assets);
+  if (!byStylesheets) {
+    byStylesheets = new Map();
+    headEnds.set(assets, byStylesheets);
+  }
+  const extra = stylesheets.filter((href): href is string => Boolean(href));
+  return remember(byStylesheets, extra.join("\u0000"), () => (
+    <>
+      <meta name="htmx-config" content={HTMX_CONFIG} />
+      <link rel="manifest" href="/manifest.webmanifest" />
+      <link rel="icon" href="/static/icon.svg" type="image/svg+xml" />
+      <script>{THEME_SCRIPT as "safe"}</script>
+      {assets.css ? <link rel="stylesheet" href={assets.css} /> : ""}
+      {extra.map((href) => <link rel="stylesheet" href={href} />)}
+      {assets.htmx ? <script src={assets.htmx} defer /> : ""}
+      {assets.loader ? <script type="module" src={assets.loader} /> : ""}
+    </>
+  ));
+}
+
+/** The skip link and the offline banner, in the page's language. */
+const bodyStarts = new Map<string, JSX.Element>();
+const bodyStart = (view: View) =>
+  remember(bodyStarts, view.locale, () => (
+    <>
+      <a href="#main" class="skip-link">
+        {view.t("app.skipToContent") as "safe"}
+      </a>
+      <div
+        id="offline-banner"
+        role="status"
+        hidden
+        class="sticky top-0 z-40 bg-yellow-300 text-yellow-950 text-sm font-medium px-4 py-2 text-center"
+      >
+        {view.t("shell.offline") as "safe"}
+      </div>
+    </>
+  ));
+
+const noToasts = new Map<string, JSX.Element>();
+const installCards = new Map<string, JSX.Element>();
 
 /**
  * The install card: hidden until the browser says the app can be installed, then shown by the
