@@ -1,5 +1,8 @@
 import { Elysia } from "elysia";
-import type { User } from "../../db/schema";
+import { readCache } from "../../db/client";
+import type { Activity, User } from "../../db/schema";
+import type { ReviewView } from "../reviews/service";
+import type { PublicUserSource } from "../profiles/serialize";
 import { Browse, BrowseBody, BrowseCards, type BrowseState } from "../../views/activities/Browse";
 import { CreateActivityForm, emptyCreateForm, type CreateFormState } from "../../views/activities/CreateForm";
 import { ActivityDetail, ActivityNotFound } from "../../views/activities/Detail";
@@ -18,8 +21,21 @@ import { countOwnActivities } from "./host";
 import { hostEarnings, hostRequests } from "../bookings/reads";
 import { activityRatingAndReviews, browseActivities } from "./service";
 
+/**
+ * What the activity page shows of an activity, its host and its reviews: read once per database
+ * change (`readCache`), as browse pages are, since many guests open the same activities.
+ */
+const activityPage = readCache<Promise<{ activity: Activity; host: PublicUserSource; rating: { average: number | null; count: number }; reviews: ReviewView[] } | null>>(500);
+
 /** The activity screens: browse, the activity page, the host dashboard, the create form and the wizard. */
 export function activityRoutes(deps: Deps) {
+  const readActivityPage = async (id: string) => {
+    const activity = await findListedActivity(deps, id);
+    if (!activity) return null;
+    const [host, { rating, reviews }] = await Promise.all([hostOf(deps, activity), activityRatingAndReviews(deps.db, activity.id, 3)]);
+    return host ? { activity, host, rating, reviews } : null;
+  };
+
   const browse = async ({ request, query, state, render }: { request: Request; query: Record<string, string | undefined>; state: RequestState; render: Render }) => {
     const asked = readBrowseQuery(query, state.user);
     const page = await browseActivities(deps.db, asked);
@@ -91,11 +107,11 @@ export function activityRoutes(deps: Deps) {
       ));
     })
     .get("/activity/:id", async ({ params, request, state, user, render }) => {
-      const activity = await findListedActivity(deps, params.id);
-      if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
-      const [host, { rating, reviews }] = await Promise.all([hostOf(deps, activity), activityRatingAndReviews(deps.db, activity.id, 3)]);
+      const page = await activityPage(deps.db, params.id, () => readActivityPage(params.id));
+      if (!page) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
+      const { activity, host, rating, reviews } = page;
       return render((view) => (
-        <ActivityDetail view={view} activity={activity} host={publicUser(host!, new Date(deps.now()))} rating={rating} reviews={reviews} maps={deps.config.maps} now={deps.now()} />
+        <ActivityDetail view={view} activity={activity} host={publicUser(host, new Date(deps.now()))} rating={rating} reviews={reviews} maps={deps.config.maps} now={deps.now()} />
       ));
     });
 }

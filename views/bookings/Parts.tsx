@@ -1,30 +1,34 @@
 import type { Activity } from "../../db/schema";
 import { categoryPhoto } from "../../src/activities/categories";
 import { decimalFromCents, formatMoney } from "../../src/lib/money";
+import { cachedFormatter } from "../../src/lib/intl";
 import type { Price } from "../../src/lib/pricing";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { FormAlert } from "../components/Fields";
 import { Island } from "../components/Island";
 
-const intlLocale = (view: View) => (view.locale === "fr" ? "fr-FR" : "en-US");
+/** Formatters made once per language (building one costs far more than using it). */
+const hourFormat = cachedFormatter((l) => new Intl.DateTimeFormat(l, { hour: "numeric", minute: "2-digit", hour12: !l.startsWith("fr"), timeZone: "UTC" }));
+const longDateFormat = cachedFormatter((l) => new Intl.DateTimeFormat(l, { weekday: "long", year: "numeric", month: "long", day: "numeric", timeZone: "UTC" }));
+const shortDateFormat = cachedFormatter((l) => new Intl.DateTimeFormat(l, { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" }));
 
 /** 14 → "2:00 PM" (English) or "14:00" (French), as the spec shows start times. */
 export function formatHour(view: View, time: string) {
   const [h = 0, m = 0] = time.split(":").map(Number);
-  return new Intl.DateTimeFormat(intlLocale(view), { hour: "numeric", minute: "2-digit", hour12: view.locale !== "fr", timeZone: "UTC" }).format(Date.UTC(2000, 0, 1, h, m));
+  return hourFormat(view.locale).format(Date.UTC(2000, 0, 1, h, m));
 }
 
 /** "2026-03-02" → "Monday, March 2, 2026". */
 export function formatLongDate(view: View, date: string) {
   const [y = 2000, mo = 1, d = 1] = date.split("-").map(Number);
-  return new Intl.DateTimeFormat(intlLocale(view), { weekday: "long", year: "numeric", month: "long", day: "numeric", timeZone: "UTC" }).format(Date.UTC(y, mo - 1, d));
+  return longDateFormat(view.locale).format(Date.UTC(y, mo - 1, d));
 }
 
 /** "2026-03-02" → "Mon, Mar 2". */
 export function formatShortDate(view: View, date: string) {
   const [y = 2000, mo = 1, d = 1] = date.split("-").map(Number);
-  return new Intl.DateTimeFormat(intlLocale(view), { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" }).format(Date.UTC(y, mo - 1, d));
+  return shortDateFormat(view.locale).format(Date.UTC(y, mo - 1, d));
 }
 
 /** 30 → "30m", 60 → "1h", 90 → "1.5h" (the date-time screen's duration labels). */

@@ -1,3 +1,5 @@
+import { remember } from "../../src/lib/html/fragments";
+import { cachedFormatter } from "../../src/lib/intl";
 import type { Activity } from "../../db/schema";
 import { activityZone, bookableDates, durationAllowed, FLOWS } from "../../src/bookings/times";
 import { decimalFromCents, formatMoney } from "../../src/lib/money";
@@ -23,12 +25,14 @@ export interface RequestSummary {
 const rules = FLOWS.dialog;
 const hh = (h: number) => `${String(h).padStart(2, "0")}:00`;
 
+const dayFormat = cachedFormatter((l) => new Intl.DateTimeFormat(l, { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" }));
+
 /** "Today", "Tomorrow", then the weekday and date in the interface language. */
 function dateLabel(view: View, date: string, index: number) {
   if (index === 0) return view.t("booking.today");
   if (index === 1) return view.t("booking.tomorrow");
   const [y = 2000, m = 1, d = 1] = date.split("-").map(Number);
-  return new Intl.DateTimeFormat(view.locale === "fr" ? "fr-FR" : "en-US", { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" }).format(Date.UTC(y, m - 1, d));
+  return dayFormat(view.locale).format(Date.UTC(y, m - 1, d));
 }
 
 /** The details step's fields (message, date, start, duration), shared by the dialog and the payment step's way back. */
@@ -93,6 +97,14 @@ function DetailsFields({ view, activity, choice, now }: { view: View; activity: 
   );
 }
 
+/** The dialog's fields before anything is chosen: the same for everyone who opens that activity that day. */
+const emptyDetailsKept = new Map<string, JSX.Element>();
+function emptyDetails(view: View, activity: Activity, firstAllowed: number, now: number) {
+  const today = bookableDates(activityZone(activity), now, 0)[0];
+  const key = `${view.locale}|${activity.city}|${activity.minDurationMinutes}|${activity.maxDurationMinutes}|${today}`;
+  return remember(emptyDetailsKept, key, () => <DetailsFields view={view} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60 }} now={now} />);
+}
+
 /**
  * The booking dialog on the activity page (spec "Booking dialog"), as a disclosure that works
  * without JavaScript: the details step posts to the server, which answers with the payment step.
@@ -107,7 +119,7 @@ export function RequestDialog({ view, activity, now }: { view: View; activity: A
       </summary>
       <form method="post" action={`/activity/${activity.id}/request`} class="mt-3 flex flex-col gap-3">
         <input type="hidden" name="_csrf" value={view.csrf} />
-        <DetailsFields view={view} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60 }} now={now} />
+        {emptyDetails(view, activity, firstAllowed, now)}
         <button type="submit" class="btn btn-primary w-full" safe>
           {t("booking.dialogContinue")}
         </button>
