@@ -1,5 +1,6 @@
 import type { Activity } from "../../db/schema";
 import { cityByName } from "../lib/places";
+import { zonedAt } from "../lib/time";
 
 /**
  * When an activity can be booked. Times are wall-clock times in the activity's city (its IANA
@@ -26,13 +27,13 @@ export const durationAllowed = (activity: Pick<Activity, "minDurationMinutes" | 
 
 /** Today's date and the minute of the day in a zone. */
 export function localNow(zone: string, now: number) {
-  const z = Temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(zone);
+  const z = zonedAt(now, zone);
   return { date: z.toPlainDate().toString(), minute: z.hour * 60 + z.minute };
 }
 
 /** The dates a guest may choose: today (in the city) and the next `days` days. */
 export function bookableDates(zone: string, now: number, days = BOOKING_WINDOW_DAYS): string[] {
-  const today = Temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(zone).toPlainDate();
+  const today = zonedAt(now, zone).toPlainDate();
   return Array.from({ length: days + 1 }, (_, i) => today.add({ days: i }).toString());
 }
 
@@ -82,7 +83,7 @@ export function readSlot(
   const start = plainDate.toPlainDateTime({ hour }).toZonedDateTime(zone, { disambiguation: "compatible" });
   const startsAt = start.epochMilliseconds;
   if (startsAt <= now) return { ok: false, error: "booking.inPast" };
-  const today = Temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(zone).toPlainDate();
+  const today = zonedAt(now, zone).toPlainDate();
   if (Temporal.PlainDate.compare(plainDate, today.add({ days: BOOKING_WINDOW_DAYS })) > 0) return { ok: false, error: "booking.tooFar" };
   const hh = String(hour).padStart(2, "0");
   return {
@@ -119,8 +120,8 @@ export function hoursToMinutes(value: unknown): number {
 export function busyByDate(intervals: { startsAt: number; endsAt: number }[], zone: string): Record<string, [number, number][]> {
   const out: Record<string, [number, number][]> = {};
   for (const b of intervals) {
-    let start = Temporal.Instant.fromEpochMilliseconds(b.startsAt).toZonedDateTimeISO(zone);
-    const end = Temporal.Instant.fromEpochMilliseconds(b.endsAt).toZonedDateTimeISO(zone);
+    let start = zonedAt(b.startsAt, zone);
+    const end = zonedAt(b.endsAt, zone);
     for (let guard = 0; guard < 10 && Temporal.ZonedDateTime.compare(start, end) < 0; guard++) {
       const day = start.toPlainDate().toString();
       const from = start.hour * 60 + start.minute;

@@ -36,15 +36,16 @@ export function instantOf(local: string, timeZone: string): number | null {
   }
 }
 
+/** An instant (epoch ms) as the wall clock of a zone. */
+export const zonedAt = (epochMs: number, timeZone: string) => Temporal.Instant.fromEpochMilliseconds(epochMs).toZonedDateTimeISO(timeZone);
+
 /** The wall clock of an instant in a zone, as stored ("YYYY-MM-DDTHH:MM:00"). */
 export function localOf(epochMs: number, timeZone: string): LocalDateTime {
-  const z = Temporal.Instant.fromEpochMilliseconds(epochMs).toZonedDateTimeISO(timeZone);
-  return z.toPlainDateTime().round({ smallestUnit: "minute", roundingMode: "floor" }).toString({ smallestUnit: "second" });
+  return zonedAt(epochMs, timeZone).toPlainDateTime().round({ smallestUnit: "minute", roundingMode: "floor" }).toString({ smallestUnit: "second" });
 }
 
 /** Today's date ("YYYY-MM-DD") in a zone. */
-export const todayIn = (epochMs: number, timeZone: string) =>
-  Temporal.Instant.fromEpochMilliseconds(epochMs).toZonedDateTimeISO(timeZone).toPlainDate().toString();
+export const todayIn = (epochMs: number, timeZone: string) => zonedAt(epochMs, timeZone).toPlainDate().toString();
 
 /** Wall clocks are formatted as if they were UTC, so no zone shifts them. */
 const styles = {

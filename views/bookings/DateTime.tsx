@@ -1,7 +1,7 @@
 import type { Activity } from "../../db/schema";
 import { FLOWS } from "../../src/bookings/times";
 import type { View } from "../../src/shell/view";
-import { FormAlert, ScreenHeader } from "../components/Fields";
+import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { Island } from "../components/Island";
 import { AppLayout } from "../layouts/AppLayout";
 import { ActivitySummary, durationLabel, formatHour, formatShortDate } from "./Parts";
@@ -63,42 +63,27 @@ export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData 
           {t("booking.showTimes")}
         </button>
       </div>
-      <div class="field">
-        <label class="field-label" for="bk-time" safe>
-          {t("booking.chooseTime")}
-        </label>
-        <select id="bk-time" class="input" name="time" required>
-          <option value="" safe>
-            {t("booking.pickTime")}
-          </option>
-          {hours.map((h) => {
-            const taken = date ? startTaken(data, date, h) : false;
-            return (
-              <option value={hh(h)} selected={data.selected.time === hh(h)} disabled={taken} safe>
-                {`${formatHour(view, hh(h))}${taken ? ` (${t("booking.taken")})` : ""}`}
-              </option>
-            );
-          })}
-        </select>
-      </div>
-      <div class="field">
-        <label class="field-label" for="bk-duration" safe>
-          {t("booking.chooseDuration")}
-        </label>
-        <select id="bk-duration" class="input" name="duration" required>
-          <option value="" safe>
-            {t("booking.pickDuration")}
-          </option>
-          {rules.durations.map((m) => (
-            <option value={String(m / 60)} selected={data.selected.durationMinutes === m} disabled={m < data.minMinutes || m > data.maxMinutes} safe>
-              {durationLabel(m)}
-            </option>
-          ))}
-        </select>
+      <SelectField
+        id="bk-time"
+        name="time"
+        label={t("booking.chooseTime")}
+        placeholder={t("booking.pickTime")}
+        options={hours.map((h) => {
+          const taken = date ? startTaken(data, date, h) : false;
+          return { value: hh(h), label: `${formatHour(view, hh(h))}${taken ? ` (${t("booking.taken")})` : ""}`, selected: data.selected.time === hh(h), disabled: taken };
+        })}
+      />
+      <SelectField
+        id="bk-duration"
+        name="duration"
+        label={t("booking.chooseDuration")}
+        placeholder={t("booking.pickDuration")}
+        options={rules.durations.map((m) => ({ value: String(m / 60), label: durationLabel(m), selected: data.selected.durationMinutes === m, disabled: m < data.minMinutes || m > data.maxMinutes }))}
+      >
         <span class="text-xs text-muted" safe>
           {t("booking.greyedOut")}
         </span>
-      </div>
+      </SelectField>
       <button type="submit" class="btn btn-primary w-full" safe>
         {t("booking.continueToPayment")}
       </button>

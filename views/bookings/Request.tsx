@@ -5,7 +5,7 @@ import { activityZone, bookableDates, durationAllowed, FLOWS } from "../../src/b
 import { decimalFromCents, formatMoney } from "../../src/lib/money";
 import type { Price } from "../../src/lib/pricing";
 import type { View } from "../../src/shell/view";
-import { FormAlert, ScreenHeader } from "../components/Fields";
+import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
 import { ActivitySummary, formatHour, formatLongDate, hoursText, TestModeNote } from "./Parts";
 
@@ -49,49 +49,27 @@ function DetailsFields({ view, activity, choice, now }: { view: View; activity: 
           {choice.message}
         </textarea>
       </div>
-      <div class="field">
-        <label class="field-label" for="rq-date" safe>
-          {t("booking.dateLabel")}
-        </label>
-        <select id="rq-date" class="input" name="proposedDate" required>
-          <option value="" safe>
-            {t("booking.pickDate")}
-          </option>
-          {dates.map((d, i) => (
-            <option value={d} selected={choice.date === d} safe>
-              {dateLabel(view, d, i)}
-            </option>
-          ))}
-        </select>
-      </div>
+      <SelectField
+        id="rq-date"
+        name="proposedDate"
+        label={t("booking.dateLabel")}
+        placeholder={t("booking.pickDate")}
+        options={dates.map((d, i) => ({ value: d, label: dateLabel(view, d, i), selected: choice.date === d }))}
+      />
       <div class="grid grid-cols-2 gap-3">
-        <div class="field">
-          <label class="field-label" for="rq-time" safe>
-            {t("booking.startLabel")}
-          </label>
-          <select id="rq-time" class="input" name="proposedTime" required>
-            <option value="" safe>
-              {t("booking.pickTime")}
-            </option>
-            {Array.from({ length: rules.lastHour - rules.firstHour + 1 }, (_, i) => hh(rules.firstHour + i)).map((v) => (
-              <option value={v} selected={choice.time === v} safe>
-                {formatHour(view, v)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label class="field-label" for="rq-hours" safe>
-            {t("booking.duration")}
-          </label>
-          <select id="rq-hours" class="input" name="hours" required>
-            {rules.durations.map((m) => (
-              <option value={String(m / 60)} selected={choice.hours * 60 === m} disabled={!durationAllowed(activity, m)} safe>
-                {hoursText(view, m)}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          id="rq-time"
+          name="proposedTime"
+          label={t("booking.startLabel")}
+          placeholder={t("booking.pickTime")}
+          options={Array.from({ length: rules.lastHour - rules.firstHour + 1 }, (_, i) => hh(rules.firstHour + i)).map((v) => ({ value: v, label: formatHour(view, v), selected: choice.time === v }))}
+        />
+        <SelectField
+          id="rq-hours"
+          name="hours"
+          label={t("booking.duration")}
+          options={rules.durations.map((m) => ({ value: String(m / 60), label: hoursText(view, m), selected: choice.hours * 60 === m, disabled: !durationAllowed(activity, m) }))}
+        />
       </div>
     </>
   );

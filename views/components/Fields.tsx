@@ -88,6 +88,42 @@ export function TextField(props: {
   );
 }
 
+export interface SelectOption {
+  value: string;
+  label: string;
+  selected?: boolean;
+  disabled?: boolean;
+}
+
+/**
+ * A labelled choice: a required select, with an empty first option reading `placeholder` when
+ * given; `children` follow the select (a note about the options).
+ */
+export function SelectField(props: { id: string; name: string; label: string; options: SelectOption[]; placeholder?: string; children?: JSX.Element }) {
+  return (
+    <div class="field">
+      <label class="field-label" for={props.id} safe>
+        {props.label}
+      </label>
+      <select id={props.id} class="input" name={props.name} required>
+        {props.placeholder !== undefined ? (
+          <option value="" safe>
+            {props.placeholder}
+          </option>
+        ) : (
+          ""
+        )}
+        {props.options.map((o) => (
+          <option value={o.value} selected={o.selected} disabled={o.disabled} safe>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      {(props.children ?? "") as "safe"}
+    </div>
+  );
+}
+
 /** The form-level message, as the spec's toasts say it: a title and a sentence. */
 export function FormAlert({ title, body }: { title?: string; body?: string }) {
   if (!title && !body) return "";
