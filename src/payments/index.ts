@@ -25,6 +25,6 @@ export const asTestProvider = (payments: PaymentProvider): TestProvider | null =
  */
 export function returnBase(deps: Pick<Deps, "config" | "payments">, request: Request): string {
   const publicUrl = deps.config.publicUrl;
-  if (deps.payments?.name === "stripe" && publicUrl.startsWith("https://")) return publicUrl;
+  if (deps.payments.name === "stripe" && publicUrl.startsWith("https://")) return publicUrl;
   return new URL(request.url).origin;
 }

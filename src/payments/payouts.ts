@@ -3,7 +3,6 @@ import { users, type User } from "../../db/schema";
 import type { Deps } from "../context";
 import type { MessageKey } from "../lib/i18n";
 import { returnBase } from ".";
-import { PaymentError } from "./provider";
 
 /**
  * Payout setup: a host's connected payout account at the payment provider, its onboarding, and
@@ -15,15 +14,9 @@ import { PaymentError } from "./provider";
 export const connectAccountKey = (userId: string) => `user:${userId}:connect-account`;
 
 export type PayoutSetup =
-  | { state: "unavailable" }
   | { state: "none" }
   | { state: "incomplete"; missing: MessageKey[] }
   | { state: "enabled" };
-
-function provider(deps: Deps) {
-  if (!deps.payments) throw new PaymentError("No payment provider is configured.", "provider_unavailable", 503);
-  return deps.payments;
-}
 
 /** Where the provider sends the host back (see `returnBase`). */
 export function onboardingUrls(deps: Deps, request: Request) {
@@ -34,7 +27,7 @@ export function onboardingUrls(deps: Deps, request: Request) {
 /** The host's connected account id, created at the provider the first time (once, whatever the retries). */
 export async function ensureConnectedAccount(deps: Deps, user: User): Promise<string> {
   if (user.stripeAccountId) return user.stripeAccountId;
-  const account = await provider(deps).createConnectedAccount({ userId: user.id, email: user.email }, connectAccountKey(user.id));
+  const account = await deps.payments.createConnectedAccount({ userId: user.id, email: user.email }, connectAccountKey(user.id));
   // Compare-and-set: two tabs racing both got the same account (same key); the first write stays.
   await deps.db
     .update(users)
@@ -47,7 +40,7 @@ export async function ensureConnectedAccount(deps: Deps, user: User): Promise<st
 /** A fresh onboarding link for the host (creating their account first when needed). */
 export async function startPayoutSetup(deps: Deps, user: User, request: Request): Promise<{ url: string }> {
   const accountId = await ensureConnectedAccount(deps, user);
-  return provider(deps).onboardingLink(accountId, onboardingUrls(deps, request));
+  return deps.payments.onboardingLink(accountId, onboardingUrls(deps, request));
 }
 
 /** What a provider's requirement names mean to a host, in the order a host would gather them. */
@@ -73,7 +66,6 @@ async function storePayoutsEnabled(deps: Deps, accountId: string, enabled: boole
 
 /** The host's payout setup as the provider knows it now; stores whether payouts are enabled. */
 export async function payoutSetup(deps: Deps, user: User): Promise<PayoutSetup> {
-  if (!deps.payments) return { state: "unavailable" };
   if (!user.stripeAccountId) return { state: "none" };
   const account = await deps.payments.getConnectedAccount(user.stripeAccountId);
   if (!account) return { state: "none" };
@@ -83,7 +75,7 @@ export async function payoutSetup(deps: Deps, user: User): Promise<PayoutSetup> 
 
 /** A provider said an account changed: read it again (events arrive late and out of order) and store its state. */
 export async function refreshConnectedAccount(deps: Deps, accountId: string) {
-  if (!deps.payments || !accountId) return;
+  if (!accountId) return;
   const account = await deps.payments.getConnectedAccount(accountId);
   if (account) await storePayoutsEnabled(deps, account.id, account.payoutsEnabled);
 }

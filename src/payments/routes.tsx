@@ -41,7 +41,7 @@ export function paymentRoutes(deps: Deps) {
         alert ??= { title: state.t("payments.setupFailed"), body: state.t("payments.readFailed") };
       }
     }
-    const data: PaymentSetupState = { setup, testMode: deps.payments?.testMode ?? false, returned: opts.returned ?? false, alert };
+    const data: PaymentSetupState = { setup, testMode: deps.payments.testMode, returned: opts.returned ?? false, alert };
     return render((view) => <PaymentSetupScreen view={view} state={data} />, { status: opts.status });
   };
 

@@ -148,13 +148,6 @@ export function PaymentSetupScreen({ view, state }: { view: View; state: Payment
           )}
 
           {setup.state === "none" ? <StartButton view={view} label={t("payments.start")} /> : ""}
-          {setup.state === "unavailable" ? (
-            <p class="card p-4 text-sm text-muted" safe>
-              {t("payments.unavailable")}
-            </p>
-          ) : (
-            ""
-          )}
         </div>
       </>
     </AppLayout>
