@@ -8,7 +8,6 @@ import { zonedAt } from "../lib/time";
  * instants, and compares and schedules on UTC.
  */
 export const BOOKING_WINDOW_DAYS = 90;
-export const MIN_MINUTES = 30;
 export const MAX_MINUTES = 240;
 
 /** The two readings of the spec: the date-time screen and the booking dialog. */
@@ -135,5 +134,3 @@ export function busyByDate(intervals: { startsAt: number; endsAt: number }[], zo
   return out;
 }
 
-/** Whether [from, to) in local minutes overlaps any busy range of that day. */
-export const overlapsBusy = (busy: [number, number][] | undefined, from: number, to: number) => (busy ?? []).some(([a, b]) => from < b && to > a);

@@ -67,6 +67,3 @@ export function formatLocal(local: string, locale: Locale, style: "dateTime" | "
 
 /** "December 2026" of an instant (member since, review dates). */
 export const formatMonthYear = (epochMs: number, locale: Locale) => styles.monthYear(locale).format(epochMs);
-
-/** Minutes as hours for the API and labels: 90 → 1.5. */
-export const hoursOf = (minutes: number) => minutes / 60;
