@@ -32,10 +32,11 @@ import { accessDenied } from "./shell/access";
 import { bookingRoutes } from "./bookings/routes";
 import { makePaymentProvider } from "./payments";
 import { testPaymentRoutes } from "./payments/test-routes";
+import { DomainEvents } from "./lib/events";
 
 /** What createApp is given: the parts of `Deps` made outside it, plus overrides for tests. */
 export type AppOptions = Pick<Deps, "config" | "db" | "secrets" | "assets"> &
-  Partial<Pick<Deps, "now" | "storage" | "payments" | "paymentEvents">> & {
+  Partial<Pick<Deps, "now" | "storage" | "payments" | "paymentEvents" | "events">> & {
     limits?: Partial<Deps["limits"]>;
   };
 
@@ -101,6 +102,7 @@ export function createApp(options: AppOptions) {
     cookies: cookieNames(options.config),
     now: options.now ?? Date.now,
     paymentEvents: options.paymentEvents ?? new PaymentEvents(),
+    events: options.events ?? new DomainEvents(),
   } satisfies Omit<Deps, "jobs" | "payments"> as Deps;
   deps.payments = options.payments ?? makePaymentProvider({ config: options.config, db: options.db, events: deps.paymentEvents, now: deps.now });
   // The runner hands `deps` to the jobs it runs, so it is made once the rest exists.

@@ -14,6 +14,7 @@ import { RateLimiter, SlowDown } from "./lib/rate-limit";
 import type { Secrets } from "./lib/secrets";
 import type { ObjectStorage } from "./uploads/storage";
 import type { PaymentEvents, PaymentProvider } from "./payments/provider";
+import type { DomainEvents } from "./lib/events";
 
 /** Everything a request handler may need, made once per app (tests make one per suite). */
 export interface Deps {
@@ -29,6 +30,8 @@ export interface Deps {
   payments: PaymentProvider;
   /** Verified provider events (webhooks, or the test provider's own); bookings subscribe. */
   paymentEvents: PaymentEvents;
+  /** Committed changes (bookings, messages), for the live channel and notifications (src/lib/events.ts). */
+  events: DomainEvents;
   limits: {
     /** Failed sign-ins per email and address together: reaching the limit locks only that pair. */
     loginByPair: RateLimiter;

@@ -1,7 +1,8 @@
 import { decimalFromCents } from "../lib/money";
 import { and, eq, gt, inArray, isNotNull, lt, or } from "drizzle-orm";
 import { writeTransaction, type WriteTx } from "../../db/client";
-import { bookings, ledgerEntries, messages, users, type Activity, type Booking, type LedgerKind, type User } from "../../db/schema";
+import { bookings, ledgerEntries, messages, users, type Activity, type Booking, type BookingStatus, type LedgerKind, type User } from "../../db/schema";
+import type { MessageRow } from "../lib/events";
 import { findListedActivity } from "../activities/manage";
 import type { Deps } from "../context";
 import type { MessageKey } from "../lib/i18n";
@@ -128,10 +129,17 @@ function ledger(tx: WriteTx, deps: Deps, booking: Pick<Booking, "id" | "currency
 
 export type SystemMessageType = "booking_request" | "booking_accepted" | "booking_declined" | "booking_expired" | "booking_canceled" | "booking_completed";
 
-function systemMessage(tx: WriteTx, deps: Deps, bookingId: string, type: SystemMessageType, senderId: string | null) {
-  tx.insert(messages)
+function systemMessage(tx: WriteTx, deps: Deps, bookingId: string, type: SystemMessageType, senderId: string | null): MessageRow {
+  return tx
+    .insert(messages)
     .values({ id: crypto.randomUUID(), bookingId, senderId, content: type, isSystemMessage: true, systemMessageType: type, readBy: senderId ? [senderId] : [], createdAt: deps.now() })
-    .run();
+    .returning()
+    .get();
+}
+
+/** Tells the live channel and notifications, once committed, that a booking changed status. */
+function announce(deps: Deps, booking: Booking, from: BookingStatus | null, message: MessageRow | null = null) {
+  deps.events.emit({ type: "booking.changed", booking, from, message });
 }
 
 /** A pending request expires 24 hours after it was sent, or at the start, whichever is first. */
@@ -252,7 +260,7 @@ export async function createBooking(
   const bookingId = crypto.randomUUID();
   let booking: Booking | null = null;
   try {
-    booking = writeTransaction(deps.db, (tx) => {
+    const made = writeTransaction(deps.db, (tx) => {
       if (overlaps(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return null;
       const row = tx
         .insert(bookings)
@@ -260,10 +268,12 @@ export async function createBooking(
         .returning()
         .get();
       ledger(tx, deps, row, "authorize", row.totalCents, intent.id);
-      systemMessage(tx, deps, row.id, "booking_request", guest.id);
+      const request = systemMessage(tx, deps, row.id, "booking_request", guest.id);
       scheduleJob(tx, expireJob, { bookingId: row.id }, { at: row.respondBy, key: `booking.expire:${row.id}` });
-      return row;
+      return { row, request };
     });
+    if (made) announce(deps, made.row, null, made.request);
+    booking = made?.row ?? null;
   } catch (err) {
     // The same authorisation sent twice at once: the first one made the booking.
     const first = deps.db.select().from(bookings).where(eq(bookings.paymentIntentId, intent.id)).get();
@@ -415,16 +425,18 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
       .get();
     if (!changed) return "lost";
     ledger(tx, deps, changed, "authorize", changed.totalCents, intent.id);
-    systemMessage(tx, deps, changed.id, "booking_request", changed.guestId);
+    const request = systemMessage(tx, deps, changed.id, "booking_request", changed.guestId);
     cancelJob(tx, `booking.hold:${changed.id}`);
     scheduleJob(tx, expireJob, { bookingId: changed.id }, { at: respondBy, key: `booking.expire:${changed.id}` });
-    return "advanced";
+    return { changed, from: current.status, request };
   });
   if (result === "lost") {
     await releaseThis();
     return "released";
   }
-  return result;
+  if (result === "already") return result;
+  announce(deps, result.changed, result.from, result.request);
+  return "advanced";
 }
 
 /** The hold of an awaiting-payment booking lapsed: the slot is freed and its payment stopped. */
@@ -437,7 +449,13 @@ export async function lapseHold(deps: Deps, bookingId: string) {
     if (intent?.status === "requires_capture" && (await paymentAuthorised(deps, booking.id, intent.id)) !== "ignored") return;
     if (intent && intent.status !== "canceled" && intent.status !== "succeeded") await deps.payments.release(intent.id, `booking:${booking.id}:release`);
   }
-  deps.db.update(bookings).set({ status: "expired", updatedAt: deps.now() }).where(and(eq(bookings.id, booking.id), eq(bookings.status, "awaiting_payment"))).run();
+  const lapsed = deps.db
+    .update(bookings)
+    .set({ status: "expired", updatedAt: deps.now() })
+    .where(and(eq(bookings.id, booking.id), eq(bookings.status, "awaiting_payment")))
+    .returning()
+    .get();
+  if (lapsed) announce(deps, lapsed, "awaiting_payment");
 }
 
 /**
@@ -473,9 +491,12 @@ export function bookingFor(deps: Deps, userId: string, bookingId: unknown): { bo
 
 type Outcome = { booking: Booking } | { lost: true };
 
-/** Step 3 of decision 0010: the compare-and-set and everything that goes with it. */
-function settle(deps: Deps, booking: Booking, from: Booking["status"], change: Partial<typeof bookings.$inferInsert>, extra: (tx: WriteTx, b: Booking) => void): Outcome {
-  return writeTransaction(deps.db, (tx) => {
+/**
+ * Step 3 of decision 0010: the compare-and-set and everything that goes with it (`extra` returns
+ * the system message it wrote, if any). Once committed, the change is announced.
+ */
+function settle(deps: Deps, booking: Booking, from: Booking["status"], change: Partial<typeof bookings.$inferInsert>, extra: (tx: WriteTx, b: Booking) => MessageRow | void): Outcome {
+  const out = writeTransaction(deps.db, (tx) => {
     const changed = tx
       .update(bookings)
       .set({ ...change, updatedAt: deps.now() })
@@ -483,9 +504,12 @@ function settle(deps: Deps, booking: Booking, from: Booking["status"], change: P
       .returning()
       .get();
     if (!changed) return { lost: true as const };
-    extra(tx, changed);
-    return { booking: changed };
+    const message = extra(tx, changed) ?? null;
+    return { booking: changed, message };
   });
+  if ("lost" in out) return out;
+  announce(deps, out.booking, from, out.message);
+  return { booking: out.booking };
 }
 
 const key = (b: Booking, action: string) => `booking:${b.id}:${action}`;
@@ -501,9 +525,9 @@ async function accept(deps: Deps, b: Booking): Promise<Booking> {
   const now = deps.now();
   const out = settle(deps, b, "pending", { status: "accepted", respondedAt: now }, (tx, c) => {
     ledger(tx, deps, c, "capture", c.totalCents, intent.id);
-    systemMessage(tx, deps, c.id, "booking_accepted", c.hostId);
     cancelJob(tx, `booking.expire:${c.id}`);
     scheduleJob(tx, autoCompleteJob, { bookingId: c.id }, { at: c.endsAt + AUTO_COMPLETE_MS, key: `booking.autocomplete:${c.id}` });
+    return systemMessage(tx, deps, c.id, "booking_accepted", c.hostId);
   });
   if ("lost" in out) {
     // Charged, but the request ended meanwhile: the charge and its refund are both recorded.
@@ -524,8 +548,8 @@ async function endPending(deps: Deps, b: Booking, to: "rejected" | "canceled" | 
   const now = deps.now();
   const out = settle(deps, b, "pending", { status: to, respondedAt: to === "rejected" ? now : b.respondedAt, canceledBy: to === "canceled" ? "guest" : null }, (tx, c) => {
     ledger(tx, deps, c, "release", c.totalCents, intent.id);
-    systemMessage(tx, deps, c.id, message, senderId);
     cancelJob(tx, `booking.expire:${c.id}`);
+    return systemMessage(tx, deps, c.id, message, senderId);
   });
   if ("lost" in out) throw new BookingError("booking.notPending", 409);
   return out.booking;
@@ -536,8 +560,8 @@ async function cancelAccepted(deps: Deps, b: Booking, by: Role, userId: string):
   const refund = await providerCall(() => deps.payments.refund(intentOf(b), null, key(b, "refund")));
   const out = settle(deps, b, "accepted", { status: "canceled", canceledBy: by }, (tx, c) => {
     ledger(tx, deps, c, "refund", c.totalCents, refund.id);
-    systemMessage(tx, deps, c.id, "booking_canceled", userId);
     cancelJob(tx, `booking.autocomplete:${c.id}`);
+    return systemMessage(tx, deps, c.id, "booking_canceled", userId);
   });
   if ("lost" in out) throw new BookingError("booking.notAccepted", 409);
   return out.booking;
@@ -554,9 +578,9 @@ export async function completeBooking(deps: Deps, b: Booking, by: string | null)
   const out = settle(deps, b, "accepted", { status: "completed", completedAt: now }, (tx, c) => {
     ledger(tx, deps, c, "platform_fee", c.totalCents - c.hostEarningsCents, null);
     ledger(tx, deps, c, "payout_pending", c.hostEarningsCents, null);
-    systemMessage(tx, deps, c.id, "booking_completed", by);
     cancelJob(tx, `booking.autocomplete:${c.id}`);
     scheduleJob(tx, payoutJob, { bookingId: c.id }, { at: now, key: `booking.payout:${c.id}` });
+    return systemMessage(tx, deps, c.id, "booking_completed", by);
   });
   if ("lost" in out) throw new BookingError("booking.notAccepted", 409);
   await payHost(deps, out.booking.id).catch((err) => console.error("payout after completion failed; the job retries", err));

@@ -1,0 +1,54 @@
+import type { Booking, BookingStatus } from "../../db/schema";
+import type { messages } from "../../db/schema";
+
+export type MessageRow = typeof messages.$inferSelect;
+
+/**
+ * What happened, told after it was committed. Features announce their changes here; the live
+ * channel (WebSocket) and notifications listen. A listener never runs inside a transaction and
+ * never changes the outcome of the change it hears about: its failures are logged and dropped.
+ */
+export type DomainEvent =
+  /** A booking's status changed (`from` null: it was created). `message` is the system message written with it. */
+  | { type: "booking.changed"; booking: Booking; from: BookingStatus | null; message: MessageRow | null }
+  /** A person sent a message in a booking's conversation. */
+  | { type: "message.created"; booking: Booking; message: MessageRow }
+  /** Someone read a conversation up to now. */
+  | { type: "messages.read"; booking: Booking; readerId: string; at: number };
+
+type Listener = (event: DomainEvent) => void | Promise<void>;
+
+export class DomainEvents {
+  private listeners: Listener[] = [];
+  private running = new Set<Promise<void>>();
+
+  on(listener: Listener) {
+    this.listeners.push(listener);
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  /**
+   * Tells every listener, after the change is committed. The caller does not wait: a slow
+   * listener (a push service) never holds up the answer to the person who made the change.
+   */
+  emit(event: DomainEvent): void {
+    const run = Promise.all(
+      this.listeners.map(async (listener) => {
+        try {
+          await listener(event);
+        } catch (err) {
+          console.error(`a listener of ${event.type} failed:`, err);
+        }
+      }),
+    ).then(() => undefined);
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+  }
+
+  /** Resolves once every listener started so far has finished (tests, and a clean shutdown). */
+  async idle(): Promise<void> {
+    while (this.running.size) await Promise.all(this.running);
+  }
+}
