@@ -33,6 +33,7 @@ import { bookingRoutes } from "./bookings/routes";
 import { makePaymentProvider } from "./payments";
 import { testPaymentRoutes } from "./payments/test-routes";
 import { DomainEvents } from "./lib/events";
+import { LocalPresence } from "./lib/presence";
 
 /** What createApp is given: the parts of `Deps` made outside it, plus overrides for tests. */
 export type AppOptions = Pick<Deps, "config" | "db" | "secrets" | "assets"> &
@@ -103,6 +104,7 @@ export function createApp(options: AppOptions) {
     now: options.now ?? Date.now,
     paymentEvents: options.paymentEvents ?? new PaymentEvents(),
     events: options.events ?? new DomainEvents(),
+    presence: new LocalPresence(),
   } satisfies Omit<Deps, "jobs" | "payments"> as Deps;
   deps.payments = options.payments ?? makePaymentProvider({ config: options.config, db: options.db, events: deps.paymentEvents, now: deps.now });
   // The runner hands `deps` to the jobs it runs, so it is made once the rest exists.

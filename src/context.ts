@@ -15,6 +15,7 @@ import type { Secrets } from "./lib/secrets";
 import type { ObjectStorage } from "./uploads/storage";
 import type { PaymentEvents, PaymentProvider } from "./payments/provider";
 import type { DomainEvents } from "./lib/events";
+import type { LocalPresence } from "./lib/presence";
 
 /** Everything a request handler may need, made once per app (tests make one per suite). */
 export interface Deps {
@@ -32,6 +33,8 @@ export interface Deps {
   paymentEvents: PaymentEvents;
   /** Committed changes (bookings, messages), for the live channel and notifications (src/lib/events.ts). */
   events: DomainEvents;
+  /** Who has which conversation open (src/lib/presence.ts); the live channel keeps it. */
+  presence: LocalPresence;
   limits: {
     /** Failed sign-ins per email and address together: reaching the limit locks only that pair. */
     loginByPair: RateLimiter;

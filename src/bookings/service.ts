@@ -661,6 +661,7 @@ export async function payHost(deps: Deps, bookingId: string): Promise<"sent" | "
     key(b, "transfer"),
   );
   writeTransaction(deps.db, (tx) => ledger(tx, deps, b, "transfer", b.hostEarningsCents, transfer.id));
+  deps.events.emit({ type: "payout.sent", booking: b, amountCents: b.hostEarningsCents });
   return "sent";
 }
 

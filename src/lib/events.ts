@@ -14,7 +14,9 @@ export type DomainEvent =
   /** A person sent a message in a booking's conversation. */
   | { type: "message.created"; booking: Booking; message: MessageRow }
   /** Someone read a conversation up to now. */
-  | { type: "messages.read"; booking: Booking; readerId: string; at: number };
+  | { type: "messages.read"; booking: Booking; readerId: string; at: number }
+  /** A completed booking's host share was sent to the host's payout account. */
+  | { type: "payout.sent"; booking: Booking; amountCents: number };
 
 type Listener = (event: DomainEvent) => void | Promise<void>;
 
