@@ -16,7 +16,9 @@ export type DomainEvent =
   /** Someone read a conversation up to now. */
   | { type: "messages.read"; booking: Booking; readerId: string; at: number }
   /** A completed booking's host share was sent to the host's payout account. */
-  | { type: "payout.sent"; booking: Booking; amountCents: number };
+  | { type: "payout.sent"; booking: Booking; amountCents: number }
+  /** Sessions ended (sign-out, an email change ending the others, a suspension): `all` of the user's, or these ids. */
+  | { type: "sessions.ended"; userId: string; sessionIds: string[] | "all" };
 
 type Listener = (event: DomainEvent) => void | Promise<void>;
 
