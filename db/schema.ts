@@ -263,6 +263,8 @@ export const pushSubscriptions = sqliteTable(
     p256dhKey: text("p256dh_key").notNull(),
     authKey: text("auth_key").notNull(),
     userAgent: text("user_agent"),
+    /** The language of the browser that subscribed: notifications use it when the user chose none. */
+    locale: text("locale"),
     isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -1,7 +1,8 @@
 import type { Booking, BookingStatus } from "../../db/schema";
-import type { messages } from "../../db/schema";
+import type { messages, reviews } from "../../db/schema";
 
 export type MessageRow = typeof messages.$inferSelect;
+export type ReviewRow = typeof reviews.$inferSelect;
 
 /**
  * What happened, told after it was committed. Features announce their changes here; the live
@@ -17,6 +18,12 @@ export type DomainEvent =
   | { type: "messages.read"; booking: Booking; readerId: string; at: number }
   /** A completed booking's host share was sent to the host's payout account. */
   | { type: "payout.sent"; booking: Booking; amountCents: number }
+  /**
+   * A review became visible to the person it is about: both sides have written theirs, or the
+   * review window passed (reviews are double-blind). The reviews feature emits it once per
+   * review, when it publishes it; notifications tell the reviewed person.
+   */
+  | { type: "review.published"; booking: Booking; review: ReviewRow }
   /** Sessions ended (sign-out, an email change ending the others, a suspension): `all` of the user's, or these ids. */
   | { type: "sessions.ended"; userId: string; sessionIds: string[] | "all" };
 

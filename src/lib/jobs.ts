@@ -99,8 +99,23 @@ export class JobRunner {
     }
   }
 
-  /** Takes up to `limit` due jobs with a lease, in one statement, so two runners never share one. */
-  private claim(limit: number): Job[] {
+  /**
+   * Runs the jobs with these keys now if they are due and nobody holds them: work that was made
+   * durable first (so a crash does not lose it) and is wanted at once, such as a push
+   * notification. A job another runner has claimed is left to it; a failure is retried as usual.
+   */
+  async runNow(keys: string[]): Promise<number> {
+    if (!keys.length) return 0;
+    const claimed = this.claim(keys.length, keys);
+    for (const job of claimed) await this.runOne(job);
+    return claimed.length;
+  }
+
+  /**
+   * Takes up to `limit` due jobs (only those with `keys`, when given) with a lease, in one
+   * statement, so two runners never share one.
+   */
+  private claim(limit: number, keys?: string[]): Job[] {
     const now = this.now();
     const known = [...this.kinds.keys()];
     if (!known.length) return [];
@@ -113,6 +128,7 @@ export class JobRunner {
           lte(jobs.runAt, now),
           or(isNull(jobs.leaseUntil), lt(jobs.leaseUntil, now)),
           inArray(jobs.kind, known),
+          keys ? inArray(jobs.key, keys) : undefined,
         ),
       )
       .orderBy(jobs.runAt)

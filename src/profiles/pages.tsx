@@ -3,6 +3,8 @@ import type { User } from "../../db/schema";
 import { EditProfile, type EditProfileState } from "../../views/profiles/EditProfile";
 import { NotFound } from "../../views/shell/NotFound";
 import { AllActivities, AllReviews, OwnProfile, PublicProfileSheet, type ProfileData } from "../../views/profiles/Profile";
+import { PushCard } from "../../views/notifications/PushCard";
+import { preferencesOf } from "../notifications/service";
 import { AccountForm, AccountOverview, Help, SettingsHub, type AccountFormState, type AccountScreen } from "../../views/profiles/Settings";
 import { hostActivities } from "../activities/service";
 import { context, type Deps } from "../context";
@@ -115,7 +117,9 @@ export function profilePages(deps: Deps) {
       };
       return render((view) => <EditProfile view={view} state={draft} />, { status: result.status });
     })
-    .get("/settings", ({ request, state, user, render }) => render((view) => <SettingsHub view={view} user={user} />))
+    .get("/settings", ({ request, state, user, render }) =>
+      render((view) => <SettingsHub view={view} user={user} pushCard={<PushCard view={view} preferences={preferencesOf(deps.db, user.id)} vapidPublicKey={deps.secrets.vapidPublicKey} />} />),
+    )
     .get("/settings/account", ({ request, state, user, render }) => render((view) => <AccountOverview view={view} user={user} />))
     .get("/help", ({ request, state, user, render }) => render((view) => <Help view={view} />))
     .get("/settings/:screen", ({ params, request, state, user, render }) => {

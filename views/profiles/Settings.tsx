@@ -40,8 +40,8 @@ function Card({ title, children }: { title: string; children: JSX.Element }) {
   );
 }
 
-/** /settings: location, theme, language, account, support and sign-out. */
-export function SettingsHub({ view, user }: { view: View; user: User }) {
+/** /settings: location, push notifications (`pushCard`), theme, language, account, support and sign-out. */
+export function SettingsHub({ view, user, pushCard }: { view: View; user: User; pushCard: JSX.Element }) {
   const { t } = view;
   return (
     <AppLayout view={view} title={t("settings.title")}>
@@ -58,6 +58,7 @@ export function SettingsHub({ view, user }: { view: View; user: User }) {
             </noscript>
           </form>
         </Card>
+        {pushCard as "safe"}
         <Card title={t("settings.appearance")}>
           <div class="flex flex-col divide-y divide-line">
             <div class="flex items-center justify-between px-4 py-3">

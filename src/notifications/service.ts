@@ -1,0 +1,218 @@
+import { and, desc, eq, ne, notInArray } from "drizzle-orm";
+import { writeTransaction, type Db } from "../../db/client";
+import { notificationPreferences, pushSubscriptions } from "../../db/schema";
+import type { Deps } from "../context";
+import type { Locale, MessageKey } from "../lib/i18n";
+
+/**
+ * Notification preferences and push subscriptions (docs/decisions/0025): which kinds of
+ * notification a person wants, and the browsers they have turned push notifications on in.
+ */
+
+/** The spec's eight preferences, in the order the Settings card shows them. */
+export const PREFERENCE_KEYS = [
+  "bookingRequests",
+  "bookingConfirmations",
+  "messages",
+  "reviews",
+  "activityUpdates",
+  "paymentNotifications",
+  "reminders",
+  "marketingEmails",
+] as const;
+export type PreferenceKey = (typeof PREFERENCE_KEYS)[number];
+export type Preferences = Record<PreferenceKey, boolean>;
+
+/** Everything on except marketing (spec §9), until the person changes one. */
+export const DEFAULT_PREFERENCES: Readonly<Preferences> = {
+  bookingRequests: true,
+  bookingConfirmations: true,
+  messages: true,
+  reviews: true,
+  activityUpdates: true,
+  paymentNotifications: true,
+  reminders: true,
+  marketingEmails: false,
+};
+
+/** Browsers one person may have push notifications on in; a new one replaces the least recently renewed. */
+export const MAX_SUBSCRIPTIONS_PER_USER = 10;
+const MAX_ENDPOINT_LENGTH = 2048;
+
+/** A refusal worded for the person: a catalogue key and an HTTP status. */
+export class NotificationError extends Error {
+  constructor(
+    readonly key: MessageKey,
+    readonly status: number,
+  ) {
+    super(key);
+  }
+}
+
+const isPreferenceKey = (key: string): key is PreferenceKey => (PREFERENCE_KEYS as readonly string[]).includes(key);
+
+/** A person's preferences: their row, or the defaults when they never changed one. */
+export function preferencesOf(db: Db, userId: string): Preferences {
+  const row = db.select().from(notificationPreferences).where(eq(notificationPreferences.userId, userId)).get();
+  if (!row) return { ...DEFAULT_PREFERENCES };
+  return Object.fromEntries(PREFERENCE_KEYS.map((key) => [key, row[key]])) as Preferences;
+}
+
+function writePreferences(deps: Deps, userId: string, change: Partial<Preferences>) {
+  const now = deps.now();
+  deps.db
+    .insert(notificationPreferences)
+    .values({ userId, ...DEFAULT_PREFERENCES, ...change, createdAt: now, updatedAt: now })
+    .onConflictDoUpdate({ target: notificationPreferences.userId, set: { ...change, updatedAt: now } })
+    .run();
+}
+
+/**
+ * `POST /api/notifications/preferences`: exactly one preference, as a boolean
+ * (`{"messages": false}`), as the Settings switches send them one at a time.
+ */
+export function changePreference(deps: Deps, userId: string, input: unknown): Preferences {
+  const entries = input && typeof input === "object" && !Array.isArray(input) ? Object.entries(input) : [];
+  const [entry] = entries;
+  if (entries.length !== 1 || !entry || !isPreferenceKey(entry[0]) || typeof entry[1] !== "boolean") {
+    throw new NotificationError("notifications.error.preference", 400);
+  }
+  writePreferences(deps, userId, { [entry[0]]: entry[1] });
+  return preferencesOf(deps.db, userId);
+}
+
+/** The Settings form without JavaScript: every switch at once, a ticked box is on. */
+export function savePreferences(deps: Deps, userId: string, form: Record<string, unknown>): Preferences {
+  const on = (value: unknown) => value === "on" || value === "true" || value === true;
+  writePreferences(deps, userId, Object.fromEntries(PREFERENCE_KEYS.map((key) => [key, on(form[key])])) as Preferences);
+  return preferencesOf(deps.db, userId);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Push subscriptions
+
+export interface SubscriptionInput {
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** base64url text (browsers send it unpadded; padding is tolerated) as bytes, or null. */
+function base64urlBytes(value: unknown): Uint8Array<ArrayBuffer> | null {
+  if (typeof value !== "string" || value.length > 200) return null;
+  const bare = value.replace(/={1,2}$/, "");
+  return BASE64URL.test(bare) ? new Uint8Array(Buffer.from(bare, "base64url")) : null;
+}
+
+const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+const IP_LITERAL = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\])$/i;
+
+/**
+ * Where a push service receives our messages. The server posts to this address, so it must look
+ * like a push service on the internet: https, a host name (no IP literal, no localhost), no
+ * credentials. A deployment served over plain http is a development or test machine, where a
+ * local push service (`http://localhost:…`, `http://127.0.0.1:…`) is allowed too.
+ */
+export function checkEndpoint(value: unknown, allowLocal: boolean): string {
+  if (typeof value !== "string" || !value || value.length > MAX_ENDPOINT_LENGTH) throw new NotificationError("notifications.error.subscription", 400);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new NotificationError("notifications.error.subscription", 400);
+  }
+  if (url.username || url.password) throw new NotificationError("notifications.error.endpoint", 400);
+  const local = LOCAL_HOSTS.has(url.hostname);
+  if (local) {
+    if (!allowLocal) throw new NotificationError("notifications.error.endpoint", 400);
+    if (url.protocol !== "https:" && url.protocol !== "http:") throw new NotificationError("notifications.error.endpoint", 400);
+  } else if (url.protocol !== "https:" || IP_LITERAL.test(url.hostname)) {
+    throw new NotificationError("notifications.error.endpoint", 400);
+  }
+  return url.href;
+}
+
+/**
+ * A browser's push subscription as `PushSubscription.toJSON()` gives it: the endpoint and the
+ * browser's keys, a P-256 public key (65 bytes, a point on the curve) and a 16-byte secret.
+ * Checked here so that encrypting for it later cannot fail.
+ */
+export async function readSubscription(input: unknown, allowLocal: boolean): Promise<SubscriptionInput> {
+  const record = input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  const endpoint = checkEndpoint(record.endpoint, allowLocal);
+  const keys = record.keys && typeof record.keys === "object" ? (record.keys as Record<string, unknown>) : {};
+  const p256dh = base64urlBytes(keys.p256dh);
+  const auth = base64urlBytes(keys.auth);
+  if (!p256dh || p256dh.length !== 65 || p256dh[0] !== 0x04 || !auth || auth.length !== 16) {
+    throw new NotificationError("notifications.error.subscription", 400);
+  }
+  try {
+    await crypto.subtle.importKey("raw", p256dh, { name: "ECDH", namedCurve: "P-256" }, false, []);
+  } catch {
+    throw new NotificationError("notifications.error.subscription", 400);
+  }
+  const text = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
+  return { endpoint, p256dh: text(p256dh), auth: text(auth) };
+}
+
+/** Plain-http deployments are development or test machines (see `checkEndpoint`). */
+export const allowsLocalPushServices = (deps: Deps) => new URL(deps.config.publicUrl).protocol === "http:";
+
+/**
+ * `POST /api/notifications/subscribe`: keeps the browser's subscription for this person. The
+ * endpoint identifies the browser: subscribing it again renews it, and a browser someone else
+ * had subscribed (a shared device) now notifies this person only.
+ */
+export async function subscribe(deps: Deps, userId: string, input: unknown, from: { userAgent: string | null; locale: Locale }): Promise<"created" | "renewed"> {
+  const sub = await readSubscription(input, allowsLocalPushServices(deps));
+  const now = deps.now();
+  const userAgent = from.userAgent?.slice(0, 300) ?? null;
+  return writeTransaction(deps.db, (tx) => {
+    const renewed = tx
+      .update(pushSubscriptions)
+      .set({ userId, p256dhKey: sub.p256dh, authKey: sub.auth, userAgent, locale: from.locale, isActive: true, updatedAt: now })
+      .where(eq(pushSubscriptions.endpoint, sub.endpoint))
+      .returning({ id: pushSubscriptions.id })
+      .get();
+    const id = renewed?.id ?? crypto.randomUUID();
+    if (!renewed) {
+      tx.insert(pushSubscriptions)
+        .values({ id, userId, endpoint: sub.endpoint, p256dhKey: sub.p256dh, authKey: sub.auth, userAgent, locale: from.locale, createdAt: now, updatedAt: now })
+        .run();
+    }
+    // This one and the most recently renewed others, up to the limit.
+    const kept = tx
+      .select({ id: pushSubscriptions.id })
+      .from(pushSubscriptions)
+      .where(and(eq(pushSubscriptions.userId, userId), ne(pushSubscriptions.id, id)))
+      .orderBy(desc(pushSubscriptions.updatedAt))
+      .limit(MAX_SUBSCRIPTIONS_PER_USER - 1)
+      .all()
+      .map((s) => s.id);
+    tx.delete(pushSubscriptions).where(and(eq(pushSubscriptions.userId, userId), notInArray(pushSubscriptions.id, [id, ...kept]))).run();
+    return renewed ? "renewed" : "created";
+  });
+}
+
+/** `POST /api/notifications/unsubscribe` with `endpoint`: only one of the caller's own (404 otherwise). */
+export function unsubscribe(deps: Deps, userId: string, input: unknown) {
+  const endpoint = input && typeof input === "object" ? (input as Record<string, unknown>).endpoint : undefined;
+  if (typeof endpoint !== "string" || !endpoint || endpoint.length > MAX_ENDPOINT_LENGTH) throw new NotificationError("notifications.error.subscription", 400);
+  const gone = deps.db
+    .delete(pushSubscriptions)
+    .where(and(eq(pushSubscriptions.endpoint, endpoint), eq(pushSubscriptions.userId, userId)))
+    .returning({ id: pushSubscriptions.id })
+    .get();
+  if (!gone) throw new NotificationError("notifications.error.notFound", 404);
+}
+
+/** The browsers a person has push notifications on in. */
+export function subscriptionsOf(db: Db, userId: string) {
+  return db
+    .select()
+    .from(pushSubscriptions)
+    .where(and(eq(pushSubscriptions.userId, userId), eq(pushSubscriptions.isActive, true)))
+    .all();
+}

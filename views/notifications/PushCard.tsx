@@ -1,0 +1,118 @@
+import type { MessageKey } from "../../src/lib/i18n";
+import { PREFERENCE_KEYS, type Preferences } from "../../src/notifications/service";
+import type { View } from "../../src/shell/view";
+
+/** The texts the card's script shows in toasts, in the page's language. */
+const TOAST_TEXTS = {
+  notSupported: "notifications.notSupported",
+  notSupportedBody: "notifications.notSupportedBody",
+  permissionDenied: "notifications.permissionDenied",
+  permissionDeniedBody: "notifications.permissionDeniedBody",
+  notSubscribed: "notifications.notSubscribed",
+  notSubscribedBody: "notifications.notSubscribedBody",
+  settingsFailed: "notifications.settingsFailed",
+  testFailed: "notifications.testFailed",
+  preferenceFailed: "notifications.preferenceFailed",
+  enabled: "notifications.enabled",
+  disabled: "notifications.disabled",
+  testSent: "notifications.testSent",
+  testSentBody: "notifications.testSentBody",
+  error: "common.errorTitle",
+} as const satisfies Record<string, MessageKey>;
+
+/** One switch per kind of notification, each with what it covers. */
+function Switches({ view, preferences, idPrefix }: { view: View; preferences: Preferences; idPrefix: string }) {
+  const { t } = view;
+  return (
+    <ul class="divide-y divide-line">
+      {PREFERENCE_KEYS.map((key) => (
+        <li>
+          <label for={`${idPrefix}-${key}`} class="flex min-h-12 cursor-pointer items-center gap-3 px-4 py-3">
+            <span class="min-w-0 flex-1">
+              <span class="block" safe>
+                {t(`notifications.type.${key}`)}
+              </span>
+              <span id={`${idPrefix}-${key}-hint`} class="block text-sm text-muted" safe>
+                {t(`notifications.type.${key}.hint`)}
+              </span>
+            </span>
+            <input
+              type="checkbox"
+              name={key}
+              role="switch"
+              class="switch"
+              id={`${idPrefix}-${key}`}
+              aria-describedby={`${idPrefix}-${key}-hint`}
+              checked={preferences[key]}
+              data-push-preference={key}
+            />
+          </label>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * Settings → Push Notifications, in the spec's three states: unsupported (with the hint to
+ * install the app, as iPhones require), unsubscribed (Enable) and subscribed (a switch per kind,
+ * each applied at once, and a test notification). Which state this browser is in only the
+ * browser knows: islands/shell/push.ts shows one of them. Without JavaScript nothing can be
+ * turned on, but the switches still post as a form.
+ */
+export function PushCard({ view, preferences, vapidPublicKey }: { view: View; preferences: Preferences; vapidPublicKey: string }) {
+  const { t } = view;
+  const texts = Object.fromEntries(Object.entries(TOAST_TEXTS).map(([name, key]) => [name, t(key)]));
+  return (
+    <section id="push-card" class="mt-6" aria-labelledby="push-title" data-vapid-key={vapidPublicKey} data-texts={JSON.stringify(texts)}>
+      <h2 id="push-title" class="mb-2 px-1 text-sm font-semibold uppercase tracking-wide text-muted" safe>
+        {t("notifications.title")}
+      </h2>
+      <div class="card overflow-hidden">
+        <div data-push-state="unsupported" hidden class="flex flex-col gap-1 p-4">
+          <p safe>{t("notifications.unsupported")}</p>
+          <p class="text-sm text-muted" safe>
+            {t("notifications.installHint")}
+          </p>
+        </div>
+        <div data-push-state="unsubscribed" hidden class="flex flex-col items-start gap-3 p-4">
+          <p safe>{t("notifications.offIntro")}</p>
+          <p data-push-blocked hidden class="text-sm text-red-600 dark:text-red-300" safe>
+            {t("notifications.blocked")}
+          </p>
+          <button type="button" class="btn btn-primary" data-push-action="enable" safe>
+            {t("notifications.enable")}
+          </button>
+        </div>
+        <div data-push-state="subscribed" hidden>
+          <p class="px-4 pt-4 text-sm text-muted" safe>
+            {t("notifications.onIntro")}
+          </p>
+          <Switches view={view} preferences={preferences} idPrefix="push" />
+          <div class="flex flex-wrap gap-2 border-t border-line p-4">
+            <button type="button" class="btn btn-secondary" data-push-action="test" safe>
+              {t("notifications.sendTest")}
+            </button>
+            <button type="button" class="btn btn-ghost" data-push-action="disable" safe>
+              {t("notifications.disable")}
+            </button>
+          </div>
+        </div>
+        <noscript>
+          <form method="post" action="/settings/notifications">
+            <input type="hidden" name="_csrf" value={view.csrf} />
+            <p class="px-4 pt-4 text-sm text-muted" safe>
+              {t("notifications.noScript")}
+            </p>
+            <Switches view={view} preferences={preferences} idPrefix="push-form" />
+            <div class="border-t border-line p-4">
+              <button type="submit" class="btn btn-primary" safe>
+                {t("common.save")}
+              </button>
+            </div>
+          </form>
+        </noscript>
+      </div>
+    </section>
+  );
+}
