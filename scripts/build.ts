@@ -2,7 +2,8 @@
  * Builds what the browser loads, into build/public/assets with content hashes:
  *   - the page script (islands/loader.ts) with each island and React in split chunks,
  *   - the stylesheet: public/base.css plus UnoCSS utilities generated from views/ and islands/,
- *   - htmx, copied from its package.
+ *   - htmx, copied from its package,
+ *   - the service worker (islands/worker/sw.ts) as build/public/sw.js, with the names above,
  * and writes build/manifest.json, which the server reads to link them. Every compressible file
  * the server ships (built CSS/JS, and the SVG, scripts and styles under public/) gets a brotli
  * and a gzip copy at maximum quality, so serving one costs no compression work.
@@ -11,10 +12,11 @@
  */
 import { createGenerator } from "@unocss/core";
 import { Glob } from "bun";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { PRECOMPRESSED_EXTENSIONS, precompressedPath } from "../src/lib/assets";
 import { compressBytes, type Encoding } from "../src/lib/compression";
+import { locales } from "../src/lib/i18n";
 import unoConfig from "../uno.config";
 
 const root = join(import.meta.dir, "..");
@@ -75,7 +77,41 @@ const htmx = emit("htmx", "js", await Bun.file(join(root, "node_modules/htmx.org
 
 writeFileSync(join(root, "build/manifest.json"), JSON.stringify({ css, loader, htmx, leafletCss, files }, null, 2));
 
-// 4. Compressed copies, once and at maximum quality; kept only when smaller than the file.
+// 4. The service worker, at the site's root (/sw.js), told the shell's hashed names to store on
+// install and a version that changes with any of them, with its own code, or with a shipped image.
+const staticImports = (asset: string, seen = new Set<string>()): Set<string> => {
+  const code = readFileSync(join(root, files[asset]!), "utf8");
+  for (const m of code.matchAll(/\bimport\s*(?:[\w$*{}\s,]+from\s*)?"(\/assets\/[^"]+\.js)"/g)) {
+    if (!seen.has(m[1]!)) staticImports(m[1]!, seen.add(m[1]!));
+  }
+  return seen;
+};
+const precache = [
+  css,
+  htmx,
+  loader!,
+  ...staticImports(loader!),
+  ...["icon.svg", "icon-192.png", "icon-512.png", "badge-96.png"].map((name) => `/static/${name}`),
+  ...locales.map((lang) => `/offline?lang=${lang}`),
+];
+const versionInputs = [JSON.stringify(precache)];
+for (const pattern of ["islands/worker/**/*.ts", "public/**/*"]) {
+  for await (const file of new Glob(pattern).scan(root)) versionInputs.push(file, hash(await Bun.file(join(root, file)).bytes()));
+}
+const worker = await Bun.build({
+  entrypoints: [join(root, "islands/worker/sw.ts")],
+  target: "browser",
+  format: "esm",
+  minify: true,
+  define: { __VERSION__: JSON.stringify(hash(versionInputs.join("\n"))), __PRECACHE__: JSON.stringify(precache), __LOCALES__: JSON.stringify(locales) },
+});
+if (!worker.success) {
+  for (const log of worker.logs) console.error(log);
+  process.exit(1);
+}
+writeFileSync(join(root, "build/public/sw.js"), await worker.outputs[0]!.text());
+
+// 5. Compressed copies, once and at maximum quality; kept only when smaller than the file.
 let compressed = 0;
 for (const pattern of ["build/public/**/*", "public/**/*"]) {
   for await (const file of new Glob(pattern).scan(root)) {

@@ -41,6 +41,7 @@ async function step(name: string, cmd: string[], opts: { countTests?: boolean } 
 
 await step("type-check", [bin("tsc"), "--noEmit", "-p", "."]);
 await step("type-check islands", [bin("tsc"), "--noEmit", "-p", "islands"]);
+await step("type-check service worker", [bin("tsc"), "--noEmit", "-p", "islands/worker"]);
 await step("xss-scan", [bin("xss-scan"), "-s"]);
 await step("build", [process.execPath, "scripts/build.ts"]);
 await step("bun test", [process.execPath, "test", "--timeout", "20000", "./tests/"], { countTests: true });

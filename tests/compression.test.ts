@@ -195,7 +195,7 @@ describe("built and shipped files", () => {
     const sw = await t.client().get("/sw.js", { "accept-encoding": "gzip" });
     expect(sw.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
     expect(sw.headers.get("content-encoding")).toBe("gzip");
-    expect(gunzipSync(await bytes(sw)).toString()).toBe(await Bun.file(join(root, "public/sw.js")).text());
+    expect(gunzipSync(await bytes(sw)).toString()).toBe(await Bun.file(join(root, "build/public/sw.js")).text());
     const icon = await t.client().get("/static/icon.svg", { "accept-encoding": "br" });
     expect(icon.headers.get("content-type")).toStartWith("image/svg+xml");
     expect(icon.headers.get("content-encoding")).toBe("br");

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import sharp from "sharp";
 import { catalogues, messagesByFeature } from "../src/lib/i18n";
 import { makeTestApp, type Client } from "./helpers";
 
@@ -134,12 +135,22 @@ describe("files", () => {
     }
   });
 
-  test("the web app manifest makes the app installable", async () => {
+  test("the web app manifest makes the app installable: PNG icons of 192 and 512 px, a maskable one, all shipped", async () => {
     const res = await t.client().get("/manifest.webmanifest");
-    const manifest = (await res.json()) as { name: string; display: string; icons: unknown[] };
-    expect(manifest.name).toBe("Offline");
-    expect(manifest.display).toBe("standalone");
-    expect(manifest.icons.length).toBeGreaterThan(0);
+    const manifest = (await res.json()) as { id: string; name: string; short_name: string; start_url: string; display: string; icons: { src: string; sizes: string; type: string; purpose: string }[] };
+    expect(manifest).toMatchObject({ id: "/", name: "Offline", short_name: "Offline", start_url: "/", display: "standalone" });
+    const png = (size: number, purpose: string) => manifest.icons.find((i) => i.type === "image/png" && i.sizes === `${size}x${size}` && i.purpose === purpose);
+    expect(png(192, "any")).toBeDefined();
+    expect(png(512, "any")).toBeDefined();
+    expect(png(512, "maskable")).toBeDefined();
+    for (const icon of manifest.icons) {
+      const file = await t.client().get(icon.src);
+      expect({ src: icon.src, status: file.status, type: file.headers.get("content-type") }).toEqual({ src: icon.src, status: 200, type: icon.type });
+      if (icon.type === "image/png") {
+        const meta = await sharp(Buffer.from(await file.arrayBuffer())).metadata();
+        expect(`${meta.width}x${meta.height}`).toBe(icon.sizes);
+      }
+    }
   });
 });
 

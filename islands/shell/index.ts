@@ -1,7 +1,8 @@
 /**
  * The shell's behaviours that HTML alone cannot do, one small module each: toasts, the theme
  * toggle, the offline banner, the install card, image fallbacks, form readiness, carousels, copy
- * buttons, and the CSRF header on every htmx request. No React: every page loads only this.
+ * buttons, the CSRF header on every htmx request, and the service worker. No React: every page
+ * loads only this (and the push notifications card its own small module).
  */
 import { watchCarousels } from "./carousels";
 import { watchCopyButtons } from "./copy";
@@ -70,4 +71,7 @@ export function startShell() {
   if ("serviceWorker" in navigator && location.protocol !== "file:") {
     navigator.serviceWorker.register("/sw.js").catch(() => {});
   }
+  // The push notifications card (Settings) brings its own script, so no other page loads it.
+  const pushCard = document.getElementById("push-card");
+  if (pushCard) void import("./push").then(({ watchPush }) => watchPush(pushCard));
 }

@@ -43,6 +43,10 @@ export const en = {
   "error.tooManyFields": "This form has too many fields.",
 
   "shell.offline": "You're offline. Some features may be limited.",
+  "shell.offlinePage.title": "You're offline",
+  "shell.offlinePage.body": "This page was not saved on this device. The bookings and conversations you opened recently can still be read.",
+  "shell.offlinePage.bookings": "Open your bookings",
+  "shell.offlinePage.retry": "Try again",
   "shell.install.title": "Install Offline",
   "shell.install.body": "Add Offline to your home screen for quick access.",
   "shell.install.accept": "Install",
@@ -109,6 +113,10 @@ export const fr: Record<keyof typeof en, string> = {
   "error.tooManyFields": "Ce formulaire a trop de champs.",
 
   "shell.offline": "Vous êtes hors ligne. Certaines fonctionnalités peuvent être limitées.",
+  "shell.offlinePage.title": "Vous êtes hors ligne",
+  "shell.offlinePage.body": "Cette page n'a pas été enregistrée sur cet appareil. Les réservations et conversations ouvertes récemment restent lisibles.",
+  "shell.offlinePage.bookings": "Ouvrir vos réservations",
+  "shell.offlinePage.retry": "Réessayer",
   "shell.install.title": "Installer Offline",
   "shell.install.body": "Ajoutez Offline à votre écran d'accueil pour un accès rapide.",
   "shell.install.accept": "Installer",

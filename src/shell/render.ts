@@ -26,6 +26,10 @@ export async function renderPage(
 ): Promise<Response> {
   const view = viewOf(deps, state, request);
   const headers = new Headers(init.headers);
+  // For the service worker (islands/worker/sw.ts): whose page this is, so it keeps pages for
+  // offline reading for one person only, and its language, for the offline page it shows.
+  headers.set("X-Offline-User", state.user?.id ?? "-");
+  headers.set("Content-Language", state.locale);
   if (state.cookies[deps.cookies.flash] !== undefined) {
     headers.append("Set-Cookie", serializeCookie(deps.cookies.flash, "", { maxAge: 0, secure: deps.config.secureCookies }));
   }

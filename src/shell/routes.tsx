@@ -5,7 +5,10 @@ import { context, type Deps } from "../context";
 import { assetFile, precompressedPath, PRECOMPRESSED_EXTENSIONS } from "../lib/assets";
 import { addVary, negotiateEncoding } from "../lib/compression";
 import { json, redirectTo } from "../lib/http";
-import { renderPage } from "./render";
+import { htmlResponse, renderPage } from "./render";
+import { viewOf, type View } from "./view";
+import { OfflinePage } from "../../views/shell/Offline";
+import { locales, translator, type Locale } from "../lib/i18n";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const PUBLIC_WEEK = "public, max-age=604800";
@@ -33,7 +36,7 @@ function fileResponse(request: Request, relPath: string, cacheControl: string, c
   return new Response(variant, { headers });
 }
 
-/** The shell: landing, static and built files, the web app manifest, service worker, 404. */
+/** The shell: landing, static and built files, the web app manifest, service worker, offline page, 404. */
 export function shellRoutes(deps: Deps) {
   return new Elysia({ name: "offline.shell", seed: deps.id })
     .use(context(deps))
@@ -55,24 +58,35 @@ export function shellRoutes(deps: Deps) {
     .get("/manifest.webmanifest", ({ state }) =>
       new Response(
         JSON.stringify({
+          id: "/",
           name: state.t("app.name"),
           short_name: state.t("app.name"),
           description: state.t("landing.tagline"),
+          lang: state.locale,
           start_url: "/",
           scope: "/",
           display: "standalone",
           background_color: "#ffffff",
           theme_color: "#e8553d",
           icons: [
+            { src: "/static/icon-192.png", sizes: "192x192", type: "image/png", purpose: "any" },
+            { src: "/static/icon-512.png", sizes: "512x512", type: "image/png", purpose: "any" },
+            { src: "/static/icon-maskable-512.png", sizes: "512x512", type: "image/png", purpose: "maskable" },
             { src: "/static/icon.svg", sizes: "any", type: "image/svg+xml", purpose: "any" },
-            { src: "/static/icon-maskable.svg", sizes: "any", type: "image/svg+xml", purpose: "maskable" },
           ],
         }),
         { headers: { "Content-Type": "application/manifest+json", "Cache-Control": "public, max-age=3600" } },
       ),
     )
+    // Built with the hashed names it stores (scripts/build.ts); always checked for a new version.
     .get("/sw.js", ({ request }) => {
-      return fileResponse(request, "public/sw.js", "no-cache", "text/javascript; charset=utf-8") ?? new Response("", { status: 404 });
+      return fileResponse(request, "build/public/sw.js", "no-cache", "text/javascript; charset=utf-8") ?? new Response("", { status: 404 });
+    })
+    // The service worker stores it on install, in each language: nobody's page, no user, no token.
+    .get("/offline", async ({ query, request, state }) => {
+      const locale = (locales as string[]).includes(String(query.lang)) ? (query.lang as Locale) : state.locale;
+      const view: View = { ...viewOf(deps, state, request), t: translator(locale), locale, user: null, csrf: "", toast: null };
+      return htmlResponse(await (<OfflinePage view={view} />), 200, { "Content-Language": locale });
     });
 }
 

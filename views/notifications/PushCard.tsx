@@ -17,6 +17,8 @@ const TOAST_TEXTS = {
   disabled: "notifications.disabled",
   testSent: "notifications.testSent",
   testSentBody: "notifications.testSentBody",
+  testTitle: "notifications.push.test.title",
+  testBody: "notifications.push.test.body",
   error: "common.errorTitle",
 } as const satisfies Record<string, MessageKey>;
 
