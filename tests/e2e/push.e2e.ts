@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { FakePushService, type FakeSubscription } from "../fakes/push-service";
+import { expectAccessible, launchBrowser, startServer } from "./harness";
+
+/**
+ * Push notifications and offline reading in Chromium, against the real server.
+ *
+ * Chromium's `pushManager.subscribe` registers with Google's push service (FCM), which this
+ * machine cannot reach (it fails with "Registration failed"). So the page's PushManager hands out
+ * a subscription of the local push service instead (tests/fakes/push-service.ts); everything else
+ * is real: the permission the browser grants, the Settings card and its calls, the server
+ * encrypting and signing the message, the push service checking and decrypting it, and the
+ * service worker showing it, reached through the DevTools protocol's
+ * `ServiceWorker.deliverPushMessage`, as the browser's push client would deliver it.
+ */
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function signIn(page: Page, url: string) {
+  await page.goto(`${url}/api/login`);
+  await page.getByLabel("Email").fill("guest@offline.test");
+  await page.getByLabel("Password").fill("offline-demo");
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await page.waitForURL(`${url}/`);
+}
+
+/** Polls `check` (in the test, so it may call into the page) until it holds. */
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(100);
+  }
+}
+
+/** The pages the service worker keeps for offline reading, by path. */
+const keptPages = (page: Page) =>
+  page.evaluate(async () => {
+    const names = (await caches.keys()).filter((n) => n.startsWith("offline-pages-"));
+    const keys = await Promise.all(names.map(async (n) => (await (await caches.open(n)).keys()).map((r) => new URL(r.url).pathname)));
+    return keys.flat();
+  });
+
+/** Waits until the service worker controls the page (it claims open pages once active). */
+const controlled = (page: Page) => page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+
+/** Makes the page's PushManager subscribe to the local push service (see above). */
+async function useLocalPushService(context: BrowserContext, subscription: FakeSubscription) {
+  await context.addInitScript((sub) => {
+    const KEY = "test-push-subscription";
+    const bytes = (b64: string) => Uint8Array.from(atob(b64.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(b64.length / 4) * 4, "=")), (c) => c.charCodeAt(0));
+    const made = (applicationServerKey: string) => ({
+      endpoint: sub.endpoint,
+      expirationTime: null,
+      options: { userVisibleOnly: true, applicationServerKey: bytes(applicationServerKey).buffer },
+      getKey: (name: "p256dh" | "auth") => bytes(sub.keys[name]).buffer,
+      toJSON: () => ({ endpoint: sub.endpoint, expirationTime: null, keys: sub.keys }),
+      unsubscribe: async () => (localStorage.removeItem(KEY), true),
+    });
+    PushManager.prototype.subscribe = async function (options?: PushSubscriptionOptionsInit) {
+      if (Notification.permission !== "granted") throw new DOMException("Registration failed - permission denied", "NotAllowedError");
+      const key = options?.applicationServerKey as Uint8Array;
+      const text = btoa(String.fromCharCode(...key)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+      localStorage.setItem(KEY, text);
+      return made(text) as unknown as PushSubscription;
+    };
+    PushManager.prototype.getSubscription = async function () {
+      const key = localStorage.getItem(KEY);
+      return (key ? made(key) : null) as unknown as PushSubscription;
+    };
+  }, subscription);
+}
+
+test("enable notifications, choose what to hear about, and receive the test notification through the service worker", async () => {
+  const push = FakePushService.start();
+  const server = await startServer();
+  const context = await browser.newContext();
+  try {
+    await context.grantPermissions(["notifications"], { origin: server.url });
+    const page = await context.newPage();
+    await signIn(page, server.url);
+    const { publicKey } = (await (await page.request.get(`${server.url}/api/notifications/vapid-public-key`)).json()) as { publicKey: string };
+    await useLocalPushService(context, push.subscribe(publicKey));
+
+    await page.goto(`${server.url}/settings`);
+    const card = page.locator("#push-card");
+    await card.getByRole("button", { name: "Enable" }).waitFor();
+    await expectAccessible(page, "settings, notifications off");
+    await card.getByRole("button", { name: "Enable" }).click();
+    await page.getByText("Notifications enabled").waitFor();
+    const messages = card.getByRole("switch", { name: /^Messages/ });
+    expect(await messages.isChecked()).toBe(true);
+    expect(await card.getByRole("switch", { name: /^Marketing emails/ }).isChecked()).toBe(false);
+    await expectAccessible(page, "settings, notifications on");
+
+    // A switch applies at once, and stays as set.
+    const saved = page.waitForResponse((r) => r.url().endsWith("/api/notifications/preferences") && r.request().method() === "POST");
+    await messages.click();
+    expect((await saved).status()).toBe(200);
+    await page.reload();
+    await card.getByRole("button", { name: "Send test notification" }).waitFor();
+    expect(await card.getByRole("switch", { name: /^Messages/ }).isChecked()).toBe(false);
+
+    await card.getByRole("button", { name: "Send test notification" }).click();
+    await page.getByText("Test notification sent").waitFor();
+    await push.waitForDeliveries(1);
+    expect(push.rejections).toEqual([]);
+    const delivery = push.deliveries[0]!;
+    expect(delivery.payload).toEqual({ title: "Test notification", body: "Notifications are working on this device.", url: "/settings", tag: "test" });
+    expect(delivery.claims.aud).toBe(push.origin);
+
+    // The browser's push client hands the decrypted message to the service worker.
+    await controlled(page);
+    const cdp = await context.newCDPSession(page);
+    const registrations: { registrationId: string; scopeURL: string }[] = [];
+    cdp.on("ServiceWorker.workerRegistrationUpdated", (e: { registrations: { registrationId: string; scopeURL: string }[] }) => registrations.push(...e.registrations));
+    await cdp.send("ServiceWorker.enable");
+    await until(async () => registrations.some((r) => r.scopeURL === `${server.url}/`), "the service worker's registration");
+    const registration = registrations.find((r) => r.scopeURL === `${server.url}/`)!;
+    await cdp.send("ServiceWorker.deliverPushMessage", { origin: server.url, registrationId: registration.registrationId, data: JSON.stringify(delivery.payload) });
+    const shownNotifications = () =>
+      page.evaluate(async () =>
+        (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, icon: n.icon, url: (n.data as { url: string }).url })),
+      );
+    await until(async () => (await shownNotifications()).length > 0, "the notification");
+    expect(await shownNotifications()).toEqual([{ title: "Test notification", body: "Notifications are working on this device.", tag: "test", icon: `${server.url}/static/icon-192.png`, url: `${server.url}/settings` }]);
+
+    await card.getByRole("button", { name: "Turn off" }).click();
+    await page.getByText("Notifications turned off").waitFor();
+    await card.getByRole("button", { name: "Enable" }).waitFor();
+  } finally {
+    await context.close();
+    await server.stop();
+    push.stop();
+  }
+});
+
+test("without permission the card says so", async () => {
+  const server = await startServer();
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await signIn(page, server.url);
+    // The person (here: the browser's default for a headless test) did not allow notifications.
+    await page.addInitScript(() => {
+      Notification.requestPermission = async () => "denied";
+    });
+    await page.goto(`${server.url}/settings`);
+    await page.locator("#push-card").getByRole("button", { name: "Enable" }).click();
+    await page.getByText("Permission Denied").waitFor();
+    await page.getByText("Please allow notifications in your browser settings.").waitFor();
+  } finally {
+    await context.close();
+    await server.stop();
+  }
+});
+
+test("offline, the bookings opened before can still be read, with the banner; a page never opened shows the offline page", async () => {
+  const server = await startServer();
+  const context = await browser.newContext();
+  let stopped = false;
+  try {
+    const page = await context.newPage();
+    await signIn(page, server.url);
+    await controlled(page);
+    // The worker keeps a page the person opens once it controls the page.
+    await page.goto(`${server.url}/bookings`);
+    const listed = await page.locator("main li").count();
+    await until(async () => (await keptPages(page)).includes("/bookings"), "the bookings page to be kept");
+
+    // The server goes away and the browser loses its connection.
+    await server.stop();
+    stopped = true;
+    await context.setOffline(true);
+
+    await page.goto(`${server.url}/bookings`);
+    await page.getByRole("heading", { name: "Bookings" }).waitFor();
+    expect(await page.locator("main li").count()).toBe(listed);
+    await page.getByText("You're offline. Some features may be limited.").waitFor();
+    await expectAccessible(page, "bookings, offline");
+
+    await page.goto(`${server.url}/host`);
+    await page.getByRole("heading", { name: "You're offline" }).waitFor();
+    await page.getByText("You're offline. Some features may be limited.").waitFor();
+    await expectAccessible(page, "the offline page");
+    await page.getByRole("link", { name: "Open your bookings" }).click();
+    await page.getByRole("heading", { name: "Bookings" }).waitFor();
+  } finally {
+    await context.close();
+    if (!stopped) await server.stop();
+  }
+});
+
+test("signing out forgets the pages kept for offline reading", async () => {
+  const server = await startServer();
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await signIn(page, server.url);
+    await controlled(page);
+    await page.goto(`${server.url}/bookings`);
+    await until(async () => (await keptPages(page)).includes("/bookings"), "the bookings page to be kept");
+    expect(await keptPages(page)).toEqual(["/bookings"]);
+
+    await page.goto(`${server.url}/settings`);
+    await page.getByText("Sign Out").first().click();
+    await page.getByRole("button", { name: "Sign Out" }).click();
+    await page.waitForURL(`${server.url}/`);
+    await until(async () => (await keptPages(page)).length === 0, "the kept pages to go");
+  } finally {
+    await context.close();
+    await server.stop();
+  }
+});
