@@ -35,6 +35,11 @@ const matrix: Row[] = [
   ["host", "GET", (f) => `/checkout/${f.booking.id}`, 404],
   // A booking's list belongs to its people.
   ["stranger", "GET", () => `/api/bookings`, ok],
+  // Notifications: each person has their own preferences and subscriptions (see below for another's).
+  ["stranger", "GET", () => `/api/notifications/preferences`, 200],
+  ["stranger", "GET", () => `/api/notifications/vapid-public-key`, 200],
+  ["stranger", "POST", () => `/api/notifications/unsubscribe`, 400],
+  ["stranger", "POST", () => `/api/notifications/test`, 409],
   // An id that does not exist looks the same as someone else's.
   ["stranger", "GET", () => `/api/bookings/00000000-0000-4000-8000-000000000000/details`, 404],
 ];
@@ -73,5 +78,19 @@ describe("who may touch what", () => {
     expect(booking.status).toBe("pending");
     const activity = t.db.$client.query("select archived_at, title from activities where id = ?").get(fixtures.activity.id) as { archived_at: number | null; title: string };
     expect(activity).toEqual({ archived_at: null, title: fixtures.activity.title });
+  });
+});
+
+describe("push subscriptions belong to their person", () => {
+  test("a stranger cannot unsubscribe the host's browser (404), nor read or send to it", async () => {
+    const endpoint = "https://push.example.com/send/host-browser";
+    t.db.$client
+      .query("insert into push_subscriptions (id, user_id, endpoint, p256dh_key, auth_key) values (?, ?, ?, ?, ?)")
+      .run(crypto.randomUUID(), fixtures.host.id, endpoint, "key", "auth");
+    const res = await clients.stranger.request("/api/notifications/unsubscribe", { method: "POST", json: { endpoint } });
+    expect(res.status).toBe(404);
+    expect(t.db.$client.query("select user_id from push_subscriptions where endpoint = ?").get(endpoint)).toEqual({ user_id: fixtures.host.id });
+    // The stranger's test notification goes to their own browsers only: they have none.
+    expect((await clients.stranger.request("/api/notifications/test", { method: "POST", json: {} })).status).toBe(409);
   });
 });

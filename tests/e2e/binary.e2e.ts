@@ -59,3 +59,15 @@ test("the binary serves its built files compressed at build time", async () => {
   expect(new Uint8Array(brotliDecompressSync(body))).toEqual(original);
   expect(body.length).toBeLessThan(original.length / 2);
 });
+
+test("the binary serves the service worker it was built with, and every file it stores on install", async () => {
+  const worker = await fetch(`${env.server.url}/sw.js`);
+  expect(worker.status).toBe(200);
+  const code = await worker.text();
+  expect(code).toBe(await Bun.file(join(root, "build/public/sw.js")).text());
+  const precache = JSON.parse(/\["\/assets\/[^\]]*\]/.exec(code)![0]) as string[];
+  for (const url of precache) {
+    const res = await fetch(`${env.server.url}${url}`);
+    expect({ url, status: res.status }).toEqual({ url, status: 200 });
+  }
+});
