@@ -177,3 +177,24 @@ export class FakePushService {
     return new Response(null, { status: browser.status });
   }
 }
+
+/**
+ * Run on its own for trying push notifications without a browser or the internet:
+ *   bun tests/fakes/push-service.ts [VAPID public key]
+ * It prints a subscription to register (POST /api/notifications/subscribe from a signed-in
+ * session) and then every message it receives, checked and decrypted. The app must be served over
+ * plain http (a development machine) to send to it.
+ */
+if (import.meta.main) {
+  const service = FakePushService.start();
+  const subscription = service.subscribe(process.argv[2]);
+  console.log(`Local push service at ${service.origin}. Subscribe with this body:\n${JSON.stringify({ endpoint: subscription.endpoint, keys: subscription.keys })}`);
+  let seen = 0;
+  let refused = 0;
+  setInterval(() => {
+    for (const d of service.deliveries.slice(seen)) console.log(`push (TTL ${d.ttl}s):`, JSON.stringify(d.payload));
+    for (const reason of service.rejections.slice(refused)) console.log(`refused: ${reason}`);
+    seen = service.deliveries.length;
+    refused = service.rejections.length;
+  }, 250);
+}
