@@ -49,6 +49,23 @@ describe("durable jobs", () => {
     expect(second.db.select().from(jobs).where(eq(jobs.kind, "test.remind")).all()).toEqual([]);
   });
 
+  test("runNow runs the due jobs with those keys only, and none another run holds", async () => {
+    const time = clock();
+    const t = await app(time);
+    const ran: string[] = [];
+    const say = defineJob<{ name: string }>({ kind: "test.say", run: ({ name }) => void ran.push(name) });
+    t.deps.jobs.register(say);
+    for (const name of ["Ada", "Bo", "Cy"]) t.deps.jobs.schedule(say, { name }, { at: time.now(), key: `say:${name}` });
+    t.deps.jobs.schedule(say, { name: "Later" }, { at: time.now() + HOUR, key: "say:later" });
+    // Cy's job is held by another run (its lease has not ended).
+    t.db.update(jobs).set({ leaseUntil: time.now() + JOB_LEASE_MS }).where(eq(jobs.key, "say:Cy")).run();
+
+    expect(await t.deps.jobs.runNow(["say:Ada", "say:Cy", "say:later"])).toBe(1);
+    expect(ran).toEqual(["Ada"]);
+    expect(t.db.select({ key: jobs.key }).from(jobs).where(eq(jobs.kind, "test.say")).all().map((j) => j.key).sort()).toEqual(["say:Bo", "say:Cy", "say:later"]);
+    expect(await t.deps.jobs.runNow([])).toBe(0);
+  });
+
   test("a failing job is retried with growing waits, then kept as failed", async () => {
     const time = clock();
     const t = await app(time);

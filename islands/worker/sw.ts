@@ -54,6 +54,8 @@ self.addEventListener("activate", (event) => {
   event.waitUntil(
     (async () => {
       await Promise.all(staleCaches(await caches.keys(), __VERSION__).map((name) => caches.delete(name)));
+      // Pages are asked for while the worker starts, rather than after.
+      await self.registration.navigationPreload?.enable();
       await self.clients.claim();
     })(),
   );
@@ -97,7 +99,7 @@ async function offlinePage(meta: Meta): Promise<Response> {
 
 async function navigate(event: FetchEvent): Promise<Response> {
   try {
-    const response = await fetch(event.request);
+    const response = ((await event.preloadResponse) as Response | undefined) ?? (await fetch(event.request));
     event.waitUntil(remember(event.request, response.clone()));
     return response;
   } catch {
