@@ -248,6 +248,28 @@ describe("pages", () => {
     expect(own).not.toContain("/date-time");
   });
 
+  test("a kept page body carries each visitor's own CSRF token and follows every change", async () => {
+    const created = await body(await host.request("/api/activities", { method: "POST", json: valid }));
+    const other = t.client();
+    await other.signUpComplete({ username: "another.guest" });
+    const tokensIn = (html: string) => [...html.matchAll(/name="_csrf" value="([^"]+)"/g)].map((m) => m[1]);
+    for (let i = 0; i < 2; i++) {
+      const mine = await (await stranger.get(`/activity/${created.id}`)).text();
+      const theirs = await (await other.get(`/activity/${created.id}`)).text();
+      expect(tokensIn(mine).length).toBeGreaterThan(0);
+      expect(new Set(tokensIn(mine))).toEqual(new Set([stranger.csrf]));
+      expect(new Set(tokensIn(theirs))).toEqual(new Set([other.csrf]));
+      expect(mine).not.toContain("csrf-slot-");
+      // Apart from the token, two guests get the same page.
+      expect(mine.replaceAll(stranger.csrf, "").replace(/another\.guest|stranger/g, "")).toBe(theirs.replaceAll(other.csrf, "").replace(/another\.guest|stranger/g, ""));
+    }
+    const signedOut = await (await t.client().get(`/activity/${created.id}`)).text();
+    expect(signedOut).not.toContain("csrf-slot-");
+    expect(await (await host.get(`/activity/${created.id}`)).text()).toContain(`href="/edit-activity/${created.id}"`);
+    t.db.update(activities).set({ title: "Tennis at dawn" }).where(eq(activities.id, String(created.id))).run();
+    expect(await (await stranger.get(`/activity/${created.id}`)).text()).toContain("Tennis at dawn");
+  });
+
   test("without a meeting point the city area is shown with the note", async () => {
     const created = await body(await host.request("/api/activities", { method: "POST", json: valid }));
     const html = await (await stranger.get(`/activity/${created.id}`)).text();
