@@ -164,6 +164,22 @@ describe("browse", () => {
     expect([...list].sort((x, y) => y.createdAt - x.createdAt)).toEqual(list);
   });
 
+  test("a kept browse body follows the language, the filters and every change", async () => {
+    const page = async (path: string, language = "en") => (await guest.get(path, { "accept-language": language })).text();
+    const en = await page("/browse?city=Chicago");
+    expect(await page("/browse?city=Chicago")).toBe(en);
+    const french = b.client();
+    await french.signUpComplete({ city: "Chicago" });
+    await french.postForm("/api/locale", { locale: "fr", next: "/" });
+    expect(await (await french.get("/browse?city=Chicago")).text()).toContain("Activités à Chicago");
+    expect(await page("/browse?city=Chicago&filters=1")).toMatch(/<details class="mt-3" open/);
+    expect(en).not.toMatch(/<details class="mt-3" open/);
+    const host = b.client();
+    await host.signUpComplete({ username: "chicago.host", city: "Chicago", country: "United States" });
+    await host.request("/api/activities", { method: "POST", json: { ...valid, title: "Surf at Carcavelos" } });
+    expect(await page("/browse?city=Chicago")).toContain("Surf at Carcavelos");
+  });
+
   test("filters by category; 'All' is no category; unknown categories are ignored", async () => {
     for (const category of ["sports", "food"]) {
       const list = (await body(await guest.get(`/api/activities?city=New%20York&category=${category}`))) as unknown as { category: string }[];

@@ -41,7 +41,7 @@ export function activityRoutes(deps: Deps) {
   const browse = async ({ request, query, state, render }: { request: Request; query: Record<string, string | undefined>; state: RequestState; render: Render }) => {
     const asked = readBrowseQuery(query, state.user);
     const page = await browseActivities(deps.db, asked);
-    const browseState: BrowseState = { city: asked.city, category: asked.category, filtersOpen: query.filters === "1", ...page };
+    const browseState: BrowseState = { city: asked.city, category: asked.category, filtersOpen: query.filters === "1", ...page, shared: page };
     const view = viewOf(deps, state, request);
     // htmx asks for just the part it swaps: the next page of cards, or the list after a filter change.
     if (request.headers.get("hx-request") && !request.headers.get("hx-history-restore-request")) {

@@ -162,10 +162,22 @@ function readBrowsePage(db: Db, opts: { city: string; category?: string; limit: 
   };
 }
 
-/** A browse page as cards. */
-export async function browseActivities(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number }) {
-  const { listings: list, ...page } = await browseListings(db, opts);
-  return { cards: list.map(sharedCard), ...page };
+export type BrowseCardPage = { cards: ActivityCard[]; nextCursor: string | null } & BrowseTotal;
+
+/**
+ * A browse page as cards. The page of a shared (cached) read is made once and shared in turn: it
+ * stays the same object while the read is cached, so views may keep what they render of it.
+ */
+const cardsOf = new WeakMap<BrowsePage, BrowseCardPage>();
+export async function browseActivities(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number }): Promise<BrowseCardPage> {
+  const read = await browseListings(db, opts);
+  let page = cardsOf.get(read);
+  if (!page) {
+    const { listings, ...rest } = read;
+    page = { cards: listings.map(sharedCard), ...rest };
+    cardsOf.set(read, page);
+  }
+  return page;
 }
 
 /**
