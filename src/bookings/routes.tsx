@@ -38,7 +38,7 @@ import {
   payableBooking,
   paymentAuthorised,
   payHost,
-  slotFree,
+  checkSlotOpen,
   slotOrThrow,
   startCheckout,
   type Action,
@@ -279,7 +279,7 @@ export function bookingRoutes(deps: Deps) {
         try {
           await bookableActivity(deps, user, activity.id);
           const slot = slotOrThrow(activity, { date: pick.date, time: pick.time, durationMinutes: pick.durationMinutes }, "datetime", deps.now());
-          if (!slotFree(deps, activity, slot)) throw new BookingError("booking.slotTaken", 409);
+          checkSlotOpen(deps, activity, slot, user.id);
           saveSelection(deps, user.id, activity.id, slot);
           return sendTo(`/booking/${activity.id}/payment`);
         } catch (err) {
@@ -322,7 +322,7 @@ export function bookingRoutes(deps: Deps) {
         } catch (err) {
           if (err instanceof PaymentError) return page({ values: card, error: err.message }, 402);
           if (!(err instanceof BookingError)) throw err;
-          const title = err.key === "booking.slotTakenReleased" ? state.t("booking.bookingError") : undefined;
+          const title = err.key === "booking.slotTakenReleased" || err.key === "booking.guestBusyReleased" ? state.t("booking.bookingError") : undefined;
           const fresh = (await paymentData(user, params.id).catch(() => null)) ?? data;
           return page({ values: card, title, error: messageOf(state, err) }, err.status, fresh);
         }
@@ -423,7 +423,7 @@ export function bookingRoutes(deps: Deps) {
           await bookableActivity(deps, user, activity.id);
           if (!choice.message.trim()) throw new BookingError("booking.messageRequired", 400);
           const slot = slotOrThrow(activity, { date: choice.date, time: choice.time, durationMinutes: choice.hours * 60 }, "dialog", deps.now());
-          if (!slotFree(deps, activity, slot)) throw new BookingError("booking.slotTaken", 409);
+          checkSlotOpen(deps, activity, slot, user.id);
           const price = priceFor(activity.hourlyRateCents, slot.durationMinutes);
           return render((view) => <RequestPaymentStep view={view} summary={summary} choice={choice} price={price} testMode={deps.payments.testMode} now={deps.now()} />);
         } catch (err) {

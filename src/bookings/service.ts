@@ -1,6 +1,6 @@
 import { decimalFromCents } from "../lib/money";
 import { and, eq, gt, inArray, isNotNull, lt, or } from "drizzle-orm";
-import { writeTransaction, type WriteTx } from "../../db/client";
+import { writeTransaction, type Db, type WriteTx } from "../../db/client";
 import { bookings, ledgerEntries, messages, users, type Activity, type Booking, type BookingStatus, type LedgerKind, type User } from "../../db/schema";
 import type { MessageRow } from "../lib/events";
 import { findListedActivity } from "../activities/manage";
@@ -59,6 +59,26 @@ export function busyIntervals(deps: Deps, hostId: string, from: number) {
     .all();
 }
 
+/**
+ * Inside a write transaction: does the guest already have somewhere to be over [startsAt,
+ * endsAt)? A request or booking of theirs, as a guest or as a host, that holds that time.
+ */
+function guestOverlaps(tx: WriteTx | Db, guestId: string, startsAt: number, endsAt: number, now: number, exceptId?: string) {
+  const rows = tx
+    .select({ id: bookings.id })
+    .from(bookings)
+    .where(
+      and(
+        or(eq(bookings.guestId, guestId), eq(bookings.hostId, guestId)),
+        lt(bookings.startsAt, endsAt),
+        gt(bookings.endsAt, startsAt),
+        or(inArray(bookings.status, [...HOLDING]), and(eq(bookings.status, "awaiting_payment"), gt(bookings.holdUntil, now))),
+      ),
+    )
+    .all();
+  return rows.some((r) => r.id !== exceptId);
+}
+
 /** Inside a write transaction: does anything hold the host's time over [startsAt, endsAt)? */
 function overlaps(tx: WriteTx, hostId: string, startsAt: number, endsAt: number, now: number, exceptId?: string) {
   const rows = tx
@@ -108,6 +128,15 @@ export function slotOrThrow(activity: Activity, input: { date: unknown; time: un
 
 export function slotFree(deps: Deps, activity: Activity, slot: Slot) {
   return !busyIntervals(deps, activity.hostId, slot.startsAt).some((b) => b.startsAt < slot.endsAt && b.endsAt > slot.startsAt);
+}
+
+/**
+ * Before anything is held: the host's time must be free, and the guest must not already be
+ * booked elsewhere then (nobody can be at two activities at once).
+ */
+export function checkSlotOpen(deps: Deps, activity: Activity, slot: Slot, guestId: string) {
+  if (!slotFree(deps, activity, slot)) throw new BookingError("booking.slotTaken", 409);
+  if (guestOverlaps(deps.db, guestId, slot.startsAt, slot.endsAt, deps.now())) throw new BookingError("booking.guestBusy", 409);
 }
 
 function ledger(tx: WriteTx, deps: Deps, booking: Pick<Booking, "id" | "currency">, kind: LedgerKind, amountCents: number, providerRef: string | null) {
@@ -178,7 +207,7 @@ export async function intentForSlot(deps: Deps, guest: User, input: { activityId
   const slot = slotOrThrow(activity, input, "datetime", deps.now());
   const price = priceFor(activity.hourlyRateCents, slot.durationMinutes);
   checkAmount(input.amount, price);
-  if (!slotFree(deps, activity, slot)) throw new BookingError("booking.slotTaken", 409);
+  checkSlotOpen(deps, activity, slot, guest.id);
   const key = `intent:${guest.id}:${activity.id}:${slot.startsAtLocal}:${slot.durationMinutes}:${price.totalCents}:${input.nonce ?? crypto.randomUUID()}`;
   let intent = await providerCall(() =>
     deps.payments.createIntent({ amountCents: price.totalCents, currency: CURRENCY, metadata: intentMetadata(guest, activity, slot, { flow: "datetime" }), description: activity.title }, key),
@@ -258,10 +287,11 @@ export async function createBooking(
 
   const now = deps.now();
   const bookingId = crypto.randomUUID();
-  let booking: Booking | null = null;
+  let made;
   try {
-    const made = writeTransaction(deps.db, (tx) => {
-      if (overlaps(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return null;
+    made = writeTransaction(deps.db, (tx) => {
+      if (overlaps(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return "hostBusy" as const;
+      if (guestOverlaps(tx, guest.id, slot.startsAt, slot.endsAt, now)) return "guestBusy" as const;
       const row = tx
         .insert(bookings)
         .values({ ...newBooking(deps, { guest, activity, slot, price, message, now }), id: bookingId, status: "pending", paymentIntentId: intent.id })
@@ -272,8 +302,6 @@ export async function createBooking(
       scheduleJob(tx, expireJob, { bookingId: row.id }, { at: row.respondBy, key: `booking.expire:${row.id}` });
       return { row, request };
     });
-    if (made) announce(deps, made.row, null, made.request);
-    booking = made?.row ?? null;
   } catch (err) {
     // The same authorisation sent twice at once: the first one made the booking.
     const first = deps.db.select().from(bookings).where(eq(bookings.paymentIntentId, intent.id)).get();
@@ -281,11 +309,13 @@ export async function createBooking(
     await release().catch(() => undefined);
     throw err;
   }
-  if (!booking) {
+  if (typeof made === "string") {
+    // Taken meanwhile, by someone else or by another booking of the guest's: the hold goes at once.
     await release();
-    throw new BookingError("booking.slotTakenReleased", 409);
+    throw new BookingError(made === "hostBusy" ? "booking.slotTakenReleased" : "booking.guestBusyReleased", 409);
   }
-  return { booking, created: true };
+  announce(deps, made.row, null, made.request);
+  return { booking: made.row, created: true };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -323,7 +353,8 @@ export async function startCheckout(
       if (mine.message !== message) tx.update(bookings).set({ message, updatedAt: now }).where(eq(bookings.id, mine.id)).run();
       return mine;
     }
-    if (overlaps(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return null;
+    if (overlaps(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return "hostBusy" as const;
+    if (guestOverlaps(tx, guest.id, slot.startsAt, slot.endsAt, now)) return "guestBusy" as const;
     const row = tx
       .insert(bookings)
       .values({ ...newBooking(deps, { guest, activity, slot, price, message, now }), status: "awaiting_payment", holdUntil: now + HOLD_MS })
@@ -332,7 +363,8 @@ export async function startCheckout(
     scheduleJob(tx, holdJob, { bookingId: row.id }, { at: row.holdUntil!, key: `booking.hold:${row.id}` });
     return row;
   });
-  if (!booking) throw new BookingError("booking.slotTaken", 409);
+  if (booking === "hostBusy") throw new BookingError("booking.slotTaken", 409);
+  if (booking === "guestBusy") throw new BookingError("booking.guestBusy", 409);
 
   const session = await providerCall(() =>
     deps.payments.createCheckoutSession(
@@ -409,7 +441,12 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
   const now = deps.now();
   const result = writeTransaction(deps.db, (tx) => {
     const current = tx.select().from(bookings).where(eq(bookings.id, booking.id)).get()!;
-    const revivable = current.status === "expired" && current.holdUntil !== null && current.startsAt > now && !overlaps(tx, current.hostId, current.startsAt, current.endsAt, now, current.id);
+    const revivable =
+      current.status === "expired" &&
+      current.holdUntil !== null &&
+      current.startsAt > now &&
+      !overlaps(tx, current.hostId, current.startsAt, current.endsAt, now, current.id) &&
+      !guestOverlaps(tx, current.guestId, current.startsAt, current.endsAt, now, current.id);
     if (current.status !== "awaiting_payment" && !revivable) {
       // Paid already, with this intent; a second one (the hosted page and the checkout screen
       // both paid) is released.
