@@ -68,6 +68,12 @@ export interface ChatTexts {
   empty: string;
 }
 
+export interface SystemText {
+  mine: string;
+  theirs: string;
+  automatic: string;
+}
+
 export interface ChatProps {
   bookingId: string;
   viewerId: string;
@@ -85,7 +91,11 @@ export interface ChatProps {
   /** The longest message the server takes, in characters. */
   maxLength: number;
   texts: ChatTexts;
-  /** Each system message already worded for this viewer, names filled: `mine` when the viewer caused it. */
-  systemTexts: Record<ChatSystemMessageType, { mine: string; theirs: string }>;
+  /**
+   * Each system message already worded for this viewer, names filled: `mine` when the viewer
+   * sent it, `theirs` when the other side did, `automatic` when nobody did (`senderId` null: an
+   * expiry, an automatic completion).
+   */
+  systemTexts: Record<ChatSystemMessageType, SystemText>;
   csrf: string;
 }

@@ -30,7 +30,7 @@ import { renderPage } from "./shell/render";
 import { notFoundRoute, shellRoutes } from "./shell/routes";
 import { accessDenied } from "./shell/access";
 import { bookingRoutes } from "./bookings/routes";
-import { messageApi } from "./messages/routes";
+import { conversationPages, messageApi } from "./messages/routes";
 import { makePaymentProvider } from "./payments";
 import { testPaymentRoutes } from "./payments/test-routes";
 import { DomainEvents } from "./lib/events";
@@ -206,6 +206,7 @@ export function createApp(options: AppOptions) {
     .use(testPaymentRoutes(deps))
     .use(bookingRoutes(deps))
     .use(messageApi(deps))
+    .use(conversationPages(deps))
     .use(notFoundRoute(deps));
 
   return { app, deps };

@@ -1,10 +1,13 @@
 import { and, asc, eq, gt, or, sql } from "drizzle-orm";
-import { readCache, writeTransaction } from "../../db/client";
+import { writeTransaction } from "../../db/client";
 import { bookings, messages, type Booking } from "../../db/schema";
 import { BookingError, bookingFor } from "../bookings/service";
 import type { Deps } from "../context";
 import type { MessageRow } from "../lib/events";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";
+import { latestMessageId, onBooking } from "./unread";
+
+export { isUnread, unreadConversations } from "./unread";
 
 /**
  * The conversation of a booking (spec §2 "Conversation", §5 "Messages", §7): only its two
@@ -130,12 +133,6 @@ export function readUpTo(deps: Deps, bookingId: string, otherId: string): number
   return row?.at ?? null;
 }
 
-/** The newest message of a booking: the one with the latest instant, the last written among equals. */
-export const latestMessageId = sql`(SELECT latest.id FROM messages AS latest WHERE latest.booking_id = ${bookings.id} ORDER BY latest.created_at DESC, latest.rowid DESC LIMIT 1)`;
-
-/** Bookings a person is on, either side. */
-const onBooking = (userId: string) => or(eq(bookings.guestId, userId), eq(bookings.hostId, userId));
-
 /** `GET /api/bookings/last-messages`: the newest message of each of the person's bookings that has one. */
 export function lastMessages(deps: Deps, userId: string): MessageRow[] {
   return deps.db
@@ -145,34 +142,4 @@ export function lastMessages(deps: Deps, userId: string): MessageRow[] {
     .where(onBooking(userId))
     .all()
     .map((r) => r.message);
-}
-
-/** Whether a conversation whose newest message is `last` is unread for `viewerId` (spec §2 "Bookings"). */
-export const isUnread = (last: Pick<MessageRow, "senderId" | "readBy"> | null | undefined, viewerId: string) =>
-  !!last && last.senderId !== viewerId && !last.readBy.includes(viewerId);
-
-/** Counts kept until the database changes (decision 0018): the bottom navigation asks on every page. */
-const unreadCounts = readCache<number>(10_000);
-
-/**
- * The number of the person's conversations whose newest message is unread (the Bookings tab's
- * badge). The same rule as `isUnread`, in one query over the person's bookings, each reaching
- * its newest message through the (booking, instant) index.
- */
-export function unreadConversations(deps: Deps, userId: string): number {
-  return unreadCounts(deps.db, userId, () => {
-    const row = deps.db
-      .select({ n: sql<number>`count(*)` })
-      .from(bookings)
-      .innerJoin(messages, eq(messages.id, latestMessageId))
-      .where(
-        and(
-          onBooking(userId),
-          sql`${messages.senderId} IS NOT ${userId}`,
-          sql`NOT EXISTS (SELECT 1 FROM json_each(${messages.readBy}) WHERE json_each.value = ${userId})`,
-        ),
-      )
-      .get();
-    return row?.n ?? 0;
-  });
 }
