@@ -164,3 +164,47 @@ test("without JavaScript: once the activity has started, the host marks it compl
   await host.context.close();
   await guest.context.close();
 }, 60_000);
+
+test("with JavaScript: the sort swaps the list in place, and the cards follow a status change the chat announces", async () => {
+  const guestContext = await env.browser.newContext({ viewport: { width: 360, height: 740 } });
+  const guest = await guestContext.newPage();
+  await signIn(guest, "guest@offline.test");
+  // A fresh request through the API, as scripts make one (intent, card, booking).
+  const csrf = (await guest.request.get(`${env.server.url}/api/auth/user`)).headers()["x-csrf-token"]!;
+  const headers = { "X-CSRF-Token": csrf };
+  const activities = (await (await guest.request.get(`${env.server.url}/api/activities?city=New%20York`)).json()) as { id: string; host: { name: string }; duration: string; hourlyRate: string }[];
+  const activity = activities.find((a) => a.host.name === "Maya" && Number(a.duration) <= 1)!;
+  const date = dateAhead(9);
+  const amount = (Number(activity.hourlyRate) * 1.1).toFixed(2);
+  const intent = (await (await guest.request.post(`${env.server.url}/api/create-payment-intent`, { headers, data: { amount, metadata: { activityId: activity.id, date, time: "15:00", duration: "1" } } })).json()) as { clientSecret: string; paymentIntentId: string };
+  await guest.request.post(`${env.server.url}/api/payments/test/confirm`, { headers, data: { clientSecret: intent.clientSecret, cardNumber: "4242424242424242", expiry: "12/34", cvc: "123" } });
+  const made = await guest.request.post(`${env.server.url}/api/bookings`, { headers, data: { activityId: activity.id, proposedDatetime: `${date}T15:00:00`, durationHours: 1, priceTotal: amount, paymentIntentId: intent.paymentIntentId } });
+  expect(made.status()).toBe(201);
+  const requestId = ((await made.json()) as { id: string }).id;
+
+  // The sort: htmx swaps the list and the address, no page load.
+  await guest.goto(`${env.server.url}/bookings`);
+  await guest.evaluate(() => ((window as unknown as { samePage: boolean }).samePage = true));
+  const newestFirst = await guest.locator("li[data-booking]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-booking")));
+  await guest.getByRole("link", { name: "Oldest first" }).click();
+  await guest.waitForURL(/\/bookings\?sort=oldest$/);
+  await guest.locator('ul[data-order="oldest"]').waitFor();
+  const oldestFirst = await guest.locator("li[data-booking]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-booking")));
+  expect(oldestFirst).toEqual([...newestFirst].reverse());
+  expect(await guest.getByRole("link", { name: "Oldest first" }).getAttribute("aria-current")).toBe("true");
+  expect(await guest.evaluate(() => (window as unknown as { samePage?: boolean }).samePage)).toBe(true);
+  expect(await guest.locator("#inbox-loading").isVisible()).toBe(false);
+
+  // The host has the request open; the guest withdraws it elsewhere; the chat's status event refreshes the cards.
+  const hostContext = await env.browser.newContext({ viewport: { width: 360, height: 740 } });
+  const host = await hostContext.newPage();
+  await signIn(host, "host@offline.test");
+  await host.goto(`${env.server.url}/bookings/${requestId}`);
+  await host.locator("[data-request-card]").waitFor();
+  expect((await guest.request.post(`${env.server.url}/api/bookings/${requestId}/cancel`, { headers, data: {} })).status()).toBe(200);
+  await host.evaluate((id) => document.body.dispatchEvent(new CustomEvent("offline:booking-status", { detail: { bookingId: id, status: "canceled" } })), requestId);
+  await host.locator("[data-booking-card] [data-status='canceled']").waitFor();
+  expect(await host.locator("[data-request-card]").count()).toBe(0);
+  await guestContext.close();
+  await hostContext.close();
+}, 60_000);
