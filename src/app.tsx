@@ -30,6 +30,7 @@ import { renderPage } from "./shell/render";
 import { notFoundRoute, shellRoutes } from "./shell/routes";
 import { accessDenied } from "./shell/access";
 import { bookingRoutes } from "./bookings/routes";
+import { reviewRoutes } from "./reviews/routes";
 import { makePaymentProvider } from "./payments";
 import { testPaymentRoutes } from "./payments/test-routes";
 import { DomainEvents } from "./lib/events";
@@ -204,6 +205,7 @@ export function createApp(options: AppOptions) {
     .use(paymentRoutes(deps))
     .use(testPaymentRoutes(deps))
     .use(bookingRoutes(deps))
+    .use(reviewRoutes(deps))
     .use(notFoundRoute(deps));
 
   return { app, deps };

@@ -20,6 +20,7 @@ import { priceFor } from "../lib/pricing";
 import { asTestProvider, returnBase } from "../payments";
 import { PaymentError, type PaymentIntent } from "../payments/provider";
 import { publicUser } from "../profiles/serialize";
+import { bookingsToReview } from "../reviews/service";
 import { bookingJobs, hostOfAccount } from "./jobs";
 import { bookingOf, bookingsOf, hostEarnings, hostRequests } from "./reads";
 import { cardInput, createBookingInput, dateTimeIntentInput, dialogIntentInput, existingBookingIntentInput, selectionInput } from "./schema";
@@ -357,7 +358,8 @@ export function bookingRoutes(deps: Deps) {
         if (query.success === "true") return sendTo("/bookings", { title: "bookings.paymentSuccessful", variant: "success" });
         if (query.canceled === "true") return sendTo("/bookings", { title: "bookings.paymentCanceled", body: "bookings.paymentCanceledBody", variant: "error" });
         const list = await bookingsOf(deps, user.id);
-        return render((view) => <BookingsScreen view={view} items={list} now={deps.now()} />);
+        const toReview = bookingsToReview(deps, user.id, list.map((item) => item.booking));
+        return render((view) => <BookingsScreen view={view} items={list} now={deps.now()} toReview={toReview} />);
       })
 
       // ------------------------------------------------------------------ the existing-booking flow

@@ -42,8 +42,8 @@ export function ActionButton({ view, bookingId, action, label, next, primary }: 
   );
 }
 
-/** /bookings: every booking the person is on, as guest and as host, with its state and actions. */
-export function BookingsScreen({ view, items, now }: { view: View; items: BookingListItem[]; now: number }) {
+/** /bookings: every booking the person is on, as guest and as host, with its state and actions; `toReview` are those they may review now. */
+export function BookingsScreen({ view, items, now, toReview = new Set() }: { view: View; items: BookingListItem[]; now: number; toReview?: Set<string> }) {
   const { t } = view;
   return (
     <AppLayout view={view} title={t("nav.bookings")}>
@@ -103,6 +103,13 @@ export function BookingsScreen({ view, items, now }: { view: View; items: Bookin
                     <div class="mt-3 flex gap-2">
                       <ActionButton view={view} bookingId={b.id} action="cancel" label={t(b.status === "pending" ? "bookings.withdraw" : "bookings.cancel")} next="/bookings" />
                     </div>
+                  ) : (
+                    ""
+                  )}
+                  {toReview.has(b.id) ? (
+                    <a href={`/review?${new URLSearchParams({ bookingId: b.id, userType: b.role })}`} class="btn btn-secondary mt-3 w-full" safe>
+                      {t("reviews.leaveReview")}
+                    </a>
                   ) : (
                     ""
                   )}

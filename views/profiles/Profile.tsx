@@ -247,7 +247,7 @@ export function PublicProfileSheet({ view, data }: { view: View; data: ProfileDa
   );
 }
 
-/** /reviews and a profile's full review list. */
+/** A profile's full review list. */
 export function AllReviews({ view, title, back, reviews, average, total }: { view: View; title: string; back: string; reviews: ReviewView[]; average: number | null; total: number }) {
   const { t } = view;
   return (
