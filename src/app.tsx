@@ -31,6 +31,7 @@ import { notFoundRoute, shellRoutes } from "./shell/routes";
 import { accessDenied } from "./shell/access";
 import { bookingRoutes } from "./bookings/routes";
 import { reviewRoutes } from "./reviews/routes";
+import { reportRoutes } from "./reports/routes";
 import { makePaymentProvider } from "./payments";
 import { testPaymentRoutes } from "./payments/test-routes";
 import { DomainEvents } from "./lib/events";
@@ -206,6 +207,7 @@ export function createApp(options: AppOptions) {
     .use(testPaymentRoutes(deps))
     .use(bookingRoutes(deps))
     .use(reviewRoutes(deps))
+    .use(reportRoutes(deps))
     .use(notFoundRoute(deps));
 
   return { app, deps };

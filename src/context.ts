@@ -51,6 +51,8 @@ export interface Deps {
     uploadsByUser: RateLimiter;
     /** Bytes of photos received per user. */
     uploadBytesByUser: RateLimiter;
+    /** Reports filed per user. */
+    reportsByUser: RateLimiter;
   };
   /** Cookie names: `__Host-` prefixed where cookies are Secure. */
   cookies: { session: string; flash: string; lang: string; oauth: string };
@@ -71,6 +73,7 @@ export function makeLimits(): Deps["limits"] {
     // Filling a profile and a few activities takes about 20 photos; these stop a flood.
     uploadsByUser: new RateLimiter(60, hour),
     uploadBytesByUser: new RateLimiter(100 * 1024 * 1024, hour),
+    reportsByUser: new RateLimiter(10, hour),
   };
 }
 

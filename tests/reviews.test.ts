@@ -82,7 +82,7 @@ describe("who may review, by booking status and timing", () => {
 });
 
 describe("what a review may say", () => {
-  test.each([
+  test.each<[{ stars?: unknown; text?: unknown; reviewedUserId?: "self" | "stranger" }, string]>([
     [{ stars: undefined }, "Select a star rating before submitting"],
     [{ stars: "" }, "Select a star rating before submitting"],
     [{ stars: 0 }, "The rating must be a whole number of stars from 1 to 5."],
