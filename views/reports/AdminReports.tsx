@@ -87,7 +87,7 @@ export function AdminReports({ view, pending, handled }: { view: View; pending: 
                         <dt class="text-muted" safe>
                           {t("moderation.activity")}
                         </dt>
-                        <dd>
+                        <dd class="m-0">
                           <a href={`/activity/${r.activity.id}`} class="link" safe>
                             {r.activity.title}
                           </a>
@@ -108,7 +108,7 @@ export function AdminReports({ view, pending, handled }: { view: View; pending: 
                         <dt class="text-muted" safe>
                           {t(r.activity ? "moderation.hostedBy" : "moderation.person")}
                         </dt>
-                        <dd>
+                        <dd class="m-0">
                           <Person view={view} person={r.person} />
                         </dd>
                       </>
