@@ -234,6 +234,14 @@ describe("moderation actions", () => {
     expect((await reporterClient.get(`/api/activities/${hidden.id}`)).status).toBe(404);
     const theirs = (await (await reporterClient.get(`/api/users/by-username/${target.username}/activities`)).json()) as { id: string }[];
     expect(theirs.map((a) => a.id)).not.toContain(hidden.id);
+    // Its host still sees it on their dashboard, marked, and can no longer edit it.
+    const host = t.client();
+    await host.signInAs(target.id);
+    const dashboard = await (await host.get("/host/activities")).text();
+    expect(dashboard).toContain("Hide me");
+    expect(dashboard).toContain("Hidden after a report: guests no longer see it.");
+    expect(dashboard).not.toContain(`/edit-activity/${hidden.id}`);
+    expect((await host.get(`/edit-activity/${hidden.id}`)).status).toBe(404);
     // A person's report cannot hide an activity.
     const aboutPerson = await reportAbout({ targetUserId: insert(t.db).user(userRow()).id });
     await act(aboutPerson, "hide");

@@ -58,6 +58,7 @@ export const en = {
   "moderation.alreadyHandled": "This report was already handled.",
   "moderation.notAnActivity": "This report is not about an activity.",
   "moderation.notYourself": "You can't suspend yourself.",
+  "moderation.hiddenForHost": "Hidden after a report: guests no longer see it.",
 } as const;
 
 export const fr: Record<keyof typeof en, string> = {
@@ -115,4 +116,5 @@ export const fr: Record<keyof typeof en, string> = {
   "moderation.alreadyHandled": "Ce signalement a déjà été traité.",
   "moderation.notAnActivity": "Ce signalement ne concerne pas une activité.",
   "moderation.notYourself": "Vous ne pouvez pas vous suspendre vous-même.",
+  "moderation.hiddenForHost": "Masquée après un signalement : les invités ne la voient plus.",
 };
