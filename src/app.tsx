@@ -31,6 +31,8 @@ import { notFoundRoute, shellRoutes } from "./shell/routes";
 import { accessDenied } from "./shell/access";
 import { bookingRoutes } from "./bookings/routes";
 import { conversationPages, messageApi } from "./messages/routes";
+import { reviewRoutes } from "./reviews/routes";
+import { reportRoutes } from "./reports/routes";
 import { makePaymentProvider } from "./payments";
 import { testPaymentRoutes } from "./payments/test-routes";
 import { DomainEvents } from "./lib/events";
@@ -207,6 +209,8 @@ export function createApp(options: AppOptions) {
     .use(bookingRoutes(deps))
     .use(messageApi(deps))
     .use(conversationPages(deps))
+    .use(reviewRoutes(deps))
+    .use(reportRoutes(deps))
     .use(notFoundRoute(deps));
 
   return { app, deps };

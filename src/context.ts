@@ -53,6 +53,8 @@ export interface Deps {
     uploadBytesByUser: RateLimiter;
     /** Messages sent per user, across their conversations. */
     messagesByUser: RateLimiter;
+    /** Reports filed per user. */
+    reportsByUser: RateLimiter;
   };
   /** Cookie names: `__Host-` prefixed where cookies are Secure. */
   cookies: { session: string; flash: string; lang: string; oauth: string };
@@ -75,6 +77,7 @@ export function makeLimits(): Deps["limits"] {
     uploadBytesByUser: new RateLimiter(100 * 1024 * 1024, hour),
     // A quick back-and-forth stays well under it; a script flooding a conversation does not.
     messagesByUser: new RateLimiter(30, 60 * 1000),
+    reportsByUser: new RateLimiter(10, hour),
   };
 }
 

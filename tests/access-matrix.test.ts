@@ -8,7 +8,7 @@ import { makeTestApp, type Client } from "./helpers";
  * fixtures, and the status that caller must get. Strangers get 404 (never 403), so ids are not
  * confirmed to them (ARCHITECTURE decision 11). New features add their rows here.
  */
-type Who = "host" | "guest" | "stranger";
+type Who = "host" | "guest" | "stranger" | "visitor";
 type Fixtures = { activity: Activity; booking: Booking; host: User; guest: User };
 type Row = [who: Who, method: string, path: (f: Fixtures) => string, expected: number | ((status: number) => boolean), body?: (f: Fixtures) => unknown];
 
@@ -52,6 +52,17 @@ const matrix: Row[] = [
   }),
   ["stranger", "GET", () => "/api/messages?bookingId=00000000-0000-4000-8000-000000000000", 404],
   ["stranger", "GET", () => "/bookings/00000000-0000-4000-8000-000000000000", 404],
+  // Reviews: only a booking's two people open its review screen.
+  ["stranger", "GET", (f) => `/review?bookingId=${f.booking.id}&userType=guest`, 404],
+  ["guest", "GET", (f) => `/review?bookingId=${f.booking.id}&userType=guest`, 200],
+  ["host", "GET", (f) => `/review?bookingId=${f.booking.id}&userType=host`, 200],
+  ["stranger", "POST", () => `/api/reviews`, 404],
+  // Moderation: only operators (ADMIN_EMAILS) know the page exists; everyone else gets 404.
+  ["visitor", "GET", () => `/admin/reports`, 404],
+  ["stranger", "GET", () => `/admin/reports`, 404],
+  ["host", "GET", () => `/admin/reports`, 404],
+  ["visitor", "POST", () => `/admin/reports/00000000-0000-4000-8000-000000000000/dismiss`, 404],
+  ["guest", "POST", () => `/admin/reports/00000000-0000-4000-8000-000000000000/suspend`, 404],
 ];
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -71,6 +82,7 @@ beforeAll(async () => {
     clients[who] = t.client();
     await clients[who].signInAs(user.id);
   }
+  clients.visitor = t.client();
 });
 afterAll(() => t.cleanup());
 

@@ -609,7 +609,7 @@ describe("the conversation screen", () => {
     expect(select(html, "[data-profile-sheet] img[alt='Photo 1 of 1']")).toHaveLength(1);
     expect(select(html, "[data-profile-sheet]")[0]!.text).toContain("Member since 2026");
     // The rating is the reviews the person received.
-    t.db.$client.run("INSERT INTO reviews (id, booking_id, reviewer_id, reviewed_user_id, stars, created_at) VALUES (?, ?, ?, ?, 4, ?)", [crypto.randomUUID(), id, guestId, hostId, START]);
+    t.db.$client.run("INSERT INTO reviews (id, booking_id, reviewer_id, reviewed_user_id, stars, created_at, published_at) VALUES (?, ?, ?, ?, 4, ?, ?)", [crypto.randomUUID(), id, guestId, hostId, START, START]);
     expect(select((await page(guest, `/bookings/${id}`)).html, "[data-rating]")[0]!.text).toBe("★ 4.0 (1)");
   });
 

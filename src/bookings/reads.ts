@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, isNotNull, ne, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, ne, notInArray, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { activities, bookings, ledgerEntries, messages, users, type Booking } from "../../db/schema";
 import type { MessageRow } from "../lib/events";
@@ -135,7 +135,8 @@ export interface InboxRow {
  * The bookings inbox (spec §2 "Bookings", §4 "Conversation"): every booking a person is on, as
  * guest or host, with its newest message, sorted by last activity. A host sees a booking once it
  * became a request (its first message, the request's, is written then): a guest still paying,
- * or one who left the checkout, has not asked them anything.
+ * or one who left the checkout, has not asked them anything. Bookings made before messages were
+ * kept (imported, or the demo's past ones) show by their status.
  */
 export async function inboxOf(deps: Deps, userId: string, order: InboxOrder, limit = 200): Promise<InboxRow[]> {
   const activityAt = sql<number>`coalesce(${messages.createdAt}, ${bookings.updatedAt}, ${bookings.createdAt})`;
@@ -146,7 +147,13 @@ export async function inboxOf(deps: Deps, userId: string, order: InboxOrder, lim
     .innerJoin(guestUser, eq(guestUser.id, bookings.guestId))
     .innerJoin(hostUser, eq(hostUser.id, bookings.hostId))
     .leftJoin(messages, eq(messages.id, latestMessageId))
-    .where(or(eq(bookings.guestId, userId), and(eq(bookings.hostId, userId), ne(bookings.status, "awaiting_payment"), isNotNull(messages.id))))
+    .where(
+      or(
+        eq(bookings.guestId, userId),
+        // Ended before it was ever a request (a lapsed hold, a left checkout): no request message.
+        and(eq(bookings.hostId, userId), ne(bookings.status, "awaiting_payment"), or(notInArray(bookings.status, ["expired", "canceled"]), isNotNull(messages.id))),
+      ),
+    )
     .orderBy(order === "oldest" ? asc(activityAt) : desc(activityAt), order === "oldest" ? asc(bookings.id) : desc(bookings.id))
     .limit(limit)
     .all();

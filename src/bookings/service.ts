@@ -592,13 +592,13 @@ async function endPending(deps: Deps, b: Booking, to: "rejected" | "canceled" | 
   return out.booking;
 }
 
-async function cancelAccepted(deps: Deps, b: Booking, by: Role, userId: string): Promise<Booking> {
-  if (by === "guest" && b.startsAt - deps.now() < GUEST_CANCEL_NOTICE_MS) throw new BookingError("booking.cancelTooLate", 409);
+/** Cancels an accepted booking with a full refund; `senderId` null when no person did (a suspension). */
+async function cancelAccepted(deps: Deps, b: Booking, by: Role, senderId: string | null): Promise<Booking> {
   const refund = await providerCall(() => deps.payments.refund(intentOf(b), null, key(b, "refund")));
   const out = settle(deps, b, "accepted", { status: "canceled", canceledBy: by }, (tx, c) => {
     ledger(tx, deps, c, "refund", c.totalCents, refund.id);
     cancelJob(tx, `booking.autocomplete:${c.id}`);
-    return systemMessage(tx, deps, c.id, "booking_canceled", userId);
+    return systemMessage(tx, deps, c.id, "booking_canceled", senderId);
   });
   if ("lost" in out) throw new BookingError("booking.notAccepted", 409);
   return out.booking;
@@ -624,6 +624,14 @@ export async function completeBooking(deps: Deps, b: Booking, by: string | null)
   return out.booking;
 }
 
+/** A booking still awaiting payment ends: its payment, if any, is released and its hold on the slot let go. */
+async function cancelAwaitingPayment(deps: Deps, booking: Booking, by: Role): Promise<Booking> {
+  if (booking.paymentIntentId) await providerCall(() => deps.payments.release(booking.paymentIntentId!, key(booking, "release")));
+  const out = settle(deps, booking, "awaiting_payment", { status: "canceled", canceledBy: by }, (tx, c) => cancelJob(tx, `booking.hold:${c.id}`));
+  if ("lost" in out) throw new BookingError("booking.cannotCancel", 409);
+  return out.booking;
+}
+
 /** The guarded transitions of spec §4 and ARCHITECTURE decision 7, for either side. */
 export async function act(deps: Deps, user: User, bookingId: unknown, action: Action): Promise<{ booking: Booking; role: Role }> {
   const { booking, role } = bookingFor(deps, user.id, bookingId);
@@ -638,19 +646,52 @@ export async function act(deps: Deps, user: User, bookingId: unknown, action: Ac
       if (role !== "host") throw new BookingError("booking.hostOnly", 403);
       return { booking: await completeBooking(deps, booking, user.id), role };
     case "cancel":
-      if (booking.status === "awaiting_payment" && role === "guest") {
-        if (booking.paymentIntentId) await providerCall(() => deps.payments.release(booking.paymentIntentId!, key(booking, "release")));
-        const out = settle(deps, booking, "awaiting_payment", { status: "canceled", canceledBy: "guest" }, (tx, c) => cancelJob(tx, `booking.hold:${c.id}`));
-        if ("lost" in out) throw new BookingError("booking.cannotCancel", 409);
-        return { booking: out.booking, role };
-      }
+      if (booking.status === "awaiting_payment" && role === "guest") return { booking: await cancelAwaitingPayment(deps, booking, "guest"), role };
       if (booking.status === "pending") {
         if (role !== "guest") throw new BookingError("booking.hostDeclineInstead", 409);
         return { booking: await endPending(deps, booking, "canceled", "booking_canceled", user.id), role };
       }
-      if (booking.status === "accepted") return { booking: await cancelAccepted(deps, booking, role, user.id), role };
+      if (booking.status === "accepted") {
+        if (role === "guest" && booking.startsAt - deps.now() < GUEST_CANCEL_NOTICE_MS) throw new BookingError("booking.cancelTooLate", 409);
+        return { booking: await cancelAccepted(deps, booking, role, user.id), role };
+      }
       throw new BookingError("booking.cannotCancel", 409);
   }
+}
+
+/**
+ * A suspended person's open bookings end through the usual transitions (docs/decisions/0024),
+ * with no person as the sender of their system messages: requests to their activities are
+ * declined and requests they sent withdrawn (the authorisation released either way), bookings
+ * awaiting payment are cancelled (released), and accepted bookings that have not started are
+ * cancelled with a full refund, whichever side was suspended. Bookings already under way are
+ * left to be completed as usual. Each step is a compare-and-set, so running this again (a retry
+ * after a provider failure) only does what is left; the first failure is thrown once the rest ran.
+ */
+export async function endBookingsOfSuspended(deps: Deps, userId: string): Promise<number> {
+  const open = deps.db
+    .select()
+    .from(bookings)
+    .where(and(or(eq(bookings.guestId, userId), eq(bookings.hostId, userId)), inArray(bookings.status, ["awaiting_payment", "pending", "accepted"])))
+    .all();
+  let ended = 0;
+  let failure: unknown = null;
+  for (const b of open) {
+    const side: Role = b.guestId === userId ? "guest" : "host";
+    try {
+      if (b.status === "pending") await endPending(deps, b, side === "host" ? "rejected" : "canceled", side === "host" ? "booking_declined" : "booking_canceled", null);
+      else if (b.status === "awaiting_payment") await cancelAwaitingPayment(deps, b, side);
+      else if (b.startsAt > deps.now()) await cancelAccepted(deps, b, side, null);
+      else continue;
+      ended++;
+    } catch (err) {
+      // Another change won the race (the guest withdrew, a job expired it): nothing left to do.
+      if (err instanceof BookingError && ["booking.notPending", "booking.notAccepted", "booking.cannotCancel"].includes(err.key)) continue;
+      failure ??= err;
+    }
+  }
+  if (failure) throw failure;
+  return ended;
 }
 
 /** A pending request nobody answered in time: released (job). */

@@ -1,4 +1,4 @@
-import type { Booking, BookingStatus } from "../../db/schema";
+import type { Booking, BookingStatus, Review } from "../../db/schema";
 import type { messages } from "../../db/schema";
 
 export type MessageRow = typeof messages.$inferSelect;
@@ -17,6 +17,8 @@ export type DomainEvent =
   | { type: "messages.read"; booking: Booking; readerId: string; at: number }
   /** A completed booking's host share was sent to the host's payout account. */
   | { type: "payout.sent"; booking: Booking; amountCents: number }
+  /** Reviews of a booking became visible (double-blind: both sides wrote, or the 14 days ended). */
+  | { type: "reviews.published"; booking: Booking; reviews: Review[] }
   /** Sessions ended (sign-out, an email change ending the others, a suspension): `all` of the user's, or these ids. */
   | { type: "sessions.ended"; userId: string; sessionIds: string[] | "all" };
 

@@ -10,12 +10,13 @@ import * as bookings from "../bookings/messages";
 import * as conversations from "../messages/messages";
 import * as payments from "../payments/messages";
 import * as profiles from "../profiles/messages";
+import * as reports from "../reports/messages";
 import * as reviews from "../reviews/messages";
 import * as shell from "../shell/messages";
 import * as uploads from "../uploads/messages";
 
 /** Every feature's texts, by feature. */
-export const messagesByFeature = { shell, auth, profiles, activities, uploads, reviews, payments, bookings, conversations };
+export const messagesByFeature = { shell, auth, profiles, activities, uploads, reviews, payments, bookings, conversations, reports };
 
 type Features = typeof messagesByFeature;
 type KeysOf<M> = M extends { en: infer E } ? keyof E : never;

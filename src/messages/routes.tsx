@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { ChatProps } from "../../islands/chat-props";
 import type { User } from "../../db/schema";
 import { ConversationScreen, type ConversationData } from "../../views/bookings/Conversation";
+import { bookingsToReview } from "../reviews/service";
 import { BookingsScreen, InboxList } from "../../views/bookings/List";
 import { ErrorScreen } from "../../views/shell/NotFound";
 import { hostListings } from "../activities/service";
@@ -115,6 +116,7 @@ async function conversationData(deps: Deps, state: RequestState, user: User, boo
     seenUpTo,
     chat,
     guestCancelUntil: booking.startsAt - GUEST_CANCEL_NOTICE_MS,
+    canReview: bookingsToReview(deps, user.id, [booking]).has(booking.id),
     now,
     draft: opts.draft,
     error: opts.error,
@@ -166,10 +168,12 @@ export function conversationPages(deps: Deps) {
     if (query.canceled === "true") return sendTo("/bookings", { title: "bookings.paymentCanceled", body: "bookings.paymentCanceledBody", variant: "error" });
     const order = orderOf(query.sort);
     const rows = await inboxOf(deps, user.id, order);
+    // Completed bookings the person may still review (once per side, within 14 days) get a link.
+    const toReview = bookingsToReview(deps, user.id, rows.map((r) => r.booking));
     const now = deps.now();
     if (isHtmx(request) && !request.headers.get("hx-history-restore-request")) {
-      return htmlResponse(String(<InboxList view={viewOf(deps, state, request)} rows={rows} order={order} now={now} />));
+      return htmlResponse(String(<InboxList view={viewOf(deps, state, request)} rows={rows} order={order} now={now} toReview={toReview} />));
     }
-    return render((view) => <BookingsScreen view={view} rows={rows} order={order} now={now} />);
+    return render((view) => <BookingsScreen view={view} rows={rows} order={order} now={now} toReview={toReview} />);
   }
 }

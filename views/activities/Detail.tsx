@@ -13,6 +13,7 @@ import { Avatar, Carousel, ReviewList } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
 import { RequestDialog } from "../bookings/Request";
 import { remember } from "../../src/lib/html/fragments";
+import { ReportButton } from "../reports/ReportButton";
 
 /** "45 min" under an hour, otherwise hours ("1 h", "1.5 h"), as spec §9 says. */
 export function formatDuration(view: View, minutes: number) {
@@ -151,6 +152,8 @@ function ActivityBody({ view, activity, host, rating, reviews, maps, now }: Acti
           </h2>
           <ReviewList view={view} reviews={reviews} empty={t("profile.noReviews")} />
         </section>
+
+        {own ? "" : <ReportButton view={view} targetActivityId={activity.id} />}
 
         <div class="fixed inset-x-0 bottom-16 z-20 border-t border-line bg-surface/95 px-4 py-3 backdrop-blur">
           <div class="mx-auto flex max-w-screen-md items-center justify-between gap-3">

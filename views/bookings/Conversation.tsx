@@ -1,4 +1,5 @@
 import type { ChatProps } from "../../islands/chat-props";
+import { ReportButton } from "../reports/ReportButton";
 import type { Booking } from "../../db/schema";
 import { categoryPhoto } from "../../src/activities/categories";
 import type { Role } from "../../src/bookings/service";
@@ -34,6 +35,8 @@ export interface ConversationData {
   chat: ChatProps;
   /** Until when a guest may cancel an accepted booking for a full refund. */
   guestCancelUntil: number;
+  /** Completed, and this side has not reviewed the other yet while the 14 days last. */
+  canReview: boolean;
   now: number;
   /** A message the form sent that was refused, shown again with why. */
   draft?: string;
@@ -142,6 +145,7 @@ function ProfileSheet({ view, data }: { view: View; data: ConversationData }) {
         ) : (
           ""
         )}
+        <ReportButton view={view} targetUserId={data.other.id} />
       </section>
     </details>
   );
@@ -278,7 +282,7 @@ function ActionCards({ view, data }: { view: View; data: ConversationData }) {
       </section>
     );
   }
-  if (b.status === "completed") {
+  if (b.status === "completed" && data.canReview) {
     return (
       <section class="card p-4" data-review-card>
         {note(t("conversation.reviewPrompt", { name }))}

@@ -59,7 +59,7 @@ function preview(view: View, row: InboxRow, viewerId: string, otherName: string 
 }
 
 /** One conversation: who, what, when, its state, the newest message, unread or not; the host's answers below it. */
-function InboxItem({ view, row, now }: { view: View; row: InboxRow; now: number }) {
+function InboxItem({ view, row, now, reviewable }: { view: View; row: InboxRow; now: number; reviewable: boolean }) {
   const { t } = view;
   const viewerId = view.user!.id;
   const b = row.booking;
@@ -125,6 +125,13 @@ function InboxItem({ view, row, now }: { view: View; row: InboxRow; now: number 
       ) : (
         ""
       )}
+      {reviewable ? (
+        <a href={`/review?${new URLSearchParams({ bookingId: b.id, userType: role })}`} class="btn btn-secondary mt-3 w-full" safe>
+          {t("reviews.leaveReview")}
+        </a>
+      ) : (
+        ""
+      )}
     </li>
   );
 }
@@ -133,7 +140,7 @@ function InboxItem({ view, row, now }: { view: View; row: InboxRow; now: number 
  * The sort choice and the list: the part a sort swaps (htmx) or a plain link reloads. The
  * current order is marked for screen readers.
  */
-export function InboxList({ view, rows, order, now }: { view: View; rows: InboxRow[]; order: InboxOrder; now: number }) {
+export function InboxList({ view, rows, order, now, toReview }: { view: View; rows: InboxRow[]; order: InboxOrder; now: number; toReview: Set<string> }) {
   const { t } = view;
   const sortLink = (value: InboxOrder, label: string) => (
     <a
@@ -169,7 +176,7 @@ export function InboxList({ view, rows, order, now }: { view: View; rows: InboxR
           </nav>
           <ul class="flex flex-col gap-3" aria-label={t("inbox.listLabel")} data-order={order}>
             {rows.map((row) => (
-              <InboxItem view={view} row={row} now={now} />
+              <InboxItem view={view} row={row} now={now} reviewable={toReview.has(row.booking.id)} />
             ))}
           </ul>
         </>
@@ -179,7 +186,7 @@ export function InboxList({ view, rows, order, now }: { view: View; rows: InboxR
 }
 
 /** /bookings and /messages: the person's conversations, as guest and as host, by last activity. */
-export function BookingsScreen({ view, rows, order, now }: { view: View; rows: InboxRow[]; order: InboxOrder; now: number }) {
+export function BookingsScreen({ view, rows, order, now, toReview }: { view: View; rows: InboxRow[]; order: InboxOrder; now: number; toReview: Set<string> }) {
   const { t } = view;
   return (
     <AppLayout view={view} title={t("nav.bookings")}>
@@ -188,7 +195,7 @@ export function BookingsScreen({ view, rows, order, now }: { view: View; rows: I
         <p id="inbox-loading" class="htmx-indicator mb-3 text-sm text-muted" role="status" safe>
           {t("inbox.loading")}
         </p>
-        <InboxList view={view} rows={rows} order={order} now={now} />
+        <InboxList view={view} rows={rows} order={order} now={now} toReview={toReview} />
       </>
     </AppLayout>
   );

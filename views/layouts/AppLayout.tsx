@@ -5,7 +5,7 @@ import { remember } from "../../src/lib/html/fragments";
 
 const tabs: { href: string; label: "nav.browse" | "nav.bookings" | "nav.host" | "nav.profile"; icon: IconName; match: RegExp }[] = [
   { href: "/", label: "nav.browse", icon: "search", match: /^\/($|browse|activity\/|booking\/)/ },
-  { href: "/bookings", label: "nav.bookings", icon: "calendar", match: /^\/(bookings|messages|booking-success|review|checkout)/ },
+  { href: "/bookings", label: "nav.bookings", icon: "calendar", match: /^\/(bookings|messages|booking-success|review$|checkout)/ },
   { href: "/host", label: "nav.host", icon: "home", match: /^\/(host|create-activity|edit-activity|stripe-connect)/ },
   { href: "/profile", label: "nav.profile", icon: "user", match: /^\/(profile|edit-profile|settings|reviews)/ },
 ];
