@@ -126,9 +126,10 @@ export function completedLedgerRows(booking: Pick<NewBooking, "totalCents" | "ho
   }));
 }
 
-/** A review of one side of a booking by the other. */
-export function reviewRow(opts: { bookingId: string; reviewerId: string; reviewedUserId: string; activityId?: string | null; stars?: number; text?: string | null; createdAt?: number }): NewReview & { id: string } {
-  return { id: crypto.randomUUID(), stars: 5, text: null, activityId: null, createdAt: Date.now(), ...opts };
+/** A review of one side of a booking by the other: published when written unless `publishedAt: null` (still hidden). */
+export function reviewRow(opts: { bookingId: string; reviewerId: string; reviewedUserId: string; activityId?: string | null; stars?: number; text?: string | null; createdAt?: number; publishedAt?: number | null }): NewReview & { id: string } {
+  const createdAt = opts.createdAt ?? Date.now();
+  return { id: crypto.randomUUID(), stars: 5, text: null, activityId: null, publishedAt: createdAt, ...opts, createdAt };
 }
 
 /** Writes rows straight into the database and returns them as read back. */

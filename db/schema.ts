@@ -47,6 +47,8 @@ export const users = sqliteTable(
     stripeAccountId: text("stripe_account_id"),
     /** The connected payout account can receive transfers, as the provider last said (never a return URL). */
     payoutsEnabled: integer("payouts_enabled", { mode: "boolean" }).notNull().default(false),
+    /** Set by an operator (docs/decisions/0024): no sign-in, no sessions, activities hidden. */
+    suspendedAt: integer("suspended_at", { mode: "number" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -112,6 +114,8 @@ export const activities = sqliteTable(
     featured: integer("featured", { mode: "boolean" }).notNull().default(false),
     /** Set instead of deleting when the activity has bookings. */
     archivedAt: integer("archived_at", { mode: "number" }),
+    /** Taken down by an operator, or with its host's suspension (docs/decisions/0024). */
+    hiddenAt: integer("hidden_at", { mode: "number" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -119,8 +123,8 @@ export const activities = sqliteTable(
     // Browse pages by (created_at, id) within a city; id breaks ties so paging needs no sort.
     // Partial: only listed activities (the browse queries spell the same condition literally),
     // so paging and the capped count never step over unlisted rows.
-    index("activities_browse").on(t.city, t.createdAt, t.id).where(sql`${t.active} = 1 AND ${t.archivedAt} IS NULL`),
-    index("activities_browse_category").on(t.city, t.category, t.createdAt, t.id).where(sql`${t.active} = 1 AND ${t.archivedAt} IS NULL`),
+    index("activities_browse").on(t.city, t.createdAt, t.id).where(sql`${t.active} = 1 AND ${t.archivedAt} IS NULL AND ${t.hiddenAt} IS NULL`),
+    index("activities_browse_category").on(t.city, t.category, t.createdAt, t.id).where(sql`${t.active} = 1 AND ${t.archivedAt} IS NULL AND ${t.hiddenAt} IS NULL`),
     index("activities_host").on(t.hostId, t.createdAt),
   ],
 );
@@ -226,14 +230,26 @@ export const reviews = sqliteTable(
     activityId: text("activity_id").references(() => activities.id),
     stars: integer("stars").notNull(),
     text: text("text"),
+    /**
+     * Null while the review is hidden (double-blind, docs/decisions/0023): set when the other
+     * side has written theirs, or 14 days after the booking's completion. Only published reviews
+     * are shown or counted.
+     */
+    publishedAt: integer("published_at", { mode: "number" }),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex("reviews_once_per_side").on(t.bookingId, t.reviewerId),
     index("reviews_reviewed").on(t.reviewedUserId, t.createdAt),
     index("reviews_activity").on(t.activityId, t.createdAt),
+    index("reviews_reviewer").on(t.reviewerId, t.createdAt),
   ],
 );
+
+export const reportReasons = ["inappropriate_content", "scam_or_fraud", "safety_concern", "harassment", "fake_profile", "other"] as const;
+export type ReportReason = (typeof reportReasons)[number];
+/** What an operator did with a report: dismissed it, or acted on its target. */
+export type ReportResolution = "dismissed" | "activity_hidden" | "user_suspended";
 
 export const reports = sqliteTable(
   "reports",
@@ -244,12 +260,24 @@ export const reports = sqliteTable(
       .references(() => users.id, { onDelete: "cascade" }),
     targetUserId: text("target_user_id").references(() => users.id, { onDelete: "set null" }),
     targetActivityId: text("target_activity_id").references(() => activities.id, { onDelete: "set null" }),
-    reason: text("reason").notNull(),
+    reason: text("reason").$type<ReportReason>().notNull(),
     notes: text("notes"),
-    status: text("status").notNull().default("pending"),
+    /** pending until an operator handles it, then resolved (`resolution` says how). */
+    status: text("status").$type<"pending" | "resolved">().notNull().default("pending"),
+    resolution: text("resolution").$type<ReportResolution>(),
+    /** The operator who handled it, and when. */
+    reviewedBy: text("reviewed_by").references(() => users.id, { onDelete: "set null" }),
+    reviewedAt: integer("reviewed_at", { mode: "number" }),
     createdAt: createdAt(),
   },
-  (t) => [index("reports_status").on(t.status, t.createdAt)],
+  (t) => [
+    index("reports_status").on(t.status, t.createdAt),
+    index("reports_target_user").on(t.targetUserId),
+    index("reports_target_activity").on(t.targetActivityId),
+    // One open report per reporter and target: a second one while the first waits is refused.
+    uniqueIndex("reports_open_user").on(t.reporterId, t.targetUserId).where(sql`${t.status} = 'pending' AND ${t.targetUserId} IS NOT NULL`),
+    uniqueIndex("reports_open_activity").on(t.reporterId, t.targetActivityId).where(sql`${t.status} = 'pending' AND ${t.targetActivityId} IS NOT NULL`),
+  ],
 );
 
 export const pushSubscriptions = sqliteTable(
@@ -470,3 +498,5 @@ export type Booking = typeof bookings.$inferSelect;
 export type LedgerEntry = typeof ledgerEntries.$inferSelect;
 export type BookingSelection = typeof bookingSelections.$inferSelect;
 export type Job = typeof jobs.$inferSelect;
+export type Review = typeof reviews.$inferSelect;
+export type Report = typeof reports.$inferSelect;

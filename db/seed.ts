@@ -2,6 +2,8 @@ import { count } from "drizzle-orm";
 import { activities, bookings, ledgerEntries, messages, reviews, users } from "./schema";
 import { writeTransaction, type Db } from "./client";
 import { activityRow, bookingRow, completedLedgerRows, reviewRow, userRow } from "./factories";
+import { cityByName } from "../src/lib/places";
+import { instantOf, todayIn } from "../src/lib/time";
 import { demoActivities, demoCities, demoGuest, demoHosts, demoReviewTexts, DEMO_PASSWORD, type DemoPerson } from "./demo-data";
 import { categories } from "../src/activities/categories";
 
@@ -87,9 +89,10 @@ export async function seedDemo(db: Db, now = Date.now()) {
     for (let k = 0; k < howMany; k++) {
       const guests = people.filter((p) => p.id !== activity.hostId);
       const guest = guests[Math.floor(random() * guests.length)]!;
-      const hour = 60 * 60 * 1000;
-      // On the hour, as bookings start.
-      const startsAt = Math.floor((now - (7 + Math.floor(random() * 60)) * DAY - Math.floor(random() * 8) * hour) / hour) * hour;
+      // On the hour between 9:00 and 18:00 in the activity's city, 7 to 66 days ago, as people book.
+      const timeZone = cityByName(activity.city)?.timeZone ?? "UTC";
+      const day = Temporal.PlainDate.from(todayIn(now, timeZone)).subtract({ days: 7 + Math.floor(random() * 60) });
+      const startsAt = instantOf(`${day.toString()}T${String(9 + Math.floor(random() * 10)).padStart(2, "0")}:00:00`, timeZone)!;
       const booking = bookingRow(
         { ...activity, minDurationMinutes: activity.minDurationMinutes ?? 60 },
         { guestId: guest.id, startsAt, status: "completed", respondBy: startsAt - 2 * DAY, respondedAt: startsAt - 3 * DAY },

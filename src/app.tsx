@@ -30,6 +30,9 @@ import { renderPage } from "./shell/render";
 import { notFoundRoute, shellRoutes } from "./shell/routes";
 import { accessDenied } from "./shell/access";
 import { bookingRoutes } from "./bookings/routes";
+import { conversationPages, messageApi } from "./messages/routes";
+import { reviewRoutes } from "./reviews/routes";
+import { reportRoutes } from "./reports/routes";
 import { notificationRoutes } from "./notifications/routes";
 import { makePaymentProvider } from "./payments";
 import { testPaymentRoutes } from "./payments/test-routes";
@@ -205,6 +208,10 @@ export function createApp(options: AppOptions) {
     .use(paymentRoutes(deps))
     .use(testPaymentRoutes(deps))
     .use(bookingRoutes(deps))
+    .use(messageApi(deps))
+    .use(conversationPages(deps))
+    .use(reviewRoutes(deps))
+    .use(reportRoutes(deps))
     .use(notificationRoutes(deps))
     .use(notFoundRoute(deps));
 

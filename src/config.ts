@@ -23,6 +23,7 @@ const envSchema = z.object({
   TRUST_PROXY: flag.default(false),
   SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").optional(),
   DEFAULT_LANGUAGE: z.enum(["en", "fr"]).default("en"),
+  ADMIN_EMAILS: z.string().default(""),
 
   GOOGLE_CLIENT_ID: optional,
   GOOGLE_CLIENT_SECRET: optional,
@@ -80,6 +81,8 @@ export interface Config {
   s3?: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string };
   /** Map tiles and address search (OpenStreetMap by default); both are reached by the browser. */
   maps: { tileUrl: string; geocoderUrl: string; attribution: string };
+  /** The operators: people signed in with one of these emails (lowercase) handle reports. */
+  adminEmails: string[];
 }
 
 export class ConfigError extends Error {}
@@ -125,6 +128,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       problems.push(`  ${key} must be a full URL`);
     }
   }
+  const adminEmails = [...new Set(e.ADMIN_EMAILS.split(",").map((v) => v.trim().toLowerCase()).filter(Boolean))];
+  for (const email of adminEmails) if (!z.email().safeParse(email).success) problems.push(`  ADMIN_EMAILS: "${email}" is not an email address`);
   if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
 
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
@@ -149,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : undefined,
     vapid: { publicKey: e.VAPID_PUBLIC_KEY, privateKey: e.VAPID_PRIVATE_KEY, subject: e.VAPID_SUBJECT },
     maps: { tileUrl: e.MAP_TILE_URL, geocoderUrl: e.MAP_GEOCODER_URL, attribution: e.MAP_ATTRIBUTION },
+    adminEmails,
     s3: e.S3_BUCKET
       ? {
           bucket: e.S3_BUCKET,

@@ -164,6 +164,22 @@ describe("browse", () => {
     expect([...list].sort((x, y) => y.createdAt - x.createdAt)).toEqual(list);
   });
 
+  test("a kept browse body follows the language, the filters and every change", async () => {
+    const page = async (path: string, language = "en") => (await guest.get(path, { "accept-language": language })).text();
+    const en = await page("/browse?city=Chicago");
+    expect(await page("/browse?city=Chicago")).toBe(en);
+    const french = b.client();
+    await french.signUpComplete({ city: "Chicago" });
+    await french.postForm("/api/locale", { locale: "fr", next: "/" });
+    expect(await (await french.get("/browse?city=Chicago")).text()).toContain("Activités à Chicago");
+    expect(await page("/browse?city=Chicago&filters=1")).toMatch(/<details class="mt-3" open/);
+    expect(en).not.toMatch(/<details class="mt-3" open/);
+    const host = b.client();
+    await host.signUpComplete({ username: "chicago.host", city: "Chicago", country: "United States" });
+    await host.request("/api/activities", { method: "POST", json: { ...valid, title: "Surf at Carcavelos" } });
+    expect(await page("/browse?city=Chicago")).toContain("Surf at Carcavelos");
+  });
+
   test("filters by category; 'All' is no category; unknown categories are ignored", async () => {
     for (const category of ["sports", "food"]) {
       const list = (await body(await guest.get(`/api/activities?city=New%20York&category=${category}`))) as unknown as { category: string }[];
@@ -246,6 +262,28 @@ describe("pages", () => {
     const own = await (await host.get(`/activity/${created.id}`)).text();
     expect(own).toContain(`href="/edit-activity/${created.id}"`);
     expect(own).not.toContain("/date-time");
+  });
+
+  test("a kept page body carries each visitor's own CSRF token and follows every change", async () => {
+    const created = await body(await host.request("/api/activities", { method: "POST", json: valid }));
+    const other = t.client();
+    await other.signUpComplete({ username: "another.guest" });
+    const tokensIn = (html: string) => [...html.matchAll(/name="_csrf" value="([^"]+)"/g)].map((m) => m[1]);
+    for (let i = 0; i < 2; i++) {
+      const mine = await (await stranger.get(`/activity/${created.id}`)).text();
+      const theirs = await (await other.get(`/activity/${created.id}`)).text();
+      expect(tokensIn(mine).length).toBeGreaterThan(0);
+      expect(new Set(tokensIn(mine))).toEqual(new Set([stranger.csrf]));
+      expect(new Set(tokensIn(theirs))).toEqual(new Set([other.csrf]));
+      expect(mine).not.toContain("csrf-slot-");
+      // Apart from the token, two guests get the same page.
+      expect(mine.replaceAll(stranger.csrf, "").replace(/another\.guest|stranger/g, "")).toBe(theirs.replaceAll(other.csrf, "").replace(/another\.guest|stranger/g, ""));
+    }
+    const signedOut = await (await t.client().get(`/activity/${created.id}`)).text();
+    expect(signedOut).not.toContain("csrf-slot-");
+    expect(await (await host.get(`/activity/${created.id}`)).text()).toContain(`href="/edit-activity/${created.id}"`);
+    t.db.update(activities).set({ title: "Tennis at dawn" }).where(eq(activities.id, String(created.id))).run();
+    expect(await (await stranger.get(`/activity/${created.id}`)).text()).toContain("Tennis at dawn");
   });
 
   test("without a meeting point the city area is shown with the note", async () => {

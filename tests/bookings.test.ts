@@ -193,6 +193,39 @@ describe("no double booking", () => {
     const overlap = await guest.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId, date: slot.date, time: "11:00", duration: "2" } });
     expect(overlap.status).toBe(409);
   }, 60_000);
+
+  test("a guest cannot be at two activities at once: another host's overlapping slot is refused, before and after the card is held", async () => {
+    const otherHost = t.client();
+    await otherHost.signUpComplete();
+    const other = await body(await otherHost.postJson("/api/activities", { title: "Chess", description: "A game of chess.", category: "learning", hourlyRate: "40", duration: "1", maxDuration: "4" }));
+    const c = t.client();
+    await c.signUpComplete();
+    const slot = nextSlot();
+    // Both cards held first, then the two requests: the second finds the first.
+    const intents = [];
+    for (const id of [activityId, other.id]) {
+      const intent = await body(await c.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId: id, date: slot.date, time: "10:00", duration: "2" } }));
+      await c.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...CARD });
+      intents.push(intent.paymentIntentId as string);
+    }
+    const first = await c.postJson("/api/bookings", { activityId, proposedDatetime: `${slot.date}T10:00:00`, durationHours: 2, priceTotal: slot.total, paymentIntentId: intents[0] });
+    expect(first.status).toBe(201);
+    const second = await c.postJson("/api/bookings", { activityId: other.id, proposedDatetime: `${slot.date}T10:00:00`, durationHours: 2, priceTotal: slot.total, paymentIntentId: intents[1] });
+    expect(second.status).toBe(409);
+    expect((await body(second)).message).toBe("You already have a booking at this time. Your card was not charged: the hold on it has been released.");
+    expect(intentStatus(intents[1]!)).toBe("canceled");
+    // Asked again, an overlapping slot is refused before any card is held.
+    const again = await c.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId: other.id, date: slot.date, time: "11:00", duration: "2" } });
+    expect(again.status).toBe(409);
+    expect((await body(again)).message).toBe("You already have a booking at this time. Please choose another.");
+    // The booking dialog says so too.
+    const dialog = await c.request(`/activity/${other.id}/request`, { method: "POST", headers: { "accept-language": "fr" }, form: { _csrf: c.csrf, message: "Bonjour", proposedDate: slot.date, proposedTime: "11:00", hours: "2" } });
+    expect(await dialog.clone().text()).toContain("Vous avez déjà une réservation à cet horaire.");
+    expect(dialog.status).toBe(409);
+    // Right after, the guest is free again.
+    const later = await c.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId: other.id, date: slot.date, time: "12:00", duration: "2" } });
+    expect(later.status).toBe(200);
+  }, 60_000);
 });
 
 type Who = "guest" | "host" | "stranger";

@@ -11,6 +11,12 @@ describe("configuration", () => {
     expect(c.secureCookies).toBe(false);
     expect(c.oauth).toEqual([]);
     expect(c.stripe).toBeUndefined();
+    expect(c.adminEmails).toEqual([]);
+  });
+
+  test("ADMIN_EMAILS lists the operators: comma-separated, trimmed, lowercased, each once", () => {
+    expect(loadConfig({ ADMIN_EMAILS: " Ops@Offline.test, moderator@example.com,,ops@offline.test " }).adminEmails).toEqual(["ops@offline.test", "moderator@example.com"]);
+    expect(loadConfig({ ADMIN_EMAILS: "" }).adminEmails).toEqual([]);
   });
 
   test("DEMO_DATA=false turns the demo off", () => {
@@ -31,6 +37,7 @@ describe("configuration", () => {
     [{ GOOGLE_CLIENT_ID: "id-only" }, "GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET"],
     [{ STRIPE_SECRET_KEY: "sk_test_x" }, "STRIPE_SECRET_KEY and STRIPE_PUBLISHABLE_KEY"],
     [{ S3_BUCKET: "photos" }, "S3_BUCKET"],
+    [{ ADMIN_EMAILS: "ops@offline.test, not-an-email" }, "ADMIN_EMAILS"],
   ])("%j fails fast naming the setting", (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);

@@ -38,9 +38,9 @@ describe("the database", () => {
   test("browse and bookings queries use indexes, not full scans", () => {
     const plan = (sql: string) =>
       (db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(" | ");
-    // The browse indexes hold listed activities only (active, not archived): browse asks for exactly those.
-    expect(plan("SELECT * FROM activities WHERE city = 'Paris' AND active = 1 AND archived_at IS NULL ORDER BY created_at DESC LIMIT 20")).toContain("USING INDEX activities_browse");
-    expect(plan("SELECT * FROM activities WHERE city = 'Paris' AND category = 'food' AND active = 1 AND archived_at IS NULL ORDER BY created_at DESC LIMIT 20")).toContain("activities_browse_category");
+    // The browse indexes hold listed activities only (active, not archived, not hidden): browse asks for exactly those.
+    expect(plan("SELECT * FROM activities WHERE city = 'Paris' AND active = 1 AND archived_at IS NULL AND hidden_at IS NULL ORDER BY created_at DESC LIMIT 20")).toContain("USING INDEX activities_browse");
+    expect(plan("SELECT * FROM activities WHERE city = 'Paris' AND category = 'food' AND active = 1 AND archived_at IS NULL AND hidden_at IS NULL ORDER BY created_at DESC LIMIT 20")).toContain("activities_browse_category");
     expect(plan("SELECT * FROM bookings WHERE guest_id = 'x' ORDER BY created_at DESC")).toContain("bookings_guest");
     expect(plan("SELECT * FROM bookings WHERE status = 'pending' AND respond_by < 1")).toContain("bookings_expiry");
     expect(plan("SELECT * FROM messages WHERE booking_id = 'x' ORDER BY created_at")).toContain("messages_booking");

@@ -362,24 +362,19 @@ describe("what is sent", () => {
     const id = await pendingBooking();
     await act(host, id, "accept");
     push.clear();
-    const say = async (senderId: string, content: string) => {
-      const message = t.db
-        .insert(messages)
-        .values({ id: crypto.randomUUID(), bookingId: id, senderId, content, readBy: [senderId], createdAt: clock })
-        .returning()
-        .get();
-      t.deps.events.emit({ type: "message.created", booking: bookingRow(id), message });
+    const say = async (sender: Client, content: string) => {
+      expect((await sender.postJson("/api/messages", { bookingId: id, content })).status).toBe(201);
       await t.deps.events.idle();
     };
-    await say(guestId, "See you at the courts!\nI'll bring   balls.");
+    await say(guest, "See you at the courts!\nI'll bring   balls.");
     expect(received(hostBrowser)).toEqual([{ title: "New message from Gabe", body: "See you at the courts! I'll bring balls.", url: `/bookings/${id}`, tag: `messages:${id}` }]);
     expect(received(guestBrowser)).toEqual([]);
 
     t.deps.presence.enter(hostId, id);
-    await say(guestId, "Running five minutes late");
+    await say(guest, "Running five minutes late");
     expect(received(hostBrowser).length).toBe(1);
     t.deps.presence.leave(hostId, id);
-    await say(guestId, "Here now");
+    await say(guest, "Here now");
     expect(received(hostBrowser).map((p) => p.body)).toEqual(["See you at the courts! I'll bring balls.", "Here now"]);
   });
 
@@ -395,7 +390,7 @@ describe("what is sent", () => {
     const id = await pendingBooking();
     push.clear();
     const review = t.db.insert(reviews).values(reviewRow({ bookingId: id, reviewerId: guestId, reviewedUserId: hostId, activityId, stars: 4 })).returning().get();
-    t.deps.events.emit({ type: "review.published", booking: bookingRow(id), review });
+    t.deps.events.emit({ type: "reviews.published", booking: bookingRow(id), reviews: [review] });
     await t.deps.events.idle();
     expect(received(hostBrowser)).toEqual([{ title: "New review", body: "Gabe left you a 4-star review.", url: "/reviews", tag: `review:${review.id}` }]);
     expect(received(guestBrowser)).toEqual([]);
@@ -473,7 +468,7 @@ describe("each kind respects its preference", () => {
       run: async () => {
         const id = await pendingBooking();
         const review = t.db.insert(reviews).values(reviewRow({ bookingId: id, reviewerId: hostId, reviewedUserId: guestId })).returning().get();
-        t.deps.events.emit({ type: "review.published", booking: bookingRow(id), review });
+        t.deps.events.emit({ type: "reviews.published", booking: bookingRow(id), reviews: [review] });
         await t.deps.events.idle();
       },
     },

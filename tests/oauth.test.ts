@@ -146,6 +146,17 @@ describe("OpenID Connect sign-in", () => {
     expect(done.headers.get("location")).toBe("/");
   });
 
+  test("a suspended person cannot sign in through a provider either", async () => {
+    fake.setUser({ sub: "gina-1", email: "gina@example.com", email_verified: true });
+    await signInWithProvider(t.client());
+    await t.db.update(users).set({ suspendedAt: Date.now() }).where(eq(users.email, "gina@example.com"));
+    const c = t.client();
+    const done = await signInWithProvider(c);
+    expect(done.status).toBe(400);
+    expect(await done.text()).toContain("This account has been suspended.");
+    expect((await c.get("/api/auth/user")).status).toBe(401);
+  });
+
   test("an unknown provider is 404", async () => {
     expect((await t.client().get("/api/login/myspace")).status).toBe(404);
   });

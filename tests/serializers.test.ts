@@ -30,6 +30,7 @@ const person: User = {
   stripeCustomerId: "cus_123456",
   stripeAccountId: "acct_123456",
   payoutsEnabled: true,
+  suspendedAt: Date.UTC(2025, 5, 1),
   createdAt: Date.UTC(2024, 0, 2),
   updatedAt: Date.UTC(2024, 0, 3),
 };
@@ -81,6 +82,7 @@ describe("each audience gets exactly its allow-list", () => {
       active: true,
       featured: false,
       archivedAt: null,
+      hiddenAt: null,
       createdAt: 1,
       updatedAt: 2,
     };

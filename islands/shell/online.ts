@@ -10,7 +10,14 @@ export function watchOnline() {
     window.addEventListener("offline", update);
     update();
   }
-  if (document.querySelector("[data-offline-page]")) window.addEventListener("online", () => location.reload());
+  if (document.querySelector("[data-offline-page]")) {
+    // Not while the person is already on their way elsewhere (a link they followed).
+    let leaving = false;
+    window.addEventListener("beforeunload", () => (leaving = true));
+    window.addEventListener("online", () => {
+      if (navigator.onLine && !leaving) location.reload();
+    });
+  }
   document.addEventListener("click", (event) => {
     if ((event.target as Element | null)?.closest?.("[data-reload]")) location.reload();
   });

@@ -169,12 +169,12 @@ const pageStatements = perDb((db) => ({
   listed: db
     .select()
     .from(activities)
-    .where(and(eq(activities.id, sql.placeholder("id")), isNull(activities.archivedAt), sql`${activities.active} = 1`))
+    .where(and(eq(activities.id, sql.placeholder("id")), isNull(activities.archivedAt), isNull(activities.hiddenAt), sql`${activities.active} = 1`))
     .prepare(),
   host: db.select(publicUserColumns).from(users).where(eq(users.id, sql.placeholder("id"))).prepare(),
 }));
 
-/** A listed (not archived) activity, or undefined. */
+/** A listed activity (not archived, not hidden by an operator), or undefined. */
 export async function findListedActivity(deps: Deps, id: string) {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
   return pageStatements(deps.db).listed.get({ id });

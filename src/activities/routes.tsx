@@ -13,6 +13,8 @@ import { asRecord, stringsFrom, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
 import { DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../lib/places";
 import { readBrowseQuery } from "./schema";
+import { todayIn } from "../lib/time";
+import { activityZone } from "../bookings/times";
 import { publicUser } from "../profiles/serialize";
 import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
@@ -39,7 +41,7 @@ export function activityRoutes(deps: Deps) {
   const browse = async ({ request, query, state, render }: { request: Request; query: Record<string, string | undefined>; state: RequestState; render: Render }) => {
     const asked = readBrowseQuery(query, state.user);
     const page = await browseActivities(deps.db, asked);
-    const browseState: BrowseState = { city: asked.city, category: asked.category, filtersOpen: query.filters === "1", ...page };
+    const browseState: BrowseState = { city: asked.city, category: asked.category, filtersOpen: query.filters === "1", ...page, shared: page };
     const view = viewOf(deps, state, request);
     // htmx asks for just the part it swaps: the next page of cards, or the list after a filter change.
     if (request.headers.get("hx-request") && !request.headers.get("hx-history-restore-request")) {
@@ -110,8 +112,11 @@ export function activityRoutes(deps: Deps) {
       const page = await activityPage(deps.db, params.id, () => readActivityPage(params.id));
       if (!page) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
       const { activity, host, rating, reviews } = page;
+      const now = deps.now();
+      // The body is kept per day: its bookable dates (in the activity's city) and the host's age (UTC) move with it.
+      const day = `${todayIn(now, activityZone(activity))}/${new Date(now).toISOString().slice(0, 10)}`;
       return render((view) => (
-        <ActivityDetail view={view} activity={activity} host={publicUser(host, new Date(deps.now()))} rating={rating} reviews={reviews} maps={deps.config.maps} now={deps.now()} />
+        <ActivityDetail view={view} page={page} day={day} activity={activity} host={publicUser(host, new Date(now))} rating={rating} reviews={reviews} maps={deps.config.maps} now={now} />
       ));
     });
 }

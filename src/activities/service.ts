@@ -1,4 +1,4 @@
-import { and, avg, count, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, avg, count, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { perDb, readCache, type Db } from "../../db/client";
 import { activities, reviews, users, type Activity } from "../../db/schema";
 import { publicUser, publicUserColumns, type PublicUser, type PublicUserSource } from "../profiles/serialize";
@@ -57,8 +57,8 @@ function decodeCursor(cursor: string | undefined): { createdAt: number; id: stri
  */
 export const BROWSE_COUNT_CAP = 1000;
 
-/** Listed: active and not archived, spelled as the browse indexes' condition so SQLite uses them. */
-const listed = sql`${activities.active} = 1 AND ${activities.archivedAt} IS NULL`;
+/** Listed: active, not archived, not hidden by an operator; spelled as the browse indexes' condition so SQLite uses them. */
+const listed = sql`${activities.active} = 1 AND ${activities.archivedAt} IS NULL AND ${activities.hiddenAt} IS NULL`;
 
 /**
  * The browse queries, prepared once per database: a page (with or without a category, first
@@ -94,12 +94,12 @@ const browseStatements = perDb((db) => {
   };
 });
 
-/** Ratings of many activities at once; the ids go in as one JSON array so the statement is prepared once. */
+/** Ratings (published reviews only) of many activities at once; the ids go in as one JSON array so the statement is prepared once. */
 const ratingStatement = perDb((db) =>
   db
     .select({ activityId: reviews.activityId, stars: avg(reviews.stars), n: count() })
     .from(reviews)
-    .where(sql`${reviews.activityId} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
+    .where(and(sql`${reviews.activityId} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`, isNotNull(reviews.publishedAt)))
     .groupBy(reviews.activityId)
     .prepare(),
 );
@@ -162,10 +162,22 @@ function readBrowsePage(db: Db, opts: { city: string; category?: string; limit: 
   };
 }
 
-/** A browse page as cards. */
-export async function browseActivities(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number }) {
-  const { listings: list, ...page } = await browseListings(db, opts);
-  return { cards: list.map(sharedCard), ...page };
+export type BrowseCardPage = { cards: ActivityCard[]; nextCursor: string | null } & BrowseTotal;
+
+/**
+ * A browse page as cards. The page of a shared (cached) read is made once and shared in turn: it
+ * stays the same object while the read is cached, so views may keep what they render of it.
+ */
+const cardsOf = new WeakMap<BrowsePage, BrowseCardPage>();
+export async function browseActivities(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number }): Promise<BrowseCardPage> {
+  const read = await browseListings(db, opts);
+  let page = cardsOf.get(read);
+  if (!page) {
+    const { listings, ...rest } = read;
+    page = { cards: listings.map(sharedCard), ...rest };
+    cardsOf.set(read, page);
+  }
+  return page;
 }
 
 /**
@@ -184,7 +196,7 @@ function sharedCard(listing: ActivityListing): ActivityCard {
 
 /** A host's listed activities, newest first. */
 export async function hostListings(db: Db, hostId: string, limit: number, today = new Date()) {
-  const where = and(eq(activities.hostId, hostId), eq(activities.active, true), isNull(activities.archivedAt));
+  const where = and(eq(activities.hostId, hostId), eq(activities.active, true), isNull(activities.archivedAt), isNull(activities.hiddenAt));
   const [rows, total] = await Promise.all([
     db
       .select({ activity: activities, host: publicUserColumns })

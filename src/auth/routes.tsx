@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { Elysia } from "elysia";
-import { users } from "../../db/schema";
+import { users, type User } from "../../db/schema";
 import { Login, type LoginForm } from "../../views/auth/Login";
 import { context, type Deps, type RequestState } from "../context";
 import { asRecord, json, redirectTo, safeNext, serializeCookie, wantsJson } from "../lib/http";
@@ -135,6 +135,8 @@ export function authRoutes(deps: Deps) {
         return failure(state, request, form, 401, { form: "login.invalidCredentials" });
       }
       deps.limits.loginByPair.reset(pair);
+      // Told only to whoever knows the password, so suspension does not confirm the account to others.
+      if (user.suspendedAt !== null) return failure(state, request, form, 403, { form: "login.suspended" });
       return success(request, state, user.id, redirect);
     }, { public: true })
     .post("/api/register", async ({ request, body, state }) => {
@@ -211,14 +213,16 @@ export function authRoutes(deps: Deps) {
       headers.append("Set-Cookie", serializeCookie(deps.cookies.oauth, "", { maxAge: 0, secure }));
       headers.append("Set-Cookie", flashCookie(deps, encodeFlash({ title: "toast.signedIn" })));
       const redirect = redirectTo(request, next, headers);
-      let userId: string;
+      let user: User;
       try {
         const profile = await flow.profile(query.code, saved.v);
-        userId = (await findOrCreateOAuthUser(deps.db, profile)).id;
+        user = await findOrCreateOAuthUser(deps.db, profile);
       } catch (err) {
         console.error(`oauth ${flow.config.id}: callback failed`, err);
         return fail("login.oauthFailed");
       }
+      if (user.suspendedAt !== null) return fail("login.suspended");
+      const userId = user.id;
       const session = await signIn(state, userId);
       redirect.headers.append("Set-Cookie", sessionCookie(session.token));
       return redirect;

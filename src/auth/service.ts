@@ -55,7 +55,8 @@ export async function loadSession(db: Db, token: string, now = Date.now()) {
   const sid = sha256(token);
   const statements = sessionStatements(db);
   const row = sessionRows(db, sid, () => statements.find.get({ sid }) ?? null);
-  if (!row) return null;
+  // A suspension deletes the person's sessions; one started in the meantime is refused all the same.
+  if (!row || row.user.suspendedAt !== null) return null;
   if (row.session.expire <= now) {
     await statements.remove.run({ sid });
     return null;

@@ -2,7 +2,6 @@ import { decimalFromCents } from "../lib/money";
 import { Elysia } from "elysia";
 import type { z } from "zod";
 import type { Activity, Booking, User } from "../../db/schema";
-import { BookingsScreen } from "../../views/bookings/List";
 import { CheckoutScreen, PaymentScreen, type CardState, type PaymentData } from "../../views/bookings/Payment";
 import type { StripeFormData } from "../../views/bookings/Parts";
 import { RequestPaymentStep, type RequestChoice } from "../../views/bookings/Request";
@@ -38,7 +37,7 @@ import {
   payableBooking,
   paymentAuthorised,
   payHost,
-  slotFree,
+  checkSlotOpen,
   slotOrThrow,
   startCheckout,
   type Action,
@@ -68,7 +67,7 @@ const TOASTS: Record<Action, { title: MessageKey; body: MessageKey }> = {
   cancel: { title: "toast.bookingCanceled", body: "toast.bookingCanceledBody" },
 };
 
-/** Bookings: the date-time, payment, success, checkout and list screens, the request dialog's steps, and the JSON API of spec §7. */
+/** Bookings: the date-time, payment, success and checkout screens, the request dialog's steps, and the JSON API of spec §7. */
 export function bookingRoutes(deps: Deps) {
   deps.jobs.register(...(bookingJobs as never[]));
 
@@ -279,7 +278,7 @@ export function bookingRoutes(deps: Deps) {
         try {
           await bookableActivity(deps, user, activity.id);
           const slot = slotOrThrow(activity, { date: pick.date, time: pick.time, durationMinutes: pick.durationMinutes }, "datetime", deps.now());
-          if (!slotFree(deps, activity, slot)) throw new BookingError("booking.slotTaken", 409);
+          checkSlotOpen(deps, activity, slot, user.id);
           saveSelection(deps, user.id, activity.id, slot);
           return sendTo(`/booking/${activity.id}/payment`);
         } catch (err) {
@@ -322,7 +321,7 @@ export function bookingRoutes(deps: Deps) {
         } catch (err) {
           if (err instanceof PaymentError) return page({ values: card, error: err.message }, 402);
           if (!(err instanceof BookingError)) throw err;
-          const title = err.key === "booking.slotTakenReleased" ? state.t("booking.bookingError") : undefined;
+          const title = err.key === "booking.slotTakenReleased" || err.key === "booking.guestBusyReleased" ? state.t("booking.bookingError") : undefined;
           const fresh = (await paymentData(user, params.id).catch(() => null)) ?? data;
           return page({ values: card, title, error: messageOf(state, err) }, err.status, fresh);
         }
@@ -348,16 +347,6 @@ export function bookingRoutes(deps: Deps) {
       .get("/booking-success", ({ user, render }) => {
         clearSelections(deps, user.id);
         return render((view) => <BookingSuccess view={view} />);
-      })
-
-      // ------------------------------------------------------------------------------- bookings
-      .get("/bookings", async ({ query, user, render, sendTo }) => {
-        // Back from the hosted checkout: the toast travels as a flash and the address is /bookings
-        // again, so a reload or a bookmark does not say it twice (works without JavaScript).
-        if (query.success === "true") return sendTo("/bookings", { title: "bookings.paymentSuccessful", variant: "success" });
-        if (query.canceled === "true") return sendTo("/bookings", { title: "bookings.paymentCanceled", body: "bookings.paymentCanceledBody", variant: "error" });
-        const list = await bookingsOf(deps, user.id);
-        return render((view) => <BookingsScreen view={view} items={list} now={deps.now()} />);
       })
 
       // ------------------------------------------------------------------ the existing-booking flow
@@ -423,7 +412,7 @@ export function bookingRoutes(deps: Deps) {
           await bookableActivity(deps, user, activity.id);
           if (!choice.message.trim()) throw new BookingError("booking.messageRequired", 400);
           const slot = slotOrThrow(activity, { date: choice.date, time: choice.time, durationMinutes: choice.hours * 60 }, "dialog", deps.now());
-          if (!slotFree(deps, activity, slot)) throw new BookingError("booking.slotTaken", 409);
+          checkSlotOpen(deps, activity, slot, user.id);
           const price = priceFor(activity.hourlyRateCents, slot.durationMinutes);
           return render((view) => <RequestPaymentStep view={view} summary={summary} choice={choice} price={price} testMode={deps.payments.testMode} now={deps.now()} />);
         } catch (err) {

@@ -1,6 +1,6 @@
 import { decimalFromCents } from "../lib/money";
 import { and, eq, gt, inArray, isNotNull, lt, or } from "drizzle-orm";
-import { writeTransaction, type WriteTx } from "../../db/client";
+import { writeTransaction, type Db, type WriteTx } from "../../db/client";
 import { bookings, ledgerEntries, messages, users, type Activity, type Booking, type BookingStatus, type LedgerKind, type User } from "../../db/schema";
 import type { MessageRow } from "../lib/events";
 import { findListedActivity } from "../activities/manage";
@@ -59,6 +59,26 @@ export function busyIntervals(deps: Deps, hostId: string, from: number) {
     .all();
 }
 
+/**
+ * Inside a write transaction: does the guest already have somewhere to be over [startsAt,
+ * endsAt)? A request or booking of theirs, as a guest or as a host, that holds that time.
+ */
+function guestOverlaps(tx: WriteTx | Db, guestId: string, startsAt: number, endsAt: number, now: number, exceptId?: string) {
+  const rows = tx
+    .select({ id: bookings.id })
+    .from(bookings)
+    .where(
+      and(
+        or(eq(bookings.guestId, guestId), eq(bookings.hostId, guestId)),
+        lt(bookings.startsAt, endsAt),
+        gt(bookings.endsAt, startsAt),
+        or(inArray(bookings.status, [...HOLDING]), and(eq(bookings.status, "awaiting_payment"), gt(bookings.holdUntil, now))),
+      ),
+    )
+    .all();
+  return rows.some((r) => r.id !== exceptId);
+}
+
 /** Inside a write transaction: does anything hold the host's time over [startsAt, endsAt)? */
 function overlaps(tx: WriteTx, hostId: string, startsAt: number, endsAt: number, now: number, exceptId?: string) {
   const rows = tx
@@ -108,6 +128,15 @@ export function slotOrThrow(activity: Activity, input: { date: unknown; time: un
 
 export function slotFree(deps: Deps, activity: Activity, slot: Slot) {
   return !busyIntervals(deps, activity.hostId, slot.startsAt).some((b) => b.startsAt < slot.endsAt && b.endsAt > slot.startsAt);
+}
+
+/**
+ * Before anything is held: the host's time must be free, and the guest must not already be
+ * booked elsewhere then (nobody can be at two activities at once).
+ */
+export function checkSlotOpen(deps: Deps, activity: Activity, slot: Slot, guestId: string) {
+  if (!slotFree(deps, activity, slot)) throw new BookingError("booking.slotTaken", 409);
+  if (guestOverlaps(deps.db, guestId, slot.startsAt, slot.endsAt, deps.now())) throw new BookingError("booking.guestBusy", 409);
 }
 
 function ledger(tx: WriteTx, deps: Deps, booking: Pick<Booking, "id" | "currency">, kind: LedgerKind, amountCents: number, providerRef: string | null) {
@@ -178,7 +207,7 @@ export async function intentForSlot(deps: Deps, guest: User, input: { activityId
   const slot = slotOrThrow(activity, input, "datetime", deps.now());
   const price = priceFor(activity.hourlyRateCents, slot.durationMinutes);
   checkAmount(input.amount, price);
-  if (!slotFree(deps, activity, slot)) throw new BookingError("booking.slotTaken", 409);
+  checkSlotOpen(deps, activity, slot, guest.id);
   const key = `intent:${guest.id}:${activity.id}:${slot.startsAtLocal}:${slot.durationMinutes}:${price.totalCents}:${input.nonce ?? crypto.randomUUID()}`;
   let intent = await providerCall(() =>
     deps.payments.createIntent({ amountCents: price.totalCents, currency: CURRENCY, metadata: intentMetadata(guest, activity, slot, { flow: "datetime" }), description: activity.title }, key),
@@ -258,10 +287,11 @@ export async function createBooking(
 
   const now = deps.now();
   const bookingId = crypto.randomUUID();
-  let booking: Booking | null = null;
+  let made;
   try {
-    const made = writeTransaction(deps.db, (tx) => {
-      if (overlaps(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return null;
+    made = writeTransaction(deps.db, (tx) => {
+      if (overlaps(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return "hostBusy" as const;
+      if (guestOverlaps(tx, guest.id, slot.startsAt, slot.endsAt, now)) return "guestBusy" as const;
       const row = tx
         .insert(bookings)
         .values({ ...newBooking(deps, { guest, activity, slot, price, message, now }), id: bookingId, status: "pending", paymentIntentId: intent.id })
@@ -272,8 +302,6 @@ export async function createBooking(
       scheduleJob(tx, expireJob, { bookingId: row.id }, { at: row.respondBy, key: `booking.expire:${row.id}` });
       return { row, request };
     });
-    if (made) announce(deps, made.row, null, made.request);
-    booking = made?.row ?? null;
   } catch (err) {
     // The same authorisation sent twice at once: the first one made the booking.
     const first = deps.db.select().from(bookings).where(eq(bookings.paymentIntentId, intent.id)).get();
@@ -281,11 +309,13 @@ export async function createBooking(
     await release().catch(() => undefined);
     throw err;
   }
-  if (!booking) {
+  if (typeof made === "string") {
+    // Taken meanwhile, by someone else or by another booking of the guest's: the hold goes at once.
     await release();
-    throw new BookingError("booking.slotTakenReleased", 409);
+    throw new BookingError(made === "hostBusy" ? "booking.slotTakenReleased" : "booking.guestBusyReleased", 409);
   }
-  return { booking, created: true };
+  announce(deps, made.row, null, made.request);
+  return { booking: made.row, created: true };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -323,7 +353,8 @@ export async function startCheckout(
       if (mine.message !== message) tx.update(bookings).set({ message, updatedAt: now }).where(eq(bookings.id, mine.id)).run();
       return mine;
     }
-    if (overlaps(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return null;
+    if (overlaps(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return "hostBusy" as const;
+    if (guestOverlaps(tx, guest.id, slot.startsAt, slot.endsAt, now)) return "guestBusy" as const;
     const row = tx
       .insert(bookings)
       .values({ ...newBooking(deps, { guest, activity, slot, price, message, now }), status: "awaiting_payment", holdUntil: now + HOLD_MS })
@@ -332,7 +363,8 @@ export async function startCheckout(
     scheduleJob(tx, holdJob, { bookingId: row.id }, { at: row.holdUntil!, key: `booking.hold:${row.id}` });
     return row;
   });
-  if (!booking) throw new BookingError("booking.slotTaken", 409);
+  if (booking === "hostBusy") throw new BookingError("booking.slotTaken", 409);
+  if (booking === "guestBusy") throw new BookingError("booking.guestBusy", 409);
 
   const session = await providerCall(() =>
     deps.payments.createCheckoutSession(
@@ -409,7 +441,12 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
   const now = deps.now();
   const result = writeTransaction(deps.db, (tx) => {
     const current = tx.select().from(bookings).where(eq(bookings.id, booking.id)).get()!;
-    const revivable = current.status === "expired" && current.holdUntil !== null && current.startsAt > now && !overlaps(tx, current.hostId, current.startsAt, current.endsAt, now, current.id);
+    const revivable =
+      current.status === "expired" &&
+      current.holdUntil !== null &&
+      current.startsAt > now &&
+      !overlaps(tx, current.hostId, current.startsAt, current.endsAt, now, current.id) &&
+      !guestOverlaps(tx, current.guestId, current.startsAt, current.endsAt, now, current.id);
     if (current.status !== "awaiting_payment" && !revivable) {
       // Paid already, with this intent; a second one (the hosted page and the checkout screen
       // both paid) is released.
@@ -555,13 +592,13 @@ async function endPending(deps: Deps, b: Booking, to: "rejected" | "canceled" | 
   return out.booking;
 }
 
-async function cancelAccepted(deps: Deps, b: Booking, by: Role, userId: string): Promise<Booking> {
-  if (by === "guest" && b.startsAt - deps.now() < GUEST_CANCEL_NOTICE_MS) throw new BookingError("booking.cancelTooLate", 409);
+/** Cancels an accepted booking with a full refund; `senderId` null when no person did (a suspension). */
+async function cancelAccepted(deps: Deps, b: Booking, by: Role, senderId: string | null): Promise<Booking> {
   const refund = await providerCall(() => deps.payments.refund(intentOf(b), null, key(b, "refund")));
   const out = settle(deps, b, "accepted", { status: "canceled", canceledBy: by }, (tx, c) => {
     ledger(tx, deps, c, "refund", c.totalCents, refund.id);
     cancelJob(tx, `booking.autocomplete:${c.id}`);
-    return systemMessage(tx, deps, c.id, "booking_canceled", userId);
+    return systemMessage(tx, deps, c.id, "booking_canceled", senderId);
   });
   if ("lost" in out) throw new BookingError("booking.notAccepted", 409);
   return out.booking;
@@ -587,6 +624,14 @@ export async function completeBooking(deps: Deps, b: Booking, by: string | null)
   return out.booking;
 }
 
+/** A booking still awaiting payment ends: its payment, if any, is released and its hold on the slot let go. */
+async function cancelAwaitingPayment(deps: Deps, booking: Booking, by: Role): Promise<Booking> {
+  if (booking.paymentIntentId) await providerCall(() => deps.payments.release(booking.paymentIntentId!, key(booking, "release")));
+  const out = settle(deps, booking, "awaiting_payment", { status: "canceled", canceledBy: by }, (tx, c) => cancelJob(tx, `booking.hold:${c.id}`));
+  if ("lost" in out) throw new BookingError("booking.cannotCancel", 409);
+  return out.booking;
+}
+
 /** The guarded transitions of spec §4 and ARCHITECTURE decision 7, for either side. */
 export async function act(deps: Deps, user: User, bookingId: unknown, action: Action): Promise<{ booking: Booking; role: Role }> {
   const { booking, role } = bookingFor(deps, user.id, bookingId);
@@ -601,19 +646,52 @@ export async function act(deps: Deps, user: User, bookingId: unknown, action: Ac
       if (role !== "host") throw new BookingError("booking.hostOnly", 403);
       return { booking: await completeBooking(deps, booking, user.id), role };
     case "cancel":
-      if (booking.status === "awaiting_payment" && role === "guest") {
-        if (booking.paymentIntentId) await providerCall(() => deps.payments.release(booking.paymentIntentId!, key(booking, "release")));
-        const out = settle(deps, booking, "awaiting_payment", { status: "canceled", canceledBy: "guest" }, (tx, c) => cancelJob(tx, `booking.hold:${c.id}`));
-        if ("lost" in out) throw new BookingError("booking.cannotCancel", 409);
-        return { booking: out.booking, role };
-      }
+      if (booking.status === "awaiting_payment" && role === "guest") return { booking: await cancelAwaitingPayment(deps, booking, "guest"), role };
       if (booking.status === "pending") {
         if (role !== "guest") throw new BookingError("booking.hostDeclineInstead", 409);
         return { booking: await endPending(deps, booking, "canceled", "booking_canceled", user.id), role };
       }
-      if (booking.status === "accepted") return { booking: await cancelAccepted(deps, booking, role, user.id), role };
+      if (booking.status === "accepted") {
+        if (role === "guest" && booking.startsAt - deps.now() < GUEST_CANCEL_NOTICE_MS) throw new BookingError("booking.cancelTooLate", 409);
+        return { booking: await cancelAccepted(deps, booking, role, user.id), role };
+      }
       throw new BookingError("booking.cannotCancel", 409);
   }
+}
+
+/**
+ * A suspended person's open bookings end through the usual transitions (docs/decisions/0024),
+ * with no person as the sender of their system messages: requests to their activities are
+ * declined and requests they sent withdrawn (the authorisation released either way), bookings
+ * awaiting payment are cancelled (released), and accepted bookings that have not started are
+ * cancelled with a full refund, whichever side was suspended. Bookings already under way are
+ * left to be completed as usual. Each step is a compare-and-set, so running this again (a retry
+ * after a provider failure) only does what is left; the first failure is thrown once the rest ran.
+ */
+export async function endBookingsOfSuspended(deps: Deps, userId: string): Promise<number> {
+  const open = deps.db
+    .select()
+    .from(bookings)
+    .where(and(or(eq(bookings.guestId, userId), eq(bookings.hostId, userId)), inArray(bookings.status, ["awaiting_payment", "pending", "accepted"])))
+    .all();
+  let ended = 0;
+  let failure: unknown = null;
+  for (const b of open) {
+    const side: Role = b.guestId === userId ? "guest" : "host";
+    try {
+      if (b.status === "pending") await endPending(deps, b, side === "host" ? "rejected" : "canceled", side === "host" ? "booking_declined" : "booking_canceled", null);
+      else if (b.status === "awaiting_payment") await cancelAwaitingPayment(deps, b, side);
+      else if (b.startsAt > deps.now()) await cancelAccepted(deps, b, side, null);
+      else continue;
+      ended++;
+    } catch (err) {
+      // Another change won the race (the guest withdrew, a job expired it): nothing left to do.
+      if (err instanceof BookingError && ["booking.notPending", "booking.notAccepted", "booking.cannotCancel"].includes(err.key)) continue;
+      failure ??= err;
+    }
+  }
+  if (failure) throw failure;
+  return ended;
 }
 
 /** A pending request nobody answered in time: released (job). */

@@ -1,8 +1,7 @@
-import type { Booking, BookingStatus } from "../../db/schema";
-import type { messages, reviews } from "../../db/schema";
+import type { Booking, BookingStatus, Review } from "../../db/schema";
+import type { messages } from "../../db/schema";
 
 export type MessageRow = typeof messages.$inferSelect;
-export type ReviewRow = typeof reviews.$inferSelect;
 
 /**
  * What happened, told after it was committed. Features announce their changes here; the live
@@ -18,12 +17,8 @@ export type DomainEvent =
   | { type: "messages.read"; booking: Booking; readerId: string; at: number }
   /** A completed booking's host share was sent to the host's payout account. */
   | { type: "payout.sent"; booking: Booking; amountCents: number }
-  /**
-   * A review became visible to the person it is about: both sides have written theirs, or the
-   * review window passed (reviews are double-blind). The reviews feature emits it once per
-   * review, when it publishes it; notifications tell the reviewed person.
-   */
-  | { type: "review.published"; booking: Booking; review: ReviewRow }
+  /** Reviews of a booking became visible (double-blind: both sides wrote, or the 14 days ended). */
+  | { type: "reviews.published"; booking: Booking; reviews: Review[] }
   /** Sessions ended (sign-out, an email change ending the others, a suspension): `all` of the user's, or these ids. */
   | { type: "sessions.ended"; userId: string; sessionIds: string[] | "all" };
 

@@ -7,15 +7,17 @@
 import * as activities from "../activities/messages";
 import * as auth from "../auth/messages";
 import * as bookings from "../bookings/messages";
+import * as conversations from "../messages/messages";
 import * as notifications from "../notifications/messages";
 import * as payments from "../payments/messages";
 import * as profiles from "../profiles/messages";
+import * as reports from "../reports/messages";
 import * as reviews from "../reviews/messages";
 import * as shell from "../shell/messages";
 import * as uploads from "../uploads/messages";
 
 /** Every feature's texts, by feature. */
-export const messagesByFeature = { shell, auth, profiles, activities, uploads, reviews, payments, bookings, notifications };
+export const messagesByFeature = { shell, auth, profiles, activities, uploads, reviews, payments, bookings, conversations, reports, notifications };
 
 type Features = typeof messagesByFeature;
 type KeysOf<M> = M extends { en: infer E } ? keyof E : never;

@@ -157,18 +157,16 @@ export async function noticesFor(deps: Deps, event: DomainEvent): Promise<Notice
         },
       ];
     }
-    case "review.published": {
-      const { review } = event;
-      const reviewer = deps.db.select({ firstName: users.firstName, name: users.name }).from(users).where(eq(users.id, review.reviewerId)).get();
-      return [
-        notice(
+    case "reviews.published":
+      return event.reviews.map((review) => {
+        const reviewer = deps.db.select({ firstName: users.firstName, name: users.name }).from(users).where(eq(users.id, review.reviewerId)).get();
+        return notice(
           { to: review.reviewedUserId, type: "reviews", key: `review:${review.id}`, url: "/reviews", tag: `review:${review.id}` },
           "notifications.push.review.title",
           "notifications.push.review.body",
           () => ({ name: reviewer?.firstName || reviewer?.name || "", stars: review.stars }),
-        ),
-      ];
-    }
+        );
+      });
     case "payout.sent": {
       const { booking, amountCents } = event;
       const p = partiesOf(deps, booking);

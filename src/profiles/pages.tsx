@@ -76,10 +76,6 @@ export function profilePages(deps: Deps) {
         <AllActivities view={view} title={view.t("profile.activitiesOf", { name: user.firstName ?? "" })} back={`/profile/${user.username}`} cards={cards} />
       ));
     })
-    .get("/reviews", async ({ request, state, user, render }) => {
-      const r = await reviewsOf(deps.db, user.id);
-      return render((view) => <AllReviews view={view} title={view.t("profile.myReviews")} back="/profile" {...r} />);
-    })
     .get("/edit-profile", ({ request, state, user, render }) => render((view) => <EditProfile view={view} state={editState(user)} />))
     .post("/edit-profile", async ({ body, state, user, render, sendTo }) => {
       const input = asRecord(body);

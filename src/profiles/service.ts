@@ -1,4 +1,4 @@
-import { and, eq, ne } from "drizzle-orm";
+import { and, eq, isNull, ne } from "drizzle-orm";
 import { writeTransaction, type Db, type WriteTx } from "../../db/client";
 import { sessions, users, type User } from "../../db/schema";
 import type { Deps } from "../context";
@@ -243,9 +243,10 @@ async function checkCurrentPassword(deps: Deps, user: User, current: string | un
   return { ok: false, status: 403, errors: { currentPassword: "account.currentPasswordWrong" } };
 }
 
+/** Someone's public profile by username; a suspended person's is gone with them (docs/decisions/0024). */
 export async function findByUsername(db: Db, username: unknown): Promise<User | undefined> {
   if (typeof username !== "string") return undefined;
   const normalized = username.trim().toLowerCase();
   if (!normalized || normalized.length > 40) return undefined;
-  return db.select().from(users).where(eq(users.username, normalized)).get();
+  return db.select().from(users).where(and(eq(users.username, normalized), isNull(users.suspendedAt))).get();
 }

@@ -161,7 +161,7 @@ test("without permission the card says so", async () => {
   }
 });
 
-test("offline, the bookings opened before can still be read, with the banner; a page never opened shows the offline page", async () => {
+test("offline, the bookings list and a conversation opened before can still be read, with the banner; a page never opened shows the offline page", async () => {
   const server = await startServer();
   const context = await browser.newContext();
   let stopped = false;
@@ -169,21 +169,30 @@ test("offline, the bookings opened before can still be read, with the banner; a 
     const page = await context.newPage();
     await signIn(page, server.url);
     await controlled(page);
-    // The worker keeps a page the person opens once it controls the page.
+    // The worker keeps the pages a person opens once it controls the page.
     await page.goto(`${server.url}/bookings`);
-    const listed = await page.locator("main li").count();
-    await until(async () => (await keptPages(page)).includes("/bookings"), "the bookings page to be kept");
+    const bookingsText = await page.locator("main").innerText();
+    const [booking] = (await (await page.request.get(`${server.url}/api/bookings`)).json()) as { id: string; activity: { title: string } }[];
+    await page.goto(`${server.url}/bookings/${booking!.id}`);
+    const conversationText = await page.locator("main").innerText();
+    expect(conversationText).toContain(booking!.activity.title);
+    await until(async () => (await keptPages(page)).includes(`/bookings/${booking!.id}`), "the conversation to be kept");
 
     // The server goes away and the browser loses its connection.
     await server.stop();
     stopped = true;
     await context.setOffline(true);
 
+    await page.goto(`${server.url}/bookings/${booking!.id}`);
+    await page.getByText(booking!.activity.title).first().waitFor();
+    expect(await page.locator("main").innerText()).toBe(conversationText);
+    await page.getByText("You're offline. Some features may be limited.").waitFor();
+    await expectAccessible(page, "a conversation, offline");
+
     await page.goto(`${server.url}/bookings`);
     await page.getByRole("heading", { name: "Bookings" }).waitFor();
-    expect(await page.locator("main li").count()).toBe(listed);
+    expect(await page.locator("main").innerText()).toBe(bookingsText);
     await page.getByText("You're offline. Some features may be limited.").waitFor();
-    await expectAccessible(page, "bookings, offline");
 
     await page.goto(`${server.url}/host`);
     await page.getByRole("heading", { name: "You're offline" }).waitFor();

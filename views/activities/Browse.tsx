@@ -20,6 +20,8 @@ export interface BrowseState {
   /** More than `total` match: shown as "1,000+ activities found". */
   capped?: boolean;
   nextCursor: string | null;
+  /** The shared page these cards come from (`browseActivities`): what is rendered of it is kept with it. */
+  shared?: object;
 }
 
 /** htmx attributes of the filters: each swaps the whole browse part and updates the address. */
@@ -42,8 +44,22 @@ export function Browse({ view, state }: { view: View; state: BrowseState }) {
   );
 }
 
+/**
+ * What is rendered of a shared page, per language and filter state. Nothing in the browse body
+ * depends on the visitor (its forms are GET forms without a token), so it is kept whole for as
+ * long as its page is cached (decision 0018).
+ */
+const keptBodies = new WeakMap<object, Map<string, JSX.Element>>();
+
 /** What htmx swaps on a filter change: the page's content, not the shell around it. */
 export function BrowseBody({ view, state }: { view: View; state: BrowseState }) {
+  if (!state.shared) return <BrowseBodyView view={view} state={state} />;
+  let kept = keptBodies.get(state.shared);
+  if (!kept) keptBodies.set(state.shared, (kept = new Map()));
+  return remember(kept, `${view.locale}\u0000${state.city}\u0000${state.category ?? ""}\u0000${state.filtersOpen ? 1 : 0}`, () => <BrowseBodyView view={view} state={state} />);
+}
+
+function BrowseBodyView({ view, state }: { view: View; state: BrowseState }) {
   const { t } = view;
   return (
       <div id="browse">

@@ -12,6 +12,8 @@ import { Island } from "../components/Island";
 import { Avatar, Carousel, ReviewList } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
 import { RequestDialog } from "../bookings/Request";
+import { remember } from "../../src/lib/html/fragments";
+import { ReportButton } from "../reports/ReportButton";
 
 /** "45 min" under an hour, otherwise hours ("1 h", "1.5 h"), as spec §9 says. */
 export function formatDuration(view: View, minutes: number) {
@@ -20,16 +22,7 @@ export function formatDuration(view: View, minutes: number) {
   return view.t("activity.hours", { n: Number.isInteger(hours) ? hours : hours.toFixed(1) });
 }
 
-/** /activity/{id}: photos, what, who, where, reviews, and Request & Pay. */
-export function ActivityDetail({
-  view,
-  activity,
-  host,
-  rating,
-  reviews,
-  maps,
-  now,
-}: {
+interface ActivityPageProps {
   view: View;
   now: number;
   activity: Activity;
@@ -37,7 +30,32 @@ export function ActivityDetail({
   rating: { average: number | null; count: number };
   reviews: ReviewView[];
   maps: Config["maps"];
-}) {
+}
+
+/**
+ * The page's body, kept per read of the page (`page`: the object the activity page's read cache
+ * hands out, replaced whenever the database changes), language, day and whether the visitor is
+ * its host (decision 0018). Its forms carry the visitor's CSRF token: the kept body holds an
+ * unguessable slot in its place, filled per request, so nothing of one visitor is ever kept.
+ */
+const keptBodies = new WeakMap<object, Map<string, JSX.Element>>();
+const CSRF_SLOT = `csrf-slot-${crypto.randomUUID()}`;
+
+/** /activity/{id}: photos, what, who, where, reviews, and Request & Pay. */
+export function ActivityDetail(props: ActivityPageProps & { page: object; day: string }) {
+  const { view, activity, page, day } = props;
+  const own = view.user?.id === activity.hostId;
+  let kept = keptBodies.get(page);
+  if (!kept) keptBodies.set(page, (kept = new Map()));
+  const body = remember(kept, `${view.locale}:${own ? "host" : "guest"}:${day}`, () => <ActivityBody {...props} view={{ ...view, csrf: CSRF_SLOT }} />) as string;
+  return (
+    <AppLayout view={view} title={activity.title} stylesheets={[view.assets.leafletCss]}>
+      {body.replaceAll(CSRF_SLOT, view.csrf) as "safe"}
+    </AppLayout>
+  );
+}
+
+function ActivityBody({ view, activity, host, rating, reviews, maps, now }: ActivityPageProps) {
   const { t } = view;
   const photos = activity.photos.length ? activity.photos : [categoryPhoto(activity.category)];
   const own = view.user?.id === activity.hostId;
@@ -47,7 +65,6 @@ export function ActivityDetail({
   const osmLink = `https://www.openstreetmap.org/search?query=${encodeURIComponent(query)}`;
   const max = activity.maxDurationMinutes ?? 240;
   return (
-    <AppLayout view={view} title={activity.title} stylesheets={[view.assets.leafletCss]}>
       <>
         <ScreenHeader view={view} title={t("activity.title")} back="/" heading={false} />
         <Carousel view={view} photos={photos} label={t("profile.photos")} />
@@ -136,6 +153,8 @@ export function ActivityDetail({
           <ReviewList view={view} reviews={reviews} empty={t("profile.noReviews")} />
         </section>
 
+        {own ? "" : <ReportButton view={view} targetActivityId={activity.id} />}
+
         <div class="fixed inset-x-0 bottom-16 z-20 border-t border-line bg-surface/95 px-4 py-3 backdrop-blur">
           <div class="mx-auto flex max-w-screen-md items-center justify-between gap-3">
             <p>
@@ -159,7 +178,6 @@ export function ActivityDetail({
         </div>
         <div class="h-20" aria-hidden="true" />
       </>
-    </AppLayout>
   );
 }
 

@@ -193,10 +193,21 @@ export function HostActivityRow({ view, activity }: { view: View; activity: Acti
         <p class="text-sm text-muted" safe>
           {`${formatMoney(activity.hourlyRateCents, view.locale, { whole: true })}${t("browse.perHour")} · ${activity.city}`}
         </p>
+        {activity.hiddenAt !== null ? (
+          <p class="text-sm font-medium text-red-700 dark:text-red-300" safe>
+            {t("moderation.hiddenForHost")}
+          </p>
+        ) : (
+          ""
+        )}
       </a>
-      <a href={`/edit-activity/${activity.id}`} class="btn btn-ghost px-2.5" aria-label={t("activity.editNamed", { title: activity.title })}>
-        <Icon name="edit" class="w-5 h-5" />
-      </a>
+      {activity.hiddenAt === null ? (
+        <a href={`/edit-activity/${activity.id}`} class="btn btn-ghost px-2.5" aria-label={t("activity.editNamed", { title: activity.title })}>
+          <Icon name="edit" class="w-5 h-5" />
+        </a>
+      ) : (
+        ""
+      )}
     </li>
   );
 }

@@ -9,6 +9,7 @@ import { ScreenHeader } from "../components/Fields";
 import { Icon } from "../components/icons";
 import { ActivityMiniList, Carousel, ReviewList } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
+import { ReportButton } from "../reports/ReportButton";
 
 export interface ProfileData {
   profile: PublicUser;
@@ -229,7 +230,10 @@ export function PublicProfileSheet({ view, data }: { view: View; data: ProfileDa
             {title}
           </h1>
           {data ? (
-            <ProfileBody view={view} data={data} own={false} allAbout={{}} viewAll={{ activities: `/profile/${data.profile.username}/activities`, reviews: `/profile/${data.profile.username}/reviews` }} />
+            <>
+              <ProfileBody view={view} data={data} own={false} allAbout={{}} viewAll={{ activities: `/profile/${data.profile.username}/activities`, reviews: `/profile/${data.profile.username}/reviews` }} />
+              {view.user?.id === data.profile.id ? "" : <ReportButton view={view} targetUserId={data.profile.id} />}
+            </>
           ) : (
             <div class="flex min-h-[50vh] flex-col items-center justify-center text-center">
               <p class="text-xl font-bold" safe>
@@ -247,7 +251,7 @@ export function PublicProfileSheet({ view, data }: { view: View; data: ProfileDa
   );
 }
 
-/** /reviews and a profile's full review list. */
+/** A profile's full review list. */
 export function AllReviews({ view, title, back, reviews, average, total }: { view: View; title: string; back: string; reviews: ReviewView[]; average: number | null; total: number }) {
   const { t } = view;
   return (

@@ -1,0 +1,79 @@
+import { Elysia } from "elysia";
+import { AdminReports } from "../../views/reports/AdminReports";
+import { ReportSent } from "../../views/reports/ReportButton";
+import { NotFound } from "../../views/shell/NotFound";
+import { context, type Deps, type Render, type RequestState } from "../context";
+import { asRecord, isHtmx, json, safeNext, waitHeaders, wantsJson } from "../lib/http";
+import type { MessageKey } from "../lib/i18n";
+import { htmlResponse } from "../shell/render";
+import { viewOf } from "../shell/view";
+import { handledReports, isOperator, moderate, pendingReports, releaseSuspendedJob, type ModerationAction } from "./moderation";
+import { fileReport, ReportError, reportView } from "./service";
+
+const ACTIONS: Record<ModerationAction, MessageKey> = {
+  dismiss: "moderation.dismissedBody",
+  hide: "moderation.hiddenBody",
+  suspend: "moderation.suspendedBody",
+};
+
+/**
+ * Reports: `POST /api/reports` (JSON, htmx or a plain form), and the operators' `/admin/reports`.
+ * The admin routes are declared public so that nobody else, signed in or not, learns they exist:
+ * anyone who is not an operator gets the same 404 as for an unknown address (docs/decisions/0024).
+ */
+export function reportRoutes(deps: Deps) {
+  deps.jobs.register(releaseSuspendedJob as never);
+
+  const notFound = (request: Request, state: RequestState, render: Render) =>
+    wantsJson(request) ? json({ message: state.t("error.notFound") }, 404) : render((view) => <NotFound view={view} />, { status: 404 });
+
+  return new Elysia({ name: "offline.reports", seed: deps.id })
+    .use(context(deps))
+    .post(
+      "/api/reports",
+      async ({ body, user, request, state, sendTo, toastHeader }) => {
+        const input = asRecord(body);
+        const next = safeNext(input.next, "/");
+        try {
+          const report = fileReport(deps, user.id, input);
+          if (wantsJson(request)) return json(reportView(report), 201);
+          if (isHtmx(request)) return htmlResponse(String(await (<ReportSent view={viewOf(deps, state, request)} />)), 200, toastHeader({ title: "reports.sent", body: "reports.sentBody" }));
+          return sendTo(next, { title: "reports.sent", body: "reports.sentBody", variant: "success" });
+        } catch (err) {
+          if (!(err instanceof ReportError)) throw err;
+          const headers = waitHeaders(err.retryAfterMs);
+          if (wantsJson(request)) return json({ message: state.t(err.key) }, err.status, headers);
+          if (isHtmx(request)) return htmlResponse("", err.status, { ...headers, ...toastHeader({ title: "reports.failed", body: err.key, variant: "error" }) });
+          return sendTo(next, { title: "reports.failed", body: err.key, variant: "error" }, headers);
+        }
+      },
+      { onboarded: true },
+    )
+    .get(
+      "/admin/reports",
+      ({ request, state, render }) => {
+        if (!isOperator(deps, state.user)) return notFound(request, state, render);
+        const pending = pendingReports(deps);
+        const handled = handledReports(deps);
+        return render((view) => <AdminReports view={view} pending={pending} handled={handled} />);
+      },
+      { public: true },
+    )
+    .post(
+      "/admin/reports/:id/:action",
+      async ({ params, request, state, render, sendTo }) => {
+        const action = params.action as ModerationAction;
+        if (!isOperator(deps, state.user) || !Object.hasOwn(ACTIONS, action)) return notFound(request, state, render);
+        try {
+          await moderate(deps, state.user!, params.id, action);
+          if (wantsJson(request)) return json({ ok: true });
+          return sendTo("/admin/reports", { title: "moderation.done", body: ACTIONS[action], variant: "success" });
+        } catch (err) {
+          if (!(err instanceof ReportError)) throw err;
+          if (wantsJson(request)) return json({ message: state.t(err.key) }, err.status);
+          return sendTo("/admin/reports", { title: "common.error", body: err.key, variant: "error" });
+        }
+      },
+      { public: true },
+    );
+}
