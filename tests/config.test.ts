@@ -11,6 +11,14 @@ describe("configuration", () => {
     expect(c.secureCookies).toBe(false);
     expect(c.oauth).toEqual([]);
     expect(c.stripe).toBeUndefined();
+    expect(c.reusePort).toBe(false);
+    expect(c.redisUrl).toBeUndefined();
+  });
+
+  test("several processes: REUSE_PORT shares the port, REDIS_URL joins their live updates", () => {
+    const c = loadConfig({ REUSE_PORT: "true", REDIS_URL: "redis://127.0.0.1:6379/0" });
+    expect(c.reusePort).toBe(true);
+    expect(c.redisUrl).toBe("redis://127.0.0.1:6379/0");
   });
 
   test("DEMO_DATA=false turns the demo off", () => {
@@ -31,6 +39,8 @@ describe("configuration", () => {
     [{ GOOGLE_CLIENT_ID: "id-only" }, "GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET"],
     [{ STRIPE_SECRET_KEY: "sk_test_x" }, "STRIPE_SECRET_KEY and STRIPE_PUBLISHABLE_KEY"],
     [{ S3_BUCKET: "photos" }, "S3_BUCKET"],
+    [{ REDIS_URL: "localhost:6379" }, "REDIS_URL"],
+    [{ REUSE_PORT: "sometimes" }, "REUSE_PORT"],
   ])("%j fails fast naming the setting", (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);
