@@ -52,6 +52,8 @@ const config: UserConfig<Theme> = {
     "nav-tab":
       "flex flex-col items-center gap-0.5 py-2 text-xs font-medium text-muted hover:text-ink focus-visible:outline-2 focus-visible:outline-brand-500",
     "nav-tab-current": "text-brand-600! dark:text-brand-300!",
+    "nav-badge":
+      "absolute -right-2.5 -top-1.5 h-[1.125rem] min-w-[1.125rem] rounded-full bg-brand-600 px-1 text-center text-[0.6875rem] font-bold leading-[1.125rem] text-white",
   },
 };
 

@@ -30,6 +30,7 @@ import { renderPage } from "./shell/render";
 import { notFoundRoute, shellRoutes } from "./shell/routes";
 import { accessDenied } from "./shell/access";
 import { bookingRoutes } from "./bookings/routes";
+import { conversationPages, messageApi } from "./messages/routes";
 import { makePaymentProvider } from "./payments";
 import { testPaymentRoutes } from "./payments/test-routes";
 import { DomainEvents } from "./lib/events";
@@ -204,6 +205,8 @@ export function createApp(options: AppOptions) {
     .use(paymentRoutes(deps))
     .use(testPaymentRoutes(deps))
     .use(bookingRoutes(deps))
+    .use(messageApi(deps))
+    .use(conversationPages(deps))
     .use(notFoundRoute(deps));
 
   return { app, deps };

@@ -51,6 +51,8 @@ export interface Deps {
     uploadsByUser: RateLimiter;
     /** Bytes of photos received per user. */
     uploadBytesByUser: RateLimiter;
+    /** Messages sent per user, across their conversations. */
+    messagesByUser: RateLimiter;
   };
   /** Cookie names: `__Host-` prefixed where cookies are Secure. */
   cookies: { session: string; flash: string; lang: string; oauth: string };
@@ -71,6 +73,8 @@ export function makeLimits(): Deps["limits"] {
     // Filling a profile and a few activities takes about 20 photos; these stop a flood.
     uploadsByUser: new RateLimiter(60, hour),
     uploadBytesByUser: new RateLimiter(100 * 1024 * 1024, hour),
+    // A quick back-and-forth stays well under it; a script flooding a conversation does not.
+    messagesByUser: new RateLimiter(30, 60 * 1000),
   };
 }
 

@@ -10,7 +10,7 @@ import { makeTestApp, type Client } from "./helpers";
  */
 type Who = "host" | "guest" | "stranger";
 type Fixtures = { activity: Activity; booking: Booking; host: User; guest: User };
-type Row = [who: Who, method: string, path: (f: Fixtures) => string, expected: number | ((status: number) => boolean)];
+type Row = [who: Who, method: string, path: (f: Fixtures) => string, expected: number | ((status: number) => boolean), body?: (f: Fixtures) => unknown];
 
 const ok = (status: number) => status < 400;
 
@@ -37,6 +37,21 @@ const matrix: Row[] = [
   ["stranger", "GET", () => `/api/bookings`, ok],
   // An id that does not exist looks the same as someone else's.
   ["stranger", "GET", () => `/api/bookings/00000000-0000-4000-8000-000000000000/details`, 404],
+  // Messages: only the booking's two people read, write or mark read its conversation; writing
+  // waits for the booking to be accepted (the fixture is a pending request).
+  ...(["guest", "host", "stranger"] as const).flatMap((who): Row[] => {
+    const member = who !== "stranger";
+    return [
+      [who, "GET", (f) => `/api/messages?bookingId=${f.booking.id}`, member ? 200 : 404],
+      [who, "POST", () => "/api/messages", member ? 409 : 404, (f) => ({ bookingId: f.booking.id, content: "Hello" })],
+      [who, "POST", (f) => `/api/messages/${f.booking.id}/mark-read`, member ? 200 : 404],
+      [who, "GET", (f) => `/bookings/${f.booking.id}`, member ? 200 : 404],
+      [who, "POST", (f) => `/bookings/${f.booking.id}/messages`, member ? 409 : 404, () => ({ content: "Hello" })],
+      [who, "GET", () => "/api/bookings/last-messages", 200],
+    ];
+  }),
+  ["stranger", "GET", () => "/api/messages?bookingId=00000000-0000-4000-8000-000000000000", 404],
+  ["stranger", "GET", () => "/bookings/00000000-0000-4000-8000-000000000000", 404],
 ];
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -60,9 +75,9 @@ beforeAll(async () => {
 afterAll(() => t.cleanup());
 
 describe("who may touch what", () => {
-  for (const [who, method, path, expected] of matrix) {
+  for (const [who, method, path, expected, body] of matrix) {
     test(`${who} ${method} ${path({ activity: { id: ":activity" }, booking: { id: ":booking" } } as unknown as Fixtures)}`, async () => {
-      const res = await clients[who].request(path(fixtures), method === "GET" ? {} : { method, json: {} });
+      const res = await clients[who].request(path(fixtures), method === "GET" ? {} : { method, json: body?.(fixtures) ?? {} });
       if (typeof expected === "number") expect(res.status).toBe(expected);
       else expect({ status: res.status, allowed: expected(res.status) }).toEqual({ status: res.status, allowed: true });
     });
@@ -73,5 +88,6 @@ describe("who may touch what", () => {
     expect(booking.status).toBe("pending");
     const activity = t.db.$client.query("select archived_at, title from activities where id = ?").get(fixtures.activity.id) as { archived_at: number | null; title: string };
     expect(activity).toEqual({ archived_at: null, title: fixtures.activity.title });
+    expect(t.db.$client.query("select count(*) as n from messages where booking_id = ?").get(fixtures.booking.id)).toEqual({ n: 0 });
   });
 });

@@ -1,8 +1,10 @@
-import { and, count, desc, eq, inArray, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, ne, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { activities, bookings, ledgerEntries, users, type Booking } from "../../db/schema";
+import { activities, bookings, ledgerEntries, messages, users, type Booking } from "../../db/schema";
+import type { MessageRow } from "../lib/events";
+import { latestMessageId } from "../messages/unread";
 import type { Deps } from "../context";
-import { participantUser, publicUserColumns } from "../profiles/serialize";
+import { participantUser, publicUserColumns, type PublicUserSource } from "../profiles/serialize";
 import { bookingDetails, bookingView, type BookingView } from "./serialize";
 import { BookingError } from "./service";
 
@@ -83,9 +85,16 @@ function hostColumns() {
   return Object.fromEntries(Object.entries(publicUserColumns).map(([k]) => [k, hostUser[k as keyof typeof publicUserColumns]])) as { [K in keyof typeof publicUserColumns]: (typeof hostUser)[K] };
 }
 
+const bookingColumns = () => ({
+  booking: bookings,
+  activity: { id: activities.id, title: activities.title, city: activities.city, photos: activities.photos, category: activities.category },
+  guest: guestColumns(),
+  host: hostColumns(),
+});
+
 function bookingsWith(deps: Deps) {
   return deps.db
-    .select({ booking: bookings, activity: { id: activities.id, title: activities.title, city: activities.city, photos: activities.photos, category: activities.category }, guest: guestColumns(), host: hostColumns() })
+    .select(bookingColumns())
     .from(bookings)
     .innerJoin(activities, eq(activities.id, bookings.activityId))
     .innerJoin(guestUser, eq(guestUser.id, bookings.guestId))
@@ -107,6 +116,41 @@ export async function bookingsOf(deps: Deps, userId: string, limit = 200): Promi
     .all();
   const today = new Date(deps.now());
   return rows.map((r) => ({ view: bookingView(r.booking, userId, r, today), booking: r.booking, activity: r.activity }));
+}
+
+export type InboxOrder = "newest" | "oldest";
+
+export interface InboxRow {
+  booking: Booking;
+  activity: { id: string; title: string; city: string; photos: string[]; category: string };
+  guest: PublicUserSource;
+  host: PublicUserSource;
+  /** The conversation's newest message, if it has one. */
+  last: MessageRow | null;
+  /** Last activity: the newest message's instant, else when the booking last changed, else when it was made. */
+  activityAt: number;
+}
+
+/**
+ * The bookings inbox (spec §2 "Bookings", §4 "Conversation"): every booking a person is on, as
+ * guest or host, with its newest message, sorted by last activity. A host sees a booking once it
+ * became a request (its first message, the request's, is written then): a guest still paying,
+ * or one who left the checkout, has not asked them anything.
+ */
+export async function inboxOf(deps: Deps, userId: string, order: InboxOrder, limit = 200): Promise<InboxRow[]> {
+  const activityAt = sql<number>`coalesce(${messages.createdAt}, ${bookings.updatedAt}, ${bookings.createdAt})`;
+  const rows = await deps.db
+    .select({ ...bookingColumns(), last: messages, activityAt })
+    .from(bookings)
+    .innerJoin(activities, eq(activities.id, bookings.activityId))
+    .innerJoin(guestUser, eq(guestUser.id, bookings.guestId))
+    .innerJoin(hostUser, eq(hostUser.id, bookings.hostId))
+    .leftJoin(messages, eq(messages.id, latestMessageId))
+    .where(or(eq(bookings.guestId, userId), and(eq(bookings.hostId, userId), ne(bookings.status, "awaiting_payment"), isNotNull(messages.id))))
+    .orderBy(order === "oldest" ? asc(activityAt) : desc(activityAt), order === "oldest" ? asc(bookings.id) : desc(bookings.id))
+    .limit(limit)
+    .all();
+  return rows.map((r) => ({ booking: r.booking, activity: r.activity, guest: r.guest, host: r.host, last: r.last, activityAt: r.activityAt }));
 }
 
 /** One booking with its activity and people, for one of its two sides; 404 for anyone else. */

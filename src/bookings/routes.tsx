@@ -2,7 +2,6 @@ import { decimalFromCents } from "../lib/money";
 import { Elysia } from "elysia";
 import type { z } from "zod";
 import type { Activity, Booking, User } from "../../db/schema";
-import { BookingsScreen } from "../../views/bookings/List";
 import { CheckoutScreen, PaymentScreen, type CardState, type PaymentData } from "../../views/bookings/Payment";
 import type { StripeFormData } from "../../views/bookings/Parts";
 import { RequestPaymentStep, type RequestChoice } from "../../views/bookings/Request";
@@ -68,7 +67,7 @@ const TOASTS: Record<Action, { title: MessageKey; body: MessageKey }> = {
   cancel: { title: "toast.bookingCanceled", body: "toast.bookingCanceledBody" },
 };
 
-/** Bookings: the date-time, payment, success, checkout and list screens, the request dialog's steps, and the JSON API of spec §7. */
+/** Bookings: the date-time, payment, success and checkout screens, the request dialog's steps, and the JSON API of spec §7. */
 export function bookingRoutes(deps: Deps) {
   deps.jobs.register(...(bookingJobs as never[]));
 
@@ -348,16 +347,6 @@ export function bookingRoutes(deps: Deps) {
       .get("/booking-success", ({ user, render }) => {
         clearSelections(deps, user.id);
         return render((view) => <BookingSuccess view={view} />);
-      })
-
-      // ------------------------------------------------------------------------------- bookings
-      .get("/bookings", async ({ query, user, render, sendTo }) => {
-        // Back from the hosted checkout: the toast travels as a flash and the address is /bookings
-        // again, so a reload or a bookmark does not say it twice (works without JavaScript).
-        if (query.success === "true") return sendTo("/bookings", { title: "bookings.paymentSuccessful", variant: "success" });
-        if (query.canceled === "true") return sendTo("/bookings", { title: "bookings.paymentCanceled", body: "bookings.paymentCanceledBody", variant: "error" });
-        const list = await bookingsOf(deps, user.id);
-        return render((view) => <BookingsScreen view={view} items={list} now={deps.now()} />);
       })
 
       // ------------------------------------------------------------------ the existing-booking flow

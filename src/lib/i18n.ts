@@ -8,6 +8,7 @@ import * as activities from "../activities/messages";
 import * as auth from "../auth/messages";
 import * as bookings from "../bookings/messages";
 import * as live from "../live/messages";
+import * as conversations from "../messages/messages";
 import * as payments from "../payments/messages";
 import * as profiles from "../profiles/messages";
 import * as reviews from "../reviews/messages";
@@ -15,7 +16,7 @@ import * as shell from "../shell/messages";
 import * as uploads from "../uploads/messages";
 
 /** Every feature's texts, by feature. */
-export const messagesByFeature = { shell, auth, profiles, activities, uploads, reviews, payments, bookings, live };
+export const messagesByFeature = { shell, auth, profiles, activities, uploads, reviews, payments, bookings, conversations, live };
 
 type Features = typeof messagesByFeature;
 type KeysOf<M> = M extends { en: infer E } ? keyof E : never;

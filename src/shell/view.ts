@@ -1,6 +1,7 @@
 import type { User } from "../../db/schema";
 import type { Deps, RequestState } from "../context";
 import { isMessageKey, type Locale, type MessageKey, type Translate } from "../lib/i18n";
+import { unreadConversations } from "../messages/unread";
 
 export interface Toast {
   title: string;
@@ -17,6 +18,8 @@ export interface View {
   path: string;
   assets: Deps["assets"];
   toast: Toast | null;
+  /** How many of the signed-in person's conversations are unread (the Bookings tab's badge); read once, when first asked. */
+  unreadConversations: () => number;
 }
 
 /** A flash toast is stored as catalogue keys only, so a cookie can never inject text. */
@@ -43,6 +46,8 @@ export function decodeFlash(value: string | undefined, t: Translate): Toast | nu
 }
 
 export function viewOf(deps: Deps, state: RequestState, request: Request): View {
+  let unread: number | undefined;
+  const user = state.user;
   return {
     t: state.t,
     locale: state.locale,
@@ -51,5 +56,6 @@ export function viewOf(deps: Deps, state: RequestState, request: Request): View 
     path: new URL(request.url).pathname,
     assets: deps.assets,
     toast: decodeFlash(state.cookies[deps.cookies.flash], state.t),
+    unreadConversations: () => (unread ??= user ? unreadConversations(deps, user.id) : 0),
   };
 }

@@ -10,12 +10,20 @@ const tabs: { href: string; label: "nav.browse" | "nav.bookings" | "nav.host" | 
   { href: "/profile", label: "nav.profile", icon: "user", match: /^\/(profile|edit-profile|settings|reviews)/ },
 ];
 
-/** The bottom navigation in a language with one tab (or none) current: rendered once each (remember). */
+/** Above this many unread conversations the badge reads "9+". */
+const BADGE_MAX = 9;
+
+/**
+ * The bottom navigation in a language with one tab (or none) current and a number of unread
+ * conversations on the Bookings tab: rendered once each (remember). The number is the only
+ * personal part, and a kept navigation depends on nothing else.
+ */
 const navs = new Map<string, JSX.Element>();
 function bottomNav(view: View): JSX.Element {
   const currentTab = tabs.findIndex((tab) => tab.match.test(view.path));
+  const unread = Math.min(view.unreadConversations(), BADGE_MAX + 1);
   const { t } = view;
-  return remember(navs, `${view.locale}\u0000${currentTab}`, () => (
+  return remember(navs, `${view.locale}\u0000${currentTab}\u0000${unread}`, () => (
     <nav
       aria-label={t("nav.label")}
       class="fixed bottom-0 inset-x-0 z-30 border-t border-line bg-surface/95 backdrop-blur pb-[env(safe-area-inset-bottom)]"
@@ -30,8 +38,24 @@ function bottomNav(view: View): JSX.Element {
                 class={`nav-tab ${current ? "nav-tab-current" : ""}`}
                 aria-current={current ? "page" : undefined}
               >
-                <Icon name={tab.icon} />
+                <span class="relative">
+                  <Icon name={tab.icon} />
+                  {tab.href === "/bookings" && unread > 0 ? (
+                    <span class="nav-badge" data-unread-badge aria-hidden="true">
+                      {(unread > BADGE_MAX ? `${BADGE_MAX}+` : String(unread)) as "safe"}
+                    </span>
+                  ) : (
+                    ""
+                  )}
+                </span>
                 <span safe>{t(tab.label)}</span>
+                {tab.href === "/bookings" && unread > 0 ? (
+                  <span class="sr-only" safe>
+                    {`(${t("inbox.unreadCount", { count: unread > BADGE_MAX ? `${BADGE_MAX}+` : unread })})`}
+                  </span>
+                ) : (
+                  ""
+                )}
               </a>
             </li>
           );

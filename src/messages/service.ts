@@ -1,0 +1,145 @@
+import { and, asc, eq, gt, or, sql } from "drizzle-orm";
+import { writeTransaction } from "../../db/client";
+import { bookings, messages, type Booking } from "../../db/schema";
+import { BookingError, bookingFor } from "../bookings/service";
+import type { Deps } from "../context";
+import type { MessageRow } from "../lib/events";
+import { cleanText, hasDisallowedCharacters } from "../lib/text";
+import { latestMessageId, onBooking } from "./unread";
+
+export { isUnread, unreadConversations } from "./unread";
+
+/**
+ * The conversation of a booking (spec §2 "Conversation", §5 "Messages", §7): only its two
+ * participants read it, write in it or mark it read (anyone else: 404, ARCHITECTURE decision 11).
+ * A message is written in one transaction, then announced on `deps.events` for the live channel
+ * and notifications. Refusals are `BookingError`s (catalogue key and status), like the booking
+ * rules they sit next to.
+ */
+
+/** The longest message, in UTF-16 code units (what a textarea's `maxlength` counts). */
+export const MAX_MESSAGE_LENGTH = 2000;
+
+/** Messages of a booking, oldest first: by instant, then in the order they were written. */
+const chronological = [asc(messages.createdAt), asc(sql`${messages}.rowid`)];
+
+/** A message's text as it is stored: cleaned like other user text, multi-line, 1–2,000 characters. */
+export function messageText(content: unknown): string {
+  if (typeof content !== "string") throw new BookingError("messages.invalid", 400);
+  const text = cleanText(content, "multiline");
+  if (!text) throw new BookingError("messages.blank", 400);
+  if (text.length > MAX_MESSAGE_LENGTH) throw new BookingError("messages.tooLong", 400, { maxLength: MAX_MESSAGE_LENGTH });
+  if (hasDisallowedCharacters(text, "multiline")) throw new BookingError("messages.characters", 400);
+  return text;
+}
+
+/** How long `userId` must wait before sending again (0: now). */
+export const sendWait = (deps: Deps, userId: string) => deps.limits.messagesByUser.retryAfter(userId, deps.now());
+
+/**
+ * `POST /api/messages`: a participant writes in an accepted booking's conversation. Checked in
+ * this order: the booking is theirs (404), they are not sending too fast (429), the text (400),
+ * the booking is accepted (409, checked again inside the transaction).
+ */
+export function sendMessage(deps: Deps, senderId: string, input: { bookingId: unknown; content: unknown }): { message: MessageRow; booking: Booking } {
+  const { booking } = bookingFor(deps, senderId, input.bookingId);
+  const wait = sendWait(deps, senderId);
+  if (wait > 0) throw new BookingError("messages.rateLimited", 429, { retryAfterMs: wait });
+  const content = messageText(input.content);
+  if (booking.status !== "accepted") throw new BookingError("messages.notAccepted", 409, { status: booking.status });
+  const now = deps.now();
+  const message = writeTransaction(deps.db, (tx) => {
+    const current = tx.select({ status: bookings.status }).from(bookings).where(eq(bookings.id, booking.id)).get();
+    if (current?.status !== "accepted") return null;
+    return tx
+      .insert(messages)
+      .values({ id: crypto.randomUUID(), bookingId: booking.id, senderId, content, isSystemMessage: false, systemMessageType: null, readBy: [senderId], createdAt: now })
+      .returning()
+      .get();
+  });
+  if (!message) throw new BookingError("messages.notAccepted", 409);
+  deps.limits.messagesByUser.hit(senderId, now);
+  deps.events.emit({ type: "message.created", booking, message });
+  return { message, booking };
+}
+
+/**
+ * `GET /api/messages?bookingId=…[&after=…]`: the conversation oldest first; with `after` (a
+ * message of this conversation), only what was written after it, for catching up after a
+ * reconnection.
+ */
+export function listMessages(deps: Deps, userId: string, bookingId: unknown, after?: unknown): MessageRow[] {
+  const { booking } = bookingFor(deps, userId, bookingId);
+  if (after === undefined || after === "") return deps.db.select().from(messages).where(eq(messages.bookingId, booking.id)).orderBy(...chronological).all();
+  const mark =
+    typeof after === "string" && after.length <= 64
+      ? deps.db
+          .select({ createdAt: messages.createdAt, rowid: sql<number>`${messages}.rowid` })
+          .from(messages)
+          .where(and(eq(messages.id, after), eq(messages.bookingId, booking.id)))
+          .get()
+      : undefined;
+  if (!mark) throw new BookingError("messages.afterUnknown", 400);
+  return deps.db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.bookingId, booking.id), or(gt(messages.createdAt, mark.createdAt), and(eq(messages.createdAt, mark.createdAt), sql`${messages}.rowid > ${mark.rowid}`))))
+    .orderBy(...chronological)
+    .all();
+}
+
+/**
+ * `POST /api/messages/{bookingId}/mark-read`: the reader is added to `readBy` of every message
+ * they did not send (system messages with no sender included). Announced when it changed
+ * something, so the other side's 'Seen' moves only when there was something new to read.
+ */
+export function markRead(deps: Deps, readerId: string, bookingId: unknown): { updated: number; at: number } {
+  const { booking } = bookingFor(deps, readerId, bookingId);
+  const at = deps.now();
+  const updated = writeTransaction(deps.db, (tx) =>
+    tx
+      .update(messages)
+      .set({ readBy: sql`json_insert(${messages.readBy}, '$[#]', ${readerId})` })
+      .where(
+        and(
+          eq(messages.bookingId, booking.id),
+          sql`${messages.senderId} IS NOT ${readerId}`,
+          sql`NOT EXISTS (SELECT 1 FROM json_each(${messages.readBy}) WHERE json_each.value = ${readerId})`,
+        ),
+      )
+      .returning({ id: messages.id })
+      .all(),
+  ).length;
+  if (updated > 0) deps.events.emit({ type: "messages.read", booking, readerId, at });
+  return { updated, at };
+}
+
+/**
+ * How far `otherId` has read a conversation: the instant of the newest message they did not
+ * send that holds them in `readBy` (they read everything up to it), or null.
+ */
+export function readUpTo(deps: Deps, bookingId: string, otherId: string): number | null {
+  const row = deps.db
+    .select({ at: sql<number | null>`max(${messages.createdAt})` })
+    .from(messages)
+    .where(
+      and(
+        eq(messages.bookingId, bookingId),
+        sql`${messages.senderId} IS NOT ${otherId}`,
+        sql`EXISTS (SELECT 1 FROM json_each(${messages.readBy}) WHERE json_each.value = ${otherId})`,
+      ),
+    )
+    .get();
+  return row?.at ?? null;
+}
+
+/** `GET /api/bookings/last-messages`: the newest message of each of the person's bookings that has one. */
+export function lastMessages(deps: Deps, userId: string): MessageRow[] {
+  return deps.db
+    .select({ message: messages })
+    .from(bookings)
+    .innerJoin(messages, eq(messages.id, latestMessageId))
+    .where(onBooking(userId))
+    .all()
+    .map((r) => r.message);
+}

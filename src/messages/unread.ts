@@ -1,0 +1,47 @@
+import { and, eq, or, sql } from "drizzle-orm";
+import { readCache, type Db } from "../../db/client";
+import { bookings, messages } from "../../db/schema";
+import type { MessageRow } from "../lib/events";
+
+/**
+ * Unread conversations (spec §2 "Bookings"): a conversation is unread when its newest message
+ * was not sent by the viewer and does not hold the viewer in `readBy`. Kept apart from the rest
+ * of the messages rules because every signed-in page asks (the Bookings tab's badge), so it
+ * imports nothing but the database.
+ */
+
+/** The newest message of a booking: the one with the latest instant, the last written among equals. */
+export const latestMessageId = sql`(SELECT latest.id FROM messages AS latest WHERE latest.booking_id = ${bookings.id} ORDER BY latest.created_at DESC, latest.rowid DESC LIMIT 1)`;
+
+/** Bookings a person is on, either side. */
+export const onBooking = (userId: string) => or(eq(bookings.guestId, userId), eq(bookings.hostId, userId));
+
+/** Whether a conversation whose newest message is `last` is unread for `viewerId`. */
+export const isUnread = (last: Pick<MessageRow, "senderId" | "readBy"> | null | undefined, viewerId: string) =>
+  !!last && last.senderId !== viewerId && !last.readBy.includes(viewerId);
+
+/** Counts kept until the database changes (decision 0018): the bottom navigation asks on every page. */
+const unreadCounts = readCache<number>(10_000);
+
+/**
+ * How many of the person's conversations are unread, by the rule of `isUnread`, in one query
+ * over the person's bookings, each reaching its newest message through the (booking, instant)
+ * index.
+ */
+export function unreadConversations(deps: { db: Db }, userId: string): number {
+  return unreadCounts(deps.db, userId, () => {
+    const row = deps.db
+      .select({ n: sql<number>`count(*)` })
+      .from(bookings)
+      .innerJoin(messages, eq(messages.id, latestMessageId))
+      .where(
+        and(
+          onBooking(userId),
+          sql`${messages.senderId} IS NOT ${userId}`,
+          sql`NOT EXISTS (SELECT 1 FROM json_each(${messages.readBy}) WHERE json_each.value = ${userId})`,
+        ),
+      )
+      .get();
+    return row?.n ?? 0;
+  });
+}
