@@ -194,9 +194,15 @@ export class JobRunner {
    * takes over within `RUNNER_LEASE_MS` of the holder stopping.
    */
   start(intervalMs = 5_000) {
+    let holding = false;
     const tick = () => {
       Promise.resolve()
-        .then(() => (this.holdLease() ? this.runDue() : 0))
+        .then(() => {
+          const held = this.holdLease();
+          if (held !== holding) console.log(held ? `This process (${process.pid}) runs the durable jobs.` : `Another process runs the durable jobs now.`);
+          holding = held;
+          return held ? this.runDue() : 0;
+        })
         .catch((err) => console.error("job runner failed", err))
         .finally(() => {
           if (this.timer) this.timer = setTimeout(tick, intervalMs);
