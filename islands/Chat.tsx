@@ -50,7 +50,7 @@ export function Chat(props: ChatProps) {
   current.current = state;
   const socket = useRef<WebSocket | null>(null);
   const listEnd = useRef<HTMLLIElement | null>(null);
-  const reading = useRef(false);
+  const reading = useRef({ busy: false, again: false });
 
   const post = useCallback(
     (path: string, body: unknown) =>
@@ -63,31 +63,54 @@ export function Chat(props: ChatProps) {
     [csrf],
   );
 
-  /** Marks the conversation read when it is shown and holds something unread (one call at a time). */
-  const markRead = useCallback(async () => {
-    if (reading.current || !isVisible() || !unreadByViewer(current.current, viewerId)) return;
-    reading.current = true;
-    try {
-      const res = await post(`/api/messages/${bookingId}/mark-read`, {});
-      if (res.ok) dispatch({ type: "iRead" });
-    } catch {
-      // Read again on the next message or the next time the screen shows.
-    } finally {
-      reading.current = false;
-    }
-  }, [bookingId, viewerId, post]);
+  /**
+   * Marks the conversation read when it is shown and holds something unread. `unread` says so
+   * for a message that just arrived (the state holding it may not be rendered yet). One call at a
+   * time; what arrives during one is read by another right after.
+   */
+  const markRead = useCallback(
+    async (unread = false) => {
+      if (!isVisible() || !(unread || unreadByViewer(current.current, viewerId))) return;
+      const r = reading.current;
+      if (r.busy) {
+        r.again = true;
+        return;
+      }
+      r.busy = true;
+      try {
+        const res = await post(`/api/messages/${bookingId}/mark-read`, {});
+        if (res.ok) dispatch({ type: "iRead" });
+      } catch {
+        // Read again on the next message or the next time the screen shows.
+      } finally {
+        r.busy = false;
+        if (r.again) {
+          r.again = false;
+          void markRead(true);
+        }
+      }
+    },
+    [bookingId, viewerId, post],
+  );
 
-  /** Fetches what was written since the newest message shown (after each subscription: a reconnection, or the page's own age). */
-  const catchUp = useCallback(async () => {
+  /**
+   * Fetches what was written since the newest message shown (after each subscription: a
+   * reconnection, or the page's own age); resolves with it.
+   */
+  const catchUp = useCallback(async (): Promise<MessageJSON[]> => {
     const after = lastMessageId(current.current);
     try {
       const res = await fetch(`/api/messages?bookingId=${encodeURIComponent(bookingId)}${after ? `&after=${encodeURIComponent(after)}` : ""}`, {
         headers: { Accept: "application/json" },
         credentials: "same-origin",
       });
-      if (res.ok) dispatch({ type: "received", messages: (await res.json()) as MessageJSON[] });
+      if (!res.ok) return [];
+      const missed = (await res.json()) as MessageJSON[];
+      dispatch({ type: "received", messages: missed });
+      return missed;
     } catch {
       // The next reconnection catches up again.
+      return [];
     }
   }, [bookingId]);
 
@@ -130,11 +153,11 @@ export function Chat(props: ChatProps) {
           attempt = 0;
           setLink("open");
           sayViewing();
-          void catchUp().then(markRead);
+          void catchUp().then((missed) => markRead(missed.some((m) => m.senderId !== viewerId && !m.readBy.includes(viewerId))));
           return;
         case "new_message":
           dispatch({ type: "received", messages: [frame.message] });
-          if (frame.message.senderId !== viewerId) void Promise.resolve().then(markRead);
+          if (frame.message.senderId !== viewerId) void markRead(true);
           return;
         case "booking_status":
           dispatch({ type: "status", status: frame.status });
