@@ -4,6 +4,7 @@ import { bookings, messages, users } from "../db/schema";
 import type { DomainEvent } from "../src/lib/events";
 import { translator } from "../src/lib/i18n";
 import { LAST_MESSAGE_KEYS, MESSAGE_VIEW_KEYS } from "../src/messages/serialize";
+import { unreadCountQuery } from "../src/messages/unread";
 import { systemTexts } from "../src/messages/wording";
 import { messageStamp } from "../views/bookings/Messages";
 import { select } from "./html";
@@ -370,6 +371,13 @@ describe("unread conversations", () => {
     // The badge names the count for screen readers too.
     const nav = select((await page(fresh.guest, "/browse")).html, "nav a[href='/bookings'] .sr-only")[0]!.text;
     expect(nav).toBe("(1 unread)");
+  });
+
+  test("the count is read through indexes: each side's bookings, then each booking's newest message", () => {
+    const { sql, params } = unreadCountQuery(t.db, hostId).toSQL();
+    const plan = (t.db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as string[])) as { detail: string }[]).map((r) => r.detail).join("\n");
+    for (const index of ["bookings_guest", "bookings_host", "messages_booking"]) expect(plan).toContain(index);
+    expect(plan).not.toMatch(/SCAN (bookings|messages)\b/);
   });
 
   test("a host does not see a booking that never became a request (still paying, or left the checkout)", async () => {

@@ -23,25 +23,21 @@ export const isUnread = (last: Pick<MessageRow, "senderId" | "readBy"> | null | 
 /** Counts kept until the database changes (decision 0018): the bottom navigation asks on every page. */
 const unreadCounts = readCache<number>(10_000);
 
-/**
- * How many of the person's conversations are unread, by the rule of `isUnread`, in one query
- * over the person's bookings, each reaching its newest message through the (booking, instant)
- * index.
- */
+/** The count of `unreadConversations`, as one query: each of the person's bookings reaches its newest message through the (booking, instant) index. */
+export const unreadCountQuery = (db: Db, userId: string) =>
+  db
+    .select({ n: sql<number>`count(*)` })
+    .from(bookings)
+    .innerJoin(messages, eq(messages.id, latestMessageId))
+    .where(
+      and(
+        onBooking(userId),
+        sql`${messages.senderId} IS NOT ${userId}`,
+        sql`NOT EXISTS (SELECT 1 FROM json_each(${messages.readBy}) WHERE json_each.value = ${userId})`,
+      ),
+    );
+
+/** How many of the person's conversations are unread, by the rule of `isUnread`. */
 export function unreadConversations(deps: { db: Db }, userId: string): number {
-  return unreadCounts(deps.db, userId, () => {
-    const row = deps.db
-      .select({ n: sql<number>`count(*)` })
-      .from(bookings)
-      .innerJoin(messages, eq(messages.id, latestMessageId))
-      .where(
-        and(
-          onBooking(userId),
-          sql`${messages.senderId} IS NOT ${userId}`,
-          sql`NOT EXISTS (SELECT 1 FROM json_each(${messages.readBy}) WHERE json_each.value = ${userId})`,
-        ),
-      )
-      .get();
-    return row?.n ?? 0;
-  });
+  return unreadCounts(deps.db, userId, () => unreadCountQuery(deps.db, userId).get()?.n ?? 0);
 }

@@ -209,7 +209,7 @@ function ActionCards({ view, data }: { view: View; data: ConversationData }) {
           {t("conversation.requestTitle", { name })}
         </h2>
         {b.message ? (
-          <blockquote class="mt-2 whitespace-pre-line rounded-xl bg-sunken px-3 py-2 text-sm" aria-label={t("conversation.requestMessage")} safe>
+          <blockquote class="mx-0 mt-2 whitespace-pre-line rounded-xl bg-sunken px-3 py-2 text-sm" aria-label={t("conversation.requestMessage")} safe>
             {b.message}
           </blockquote>
         ) : (
