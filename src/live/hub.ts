@@ -29,8 +29,6 @@ export interface LiveSocket {
   userId: string;
   /** The session it was opened with (its stored `sid`), so that ending that session closes it. */
   sid: string;
-  /** Booking ids it is subscribed to. */
-  bookings: Set<string>;
   /** Booking ids whose screen it shows (presence). */
   viewing: Set<string>;
 }
@@ -85,13 +83,6 @@ export class LiveHub {
     const sockets = this.byUser.get(socket.userId);
     sockets?.delete(socket);
     if (sockets?.size === 0) this.byUser.delete(socket.userId);
-  }
-
-  /** Sockets open in this process (the benchmark and tests read it). */
-  get size() {
-    let n = 0;
-    for (const sockets of this.byUser.values()) n += sockets.size;
-    return n;
   }
 
   publish(topic: string, frame: ServerFrame) {

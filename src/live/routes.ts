@@ -36,6 +36,8 @@ export const LIVE_SOCKET_OPTIONS = {
 interface Connection extends LiveSocket {
   /** The session's cookie value, to check on each subscribe that the session still holds. */
   token: string;
+  /** Booking ids it is subscribed to. */
+  bookings: Set<string>;
   t: Translate;
   /** Frames are handled one after another (a `viewing` right after its `subscribe_booking` finds it done). */
   queue: Promise<void>;
