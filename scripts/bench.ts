@@ -19,7 +19,7 @@
  *   --only pages|live  run one section (pages: everything but the live chat)
  *   --activities N   activities for the first part (default 10000)
  *   --large N        activities for the second part (default 100000)
- *   --rounds N       alternating rounds (default 3)
+ *   --rounds N       alternating rounds (default 3; the live section's rounds too)
  *   --seconds N      seconds per measurement (default 4)
  *   --connections N  concurrent connections (default 50)
  *   --live-pairs N   two-person conversations of the live section (default 500: 1,000 clients)
@@ -199,7 +199,7 @@ async function bench() {
   console.log(`Offline bench on ${cpus().length} CPU cores (${cpus()[0]?.model.trim()}), Bun ${Bun.version}`);
   try {
     if (sections.has("pages")) await pages();
-    if (sections.has("live")) await benchLive({ pairs: LIVE_PAIRS, rate: LIVE_RATE, seconds: LIVE_SECONDS, children, check });
+    if (sections.has("live")) await benchLive({ pairs: LIVE_PAIRS, rate: LIVE_RATE, seconds: LIVE_SECONDS, rounds: ROUNDS, children, check });
   } finally {
     cleanup();
   }
