@@ -392,6 +392,18 @@ export const jobs = sqliteTable(
 );
 
 /**
+ * Roles that one process at a time holds while several serve the same database, such as running
+ * the durable jobs ("jobs"): the holder renews its row before `until`; once a holder stops renewing
+ * (it stopped or crashed), another process takes the row over.
+ */
+export const leases = sqliteTable("leases", {
+  name: text("name").primaryKey(),
+  /** The holding process's random id, made when it starts. */
+  holder: text("holder").notNull(),
+  until: integer("until", { mode: "number" }).notNull(),
+});
+
+/**
  * Payment provider notifications already handled, by the provider's event id: a webhook delivered
  * again (providers retry, and may send the same event several times) is answered but not handled twice.
  */

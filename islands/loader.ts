@@ -15,6 +15,8 @@ const registry: Record<string, () => Promise<{ mount: Mount }>> = {
   DateTimePicker: () => import("./DateTimePicker"),
   // Stripe's card form: its chunk (and Stripe.js with it) loads only on the payment pages.
   StripePayment: () => import("./StripePayment"),
+  // The conversation's chat panel (live through /ws).
+  Chat: () => import("./Chat"),
 };
 
 export async function mountIslands(root: ParentNode = document) {

@@ -12,12 +12,19 @@
  * - signed-in browse ≥ 5 % of the ceiling's requests/s with p99 < 25 ms, and the activity page
  *   and the API at least as good;
  * - browse with 100,000 activities ≥ 80 % of its rate with 10,000.
+ * Then the live chat (scripts/bench-live.ts): 1,000 WebSocket clients in 500 conversations on one
+ * process, a steady rate of messages, their delivery delay to the other participant (p99 < 50 ms)
+ * and the server's memory per connection.
  * Exits non-zero when one fails.
+ *   --only pages|live  run one section (pages: everything but the live chat)
  *   --activities N   activities for the first part (default 10000)
  *   --large N        activities for the second part (default 100000)
- *   --rounds N       alternating rounds (default 3)
+ *   --rounds N       alternating rounds (default 3; the live section's rounds too)
  *   --seconds N      seconds per measurement (default 4)
  *   --connections N  concurrent connections (default 50)
+ *   --live-pairs N   two-person conversations of the live section (default 500: 1,000 clients)
+ *   --live-rate N    messages per second it sends (default 200)
+ *   --live-seconds N seconds it measures (default 10)
  *
  * `bun scripts/bench.ts --hello PORT` is the ceiling: a bare Elysia app answering "Hello, world!".
  */
@@ -31,6 +38,7 @@ import { migrate, openDb } from "../db/client";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
 import { seedDemo, seedGeneratedActivities } from "../db/seed";
 import { browseQueries } from "../src/activities/service";
+import { benchLive } from "./bench-live";
 
 const helloAt = process.argv.indexOf("--hello");
 if (helloAt >= 0) {
@@ -61,6 +69,12 @@ async function bench() {
   const ROUNDS = arg("rounds", 3);
   const SECONDS = arg("seconds", 4);
   const CONNECTIONS = arg("connections", 50);
+  const LIVE_PAIRS = arg("live-pairs", 500);
+  const LIVE_RATE = arg("live-rate", 200);
+  const LIVE_SECONDS = arg("live-seconds", 10);
+  const only = process.argv.indexOf("--only");
+  const sections = new Set(only >= 0 ? [process.argv[only + 1]] : ["pages", "live"]);
+  if (![...sections].every((s) => s === "pages" || s === "live")) throw new Error("--only takes pages or live");
   const HTML_BUDGET = 14 * 1024;
   const ENCODINGS = "br, gzip";
   const started = performance.now();
@@ -80,8 +94,8 @@ async function bench() {
     process.exit(130);
   });
 
-  try {
-    console.log(`Offline bench on ${cpus().length} CPU cores (${cpus()[0]?.model.trim()}), Bun ${Bun.version}`);
+  /** The pages under load, against 10,000 then 100,000 activities. */
+  async function pages() {
     console.log(`${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per target\n`);
 
     // The database, filled before the server starts.
@@ -180,6 +194,12 @@ async function bench() {
       ratio >= 0.8 && big.non2xx === 0,
       `${Math.round(big.rps)} vs ${Math.round(small.rps)} req/s = ${pct(ratio)} (≥ 80 %); relative to each run's ceiling ${pct(normalized)}; p99 ${big.p99} vs ${small.p99} ms`,
     );
+  }
+
+  console.log(`Offline bench on ${cpus().length} CPU cores (${cpus()[0]?.model.trim()}), Bun ${Bun.version}`);
+  try {
+    if (sections.has("pages")) await pages();
+    if (sections.has("live")) await benchLive({ pairs: LIVE_PAIRS, rate: LIVE_RATE, seconds: LIVE_SECONDS, rounds: ROUNDS, children, check });
   } finally {
     cleanup();
   }

@@ -37,7 +37,8 @@ import { notificationRoutes } from "./notifications/routes";
 import { makePaymentProvider } from "./payments";
 import { testPaymentRoutes } from "./payments/test-routes";
 import { DomainEvents } from "./lib/events";
-import { LocalPresence } from "./lib/presence";
+import { makeLive } from "./live/hub";
+import { LIVE_SOCKET_OPTIONS, liveRoutes } from "./live/routes";
 
 /** What createApp is given: the parts of `Deps` made outside it, plus overrides for tests. */
 export type AppOptions = Pick<Deps, "config" | "db" | "secrets" | "assets"> &
@@ -108,7 +109,7 @@ export function createApp(options: AppOptions) {
     now: options.now ?? Date.now,
     paymentEvents: options.paymentEvents ?? new PaymentEvents(),
     events: options.events ?? new DomainEvents(),
-    presence: new LocalPresence(),
+    ...makeLive(options.config),
   } satisfies Omit<Deps, "jobs" | "payments"> as Deps;
   deps.payments = options.payments ?? makePaymentProvider({ config: options.config, db: options.db, events: deps.paymentEvents, now: deps.now });
   // The runner hands `deps` to the jobs it runs, so it is made once the rest exists.
@@ -119,7 +120,7 @@ export function createApp(options: AppOptions) {
   // Served over https: browsers must never come back over plain http.
   const hsts = new URL(options.config.publicUrl).protocol === "https:" ? "max-age=31536000; includeSubDomains" : null;
 
-  const app = new Elysia()
+  const app = new Elysia({ websocket: LIVE_SOCKET_OPTIONS })
     .use(html({ autoDetect: false }))
     .onRequest(({ set }) => {
       set.headers["X-Content-Type-Options"] = "nosniff";
@@ -213,6 +214,7 @@ export function createApp(options: AppOptions) {
     .use(reviewRoutes(deps))
     .use(reportRoutes(deps))
     .use(notificationRoutes(deps))
+    .use(liveRoutes(deps))
     .use(notFoundRoute(deps));
 
   return { app, deps };

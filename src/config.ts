@@ -24,6 +24,13 @@ const envSchema = z.object({
   SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").optional(),
   DEFAULT_LANGUAGE: z.enum(["en", "fr"]).default("en"),
   ADMIN_EMAILS: z.string().default(""),
+  REUSE_PORT: flag.default(false),
+  REDIS_URL: z
+    .string()
+    .trim()
+    .transform((v) => (v === "" ? undefined : v))
+    .pipe(z.url({ protocol: /^(rediss?|valkeys?)$/, message: "REDIS_URL must be a redis:// or rediss:// URL" }).optional())
+    .optional(),
 
   GOOGLE_CLIENT_ID: optional,
   GOOGLE_CLIENT_SECRET: optional,
@@ -73,6 +80,10 @@ export interface Config {
   secureCookies: boolean;
   demoData: boolean;
   trustProxy: boolean;
+  /** Several processes may listen on the same port (SO_REUSEPORT): the system spreads connections among them. */
+  reusePort: boolean;
+  /** Live updates go through Redis pub/sub, so that clients of different processes reach each other. */
+  redisUrl?: string;
   sessionSecret?: string;
   defaultLanguage: "en" | "fr";
   oauth: OAuthProviderConfig[];
@@ -141,6 +152,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secureCookies: publicUrl.startsWith("https://"),
     demoData: e.DEMO_DATA,
     trustProxy: e.TRUST_PROXY,
+    reusePort: e.REUSE_PORT,
+    redisUrl: e.REDIS_URL,
     sessionSecret: e.SESSION_SECRET,
     defaultLanguage: e.DEFAULT_LANGUAGE,
     oauth,

@@ -15,7 +15,8 @@ import type { Secrets } from "./lib/secrets";
 import type { ObjectStorage } from "./uploads/storage";
 import type { PaymentEvents, PaymentProvider } from "./payments/provider";
 import type { DomainEvents } from "./lib/events";
-import type { LocalPresence } from "./lib/presence";
+import type { Presence } from "./lib/presence";
+import type { LiveHub } from "./live/hub";
 
 /** Everything a request handler may need, made once per app (tests make one per suite). */
 export interface Deps {
@@ -34,7 +35,9 @@ export interface Deps {
   /** Committed changes (bookings, messages), for the live channel and notifications (src/lib/events.ts). */
   events: DomainEvents;
   /** Who has which conversation open (src/lib/presence.ts); the live channel keeps it. */
-  presence: LocalPresence;
+  presence: Presence;
+  /** This process's live sockets and the broadcaster that reaches every process's (src/live/). */
+  live: LiveHub;
   limits: {
     /** Failed sign-ins per email and address together: reaching the limit locks only that pair. */
     loginByPair: RateLimiter;

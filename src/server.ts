@@ -31,15 +31,25 @@ async function main() {
   if (!assets.css) console.warn("Built CSS/JS not found: run `bun scripts/build.ts` (npm start does it).");
   const { app, deps } = createApp({ config, db, secrets, assets });
 
+  // With REDIS_URL, live updates from the other processes must arrive before clients connect.
+  try {
+    await deps.live.ready();
+  } catch (err) {
+    console.error(`REDIS_URL: cannot reach Redis (${err instanceof Error ? err.message : String(err)})`);
+    process.exit(1);
+  }
+
   deps.jobs.start();
 
   // Routes refuse bodies over their own limits (src/lib/body.ts); Bun refuses anything over
-  // the largest of them, the photo upload, before the app sees it.
-  app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_UPLOAD_BYTES + 1024 * 1024 });
-  console.log(`Offline is running at ${config.publicUrl} (listening on ${config.host}:${app.server?.port})`);
+  // the largest of them, the photo upload, before the app sees it. With REUSE_PORT, several
+  // processes listen on the same port and the system spreads connections among them.
+  app.listen({ port: config.port, hostname: config.host, reusePort: config.reusePort, maxRequestBodySize: MAX_UPLOAD_BYTES + 1024 * 1024 });
+  console.log(`Offline is running at ${config.publicUrl} (listening on ${config.host}:${app.server?.port}, process ${process.pid})`);
 
   const stop = () => {
     deps.jobs.stop();
+    deps.live.close();
     app.stop();
     process.exit(0);
   };

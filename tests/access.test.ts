@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DEFAULT_ACCESS, type Access } from "../src/context";
-import { Client, makeTestApp } from "./helpers";
+import { Client, makeTestApp, UPGRADE_HEADERS } from "./helpers";
 
 /**
  * Every route the app registers answers as its declared access level says, for a visitor and
@@ -38,6 +38,7 @@ function routes(): { method: string; path: string; access: Access }[] {
 }
 
 async function call(c: Client, method: string, path: string) {
+  if (method === "WS") return c.request(path, { headers: { ...UPGRADE_HEADERS, origin: "http://localhost" } });
   if (method === "GET" || method === "HEAD") return c.request(path, { method });
   return c.request(path, { method, json: {} });
 }
@@ -87,7 +88,7 @@ describe("declared access", () => {
         if (res.status === 403) expect(((await res.json()) as { message: string }).message).not.toBe("Complete your profile first.");
         continue;
       }
-      if (isApiCall(r.method, r.path) && r.method === "GET") {
+      if (isApiCall(r.method, r.path) && (r.method === "GET" || r.method === "WS")) {
         expect({ where, status: res.status }).toEqual({ where, status: 403 });
         expect(((await res.json()) as { message: string }).message).toBe("Complete your profile first.");
       } else if (r.method === "GET") {

@@ -12,11 +12,19 @@ describe("configuration", () => {
     expect(c.oauth).toEqual([]);
     expect(c.stripe).toBeUndefined();
     expect(c.adminEmails).toEqual([]);
+    expect(c.reusePort).toBe(false);
+    expect(c.redisUrl).toBeUndefined();
   });
 
   test("ADMIN_EMAILS lists the operators: comma-separated, trimmed, lowercased, each once", () => {
     expect(loadConfig({ ADMIN_EMAILS: " Ops@Offline.test, moderator@example.com,,ops@offline.test " }).adminEmails).toEqual(["ops@offline.test", "moderator@example.com"]);
     expect(loadConfig({ ADMIN_EMAILS: "" }).adminEmails).toEqual([]);
+  });
+
+  test("several processes: REUSE_PORT shares the port, REDIS_URL joins their live updates", () => {
+    const c = loadConfig({ REUSE_PORT: "true", REDIS_URL: "redis://127.0.0.1:6379/0" });
+    expect(c.reusePort).toBe(true);
+    expect(c.redisUrl).toBe("redis://127.0.0.1:6379/0");
   });
 
   test("DEMO_DATA=false turns the demo off", () => {
@@ -38,6 +46,8 @@ describe("configuration", () => {
     [{ STRIPE_SECRET_KEY: "sk_test_x" }, "STRIPE_SECRET_KEY and STRIPE_PUBLISHABLE_KEY"],
     [{ S3_BUCKET: "photos" }, "S3_BUCKET"],
     [{ ADMIN_EMAILS: "ops@offline.test, not-an-email" }, "ADMIN_EMAILS"],
+    [{ REDIS_URL: "localhost:6379" }, "REDIS_URL"],
+    [{ REUSE_PORT: "sometimes" }, "REUSE_PORT"],
   ])("%j fails fast naming the setting", (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);

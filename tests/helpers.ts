@@ -14,6 +14,13 @@ import { makeJpeg } from "./images";
 
 export const ORIGIN = "http://localhost";
 
+/**
+ * A WebSocket route (method "WS" in `app.routes`) is reached by a GET asking to upgrade.
+ * `app.handle` cannot switch protocols, so past every check the route's own answer is 400; the
+ * sockets themselves are tested on a real server (tests/live.test.ts).
+ */
+export const UPGRADE_HEADERS = { upgrade: "websocket", connection: "Upgrade", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" };
+
 /** A fresh app on a fresh database in a temporary data directory; `demo` loads the demo data into it. */
 export async function makeTestApp(opts: { env?: Record<string, string>; limits?: AppOptions["limits"]; now?: () => number; demo?: boolean; dataDir?: string } = {}) {
   // Handing in the data directory of an earlier app is a restart: same database, new process state.

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { jobs, sessions } from "../db/schema";
 import { createSession } from "../src/auth/service";
-import { defineJob, JOB_LEASE_MS, retryDelay, scheduleJob } from "../src/lib/jobs";
+import { defineJob, JOB_LEASE_MS, retryDelay, RUNNER_LEASE_MS, scheduleJob } from "../src/lib/jobs";
 import { makeTestApp } from "./helpers";
 
 const HOUR = 60 * 60 * 1000;
@@ -139,5 +139,56 @@ describe("durable jobs", () => {
     expect(t.db.select().from(sessions).where(eq(sessions.userId, user.id)).all()).toHaveLength(1);
     // The chore stays scheduled for the next hour.
     expect(t.db.select().from(jobs).where(eq(jobs.key, "every:sessions.cleanup")).get()?.runAt).toBe(time.now() + HOUR);
+  });
+});
+
+describe("the runner lease (several processes on one database)", () => {
+  test("one runner holds it; another takes over only once it lapses, or at once when it is handed over", async () => {
+    const time = clock();
+    const a = await app(time);
+    const b = await app(time, a.dataDir);
+    expect(a.deps.jobs.holdLease()).toBe(true);
+    expect(b.deps.jobs.holdLease()).toBe(false);
+    // The holder renews it; the other keeps being refused while it does.
+    time.advance(RUNNER_LEASE_MS - 1);
+    expect(a.deps.jobs.holdLease()).toBe(true);
+    time.advance(RUNNER_LEASE_MS - 1);
+    expect(b.deps.jobs.holdLease()).toBe(false);
+    // The holder stops renewing (it crashed): once the lease has lapsed, the other takes it.
+    time.advance(2);
+    expect(b.deps.jobs.holdLease()).toBe(true);
+    expect(a.deps.jobs.holdLease()).toBe(false);
+    // A holder that stops cleanly hands it over at once.
+    b.deps.jobs.releaseLease();
+    expect(a.deps.jobs.holdLease()).toBe(true);
+  });
+
+  test("of two running loops, only the lease holder runs jobs; the other takes over when it stops", async () => {
+    const time = clock();
+    const a = await app(time);
+    const b = await app(time, a.dataDir);
+    const ranBy: string[] = [];
+    const note = (who: string) => defineJob({ kind: "test.note", run: () => void ranBy.push(who) });
+    a.deps.jobs.register(note("a"));
+    b.deps.jobs.register(note("b"));
+    const waitFor = async (count: number) => {
+      for (let i = 0; i < 200 && ranBy.length < count; i++) await Bun.sleep(5);
+    };
+
+    a.deps.jobs.start(5);
+    // `a` has taken the lease by the time `b` starts asking for it.
+    await Bun.sleep(20);
+    b.deps.jobs.start(5);
+    for (let i = 0; i < 5; i++) {
+      scheduleJob(a.db, note("a"), {}, { at: time.now() });
+      await waitFor(i + 1);
+    }
+    expect(ranBy).toEqual(["a", "a", "a", "a", "a"]);
+
+    a.deps.jobs.stop();
+    scheduleJob(a.db, note("a"), {}, { at: time.now() });
+    await waitFor(6);
+    b.deps.jobs.stop();
+    expect(ranBy).toEqual(["a", "a", "a", "a", "a", "b"]);
   });
 });

@@ -9,7 +9,7 @@ import { eq, ne } from "drizzle-orm";
 import { activities, bookings, users, type User } from "../db/schema";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL } from "../db/demo-data";
 import { parseAbout, parseVisibility, aboutFields } from "../src/profiles/about";
-import { makeTestApp, type Client } from "./helpers";
+import { makeTestApp, ORIGIN, UPGRADE_HEADERS, type Client } from "./helpers";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
 
@@ -166,7 +166,8 @@ async function walk(s: Stranger, own: { activityId?: string; photoId?: string } 
     const methods = r.method === "ALL" ? ["GET", "POST"] : [r.method];
     for (const method of methods) {
       for (const path of expand(r.path, of)) {
-        if (method === "GET" || method === "HEAD") {
+        if (method === "WS") calls.push({ method: "GET", path, headers: { ...UPGRADE_HEADERS, origin: ORIGIN } });
+        else if (method === "GET" || method === "HEAD") {
           calls.push({ method, path }, { method, path: path + query }, { method, path: path + query, headers: { "hx-request": "true", "hx-target": "browse" } });
           calls.push({ method, path, headers: { accept: "application/json" } });
         } else calls.push({ method, path });

@@ -30,9 +30,16 @@ export function authRoutes(deps: Deps) {
     serializeCookie(deps.cookies.session, token, { maxAge: SESSION_TTL_MS / 1000, secure });
   const clearSession = () => serializeCookie(deps.cookies.session, "", { maxAge: 0, secure });
 
+  /** Ends the browser's session, and tells the live channel, which closes the sockets it opened. */
+  async function endSession(state: RequestState) {
+    if (!state.sessionToken) return;
+    await destroySession(deps.db, state.sessionToken);
+    if (state.user && state.session) deps.events.emit({ type: "sessions.ended", userId: state.user.id, sessionIds: [state.session.sid] });
+  }
+
   /** Ends any session the browser had (rotation) and starts a new one for the user. */
   async function signIn(state: RequestState, userId: string) {
-    if (state.sessionToken) await destroySession(deps.db, state.sessionToken);
+    await endSession(state);
     return createSession(deps.db, userId, deps.now());
   }
 
@@ -155,7 +162,7 @@ export function authRoutes(deps: Deps) {
       return success(request, state, result.user.id, redirect, 201);
     }, { public: true })
     .post("/api/auth/logout", async ({ request, state }) => {
-      if (state.sessionToken) await destroySession(deps.db, state.sessionToken);
+      await endSession(state);
       const headers = new Headers();
       headers.append("Set-Cookie", clearSession());
       if (wantsJson(request)) return json({ ok: true }, 200, headers);

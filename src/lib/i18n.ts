@@ -7,6 +7,7 @@
 import * as activities from "../activities/messages";
 import * as auth from "../auth/messages";
 import * as bookings from "../bookings/messages";
+import * as live from "../live/messages";
 import * as conversations from "../messages/messages";
 import * as notifications from "../notifications/messages";
 import * as payments from "../payments/messages";
@@ -17,7 +18,7 @@ import * as shell from "../shell/messages";
 import * as uploads from "../uploads/messages";
 
 /** Every feature's texts, by feature. */
-export const messagesByFeature = { shell, auth, profiles, activities, uploads, reviews, payments, bookings, conversations, reports, notifications };
+export const messagesByFeature = { shell, auth, profiles, activities, uploads, reviews, payments, bookings, conversations, reports, notifications, live };
 
 type Features = typeof messagesByFeature;
 type KeysOf<M> = M extends { en: infer E } ? keyof E : never;

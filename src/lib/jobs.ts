@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Db, WriteTx } from "../../db/client";
-import { jobs, type Job } from "../../db/schema";
+import { jobs, leases, type Job } from "../../db/schema";
 import type { Deps } from "../context";
 
 /**
@@ -12,6 +12,10 @@ import type { Deps } from "../context";
  * Each feature declares its job kinds next to its rules with `defineJob` and registers them from
  * its routes plugin (`deps.jobs.register(...)`); the server starts the runner, tests call
  * `runDue()` with the injected clock.
+ *
+ * Several processes may serve one database (see the README): each claims jobs one by one, so no
+ * job runs twice at once anyway, but only the holder of the runner lease (a row in `leases`)
+ * looks for due jobs, so one process does the timed work and the others never contend for it.
  */
 export interface JobKind<Payload> {
   kind: string;
@@ -27,6 +31,10 @@ export const defineJob = <Payload = Record<string, never>>(kind: JobKind<Payload
 /** How long a claimed job is ours before another run may take it over (a crashed run). */
 export const JOB_LEASE_MS = 5 * 60 * 1000;
 const DEFAULT_MAX_ATTEMPTS = 8;
+
+/** How long the runner lease lasts unless renewed; the loop renews it on every pass, well within. */
+export const RUNNER_LEASE_MS = 30_000;
+const RUNNER_LEASE = "jobs";
 
 /** Waits 30 s, 1 min, 2 min ... up to an hour between attempts. */
 export const retryDelay = (attempts: number) => Math.min(30_000 * 2 ** Math.max(attempts - 1, 0), 60 * 60 * 1000);
@@ -61,6 +69,8 @@ export class JobRunner {
 
   private readonly db: Db;
   private readonly now: () => number;
+  /** This runner's identity in the runner lease. */
+  readonly holder = crypto.randomUUID();
 
   constructor(private readonly deps: Deps) {
     this.db = deps.db;
@@ -169,10 +179,46 @@ export class JobRunner {
     }
   }
 
-  /** The server's loop: looks for due jobs every `intervalMs` until stopped. */
+  /**
+   * Takes the runner lease if it is free or has lapsed, or renews it if this runner holds it, in
+   * one statement (so two processes never both get it). True while this runner holds it.
+   */
+  holdLease(): boolean {
+    const now = this.now();
+    const until = now + RUNNER_LEASE_MS;
+    const held = this.db
+      .insert(leases)
+      .values({ name: RUNNER_LEASE, holder: this.holder, until })
+      .onConflictDoUpdate({
+        target: leases.name,
+        set: { holder: this.holder, until },
+        setWhere: or(eq(leases.holder, this.holder), lt(leases.until, now)),
+      })
+      .returning({ holder: leases.holder })
+      .all();
+    return held.length > 0;
+  }
+
+  /** Gives the runner lease up, so another process takes over at once rather than when it lapses. */
+  releaseLease() {
+    this.db.delete(leases).where(and(eq(leases.name, RUNNER_LEASE), eq(leases.holder, this.holder))).run();
+  }
+
+  /**
+   * The server's loop: every `intervalMs`, holds (or waits for) the runner lease and, while it
+   * holds it, runs the due jobs. A process without the lease only keeps asking for it, so it
+   * takes over within `RUNNER_LEASE_MS` of the holder stopping.
+   */
   start(intervalMs = 5_000) {
+    let holding = false;
     const tick = () => {
-      this.runDue()
+      Promise.resolve()
+        .then(() => {
+          const held = this.holdLease();
+          if (held !== holding) console.log(held ? `This process (${process.pid}) runs the durable jobs.` : `Another process runs the durable jobs now.`);
+          holding = held;
+          return held ? this.runDue() : 0;
+        })
         .catch((err) => console.error("job runner failed", err))
         .finally(() => {
           if (this.timer) this.timer = setTimeout(tick, intervalMs);
@@ -181,8 +227,11 @@ export class JobRunner {
     this.timer = setTimeout(tick, 0);
   }
 
+  /** Stops the loop and hands the runner lease over. */
   stop() {
-    if (this.timer) clearTimeout(this.timer);
+    if (!this.timer) return;
+    clearTimeout(this.timer);
     this.timer = null;
+    this.releaseLease();
   }
 }

@@ -6,9 +6,16 @@
 export interface Presence {
   /** `userId` has the conversation of `bookingId` open and visible on some device. */
   isViewing(userId: string, bookingId: string): Promise<boolean>;
+  /** One more screen of `userId` shows that conversation. */
+  enter(userId: string, bookingId: string): void;
+  /** One screen of `userId` stopped showing it (hidden or closed). */
+  leave(userId: string, bookingId: string): void;
 }
 
-/** Counts open views in this process. */
+/**
+ * Counts open views in this process: all there is with one process. With several (`REDIS_URL`),
+ * src/live/redis.ts shares them through Redis.
+ */
 export class LocalPresence implements Presence {
   private views = new Map<string, number>();
 

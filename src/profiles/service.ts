@@ -184,12 +184,12 @@ export async function changeEmail(deps: Deps, user: User, input: Record<string, 
   const taken = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, r.data.email)).get();
   if (taken) return { ok: false, status: 409, errors: { email: "account.emailTaken" } };
   try {
-    const updated = writeTransaction(deps.db, (tx) => {
+    const { row, ended } = writeTransaction(deps.db, (tx) => {
       const row = tx.update(users).set({ email: r.data.email, emailVerified: false, updatedAt: deps.now() }).where(eq(users.id, user.id)).returning().get();
-      endOtherSessions(tx, user.id, keepSid);
-      return row!;
+      return { row: row!, ended: endOtherSessions(tx, user.id, keepSid) };
     });
-    return { ok: true, user: updated };
+    announceEnded(deps, user.id, ended);
+    return { ok: true, user: row };
   } catch (err) {
     if (String(err).includes("UNIQUE")) return { ok: false, status: 409, errors: { email: "account.emailTaken" } };
     throw err;
@@ -209,19 +209,30 @@ export async function changePassword(deps: Deps, user: User, input: Record<strin
   const refused = await checkCurrentPassword(deps, user, r.data.currentPassword);
   if (refused) return refused;
   const passwordHash = await Bun.password.hash(r.data.newPassword);
-  const updated = writeTransaction(deps.db, (tx) => {
+  const { row, ended } = writeTransaction(deps.db, (tx) => {
     const row = tx.update(users).set({ passwordHash, updatedAt: deps.now() }).where(eq(users.id, user.id)).returning().get();
-    endOtherSessions(tx, user.id, keepSid);
-    return row!;
+    return { row: row!, ended: endOtherSessions(tx, user.id, keepSid) };
   });
-  return { ok: true, user: updated };
+  announceEnded(deps, user.id, ended);
+  return { ok: true, user: row };
 }
 
-/** Signs the account out everywhere but the session making the change (inside its transaction). */
-function endOtherSessions(tx: WriteTx, userId: string, keepSid: string | null) {
-  tx.delete(sessions)
+/**
+ * Signs the account out everywhere but the session making the change (inside its transaction);
+ * returns the ids of the sessions it ended.
+ */
+function endOtherSessions(tx: WriteTx, userId: string, keepSid: string | null): string[] {
+  return tx
+    .delete(sessions)
     .where(keepSid ? and(eq(sessions.userId, userId), ne(sessions.sid, keepSid)) : eq(sessions.userId, userId))
-    .run();
+    .returning({ sid: sessions.sid })
+    .all()
+    .map((s) => s.sid);
+}
+
+/** Once committed: the live channel closes the sockets those sessions opened. */
+function announceEnded(deps: Deps, userId: string, sessionIds: string[]) {
+  if (sessionIds.length) deps.events.emit({ type: "sessions.ended", userId, sessionIds });
 }
 
 /**

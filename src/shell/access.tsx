@@ -4,8 +4,9 @@ import { json, redirectTo, wantsJson } from "../lib/http";
 import { isProfileComplete } from "../profiles/onboarding";
 import { renderPage } from "./render";
 
-/** Callers that read JSON: the API, scripts, islands, and htmx fragments. */
-const answersJson = (request: Request, path: string) => wantsJson(request) || path.startsWith("/api/") || path.startsWith("/fragments/");
+/** Callers that read JSON: the API, scripts, islands, htmx fragments, and WebSocket upgrades (`/ws`). */
+const answersJson = (request: Request, path: string) =>
+  wantsJson(request) || path.startsWith("/api/") || path.startsWith("/fragments/") || request.headers.get("upgrade")?.toLowerCase() === "websocket";
 
 /**
  * The one access check: the answer when the caller may not use a route at its declared level,

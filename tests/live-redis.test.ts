@@ -1,0 +1,262 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import { RedisClient } from "bun";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { migrate, openDb, type Db } from "../db/client";
+import { activityRow, bookingRow, insert, userRow } from "../db/factories";
+import { leases } from "../db/schema";
+import { createSession } from "../src/auth/service";
+import { redisLive } from "../src/live/redis";
+import { LiveClient } from "./live-client";
+
+/**
+ * Several processes: two real servers (`bun src/server.ts`) sharing one database file and a real
+ * `redis-server` (Debian's package). Live updates cross from one process's clients to the
+ * other's, ended sessions close sockets in every process, presence is shared, only one process
+ * runs the durable jobs, clients catch up after a Redis outage, and with REUSE_PORT two
+ * processes listen on one port.
+ */
+const root = join(import.meta.dir, "..");
+const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server";
+const PUBLIC_URL = "http://localhost";
+
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}
+
+async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}
+
+/** A `redis-server` of its own on a free port, nothing saved. */
+async function startRedis(port = freePort()) {
+  const proc = Bun.spawn([REDIS_SERVER, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdout: "ignore", stderr: "inherit" });
+  const url = `redis://127.0.0.1:${port}`;
+  await until("redis-server", async () => {
+    const probe = new RedisClient(url, { autoReconnect: false, connectionTimeout: 500 });
+    try {
+      await probe.connect();
+      return (await probe.send("PING", [])) === "PONG";
+    } catch {
+      return false;
+    } finally {
+      probe.close();
+    }
+  });
+  return { url, port, proc };
+}
+
+/** One server process; `output` collects what it prints. */
+interface Server {
+  base: string;
+  proc: Subprocess<"ignore", "pipe", "inherit">;
+  output: string;
+}
+
+async function startServer(dataDir: string, env: Record<string, string>, port = freePort()): Promise<Server> {
+  const proc = Bun.spawn([process.execPath, "src/server.ts"], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL, DEMO_DATA: "false", ...env },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const server: Server = { base: `http://127.0.0.1:${port}`, proc, output: "" };
+  void (async () => {
+    const decoder = new TextDecoder();
+    const reader = proc.stdout.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      server.output += decoder.decode(value, { stream: true });
+    }
+  })();
+  await until(`the server on ${port}`, async () => {
+    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}: ${server.output}`);
+    try {
+      return (await fetch(`${server.base}/health`)).ok;
+    } catch {
+      return false;
+    }
+  });
+  return server;
+}
+
+const RUNS_JOBS = /This process \(\d+\) runs the durable jobs/;
+
+let dataDir: string;
+let db: Db;
+let redis: Awaited<ReturnType<typeof startRedis>>;
+let a: Server;
+let b: Server;
+const sockets: LiveClient[] = [];
+const people = {} as Record<"guest" | "host" | "stranger", { id: string; cookie: string; csrf: string }>;
+let bookingId: string;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "offline-live-redis-"));
+  db = openDb(join(dataDir, "offline.db"));
+  await migrate(db);
+  const rows = insert(db);
+  const now = Date.now();
+  for (const [who, firstName] of [["guest", "Sam"], ["host", "Maya"], ["stranger", "Eve"]] as const) {
+    const user = rows.user(userRow({ firstName }));
+    const session = await createSession(db, user.id, now);
+    people[who] = { id: user.id, cookie: `sid=${session.token}`, csrf: session.csrf };
+  }
+  const activity = rows.activity(activityRow({ id: people.host.id }));
+  bookingId = rows.booking(bookingRow(activity, { guestId: people.guest.id, startsAt: now + 3 * 24 * 3600 * 1000, status: "accepted" })).id;
+
+  redis = await startRedis();
+  [a, b] = await Promise.all([startServer(dataDir, { REDIS_URL: redis.url }), startServer(dataDir, { REDIS_URL: redis.url })]);
+});
+
+afterAll(async () => {
+  for (const s of sockets) s.close();
+  for (const p of [a?.proc, b?.proc, redis?.proc]) p?.kill();
+  await Promise.all([a?.proc.exited, b?.proc.exited, redis?.proc.exited]);
+  db?.$client.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function socket(server: Server, who: keyof typeof people) {
+  const s = await LiveClient.open(server.base, { cookie: people[who].cookie, origin: PUBLIC_URL });
+  sockets.push(s);
+  return s;
+}
+
+function post(server: Server, who: keyof typeof people, path: string, json: unknown) {
+  return fetch(`${server.base}${path}`, {
+    method: "POST",
+    headers: { cookie: people[who].cookie, "x-csrf-token": people[who].csrf, origin: PUBLIC_URL, "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify(json),
+  });
+}
+
+describe("two processes, one database, one Redis", () => {
+  test("a message sent through process A reaches the clients of process B, and the other way round", async () => {
+    const guestOnB = await socket(b, "guest");
+    const hostOnA = await socket(a, "host");
+    const strangerOnB = await socket(b, "stranger");
+    expect(await guestOnB.subscribe(bookingId)).toEqual({ type: "subscribed", bookingId });
+    expect(await hostOnA.subscribe(bookingId)).toEqual({ type: "subscribed", bookingId });
+    expect((await strangerOnB.subscribe(bookingId)).type).toBe("error");
+
+    const res = await post(a, "host", "/api/messages", { bookingId, content: "Sent through A" });
+    expect(res.status).toBe(201);
+    const sent = (await res.json()) as { id: string };
+    for (const s of [guestOnB, hostOnA]) expect((await s.next((f) => f.type === "new_message")).message).toMatchObject({ id: sent.id, content: "Sent through A", senderId: people.host.id });
+
+    expect((await post(b, "guest", "/api/messages", { bookingId, content: "Answered through B" })).status).toBe(201);
+    expect((await hostOnA.next((f) => f.type === "new_message" && f.message.content === "Answered through B")).message.senderId).toBe(people.guest.id);
+
+    expect((await post(b, "guest", `/api/messages/${bookingId}/mark-read`, {})).status).toBe(200);
+    expect((await hostOnA.next((f) => f.type === "messages_read")).readerId).toBe(people.guest.id);
+
+    await Bun.sleep(100);
+    expect(strangerOnB.of("new_message")).toEqual([]);
+  });
+
+  test("signing out through one process closes that session's sockets in the other", async () => {
+    const session = await createSession(db, people.guest.id, Date.now());
+    const onB = await LiveClient.open(b.base, { cookie: `sid=${session.token}`, origin: PUBLIC_URL });
+    sockets.push(onB);
+    expect(onB.isOpen).toBe(true);
+    const res = await fetch(`${a.base}/api/auth/logout`, {
+      method: "POST",
+      headers: { cookie: `sid=${session.token}`, "x-csrf-token": session.csrf, origin: PUBLIC_URL, accept: "application/json" },
+    });
+    expect(res.status).toBe(200);
+    expect(await onB.closed).toBe(4401);
+  });
+
+  test("only one process runs the durable jobs; the other takes over when it stops", async () => {
+    await until("a job runner", () => RUNS_JOBS.test(a.output) || RUNS_JOBS.test(b.output));
+    await Bun.sleep(200);
+    const runners = [a, b].filter((s) => RUNS_JOBS.test(s.output));
+    expect(runners).toHaveLength(1);
+    const [holder, other] = runners[0] === a ? [a, b] : [b, a];
+    expect(db.select().from(leases).all()).toHaveLength(1);
+
+    // The holder stops (and hands the lease over): the other process takes the jobs on.
+    holder.proc.kill("SIGTERM");
+    await holder.proc.exited;
+    await until("the other process to run the jobs", () => RUNS_JOBS.test(other.output));
+    // The stopped process is started again for the tests that follow.
+    const restarted = await startServer(dataDir, { REDIS_URL: redis.url });
+    if (holder === a) a = restarted;
+    else b = restarted;
+    await Bun.sleep(200);
+    expect(RUNS_JOBS.test(restarted.output)).toBe(false);
+  });
+
+  test("after a Redis outage, clients are told to reconnect and catch up, and frames flow again", async () => {
+    const guestOnB = await socket(b, "guest");
+    await guestOnB.subscribe(bookingId);
+    redis.proc.kill();
+    await redis.proc.exited;
+    redis = await startRedis(redis.port);
+    // Frames sent while Redis was away are lost: the process closes its sockets so they fetch them.
+    expect(await guestOnB.closed).toBe(1012);
+
+    const again = await socket(b, "guest");
+    await again.subscribe(bookingId);
+    await until("process A to publish again", async () => (await post(a, "host", "/api/messages", { bookingId, content: "After the outage" })).status === 201);
+    expect((await again.next((f) => f.type === "new_message" && f.message.content === "After the outage", 10_000)).message.senderId).toBe(people.host.id);
+  });
+});
+
+describe("presence across processes", () => {
+  test("a conversation viewed through one process is known to the other; the view ends when it is left", async () => {
+    const one = redisLive(redis.url);
+    const two = redisLive(redis.url);
+    try {
+      await Promise.all([one.broadcaster.ready(), two.broadcaster.ready()]);
+      one.presence.enter("u1", "b1");
+      one.presence.enter("u1", "b1");
+      await until("the view to be shared", () => two.presence.isViewing("u1", "b1"));
+      expect(await two.presence.isViewing("u1", "b2")).toBe(false);
+      one.presence.leave("u1", "b1");
+      expect(await two.presence.isViewing("u1", "b1")).toBe(true);
+      one.presence.leave("u1", "b1");
+      await until("the view to end", async () => !(await two.presence.isViewing("u1", "b1")));
+    } finally {
+      one.broadcaster.close();
+      two.broadcaster.close();
+    }
+  });
+});
+
+describe("REUSE_PORT", () => {
+  test("two processes listen on one port with it; without it the second refuses to start", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "offline-reuse-"));
+    const port = freePort();
+    const started: Server[] = [];
+    try {
+      started.push(await startServer(dir, { REUSE_PORT: "true" }, port));
+      started.push(await startServer(dir, { REUSE_PORT: "true" }, port));
+      expect(started.every((s) => s.proc.exitCode === null)).toBe(true);
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).ok).toBe(true);
+
+      const refused = Bun.spawn([process.execPath, "src/server.ts"], {
+        cwd: root,
+        env: { ...process.env, DATA_DIR: dir, PORT: String(port), HOST: "127.0.0.1", DEMO_DATA: "false", REUSE_PORT: "false" },
+        stdout: "ignore",
+        stderr: "pipe",
+      });
+      expect(await refused.exited).not.toBe(0);
+    } finally {
+      for (const s of started) s.proc.kill();
+      await Promise.all(started.map((s) => s.proc.exited));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
