@@ -196,7 +196,8 @@ describe("two processes, one database, one Redis", () => {
     else b = restarted;
     await Bun.sleep(200);
     expect(RUNS_JOBS.test(restarted.output)).toBe(false);
-  });
+    // The other process looks for the lease on its next pass, up to one job interval (5 s) later.
+  }, 30_000);
 
   test("after a Redis outage, clients are told to reconnect and catch up, and frames flow again", async () => {
     const guestOnB = await socket(b, "guest");
