@@ -13,7 +13,7 @@ import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { Icon } from "../components/icons";
 import { Island } from "../components/Island";
-import { Avatar } from "../components/People";
+import { Avatar, ChipSection } from "../components/People";
 import { Document } from "../layouts/Document";
 import { ActionButton, StatusBadge } from "./List";
 import { MessageForm, MessageList } from "./Messages";
@@ -50,15 +50,6 @@ function ProfileSheet({ view, data }: { view: View; data: ConversationData }) {
   const name = p.firstName ?? "";
   const place = [p.city, p.country].filter(Boolean).join(", ");
   const photos = p.photos.slice(0, SHEET_PHOTOS);
-  const chips = (items: string[]) => (
-    <ul class="flex flex-wrap gap-2">
-      {items.map((item) => (
-        <li class="rounded-full bg-sunken px-3 py-1 text-sm" safe>
-          {item}
-        </li>
-      ))}
-    </ul>
-  );
   return (
     <details class="profile-sheet shrink-0">
       <summary class="btn btn-ghost cursor-pointer px-2.5" aria-label={t("conversation.profile", { name })}>
@@ -109,26 +100,8 @@ function ProfileSheet({ view, data }: { view: View; data: ConversationData }) {
         ) : (
           ""
         )}
-        {p.interests.length ? (
-          <section class="mt-5">
-            <h3 class="mb-2 font-semibold" safe>
-              {t("profile.interests")}
-            </h3>
-            {chips(p.interests)}
-          </section>
-        ) : (
-          ""
-        )}
-        {p.languages.length ? (
-          <section class="mt-5">
-            <h3 class="mb-2 font-semibold" safe>
-              {t("profile.languages")}
-            </h3>
-            {chips(p.languages.map((l) => choiceLabel(l, t)))}
-          </section>
-        ) : (
-          ""
-        )}
+        <ChipSection title={t("profile.interests")} items={p.interests} level={3} />
+        <ChipSection title={t("profile.languages")} items={p.languages.map((l) => choiceLabel(l, t))} level={3} />
         {photos.length ? (
           <section class="mt-5">
             <h3 class="mb-2 font-semibold" safe>

@@ -7,6 +7,29 @@ import { photoUrl } from "../../src/uploads/service";
 import type { View } from "../../src/shell/view";
 
 
+/**
+ * A titled list of chips (a person's interests, their languages), or nothing when the list is
+ * empty. `level` is the title's heading level in the page it sits in.
+ */
+export function ChipSection({ title, items, level = 2 }: { title: string; items: string[]; level?: 2 | 3 }) {
+  if (!items.length) return "";
+  const Heading = level === 2 ? "h2" : "h3";
+  return (
+    <section class={level === 2 ? "mt-6" : "mt-5"}>
+      <Heading class={level === 2 ? "mb-2 text-lg font-semibold" : "mb-2 font-semibold"} safe>
+        {title}
+      </Heading>
+      <ul class="flex flex-wrap gap-2">
+        {items.map((item) => (
+          <li class="rounded-full bg-sunken px-3 py-1 text-sm" safe>
+            {item}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** A round photo, or the person's initial when there is none. */
 export function Avatar({ photo, name, size = 40 }: { photo?: string | null; name?: string | null; size?: number }) {
   const style = `width:${size}px;height:${size}px`;

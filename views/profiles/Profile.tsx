@@ -7,7 +7,7 @@ import type { ReviewView } from "../../src/reviews/service";
 import type { View } from "../../src/shell/view";
 import { ScreenHeader } from "../components/Fields";
 import { Icon } from "../components/icons";
-import { ActivityMiniList, Carousel, ReviewList } from "../components/People";
+import { ActivityMiniList, Carousel, ChipSection, ReviewList } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
 import { ReportButton } from "../reports/ReportButton";
 
@@ -63,18 +63,6 @@ export function AboutSections({ view, about, visibility }: { view: View; about: 
   );
 }
 
-function Chips({ items }: { items: string[] }) {
-  return (
-    <ul class="flex flex-wrap gap-2">
-      {items.map((item) => (
-        <li class="rounded-full bg-sunken px-3 py-1 text-sm" safe>
-          {item}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
 /** The body both profile screens share: photos, who, bio, about, activities, reviews. */
 function ProfileBody({ view, data, own, visibility, allAbout, viewAll }: { view: View; data: ProfileData; own: boolean; visibility?: AboutVisibility; allAbout: About; viewAll: { activities: string; reviews: string } }) {
   const { t } = view;
@@ -111,26 +99,8 @@ function ProfileBody({ view, data, own, visibility, allAbout, viewAll }: { view:
       ) : (
         ""
       )}
-      {p.interests.length ? (
-        <section class="mt-6">
-          <h2 class="mb-2 text-lg font-semibold" safe>
-            {t("profile.interests")}
-          </h2>
-          <Chips items={p.interests} />
-        </section>
-      ) : (
-        ""
-      )}
-      {p.languages.length ? (
-        <section class="mt-6">
-          <h2 class="mb-2 text-lg font-semibold" safe>
-            {t("profile.languages")}
-          </h2>
-          <Chips items={p.languages.map((l) => choiceLabel(l, t))} />
-        </section>
-      ) : (
-        ""
-      )}
+      <ChipSection title={t("profile.interests")} items={p.interests} />
+      <ChipSection title={t("profile.languages")} items={p.languages.map((l) => choiceLabel(l, t))} />
       <AboutSections view={view} about={own ? allAbout : p.about} visibility={visibility} />
 
       <section class="mt-8">
