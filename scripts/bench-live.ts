@@ -219,7 +219,8 @@ function residentBytes(pid: number) {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
 }
 
-async function waitFor(url: string) {
+/** Resolves once `url` answers 200 (a server just started), or fails after 10 s. */
+export async function waitFor(url: string) {
   for (let i = 0; i < 200; i++) {
     try {
       if ((await fetch(url)).ok) return;

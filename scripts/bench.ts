@@ -38,7 +38,7 @@ import { migrate, openDb } from "../db/client";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
 import { seedDemo, seedGeneratedActivities } from "../db/seed";
 import { browseQueries } from "../src/activities/service";
-import { benchLive } from "./bench-live";
+import { benchLive, waitFor } from "./bench-live";
 
 const helloAt = process.argv.indexOf("--hello");
 if (helloAt >= 0) {
@@ -220,16 +220,6 @@ function planChecks(db: ReturnType<typeof openDb>, check: (name: string, ok: boo
     const ok = name === "ratings" ? !/SCAN reviews/.test(plan) : /USING (COVERING )?INDEX activities_browse/.test(plan) && !/SCAN activities|TEMP B-TREE/.test(plan);
     check(`plan ${name} (${rows} rows)`, ok, plan);
   }
-}
-
-async function waitFor(url: string) {
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {}
-    await Bun.sleep(50);
-  }
-  throw new Error(`${url} did not answer`);
 }
 
 async function startServer(dataDir: string, port: number, children: Subprocess[]) {
