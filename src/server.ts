@@ -1,4 +1,6 @@
-import { migrate, openDb } from "../db/client";
+import { inArray } from "drizzle-orm";
+import { migrate, openDb, type Db } from "../db/client";
+import { users } from "../db/schema";
 import { seedDemo } from "../db/seed";
 import { createApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
@@ -30,6 +32,7 @@ async function main() {
   const assets = await loadManifest();
   if (!assets.css) console.warn("Built CSS/JS not found: run `bun scripts/build.ts` (npm start does it).");
   const { app, deps } = createApp({ config, db, secrets, assets });
+  await warnUnclaimedOperators(db, config.adminEmails);
 
   // With REDIS_URL, live updates from the other processes must arrive before clients connect.
   try {
@@ -55,6 +58,18 @@ async function main() {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+}
+
+/**
+ * An operator address (ADMIN_EMAILS) with no account yet can be claimed by whoever signs up with
+ * it first: the person running the server is told to create it now.
+ */
+async function warnUnclaimedOperators(db: Db, adminEmails: string[]) {
+  if (!adminEmails.length) return;
+  const found = new Set((await db.select({ email: users.email }).from(users).where(inArray(users.email, adminEmails))).map((u) => u.email?.toLowerCase()));
+  for (const email of adminEmails) {
+    if (!found.has(email)) console.warn(`ADMIN_EMAILS lists ${email}, which has no account yet: sign up with it now, since whoever signs up with it becomes an operator.`);
+  }
 }
 
 /** `offline --health`: exits 0 when the server on PORT answers, for container health checks. */

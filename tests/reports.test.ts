@@ -186,6 +186,17 @@ describe("the operators' page", () => {
     await second.signInAs(insert(t.db).user(userRow({ email: "second@offline.test" })).id);
     expect((await second.get("/admin/reports")).status).toBe(200);
   });
+
+  test("nobody becomes an operator by changing their email to a listed address", async () => {
+    const c = t.client();
+    const { password } = await c.signUpComplete();
+    for (const email of ["ops@offline.test", "OPS@offline.test"]) {
+      const res = await c.putJson("/api/user/email", { email, currentPassword: password });
+      expect(res.status).toBe(409);
+      expect(((await res.json()) as { errors: { email: string } }).errors.email).toBe("This email address is reserved. Please use another one.");
+    }
+    expect((await c.get("/admin/reports")).status).toBe(404);
+  });
 });
 
 describe("moderation actions", () => {

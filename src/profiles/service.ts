@@ -181,6 +181,9 @@ export async function changeEmail(deps: Deps, user: User, input: Record<string, 
   const refused = await checkCurrentPassword(deps, user, r.data.currentPassword);
   if (refused) return refused;
   if (r.data.email === user.email) return { ok: true, user };
+  // An operator's address (ADMIN_EMAILS) makes its account an operator: nobody takes it over by
+  // changing their email to it. The operator signs up with it (docs/decisions/0024).
+  if (deps.config.adminEmails.includes(r.data.email.toLowerCase())) return { ok: false, status: 409, errors: { email: "account.emailReserved" } };
   const taken = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, r.data.email)).get();
   if (taken) return { ok: false, status: 409, errors: { email: "account.emailTaken" } };
   try {
