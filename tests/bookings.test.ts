@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings, jobs, ledgerEntries, messages, testPaymentIntents, users } from "../db/schema";
 import { TestProvider } from "../src/payments/test-provider";
-import { Client, makeTestApp, ORIGIN } from "./helpers";
+import { Client, makeTestApp, ORIGIN, TEST_CARD } from "./helpers";
 
 /**
  * Bookings end to end through the API (docs/decisions/0010, 0017): prices, times, every
@@ -23,7 +23,7 @@ let guestId: string;
 let activityId: string;
 
 const body = async (res: Response) => (await res.json()) as Record<string, any>;
-const CARD = { cardNumber: "4242 4242 4242 4242", expiry: "12/30", cvc: "123" };
+const CARD = TEST_CARD;
 
 beforeAll(async () => {
   t = await makeTestApp({ now });

@@ -47,6 +47,25 @@ export async function makeTestApp(opts: { env?: Record<string, string>; limits?:
 
 type Handler = { handle(request: Request): Promise<Response> };
 
+/** The test provider's card that is always authorised. */
+export const TEST_CARD = { cardNumber: "4242 4242 4242 4242", expiry: "12/30", cvc: "123" };
+
+/**
+ * A booking request through the date-time flow as the guest's browser makes it: the payment
+ * intent for the slot, the card confirmed with the test provider, then the booking. Hands back
+ * each answer; `total` is the price the guest was shown (rate × hours × 1.1).
+ */
+export async function requestWithTestCard(
+  guest: Client,
+  b: { activityId: string; date: string; time?: string; hours: number; total: string; card?: typeof TEST_CARD },
+) {
+  const time = b.time ?? "10:00";
+  const intent = (await (await guest.postJson("/api/create-payment-intent", { amount: b.total, metadata: { activityId: b.activityId, date: b.date, time, duration: String(b.hours) } })).json()) as Record<string, any>;
+  const confirm = (await (await guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...(b.card ?? TEST_CARD) })).json()) as Record<string, any>;
+  const res = await guest.postJson("/api/bookings", { activityId: b.activityId, proposedDatetime: `${b.date}T${time}:00`, durationHours: b.hours, priceTotal: b.total, paymentIntentId: intent.paymentIntentId });
+  return { res, intent, confirm };
+}
+
 /** A browser-like caller: keeps cookies and the CSRF token, sends same-origin headers. */
 export class Client {
   cookies = new Map<string, string>();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { LIVE_LIMITS } from "../src/live/routes";
-import { Client, makeTestApp, UPGRADE_HEADERS } from "./helpers";
+import { Client, makeTestApp, UPGRADE_HEADERS, requestWithTestCard } from "./helpers";
 import { cookieOf, LiveClient, type Frame } from "./live-client";
 
 /**
@@ -11,7 +11,6 @@ import { cookieOf, LiveClient, type Frame } from "./live-client";
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
 const START = Date.UTC(2026, 5, 1, 16, 0);
-const CARD = { cardNumber: "4242 4242 4242 4242", expiry: "12/30", cvc: "123" };
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
 let base: string;
@@ -52,9 +51,7 @@ let day = 2;
 /** A pending request of the guest, paid with the test card. */
 async function request() {
   const date = new Date(START + day++ * DAY).toISOString().slice(0, 10);
-  const intent = await body(await guest.postJson("/api/create-payment-intent", { amount: "44.00", metadata: { activityId, date, time: "10:00", duration: "1" } }));
-  await guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...CARD });
-  const res = await guest.postJson("/api/bookings", { activityId, proposedDatetime: `${date}T10:00:00`, durationHours: 1, priceTotal: "44.00", paymentIntentId: intent.paymentIntentId });
+  const { res } = await requestWithTestCard(guest, { activityId, date, hours: 1, total: "44.00" });
   expect(res.status).toBe(201);
   return (await body(res)).id as string;
 }

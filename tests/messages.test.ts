@@ -8,7 +8,7 @@ import { unreadCountQuery } from "../src/messages/unread";
 import { systemTexts } from "../src/messages/wording";
 import { messageStamp } from "../views/bookings/Messages";
 import { select } from "./html";
-import { Client, makeTestApp } from "./helpers";
+import { Client, makeTestApp, TEST_CARD, requestWithTestCard } from "./helpers";
 
 /**
  * Conversations (spec §2 "Bookings" and "Conversation", §5 "Messages", §7): the messages calls,
@@ -32,7 +32,7 @@ let activityId: string;
 const events: DomainEvent[] = [];
 
 const body = async (res: Response) => (await res.json()) as Record<string, any>;
-const CARD = { cardNumber: "4242 4242 4242 4242", expiry: "12/30", cvc: "123" };
+const CARD = TEST_CARD;
 
 beforeAll(async () => {
   t = await makeTestApp({ now });
@@ -61,9 +61,7 @@ let day = 2;
 /** A pending request of the guest, made through the date-time flow, on a later day each time. */
 async function request(c = guest) {
   const date = new Date(START + day++ * DAY).toISOString().slice(0, 10);
-  const intent = await body(await c.postJson("/api/create-payment-intent", { amount: "44.00", metadata: { activityId, date, time: "10:00", duration: "1" } }));
-  await c.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...CARD });
-  const res = await c.postJson("/api/bookings", { activityId, proposedDatetime: `${date}T10:00:00`, durationHours: 1, priceTotal: "44.00", paymentIntentId: intent.paymentIntentId });
+  const { res } = await requestWithTestCard(c, { activityId, date, hours: 1, total: "44.00" });
   expect(res.status).toBe(201);
   return (await body(res)).id as string;
 }

@@ -7,7 +7,7 @@ import { formatMoney } from "../src/lib/money";
 import { preview } from "../src/notifications/notices";
 import type { TestProvider } from "../src/payments/test-provider";
 import { FakePushService, type FakeSubscription } from "./fakes/push-service";
-import { Client, makeTestApp } from "./helpers";
+import { Client, makeTestApp, requestWithTestCard } from "./helpers";
 
 /**
  * Push notifications (docs/decisions/0025): preferences, subscriptions, and what each committed
@@ -31,7 +31,6 @@ let hostBrowser: FakeSubscription;
 let guestBrowser: FakeSubscription;
 
 const body = async (res: Response) => (await res.json()) as Record<string, any>;
-const CARD = { cardNumber: "4242 4242 4242 4242", expiry: "12/30", cvc: "123" };
 
 async function subscribeBrowser(c: Client, headers: HeadersInit = {}) {
   const browser = push.subscribe(t.deps.secrets.vapidPublicKey);
@@ -61,10 +60,7 @@ let day = 3;
 /** A pending request for a fresh slot (a later day at 10:00 New York time), through the API. */
 async function pendingBooking() {
   const date = new Date(START + day++ * 24 * HOUR).toISOString().slice(0, 10);
-  const metadata = { activityId, date, time: "10:00", duration: "2" };
-  const intent = await body(await guest.postJson("/api/create-payment-intent", { amount: "88.00", metadata }));
-  await guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...CARD });
-  const res = await guest.postJson("/api/bookings", { activityId, proposedDatetime: `${date}T10:00:00`, durationHours: 2, priceTotal: "88.00", paymentIntentId: intent.paymentIntentId });
+  const { res } = await requestWithTestCard(guest, { activityId, date, hours: 2, total: "88.00" });
   expect(res.status).toBe(201);
   await t.deps.events.idle();
   return (await body(res)).id as string;
