@@ -3,7 +3,7 @@ import { perDb, writeTransaction } from "../../db/client";
 import { activities, bookings, users, type Activity, type User } from "../../db/schema";
 import type { Deps } from "../context";
 import { listFrom } from "../lib/http";
-import { firstIssue } from "../lib/validation";
+import { firstIssue, uuidLike } from "../lib/validation";
 import type { MessageKey } from "../lib/i18n";
 import { cleanText } from "../lib/text";
 import { findCity } from "../lib/places";
@@ -176,7 +176,7 @@ const pageStatements = perDb((db) => ({
 
 /** A listed activity (not archived, not hidden by an operator), or undefined. */
 export async function findListedActivity(deps: Deps, id: string) {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  if (!uuidLike(id)) return undefined;
   return pageStatements(deps.db).listed.get({ id });
 }
 

@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, inArray, isNotNull, ne, notInArray, or, sql } from "drizzle-orm";
+import { uuidLike } from "../lib/validation";
 import { alias } from "drizzle-orm/sqlite-core";
 import { activities, bookings, ledgerEntries, messages, users, type Booking } from "../../db/schema";
 import type { MessageRow } from "../lib/events";
@@ -162,7 +163,7 @@ export async function inboxOf(deps: Deps, userId: string, order: InboxOrder, lim
 
 /** One booking with its activity and people, for one of its two sides; 404 for anyone else. */
 export async function bookingOf(deps: Deps, userId: string, bookingId: string) {
-  if (!/^[0-9a-f-]{36}$/i.test(bookingId)) throw new BookingError("booking.notFound", 404);
+  if (!uuidLike(bookingId)) throw new BookingError("booking.notFound", 404);
   const row = await bookingsWith(deps).where(eq(bookings.id, bookingId)).get();
   if (!row || (row.booking.guestId !== userId && row.booking.hostId !== userId)) throw new BookingError("booking.notFound", 404);
   return { ...row, view: bookingView(row.booking, userId, row, new Date(deps.now())), details: bookingDetails(row.booking, row) };

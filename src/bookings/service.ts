@@ -1,4 +1,5 @@
 import { decimalFromCents } from "../lib/money";
+import { uuidLike } from "../lib/validation";
 import { and, eq, gt, inArray, isNotNull, lt, or } from "drizzle-orm";
 import { writeTransaction, type Db, type WriteTx } from "../../db/client";
 import { bookings, ledgerEntries, messages, users, type Activity, type Booking, type BookingStatus, type LedgerKind, type User } from "../../db/schema";
@@ -41,7 +42,6 @@ export class BookingError extends Error {
 /** Statuses that hold the host's time (an awaiting-payment hold only while it lasts). */
 export const HOLDING = ["pending", "accepted"] as const;
 
-const uuidLike = (id: unknown): id is string => typeof id === "string" && /^[0-9a-f-]{36}$/i.test(id);
 
 /** Bookings that hold a host's time from `from` on (for the picker and the overlap check). */
 export function busyIntervals(deps: Deps, hostId: string, from: number) {
@@ -519,11 +519,18 @@ export async function checkoutEnded(deps: Deps, bookingId: string, sessionId: st
 export type Action = "accept" | "reject" | "complete" | "cancel";
 export type Role = "guest" | "host";
 
+/** A booking and the side `userId` is on, or null for anyone else and for ids that are not a booking's. */
+export function participantBooking(deps: Deps, userId: string, bookingId: unknown): { booking: Booking; role: Role } | null {
+  const booking = uuidLike(bookingId) ? deps.db.select().from(bookings).where(eq(bookings.id, bookingId)).get() : undefined;
+  if (!booking || (booking.guestId !== userId && booking.hostId !== userId)) return null;
+  return { booking, role: booking.guestId === userId ? "guest" : "host" };
+}
+
 /** A booking as one of its two sides sees it; anyone else gets 404 (ARCHITECTURE decision 11). */
 export function bookingFor(deps: Deps, userId: string, bookingId: unknown): { booking: Booking; role: Role } {
-  const booking = uuidLike(bookingId) ? deps.db.select().from(bookings).where(eq(bookings.id, bookingId)).get() : undefined;
-  if (!booking || (booking.guestId !== userId && booking.hostId !== userId)) throw new BookingError("booking.notFound", 404);
-  return { booking, role: booking.guestId === userId ? "guest" : "host" };
+  const found = participantBooking(deps, userId, bookingId);
+  if (!found) throw new BookingError("booking.notFound", 404);
+  return found;
 }
 
 type Outcome = { booking: Booking } | { lost: true };

@@ -5,3 +5,9 @@ import type { MessageKey } from "./i18n";
  * field shows the first one.
  */
 export const firstIssue = (error: { issues: readonly { message: string }[] }): MessageKey => error.issues[0]!.message as MessageKey;
+
+/**
+ * Whether a value sent as an id can be one of ours (a UUID): anything else is answered as not
+ * found without a query.
+ */
+export const uuidLike = (id: unknown): id is string => typeof id === "string" && /^[0-9a-f-]{36}$/i.test(id);

@@ -1,4 +1,5 @@
 import { and, count, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { uuidLike } from "../lib/validation";
 import { alias } from "drizzle-orm/sqlite-core";
 import { writeTransaction, type WriteTx } from "../../db/client";
 import { activities, reports, sessions, users, type ReportReason, type ReportResolution, type User } from "../../db/schema";
@@ -144,7 +145,7 @@ function resolve(tx: WriteTx, which: ReturnType<typeof and>, resolution: ReportR
  * Each resolved report records the operator and the time.
  */
 export async function moderate(deps: Deps, operatorUser: User, reportId: unknown, action: ModerationAction): Promise<void> {
-  const report = typeof reportId === "string" && /^[0-9a-f-]{36}$/i.test(reportId) ? deps.db.select().from(reports).where(eq(reports.id, reportId)).get() : undefined;
+  const report = uuidLike(reportId) ? deps.db.select().from(reports).where(eq(reports.id, reportId)).get() : undefined;
   if (!report) throw new ReportError("moderation.reportNotFound", 404);
   if (report.status !== "pending") throw new ReportError("moderation.alreadyHandled", 409);
   const now = deps.now();

@@ -3,7 +3,7 @@ import { activities, reportReasons, reports, users, type Report, type ReportReas
 import type { Deps } from "../context";
 import type { MessageKey } from "../lib/i18n";
 import { userText } from "../lib/text";
-import { firstIssue } from "../lib/validation";
+import { firstIssue, uuidLike } from "../lib/validation";
 
 /**
  * Reports (spec §3 Report, docs/decisions/0024): anyone signed in reports a person or an
@@ -32,7 +32,6 @@ const notesSchema = userText({
   max: { length: REPORT_NOTES_MAX, message: "reports.notesTooLong" },
 }).transform((v) => v || null);
 
-const uuidLike = (id: unknown): id is string => typeof id === "string" && /^[0-9a-f-]{36}$/i.test(id);
 const given = (v: unknown) => v !== undefined && v !== null && v !== "";
 
 /** What `POST /api/reports` and the report form send. */

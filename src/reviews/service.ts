@@ -6,6 +6,7 @@ import type { Deps } from "../context";
 import type { MessageKey } from "../lib/i18n";
 import { cancelJob, defineJob, scheduleJob } from "../lib/jobs";
 import { firstIssue } from "../lib/validation";
+import { participantBooking } from "../bookings/service";
 import { publicUser, publicUserColumns, type PublicUserSource } from "../profiles/serialize";
 import { readStars, reviewTextSchema } from "./schema";
 import { reviewView, writtenReviewView, type ReviewView, type WrittenReviewView } from "./serialize";
@@ -107,7 +108,6 @@ export function bookingsToReview(deps: Deps, userId: string, list: Pick<Booking,
 // ---------------------------------------------------------------------------------------------
 // Writing.
 
-const uuidLike = (id: unknown): id is string => typeof id === "string" && /^[0-9a-f-]{36}$/i.test(id);
 
 export type ReviewRole = "guest" | "host";
 
@@ -123,9 +123,9 @@ export interface ReviewTarget {
 
 /** The booking to review, for one of its two sides; anyone else gets 404 (ARCHITECTURE decision 11). */
 export function reviewTarget(deps: Deps, userId: string, bookingId: unknown): ReviewTarget {
-  const booking = uuidLike(bookingId) ? deps.db.select().from(bookings).where(eq(bookings.id, bookingId)).get() : undefined;
-  if (!booking || (booking.guestId !== userId && booking.hostId !== userId)) throw new ReviewError("reviews.bookingNotFound", 404);
-  const role: ReviewRole = booking.guestId === userId ? "guest" : "host";
+  const found = participantBooking(deps, userId, bookingId);
+  if (!found) throw new ReviewError("reviews.bookingNotFound", 404);
+  const { booking, role } = found;
   const otherId = role === "guest" ? booking.hostId : booking.guestId;
   const other = deps.db.select(publicUserColumns).from(users).where(eq(users.id, otherId)).get()!;
   const activity = deps.db.select({ title: activities.title }).from(activities).where(eq(activities.id, booking.activityId)).get()!;
