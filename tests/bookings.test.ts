@@ -23,7 +23,6 @@ let guestId: string;
 let activityId: string;
 
 const body = async (res: Response) => (await res.json()) as Record<string, any>;
-const CARD = TEST_CARD;
 
 beforeAll(async () => {
   t = await makeTestApp({ now });
@@ -48,7 +47,7 @@ function nextSlot(hours = 2) {
 }
 
 /** The date-time flow through the API: intent, card, booking. */
-async function book(c: Client, slot = nextSlot(), card = CARD) {
+async function book(c: Client, slot = nextSlot(), card = TEST_CARD) {
   const intentRes = await c.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId, date: slot.date, time: slot.time, duration: String(slot.hours) } });
   expect(intentRes.status).toBe(200);
   const intent = await body(intentRes);
@@ -105,7 +104,7 @@ describe("booking through the date-time flow", () => {
     expect(ok.status).toBe(200);
     // A booking sent with another total is refused, and its authorisation released.
     const intent = await body(ok);
-    await guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...CARD });
+    await guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...TEST_CARD });
     const before = t.db.select().from(bookings).all().length;
     const wrong = await guest.postJson("/api/bookings", { activityId, proposedDatetime: `${slot.date}T10:00:00`, durationHours: 2, priceTotal: "1.00", paymentIntentId: intent.paymentIntentId });
     expect(wrong.status).toBe(409);
@@ -158,7 +157,7 @@ describe("booking through the date-time flow", () => {
   test("an authorisation nobody books with is released by the reconciliation job 30 minutes on", async () => {
     const slot = nextSlot();
     const intent = await body(await guest.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId, date: slot.date, time: slot.time, duration: "2" } }));
-    await guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...CARD });
+    await guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...TEST_CARD });
     expect(intentStatus(intent.paymentIntentId)).toBe("requires_capture");
     clock += 31 * 60 * 1000;
     await t.deps.jobs.runDue();
@@ -178,7 +177,7 @@ describe("no double booking", () => {
     // Every guest authorises a card for the same slot first (nothing holds it yet).
     const intents = await Promise.all(guests.map(async (c) => {
       const intent = await body(await c.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId, date: slot.date, time: slot.time, duration: "2" } }));
-      await c.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...CARD });
+      await c.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...TEST_CARD });
       return intent.paymentIntentId as string;
     }));
     const answers = await Promise.all(guests.map((c, i) => c.postJson("/api/bookings", { activityId, proposedDatetime: `${slot.date}T10:00:00`, durationHours: 2, priceTotal: slot.total, paymentIntentId: intents[i] })));
@@ -205,7 +204,7 @@ describe("no double booking", () => {
     const intents = [];
     for (const id of [activityId, other.id]) {
       const intent = await body(await c.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId: id, date: slot.date, time: "10:00", duration: "2" } }));
-      await c.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...CARD });
+      await c.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...TEST_CARD });
       intents.push(intent.paymentIntentId as string);
     }
     const first = await c.postJson("/api/bookings", { activityId, proposedDatetime: `${slot.date}T10:00:00`, durationHours: 2, priceTotal: slot.total, paymentIntentId: intents[0] });
@@ -359,7 +358,7 @@ describe("the booking dialog and the checkout page", () => {
     expect((await stranger.get(url)).status).toBe(404);
     const page = await guest.get(url);
     expect(await page.text()).toContain("Test mode.");
-    const paid = await guest.postForm(url, CARD);
+    const paid = await guest.postForm(url, TEST_CARD);
     expect(paid.status).toBe(303);
     expect(paid.headers.get("location")).toBe(`${ORIGIN}/bookings?success=true`);
     expect(statusOf(bookingId)).toBe("pending");
@@ -388,13 +387,13 @@ describe("the booking dialog and the checkout page", () => {
   test("/checkout/{bookingId}: a declined card says so; 4242 sends the request", async () => {
     const slot = nextSlot(1);
     const { bookingId } = await body(await guest.postJson("/api/create-payment-intent", { activityId, hours: 1, amount: "44.00", proposedDate: slot.date, proposedTime: "10:00", message: "Hi" }));
-    const declined = await guest.postForm(`/checkout/${bookingId}`, { ...CARD, cardNumber: "4000 0000 0000 0002", amount: "44.00" });
+    const declined = await guest.postForm(`/checkout/${bookingId}`, { ...TEST_CARD, cardNumber: "4000 0000 0000 0002", amount: "44.00" });
     expect(declined.status).toBe(402);
     const html = await declined.text();
     expect(html).toContain("Payment Failed");
     expect(html).toContain("Your card was declined.");
     expect(statusOf(bookingId)).toBe("awaiting_payment");
-    const ok = await guest.postForm(`/checkout/${bookingId}`, { ...CARD, amount: "44.00" });
+    const ok = await guest.postForm(`/checkout/${bookingId}`, { ...TEST_CARD, amount: "44.00" });
     expect(ok.status).toBe(303);
     expect(ok.headers.get("location")).toBe("/");
     expect(statusOf(bookingId)).toBe("pending");
@@ -444,7 +443,7 @@ describe("the test provider", () => {
     const a = await freshIntent("same-key");
     const b = await freshIntent("same-key");
     expect(b.id).toBe(a.id);
-    await provider().confirmCard({ clientSecret: a.clientSecret, ...CARD });
+    await provider().confirmCard({ clientSecret: a.clientSecret, ...TEST_CARD });
     const c1 = await provider().capture(a.id, "cap-1");
     const c2 = await provider().capture(a.id, "cap-1");
     expect(c1.status).toBe("succeeded");
@@ -459,6 +458,6 @@ describe("the test provider", () => {
     expect((await guest.postJson("/api/payments/test/confirm", {})).status).toBe(400);
     expect((await guest.postJson("/api/payments/test/confirm", { clientSecret: "nope", cardNumber: "4242424242424242", expiry: "12/30", cvc: "123" })).status).toBe(404);
     const intent = await freshIntent();
-    expect((await stranger.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...CARD })).status).toBe(404);
+    expect((await stranger.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...TEST_CARD })).status).toBe(404);
   });
 });

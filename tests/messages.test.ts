@@ -32,7 +32,6 @@ let activityId: string;
 const events: DomainEvent[] = [];
 
 const body = async (res: Response) => (await res.json()) as Record<string, any>;
-const CARD = TEST_CARD;
 
 beforeAll(async () => {
   t = await makeTestApp({ now });
@@ -331,7 +330,7 @@ describe("unread conversations", () => {
 
   async function freshRequest(date: string) {
     const intent = await body(await fresh.guest.postJson("/api/create-payment-intent", { amount: "33.00", metadata: { activityId: fresh.activityId, date, time: "10:00", duration: "1" } }));
-    await fresh.guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...CARD });
+    await fresh.guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...TEST_CARD });
     const res = await fresh.guest.postJson("/api/bookings", { activityId: fresh.activityId, proposedDatetime: `${date}T10:00:00`, durationHours: 1, priceTotal: "33.00", paymentIntentId: intent.paymentIntentId });
     return (await body(res)).id as string;
   }
@@ -397,7 +396,7 @@ describe("the inbox", () => {
     const a = await body(await h.postJson("/api/activities", { title: "Chess", description: "A game of chess.", category: "fun", hourlyRate: "20", duration: "1", maxDuration: "4" }));
     const make = async (date: string) => {
       const intent = await body(await c.postJson("/api/create-payment-intent", { amount: "22.00", metadata: { activityId: a.id, date, time: "10:00", duration: "1" } }));
-      await c.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...CARD });
+      await c.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...TEST_CARD });
       return (await body(await c.postJson("/api/bookings", { activityId: a.id, proposedDatetime: `${date}T10:00:00`, durationHours: 1, priceTotal: "22.00", paymentIntentId: intent.paymentIntentId }))).id as string;
     };
     clock = START;
