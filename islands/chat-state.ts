@@ -131,8 +131,9 @@ export function reconnectDelay(attempt: number, random: () => number = Math.rand
 }
 
 /**
- * A message's time as the conversation shows it (as the server's list does): the time alone
- * under 24 hours old, otherwise the date (with the year when it is another year's).
+ * A message's time as the conversation shows it (spec §2), in the page's list, the inbox and the
+ * island alike: the time alone under 24 hours old, otherwise the date (with the year when it is
+ * another year's), in `timeZone`. Formatters are made once per language, zone and form.
  */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 export function messageStamp(locale: "en" | "fr", at: number, now: number, timeZone: string) {

@@ -6,7 +6,7 @@ import { translator } from "../src/lib/i18n";
 import { LAST_MESSAGE_KEYS, MESSAGE_VIEW_KEYS } from "../src/messages/serialize";
 import { unreadCountQuery } from "../src/messages/unread";
 import { systemTexts } from "../src/messages/wording";
-import { messageStamp } from "../views/bookings/Messages";
+import { messageStamp } from "../islands/chat-state";
 import { select } from "./html";
 import { Client, makeTestApp, TEST_CARD, requestWithTestCard } from "./helpers";
 

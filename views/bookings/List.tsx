@@ -8,7 +8,7 @@ import type { View } from "../../src/shell/view";
 import { ScreenHeader } from "../components/Fields";
 import { Avatar } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
-import { messageStamp } from "./Messages";
+import { messageStamp } from "../../islands/chat-state";
 import { formatHour, formatShortDate } from "./Parts";
 
 const STATUS: Record<BookingStatus, { key: MessageKey; class: string }> = {

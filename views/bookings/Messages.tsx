@@ -1,36 +1,9 @@
 import type { ChatSystemMessageType, SystemText } from "../../islands/chat-props";
+import { messageStamp } from "../../islands/chat-state";
 import type { MessageRow } from "../../src/lib/events";
-import { intlLocale } from "../../src/lib/intl";
-import type { Locale } from "../../src/lib/i18n";
 import { systemLine } from "../../src/messages/wording";
 import { MAX_MESSAGE_LENGTH } from "../../src/messages/service";
 import type { View } from "../../src/shell/view";
-
-const DAY = 24 * 60 * 60 * 1000;
-
-/** Formatters per language, zone and form, made once each (building one costs far more than using it). */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function formatter(locale: Locale, timeZone: string, form: "time" | "date" | "dateYear") {
-  const key = `${locale}|${timeZone}|${form}`;
-  let made = formatters.get(key);
-  if (!made) {
-    const options: Intl.DateTimeFormatOptions =
-      form === "time" ? { hour: "numeric", minute: "2-digit" } : form === "date" ? { month: "short", day: "numeric" } : { year: "numeric", month: "short", day: "numeric" };
-    made = new Intl.DateTimeFormat(intlLocale(locale), { ...options, timeZone });
-    formatters.set(key, made);
-  }
-  return made;
-}
-
-/**
- * A message's time as the conversation shows it (spec §2): the time alone when it is under 24
- * hours old, otherwise the date (with the year when it is not this year's), in `timeZone`.
- */
-export function messageStamp(locale: Locale, at: number, now: number, timeZone: string): string {
-  if (now - at < DAY) return formatter(locale, timeZone, "time").format(at);
-  const sameYear = new Date(at).getUTCFullYear() === new Date(now).getUTCFullYear();
-  return formatter(locale, timeZone, sameYear ? "date" : "dateYear").format(at);
-}
 
 /**
  * The conversation as plain HTML: system messages as centred lines worded for the viewer, the
