@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { errorMessage } from "./api";
 import type { ChatBookingStatus, ChatProps, MessageJSON, SentMessageJSON } from "./chat-props";
-import { chatReducer, lastMessageId, messageStamp, reconnectDelay, seenMessageId, unreadByViewer, type ChatState, type Outgoing } from "./chat-state";
+import { chatReducer, lastMessageId, messageStamp, reconnectDelay, seenMessageId, systemWording, unreadByViewer, type ChatState, type Outgoing } from "./chat-state";
 import { mountWith } from "./mount";
 
 /** Frames the server sends on `/ws` (src/live/frames.ts). */
@@ -274,7 +274,7 @@ export function Chat(props: ChatProps) {
   const systemLine = (m: MessageJSON) => {
     const text = m.systemMessageType ? systemTexts[m.systemMessageType] : undefined;
     if (!text) return "";
-    return m.senderId === null ? text.automatic : m.senderId === viewerId ? text.mine : text.theirs;
+    return systemWording(text, m.senderId, viewerId);
   };
   const status = link === "offline" ? texts.offline : link === "reconnecting" ? texts.reconnecting : "";
 

@@ -5,7 +5,7 @@
  * shows at once and leaves its place to the saved one; a system message caught up after a
  * reconnection also tells the booking's new status.
  */
-import type { ChatBookingStatus, ChatSystemMessageType, MessageJSON } from "./chat-props";
+import type { ChatBookingStatus, ChatSystemMessageType, MessageJSON, SystemText } from "./chat-props";
 
 /** A message the viewer wrote that the server has not confirmed yet. */
 export interface Outgoing {
@@ -129,6 +129,12 @@ export function reconnectDelay(attempt: number, random: () => number = Math.rand
   const ceiling = Math.min(15_000, 500 * 2 ** attempt);
   return ceiling / 2 + random() * (ceiling / 2);
 }
+
+/**
+ * The wording of a system message a viewer reads (the server's list and the island alike): what
+ * nobody did (an expiry, an automatic completion) reads `automatic`; the viewer's own act, `mine`.
+ */
+export const systemWording = (text: SystemText, senderId: string | null, viewerId: string) => (senderId === null ? text.automatic : senderId === viewerId ? text.mine : text.theirs);
 
 /**
  * A message's time as the conversation shows it (spec §2), in the page's list, the inbox and the

@@ -1,4 +1,5 @@
 import type { ChatSystemMessageType, SystemText } from "../../islands/chat-props";
+import { systemWording } from "../../islands/chat-state";
 import type { Booking } from "../../db/schema";
 import type { Role } from "../bookings/service";
 import type { Translate } from "../lib/i18n";
@@ -31,7 +32,5 @@ export function systemTexts(t: Translate, role: Role, otherName: string | null, 
 /** The line a system message shows to `viewerId`; null for a person's own message or an unknown type. */
 export function systemLine(texts: Record<ChatSystemMessageType, SystemText>, message: Pick<MessageRow, "isSystemMessage" | "systemMessageType" | "senderId">, viewerId: string): string | null {
   if (!message.isSystemMessage || !isSystemMessageType(message.systemMessageType)) return null;
-  const text = texts[message.systemMessageType];
-  if (message.senderId === null) return text.automatic;
-  return message.senderId === viewerId ? text.mine : text.theirs;
+  return systemWording(texts[message.systemMessageType], message.senderId, viewerId);
 }
