@@ -33,14 +33,16 @@ const MESSAGE_PREVIEW = 140;
 /** Where a click on a booking's notification leads: its conversation. */
 const conversation = (bookingId: string) => `/bookings/${bookingId}`;
 
+/** How a notice names a person: their first name, else their name. */
+function firstNameOf(deps: Deps, id: string) {
+  const u = deps.db.select({ firstName: users.firstName, name: users.name }).from(users).where(eq(users.id, id)).get();
+  return u?.firstName || u?.name || "";
+}
+
 /** The names a booking's notices need: the activity's title and both people's first names. */
 function partiesOf(deps: Deps, booking: Booking) {
-  const firstName = (id: string) => {
-    const u = deps.db.select({ firstName: users.firstName, name: users.name }).from(users).where(eq(users.id, id)).get();
-    return u?.firstName || u?.name || "";
-  };
   const activity = deps.db.select({ title: activities.title }).from(activities).where(eq(activities.id, booking.activityId)).get();
-  return { activity: activity?.title ?? "", guest: firstName(booking.guestId), host: firstName(booking.hostId) };
+  return { activity: activity?.title ?? "", guest: firstNameOf(deps, booking.guestId), host: firstNameOf(deps, booking.hostId) };
 }
 
 /** A notice whose text is two catalogue entries filled with `params` (some of them per language). */
@@ -159,12 +161,12 @@ export async function noticesFor(deps: Deps, event: DomainEvent): Promise<Notice
     }
     case "reviews.published":
       return event.reviews.map((review) => {
-        const reviewer = deps.db.select({ firstName: users.firstName, name: users.name }).from(users).where(eq(users.id, review.reviewerId)).get();
+        const reviewer = firstNameOf(deps, review.reviewerId);
         return notice(
           { to: review.reviewedUserId, type: "reviews", key: `review:${review.id}`, url: "/reviews", tag: `review:${review.id}` },
           "notifications.push.review.title",
           "notifications.push.review.body",
-          () => ({ name: reviewer?.firstName || reviewer?.name || "", stars: review.stars }),
+          () => ({ name: reviewer, stars: review.stars }),
         );
       });
     case "payout.sent": {
