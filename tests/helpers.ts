@@ -103,6 +103,11 @@ export class Client {
     }
     const token = res.headers.get("x-csrf-token");
     if (token) this.csrf = token;
+    // Kept parts are written out before an answer leaves (src/lib/html/fragments.ts): none may leak.
+    if (res.headers.get("content-type")?.startsWith("text/html") && !res.headers.get("content-encoding")) {
+      const html = await res.clone().text();
+      if (html.includes("<!--kept:") || html.includes("csrfslot")) throw new Error(`${path} answered with an unfilled kept part`);
+    }
     return res;
   }
 

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { decimalFromCents } from "../lib/money";
 import { context, type Deps, type RequestState } from "../context";
-import { asRecord, json, waitHeaders, waitParams } from "../lib/http";
+import { asRecord, json, jsonBytes, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
 import { readBrowseQuery } from "./schema";
 import {
@@ -20,6 +20,19 @@ import { publicUser } from "../profiles/serialize";
 import { publicActivity } from "./serialize";
 import { activityRating, activityReviews, browseListings } from "./service";
 
+/**
+ * The JSON of a page of listings. `browseListings` hands out one shared page per read until the
+ * database changes, so its JSON is written once for as long as the page is kept.
+ */
+const writtenListings = new WeakMap<object, Uint8Array<ArrayBuffer>>();
+function listingsJson(page: Awaited<ReturnType<typeof browseListings>>): Uint8Array<ArrayBuffer> {
+  let written = writtenListings.get(page);
+  if (!written) {
+    written = new TextEncoder().encode(JSON.stringify(page.listings.map((l) => publicActivity(l.activity, l.host, l.rating))));
+    writtenListings.set(page, written);
+  }
+  return written;
+}
 
 export function activityErrors(state: RequestState, errors: ActivityErrors, status = 400) {
   const translated = translateErrors(state.t, errors);
@@ -39,11 +52,7 @@ export function activityApi(deps: Deps) {
       const headers: Record<string, string> = { "X-Total-Count": String(page.total) };
       if (page.capped) headers["X-Total-Count-Capped"] = "true";
       if (page.nextCursor) headers["X-Next-Cursor"] = page.nextCursor;
-      return json(
-        page.listings.map((l) => publicActivity(l.activity, l.host, l.rating)),
-        200,
-        headers,
-      );
+      return jsonBytes(listingsJson(page), 200, headers);
     })
     .get("/api/activities/:id", async ({ params, user, state }) => {
       const activity = await findListedActivity(deps, params.id);

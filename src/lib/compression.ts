@@ -1,4 +1,5 @@
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { pageBytes } from "./html/fragments";
 
 /**
  * Response compression. Neither Bun nor Elysia compresses, so the app does it in one place:
@@ -80,39 +81,85 @@ export function compressBytes(data: Uint8Array, encoding: Encoding, level: "dyna
 }
 
 /**
- * Answers whose bytes were the same as an earlier one's (a page loaded again with nothing
- * changed, the same htmx fragment for many guests) reuse its compressed bytes. An entry is found
- * by a hash of the bytes and used only when the bytes are equal, so it can never hand one
- * answer's encoding to another. Kept: the most recently used, up to a total size.
+ * Answers the same as an earlier one (a page loaded again with nothing changed, the same htmx
+ * fragment for many guests) reuse its compressed bytes. Kept: the most recently used, up to a
+ * total size. An entry is found in one of two ways, and either way only for equal answers:
+ * - by a hash of the answer's bytes, and used only when the bytes are equal;
+ * - for a page made of kept parts (`compressedPage`), by the page's own text itself: a kept
+ *   part's bytes never change once kept, so equal text with equal markers is equal bytes.
  */
 const REUSE_MAX_BODY = 256 * 1024;
 const REUSE_MAX_TOTAL = 4 * 1024 * 1024;
-const reused = new Map<string, { body: Uint8Array; encoded: Uint8Array<ArrayBuffer> }>();
+interface Reused {
+  /** The bytes compressed, when the entry is found by their hash. */
+  body: Uint8Array | null;
+  encoded: Uint8Array<ArrayBuffer>;
+  size: number;
+}
+const reused = new Map<string, Reused>();
 let reusedBytes = 0;
+
+function reuse(key: string): Reused | undefined {
+  const hit = reused.get(key);
+  if (hit) {
+    // Most recently used last: the first entry is the one to drop.
+    reused.delete(key);
+    reused.set(key, hit);
+  }
+  return hit;
+}
+
+function remember(key: string, entry: Reused) {
+  const old = reused.get(key);
+  if (old) {
+    reused.delete(key);
+    reusedBytes -= old.size;
+  }
+  reused.set(key, entry);
+  reusedBytes += entry.size;
+  for (const [droppedKey, dropped] of reused) {
+    if (reusedBytes <= REUSE_MAX_TOTAL) break;
+    reused.delete(droppedKey);
+    reusedBytes -= dropped.size;
+  }
+}
 
 function compressDynamic(body: Uint8Array, encoding: Encoding): Uint8Array<ArrayBuffer> {
   if (body.length > REUSE_MAX_BODY) return compressBytes(body, encoding, "dynamic");
   const key = `${encoding}:${body.length}:${Bun.hash(body)}`;
-  const hit = reused.get(key);
-  if (hit && Buffer.from(hit.body.buffer, hit.body.byteOffset, hit.body.length).equals(body)) {
-    // Most recently used last: the first entry is the one to drop.
-    reused.delete(key);
-    reused.set(key, hit);
-    return hit.encoded;
-  }
+  const hit = reuse(key);
+  if (hit?.body && Buffer.from(hit.body.buffer, hit.body.byteOffset, hit.body.length).equals(body)) return hit.encoded;
   const encoded = compressBytes(body, encoding, "dynamic");
-  if (hit) {
-    reused.delete(key);
-    reusedBytes -= hit.body.length + hit.encoded.length;
-  }
-  reused.set(key, { body, encoded });
-  reusedBytes += body.length + encoded.length;
-  for (const [oldKey, old] of reused) {
-    if (reusedBytes <= REUSE_MAX_TOTAL) break;
-    reused.delete(oldKey);
-    reusedBytes -= old.body.length + old.encoded.length;
-  }
+  remember(key, { body, encoded, size: body.length + encoded.length });
   return encoded;
+}
+
+/**
+ * A page's bytes for this request (src/lib/html/fragments.ts `pageBytes`), compressed when the
+ * browser accepts it and the page is 1 KB or more. The same person's same page again (same
+ * text, same kept parts, same token) reuses its compressed bytes without writing the page out.
+ */
+export function compressedPage(request: Request, html: string, csrf: string | null): { body: Uint8Array<ArrayBuffer>; encoding: Encoding | null } {
+  const encoding = request.method === "HEAD" ? null : negotiateEncoding(request.headers.get("accept-encoding"));
+  if (!encoding) return { body: pageBytes(html, csrf), encoding: null };
+  const key = `${encoding}\u0000${csrf ?? ""}\u0000${html}`;
+  const hit = reuse(key);
+  if (hit) return { body: hit.encoded, encoding };
+  const bytes = pageBytes(html, csrf);
+  if (bytes.length < MIN_COMPRESS_BYTES) return { body: bytes, encoding: null };
+  const encoded = compressBytes(bytes, encoding, "dynamic");
+  if (bytes.length <= REUSE_MAX_BODY) remember(key, { body: null, encoded, size: key.length * 2 + encoded.length });
+  return { body: encoded, encoding };
+}
+
+/** Bodies made as bytes by the app (`bytesResponse`), so compressing them needs no copy of the answer. */
+const knownBodies = new WeakMap<Response, Uint8Array<ArrayBuffer>>();
+
+/** An answer of these bytes, which `compressResponse` reads as they are rather than through a copy. */
+export function bytesResponse(bytes: Uint8Array<ArrayBuffer>, init: ResponseInit): Response {
+  const response = new Response(bytes, init);
+  knownBodies.set(response, bytes);
+  return response;
 }
 
 const NO_BODY_STATUS = new Set([101, 204, 205, 304]);
@@ -134,11 +181,14 @@ export function compressResponse(request: Request, response: Response): Response
 
   // Only a body already complete in memory: its bytes are there at once (Bun.peek). A stream or a
   // file would make us wait, so it goes out as it is.
-  const copy = response.clone();
-  const bytes = Bun.peek(copy.bytes());
-  if (bytes instanceof Promise) {
-    bytes.catch(() => {});
-    return response;
+  let bytes = knownBodies.get(response);
+  if (!bytes) {
+    const read = Bun.peek(response.clone().bytes());
+    if (read instanceof Promise) {
+      read.catch(() => {});
+      return response;
+    }
+    bytes = read;
   }
   if (bytes.length < MIN_COMPRESS_BYTES) return response;
 

@@ -1,5 +1,7 @@
 /** Small helpers for answering HTML forms, htmx and JSON callers alike. */
 
+import { bytesResponse } from "./compression";
+
 export const isHtmx = (request: Request) => request.headers.get("hx-request") === "true";
 
 /** JSON callers: a JSON body, or an Accept header that prefers JSON over HTML. */
@@ -73,10 +75,15 @@ export const waitHeaders = (waitMs?: number): Record<string, string> => (waitMs 
 export const waitParams = (waitMs?: number) => (waitMs ? { minutes: Math.ceil(waitMs / 60_000) } : undefined);
 
 export function json(data: unknown, status = 200, headers: HeadersInit = {}): Response {
+  return jsonBytes(JSON.stringify(data), status, headers);
+}
+
+/** A JSON answer already written out (JSON text or its UTF-8 bytes), such as a kept one. */
+export function jsonBytes(written: string | Uint8Array<ArrayBuffer>, status = 200, headers: HeadersInit = {}): Response {
   const h = new Headers(headers);
   h.set("Content-Type", "application/json; charset=utf-8");
   h.set("Cache-Control", "no-store");
-  return new Response(JSON.stringify(data), { status, headers: h });
+  return bytesResponse(typeof written === "string" ? new TextEncoder().encode(written) : written, { status, headers: h });
 }
 
 /** A parsed request body as a plain object; anything else (arrays, strings, nothing) reads as empty. */

@@ -1,16 +1,27 @@
 import type { Deps, RequestState } from "../context";
+import { addVary, bytesResponse, compressedPage } from "../lib/compression";
+import { pageBytes } from "../lib/html/fragments";
 import { serializeCookie } from "../lib/http";
 import { viewOf, type View } from "./view";
 
 /**
  * An HTML answer. Pages carry the visitor's name, CSRF token and language: shared caches never
- * keep them (`private`), and the browser asks again before reusing one (`no-cache`).
+ * keep them (`private`), and the browser asks again before reusing one (`no-cache`). Kept parts
+ * are written out here (src/lib/html/fragments.ts); a fragment is compressed on its way out like
+ * any answer. A whole page (`page`) is compressed here, from its own text (`compressedPage`).
  */
-export function htmlResponse(body: string, status = 200, headers: HeadersInit = {}): Response {
+export function htmlResponse(body: string, status = 200, headers: HeadersInit = {}, page?: { request: Request; csrf: string }): Response {
   const h = new Headers(headers);
   h.set("Content-Type", "text/html; charset=utf-8");
   h.set("Cache-Control", "private, no-cache");
-  return new Response(body, { status, headers: h });
+  if (!page) return bytesResponse(pageBytes(body, null), { status, headers: h });
+  const { body: bytes, encoding } = compressedPage(page.request, body, page.csrf);
+  addVary(h, "Accept-Encoding");
+  if (encoding) {
+    h.set("Content-Encoding", encoding);
+    h.set("Content-Length", String(bytes.length));
+  }
+  return new Response(bytes, { status, headers: h });
 }
 
 /**
@@ -33,7 +44,7 @@ export async function renderPage(
   if (state.cookies[deps.cookies.flash] !== undefined) {
     headers.append("Set-Cookie", serializeCookie(deps.cookies.flash, "", { maxAge: 0, secure: deps.config.secureCookies }));
   }
-  return htmlResponse(await screen(view), init.status ?? 200, headers);
+  return htmlResponse(await screen(view), init.status ?? 200, headers, { request, csrf: view.csrf });
 }
 
 export function flashCookie(deps: Deps, value: string): string {

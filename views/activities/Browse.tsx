@@ -7,7 +7,7 @@ import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { Avatar } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
-import { flatten, remember } from "../../src/lib/html/fragments";
+import { flatten, remember, type KeptParts } from "../../src/lib/html/fragments";
 
 export interface BrowseState {
   city: string;
@@ -49,7 +49,7 @@ export function Browse({ view, state }: { view: View; state: BrowseState }) {
  * depends on the visitor (its forms are GET forms without a token), so it is kept whole for as
  * long as its page is cached (decision 0018).
  */
-const keptBodies = new WeakMap<object, Map<string, JSX.Element>>();
+const keptBodies = new WeakMap<object, KeptParts>();
 
 /** What htmx swaps on a filter change: the page's content, not the shell around it. */
 export function BrowseBody({ view, state }: { view: View; state: BrowseState }) {
@@ -97,7 +97,7 @@ function BrowseBodyView({ view, state }: { view: View; state: BrowseState }) {
 // The parts of the browse page that are the same for every visitor are rendered once (remember).
 
 /** Every city, grouped by country, with the current one selected. */
-const cityOptionsCache = new Map<string, JSX.Element>();
+const cityOptionsCache: KeptParts = new Map();
 const cityOptions = (city: string) =>
   remember(cityOptionsCache, city, () => (
     <>
@@ -114,7 +114,7 @@ const cityOptions = (city: string) =>
   ));
 
 /** The category grid of a city in a language, with the current category marked. */
-const categoryNavCache = new Map<string, JSX.Element>();
+const categoryNavCache: KeptParts = new Map();
 const categoryNav = (view: View, city: string, category: Category | undefined) =>
   remember(categoryNavCache, `${view.locale}\u0000${city}\u0000${category ?? ""}`, () => {
     const { t } = view;
@@ -132,7 +132,7 @@ const categoryNav = (view: View, city: string, category: Category | undefined) =
  * A card in a language. Cards of a cached browse page are shared objects (src/activities/service.ts),
  * so each is rendered once per language for as long as the page is cached.
  */
-const cardCache = new WeakMap<ActivityCard, Map<string, JSX.Element>>();
+const cardCache = new WeakMap<ActivityCard, KeptParts>();
 function cardHtml(view: View, card: ActivityCard): JSX.Element {
   let byLocale = cardCache.get(card);
   if (!byLocale) {

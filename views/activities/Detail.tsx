@@ -12,7 +12,7 @@ import { Island } from "../components/Island";
 import { Avatar, Carousel, ReviewList } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
 import { RequestDialog } from "../bookings/Request";
-import { remember } from "../../src/lib/html/fragments";
+import { CSRF_SLOT, remember, type KeptParts } from "../../src/lib/html/fragments";
 import { ReportButton } from "../reports/ReportButton";
 
 /** "45 min" under an hour, otherwise hours ("1 h", "1.5 h"), as spec §9 says. */
@@ -38,8 +38,7 @@ interface ActivityPageProps {
  * its host (decision 0018). Its forms carry the visitor's CSRF token: the kept body holds an
  * unguessable slot in its place, filled per request, so nothing of one visitor is ever kept.
  */
-const keptBodies = new WeakMap<object, Map<string, JSX.Element>>();
-const CSRF_SLOT = `csrf-slot-${crypto.randomUUID()}`;
+const keptBodies = new WeakMap<object, KeptParts>();
 
 /** /activity/{id}: photos, what, who, where, reviews, and Request & Pay. */
 export function ActivityDetail(props: ActivityPageProps & { page: object; day: string }) {
@@ -47,10 +46,10 @@ export function ActivityDetail(props: ActivityPageProps & { page: object; day: s
   const own = view.user?.id === activity.hostId;
   let kept = keptBodies.get(page);
   if (!kept) keptBodies.set(page, (kept = new Map()));
-  const body = remember(kept, `${view.locale}:${own ? "host" : "guest"}:${day}`, () => <ActivityBody {...props} view={{ ...view, csrf: CSRF_SLOT }} />) as string;
+  const body = remember(kept, `${view.locale}:${own ? "host" : "guest"}:${day}`, () => <ActivityBody {...props} view={{ ...view, csrf: CSRF_SLOT }} />);
   return (
     <AppLayout view={view} title={activity.title} stylesheets={[view.assets.leafletCss]}>
-      {body.replaceAll(CSRF_SLOT, view.csrf) as "safe"}
+      {body as "safe"}
     </AppLayout>
   );
 }

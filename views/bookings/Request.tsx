@@ -1,4 +1,4 @@
-import { remember } from "../../src/lib/html/fragments";
+import { remember, type KeptParts } from "../../src/lib/html/fragments";
 import { cachedFormatter } from "../../src/lib/intl";
 import type { Activity } from "../../db/schema";
 import { activityZone, bookableDates, durationAllowed, FLOWS } from "../../src/bookings/times";
@@ -76,7 +76,7 @@ function DetailsFields({ view, activity, choice, now }: { view: View; activity: 
 }
 
 /** The dialog's fields before anything is chosen: the same for everyone who opens that activity that day. */
-const emptyDetailsKept = new Map<string, JSX.Element>();
+const emptyDetailsKept: KeptParts = new Map();
 function emptyDetails(view: View, activity: Activity, firstAllowed: number, now: number) {
   const today = bookableDates(activityZone(activity), now, 0)[0];
   const key = `${view.locale}|${activity.city}|${activity.minDurationMinutes}|${activity.maxDurationMinutes}|${today}`;

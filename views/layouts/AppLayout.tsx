@@ -1,7 +1,7 @@
 import type { View } from "../../src/shell/view";
 import { Icon, type IconName } from "../components/icons";
 import { Document } from "./Document";
-import { remember } from "../../src/lib/html/fragments";
+import { remember, type KeptParts } from "../../src/lib/html/fragments";
 
 const tabs: { href: string; label: "nav.browse" | "nav.bookings" | "nav.host" | "nav.profile"; icon: IconName; match: RegExp }[] = [
   { href: "/", label: "nav.browse", icon: "search", match: /^\/($|browse|activity\/|booking\/)/ },
@@ -18,7 +18,7 @@ const BADGE_MAX = 9;
  * conversations on the Bookings tab: rendered once each (remember). The number is the only
  * personal part, and a kept navigation depends on nothing else.
  */
-const navs = new Map<string, JSX.Element>();
+const navs: KeptParts = new Map();
 function bottomNav(view: View): JSX.Element {
   const currentTab = tabs.findIndex((tab) => tab.match.test(view.path));
   const unread = Math.min(view.unreadConversations(), BADGE_MAX + 1);

@@ -1,4 +1,4 @@
-import { remember } from "../../src/lib/html/fragments";
+import { remember, type KeptParts } from "../../src/lib/html/fragments";
 import type { View } from "../../src/shell/view";
 
 /** Applied before first paint so a dark theme never flashes light. Its hash is in the CSP. */
@@ -61,7 +61,7 @@ export function Document({
 // What every page has alike is rendered once per language or per set of built files (remember).
 
 /** The end of the head: scripts and stylesheets, the same on every page with the same built files. */
-const headEnds = new WeakMap<View["assets"], Map<string, JSX.Element>>();
+const headEnds = new WeakMap<View["assets"], KeptParts>();
 function headEnd(assets: View["assets"], stylesheets: (string | null)[]): JSX.Element {
   let byStylesheets = headEnds.get(assets);
   if (!byStylesheets) {
@@ -84,7 +84,7 @@ function headEnd(assets: View["assets"], stylesheets: (string | null)[]): JSX.El
 }
 
 /** The skip link and the offline banner, in the page's language. */
-const bodyStarts = new Map<string, JSX.Element>();
+const bodyStarts: KeptParts = new Map();
 const bodyStart = (view: View) =>
   remember(bodyStarts, view.locale, () => (
     <>
@@ -102,8 +102,8 @@ const bodyStart = (view: View) =>
     </>
   ));
 
-const noToasts = new Map<string, JSX.Element>();
-const installCards = new Map<string, JSX.Element>();
+const noToasts: KeptParts = new Map();
+const installCards: KeptParts = new Map();
 
 /**
  * The install card: hidden until the browser says the app can be installed, then shown by the

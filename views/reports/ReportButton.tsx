@@ -1,5 +1,5 @@
 import { reportReasons } from "../../db/schema";
-import { remember } from "../../src/lib/html/fragments";
+import { remember, type KeptParts } from "../../src/lib/html/fragments";
 import { REPORT_NOTES_MAX, reasonLabel } from "../../src/reports/service";
 import type { View } from "../../src/shell/view";
 import { CharacterCounter } from "../components/Fields";
@@ -10,7 +10,7 @@ type Kind = "person" | "activity";
  * The reasons and notes of the report form: the same for everyone who sees them, so rendered
  * once per language and kind of target (decision 0018: the activity page stays cheap).
  */
-const reasonFieldsKept = new Map<string, JSX.Element>();
+const reasonFieldsKept: KeptParts = new Map();
 function ReasonFields({ view, kind }: { view: View; kind: Kind }) {
   const { t } = view;
   return remember(reasonFieldsKept, `${view.locale}\u0000${kind}`, () => (

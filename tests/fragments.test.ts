@@ -1,0 +1,86 @@
+import { describe, expect, test } from "bun:test";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { CSRF_SLOT, expandText, keep, pageBytes, remember, type KeptParts } from "../src/lib/html/fragments";
+import { compressedPage } from "../src/lib/compression";
+
+const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+const request = (acceptEncoding?: string, method = "GET") =>
+  new Request("http://localhost/browse", { method, headers: acceptEncoding ? { "accept-encoding": acceptEncoding } : {} });
+
+describe("kept parts", () => {
+  test("stand in a page as a marker and are written out as their own bytes, nested ones included", () => {
+    const parts: KeptParts = new Map();
+    const inner = remember(parts, "inner", () => "<li>Café ★</li>");
+    const outer = remember(parts, "outer", () => `<ul>${inner}${inner}</ul>`);
+    expect(String(outer)).toStartWith("<!--kept:");
+    expect(String(outer).length).toBeLessThan(60);
+    const page = `<main>${outer}<p>après</p></main>`;
+    expect(decode(pageBytes(page, null))).toBe("<main><ul><li>Café ★</li><li>Café ★</li></ul><p>après</p></main>");
+    expect(expandText(page)).toBe("<main><ul><li>Café ★</li><li>Café ★</li></ul><p>après</p></main>");
+  });
+
+  test("are rendered once per key", () => {
+    const parts: KeptParts = new Map();
+    let renders = 0;
+    const render = () => `<p>${++renders}</p>`;
+    const a = remember(parts, "k", render);
+    const b = remember(parts, "k", render);
+    expect(a).toBe(b);
+    expect(renders).toBe(1);
+    expect(decode(pageBytes(String(remember(parts, "other", render)), null))).toBe("<p>2</p>");
+  });
+
+  test("carry each visitor's CSRF token in their slots, and refuse to go out without one", () => {
+    const part = keep(`<form><input name="_csrf" value="${CSRF_SLOT}"/></form><b>${CSRF_SLOT}</b>`);
+    expect(decode(pageBytes(part.marker, "token-of-ana"))).toBe('<form><input name="_csrf" value="token-of-ana"/></form><b>token-of-ana</b>');
+    expect(decode(pageBytes(part.marker, "token-of-ben"))).toContain('value="token-of-ben"');
+    expect(() => pageBytes(part.marker, null)).toThrow();
+  });
+
+  test("text that looks like a marker but lacks the server's secret is left as it is", () => {
+    const typed = "<p>&lt;!--kept:0:1--&gt; <!--kept:00000000000000000000000000000000:1--></p>";
+    expect(decode(pageBytes(typed, null))).toBe(typed);
+  });
+
+  test("must render synchronously", () => {
+    expect(() => keep(Promise.resolve("<p>late</p>") as unknown as JSX.Element)).toThrow();
+  });
+});
+
+describe("a page compressed from its own text", () => {
+  const parts: KeptParts = new Map();
+  const body = remember(parts, "body", () => `<section>${"<p>The same for everyone who sees it.</p>".repeat(80)}<input name="_csrf" value="${CSRF_SLOT}"/></section>`);
+  const page = (name: string, token: string) => `<!doctype html><title>${name}</title><meta name="csrf-token" content="${token}"/>${body}`;
+
+  test("decodes to the page with the visitor's own token, in the encoding asked for", () => {
+    const br = compressedPage(request("gzip, br"), page("Ana", "tok-ana"), "tok-ana");
+    expect(br.encoding).toBe("br");
+    const html = brotliDecompressSync(br.body).toString();
+    expect(html).toBe(decode(pageBytes(page("Ana", "tok-ana"), "tok-ana")));
+    expect(html).toContain('name="_csrf" value="tok-ana"');
+    const gz = compressedPage(request("gzip"), page("Ana", "tok-ana"), "tok-ana");
+    expect(gz.encoding).toBe("gzip");
+    expect(gunzipSync(gz.body).toString()).toBe(html);
+  });
+
+  test("reuses its compressed bytes for the same page again, never for another visitor's", () => {
+    const first = compressedPage(request("br"), page("Ana", "tok-ana"), "tok-ana");
+    const again = compressedPage(request("br"), page("Ana", "tok-ana"), "tok-ana");
+    expect(again.body).toBe(first.body);
+    const ben = compressedPage(request("br"), page("Ben", "tok-ben"), "tok-ben");
+    expect(ben.body).not.toBe(first.body);
+    expect(brotliDecompressSync(ben.body).toString()).toContain('value="tok-ben"');
+    expect(brotliDecompressSync(ben.body).toString()).not.toContain("tok-ana");
+  });
+
+  test("is sent as it is without Accept-Encoding, for HEAD, and under 1 KB", () => {
+    for (const r of [request(), request("identity"), request("br", "HEAD")]) {
+      const plain = compressedPage(r, page("Ana", "tok-ana"), "tok-ana");
+      expect(plain.encoding).toBeNull();
+      expect(decode(plain.body)).toContain('value="tok-ana"');
+    }
+    const small = compressedPage(request("br"), "<p>short</p>", "tok");
+    expect(small.encoding).toBeNull();
+    expect(decode(small.body)).toBe("<p>short</p>");
+  });
+});
