@@ -1,4 +1,4 @@
-import { Database } from "bun:sqlite";
+import { Database, type Statement } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -41,17 +41,60 @@ export function perDb<T>(make: (db: Db) => T): (db: Db) => T {
   };
 }
 
-/** What changes whenever anything in the database does: commits of other connections, writes of this one. */
-const versionStatements = perDb((db) => ({
-  // Moves when another connection commits (another process, a script, a second handle).
-  data: db.$client.prepare<[number], []>("PRAGMA data_version"),
-  // The rows this connection inserted, updated or deleted since it opened.
-  changes: db.$client.prepare<[number], []>("SELECT total_changes()"),
-}));
+/**
+ * Writes made through a handle, counted as they run (`countWrites`): every statement that is not a
+ * plain SELECT counts, whatever it turned out to change, so the count moves with every write of
+ * this connection and sometimes when nothing changed, never the other way round.
+ */
+const versions = new WeakMap<Database, { writes: number; dataVersion: Statement<[number], []> }>();
+const READ_ONLY_SQL = /^\s*select\b/i;
 
+function countWrites(sqlite: Database) {
+  // Moves when another connection commits (another process, a script, a second handle); prepared
+  // before the counting starts, as reading it writes nothing.
+  const version = { writes: 0, dataVersion: sqlite.prepare<[number], []>("PRAGMA data_version") };
+  versions.set(sqlite, version);
+  const counted = new WeakSet<object>();
+  const counting = <S extends object>(statement: S, sql: string): S => {
+    if (READ_ONLY_SQL.test(sql) || counted.has(statement)) return statement;
+    counted.add(statement);
+    const target = statement as unknown as Record<"run" | "all" | "get" | "values" | "iterate", (...args: unknown[]) => unknown>;
+    for (const method of ["run", "all", "get", "values", "iterate"] as const) {
+      const original = target[method]!.bind(statement);
+      target[method] = (...args: unknown[]) => {
+        try {
+          return original(...args);
+        } finally {
+          version.writes++;
+        }
+      };
+    }
+    return statement;
+  };
+  const prepare = sqlite.prepare.bind(sqlite);
+  const query = sqlite.query.bind(sqlite);
+  const exec = sqlite.exec.bind(sqlite);
+  sqlite.prepare = ((sql: string, ...rest: unknown[]) => counting(prepare(sql, ...(rest as [])), sql)) as typeof sqlite.prepare;
+  sqlite.query = ((sql: string) => counting(query(sql), sql)) as typeof sqlite.query;
+  const execCounted = ((sql: string, ...rest: unknown[]) => {
+    try {
+      return exec(sql, ...(rest as []));
+    } finally {
+      if (!READ_ONLY_SQL.test(sql)) version.writes++;
+    }
+  }) as typeof sqlite.exec;
+  sqlite.exec = execCounted;
+  sqlite.run = execCounted;
+}
+
+/**
+ * What changes whenever anything in the database does: a commit of another connection
+ * (`PRAGMA data_version`) or a write of this one (counted as it runs, see `countWrites`).
+ */
 export function dbVersion(db: Db): string {
-  const { data, changes } = versionStatements(db);
-  return `${data.values()[0]![0]}:${changes.values()[0]![0]}`;
+  const version = versions.get(db.$client);
+  if (!version) throw new Error("a database handle not opened by openDb");
+  return `${version.dataVersion.values()[0]![0]}:${version.writes}`;
 }
 
 /**
@@ -87,6 +130,7 @@ export function readCache<T>(max: number): (db: Db, key: string, read: () => T) 
 export function openDb(file: string) {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const sqlite = new Database(file, { create: true, strict: true });
+  countWrites(sqlite);
   sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { dbVersion, openDb } from "../db/client";
+import { dbVersion, migrate, openDb } from "../db/client";
 import { activities } from "../db/schema";
 import { seedDemo, seedGeneratedActivities } from "../db/seed";
 import { BROWSE_COUNT_CAP, browseActivities, browseQueries } from "../src/activities/service";
@@ -125,11 +125,12 @@ describe("browse pages read once per database change", () => {
     expect(afterOwn.total).toBe(first.total - 1);
   });
 
-  test("the database's version moves with a commit of another connection, and with every write of this one", () => {
+  test("the database's version moves with a commit of another connection, and with every write of this one", async () => {
     const dir = mkdtempSync(join(tmpdir(), "offline-version-"));
     try {
       const one = openDb(join(dir, "v.db"));
       const two = openDb(join(dir, "v.db"));
+      await migrate(one);
       one.$client.exec("CREATE TABLE t (x)");
       const start = dbVersion(one);
       two.$client.exec("INSERT INTO t VALUES (1)");
@@ -138,6 +139,23 @@ describe("browse pages read once per database change", () => {
       one.$client.exec("UPDATE t SET x = 2");
       expect(dbVersion(one)).not.toBe(afterOther);
       expect(dbVersion(one)).toBe(dbVersion(one));
+      // Every way this handle writes moves it; reading does not.
+      const writes: [string, () => unknown][] = [
+        ["a prepared statement", () => one.$client.prepare("INSERT INTO t VALUES (?)").run(3)],
+        ["a cached query", () => one.$client.query("DELETE FROM t WHERE x = ?").run(3)],
+        ["RETURNING through all()", () => one.$client.query("INSERT INTO t VALUES (4) RETURNING x").all()],
+        ["drizzle's raw SQL", () => one.run(sql`UPDATE t SET x = 5 WHERE x = 4`)],
+        ["a transaction", () => one.transaction((tx) => tx.run(sql`DELETE FROM t WHERE x = 5`))],
+        ["drizzle's query builder", () => one.update(activities).set({ featured: true }).where(eq(activities.id, "none")).run()],
+      ];
+      for (const [how, write] of writes) {
+        const before = dbVersion(one);
+        one.$client.query("SELECT count(*) FROM t").get();
+        one.select().from(activities).limit(1).all();
+        expect(dbVersion(one)).toBe(before);
+        write();
+        expect(dbVersion(one), how).not.toBe(before);
+      }
       one.$client.close();
       two.$client.close();
     } finally {
