@@ -42,17 +42,25 @@ export function perDb<T>(make: (db: Db) => T): (db: Db) => T {
 }
 
 /**
- * Writes made through a handle, counted as they run (`countWrites`): every statement that is not a
- * plain SELECT counts, whatever it turned out to change, so the count moves with every write of
- * this connection and sometimes when nothing changed, never the other way round.
+ * What the version is made of, per handle: this handle's writes, counted as they run
+ * (`countWrites`: every statement that is not a plain SELECT counts, whatever it turned out to
+ * change, so the count moves with every write of this connection and sometimes when nothing
+ * changed, never the other way round), and other connections' commits as last seen.
  */
-const versions = new WeakMap<Database, { writes: number; dataVersion: Statement<[number], []> }>();
+interface Version {
+  writes: number;
+  /** Moves when another connection commits (another process, a script, a second handle). */
+  dataVersion: Statement<[number], []>;
+  others: number;
+  othersSeenAt: number;
+}
+const versions = new WeakMap<Database, Version>();
 const READ_ONLY_SQL = /^\s*select\b/i;
 
 function countWrites(sqlite: Database) {
   // Moves when another connection commits (another process, a script, a second handle); prepared
   // before the counting starts, as reading it writes nothing.
-  const version = { writes: 0, dataVersion: sqlite.prepare<[number], []>("PRAGMA data_version") };
+  const version: Version = { writes: 0, dataVersion: sqlite.prepare<[number], []>("PRAGMA data_version"), others: 0, othersSeenAt: Number.NEGATIVE_INFINITY };
   versions.set(sqlite, version);
   const counted = new WeakSet<object>();
   const counting = <S extends object>(statement: S, sql: string): S => {
@@ -87,14 +95,42 @@ function countWrites(sqlite: Database) {
   sqlite.run = execCounted;
 }
 
-/**
- * What changes whenever anything in the database does: a commit of another connection
- * (`PRAGMA data_version`) or a write of this one (counted as it runs, see `countWrites`).
- */
-export function dbVersion(db: Db): string {
+function versionOf(db: Db): Version {
   const version = versions.get(db.$client);
   if (!version) throw new Error("a database handle not opened by openDb");
-  return `${version.dataVersion.values()[0]![0]}:${version.writes}`;
+  return version;
+}
+
+/** Reads other connections' commits now. Each request does once as it starts (src/context.ts). */
+export function seeOtherConnections(db: Db) {
+  const version = versionOf(db);
+  version.others = Number(version.dataVersion.values()[0]![0]);
+  version.othersSeenAt = performance.now();
+}
+
+/**
+ * What changes whenever anything in the database does: a commit of another connection
+ * (`PRAGMA data_version`, read now) or a write of this one.
+ */
+export function dbVersion(db: Db): string {
+  seeOtherConnections(db);
+  const version = versionOf(db);
+  return `${version.others}:${version.writes}`;
+}
+
+/** Work outside a request (jobs, sockets) sees other connections' commits at most this late. */
+const OTHERS_MAX_AGE_MS = 10;
+
+/**
+ * `dbVersion` as `readCache` reads it: every write of this handle, and other connections'
+ * commits as of the start of the current request (or at most `OTHERS_MAX_AGE_MS` ago). Reading
+ * `PRAGMA data_version` takes a shared-memory lock; a browse page would otherwise take it three
+ * times. A request sees every commit made before it began, and all of its own writes.
+ */
+function recentDbVersion(db: Db): string {
+  const version = versionOf(db);
+  if (performance.now() - version.othersSeenAt > OTHERS_MAX_AGE_MS) seeOtherConnections(db);
+  return `${version.others}:${version.writes}`;
 }
 
 /**
@@ -107,7 +143,7 @@ export function dbVersion(db: Db): string {
 export function readCache<T>(max: number): (db: Db, key: string, read: () => T) => T {
   const caches = new WeakMap<Db, { version: string; entries: Map<string, T> }>();
   return (db, key, read) => {
-    const version = dbVersion(db);
+    const version = recentDbVersion(db);
     let cache = caches.get(db);
     if (!cache || cache.version !== version) {
       cache = { version, entries: new Map() };

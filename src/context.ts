@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { Db } from "../db/client";
+import { seeOtherConnections, type Db } from "../db/client";
 import type { User } from "../db/schema";
 import { loadSession, type SessionInfo } from "./auth/service";
 import type { Config } from "./config";
@@ -135,6 +135,8 @@ export function requestState(deps: Deps, request: Request, ip?: string): Promise
 }
 
 async function readState(deps: Deps, request: Request, ip: string | undefined, withSession: boolean): Promise<RequestState> {
+  // What other processes committed before this request began is what its kept reads see (db/client.ts).
+  if (withSession) seeOtherConnections(deps.db);
   const cookies = parseCookies(request.headers.get("cookie"));
   const token = withSession ? (cookies[deps.cookies.session] ?? null) : null;
   const loaded = token ? await loadSession(deps.db, token, deps.now()) : null;

@@ -3,7 +3,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { dbVersion, migrate, openDb } from "../db/client";
+import { dbVersion, migrate, openDb, readCache, seeOtherConnections } from "../db/client";
 import { activities } from "../db/schema";
 import { seedDemo, seedGeneratedActivities } from "../db/seed";
 import { BROWSE_COUNT_CAP, browseActivities, browseQueries } from "../src/activities/service";
@@ -156,6 +156,19 @@ describe("browse pages read once per database change", () => {
         write();
         expect(dbVersion(one), how).not.toBe(before);
       }
+      // A kept read sees another connection's commit from the next request on (each request
+      // looks as it starts), or 10 ms later outside requests; its own writes at once.
+      const kept = readCache<number>(10);
+      const rows = () => kept(one, "rows", () => (one.$client.query("SELECT count(*) AS n FROM t").get() as { n: number }).n);
+      const counted = rows();
+      two.$client.exec("INSERT INTO t VALUES (6)");
+      seeOtherConnections(one);
+      expect(rows()).toBe(counted + 1);
+      two.$client.exec("INSERT INTO t VALUES (7)");
+      await Bun.sleep(11);
+      expect(rows()).toBe(counted + 2);
+      one.$client.exec("INSERT INTO t VALUES (8)");
+      expect(rows()).toBe(counted + 3);
       one.$client.close();
       two.$client.close();
     } finally {
