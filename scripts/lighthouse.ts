@@ -5,7 +5,7 @@
  * accessibility and performance scores and the Largest Contentful Paint of each.
  *
  *   bun run lighthouse                  # every screen below
- *   bun run lighthouse -- /settings     # only the paths given
+ *   bun run lighthouse -- /settings     # only the paths given ("/activity": the activity page)
  *
  * Set CHROME_PATH for another Chromium than /usr/bin/chromium. Performance numbers depend on
  * the machine and what else runs on it; compare runs made on the same one.
@@ -81,7 +81,9 @@ try {
   ];
   const only = process.argv.slice(2);
   const rows: Row[] = [];
-  for (const screen of screens.filter((s) => !only.length || only.includes(s.path))) {
+  // "/activity" names the activity page, whichever activity the browse screen shows first.
+  const wanted = (path: string) => !only.length || only.some((p) => p === path || (p === "/activity" && path.startsWith("/activity/")));
+  for (const screen of screens.filter((s) => wanted(s.path))) {
     const out = await run(
       [
         join(root, "node_modules/.bin/lighthouse"),

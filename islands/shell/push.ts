@@ -48,6 +48,9 @@ export async function watchPush(card: HTMLElement) {
     for (const part of card.querySelectorAll<HTMLElement>("[data-push-state]")) part.hidden = part.dataset.pushState !== state;
     const blocked = card.querySelector<HTMLElement>("[data-push-blocked]");
     if (blocked) blocked.hidden = state !== "unsubscribed" || Notification.permission !== "denied";
+    // Shown before this script ran (the card's first state), it waited for it to answer.
+    const enableButton = card.querySelector<HTMLButtonElement>('[data-push-action="enable"]');
+    if (enableButton) enableButton.disabled = false;
   };
 
   if (!supported()) {

@@ -208,3 +208,14 @@ test("with JavaScript: the sort swaps the list in place, and the cards follow a 
   await guestContext.close();
   await hostContext.close();
 }, 60_000);
+
+test("without JavaScript: Settings offers the notification switches as a form, not an Enable button that cannot work", async () => {
+  const guest = await noScript(env.browser);
+  await signIn(guest.page, "guest@offline.test");
+  await guest.page.goto(`${env.server.url}/settings`);
+  const card = guest.page.locator("#push-card");
+  await card.getByRole("button", { name: "Save" }).waitFor();
+  expect(await card.getByRole("button", { name: "Enable" }).isVisible()).toBe(false);
+  expect(await card.getByText("Hear about requests, answers and messages even when the app is closed.").isVisible()).toBe(false);
+  await guest.context.close();
+});

@@ -59,8 +59,10 @@ function Switches({ view, preferences, idPrefix }: { view: View; preferences: Pr
  * Settings → Push Notifications, in the spec's three states: unsupported (with the hint to
  * install the app, as iPhones require), unsubscribed (Enable) and subscribed (a switch per kind,
  * each applied at once, and a test notification). Which state this browser is in only the
- * browser knows: islands/shell/push.ts shows one of them. Without JavaScript nothing can be
- * turned on, but the switches still post as a form.
+ * browser knows: islands/shell/push.ts shows one of them. Until it has, the card shows the most
+ * common one, "unsubscribed" (so the page does not move, nor paint its largest text, once the
+ * script has run). Without JavaScript nothing can be turned on, so that part is hidden by the
+ * stylesheet (`data-push-first`), but the switches still post as a form.
  */
 export function PushCard({ view, preferences, vapidPublicKey }: { view: View; preferences: Preferences; vapidPublicKey: string }) {
   const { t } = view;
@@ -77,12 +79,13 @@ export function PushCard({ view, preferences, vapidPublicKey }: { view: View; pr
             {t("notifications.installHint")}
           </p>
         </div>
-        <div data-push-state="unsubscribed" hidden class="flex flex-col items-start gap-3 p-4">
+        <div data-push-state="unsubscribed" data-push-first class="flex flex-col items-start gap-3 p-4">
           <p safe>{t("notifications.offIntro")}</p>
           <p data-push-blocked hidden class="text-sm text-red-600 dark:text-red-300" safe>
             {t("notifications.blocked")}
           </p>
-          <button type="button" class="btn btn-primary" data-push-action="enable" safe>
+          {/* Enabled by the script once it can answer it. */}
+          <button type="button" class="btn btn-primary" data-push-action="enable" disabled safe>
             {t("notifications.enable")}
           </button>
         </div>
