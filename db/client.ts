@@ -4,6 +4,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { readAssetText } from "../src/lib/assets";
+import { madeOnce } from "../src/lib/memo";
 import * as schema from "./schema";
 
 export type Db = ReturnType<typeof openDb>;
@@ -29,17 +30,7 @@ export function writeTransaction<T>(db: Db, work: (tx: WriteTx) => Synchronous<T
  * hot queries keep their prepared statements (built with `sql.placeholder` and `.prepare()`) for
  * as long as the app's database lives, instead of building and preparing SQL on every call.
  */
-export function perDb<T>(make: (db: Db) => T): (db: Db) => T {
-  const made = new WeakMap<Db, T>();
-  return (db) => {
-    let value = made.get(db);
-    if (value === undefined) {
-      value = make(db);
-      made.set(db, value);
-    }
-    return value;
-  };
-}
+export const perDb = <T>(make: (db: Db) => T): ((db: Db) => T) => madeOnce(make);
 
 /**
  * What the version is made of, per handle: this handle's writes, counted as they run

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { decimalFromCents } from "../lib/money";
+import { madeOnce } from "../lib/memo";
 import { context, type Deps, type RequestState } from "../context";
 import { asRecord, json, jsonBytes, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../lib/i18n";
@@ -24,15 +25,9 @@ import { activityRating, activityReviews, browseListings } from "./service";
  * The JSON of a page of listings. `browseListings` hands out one shared page per read until the
  * database changes, so its JSON is written once for as long as the page is kept.
  */
-const writtenListings = new WeakMap<object, Uint8Array<ArrayBuffer>>();
-function listingsJson(page: Awaited<ReturnType<typeof browseListings>>): Uint8Array<ArrayBuffer> {
-  let written = writtenListings.get(page);
-  if (!written) {
-    written = new TextEncoder().encode(JSON.stringify(page.listings.map((l) => publicActivity(l.activity, l.host, l.rating))));
-    writtenListings.set(page, written);
-  }
-  return written;
-}
+const listingsJson = madeOnce((page: Awaited<ReturnType<typeof browseListings>>) =>
+  new TextEncoder().encode(JSON.stringify(page.listings.map((l) => publicActivity(l.activity, l.host, l.rating)))),
+);
 
 export function activityErrors(state: RequestState, errors: ActivityErrors, status = 400) {
   const translated = translateErrors(state.t, errors);

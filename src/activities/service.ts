@@ -1,3 +1,4 @@
+import { madeOnce } from "../lib/memo";
 import { and, avg, count, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { perDb, readCache, type Db } from "../../db/client";
 import { activities, reviews, users, type Activity } from "../../db/schema";
@@ -168,31 +169,16 @@ export type BrowseCardPage = { cards: ActivityCard[]; nextCursor: string | null 
  * A browse page as cards. The page of a shared (cached) read is made once and shared in turn: it
  * stays the same object while the read is cached, so views may keep what they render of it.
  */
-const cardsOf = new WeakMap<BrowsePage, BrowseCardPage>();
+const cardsOf = madeOnce(({ listings, ...rest }: BrowsePage): BrowseCardPage => ({ cards: listings.map(sharedCard), ...rest }));
 export async function browseActivities(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number }): Promise<BrowseCardPage> {
-  const read = await browseListings(db, opts);
-  let page = cardsOf.get(read);
-  if (!page) {
-    const { listings, ...rest } = read;
-    page = { cards: listings.map(sharedCard), ...rest };
-    cardsOf.set(read, page);
-  }
-  return page;
+  return cardsOf(await browseListings(db, opts));
 }
 
 /**
  * The card of a shared (cached) listing is made once too, so a card stays the same object for
  * as long as its page is cached and views may keep what they make of it (Browse.tsx).
  */
-const cardOf = new WeakMap<ActivityListing, ActivityCard>();
-function sharedCard(listing: ActivityListing): ActivityCard {
-  let card = cardOf.get(listing);
-  if (!card) {
-    card = activityCard(listing);
-    cardOf.set(listing, card);
-  }
-  return card;
-}
+const sharedCard = madeOnce(activityCard);
 
 /** A host's listed activities, newest first. */
 export async function hostListings(db: Db, hostId: string, limit: number, today = new Date()) {

@@ -74,6 +74,8 @@ export const waitHeaders = (waitMs?: number): Record<string, string> => (waitMs 
 /** The `{minutes}` the "too many" messages name, for a wait of `waitMs`. */
 export const waitParams = (waitMs?: number) => (waitMs ? { minutes: Math.ceil(waitMs / 60_000) } : undefined);
 
+const encoder = new TextEncoder();
+
 export function json(data: unknown, status = 200, headers: HeadersInit = {}): Response {
   return jsonBytes(JSON.stringify(data), status, headers);
 }
@@ -83,7 +85,7 @@ export function jsonBytes(written: string | Uint8Array<ArrayBuffer>, status = 20
   const h = new Headers(headers);
   h.set("Content-Type", "application/json; charset=utf-8");
   h.set("Cache-Control", "no-store");
-  return bytesResponse(typeof written === "string" ? new TextEncoder().encode(written) : written, { status, headers: h });
+  return bytesResponse(typeof written === "string" ? encoder.encode(written) : written, { status, headers: h });
 }
 
 /** A parsed request body as a plain object; anything else (arrays, strings, nothing) reads as empty. */

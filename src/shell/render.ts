@@ -21,7 +21,7 @@ export function htmlResponse(body: string, status = 200, headers: HeadersInit = 
     h.set("Content-Encoding", encoding);
     h.set("Content-Length", String(bytes.length));
   }
-  return new Response(bytes, { status, headers: h });
+  return bytesResponse(bytes, { status, headers: h });
 }
 
 /**

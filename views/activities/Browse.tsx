@@ -1,3 +1,4 @@
+import { madeOnce } from "../../src/lib/memo";
 import { ratingLabel, nameAndAge } from "../../src/lib/labels";
 import { categories, categoryLabelKey, type Category } from "../../src/activities/categories";
 import type { ActivityCard } from "../../src/activities/service";
@@ -49,14 +50,12 @@ export function Browse({ view, state }: { view: View; state: BrowseState }) {
  * depends on the visitor (its forms are GET forms without a token), so it is kept whole for as
  * long as its page is cached (decision 0018).
  */
-const keptBodies = new WeakMap<object, KeptParts>();
+const keptBodies = madeOnce((_page: object): KeptParts => new Map());
 
 /** What htmx swaps on a filter change: the page's content, not the shell around it. */
 export function BrowseBody({ view, state }: { view: View; state: BrowseState }) {
   if (!state.shared) return <BrowseBodyView view={view} state={state} />;
-  let kept = keptBodies.get(state.shared);
-  if (!kept) keptBodies.set(state.shared, (kept = new Map()));
-  return remember(kept, `${view.locale}\u0000${state.city}\u0000${state.category ?? ""}\u0000${state.filtersOpen ? 1 : 0}`, () => <BrowseBodyView view={view} state={state} />);
+  return remember(keptBodies(state.shared), `${view.locale}\u0000${state.city}\u0000${state.category ?? ""}\u0000${state.filtersOpen ? 1 : 0}`, () => <BrowseBodyView view={view} state={state} />);
 }
 
 function BrowseBodyView({ view, state }: { view: View; state: BrowseState }) {
@@ -132,14 +131,9 @@ const categoryNav = (view: View, city: string, category: Category | undefined) =
  * A card in a language. Cards of a cached browse page are shared objects (src/activities/service.ts),
  * so each is rendered once per language for as long as the page is cached.
  */
-const cardCache = new WeakMap<ActivityCard, KeptParts>();
+const cardCache = madeOnce((_card: ActivityCard): KeptParts => new Map());
 function cardHtml(view: View, card: ActivityCard): JSX.Element {
-  let byLocale = cardCache.get(card);
-  if (!byLocale) {
-    byLocale = new Map();
-    cardCache.set(card, byLocale);
-  }
-  return remember(byLocale, view.locale, () => <ActivityCardView view={view} card={card} />);
+  return remember(cardCache(card), view.locale, () => <ActivityCardView view={view} card={card} />);
 }
 
 /** Placeholders shown while htmx loads other results. */

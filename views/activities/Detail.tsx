@@ -1,3 +1,4 @@
+import { madeOnce } from "../../src/lib/memo";
 import { ratingLabel, nameAndAge } from "../../src/lib/labels";
 import type { Activity } from "../../db/schema";
 import { categoryLabelKey, categoryPhoto, isCategory } from "../../src/activities/categories";
@@ -38,15 +39,13 @@ interface ActivityPageProps {
  * its host (decision 0018). Its forms carry the visitor's CSRF token: the kept body holds an
  * unguessable slot in its place, filled per request, so nothing of one visitor is ever kept.
  */
-const keptBodies = new WeakMap<object, KeptParts>();
+const keptBodies = madeOnce((_page: object): KeptParts => new Map());
 
 /** /activity/{id}: photos, what, who, where, reviews, and Request & Pay. */
 export function ActivityDetail(props: ActivityPageProps & { page: object; day: string }) {
   const { view, activity, page, day } = props;
   const own = view.user?.id === activity.hostId;
-  let kept = keptBodies.get(page);
-  if (!kept) keptBodies.set(page, (kept = new Map()));
-  const body = remember(kept, `${view.locale}:${own ? "host" : "guest"}:${day}`, () => <ActivityBody {...props} view={{ ...view, csrf: CSRF_SLOT }} />);
+  const body = remember(keptBodies(page), `${view.locale}:${own ? "host" : "guest"}:${day}`, () => <ActivityBody {...props} view={{ ...view, csrf: CSRF_SLOT }} />);
   return (
     <AppLayout view={view} title={activity.title} stylesheets={[view.assets.leafletCss]}>
       {body as "safe"}

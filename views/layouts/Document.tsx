@@ -1,3 +1,4 @@
+import { madeOnce } from "../../src/lib/memo";
 import { remember, type KeptParts } from "../../src/lib/html/fragments";
 import type { View } from "../../src/shell/view";
 
@@ -61,13 +62,9 @@ export function Document({
 // What every page has alike is rendered once per language or per set of built files (remember).
 
 /** The end of the head: scripts and stylesheets, the same on every page with the same built files. */
-const headEnds = new WeakMap<View["assets"], KeptParts>();
+const headEnds = madeOnce((_assets: View["assets"]): KeptParts => new Map());
 function headEnd(assets: View["assets"], stylesheets: (string | null)[]): JSX.Element {
-  let byStylesheets = headEnds.get(assets);
-  if (!byStylesheets) {
-    byStylesheets = new Map();
-    headEnds.set(assets, byStylesheets);
-  }
+  const byStylesheets = headEnds(assets);
   const extra = stylesheets.filter((href): href is string => Boolean(href));
   return remember(byStylesheets, extra.join("\u0000"), () => (
     <>

@@ -106,7 +106,7 @@ export function flatten<T>(html: T): T {
 }
 
 /** Whether a page or fragment includes kept parts. */
-export const hasKeptParts = (html: string) => html.includes(MARK_OPEN);
+const hasKeptParts = (html: string) => html.includes(MARK_OPEN);
 
 /** Calls `text` for each run of the page's own text and `part` for each kept part, in order. */
 function walk(html: string, text: (run: string) => void, part: (kept: Kept) => void) {
@@ -160,11 +160,5 @@ export function pageBytes(html: string, csrf: string | null): Uint8Array<ArrayBu
       });
     },
   );
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
+  return Buffer.concat(chunks, length);
 }
