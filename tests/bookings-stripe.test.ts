@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { bookings, ledgerEntries, messages, testPaymentIntents } from "../db/schema";
 import { CARDS, FAKE_PUBLISHABLE_KEY, startFakeStripe, type FakeStripe } from "./fakes/stripe";
-import { Client, makeTestApp, ORIGIN } from "./helpers";
+import { Client, makeTestApp, ORIGIN, TENNIS } from "./helpers";
 import { islandProps } from "./html";
 
 /**
@@ -32,7 +32,7 @@ async function setUp(env: Record<string, string> = {}) {
   const guestId = (await guest.signUpComplete()).user.id;
   await other.signUpComplete();
   // $40 an hour, 1 to 4 hours, in New York: 2 hours cost $88.00.
-  const res = await host.postJson("/api/activities", { title: "Tennis", description: "An hour of tennis.", category: "sports", hourlyRate: "40", duration: "1", maxDuration: "4" });
+  const res = await host.postJson("/api/activities", TENNIS);
   expect(res.status).toBe(201);
   const activityId = (await body(res)).id as string;
   const bookingsOf = () => t.db.select().from(bookings).where(eq(bookings.guestId, guestId)).all();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings, jobs, ledgerEntries, messages, testPaymentIntents, users } from "../db/schema";
 import { TestProvider } from "../src/payments/test-provider";
-import { Client, makeTestApp, ORIGIN, TEST_CARD } from "./helpers";
+import { bookingParties, Client, makeTestApp, ORIGIN, TEST_CARD } from "./helpers";
 
 /**
  * Bookings end to end through the API (docs/decisions/0010, 0017): prices, times, every
@@ -26,16 +26,8 @@ const body = async (res: Response) => (await res.json()) as Record<string, any>;
 
 beforeAll(async () => {
   t = await makeTestApp({ now });
-  host = t.client();
-  guest = t.client();
-  stranger = t.client();
-  hostId = (await host.signUpComplete()).user.id;
-  guestId = (await guest.signUpComplete()).user.id;
-  await stranger.signUpComplete();
   // $40 an hour, 1 to 4 hours, in New York.
-  const res = await host.postJson("/api/activities", { title: "Tennis", description: "An hour of tennis.", category: "sports", hourlyRate: "40", duration: "1", maxDuration: "4" });
-  expect(res.status).toBe(201);
-  activityId = (await body(res)).id;
+  ({ host, guest, stranger, hostId, guestId, activityId } = await bookingParties(t));
 });
 afterAll(() => t.cleanup());
 

@@ -48,6 +48,26 @@ export async function makeTestApp(opts: { env?: Record<string, string>; limits?:
 type Handler = { handle(request: Request): Promise<Response> };
 
 /** The test provider's card that is always authorised. */
+/** The activity the booking tests book: $40 an hour, 1 to 4 hours, in the host's city (New York). */
+export const TENNIS = { title: "Tennis", description: "An hour of tennis.", category: "sports", hourlyRate: "40", duration: "1", maxDuration: "4" };
+
+/** A host with the tennis activity, a guest and a stranger, each with a complete profile. */
+export async function bookingParties(
+  t: Awaited<ReturnType<typeof makeTestApp>>,
+  profiles: { host?: Record<string, unknown>; guest?: Record<string, unknown>; stranger?: Record<string, unknown> } = {},
+) {
+  const host = t.client();
+  const guest = t.client();
+  const stranger = t.client();
+  const hostId = (await host.signUpComplete(profiles.host)).user.id as string;
+  const guestId = (await guest.signUpComplete(profiles.guest)).user.id as string;
+  await stranger.signUpComplete(profiles.stranger);
+  const res = await host.postJson("/api/activities", TENNIS);
+  if (res.status !== 201) throw new Error(`creating the tennis activity answered ${res.status}`);
+  const activityId = ((await res.json()) as { id: string }).id;
+  return { host, guest, stranger, hostId, guestId, activityId };
+}
+
 export const TEST_CARD = { cardNumber: "4242 4242 4242 4242", expiry: "12/30", cvc: "123" };
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { LIVE_LIMITS } from "../src/live/routes";
-import { Client, makeTestApp, UPGRADE_HEADERS, requestWithTestCard } from "./helpers";
+import { bookingParties, Client, makeTestApp, UPGRADE_HEADERS, requestWithTestCard } from "./helpers";
 import { cookieOf, LiveClient, type Frame } from "./live-client";
 
 /**
@@ -28,14 +28,7 @@ beforeAll(async () => {
   t = await makeTestApp({ now: () => START });
   t.app.listen({ port: 0, hostname: "127.0.0.1" });
   base = `http://127.0.0.1:${t.app.server!.port}`;
-  host = t.client();
-  guest = t.client();
-  stranger = t.client();
-  hostId = (await host.signUpComplete({ firstName: "Maya" })).user.id;
-  guestId = (await guest.signUpComplete({ firstName: "Sam" })).user.id;
-  await stranger.signUpComplete({ firstName: "Eve" });
-  const res = await host.postJson("/api/activities", { title: "Tennis", description: "An hour of tennis.", category: "sports", hourlyRate: "40", duration: "1", maxDuration: "4" });
-  activityId = (await body(res)).id;
+  ({ host, guest, stranger, hostId, guestId, activityId } = await bookingParties(t, { host: { firstName: "Maya" }, guest: { firstName: "Sam" }, stranger: { firstName: "Eve" } }));
 });
 afterAll(async () => {
   for (const s of sockets) s.close();

@@ -8,7 +8,7 @@ import { unreadCountQuery } from "../src/messages/unread";
 import { systemTexts } from "../src/messages/wording";
 import { messageStamp } from "../islands/chat-state";
 import { select } from "./html";
-import { Client, makeTestApp, TEST_CARD, requestWithTestCard } from "./helpers";
+import { bookingParties, Client, makeTestApp, TEST_CARD, requestWithTestCard } from "./helpers";
 
 /**
  * Conversations (spec §2 "Bookings" and "Conversation", §5 "Messages", §7): the messages calls,
@@ -38,17 +38,13 @@ beforeAll(async () => {
   t.deps.events.on((e) => {
     events.push(e);
   });
-  host = t.client();
-  guest = t.client();
-  stranger = t.client();
-  hostId = (await host.signUpComplete({ firstName: "Maya", interests: ["tennis", "cooking"], bio: "Coach since 2010." })).user.id;
+  ({ host, guest, stranger, hostId, guestId, activityId } = await bookingParties(t, {
+    host: { firstName: "Maya", interests: ["tennis", "cooking"], bio: "Coach since 2010." },
+    guest: { firstName: "Sam" },
+    stranger: { firstName: "Eve" },
+  }));
   // Languages come from the about section's spoken languages; set directly here.
   t.db.update(users).set({ languages: ["French"] }).where(eq(users.id, hostId)).run();
-  guestId = (await guest.signUpComplete({ firstName: "Sam" })).user.id;
-  await stranger.signUpComplete({ firstName: "Eve" });
-  const res = await host.postJson("/api/activities", { title: "Tennis", description: "An hour of tennis.", category: "sports", hourlyRate: "40", duration: "1", maxDuration: "4" });
-  expect(res.status).toBe(201);
-  activityId = (await body(res)).id;
 });
 afterAll(() => t.cleanup());
 // The clock stands still, so the sending limit's window would never pass between tests: each test starts with none spent.

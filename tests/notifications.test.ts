@@ -7,7 +7,7 @@ import { formatMoney } from "../src/lib/money";
 import { preview } from "../src/notifications/notices";
 import type { TestProvider } from "../src/payments/test-provider";
 import { FakePushService, type FakeSubscription } from "./fakes/push-service";
-import { Client, makeTestApp, requestWithTestCard } from "./helpers";
+import { Client, makeTestApp, requestWithTestCard, TENNIS } from "./helpers";
 
 /**
  * Push notifications (docs/decisions/0025): preferences, subscriptions, and what each committed
@@ -46,7 +46,7 @@ beforeAll(async () => {
   guest = t.client();
   hostId = (await host.signUpComplete({ firstName: "Hana" })).user.id;
   guestId = (await guest.signUpComplete({ firstName: "Gabe" })).user.id;
-  const res = await host.postJson("/api/activities", { title: "Tennis", description: "An hour of tennis.", category: "sports", hourlyRate: "40", duration: "1", maxDuration: "4" });
+  const res = await host.postJson("/api/activities", TENNIS);
   activityId = (await body(res)).id;
   hostBrowser = await subscribeBrowser(host);
   guestBrowser = await subscribeBrowser(guest);

@@ -2,17 +2,13 @@ import { expect, test } from "bun:test";
 import { makeJpeg } from "../images";
 import { startFakeMaps } from "../fakes/maps";
 import { expectAccessible, serverAndBrowser } from "./harness";
+import type { Page } from "playwright-core";
+import { signInAs } from "./flows";
 
 // Default map settings point at OpenStreetMap, which this machine cannot reach: the fallback.
 const env = serverAndBrowser();
 
-async function signIn(page: import("playwright-core").Page, email: string) {
-  await page.goto(`${env.server.url}/api/login`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill("offline-demo");
-  await page.getByRole("button", { name: "Sign In" }).click();
-  await page.waitForURL(`${env.server.url}/`);
-}
+const signIn = (page: Page, email: string) => signInAs(page, env.server.url, email);
 
 test("browse: filtering by category swaps the list and updates the URL; back restores it", async () => {
   const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });

@@ -1,22 +1,13 @@
 import { expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { serverAndBrowser } from "./harness";
+import { signInAs, dateAhead } from "./flows";
 
 /** A guest books and pays with the test provider; the host accepts. Real server, real Chromium. */
 const env = serverAndBrowser();
 
-async function signIn(page: Page, email: string) {
-  await page.goto(`${env.server.url}/api/login`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill("offline-demo");
-  await page.getByRole("button", { name: "Sign In" }).click();
-  await page.waitForURL(`${env.server.url}/`);
-}
+const signIn = (page: Page, email: string) => signInAs(page, env.server.url, email);
 
-/** A date a few days on, as New York's wall clock reads it. */
-function dateAhead(days: number) {
-  return new Intl.DateTimeFormat("sv-SE", { timeZone: "America/New_York", year: "numeric", month: "2-digit", day: "2-digit" }).format(Date.now() + days * 86_400_000);
-}
 
 let activity: { id: string; duration: string } | null = null;
 /** One of the demo host's New York activities whose minimum is short enough for every flow below. */

@@ -1,8 +1,23 @@
 import type { Page } from "playwright-core";
+import { DEMO_PASSWORD } from "../../db/demo-data";
 import { makeJpeg } from "../images";
 
 /** The primary button of a form whose rules enable it. */
 export const next = (page: Page) => page.locator("button[data-needs-valid]");
+
+/** Signs in through the sign-in screen, as a person does (the demo accounts share one password). */
+export async function signInAs(page: Page, url: string, email: string) {
+  await page.goto(`${url}/api/login`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(DEMO_PASSWORD);
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await page.waitForURL(`${url}/`);
+}
+
+/** A date a few days on, as New York's wall clock reads it. */
+export function dateAhead(days: number) {
+  return new Intl.DateTimeFormat("sv-SE", { timeZone: "America/New_York", year: "numeric", month: "2-digit", day: "2-digit" }).format(Date.now() + days * 86_400_000);
+}
 
 /** Signs up on the landing page and completes the five onboarding steps with a real photo. */
 export async function signUpAndOnboard(page: Page, url: string, who: { email: string; username: string; password?: string }) {

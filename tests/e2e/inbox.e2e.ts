@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { expectAccessible, serverAndBrowser } from "./harness";
+import { signInAs, dateAhead } from "./flows";
 
 /**
  * The bookings inbox and a conversation with JavaScript turned off, in real Chromium: a guest's
@@ -17,18 +18,8 @@ async function noScript(browser: Browser): Promise<{ context: BrowserContext; pa
   return { context, page: await context.newPage() };
 }
 
-async function signIn(page: Page, email: string) {
-  await page.goto(`${env.server.url}/api/login`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill("offline-demo");
-  await page.getByRole("button", { name: "Sign In" }).click();
-  await page.waitForURL(`${env.server.url}/`);
-}
+const signIn = (page: Page, email: string) => signInAs(page, env.server.url, email);
 
-/** A date a few days on, as New York's wall clock reads it. */
-function dateAhead(days: number) {
-  return new Intl.DateTimeFormat("sv-SE", { timeZone: "America/New_York", year: "numeric", month: "2-digit", day: "2-digit" }).format(Date.now() + days * 86_400_000);
-}
 
 const toast = (page: Page) => page.locator("#toasts .toast");
 

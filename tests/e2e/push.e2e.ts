@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { FakePushService, type FakeSubscription } from "../fakes/push-service";
 import { expectAccessible, launchBrowser, startServer } from "./harness";
+import { signInAs } from "./flows";
 
 /**
  * Push notifications and offline reading in Chromium, against the real server.
@@ -22,13 +23,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function signIn(page: Page, url: string) {
-  await page.goto(`${url}/api/login`);
-  await page.getByLabel("Email").fill("guest@offline.test");
-  await page.getByLabel("Password").fill("offline-demo");
-  await page.getByRole("button", { name: "Sign In" }).click();
-  await page.waitForURL(`${url}/`);
-}
+const signIn = (page: Page, url: string) => signInAs(page, url, "guest@offline.test");
 
 /** Polls `check` (in the test, so it may call into the page) until it holds. */
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000) {

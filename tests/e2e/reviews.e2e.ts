@@ -3,10 +3,11 @@ import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { openDb } from "../../db/client";
-import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../../db/demo-data";
+import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL } from "../../db/demo-data";
 import { bookingRow, insert } from "../../db/factories";
 import { activities, users } from "../../db/schema";
 import { expectAccessible, serverAndBrowser } from "./harness";
+import { signInAs } from "./flows";
 
 /**
  * Reviews and reports in real Chromium: a guest reviews a completed booking with the keyboard,
@@ -16,13 +17,7 @@ const OPERATOR_EMAIL = "james@offline.test";
 const env = serverAndBrowser({ env: { ADMIN_EMAILS: OPERATOR_EMAIL } });
 const HOUR = 60 * 60 * 1000;
 
-async function signIn(page: Page, email: string) {
-  await page.goto(`${env.server.url}/api/login`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(DEMO_PASSWORD);
-  await page.getByRole("button", { name: "Sign In" }).click();
-  await page.waitForURL(`${env.server.url}/`);
-}
+const signIn = (page: Page, email: string) => signInAs(page, env.server.url, email);
 
 /** The running server's database, opened alongside it (SQLite in WAL mode lets both in). */
 const serverDb = () => openDb(join(env.server.dataDir, "offline.db"));
