@@ -143,6 +143,29 @@ export const bookingStatuses = [
 ] as const;
 export type BookingStatus = (typeof bookingStatuses)[number];
 
+/** The money movements a booking's transitions ask the payment provider for. */
+export type Movement = "capture" | "release" | "refund" | "transfer";
+
+/**
+ * A money-moving change under way (docs/decisions/0028): written with a compare-and-set before
+ * the provider is called, cleared in the transaction that records the provider's answer. While it
+ * is set, no other change of the booking can start; the recovery job finishes it from what the
+ * provider shows if the process never recorded the answer.
+ */
+export interface BookingClaim {
+  movement: Movement;
+  /** The provider call's idempotency key: one per attempt, the same for every retry of it. */
+  key: string;
+  /** The intent the movement acts on (capture, release, refund; the transfer's source). */
+  intentId: string;
+  from: BookingStatus;
+  to: BookingStatus;
+  canceledBy: "guest" | "host" | null;
+  /** The system message the change writes once recorded, and who sends it (null: nobody). */
+  message: "booking_accepted" | "booking_declined" | "booking_expired" | "booking_canceled" | null;
+  senderId: string | null;
+}
+
 export const bookings = sqliteTable(
   "bookings",
   {
@@ -184,10 +207,19 @@ export const bookings = sqliteTable(
     canceledBy: text("canceled_by").$type<"guest" | "host">(),
     respondedAt: integer("responded_at", { mode: "number" }),
     completedAt: integer("completed_at", { mode: "number" }),
+    /** The money movement under way, if any (docs/decisions/0028). */
+    claim: text("claim", { mode: "json" }).$type<BookingClaim>(),
+    claimedAt: integer("claimed_at", { mode: "number" }),
+    /** How many claims were ever made on the booking: numbers each attempt's idempotency key. */
+    claims: integer("claims").notNull().default(0),
+    /** What the reconciliation found different at the provider and could not repair, for the operator. */
+    paymentIssue: text("payment_issue"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
+    index("bookings_claimed").on(t.claimedAt).where(sql`${t.claim} IS NOT NULL`),
+    index("bookings_payment_issue").on(t.updatedAt).where(sql`${t.paymentIssue} IS NOT NULL`),
     index("bookings_guest").on(t.guestId, t.createdAt),
     index("bookings_host").on(t.hostId, t.status, t.startsAt),
     index("bookings_activity").on(t.activityId),
@@ -470,10 +502,16 @@ export const testPaymentOperations = sqliteTable(
     amountCents: integer("amount_cents").notNull(),
     /** Transfers: the payout account. */
     destination: text("destination"),
+    /** Transfers: the transfer group they were made with (Stripe's `transfer_group`). */
+    transferGroup: text("transfer_group"),
     idempotencyKey: text("idempotency_key").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("test_payment_operations_key").on(t.idempotencyKey), index("test_payment_operations_target").on(t.target)],
+  (t) => [
+    uniqueIndex("test_payment_operations_key").on(t.idempotencyKey),
+    index("test_payment_operations_target").on(t.target),
+    index("test_payment_operations_group").on(t.transferGroup),
+  ],
 );
 
 export const testCheckoutSessions = sqliteTable(

@@ -1,11 +1,15 @@
 import { eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import { defineJob } from "../lib/jobs";
-import { autoComplete, expireRequest, lapseHold, owedPayouts, payHost, reconcileIntent } from "./service";
+import { lapseHold } from "./checkout";
+import { owedPayouts, payHost } from "./payouts";
+import { reconcileIntent, recoverClaim, sweepPayments } from "./reconciliation";
+import { autoComplete, expireRequest } from "./transitions";
 
 /**
  * The bookings' timed work (docs/decisions/0011), each idempotent: it checks the state it would
- * change, and its provider calls carry the booking's keys.
+ * change, and its provider calls go through the booking's claims (docs/decisions/0028). Keys
+ * are built in `keys.ts`.
  */
 type ById = { bookingId: string };
 
@@ -26,6 +30,16 @@ export const payoutJob = defineJob<ById>({
   },
 });
 
+/** A money movement claimed and never recorded: finished from what the provider shows. */
+export const recoverJob = defineJob<ById>({
+  kind: "booking.recover",
+  // Retried for about a day while the provider does not answer, then left failed for the operator.
+  maxAttempts: 12,
+  run: async ({ bookingId }, { deps }) => {
+    await recoverClaim(deps, bookingId);
+  },
+});
+
 /** An authorisation with no booking 30 minutes on is released. */
 export const reconcileJob = defineJob<{ intentId: string }>({ kind: "payments.reconcile", run: ({ intentId }, { deps }) => reconcileIntent(deps, intentId) });
 
@@ -38,7 +52,17 @@ export const payoutSweepJob = defineJob({
   },
 });
 
-export const bookingJobs = [holdJob, expireJob, autoCompleteJob, payoutJob, reconcileJob, payoutSweepJob];
+/** Every 15 minutes: open bookings compared with the provider, lost claims recovered. */
+export const paymentsSweepJob = defineJob({
+  kind: "payments.sweep",
+  every: 15 * 60 * 1000,
+  run: async (_payload, { deps }) => {
+    const out = await sweepPayments(deps);
+    if (out.recovered || out.repaired || out.flagged) console.log(`payments sweep: ${out.recovered} recovered, ${out.repaired} repaired, ${out.flagged} flagged`);
+  },
+});
+
+export const bookingJobs = [holdJob, expireJob, autoCompleteJob, payoutJob, recoverJob, reconcileJob, payoutSweepJob, paymentsSweepJob];
 
 /** The host whose payout account an `account.updated` event is about. */
 export function hostOfAccount(deps: Parameters<typeof payHost>[0], accountId: string) {

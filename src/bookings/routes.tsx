@@ -23,25 +23,11 @@ import { bookingJobs, hostOfAccount } from "./jobs";
 import { bookingOf, bookingsOf, hostEarnings, hostRequests } from "./reads";
 import { cardInput, createBookingInput, dateTimeIntentInput, dialogIntentInput, existingBookingIntentInput, selectionInput } from "./schema";
 import { clearSelections, getSelection, saveSelection } from "./selection";
-import {
-  act,
-  BookingError,
-  bookableActivity,
-  busyIntervals,
-  checkAmount,
-  checkoutEnded,
-  createBooking,
-  intentForBooking,
-  intentForSlot,
-  owedPayouts,
-  payableBooking,
-  paymentAuthorised,
-  payHost,
-  checkSlotOpen,
-  slotOrThrow,
-  startCheckout,
-  type Action,
-} from "./service";
+import { busyIntervals, checkSlotOpen } from "./availability";
+import { checkoutEnded, createBooking, intentForBooking, intentForSlot, payableBooking, paymentAuthorised, startCheckout } from "./checkout";
+import { owedPayouts, payHost } from "./payouts";
+import { BookingError, bookableActivity, checkAmount, slotOrThrow, type Action } from "./service";
+import { act } from "./transitions";
 import { activityZone, bookableDates, busyByDate, hoursToMinutes, localNow, maxMinutesOf, splitProposed } from "./times";
 
 /** A booking refusal as the API answers it: the message in the caller's language, and any extra fields. */

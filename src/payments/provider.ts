@@ -106,6 +106,10 @@ export interface PaymentProvider {
     input: { amountCents: number; currency: string; destinationAccountId: string; sourceIntentId: string; transferGroup: string },
     idempotencyKey: string,
   ): Promise<{ id: string }>;
+  /** The refunds made on an intent, as the provider knows them: what reconciliation asks after a lost answer. */
+  refundsOf(intentId: string): Promise<{ id: string; amountCents: number }[]>;
+  /** The transfers made with a transfer group (`booking:{id}`), with what was reversed of each. */
+  transfersOf(transferGroup: string): Promise<{ id: string; amountCents: number; reversedCents: number }[]>;
   /** Takes a transfer back (a paid booking refunded later). */
   reverseTransfer(transferId: string, amountCents: number | null, idempotencyKey: string): Promise<{ id: string }>;
 

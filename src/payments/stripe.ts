@@ -12,6 +12,13 @@ import {
 
 export type StripeSettings = NonNullable<Config["stripe"]>;
 
+/**
+ * How long one attempt of a Stripe call may take. With two retries, a call has ended (answered or
+ * failed) well within the grace period after which an unrecorded movement is recovered
+ * (`RECOVERY_GRACE_MS`, docs/decisions/0028), so recovery never races a live call.
+ */
+export const STRIPE_TIMEOUT_MS = 20_000;
+
 /** The event types bookings and payout setup act on; anything else arrives as "other". */
 const KNOWN_EVENTS = new Set<PaymentEvent["type"]>([
   "payment_intent.amount_capturable_updated",
@@ -138,7 +145,7 @@ export class StripeProvider implements PaymentProvider {
 
   constructor(private readonly settings: StripeSettings) {
     this.testMode = settings.secretKey.startsWith("sk_test_") || settings.secretKey.startsWith("rk_test_");
-    const options: ConstructorParameters<typeof Stripe>[1] = { maxNetworkRetries: 2, timeout: 30_000, telemetry: false };
+    const options: ConstructorParameters<typeof Stripe>[1] = { maxNetworkRetries: 2, timeout: STRIPE_TIMEOUT_MS, telemetry: false };
     if (settings.apiBase) {
       const base = new URL(settings.apiBase);
       options.protocol = base.protocol === "http:" ? "http" : "https";
@@ -237,6 +244,26 @@ export class StripeProvider implements PaymentProvider {
         { idempotencyKey },
       );
       return { id: transfer.id };
+    });
+  }
+
+  refundsOf(intentId: string) {
+    return this.call(async () => {
+      const out: { id: string; amountCents: number }[] = [];
+      for await (const refund of this.stripe.refunds.list({ payment_intent: intentId, limit: 100 })) {
+        if (refund.status !== "failed" && refund.status !== "canceled") out.push({ id: refund.id, amountCents: refund.amount });
+      }
+      return out;
+    });
+  }
+
+  transfersOf(transferGroup: string) {
+    return this.call(async () => {
+      const out: { id: string; amountCents: number; reversedCents: number }[] = [];
+      for await (const transfer of this.stripe.transfers.list({ transfer_group: transferGroup, limit: 100 })) {
+        out.push({ id: transfer.id, amountCents: transfer.amount, reversedCents: transfer.amount_reversed });
+      }
+      return out;
     });
   }
 

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { testCheckoutSessions, testConnectedAccounts, testPaymentIntents, testPaymentOperations } from "../../db/schema";
+import { writeTransaction, type Db, type WriteTx } from "../../db/client";
+import { type Movement, testCheckoutSessions, testConnectedAccounts, testPaymentIntents, testPaymentOperations } from "../../db/schema";
 import {
   PaymentError,
   type CheckoutSession,
@@ -73,9 +73,22 @@ const id = (prefix: string) => `${prefix}_${crypto.randomUUID().replace(/-/g, ""
 
 type IntentRow = typeof testPaymentIntents.$inferSelect;
 
+/**
+ * What a test can make the provider do, to show what a real provider over a network does
+ * (tests/money-races.ts): answer late while other calls run, and act without answering.
+ */
+export interface ProviderFaults {
+  /** Every call waits this long before it acts, as a round trip to Stripe does. */
+  latencyMs: number;
+  /** The next call of each listed movement acts, then fails as if its answer were lost (a timeout, a crash). */
+  loseAnswer: Set<Movement>;
+}
+
 export class TestProvider implements PaymentProvider {
   readonly name = "test" as const;
   readonly testMode = true;
+  /** None by default: the app's own test provider answers at once. */
+  readonly faults: ProviderFaults = { latencyMs: 0, loseAnswer: new Set() };
 
   constructor(
     private readonly db: Db,
@@ -104,17 +117,6 @@ export class TestProvider implements PaymentProvider {
     this.db.update(testPaymentIntents).set({ status, lastError, updatedAt: this.now() }).where(eq(testPaymentIntents.id, intentId)).run();
   }
 
-  /** An operation already made with this key, or null. */
-  private done(key: string) {
-    return this.db.select().from(testPaymentOperations).where(eq(testPaymentOperations.idempotencyKey, key)).get() ?? null;
-  }
-
-  private record(kind: (typeof testPaymentOperations.$inferInsert)["kind"], target: string, amountCents: number, key: string, destination: string | null = null) {
-    const opId = id(kind === "refund" ? "tre" : kind === "transfer" ? "ttr" : kind === "reverse" ? "trv" : "top");
-    this.db.insert(testPaymentOperations).values({ id: opId, kind, target, amountCents, destination, idempotencyKey: key, createdAt: this.now() }).run();
-    return opId;
-  }
-
   private async emit(event: Omit<PaymentEvent, "id">) {
     try {
       await this.events.dispatch({ id: id("tevt"), ...event });
@@ -125,6 +127,7 @@ export class TestProvider implements PaymentProvider {
   }
 
   async createIntent(input: Parameters<PaymentProvider["createIntent"]>[0], idempotencyKey: string): Promise<PaymentIntent> {
+    await this.roundTrip();
     if (!Number.isInteger(input.amountCents) || input.amountCents < 50) throw new PaymentError("Amount must be at least 50 cents.", "invalid_request", 400);
     const existing = this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.idempotencyKey, idempotencyKey)).get();
     if (existing) return this.toIntent(existing);
@@ -149,6 +152,7 @@ export class TestProvider implements PaymentProvider {
   }
 
   async getIntent(intentId: string): Promise<PaymentIntent | null> {
+    await this.roundTrip();
     const row = this.row(intentId);
     return row ? this.toIntent(row) : null;
   }
@@ -229,39 +233,111 @@ export class TestProvider implements PaymentProvider {
     return { status: "requires_capture", paymentIntentId: intentId };
   }
 
+  /**
+   * A call's way to the provider and back: nothing with the default faults; with `latencyMs`,
+   * a wait before the call acts, during which other calls run (as they do against Stripe).
+   */
+  private async roundTrip() {
+    if (this.faults.latencyMs > 0) await Bun.sleep(this.faults.latencyMs);
+  }
+
+  /** After acting: the answer is lost when a test asked for it (the provider acted, the caller never heard). */
+  private answerLost(kind: Movement) {
+    if (this.faults.loseAnswer.delete(kind)) throw new PaymentError("The payment service did not answer in time.", "provider_unavailable", 503);
+  }
+
+  /** An operation already made with this key, inside a transaction. */
+  private doneIn(tx: WriteTx, key: string) {
+    return tx.select().from(testPaymentOperations).where(eq(testPaymentOperations.idempotencyKey, key)).get() ?? null;
+  }
+
+  /** Records an operation in the transaction that also changes what it acted on: a crash never splits them. */
+  private recordIn(tx: WriteTx, kind: (typeof testPaymentOperations.$inferInsert)["kind"], target: string, amountCents: number, key: string, extra: { destination?: string; transferGroup?: string } = {}) {
+    const opId = id(kind === "refund" ? "tre" : kind === "transfer" ? "ttr" : kind === "reverse" ? "trv" : "top");
+    tx.insert(testPaymentOperations)
+      .values({ id: opId, kind, target, amountCents, destination: extra.destination ?? null, transferGroup: extra.transferGroup ?? null, idempotencyKey: key, createdAt: this.now() })
+      .run();
+    return opId;
+  }
+
+  private setStatusIn(tx: WriteTx, intentId: string, status: PaymentIntentStatus) {
+    tx.update(testPaymentIntents).set({ status, lastError: null, updatedAt: this.now() }).where(eq(testPaymentIntents.id, intentId)).run();
+  }
+
   async capture(intentId: string, idempotencyKey: string): Promise<PaymentIntent> {
-    const row = this.row(intentId);
-    if (!row) throw new PaymentError(CARD_MESSAGES.notFound, "not_found", 404);
-    if (this.done(idempotencyKey) || row.status === "succeeded") return this.toIntent(row);
-    if (row.status !== "requires_capture") throw new PaymentError(`This payment cannot be captured: it is ${row.status}.`, "invalid_request", 409);
-    this.record("capture", intentId, row.amountCents, idempotencyKey);
-    this.setStatus(intentId, "succeeded");
-    await this.emit({ type: "payment_intent.succeeded", objectId: intentId, metadata: row.metadata, paymentIntentId: intentId });
+    await this.roundTrip();
+    const out = writeTransaction(this.db, (tx) => {
+      const row = tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)).get();
+      if (!row) return { error: new PaymentError(CARD_MESSAGES.notFound, "not_found", 404) };
+      if (this.doneIn(tx, idempotencyKey) || row.status === "succeeded") return { row, acted: false };
+      if (row.status !== "requires_capture") return { error: new PaymentError(`This payment cannot be captured: it is ${row.status}.`, "invalid_request", 409) };
+      this.recordIn(tx, "capture", intentId, row.amountCents, idempotencyKey);
+      this.setStatusIn(tx, intentId, "succeeded");
+      return { row, acted: true };
+    });
+    if ("error" in out) throw out.error;
+    if (out.acted) {
+      await this.emit({ type: "payment_intent.succeeded", objectId: intentId, metadata: out.row.metadata, paymentIntentId: intentId });
+      this.answerLost("capture");
+    }
     return this.toIntent(this.row(intentId)!);
   }
 
   async release(intentId: string, idempotencyKey: string): Promise<PaymentIntent> {
-    const row = this.row(intentId);
-    if (!row) throw new PaymentError(CARD_MESSAGES.notFound, "not_found", 404);
-    if (this.done(idempotencyKey) || row.status === "canceled") return this.toIntent(row);
-    if (row.status === "succeeded") throw new PaymentError("This payment was already captured: refund it instead.", "invalid_request", 409);
-    this.record("release", intentId, row.amountCents, idempotencyKey);
-    this.setStatus(intentId, "canceled");
-    this.db.update(testCheckoutSessions).set({ status: "expired" }).where(eq(testCheckoutSessions.paymentIntentId, intentId)).run();
-    await this.emit({ type: "payment_intent.canceled", objectId: intentId, metadata: row.metadata, paymentIntentId: intentId });
+    await this.roundTrip();
+    const out = writeTransaction(this.db, (tx) => {
+      const row = tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)).get();
+      if (!row) return { error: new PaymentError(CARD_MESSAGES.notFound, "not_found", 404) };
+      if (this.doneIn(tx, idempotencyKey) || row.status === "canceled") return { row, acted: false };
+      if (row.status === "succeeded") return { error: new PaymentError("This payment was already captured: refund it instead.", "invalid_request", 409) };
+      this.recordIn(tx, "release", intentId, row.amountCents, idempotencyKey);
+      this.setStatusIn(tx, intentId, "canceled");
+      tx.update(testCheckoutSessions).set({ status: "expired" }).where(eq(testCheckoutSessions.paymentIntentId, intentId)).run();
+      return { row, acted: true };
+    });
+    if ("error" in out) throw out.error;
+    if (out.acted) {
+      await this.emit({ type: "payment_intent.canceled", objectId: intentId, metadata: out.row.metadata, paymentIntentId: intentId });
+      this.answerLost("release");
+    }
     return this.toIntent(this.row(intentId)!);
   }
 
   async refund(intentId: string, amountCents: number | null, idempotencyKey: string): Promise<{ id: string }> {
-    const previous = this.done(idempotencyKey);
-    if (previous) return { id: previous.id };
-    const row = this.row(intentId);
-    if (!row) throw new PaymentError(CARD_MESSAGES.notFound, "not_found", 404);
-    if (row.status !== "succeeded") throw new PaymentError(`Only a captured payment can be refunded: it is ${row.status}.`, "invalid_request", 409);
-    const refunded = this.db.select().from(testPaymentOperations).where(eq(testPaymentOperations.target, intentId)).all().filter((o) => o.kind === "refund").reduce((s, o) => s + o.amountCents, 0);
-    const amount = amountCents ?? row.amountCents - refunded;
-    if (amount <= 0 || refunded + amount > row.amountCents) throw new PaymentError("The refund is more than what is left of the payment.", "invalid_request", 409);
-    return { id: this.record("refund", intentId, amount, idempotencyKey) };
+    await this.roundTrip();
+    const out = writeTransaction(this.db, (tx) => {
+      const previous = this.doneIn(tx, idempotencyKey);
+      if (previous) return { id: previous.id, acted: false };
+      const row = tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)).get();
+      if (!row) return { error: new PaymentError(CARD_MESSAGES.notFound, "not_found", 404) };
+      if (row.status !== "succeeded") return { error: new PaymentError(`Only a captured payment can be refunded: it is ${row.status}.`, "invalid_request", 409) };
+      const ops = tx.select().from(testPaymentOperations).where(eq(testPaymentOperations.target, intentId)).all();
+      const refunded = ops.filter((o) => o.kind === "refund").reduce((sum, o) => sum + o.amountCents, 0);
+      const amount = amountCents ?? row.amountCents - refunded;
+      if (amount <= 0 || refunded + amount > row.amountCents) return { error: new PaymentError("The refund is more than what is left of the payment.", "invalid_request", 409) };
+      return { id: this.recordIn(tx, "refund", intentId, amount, idempotencyKey), acted: true };
+    });
+    if ("error" in out) throw out.error;
+    if (out.acted) this.answerLost("refund");
+    return { id: out.id };
+  }
+
+  async refundsOf(intentId: string): Promise<{ id: string; amountCents: number }[]> {
+    await this.roundTrip();
+    return this.operationsOn(intentId)
+      .filter((o) => o.kind === "refund")
+      .map((o) => ({ id: o.id, amountCents: o.amountCents }));
+  }
+
+  async transfersOf(transferGroup: string): Promise<{ id: string; amountCents: number; reversedCents: number }[]> {
+    await this.roundTrip();
+    return this.db
+      .select()
+      .from(testPaymentOperations)
+      .where(eq(testPaymentOperations.transferGroup, transferGroup))
+      .all()
+      .filter((o) => o.kind === "transfer")
+      .map((o) => ({ id: o.id, amountCents: o.amountCents, reversedCents: this.reversedOf(o.id) }));
   }
 
   private operationsOn(target: string) {
@@ -269,37 +345,48 @@ export class TestProvider implements PaymentProvider {
   }
 
   async transfer(input: Parameters<PaymentProvider["transfer"]>[0], idempotencyKey: string): Promise<{ id: string }> {
-    const previous = this.done(idempotencyKey);
-    if (previous) return { id: previous.id };
-    const account = this.db.select().from(testConnectedAccounts).where(eq(testConnectedAccounts.id, input.destinationAccountId)).get();
-    if (!account) throw new PaymentError("No such payout account.", "not_found", 404);
-    if (!account.payoutsEnabled) throw new PaymentError("This payout account cannot receive transfers yet.", "invalid_request", 409);
-    if (!Number.isInteger(input.amountCents) || input.amountCents <= 0) throw new PaymentError("A transfer needs a positive amount.", "invalid_request", 400);
-    // As with Stripe's source_transaction: only a charged payment pays a transfer, up to what is left of it.
-    const source = this.row(input.sourceIntentId);
-    if (!source) throw new PaymentError(CARD_MESSAGES.notFound, "not_found", 404);
-    if (source.status !== "succeeded") throw new PaymentError("This payment has not been captured.", "invalid_request", 409);
-    const ops = this.operationsOn(source.id);
-    const refunded = ops.filter((o) => o.kind === "refund").reduce((s, o) => s + o.amountCents, 0);
-    let transferred = 0;
-    for (const t of ops.filter((o) => o.kind === "transfer")) transferred += t.amountCents - this.reversedOf(t.id);
-    if (input.amountCents > source.amountCents - refunded - transferred) throw new PaymentError("The transfer is more than what is left of the payment.", "invalid_request", 409);
-    return { id: this.record("transfer", input.sourceIntentId, input.amountCents, idempotencyKey, account.id) };
+    await this.roundTrip();
+    const out = writeTransaction(this.db, (tx) => {
+      const previous = this.doneIn(tx, idempotencyKey);
+      if (previous) return { id: previous.id, acted: false };
+      const account = tx.select().from(testConnectedAccounts).where(eq(testConnectedAccounts.id, input.destinationAccountId)).get();
+      if (!account) return { error: new PaymentError("No such payout account.", "not_found", 404) };
+      if (!account.payoutsEnabled) return { error: new PaymentError("This payout account cannot receive transfers yet.", "invalid_request", 409) };
+      if (!Number.isInteger(input.amountCents) || input.amountCents <= 0) return { error: new PaymentError("A transfer needs a positive amount.", "invalid_request", 400) };
+      // As with Stripe's source_transaction: only a charged payment pays a transfer, up to what is left of it.
+      const source = tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, input.sourceIntentId)).get();
+      if (!source) return { error: new PaymentError(CARD_MESSAGES.notFound, "not_found", 404) };
+      if (source.status !== "succeeded") return { error: new PaymentError("This payment has not been captured.", "invalid_request", 409) };
+      const ops = tx.select().from(testPaymentOperations).where(eq(testPaymentOperations.target, source.id)).all();
+      const refunded = ops.filter((o) => o.kind === "refund").reduce((sum, o) => sum + o.amountCents, 0);
+      let transferred = 0;
+      for (const t of ops.filter((o) => o.kind === "transfer")) transferred += t.amountCents - this.reversedOf(t.id);
+      if (input.amountCents > source.amountCents - refunded - transferred) return { error: new PaymentError("The transfer is more than what is left of the payment.", "invalid_request", 409) };
+      return { id: this.recordIn(tx, "transfer", input.sourceIntentId, input.amountCents, idempotencyKey, { destination: account.id, transferGroup: input.transferGroup }), acted: true };
+    });
+    if ("error" in out) throw out.error;
+    if (out.acted) this.answerLost("transfer");
+    return { id: out.id };
   }
 
   private reversedOf(transferId: string) {
-    return this.operationsOn(transferId).filter((o) => o.kind === "reverse").reduce((s, o) => s + o.amountCents, 0);
+    return this.operationsOn(transferId).filter((o) => o.kind === "reverse").reduce((sum, o) => sum + o.amountCents, 0);
   }
 
   async reverseTransfer(transferId: string, amountCents: number | null, idempotencyKey: string): Promise<{ id: string }> {
-    const previous = this.done(idempotencyKey);
-    if (previous) return { id: previous.id };
-    const transfer = this.db.select().from(testPaymentOperations).where(eq(testPaymentOperations.id, transferId)).get();
-    if (!transfer || transfer.kind !== "transfer") throw new PaymentError("No such transfer.", "not_found", 404);
-    const left = transfer.amountCents - this.reversedOf(transfer.id);
-    const amount = amountCents ?? left;
-    if (!Number.isInteger(amount) || amount <= 0 || amount > left) throw new PaymentError("The reversal is more than what is left of the transfer.", "invalid_request", 409);
-    return { id: this.record("reverse", transferId, amount, idempotencyKey) };
+    await this.roundTrip();
+    const out = writeTransaction(this.db, (tx) => {
+      const previous = this.doneIn(tx, idempotencyKey);
+      if (previous) return { id: previous.id };
+      const transfer = tx.select().from(testPaymentOperations).where(eq(testPaymentOperations.id, transferId)).get();
+      if (!transfer || transfer.kind !== "transfer") return { error: new PaymentError("No such transfer.", "not_found", 404) };
+      const left = transfer.amountCents - this.reversedOf(transfer.id);
+      const amount = amountCents ?? left;
+      if (!Number.isInteger(amount) || amount <= 0 || amount > left) return { error: new PaymentError("The reversal is more than what is left of the transfer.", "invalid_request", 409) };
+      return { id: this.recordIn(tx, "reverse", transferId, amount, idempotencyKey) };
+    });
+    if ("error" in out) throw out.error;
+    return { id: out.id };
   }
 
   async createCheckoutSession(input: Parameters<PaymentProvider["createCheckoutSession"]>[0], idempotencyKey: string): Promise<CheckoutSession> {

@@ -3,7 +3,7 @@ import { uuidLike } from "../lib/validation";
 import { alias } from "drizzle-orm/sqlite-core";
 import { writeTransaction, type WriteTx } from "../../db/client";
 import { activities, reports, sessions, users, type ReportReason, type ReportResolution, type User } from "../../db/schema";
-import { endBookingsOfSuspended } from "../bookings/service";
+import { endBookingsOfSuspended } from "../bookings/transitions";
 import type { Deps } from "../context";
 import { defineJob, scheduleJob } from "../lib/jobs";
 import { ReportError } from "./service";

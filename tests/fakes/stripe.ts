@@ -271,7 +271,18 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
       return { status: 200, body: refund };
     }
 
+    if (resource === "refunds" && method === "GET" && !id) {
+      const intentId = str(p.payment_intent);
+      const data = [...refunds.values()].filter((r) => !intentId || r.payment_intent === intentId);
+      return { status: 200, body: { object: "list", data, has_more: false, url: "/v1/refunds" } };
+    }
+
     if (resource === "transfers") {
+      if (method === "GET" && !id) {
+        const group = str(p.transfer_group);
+        const data = [...transfers.values()].filter((t) => !group || t.transfer_group === group);
+        return { status: 200, body: { object: "list", data, has_more: false, url: "/v1/transfers" } };
+      }
       if (method === "POST" && !id) {
         const amount = int(p.amount);
         const currency = str(p.currency);
@@ -420,12 +431,19 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
     throw new StripeFailure(404, { type: "invalid_request_error", message: `Unrecognized request URL (${method}: ${path}).` });
   }
 
+  /** How long every answer takes (a round trip to Stripe); requests run concurrently meanwhile. */
+  let latencyMs = 0;
+  /** Calls that act and then lose their answer, by method and path pattern, with how many are left. */
+  const losing: { method: string; re: RegExp; left: number }[] = [];
+  const patternOf = (pattern: string) => new RegExp(`^${pattern.replace(/:[a-z]+/g, "[^/]+")}$`);
+
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     async fetch(req): Promise<Response> {
       const url = new URL(req.url);
       const params = req.method === "GET" ? parseStripeForm(url.search.slice(1)) : parseStripeForm(await req.text());
+      if (latencyMs > 0) await Bun.sleep(latencyMs);
       const key = req.headers.get("idempotency-key");
       const recorded: RecordedRequest = { method: req.method, path: url.pathname, params, idempotencyKey: key, status: 0 };
       requests.push(recorded);
@@ -464,6 +482,12 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
         save = !err.error.param || err.error.code === "insufficient_capabilities_for_transfer";
       }
       if (key && req.method === "POST" && save) idempotent.set(key, { request: requestId, status, body });
+      const lose = status < 400 ? losing.find((l) => l.left > 0 && l.method === req.method && l.re.test(url.pathname)) : undefined;
+      if (lose) {
+        // Acted, but the answer never arrives as sent: what a timeout or a crash on our side looks like.
+        lose.left--;
+        return answer(500, { error: { type: "api_error", message: "An unknown error occurred (the answer was lost)." } }, { "Stripe-Should-Retry": "false" });
+      }
       return answer(status, body);
     },
   });
@@ -484,9 +508,17 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
     accounts,
     sessions,
     accountLinks,
+    /** Every answer waits this long from now on (0: none). */
+    setLatency(ms: number) {
+      latencyMs = ms;
+    },
+    /** The next `times` successful calls to one endpoint act, then answer 500 as if the answer were lost. */
+    loseAnswer(method: string, pattern: string, times = 1) {
+      losing.push({ method, re: patternOf(pattern), left: times });
+    },
     /** Recorded calls to one endpoint (`POST /v1/payment_intents`); `:id` matches any id. */
     requestsTo(method: string, pattern: string) {
-      const re = new RegExp(`^${pattern.replace(/:[a-z]+/g, "[^/]+")}$`);
+      const re = patternOf(pattern);
       return requests.filter((r) => r.method === method && re.test(r.path));
     },
     /** Stripe.js confirming a card on an intent; throws Stripe's error for a refused card. */

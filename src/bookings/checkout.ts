@@ -1,0 +1,356 @@
+import { and, eq, gt, isNull } from "drizzle-orm";
+import { writeTransaction } from "../../db/client";
+import { bookings, type Activity, type Booking, type User } from "../../db/schema";
+import type { Deps } from "../context";
+import { scheduleJob, cancelJob } from "../lib/jobs";
+import { decimalFromCents } from "../lib/money";
+import { priceFor, type Price } from "../lib/pricing";
+import { uuidLike } from "../lib/validation";
+import type { PaymentIntent } from "../payments/provider";
+import { guestBusy, hostBusy, checkSlotOpen } from "./availability";
+import { expireJob, holdJob, reconcileJob } from "./jobs";
+import { bookingCallKeys, jobKeys } from "./keys";
+import {
+  BookingError,
+  bookableActivity,
+  checkAmount,
+  currentBooking,
+  CURRENCY,
+  HOLD_MS,
+  providerCall,
+  RECONCILE_MS,
+  respondByOf,
+  slotOrThrow,
+} from "./service";
+import type { Slot } from "./times";
+import { announce, endAwaitingPayment, ledger, systemMessage } from "./transitions";
+
+/**
+ * The three ways a guest pays for a request (spec §7): the date-time screen (an intent for a
+ * slot, then the booking once the card is held), the booking dialog (a booking holding the slot
+ * while the provider's hosted page takes the card) and the checkout page (the card form for a
+ * booking awaiting payment). A booking becomes a request (pending) only with an authorised card.
+ */
+
+function intentMetadata(guest: User, activity: Activity, slot: Slot, extra: Record<string, string> = {}) {
+  return {
+    activityId: activity.id,
+    guestId: guest.id,
+    date: slot.date,
+    time: slot.time,
+    duration: String(slot.durationMinutes / 60),
+    ...extra,
+  };
+}
+
+/** Releases an intent that pays for no booking (a lost race, a second payment), with its own key. */
+function releaseStray(deps: Deps, intentId: string) {
+  return providerCall(() => deps.payments.release(intentId, bookingCallKeys.releaseStray(intentId)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Date-time flow: a payment intent for a slot, then the booking once the card is authorised.
+
+/**
+ * `POST /api/create-payment-intent` with `amount` and `metadata {activityId, date, time,
+ * duration}`: a manual-capture intent for the server's price. Nothing is held yet: the booking
+ * (and the hold on the host's time) is made once the card is authorised.
+ */
+export async function intentForSlot(deps: Deps, guest: User, input: { activityId: unknown; date: unknown; time: unknown; durationMinutes: unknown; amount: unknown; nonce?: string }) {
+  const activity = await bookableActivity(deps, guest, input.activityId);
+  const slot = slotOrThrow(activity, input, "datetime", deps.now());
+  const price = priceFor(activity.hourlyRateCents, slot.durationMinutes);
+  checkAmount(input.amount, price);
+  checkSlotOpen(deps, activity, slot, guest.id);
+  const key = `intent:${guest.id}:${activity.id}:${slot.startsAtLocal}:${slot.durationMinutes}:${price.totalCents}:${input.nonce ?? crypto.randomUUID()}`;
+  const create = (k: string) =>
+    providerCall(() =>
+      deps.payments.createIntent({ amountCents: price.totalCents, currency: CURRENCY, metadata: intentMetadata(guest, activity, slot, { flow: "datetime" }), description: activity.title }, k),
+    );
+  let intent = await create(key);
+  // The intent this choice had was released (a lost race, a lapsed hold): a new one.
+  if (intent.status === "canceled" || intent.status === "succeeded") intent = await create(`${key}:${crypto.randomUUID()}`);
+  scheduleJob(deps.db, reconcileJob, { intentId: intent.id }, { at: deps.now() + RECONCILE_MS, key: jobKeys.reconcileIntent(intent.id) });
+  return { intent, activity, slot, price };
+}
+
+/** The row of a new booking of a slot, with the server's prices; the caller sets its status. */
+function newBooking(
+  deps: Deps,
+  b: { guest: { id: string }; activity: Pick<Activity, "id" | "hostId" | "hourlyRateCents">; slot: Slot; price: Price; message: string | null; now: number },
+) {
+  return {
+    id: crypto.randomUUID(),
+    guestId: b.guest.id,
+    hostId: b.activity.hostId,
+    activityId: b.activity.id,
+    startsAtLocal: b.slot.startsAtLocal,
+    timeZone: b.slot.timeZone,
+    startsAt: b.slot.startsAt,
+    endsAt: b.slot.endsAt,
+    durationMinutes: b.slot.durationMinutes,
+    hourlyRateCents: b.activity.hourlyRateCents,
+    ...b.price,
+    currency: CURRENCY,
+    message: b.message,
+    paymentProvider: deps.payments.name,
+    respondBy: respondByOf(b.now, b.slot.startsAt),
+    createdAt: b.now,
+    updatedAt: b.now,
+  };
+}
+
+const byIntent = (deps: Deps, intentId: string) => deps.db.select().from(bookings).where(eq(bookings.paymentIntentId, intentId)).get();
+
+/**
+ * `POST /api/bookings`: the request, made once the card is authorised. The intent must be the
+ * guest's, for this activity and slot, for the server's price, and authorised. The booking is
+ * inserted in one write transaction that first looks for the booking this intent already made
+ * (the same request sent twice at once gets that one), then checks nothing holds the host's time;
+ * when the slot was taken meanwhile, the authorisation is released at once and the guest told.
+ */
+export async function createBooking(
+  deps: Deps,
+  guest: User,
+  input: { activityId: unknown; date: unknown; time: unknown; durationMinutes: unknown; priceTotal: unknown; paymentIntentId: unknown; message?: unknown },
+): Promise<{ booking: Booking; created: boolean }> {
+  const activity = await bookableActivity(deps, guest, input.activityId);
+  if (typeof input.paymentIntentId !== "string" || !input.paymentIntentId.trim() || input.paymentIntentId.length > 200) throw new BookingError("booking.paymentRequired", 400);
+  const intentId = input.paymentIntentId.trim();
+  const already = byIntent(deps, intentId);
+  if (already) {
+    if (already.guestId !== guest.id) throw new BookingError("booking.paymentNotFound", 404);
+    return { booking: already, created: false };
+  }
+  const slot = slotOrThrow(activity, input, "datetime", deps.now());
+  const price = priceFor(activity.hourlyRateCents, slot.durationMinutes);
+  const intent = await providerCall(() => deps.payments.getIntent(intentId));
+  if (!intent || intent.metadata.guestId !== guest.id) throw new BookingError("booking.paymentNotFound", 404);
+  if (intent.metadata.activityId !== activity.id || intent.amountCents !== price.totalCents || intent.metadata.date !== slot.date || intent.metadata.time !== slot.time || intent.metadata.duration !== String(slot.durationMinutes / 60)) {
+    if (intent.status === "requires_capture" && !byIntent(deps, intent.id)) await releaseStray(deps, intent.id);
+    throw new BookingError("booking.paymentMismatch", 409, { priceTotal: decimalFromCents(price.totalCents) });
+  }
+  try {
+    checkAmount(input.priceTotal, price);
+  } catch (err) {
+    if (err instanceof BookingError && err.status === 409 && intent.status === "requires_capture" && !byIntent(deps, intent.id)) await releaseStray(deps, intent.id);
+    throw err;
+  }
+  if (intent.status !== "requires_capture") throw new BookingError("booking.paymentNotAuthorised", 402, {}, intent.lastError ?? undefined);
+  const message = typeof input.message === "string" ? input.message.trim().slice(0, 1000) || null : null;
+
+  const now = deps.now();
+  const made = writeTransaction(deps.db, (tx) => {
+    // The same authorisation sent twice at once: the first one made the booking, and it is the
+    // answer, never a reason to release the card it holds.
+    const first = tx.select().from(bookings).where(eq(bookings.paymentIntentId, intent.id)).get();
+    if (first) return { made: false as const, booking: first };
+    if (hostBusy(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return "hostBusy" as const;
+    if (guestBusy(tx, guest.id, slot.startsAt, slot.endsAt, now)) return "guestBusy" as const;
+    const row = tx
+      .insert(bookings)
+      .values({ ...newBooking(deps, { guest, activity, slot, price, message, now }), status: "pending", paymentIntentId: intent.id })
+      .returning()
+      .get();
+    ledger(tx, deps, row, "authorize", row.totalCents, intent.id);
+    const request = systemMessage(tx, deps, row.id, "booking_request", guest.id);
+    scheduleJob(tx, expireJob, { bookingId: row.id }, { at: row.respondBy, key: jobKeys.expire(row.id) });
+    return { made: true as const, booking: row, request };
+  });
+  if (typeof made === "string") {
+    // Taken meanwhile, by someone else or by another booking of the guest's: the hold goes at once
+    // (a crash before it does leaves it to the intent's reconciliation job).
+    await releaseStray(deps, intent.id);
+    throw new BookingError(made === "hostBusy" ? "booking.slotTakenReleased" : "booking.guestBusyReleased", 409);
+  }
+  if (!made.made) {
+    if (made.booking.guestId !== guest.id) throw new BookingError("booking.paymentNotFound", 404);
+    return { booking: made.booking, created: false };
+  }
+  announce(deps, made.booking, null, made.request);
+  return { booking: made.booking, created: true };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Booking dialog and checkout page: the booking exists first, holding the slot while the guest pays.
+
+/**
+ * The dialog's `POST /api/create-payment-intent`: an awaiting-payment booking holding the slot
+ * for 15 minutes, and a hosted checkout session for it, which sends the guest back to
+ * `/bookings?success=true` or `?canceled=true` on `returnTo`. Asking again for the same choice while
+ * the hold lasts gives the same booking and session.
+ */
+export async function startCheckout(
+  deps: Deps,
+  guest: User,
+  input: { activityId: unknown; date: unknown; time: unknown; durationMinutes: unknown; amount: unknown; message: unknown },
+  /** The origin the provider's page sends the guest back to (`returnBase`). */
+  returnTo: string,
+) {
+  const activity = await bookableActivity(deps, guest, input.activityId);
+  const message = typeof input.message === "string" ? input.message.trim() : "";
+  if (!message) throw new BookingError("booking.messageRequired", 400);
+  if (message.length > 1000) throw new BookingError("booking.messageTooLong", 400);
+  const slot = slotOrThrow(activity, input, "dialog", deps.now());
+  const price = priceFor(activity.hourlyRateCents, slot.durationMinutes);
+  checkAmount(input.amount, price);
+  const now = deps.now();
+
+  const booking = writeTransaction(deps.db, (tx) => {
+    const mine = tx
+      .select()
+      .from(bookings)
+      .where(and(eq(bookings.guestId, guest.id), eq(bookings.activityId, activity.id), eq(bookings.status, "awaiting_payment"), eq(bookings.startsAt, slot.startsAt), eq(bookings.durationMinutes, slot.durationMinutes), gt(bookings.holdUntil, now)))
+      .get();
+    if (mine) {
+      if (mine.message !== message) tx.update(bookings).set({ message, updatedAt: now }).where(eq(bookings.id, mine.id)).run();
+      return mine;
+    }
+    if (hostBusy(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return "hostBusy" as const;
+    if (guestBusy(tx, guest.id, slot.startsAt, slot.endsAt, now)) return "guestBusy" as const;
+    const row = tx
+      .insert(bookings)
+      .values({ ...newBooking(deps, { guest, activity, slot, price, message, now }), status: "awaiting_payment", holdUntil: now + HOLD_MS })
+      .returning()
+      .get();
+    scheduleJob(tx, holdJob, { bookingId: row.id }, { at: row.holdUntil!, key: jobKeys.hold(row.id) });
+    return row;
+  });
+  if (booking === "hostBusy") throw new BookingError("booking.slotTaken", 409);
+  if (booking === "guestBusy") throw new BookingError("booking.guestBusy", 409);
+
+  const session = await providerCall(() =>
+    deps.payments.createCheckoutSession(
+      {
+        amountCents: booking.totalCents,
+        currency: CURRENCY,
+        metadata: { bookingId: booking.id, ...intentMetadata(guest, activity, slot, { flow: "dialog" }) },
+        description: activity.title,
+        successUrl: `${returnTo}/bookings?success=true`,
+        cancelUrl: `${returnTo}/bookings?canceled=true`,
+      },
+      bookingCallKeys.checkout(booking.id),
+    ),
+  );
+  deps.db
+    .update(bookings)
+    .set({ checkoutSessionId: session.id, paymentIntentId: session.paymentIntentId ?? booking.paymentIntentId, updatedAt: deps.now() })
+    .where(and(eq(bookings.id, booking.id), eq(bookings.status, "awaiting_payment")))
+    .run();
+  if (session.paymentIntentId) scheduleJob(deps.db, reconcileJob, { intentId: session.paymentIntentId }, { at: now + RECONCILE_MS, key: jobKeys.reconcileIntent(session.paymentIntentId) });
+  return { booking, session };
+}
+
+/** A booking its guest may pay for now (the checkout page), or null. */
+export function payableBooking(deps: Deps, guestId: string, bookingId: unknown): Booking | null {
+  if (!uuidLike(bookingId)) return null;
+  const b = currentBooking(deps, bookingId);
+  if (!b || b.guestId !== guestId || b.status !== "awaiting_payment" || (b.holdUntil ?? 0) <= deps.now()) return null;
+  return b;
+}
+
+/** The existing-booking `POST /api/create-payment-intent` (`bookingId`, `amount`): its intent. */
+export async function intentForBooking(deps: Deps, guest: User, input: { bookingId: unknown; amount: unknown }): Promise<{ booking: Booking; intent: PaymentIntent }> {
+  const booking = payableBooking(deps, guest.id, input.bookingId);
+  if (!booking) throw new BookingError("booking.notFound", 404);
+  checkAmount(input.amount, booking);
+  if (booking.paymentIntentId) {
+    const existing = await providerCall(() => deps.payments.getIntent(booking.paymentIntentId!));
+    if (existing && existing.status !== "canceled") return { booking, intent: existing };
+  }
+  const intent = await providerCall(() =>
+    deps.payments.createIntent(
+      {
+        amountCents: booking.totalCents,
+        currency: CURRENCY,
+        metadata: { bookingId: booking.id, activityId: booking.activityId, guestId: guest.id, date: booking.startsAtLocal.slice(0, 10), time: booking.startsAtLocal.slice(11, 16), duration: String(booking.durationMinutes / 60), flow: "checkout" },
+      },
+      bookingCallKeys.intent(booking.id),
+    ),
+  );
+  deps.db.update(bookings).set({ paymentIntentId: intent.id, updatedAt: deps.now() }).where(and(eq(bookings.id, booking.id), eq(bookings.status, "awaiting_payment"))).run();
+  scheduleJob(deps.db, reconcileJob, { intentId: intent.id }, { at: deps.now() + RECONCILE_MS, key: jobKeys.reconcileIntent(intent.id) });
+  return { booking: { ...booking, paymentIntentId: intent.id }, intent };
+}
+
+/**
+ * An awaiting-payment booking whose card is now authorised becomes a request (pending). Called
+ * by the checkout page, the provider's events and the hold job; idempotent. A booking whose hold
+ * lapsed is revived when its slot is still free; otherwise the authorisation is released. A
+ * booking claimed by a release (the guest cancelled, the hold lapsed) is not revived.
+ */
+export async function paymentAuthorised(deps: Deps, bookingId: string, intentId: string): Promise<"advanced" | "already" | "released" | "ignored"> {
+  const booking = currentBooking(deps, bookingId);
+  if (!booking) return "ignored";
+  if (booking.status !== "awaiting_payment" && booking.paymentIntentId === intentId && booking.status !== "expired") return "already";
+  const intent = await deps.payments.getIntent(intentId);
+  if (!intent || intent.metadata.bookingId !== booking.id || intent.status !== "requires_capture") return "ignored";
+  if (intent.amountCents !== booking.totalCents) {
+    await releaseStray(deps, intent.id);
+    return "released";
+  }
+  const now = deps.now();
+  const result = writeTransaction(deps.db, (tx) => {
+    const current = tx.select().from(bookings).where(eq(bookings.id, booking.id)).get()!;
+    const revivable =
+      current.status === "expired" &&
+      current.holdUntil !== null &&
+      current.startsAt > now &&
+      !hostBusy(tx, current.hostId, current.startsAt, current.endsAt, now, current.id) &&
+      !guestBusy(tx, current.guestId, current.startsAt, current.endsAt, now, current.id);
+    if ((current.status !== "awaiting_payment" && !revivable) || current.claim) {
+      // Paid already, with this intent; a second one (the hosted page and the checkout screen
+      // both paid) is released.
+      const paid = current.status === "pending" || current.status === "accepted" || current.status === "completed";
+      return paid && current.paymentIntentId === intent.id ? "already" : "lost";
+    }
+    const respondBy = respondByOf(now, current.startsAt);
+    const changed = tx
+      .update(bookings)
+      .set({ status: "pending", paymentIntentId: intent.id, respondBy, holdUntil: null, updatedAt: now })
+      .where(and(eq(bookings.id, current.id), eq(bookings.status, current.status), isNull(bookings.claim)))
+      .returning()
+      .get();
+    if (!changed) return "lost";
+    ledger(tx, deps, changed, "authorize", changed.totalCents, intent.id);
+    const request = systemMessage(tx, deps, changed.id, "booking_request", changed.guestId);
+    cancelJob(tx, jobKeys.hold(changed.id));
+    scheduleJob(tx, expireJob, { bookingId: changed.id }, { at: respondBy, key: jobKeys.expire(changed.id) });
+    return { changed, from: current.status, request };
+  });
+  if (result === "lost") {
+    await releaseStray(deps, intent.id);
+    return "released";
+  }
+  if (result === "already") return result;
+  announce(deps, result.changed, result.from, result.request);
+  return "advanced";
+}
+
+/** The hold of an awaiting-payment booking lapsed: the slot is freed and its payment stopped. */
+export async function lapseHold(deps: Deps, bookingId: string) {
+  const booking = currentBooking(deps, bookingId);
+  if (!booking || booking.status !== "awaiting_payment") return;
+  if (booking.paymentIntentId) {
+    const intent = await deps.payments.getIntent(booking.paymentIntentId);
+    // Paid in time but the news was lost: it becomes a request after all.
+    if (intent?.status === "requires_capture" && (await paymentAuthorised(deps, booking.id, intent.id)) !== "ignored") return;
+  }
+  await endAwaitingPayment(deps, booking, "expired", null);
+}
+
+/**
+ * The guest left the hosted checkout page without paying (the test provider's cancel button), or
+ * the provider expired the session: the hold ends now rather than when it lapses, and the
+ * authorisation, if any, is released through a claim (docs/decisions/0028). Paid after all (the
+ * news crossed): it becomes a request instead. Idempotent.
+ */
+export async function checkoutEnded(deps: Deps, bookingId: string, sessionId: string): Promise<"ended" | "paid" | "ignored"> {
+  const booking = uuidLike(bookingId) ? currentBooking(deps, bookingId) : undefined;
+  if (!booking || booking.status !== "awaiting_payment" || booking.checkoutSessionId !== sessionId) return "ignored";
+  if (booking.paymentIntentId) {
+    const intent = await deps.payments.getIntent(booking.paymentIntentId);
+    if (intent?.status === "requires_capture" && (await paymentAuthorised(deps, booking.id, intent.id)) !== "ignored") return "paid";
+  }
+  return (await endAwaitingPayment(deps, booking, "expired", null)) ? "ended" : "ignored";
+}

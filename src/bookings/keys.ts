@@ -1,0 +1,42 @@
+import type { LedgerKind, Movement } from "../../db/schema";
+
+/**
+ * Every key a booking's work is known by, built in one place: durable jobs (a job's key makes
+ * scheduling it twice a no-op, and cancelling it possible), ledger rows (one row per kind and
+ * booking), and the idempotency keys of provider calls (one per attempt of a movement).
+ */
+export const jobKeys = {
+  /** The 15-minute hold of an awaiting-payment booking. */
+  hold: (bookingId: string) => `booking.hold:${bookingId}`,
+  /** A pending request's answer window. */
+  expire: (bookingId: string) => `booking.expire:${bookingId}`,
+  /** The same window looked at again when it was moved later. */
+  expireLater: (bookingId: string) => `booking.expire:${bookingId}:later`,
+  autoComplete: (bookingId: string) => `booking.autocomplete:${bookingId}`,
+  payout: (bookingId: string) => `booking.payout:${bookingId}`,
+  /** Finishes claim number `attempt` if nobody recorded its answer (docs/decisions/0028). */
+  recover: (bookingId: string, attempt: number) => `booking.recover:${bookingId}:${attempt}`,
+  /** An intent with no booking is released after a while. */
+  reconcileIntent: (intentId: string) => `payments.reconcile:${intentId}`,
+  reconcileIntentLater: (intentId: string) => `payments.reconcile:${intentId}:later`,
+} as const;
+
+/** A ledger row's key: each kind of movement is written once per booking. */
+export const ledgerKey = (bookingId: string, kind: LedgerKind) => `booking:${bookingId}:${kind}`;
+
+/**
+ * The provider call of claim number `attempt`: `booking:{id}:capture` the first time, then
+ * `booking:{id}:capture:2` ... so a later attempt is never answered with an earlier one's refusal.
+ */
+export const movementKey = (bookingId: string, movement: Movement, attempt: number) =>
+  attempt <= 1 ? `booking:${bookingId}:${movement}` : `booking:${bookingId}:${movement}:${attempt}`;
+
+/** Provider calls about a booking that are not movements of its own money. */
+export const bookingCallKeys = {
+  checkout: (bookingId: string) => `booking:${bookingId}:checkout`,
+  intent: (bookingId: string) => `booking:${bookingId}:intent`,
+  /** Releasing an intent that pays for no booking (a second payment, a lost race). */
+  releaseStray: (intentId: string) => `intent:${intentId}:release`,
+  /** Where a booking's transfers are grouped at the provider; the reconciliation finds them by it. */
+  transferGroup: (bookingId: string) => `booking:${bookingId}`,
+} as const;

@@ -1,0 +1,212 @@
+import { and, eq, inArray, isNotNull, isNull, lt } from "drizzle-orm";
+import { writeTransaction } from "../../db/client";
+import { bookings, ledgerEntries, type Booking, type BookingClaim } from "../../db/schema";
+import type { Deps } from "../context";
+import { cancelJob, scheduleJob } from "../lib/jobs";
+import { reconcileJob } from "./jobs";
+import { bookingCallKeys, jobKeys } from "./keys";
+import { currentBooking, RECONCILE_MS } from "./service";
+import { announce, callProvider, finishClaim, ledger, RECOVERY_GRACE_MS, refusedForSure, rollBackClaim, systemMessage } from "./transitions";
+
+/**
+ * Keeping our books and the provider's in agreement (docs/decisions/0028):
+ * - `recoverClaim`: a movement claimed but never recorded (a crash, a deploy, a call that got no
+ *   answer) is finished from what the provider shows, once, or done now with its own key;
+ * - `reconcileIntent`: an authorisation that pays for no booking is released;
+ * - `sweepPayments`: every open booking is compared with its provider state; what differs is
+ *   repaired when the provider shows a movement we did not record, and flagged for the operator
+ *   otherwise.
+ */
+
+/** What the provider shows of a claim's movement: made (with its reference), not made yet, or made impossible. */
+type Shown = { made: string } | { notYet: true } | { impossible: string };
+
+async function shownByProvider(deps: Deps, b: Booking, c: BookingClaim): Promise<Shown> {
+  if (c.movement === "capture" || c.movement === "release") {
+    const intent = await deps.payments.getIntent(c.intentId);
+    if (!intent) return { impossible: `the payment ${c.intentId} does not exist at the provider` };
+    const target = c.movement === "capture" ? "succeeded" : "canceled";
+    if (intent.status === target) return { made: intent.id };
+    if (c.movement === "capture" && intent.status !== "requires_capture") return { impossible: `the payment could not be captured: it is ${intent.status}` };
+    if (c.movement === "release" && intent.status === "succeeded") return { impossible: "the payment was captured, not released" };
+    return { notYet: true };
+  }
+  if (c.movement === "refund") {
+    const refunds = await deps.payments.refundsOf(c.intentId);
+    const refunded = refunds.reduce((sum, r) => sum + r.amountCents, 0);
+    if (refunded >= b.totalCents && refunds[0]) return { made: refunds[0].id };
+    if (refunded > 0) return { impossible: `the payment is only partly refunded (${refunded} of ${b.totalCents} cents)` };
+    return { notYet: true };
+  }
+  const transfers = await deps.payments.transfersOf(bookingCallKeys.transferGroup(b.id));
+  const sent = transfers.find((t) => t.amountCents - t.reversedCents > 0);
+  return sent ? { made: sent.id } : { notYet: true };
+}
+
+/** Marks a booking for the operator, with what was found. */
+function flag(deps: Deps, bookingId: string, issue: string) {
+  console.error(`payments: booking ${bookingId} needs an operator: ${issue}`);
+  deps.db.update(bookings).set({ paymentIssue: issue.slice(0, 500), updatedAt: deps.now() }).where(eq(bookings.id, bookingId)).run();
+}
+
+/**
+ * The recovery job of a claim (`booking.recover:{id}:{attempt}`), due `RECOVERY_GRACE_MS` after
+ * it was made. Asks the provider what happened and records exactly that; when nothing happened
+ * yet, does the movement now with the claim's own key (a lost call is answered again by the
+ * provider, never made twice). A refusal rolls the claim back (the booking's own jobs or the
+ * person try again); no answer throws, and the job is retried.
+ */
+export async function recoverClaim(deps: Deps, bookingId: string): Promise<"none" | "recorded" | "rolled back"> {
+  const b = currentBooking(deps, bookingId);
+  const c = b?.claim;
+  if (!b || !c || (b.claimedAt ?? 0) + RECOVERY_GRACE_MS > deps.now()) return "none";
+  const shown = await shownByProvider(deps, b, c);
+  if ("made" in shown) {
+    finishClaim(deps, b.id, c.key, shown.made);
+    return "recorded";
+  }
+  if ("impossible" in shown) {
+    rollBackClaim(deps, b.id, c.key);
+    flag(deps, b.id, `${c.movement} to ${c.to}: ${shown.impossible}`);
+    return "rolled back";
+  }
+  try {
+    finishClaim(deps, b.id, c.key, await callProvider(deps, b, c));
+    return "recorded";
+  } catch (err) {
+    if (!refusedForSure(err)) throw err;
+    rollBackClaim(deps, b.id, c.key);
+    return "rolled back";
+  }
+}
+
+/**
+ * An intent with no booking 30 minutes after it was made (the guest left, or creating the
+ * booking failed): its authorisation is released (job). An intent a request was made with
+ * belongs to that request: its claims move it, and their recovery finishes them.
+ */
+export async function reconcileIntent(deps: Deps, intentId: string) {
+  const booking = deps.db.select().from(bookings).where(eq(bookings.paymentIntentId, intentId)).get();
+  if (booking) {
+    if (booking.status === "awaiting_payment" && (booking.holdUntil ?? 0) > deps.now()) {
+      scheduleJob(deps.db, reconcileJob, { intentId }, { at: booking.holdUntil! + RECONCILE_MS, key: jobKeys.reconcileIntentLater(intentId) });
+      return;
+    }
+    const authorised = deps.db.select({ id: ledgerEntries.id }).from(ledgerEntries).where(and(eq(ledgerEntries.bookingId, booking.id), eq(ledgerEntries.kind, "authorize"))).get();
+    if (authorised || booking.claim) return;
+  }
+  const intent = await deps.payments.getIntent(intentId);
+  if (!intent || intent.status === "canceled" || intent.status === "succeeded") return;
+  await deps.payments.release(intent.id, bookingCallKeys.releaseStray(intent.id));
+}
+
+/** Bookings looked at per sweep pass, oldest change first: the next pass takes the rest. */
+const SWEEP_BATCH = 500;
+
+/**
+ * The periodic sweep: claims whose recovery job was lost are recovered, and every open booking
+ * is compared with the provider.
+ * - pending: the card must be held. Released at the provider (the authorisation lapsed, or was
+ *   cancelled there): the request ends as expired, with the release recorded. Charged: flagged.
+ * - accepted: the charge must stand. Refunded at the provider: flagged (who cancelled is not ours to guess).
+ * - completed with the host's share owed: a transfer the provider shows is recorded.
+ * Answers how many bookings were repaired and flagged.
+ */
+export async function sweepPayments(deps: Deps): Promise<{ recovered: number; repaired: number; flagged: number }> {
+  const out = { recovered: 0, repaired: 0, flagged: 0 };
+  const stale = deps.db
+    .select({ id: bookings.id })
+    .from(bookings)
+    .where(and(isNotNull(bookings.claim), lt(bookings.claimedAt, deps.now() - RECOVERY_GRACE_MS)))
+    .limit(SWEEP_BATCH)
+    .all();
+  for (const { id } of stale) {
+    try {
+      if ((await recoverClaim(deps, id)) !== "none") out.recovered++;
+    } catch (err) {
+      console.error(`payments sweep: recovering booking ${id} failed`, err);
+    }
+  }
+  const open = deps.db
+    .select()
+    .from(bookings)
+    .where(and(inArray(bookings.status, ["pending", "accepted", "completed"]), isNotNull(bookings.paymentIntentId), isNull(bookings.claim), isNull(bookings.paymentIssue)))
+    .orderBy(bookings.updatedAt)
+    .all();
+  let looked = 0;
+  for (const b of open) {
+    if (b.status === "completed" && !owesTransfer(deps, b.id)) continue;
+    if (looked++ >= SWEEP_BATCH) break;
+    try {
+      const result = await compare(deps, b);
+      if (result === "repaired") out.repaired++;
+      if (result === "flagged") out.flagged++;
+    } catch (err) {
+      console.error(`payments sweep: comparing booking ${b.id} failed`, err);
+    }
+  }
+  return out;
+}
+
+function owesTransfer(deps: Deps, bookingId: string) {
+  const kinds = new Set(deps.db.select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.bookingId, bookingId)).all().map((r) => r.kind));
+  return kinds.has("payout_pending") && !kinds.has("transfer");
+}
+
+async function compare(deps: Deps, b: Booking): Promise<"same" | "repaired" | "flagged"> {
+  const intentId = b.paymentIntentId!;
+  if (b.status === "completed") {
+    const transfers = await deps.payments.transfersOf(bookingCallKeys.transferGroup(b.id));
+    const sent = transfers.find((t) => t.amountCents - t.reversedCents > 0);
+    if (!sent) return "same";
+    const recorded = writeTransaction(deps.db, (tx) => {
+      const row = tx.select().from(bookings).where(and(eq(bookings.id, b.id), eq(bookings.status, "completed"), isNull(bookings.claim))).get();
+      if (!row) return false;
+      ledger(tx, deps, row, "transfer", row.hostEarningsCents, sent.id);
+      return true;
+    });
+    return recorded ? "repaired" : "same";
+  }
+  const intent = await deps.payments.getIntent(intentId);
+  if (!intent) {
+    flag(deps, b.id, `${b.status}, but the payment ${intentId} does not exist at the provider`);
+    return "flagged";
+  }
+  if (b.status === "pending") {
+    if (intent.status === "requires_capture") return "same";
+    if (intent.status === "canceled") return expireReleased(deps, b, intent.id) ? "repaired" : "same";
+    flag(deps, b.id, `a request whose payment is ${intent.status} at the provider`);
+    return "flagged";
+  }
+  // accepted
+  if (intent.status !== "succeeded") {
+    flag(deps, b.id, `accepted, but the payment is ${intent.status} at the provider`);
+    return "flagged";
+  }
+  const refunded = (await deps.payments.refundsOf(intentId)).reduce((sum, r) => sum + r.amountCents, 0);
+  if (refunded > 0) {
+    flag(deps, b.id, `accepted, but ${refunded} of ${b.totalCents} cents were refunded at the provider`);
+    return "flagged";
+  }
+  return "same";
+}
+
+/** A request whose authorisation the provider shows released: it ends as expired, the release recorded. */
+function expireReleased(deps: Deps, b: Booking, intentId: string): boolean {
+  const out = writeTransaction(deps.db, (tx) => {
+    const changed = tx
+      .update(bookings)
+      .set({ status: "expired", updatedAt: deps.now() })
+      .where(and(eq(bookings.id, b.id), eq(bookings.status, "pending"), isNull(bookings.claim)))
+      .returning()
+      .get();
+    if (!changed) return null;
+    ledger(tx, deps, changed, "release", changed.totalCents, intentId);
+    cancelJob(tx, jobKeys.expire(changed.id));
+    cancelJob(tx, jobKeys.expireLater(changed.id));
+    return { changed, message: systemMessage(tx, deps, changed.id, "booking_expired", null) };
+  });
+  if (!out) return false;
+  announce(deps, out.changed, "pending", out.message);
+  return true;
+}

@@ -1,0 +1,443 @@
+import { and, eq, inArray, isNull, or } from "drizzle-orm";
+import { writeTransaction, type WriteTx } from "../../db/client";
+import { bookings, ledgerEntries, messages, users, type Booking, type BookingClaim, type BookingStatus, type LedgerKind, type User } from "../../db/schema";
+import type { Deps } from "../context";
+import type { MessageRow } from "../lib/events";
+import { cancelJob, scheduleJob } from "../lib/jobs";
+import { PaymentError } from "../payments/provider";
+import { autoCompleteJob, expireJob, payoutJob, recoverJob } from "./jobs";
+import { bookingCallKeys, jobKeys, ledgerKey, movementKey } from "./keys";
+import { payHost } from "./payouts";
+import { AUTO_COMPLETE_MS, BookingError, bookingFor, currentBooking, GUEST_CANCEL_NOTICE_MS, type Action, type Role, type SystemMessageType } from "./service";
+
+/**
+ * The booking state machine (ARCHITECTURE decision 7) and the way its money moves
+ * (docs/decisions/0028): claim, call, record, recover.
+ *
+ * 1. **Claim.** One write transaction sets the booking's `claim` with a compare-and-set on its
+ *    status and on no other claim being under way, numbers the attempt (its idempotency key), and
+ *    schedules the recovery job. Whoever loses moves no money.
+ * 2. **Call.** Only the claimant calls the provider, outside any transaction, with the claim's key.
+ * 3. **Record.** One write transaction writes the new status, its ledger row, system message and
+ *    jobs, and clears the claim, if the claim is still this one. A refusal from the provider rolls
+ *    the claim back; no answer leaves it for the recovery job, which asks the provider what
+ *    happened (`reconciliation.ts`).
+ */
+
+/** After this long, a claim nobody recorded is finished from what the provider shows. Longer than any live call lasts. */
+export const RECOVERY_GRACE_MS = 2 * 60 * 1000;
+/** How long a request waits for another change of the same booking to end before answering. */
+const WAIT_FOR_CLAIM_MS = 10_000;
+
+export function ledger(tx: WriteTx, deps: Deps, booking: Pick<Booking, "id" | "currency">, kind: LedgerKind, amountCents: number, providerRef: string | null) {
+  tx.insert(ledgerEntries)
+    .values({
+      id: crypto.randomUUID(),
+      bookingId: booking.id,
+      kind,
+      amountCents,
+      currency: booking.currency,
+      provider: deps.payments.name,
+      providerRef,
+      idempotencyKey: ledgerKey(booking.id, kind),
+      createdAt: deps.now(),
+    })
+    .onConflictDoNothing({ target: ledgerEntries.idempotencyKey })
+    .run();
+}
+
+export function systemMessage(tx: WriteTx, deps: Deps, bookingId: string, type: SystemMessageType, senderId: string | null): MessageRow {
+  return tx
+    .insert(messages)
+    .values({ id: crypto.randomUUID(), bookingId, senderId, content: type, isSystemMessage: true, systemMessageType: type, readBy: senderId ? [senderId] : [], createdAt: deps.now() })
+    .returning()
+    .get();
+}
+
+/** Tells the live channel and notifications, once committed, that a booking changed status. */
+export function announce(deps: Deps, booking: Booking, from: BookingStatus | null, message: MessageRow | null = null) {
+  deps.events.emit({ type: "booking.changed", booking, from, message });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The claim protocol.
+
+/** What a movement is to do; `claim` adds its key, its starting status and its intent. */
+export type Plan = Omit<BookingClaim, "key" | "from" | "intentId">;
+
+/** Step 1: claims the booking in status `from` for one movement, or null when another change got there first. */
+function claim(deps: Deps, bookingId: string, from: BookingStatus, intentId: string, plan: Plan): Booking | null {
+  const now = deps.now();
+  return writeTransaction(deps.db, (tx) => {
+    const row = tx.select().from(bookings).where(and(eq(bookings.id, bookingId), eq(bookings.status, from), isNull(bookings.claim))).get();
+    if (!row) return null;
+    const attempt = row.claims + 1;
+    const claimed: BookingClaim = { ...plan, from, intentId, key: movementKey(row.id, plan.movement, attempt) };
+    const updated = tx.update(bookings).set({ claim: claimed, claimedAt: now, claims: attempt, updatedAt: now }).where(eq(bookings.id, row.id)).returning().get();
+    scheduleJob(tx, recoverJob, { bookingId: row.id }, { at: now + RECOVERY_GRACE_MS, key: jobKeys.recover(row.id, attempt) });
+    return updated ?? null;
+  });
+}
+
+/** Step 2: the provider call of a claim; answers the provider's reference for the ledger. */
+export async function callProvider(deps: Deps, booking: Booking, c: BookingClaim): Promise<string> {
+  switch (c.movement) {
+    case "capture":
+      return (await deps.payments.capture(c.intentId, c.key)).id;
+    case "release":
+      return (await deps.payments.release(c.intentId, c.key)).id;
+    case "refund":
+      return (await deps.payments.refund(c.intentId, null, c.key)).id;
+    case "transfer": {
+      const host = deps.db.select({ accountId: users.stripeAccountId }).from(users).where(eq(users.id, booking.hostId)).get();
+      if (!host?.accountId) throw new PaymentError("The host has no payout account.", "invalid_request", 409);
+      const transfer = await deps.payments.transfer(
+        { amountCents: booking.hostEarningsCents, currency: booking.currency, destinationAccountId: host.accountId, sourceIntentId: c.intentId, transferGroup: bookingCallKeys.transferGroup(booking.id) },
+        c.key,
+      );
+      return transfer.id;
+    }
+  }
+}
+
+/**
+ * Step 3: the provider's answer to claim `key`, recorded in one transaction with everything that
+ * goes with the new status; null when the claim is no longer the booking's (recorded already).
+ */
+function record(deps: Deps, bookingId: string, key: string, providerRef: string) {
+  const now = deps.now();
+  return writeTransaction(deps.db, (tx) => {
+    const row = tx.select().from(bookings).where(eq(bookings.id, bookingId)).get();
+    const c = row?.claim;
+    if (!row || !c || c.key !== key) return null;
+    const change: Partial<typeof bookings.$inferInsert> = { status: c.to, claim: null, claimedAt: null, updatedAt: now };
+    if (c.to === "accepted" || c.to === "rejected") change.respondedAt = now;
+    if (c.to === "canceled") change.canceledBy = c.canceledBy;
+    const b = tx.update(bookings).set(change).where(eq(bookings.id, row.id)).returning().get()!;
+    switch (c.movement) {
+      case "capture":
+        ledger(tx, deps, b, "capture", b.totalCents, providerRef);
+        cancelJob(tx, jobKeys.expire(b.id));
+        cancelJob(tx, jobKeys.expireLater(b.id));
+        scheduleJob(tx, autoCompleteJob, { bookingId: b.id }, { at: b.endsAt + AUTO_COMPLETE_MS, key: jobKeys.autoComplete(b.id) });
+        break;
+      case "release":
+        if (c.from === "pending") {
+          ledger(tx, deps, b, "release", b.totalCents, providerRef);
+          cancelJob(tx, jobKeys.expire(b.id));
+          cancelJob(tx, jobKeys.expireLater(b.id));
+        } else {
+          cancelJob(tx, jobKeys.hold(b.id));
+        }
+        break;
+      case "refund":
+        ledger(tx, deps, b, "refund", b.totalCents, providerRef);
+        cancelJob(tx, jobKeys.autoComplete(b.id));
+        break;
+      case "transfer":
+        ledger(tx, deps, b, "transfer", b.hostEarningsCents, providerRef);
+        break;
+    }
+    cancelJob(tx, jobKeys.recover(b.id, b.claims));
+    const message = c.message ? systemMessage(tx, deps, b.id, c.message, c.senderId) : null;
+    return { booking: b, claim: c, message };
+  });
+}
+
+/** Records claim `key`'s answer and tells whoever listens; answers the booking as it is then. */
+export function finishClaim(deps: Deps, bookingId: string, key: string, providerRef: string): Booking {
+  const out = record(deps, bookingId, key, providerRef);
+  if (!out) return currentBooking(deps, bookingId)!;
+  if (out.claim.movement === "transfer") deps.events.emit({ type: "payout.sent", booking: out.booking, amountCents: out.booking.hostEarningsCents });
+  else announce(deps, out.booking, out.claim.from, out.message);
+  return out.booking;
+}
+
+/** The provider refused claim `key`: nothing moved, the booking is free for the next change. */
+export function rollBackClaim(deps: Deps, bookingId: string, key: string) {
+  writeTransaction(deps.db, (tx) => {
+    const row = tx.select().from(bookings).where(eq(bookings.id, bookingId)).get();
+    if (!row?.claim || row.claim.key !== key) return;
+    tx.update(bookings).set({ claim: null, claimedAt: null, updatedAt: deps.now() }).where(eq(bookings.id, row.id)).run();
+    cancelJob(tx, jobKeys.recover(row.id, row.claims));
+  });
+}
+
+/** A refusal the provider gave for sure (the call was read and refused), as opposed to no answer. */
+export const refusedForSure = (err: unknown): err is PaymentError => err instanceof PaymentError && err.status < 500;
+
+/**
+ * Claim, call, record: one movement of the booking's money. Null when another change claimed
+ * the booking first. A refusal rolls the claim back and is thrown; a call that got no answer
+ * leaves the claim to the recovery job and tells the person it is being finished.
+ */
+export async function move(deps: Deps, booking: Booking, from: BookingStatus, intentId: string, plan: Plan): Promise<Booking | null> {
+  const claimed = claim(deps, booking.id, from, intentId, plan);
+  if (!claimed?.claim) return null;
+  const c = claimed.claim;
+  let ref: string;
+  try {
+    ref = await callProvider(deps, claimed, c);
+  } catch (err) {
+    if (refusedForSure(err)) {
+      rollBackClaim(deps, claimed.id, c.key);
+      throw new BookingError("booking.paymentProblem", err.status === 404 ? 404 : 409, {}, err.message);
+    }
+    console.error(`${c.movement} of booking ${claimed.id} got no answer; its recovery finishes it`, err);
+    throw new BookingError("booking.paymentUnconfirmed", 502, {}, err instanceof Error ? err.message : String(err));
+  }
+  return finishClaim(deps, claimed.id, c.key, ref);
+}
+
+/** One change a person or a job asks of a booking, as `attempt` runs it. */
+interface Change {
+  /** The booking already is as this change would leave it: an identical retry gets the same answer. */
+  done(b: Booking): boolean;
+  /** Throws the refusal when the booking, as it is now, cannot take this change. */
+  check(b: Booking): void;
+  /** Makes the change; null when another change got there first. */
+  run(b: Booking): Promise<Booking | null>;
+}
+
+/**
+ * Runs a change against the booking as it is now. When another change of it is under way or
+ * wins the race, waits for that one to end (up to `waitMs`), then answers from what it left: the
+ * same answer for an identical request sent at the same time (a double click, two tabs, a
+ * retry), the current state's refusal otherwise. A request made after the booking changed is
+ * refused as usual ("already answered").
+ */
+async function attempt(deps: Deps, bookingId: string, change: Change, waitMs = WAIT_FOR_CLAIM_MS): Promise<Booking> {
+  const deadline = performance.now() + waitMs;
+  let raced = false;
+  for (;;) {
+    const b = currentBooking(deps, bookingId);
+    if (!b) throw new BookingError("booking.notFound", 404);
+    if (raced && !b.claim && change.done(b)) return b;
+    if (!b.claim) {
+      change.check(b);
+      const out = await change.run(b);
+      if (out) return out;
+    }
+    raced = true;
+    if (performance.now() > deadline) throw new BookingError("booking.busy", 409);
+    await Bun.sleep(20);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The changes.
+
+const intentOf = (b: Booking) => {
+  if (!b.paymentIntentId) throw new BookingError("booking.paymentNotFound", 409);
+  return b.paymentIntentId;
+};
+
+function accept(deps: Deps, bookingId: string, hostId: string) {
+  return attempt(deps, bookingId, {
+    done: (b) => b.status === "accepted",
+    check: (b) => {
+      if (b.status !== "pending") throw new BookingError("booking.notPending", 409);
+    },
+    run: (b) => move(deps, b, "pending", intentOf(b), { movement: "capture", to: "accepted", canceledBy: null, message: "booking_accepted", senderId: hostId }),
+  });
+}
+
+/** Releases a pending request's authorisation and ends it as `to` (declined, withdrawn, expired). */
+function endPending(deps: Deps, bookingId: string, to: "rejected" | "canceled" | "expired", senderId: string | null, waitMs?: number) {
+  const message = to === "rejected" ? "booking_declined" : to === "canceled" ? "booking_canceled" : "booking_expired";
+  const canceledBy = to === "canceled" ? "guest" : null;
+  return attempt(
+    deps,
+    bookingId,
+    {
+      done: (b) => b.status === to && b.canceledBy === canceledBy,
+      check: (b) => {
+        if (b.status !== "pending") throw new BookingError("booking.notPending", 409);
+      },
+      run: (b) => move(deps, b, "pending", intentOf(b), { movement: "release", to, canceledBy, message, senderId }),
+    },
+    waitMs,
+  );
+}
+
+/** Cancels an accepted booking with a full refund; `senderId` null when no person did (a suspension). */
+function cancelAccepted(deps: Deps, b: Booking, by: Role, senderId: string | null) {
+  return move(deps, b, "accepted", intentOf(b), { movement: "refund", to: "canceled", canceledBy: by, message: "booking_canceled", senderId });
+}
+
+/** Ends an awaiting-payment booking as `to`: its payment, if any, is released and its hold let go. */
+export async function endAwaitingPayment(deps: Deps, b: Booking, to: "expired" | "canceled", by: Role | null): Promise<Booking | null> {
+  if (b.paymentIntentId) return move(deps, b, "awaiting_payment", b.paymentIntentId, { movement: "release", to, canceledBy: by, message: null, senderId: null });
+  const now = deps.now();
+  const changed = writeTransaction(deps.db, (tx) => {
+    const row = tx
+      .update(bookings)
+      .set({ status: to, canceledBy: by, updatedAt: now })
+      .where(and(eq(bookings.id, b.id), eq(bookings.status, "awaiting_payment"), isNull(bookings.claim)))
+      .returning()
+      .get();
+    if (row) cancelJob(tx, jobKeys.hold(row.id));
+    return row;
+  });
+  if (changed) announce(deps, changed, "awaiting_payment");
+  return changed ?? null;
+}
+
+/** Accepted → completed in one transaction (no money moves yet); null when another change got there first. */
+function completeNow(deps: Deps, bookingId: string, by: string | null): Booking | null {
+  const now = deps.now();
+  const out = writeTransaction(deps.db, (tx) => {
+    const b = tx
+      .update(bookings)
+      .set({ status: "completed", completedAt: now, updatedAt: now })
+      .where(and(eq(bookings.id, bookingId), eq(bookings.status, "accepted"), isNull(bookings.claim)))
+      .returning()
+      .get();
+    if (!b) return null;
+    ledger(tx, deps, b, "platform_fee", b.totalCents - b.hostEarningsCents, null);
+    ledger(tx, deps, b, "payout_pending", b.hostEarningsCents, null);
+    cancelJob(tx, jobKeys.autoComplete(b.id));
+    scheduleJob(tx, payoutJob, { bookingId: b.id }, { at: now, key: jobKeys.payout(b.id) });
+    return { b, message: systemMessage(tx, deps, b.id, "booking_completed", by) };
+  });
+  if (!out) return null;
+  announce(deps, out.b, "accepted", out.message);
+  return out.b;
+}
+
+/**
+ * Accepted → completed: the platform's part and the host's share are written to the ledger; the
+ * share is sent to the host's payout account by a job (at once when they have one).
+ */
+export async function completeBooking(deps: Deps, bookingId: string, by: string | null, waitMs?: number): Promise<Booking> {
+  const b = await attempt(
+    deps,
+    bookingId,
+    {
+      done: (b) => b.status === "completed",
+      check: (b) => {
+        if (b.status !== "accepted") throw new BookingError("booking.notAccepted", 409);
+        if (by && deps.now() < b.startsAt) throw new BookingError("booking.completeTooEarly", 409);
+      },
+      run: async (b) => completeNow(deps, b.id, by),
+    },
+    waitMs,
+  );
+  await payHost(deps, b.id).catch((err) => console.error("payout after completion failed; the job retries", err));
+  return b;
+}
+
+/** A cancellation by one side, whatever the booking's state allows (spec §4). */
+function cancel(deps: Deps, bookingId: string, role: Role, senderId: string | null) {
+  return attempt(deps, bookingId, {
+    done: (b) => b.status === "canceled" && b.canceledBy === role,
+    check: (b) => {
+      if (b.status === "awaiting_payment" && role === "guest") return;
+      if (b.status === "pending") {
+        if (role !== "guest") throw new BookingError("booking.hostDeclineInstead", 409);
+        return;
+      }
+      if (b.status === "accepted") {
+        if (role === "guest" && senderId && b.startsAt - deps.now() < GUEST_CANCEL_NOTICE_MS) throw new BookingError("booking.cancelTooLate", 409);
+        return;
+      }
+      throw new BookingError("booking.cannotCancel", 409);
+    },
+    run: async (b) => {
+      if (b.status === "awaiting_payment") return endAwaitingPayment(deps, b, "canceled", role);
+      if (b.status === "pending") return move(deps, b, "pending", intentOf(b), { movement: "release", to: "canceled", canceledBy: "guest", message: "booking_canceled", senderId });
+      return cancelAccepted(deps, b, role, senderId);
+    },
+  });
+}
+
+/** The guarded transitions of spec §4 and ARCHITECTURE decision 7, for either side. */
+export async function act(deps: Deps, user: User, bookingId: unknown, action: Action): Promise<{ booking: Booking; role: Role }> {
+  const { booking, role } = bookingFor(deps, user.id, bookingId);
+  const hostOnly = () => {
+    if (role !== "host") throw new BookingError("booking.hostOnly", 403);
+  };
+  switch (action) {
+    case "accept":
+      hostOnly();
+      return { booking: await accept(deps, booking.id, user.id), role };
+    case "reject":
+      hostOnly();
+      return { booking: await endPending(deps, booking.id, "rejected", user.id), role };
+    case "complete":
+      hostOnly();
+      return { booking: await completeBooking(deps, booking.id, user.id), role };
+    case "cancel":
+      return { booking: await cancel(deps, booking.id, role, user.id), role };
+  }
+}
+
+/** Refusals that mean another change already ended what a job or a suspension meant to end. */
+const ENDED = new Set(["booking.notPending", "booking.notAccepted", "booking.cannotCancel", "booking.hostDeclineInstead"]);
+
+/**
+ * A suspended person's open bookings end through the usual transitions (docs/decisions/0024),
+ * with no person as the sender of their system messages: requests to their activities are
+ * declined and requests they sent withdrawn (the authorisation released either way), bookings
+ * awaiting payment are cancelled (released), and accepted bookings that have not started are
+ * cancelled with a full refund, whichever side was suspended. Bookings already under way are
+ * left to be completed as usual. Each step claims the booking, so running this again (a retry
+ * after a provider failure) only does what is left; the first failure is thrown once the rest ran.
+ */
+export async function endBookingsOfSuspended(deps: Deps, userId: string): Promise<number> {
+  const open = deps.db
+    .select()
+    .from(bookings)
+    .where(and(or(eq(bookings.guestId, userId), eq(bookings.hostId, userId)), inArray(bookings.status, ["awaiting_payment", "pending", "accepted"])))
+    .all();
+  let ended = 0;
+  let failure: unknown = null;
+  for (const b of open) {
+    const side: Role = b.guestId === userId ? "guest" : "host";
+    try {
+      if (b.status === "pending") await endPending(deps, b.id, side === "host" ? "rejected" : "canceled", null);
+      else if (b.status === "awaiting_payment") {
+        if (!(await endAwaitingPayment(deps, b, "canceled", side))) continue;
+      }
+      else if (b.startsAt > deps.now()) await cancel(deps, b.id, side, null);
+      else continue;
+      ended++;
+    } catch (err) {
+      // Another change won the race (the guest withdrew, a job expired it): nothing left to do.
+      if (err instanceof BookingError && ENDED.has(err.key)) continue;
+      failure ??= err;
+    }
+  }
+  if (failure) throw failure;
+  return ended;
+}
+
+/** A job's wait for another change of the booking: short, since the job is retried anyway. */
+const JOB_WAIT_MS = 2_000;
+
+/** A pending request nobody answered in time: released (job). */
+export async function expireRequest(deps: Deps, bookingId: string) {
+  const b = currentBooking(deps, bookingId);
+  if (!b || b.status !== "pending") return;
+  if (deps.now() < b.respondBy) {
+    scheduleJob(deps.db, expireJob, { bookingId }, { at: b.respondBy, key: jobKeys.expireLater(b.id) });
+    return;
+  }
+  try {
+    await endPending(deps, b.id, "expired", null, JOB_WAIT_MS);
+  } catch (err) {
+    if (!(err instanceof BookingError && ENDED.has(err.key))) throw err;
+  }
+}
+
+/** An accepted booking nobody marked complete, 48 hours after its end (job). */
+export async function autoComplete(deps: Deps, bookingId: string) {
+  const b = currentBooking(deps, bookingId);
+  if (!b || b.status !== "accepted") return;
+  if (deps.now() < b.endsAt + AUTO_COMPLETE_MS) return;
+  try {
+    await completeBooking(deps, b.id, null, JOB_WAIT_MS);
+  } catch (err) {
+    if (!(err instanceof BookingError && ENDED.has(err.key))) throw err;
+  }
+}
