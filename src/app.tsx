@@ -29,6 +29,7 @@ import type { Secrets } from "./lib/secrets";
 import { renderPage } from "./shell/render";
 import { notFoundRoute, shellRoutes } from "./shell/routes";
 import { accessDenied } from "./shell/access";
+import { adminPaymentRoutes } from "./bookings/admin";
 import { bookingRoutes } from "./bookings/routes";
 import { conversationPages, messageApi } from "./messages/routes";
 import { reviewRoutes } from "./reviews/routes";
@@ -213,6 +214,7 @@ export function createApp(options: AppOptions) {
     .use(conversationPages(deps))
     .use(reviewRoutes(deps))
     .use(reportRoutes(deps))
+    .use(adminPaymentRoutes(deps))
     .use(notificationRoutes(deps))
     .use(liveRoutes(deps))
     .use(notFoundRoute(deps));

@@ -1,6 +1,6 @@
-import { and, eq, inArray, isNotNull, isNull, lt } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, lt } from "drizzle-orm";
 import { writeTransaction } from "../../db/client";
-import { bookings, ledgerEntries, type Booking, type BookingClaim } from "../../db/schema";
+import { bookings, jobs, ledgerEntries, type Booking, type BookingClaim } from "../../db/schema";
 import type { Deps } from "../context";
 import { cancelJob, scheduleJob } from "../lib/jobs";
 import { reconcileJob } from "./jobs";
@@ -209,4 +209,40 @@ function expireReleased(deps: Deps, b: Booking, intentId: string): boolean {
   if (!out) return false;
   announce(deps, out.changed, "pending", out.message);
   return true;
+}
+
+/** A booking the reconciliation flagged, as the operator reads it. */
+export interface FlaggedBooking {
+  id: string;
+  status: Booking["status"];
+  totalCents: number;
+  currency: string;
+  issue: string;
+  paymentIntentId: string | null;
+  updatedAt: number;
+}
+
+/** What needs an operator: flagged bookings and timed work that gave up, newest first. */
+export function paymentsNeedingAttention(deps: Deps) {
+  const flagged: FlaggedBooking[] = deps.db
+    .select({ id: bookings.id, status: bookings.status, totalCents: bookings.totalCents, currency: bookings.currency, issue: bookings.paymentIssue, paymentIntentId: bookings.paymentIntentId, updatedAt: bookings.updatedAt })
+    .from(bookings)
+    .where(isNotNull(bookings.paymentIssue))
+    .orderBy(desc(bookings.updatedAt))
+    .limit(200)
+    .all()
+    .map((b) => ({ ...b, issue: b.issue ?? "" }));
+  const failed = deps.db
+    .select({ id: jobs.id, kind: jobs.kind, key: jobs.key, attempts: jobs.attempts, lastError: jobs.lastError, failedAt: jobs.failedAt })
+    .from(jobs)
+    .where(isNotNull(jobs.failedAt))
+    .orderBy(desc(jobs.failedAt))
+    .limit(200)
+    .all();
+  return { flagged, failed };
+}
+
+/** The operator has dealt with a flagged booking: the sweep compares it again from now on. */
+export function clearPaymentIssue(deps: Deps, bookingId: string): boolean {
+  return !!deps.db.update(bookings).set({ paymentIssue: null, updatedAt: deps.now() }).where(and(eq(bookings.id, bookingId), isNotNull(bookings.paymentIssue))).returning({ id: bookings.id }).get();
 }

@@ -54,6 +54,17 @@ export const en = {
   "payments.notFound": "Payment not found",
   "payments.notFoundBody": "This payment page does not exist or is not yours.",
   "payments.confirmInvalid": "Send clientSecret, cardNumber, expiry and cvc.",
+  "payments.admin.title": "Payments needing attention",
+  "payments.admin.intro": "What the reconciliation with the payment provider could not settle by itself. Open bookings are compared with the provider every 15 minutes; money movements the provider shows are recorded on their own.",
+  "payments.admin.flagged": "Bookings that differ from the provider",
+  "payments.admin.noneFlagged": "Every open booking agrees with the payment provider.",
+  "payments.admin.clear": "Mark as handled",
+  "payments.admin.cleared": "The booking is compared with the provider again from now on.",
+  "payments.admin.failedJobs": "Timed work that gave up",
+  "payments.admin.noneFailed": "No timed work has failed.",
+  "payments.admin.attempts": "Attempts: {count} · last: {date}",
+  "payments.admin.booking": "Booking {id} · {status} · {amount}",
+  "payments.admin.paymentsLink": "Payments needing attention",
 } as const;
 
 export const fr: Record<keyof typeof en, string> = {
@@ -107,4 +118,15 @@ export const fr: Record<keyof typeof en, string> = {
   "payments.notFound": "Paiement introuvable",
   "payments.notFoundBody": "Cette page de paiement n'existe pas ou n'est pas la vôtre.",
   "payments.confirmInvalid": "Envoyez clientSecret, cardNumber, expiry et cvc.",
+  "payments.admin.title": "Paiements à vérifier",
+  "payments.admin.intro": "Ce que le rapprochement avec le prestataire de paiement n'a pas pu régler seul. Les réservations en cours sont comparées au prestataire toutes les 15 minutes ; les mouvements qu'il montre sont enregistrés d'eux-mêmes.",
+  "payments.admin.flagged": "Réservations qui diffèrent du prestataire",
+  "payments.admin.noneFlagged": "Toutes les réservations en cours concordent avec le prestataire de paiement.",
+  "payments.admin.clear": "Marquer comme traité",
+  "payments.admin.cleared": "La réservation est de nouveau comparée au prestataire.",
+  "payments.admin.failedJobs": "Tâches programmées abandonnées",
+  "payments.admin.noneFailed": "Aucune tâche programmée n'a échoué.",
+  "payments.admin.attempts": "Tentatives : {count} · dernière : {date}",
+  "payments.admin.booking": "Réservation {id} · {status} · {amount}",
+  "payments.admin.paymentsLink": "Paiements à vérifier",
 };

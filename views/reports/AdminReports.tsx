@@ -51,6 +51,11 @@ export function AdminReports({ view, pending, handled }: { view: View; pending: 
     <AppLayout view={view} title={t("moderation.title")}>
       <>
         <ScreenHeader view={view} title={t("moderation.title")} />
+        <p class="mb-4 text-sm">
+          <a href="/admin/payments" class="link" safe>
+            {t("payments.admin.paymentsLink")}
+          </a>
+        </p>
         <section aria-labelledby="pending-reports">
           <h2 id="pending-reports" class="mb-2 text-lg font-semibold" safe>
             {t("moderation.pending")}

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { bookings, jobs, ledgerEntries } from "../db/schema";
+import { recoverClaim, sweepPayments } from "../src/bookings/reconciliation";
+import { asTestProvider } from "../src/payments";
+import type { TestProvider } from "../src/payments/test-provider";
+import { bookingParties, makeTestApp, requestWithTestCard, type Client } from "./helpers";
+import { moneyViolations } from "./money-invariants";
+
+/**
+ * The reconciliation with the provider (docs/decisions/0028): the sweep repairs what the provider
+ * proves, flags what it cannot, and recovers claims whose recovery job was lost; operators read
+ * the flags and the work that gave up at /admin/payments.
+ */
+const HOUR = 60 * 60 * 1000;
+const START = Date.UTC(2026, 5, 1, 16, 0);
+let clock = START;
+const now = () => clock;
+const OPERATOR = "ops@offline.test";
+
+let t: Awaited<ReturnType<typeof makeTestApp>>;
+let parties: Awaited<ReturnType<typeof bookingParties>>;
+let provider: TestProvider;
+let operator: Client;
+let day = 3;
+
+beforeAll(async () => {
+  t = await makeTestApp({ now, env: { ADMIN_EMAILS: OPERATOR } });
+  parties = await bookingParties(t);
+  provider = asTestProvider(t.deps.payments)!;
+  operator = t.client();
+  await operator.signUpComplete({ email: OPERATOR });
+});
+afterAll(() => t.cleanup());
+
+const row = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!;
+const ledgerOf = (id: string) => t.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id)).all().map((l) => l.kind).sort();
+
+async function pending() {
+  clock = START;
+  const date = new Date(START + day++ * 24 * HOUR).toISOString().slice(0, 10);
+  const { res, intent } = await requestWithTestCard(parties.guest, { activityId: parties.activityId, date, hours: 2, total: "88.00" });
+  expect(res.status).toBe(201);
+  return { id: ((await res.json()) as { id: string }).id, intentId: intent.paymentIntentId as string };
+}
+
+describe("the sweep", () => {
+  test("a request whose card hold the provider let go ends as expired, the release recorded", async () => {
+    const { id, intentId } = await pending();
+    await provider.release(intentId, "released-at-the-provider");
+    const out = await sweepPayments(t.deps);
+    expect(out.repaired).toBeGreaterThanOrEqual(1);
+    expect(row(id).status).toBe("expired");
+    expect(ledgerOf(id)).toEqual(["authorize", "release"]);
+    expect(await moneyViolations(t.deps, [id])).toEqual([]);
+  });
+
+  test("an accepted booking refunded at the provider is flagged for the operator, who reads it and marks it handled", async () => {
+    const { id, intentId } = await pending();
+    expect((await parties.host.postJson(`/api/bookings/${id}/accept`, {})).status).toBe(200);
+    await provider.refund(intentId, null, "refunded-at-the-provider");
+    const out = await sweepPayments(t.deps);
+    expect(out.flagged).toBeGreaterThanOrEqual(1);
+    expect(row(id).status).toBe("accepted");
+    expect(row(id).paymentIssue).toContain("8800 of 8800 cents were refunded at the provider");
+
+    // Only an operator sees the page; anyone else gets the 404 of an unknown address.
+    expect((await parties.host.get("/admin/payments")).status).toBe(404);
+    const page = await operator.get("/admin/payments");
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("Payments needing attention");
+    expect(html).toContain(id);
+    expect(html).toContain("were refunded at the provider");
+    expect(await (await operator.get("/admin/reports")).text()).toContain('href="/admin/payments"');
+
+    expect((await parties.host.postForm(`/admin/payments/${id}/clear`, {})).status).toBe(404);
+    const cleared = await operator.postForm(`/admin/payments/${id}/clear`, {});
+    expect(cleared.status).toBe(303);
+    expect(row(id).paymentIssue).toBeNull();
+    expect(await (await operator.get("/admin/payments")).text()).toContain("Every open booking agrees with the payment provider.");
+  });
+
+  test("a claim whose recovery job was lost is recovered by the sweep", async () => {
+    const { id } = await pending();
+    provider.faults.loseAnswer.add("capture");
+    expect((await parties.host.postJson(`/api/bookings/${id}/accept`, {})).status).toBe(502);
+    t.db.delete(jobs).where(eq(jobs.kind, "booking.recover")).run();
+    clock += 3 * 60 * 1000;
+    const out = await sweepPayments(t.deps);
+    expect(out.recovered).toBe(1);
+    expect(row(id)).toMatchObject({ status: "accepted", claim: null });
+    expect(ledgerOf(id)).toEqual(["authorize", "capture"]);
+    expect(await moneyViolations(t.deps, [id])).toEqual([]);
+  });
+});
+
+describe("recovery", () => {
+  test("a claim younger than its grace is left to its claimant", async () => {
+    const { id } = await pending();
+    provider.faults.loseAnswer.add("release");
+    expect((await parties.host.postJson(`/api/bookings/${id}/reject`, {})).status).toBe(502);
+    expect(await recoverClaim(t.deps, id)).toBe("none");
+    expect(row(id).claim?.movement).toBe("release");
+    clock += 3 * 60 * 1000;
+    expect(await recoverClaim(t.deps, id)).toBe("recorded");
+    expect(row(id).status).toBe("rejected");
+  });
+
+  test("a capture the provider can no longer make is rolled back and flagged; the person can act again", async () => {
+    const { id, intentId } = await pending();
+    // The capture never reaches the provider (the connection drops), and the card's hold then lapses there.
+    const capture = t.deps.payments.capture;
+    t.deps.payments.capture = async () => {
+      throw new Error("connection reset");
+    };
+    expect((await parties.host.postJson(`/api/bookings/${id}/accept`, {})).status).toBe(502);
+    t.deps.payments.capture = capture;
+    await provider.release(intentId, "the-hold-lapsed");
+    clock += 3 * 60 * 1000;
+    expect(await recoverClaim(t.deps, id)).toBe("rolled back");
+    expect(row(id)).toMatchObject({ status: "pending", claim: null });
+    expect(row(id).paymentIssue).toContain("capture to accepted: the payment could not be captured: it is canceled");
+    // The sweep leaves a flagged booking to the operator.
+    const flaggedBefore = row(id).paymentIssue;
+    await sweepPayments(t.deps);
+    expect(row(id).paymentIssue).toBe(flaggedBefore);
+    // Nothing is claimed any more: the host can decline, and the books agree with the provider.
+    expect((await parties.host.postJson(`/api/bookings/${id}/reject`, {})).status).toBe(200);
+    expect(ledgerOf(id)).toEqual(["authorize", "release"]);
+    expect(await moneyViolations(t.deps, [id])).toEqual([]);
+  });
+
+  test("work that gave up is listed for the operator", async () => {
+    t.db.insert(jobs).values({ id: crypto.randomUUID(), kind: "booking.recover", key: "booking.recover:x:1", payload: { bookingId: "x" }, runAt: clock, attempts: 12, lastError: "The payment service did not answer in time.", failedAt: clock }).run();
+    const html = await (await operator.get("/admin/payments")).text();
+    expect(html).toContain("booking.recover:x:1");
+    expect(html).toContain("The payment service did not answer in time.");
+    expect(html).toContain("Attempts: 12");
+  });
+});
