@@ -177,6 +177,17 @@ export function runMoneyRaces(name: string, makeWorld: () => Promise<MoneyWorld>
       await expectSound(id);
     });
 
+    test("a late cancellation by the host while the auto-completion job runs: one of the two, and the money follows it", async () => {
+      const id = await accepted();
+      clock = row(id).endsAt + 48 * HOUR + 1000;
+      const [answer] = await Promise.all([parties.host.postJson(`/api/bookings/${id}/cancel`, {}), app.deps.jobs.runDue()]);
+      const won = row(id).status;
+      expect(["canceled", "completed"]).toContain(won);
+      expect(answer.status).toBe(won === "canceled" ? 200 : 409);
+      expect(ledgerOf(id)).toEqual(won === "canceled" ? ["authorize", "capture", "refund"] : ["authorize", "capture", "payout_pending", "platform_fee", "transfer"]);
+      await expectSound(id);
+    });
+
     test("the expiry job and an accept at once: one of the two, and the money follows it", async () => {
       const { id } = await pending();
       clock = row(id).respondBy + 1000;
