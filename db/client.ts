@@ -5,6 +5,7 @@ import { dirname } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { readAssetText } from "../src/lib/assets";
 import { madeOnce } from "../src/lib/memo";
+import { StartupError } from "../src/lib/startup";
 import * as schema from "./schema";
 
 export type Db = ReturnType<typeof openDb>;
@@ -163,6 +164,21 @@ export function openDb(file: string) {
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
   return drizzle({ client: sqlite, schema });
+}
+
+/**
+ * Refuses a damaged database before the server reads or writes it: `PRAGMA quick_check` reads
+ * every page and checks its structure (not each index against its table, which the slower
+ * `integrity_check` adds). A server started on a damaged file fails later, far from the cause,
+ * or answers with what it can still read; a file copied while it was being written is such a
+ * file. A file that is not a database at all fails sooner, on the first pragma (SQLITE_NOTADB).
+ */
+export function checkDatabase(db: Db, file: string) {
+  const problems = db.$client.query<{ quick_check: string }, []>("PRAGMA quick_check").all().map((row) => row.quick_check);
+  if (problems.length === 1 && problems[0] === "ok") return;
+  const first = problems[0]!.replace(/\*\*\* in database \w+ \*\*\*/, "").replace(/\s+/g, " ").trim();
+  const count = problems.length > 1 ? `; ${problems.length} problems in all` : "";
+  throw new StartupError(`${file} is damaged (PRAGMA quick_check: ${first}${count}): restore it from a backup (README, "Backup and restore").`);
 }
 
 interface Journal {

@@ -1,28 +1,41 @@
 import { inArray } from "drizzle-orm";
-import { migrate, openDb, type Db } from "../db/client";
+import { checkDatabase, migrate, openDb, type Db } from "../db/client";
 import { users } from "../db/schema";
 import { seedDemo } from "../db/seed";
 import { createApp } from "./app";
-import { ConfigError, loadConfig } from "./config";
+import { loadConfig, type Config } from "./config";
+import { backupCommand } from "./lib/backup";
 import { loadManifest } from "./lib/manifest";
 import { loadSecrets } from "./lib/secrets";
+import { shutDown } from "./lib/shutdown";
+import { databaseFile, explainStartupFailure, StartupError } from "./lib/startup";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
-import { join } from "node:path";
 
-/** Entry point: read config, open the database, migrate, seed an empty one, listen. */
+/**
+ * Entry point: read config, open the database, migrate, seed an empty one, listen. Also the
+ * single binary's commands: `offline --health`, `offline backup <target>`.
+ */
 async function main() {
   if (process.argv.includes("--health")) return healthCheck();
-  let config;
+  if (process.argv[2] === "backup") return backupCommand(process.argv.slice(3));
+  let config: Config | undefined;
   try {
     config = loadConfig();
+    await serve(config);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
+    // What an operator can fix is said in one sentence naming the setting, folder or file; a
+    // stack trace is for bugs.
+    const sentence = explainStartupFailure(err, { dataDir: config?.dataDir ?? "", port: config?.port, host: config?.host });
+    if (sentence === null) throw err;
+    console.error(sentence);
+    process.exit(1);
   }
-  const db = openDb(join(config.dataDir, "offline.db"));
+}
+
+async function serve(config: Config) {
+  const dbFile = databaseFile(config.dataDir);
+  const db = openDb(dbFile);
+  checkDatabase(db, dbFile);
   await migrate(db);
   if (config.demoData) {
     const seeded = await seedDemo(db);
@@ -38,23 +51,39 @@ async function main() {
   try {
     await deps.live.ready();
   } catch (err) {
-    console.error(`REDIS_URL: cannot reach Redis (${err instanceof Error ? err.message : String(err)})`);
-    process.exit(1);
+    throw new StartupError(`REDIS_URL: cannot reach Redis (${err instanceof Error ? err.message : String(err)})`);
   }
-
-  deps.jobs.start();
 
   // Routes refuse bodies over their own limits (src/lib/body.ts); Bun refuses anything over
   // the largest of them, the photo upload, before the app sees it. With REUSE_PORT, several
   // processes listen on the same port and the system spreads connections among them.
   app.listen({ port: config.port, hostname: config.host, reusePort: config.reusePort, maxRequestBodySize: MAX_UPLOAD_BYTES + 1024 * 1024 });
+  // Once the port is ours: a process that cannot listen never takes the runner lease.
+  deps.jobs.start();
   console.log(`Offline is running at ${config.publicUrl} (listening on ${config.host}:${app.server?.port}, process ${process.pid})`);
 
-  const stop = () => {
-    deps.jobs.stop();
-    deps.live.close();
-    app.stop();
-    process.exit(0);
+  // Elysia's own `app.stop()` forgets the server before it has stopped, so the bounded wait
+  // could not cut what is left; the server is stopped directly (src/lib/shutdown.ts).
+  const server = app.server;
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      console.log(`${signal} again: stopping at once.`);
+      process.exit(1);
+    }
+    stopping = true;
+    console.log(`${signal}: finishing the requests and work under way, then stopping (a second signal stops at once).`);
+    void shutDown(server, deps).then(
+      (finished) => {
+        db.$client.close();
+        console.log(finished ? "Stopped." : "Stopped; some work was cut (it is retried or redone).");
+        process.exit(0);
+      },
+      (err) => {
+        console.error("Stopping failed:", err);
+        process.exit(1);
+      },
+    );
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

@@ -2,6 +2,7 @@ import { and, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Db, WriteTx } from "../../db/client";
 import { jobs, leases, type Job } from "../../db/schema";
 import type { Deps } from "../context";
+import { troubleKind } from "./startup";
 
 /**
  * Durable jobs: timed work that survives restarts. A job is a row in `jobs`; the runner claims
@@ -66,6 +67,10 @@ export class JobRunner {
   private kinds = new Map<string, JobKind<never>>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running: Promise<number> | null = null;
+  /** The loop's pass under way, if any (`start`). */
+  private pass: Promise<void> | null = null;
+  private failedPasses = 0;
+  private lastFailure: unknown = null;
 
   private readonly db: Db;
   private readonly now: () => number;
@@ -208,30 +213,83 @@ export class JobRunner {
    * The server's loop: every `intervalMs`, holds (or waits for) the runner lease and, while it
    * holds it, runs the due jobs. A process without the lease only keeps asking for it, so it
    * takes over within `RUNNER_LEASE_MS` of the holder stopping.
+   *
+   * A pass fails when the runner itself cannot work (the database is read-only, full, locked):
+   * a job whose handler throws does not fail the pass, it is retried on its own and stays
+   * visible as a failed job. After `UNHEALTHY_AFTER_FAILED_PASSES` failed passes in a row,
+   * `health()` says so (and `/health` answers 503) until a pass succeeds.
    */
   start(intervalMs = 5_000) {
     let holding = false;
     const tick = () => {
-      Promise.resolve()
+      this.pass = Promise.resolve()
         .then(() => {
           const held = this.holdLease();
           if (held !== holding) console.log(held ? `This process (${process.pid}) runs the durable jobs.` : `Another process runs the durable jobs now.`);
           holding = held;
           return held ? this.runDue() : 0;
         })
-        .catch((err) => console.error("job runner failed", err))
+        .then(
+          () => this.passSucceeded(),
+          (err) => this.passFailed(err),
+        )
         .finally(() => {
+          this.pass = null;
           if (this.timer) this.timer = setTimeout(tick, intervalMs);
         });
     };
     this.timer = setTimeout(tick, 0);
   }
 
-  /** Stops the loop and hands the runner lease over. */
-  stop() {
+  private passSucceeded() {
+    if (this.failedPasses >= UNHEALTHY_AFTER_FAILED_PASSES) console.log(`The job runner works again after ${this.failedPasses} failed passes.`);
+    this.failedPasses = 0;
+    this.lastFailure = null;
+  }
+
+  private passFailed(err: unknown) {
+    this.failedPasses++;
+    this.lastFailure = err;
+    console.error("job runner failed", err);
+    if (this.failedPasses === UNHEALTHY_AFTER_FAILED_PASSES) console.error(`The job runner failed ${this.failedPasses} passes in a row: /health answers 503 until one succeeds.`);
+  }
+
+  /** Whether the loop works: not after `UNHEALTHY_AFTER_FAILED_PASSES` failed passes in a row. */
+  health(): RunnerHealth {
+    if (this.failedPasses < UNHEALTHY_AFTER_FAILED_PASSES) return { ok: true };
+    return { ok: false, reason: `the job runner failed its last ${this.failedPasses} passes: ${troubleKind(this.lastFailure)}` };
+  }
+
+  /**
+   * Stops the loop, waits for a pass under way to end (at most `waitMs`: a pass cut short is
+   * finished by whoever runs the jobs next, since delivery is at least once), and hands the
+   * runner lease over so that another process takes over at once.
+   */
+  async stop(waitMs = 10_000) {
     if (!this.timer) return;
     clearTimeout(this.timer);
     this.timer = null;
-    this.releaseLease();
+    if (this.pass && !(await settledWithin(this.pass, waitMs))) console.error(`A job runner pass was still under way after ${waitMs} ms; its jobs run again once their lease lapses.`);
+    try {
+      this.releaseLease();
+    } catch (err) {
+      console.error(`The runner lease could not be handed over; it lapses within ${RUNNER_LEASE_MS / 1000} s:`, err);
+    }
+  }
+}
+
+export type RunnerHealth = { ok: true } | { ok: false; reason: string };
+
+/** Failed passes in a row after which the runner says it is unhealthy (about 10 s at the server's pace). */
+export const UNHEALTHY_AFTER_FAILED_PASSES = 3;
+
+/** Resolves true once `work` has settled, or false after `ms` if it has not (it goes on). */
+export async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(ms, 0))));
+  try {
+    return await Promise.race([work.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

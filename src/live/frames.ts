@@ -44,4 +44,6 @@ export const CLOSE = {
   policy: 1008,
   /** The server lost frames (its link to the other processes dropped): reconnect and fetch what was missed. */
   resync: 1012,
+  /** The server is stopping: reconnect (to another process, or this one once restarted) and fetch what was missed. */
+  goingAway: 1001,
 } as const;

@@ -65,6 +65,14 @@ export class LiveHub {
     this.broadcaster.close();
   }
 
+  /**
+   * The server is stopping: every socket is closed (the chat reconnects by itself), since an open
+   * socket would otherwise keep the server's graceful stop waiting for as long as it lasts.
+   */
+  closeSockets() {
+    this.closeAll(CLOSE.goingAway, "server stopping");
+  }
+
   /** The server whose sockets subscribe to topics (set once it listens). */
   attach(server: Server<unknown>) {
     this.server = server;

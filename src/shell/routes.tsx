@@ -41,7 +41,12 @@ export function shellRoutes(deps: Deps) {
   return new Elysia({ name: "offline.shell", seed: deps.id })
     .use(context(deps))
     .guard({ public: true })
-    .get("/health", () => json({ ok: true }))
+    // The probe of container health checks and load balancers: 503 with the reason while the
+    // durable jobs cannot run (the database is read-only or full), so the trouble is seen.
+    .get("/health", () => {
+      const jobs = deps.jobs.health();
+      return jobs.ok ? json({ ok: true }) : json({ ok: false, reason: jobs.reason }, 503);
+    })
     .get("/welcome", ({ request, state }) =>
       state.user ? redirectTo(request, "/") : renderPage(deps, state, request, (view) => <Landing view={view} next="/" />),
     )
