@@ -14,6 +14,15 @@ import { makeJpeg } from "./images";
 
 export const ORIGIN = "http://localhost";
 
+/** Waits until `ok` holds, checking every `everyMs`; throws naming `what` after `timeoutMs`. */
+export async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 10_000, everyMs = 20) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(everyMs);
+  }
+}
+
 /**
  * A WebSocket route (method "WS" in `app.routes`) is reached by a GET asking to upgrade.
  * `app.handle` cannot switch protocols, so past every check the route's own answer is 400; the

@@ -10,6 +10,7 @@ import { leases } from "../db/schema";
 import { createSession } from "../src/auth/service";
 import { redisLive } from "../src/live/redis";
 import { LiveClient } from "./live-client";
+import { until as waitUntil } from "./helpers";
 
 /**
  * Several processes: two real servers (`bun src/server.ts`) sharing one database file and a real
@@ -22,6 +23,9 @@ const root = join(import.meta.dir, "..");
 const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server";
 const PUBLIC_URL = "http://localhost";
 
+/** Processes and Redis take longer to come and go than one app in this process. */
+const until = (what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 15_000) => waitUntil(what, ok, timeoutMs, 50);
+
 function freePort(): number {
   const probe = Bun.serve({ port: 0, fetch: () => new Response() });
   const port = probe.port!;
@@ -29,13 +33,6 @@ function freePort(): number {
   return port;
 }
 
-async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await ok())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 /** A `redis-server` of its own on a free port, nothing saved. */
 async function startRedis(port = freePort()) {

@@ -16,7 +16,7 @@ import { loadSecrets, writeFileAtomically } from "../src/lib/secrets";
 import { shutDown } from "../src/lib/shutdown";
 import { explainStartupFailure, StartupError } from "../src/lib/startup";
 import { makeJpeg } from "./images";
-import { makeTestApp } from "./helpers";
+import { makeTestApp, until } from "./helpers";
 
 /**
  * Operations that keep the data: backups taken while the server writes, refusing to start on a
@@ -40,13 +40,6 @@ function tempDir(name: string) {
   return dir;
 }
 
-async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await ok())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
 
 function freePort(): number {
   const probe = Bun.serve({ port: 0, fetch: () => new Response() });

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import { AdminPayments } from "../../views/payments/AdminPayments";
-import { NotFound } from "../../views/shell/NotFound";
-import { context, type Deps, type Render, type RequestState } from "../context";
+import { context, type Deps } from "../context";
 import { json, wantsJson } from "../lib/http";
 import { uuidLike } from "../lib/validation";
 import { isOperator } from "../reports/moderation";
+import { notFoundAnswer } from "../shell/routes";
 import { clearPaymentIssue, paymentsNeedingAttention } from "./reconciliation";
 
 /**
@@ -13,15 +13,13 @@ import { clearPaymentIssue, paymentsNeedingAttention } from "./reconciliation";
  * anyone who is not an operator gets the same 404 as for an unknown address.
  */
 export function adminPaymentRoutes(deps: Deps) {
-  const notFound = (request: Request, state: RequestState, render: Render) =>
-    wantsJson(request) ? json({ message: state.t("error.notFound") }, 404) : render((view) => <NotFound view={view} />, { status: 404 });
 
   return new Elysia({ name: "offline.admin-payments", seed: deps.id })
     .use(context(deps))
     .get(
       "/admin/payments",
       ({ request, state, render }) => {
-        if (!isOperator(deps, state.user)) return notFound(request, state, render);
+        if (!isOperator(deps, state.user)) return notFoundAnswer(request, state, render);
         const { flagged, failed } = paymentsNeedingAttention(deps);
         if (wantsJson(request)) return json({ flagged, failed });
         return render((view) => <AdminPayments view={view} flagged={flagged} failed={failed} />);
@@ -31,7 +29,7 @@ export function adminPaymentRoutes(deps: Deps) {
     .post(
       "/admin/payments/:id/clear",
       ({ params, request, state, render, sendTo }) => {
-        if (!isOperator(deps, state.user) || !uuidLike(params.id)) return notFound(request, state, render);
+        if (!isOperator(deps, state.user) || !uuidLike(params.id)) return notFoundAnswer(request, state, render);
         const cleared = clearPaymentIssue(deps, params.id);
         if (wantsJson(request)) return json({ ok: cleared }, cleared ? 200 : 404);
         return sendTo("/admin/payments", { title: "payments.admin.title", body: "payments.admin.cleared", variant: "success" });

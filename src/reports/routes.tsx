@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
 import { AdminReports } from "../../views/reports/AdminReports";
 import { ReportSent } from "../../views/reports/ReportButton";
-import { NotFound } from "../../views/shell/NotFound";
-import { context, type Deps, type Render, type RequestState } from "../context";
+import { context, type Deps } from "../context";
 import { asRecord, isHtmx, json, safeNext, waitHeaders, wantsJson } from "../lib/http";
 import type { MessageKey } from "../lib/i18n";
 import { htmlResponse } from "../shell/render";
+import { notFoundAnswer } from "../shell/routes";
 import { viewOf } from "../shell/view";
 import { handledReports, isOperator, moderate, pendingReports, releaseSuspendedJob, type ModerationAction } from "./moderation";
 import { fileReport, ReportError, reportView } from "./service";
@@ -24,8 +24,6 @@ const ACTIONS: Record<ModerationAction, MessageKey> = {
 export function reportRoutes(deps: Deps) {
   deps.jobs.register(releaseSuspendedJob as never);
 
-  const notFound = (request: Request, state: RequestState, render: Render) =>
-    wantsJson(request) ? json({ message: state.t("error.notFound") }, 404) : render((view) => <NotFound view={view} />, { status: 404 });
 
   return new Elysia({ name: "offline.reports", seed: deps.id })
     .use(context(deps))
@@ -52,7 +50,7 @@ export function reportRoutes(deps: Deps) {
     .get(
       "/admin/reports",
       ({ request, state, render }) => {
-        if (!isOperator(deps, state.user)) return notFound(request, state, render);
+        if (!isOperator(deps, state.user)) return notFoundAnswer(request, state, render);
         const pending = pendingReports(deps);
         const handled = handledReports(deps);
         return render((view) => <AdminReports view={view} pending={pending} handled={handled} />);
@@ -63,7 +61,7 @@ export function reportRoutes(deps: Deps) {
       "/admin/reports/:id/:action",
       async ({ params, request, state, render, sendTo }) => {
         const action = params.action as ModerationAction;
-        if (!isOperator(deps, state.user) || !Object.hasOwn(ACTIONS, action)) return notFound(request, state, render);
+        if (!isOperator(deps, state.user) || !Object.hasOwn(ACTIONS, action)) return notFoundAnswer(request, state, render);
         try {
           await moderate(deps, state.user!, params.id, action);
           if (wantsJson(request)) return json({ ok: true });

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import { Landing } from "../../views/shell/Landing";
 import { NotFound } from "../../views/shell/NotFound";
-import { context, type Deps } from "../context";
+import { context, type Deps, type Render, type RequestState } from "../context";
 import { assetFile, precompressedPath, PRECOMPRESSED_EXTENSIONS } from "../lib/assets";
 import { addVary, negotiateEncoding } from "../lib/compression";
-import { json, redirectTo } from "../lib/http";
+import { json, redirectTo, wantsJson } from "../lib/http";
 import { htmlResponse, renderPage } from "./render";
 import { viewOf, type View } from "./view";
 import { OfflinePage } from "../../views/shell/Offline";
@@ -93,6 +93,15 @@ export function shellRoutes(deps: Deps) {
       const view: View = { ...viewOf(deps, state, request), t: translator(locale), locale, user: null, csrf: "", toast: null };
       return htmlResponse(await (<OfflinePage view={view} />), 200, { "Content-Language": locale });
     });
+}
+
+/**
+ * The answer for an address that does not exist: JSON for the API, the Not Found page otherwise.
+ * Pages only some people may see (the operators' pages) answer everyone else this way, so that
+ * nobody learns they exist.
+ */
+export function notFoundAnswer(request: Request, state: RequestState, render: Render) {
+  return wantsJson(request) ? json({ message: state.t("error.notFound") }, 404) : render((view) => <NotFound view={view} />, { status: 404 });
 }
 
 /**

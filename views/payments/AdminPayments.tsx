@@ -3,6 +3,7 @@ import { intlLocale } from "../../src/lib/intl";
 import { formatMoney } from "../../src/lib/money";
 import type { View } from "../../src/shell/view";
 import { ScreenHeader } from "../components/Fields";
+import { ListSection } from "../components/ListSection";
 import { AppLayout } from "../layouts/AppLayout";
 
 export interface FailedJob {
@@ -35,68 +36,53 @@ export function AdminPayments({ view, flagged, failed }: { view: View; flagged: 
             {t("moderation.title")}
           </a>
         </p>
-        <section aria-labelledby="flagged-bookings" class="mb-6">
-          <h2 id="flagged-bookings" class="mb-2 text-lg font-semibold" safe>
-            {t("payments.admin.flagged")}
-          </h2>
-          {flagged.length === 0 ? (
-            <p class="card p-4 text-sm text-muted" safe>
-              {t("payments.admin.noneFlagged")}
-            </p>
-          ) : (
-            <ul class="flex flex-col gap-3">
-              {flagged.map((b) => (
-                <li class="card flex flex-col gap-2 p-4" data-booking-id={b.id}>
-                  <p class="break-all font-semibold" safe>
-                    {t("payments.admin.booking", { id: b.id, status: b.status, amount: formatMoney(b.totalCents, view.locale, { currency: b.currency }) })}
-                  </p>
-                  <p class="break-words text-sm" safe>
-                    {b.issue}
-                  </p>
-                  <p class="break-all text-xs text-muted" safe>
-                    {`${b.paymentIntentId ?? ""} · ${when(view, b.updatedAt)}`}
-                  </p>
-                  <form method="post" action={`/admin/payments/${b.id}/clear`}>
-                    <input type="hidden" name="_csrf" value={view.csrf} />
-                    <button type="submit" class="btn btn-secondary text-sm" safe>
-                      {t("payments.admin.clear")}
-                    </button>
-                  </form>
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
-        <section aria-labelledby="failed-jobs">
-          <h2 id="failed-jobs" class="mb-2 text-lg font-semibold" safe>
-            {t("payments.admin.failedJobs")}
-          </h2>
-          {failed.length === 0 ? (
-            <p class="card p-4 text-sm text-muted" safe>
-              {t("payments.admin.noneFailed")}
-            </p>
-          ) : (
-            <ul class="flex flex-col gap-3">
-              {failed.map((j) => (
-                <li class="card flex flex-col gap-1 p-4" data-job-id={j.id}>
-                  <p class="break-all font-semibold" safe>
-                    {j.key ?? j.kind}
-                  </p>
-                  <p class="text-xs text-muted" safe>
-                    {t("payments.admin.attempts", { count: j.attempts, date: when(view, j.failedAt ?? 0) })}
-                  </p>
-                  {j.lastError ? (
-                    <p class="whitespace-pre-line break-words rounded-lg bg-sunken p-3 text-sm" safe>
-                      {j.lastError}
-                    </p>
-                  ) : (
-                    ""
-                  )}
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
+        <ListSection
+          id="flagged-bookings"
+          class="mb-6"
+          title={t("payments.admin.flagged")}
+          empty={t("payments.admin.noneFlagged")}
+          items={flagged.map((b) => (
+            <li class="card flex flex-col gap-2 p-4" data-booking-id={b.id}>
+              <p class="break-all font-semibold" safe>
+                {t("payments.admin.booking", { id: b.id, status: b.status, amount: formatMoney(b.totalCents, view.locale, { currency: b.currency }) })}
+              </p>
+              <p class="break-words text-sm" safe>
+                {b.issue}
+              </p>
+              <p class="break-all text-xs text-muted" safe>
+                {`${b.paymentIntentId ?? ""} · ${when(view, b.updatedAt)}`}
+              </p>
+              <form method="post" action={`/admin/payments/${b.id}/clear`}>
+                <input type="hidden" name="_csrf" value={view.csrf} />
+                <button type="submit" class="btn btn-secondary text-sm" safe>
+                  {t("payments.admin.clear")}
+                </button>
+              </form>
+            </li>
+          ))}
+        />
+        <ListSection
+          id="failed-jobs"
+          title={t("payments.admin.failedJobs")}
+          empty={t("payments.admin.noneFailed")}
+          items={failed.map((j) => (
+            <li class="card flex flex-col gap-1 p-4" data-job-id={j.id}>
+              <p class="break-all font-semibold" safe>
+                {j.key ?? j.kind}
+              </p>
+              <p class="text-xs text-muted" safe>
+                {t("payments.admin.attempts", { count: j.attempts, date: when(view, j.failedAt ?? 0) })}
+              </p>
+              {j.lastError ? (
+                <p class="whitespace-pre-line break-words rounded-lg bg-sunken p-3 text-sm" safe>
+                  {j.lastError}
+                </p>
+              ) : (
+                ""
+              )}
+            </li>
+          ))}
+        />
       </>
     </AppLayout>
   );

@@ -3,6 +3,7 @@ import type { HandledReport, ModeratedPerson, ModerationAction, PendingReport } 
 import { reasonLabel } from "../../src/reports/service";
 import type { View } from "../../src/shell/view";
 import { ScreenHeader } from "../components/Fields";
+import { ListSection } from "../components/ListSection";
 import { AppLayout } from "../layouts/AppLayout";
 
 const when = (view: View, epochMs: number) => new Date(epochMs).toLocaleString(intlLocale(view.locale), { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }) + " UTC";
@@ -56,81 +57,73 @@ export function AdminReports({ view, pending, handled }: { view: View; pending: 
             {t("payments.admin.paymentsLink")}
           </a>
         </p>
-        <section aria-labelledby="pending-reports">
-          <h2 id="pending-reports" class="mb-2 text-lg font-semibold" safe>
-            {t("moderation.pending")}
-          </h2>
-          {pending.length === 0 ? (
-            <p class="card p-4 text-sm text-muted" safe>
-              {t("moderation.none")}
-            </p>
-          ) : (
-            <ul class="flex flex-col gap-3">
-              {pending.map((r) => (
-                <li class="card flex flex-col gap-2 p-4" data-report-id={r.id}>
-                  <div class="flex flex-wrap items-baseline justify-between gap-2">
-                    <p class="font-semibold" safe>
-                      {t(reasonLabel(r.reason))}
-                    </p>
-                    <p class="text-xs text-muted" safe>
-                      {t("moderation.counts", { pending: r.counts.pending, total: r.counts.total })}
-                    </p>
-                  </div>
-                  <p class="text-sm text-muted" safe>
-                    {t("moderation.reportedBy", { name: r.reporter.name ?? "", email: r.reporter.email ?? "", date: when(view, r.createdAt) })}
-                  </p>
-                  {r.notes ? (
-                    <p class="whitespace-pre-line rounded-lg bg-sunken p-3 text-sm" safe>
-                      {r.notes}
-                    </p>
-                  ) : (
-                    ""
-                  )}
-                  <dl class="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
-                    {r.activity ? (
-                      <>
-                        <dt class="text-muted" safe>
-                          {t("moderation.activity")}
-                        </dt>
-                        <dd class="m-0">
-                          <a href={`/activity/${r.activity.id}`} class="link" safe>
-                            {r.activity.title}
-                          </a>
-                          {r.activity.hidden ? (
-                            <span class="ml-2 rounded-full bg-sunken px-2 py-0.5 text-xs font-medium" safe>
-                              {t("moderation.hidden")}
-                            </span>
-                          ) : (
-                            ""
-                          )}
-                        </dd>
-                      </>
-                    ) : (
-                      ""
-                    )}
-                    {r.person ? (
-                      <>
-                        <dt class="text-muted" safe>
-                          {t(r.activity ? "moderation.hostedBy" : "moderation.person")}
-                        </dt>
-                        <dd class="m-0">
-                          <Person view={view} person={r.person} />
-                        </dd>
-                      </>
-                    ) : (
-                      ""
-                    )}
-                  </dl>
-                  <div class="mt-1 flex flex-wrap gap-2">
-                    <Action view={view} reportId={r.id} action="dismiss" label={t("moderation.dismiss")} />
-                    {r.activity && !r.activity.hidden ? <Action view={view} reportId={r.id} action="hide" label={t("moderation.hideActivity")} /> : ""}
-                    {r.person && !r.person.suspended ? <Action view={view} reportId={r.id} action="suspend" label={t("moderation.suspendUser", { name: r.person.name ?? "" })} primary /> : ""}
-                  </div>
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
+        <ListSection
+          id="pending-reports"
+          title={t("moderation.pending")}
+          empty={t("moderation.none")}
+          items={pending.map((r) => (
+            <li class="card flex flex-col gap-2 p-4" data-report-id={r.id}>
+              <div class="flex flex-wrap items-baseline justify-between gap-2">
+                <p class="font-semibold" safe>
+                  {t(reasonLabel(r.reason))}
+                </p>
+                <p class="text-xs text-muted" safe>
+                  {t("moderation.counts", { pending: r.counts.pending, total: r.counts.total })}
+                </p>
+              </div>
+              <p class="text-sm text-muted" safe>
+                {t("moderation.reportedBy", { name: r.reporter.name ?? "", email: r.reporter.email ?? "", date: when(view, r.createdAt) })}
+              </p>
+              {r.notes ? (
+                <p class="whitespace-pre-line rounded-lg bg-sunken p-3 text-sm" safe>
+                  {r.notes}
+                </p>
+              ) : (
+                ""
+              )}
+              <dl class="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+                {r.activity ? (
+                  <>
+                    <dt class="text-muted" safe>
+                      {t("moderation.activity")}
+                    </dt>
+                    <dd class="m-0">
+                      <a href={`/activity/${r.activity.id}`} class="link" safe>
+                        {r.activity.title}
+                      </a>
+                      {r.activity.hidden ? (
+                        <span class="ml-2 rounded-full bg-sunken px-2 py-0.5 text-xs font-medium" safe>
+                          {t("moderation.hidden")}
+                        </span>
+                      ) : (
+                        ""
+                      )}
+                    </dd>
+                  </>
+                ) : (
+                  ""
+                )}
+                {r.person ? (
+                  <>
+                    <dt class="text-muted" safe>
+                      {t(r.activity ? "moderation.hostedBy" : "moderation.person")}
+                    </dt>
+                    <dd class="m-0">
+                      <Person view={view} person={r.person} />
+                    </dd>
+                  </>
+                ) : (
+                  ""
+                )}
+              </dl>
+              <div class="mt-1 flex flex-wrap gap-2">
+                <Action view={view} reportId={r.id} action="dismiss" label={t("moderation.dismiss")} />
+                {r.activity && !r.activity.hidden ? <Action view={view} reportId={r.id} action="hide" label={t("moderation.hideActivity")} /> : ""}
+                {r.person && !r.person.suspended ? <Action view={view} reportId={r.id} action="suspend" label={t("moderation.suspendUser", { name: r.person.name ?? "" })} primary /> : ""}
+              </div>
+            </li>
+          ))}
+        />
         {handled.length ? (
           <section class="mt-8" aria-labelledby="handled-reports">
             <h2 id="handled-reports" class="mb-2 text-lg font-semibold" safe>
