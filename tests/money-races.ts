@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings, ledgerEntries, users, type BookingStatus, type LedgerKind, type Movement } from "../db/schema";
-import { bookingParties, makeTestApp, type Client } from "./helpers";
+import { bookingParties, makeTestApp, until, type Client } from "./helpers";
+import { RECOVERY_GRACE_MS } from "../src/bookings/transitions";
 import { moneyViolations } from "./money-invariants";
 
 export type TestApp = Awaited<ReturnType<typeof makeTestApp>>;
@@ -136,6 +137,34 @@ export function runMoneyRaces(name: string, makeWorld: () => Promise<MoneyWorld>
       await expectSound(id);
     });
 
+    test("the completion's own payout and the payout job at once: the host is paid by one of them", async () => {
+      const id = await accepted();
+      clock = row(id).endsAt + HOUR;
+      // Both read the share as owed; the second one hears back about the payout account only
+      // after the first has claimed, paid and recorded.
+      const payments = app.deps.payments;
+      const getAccount = payments.getConnectedAccount;
+      let asked = 0;
+      payments.getConnectedAccount = async (accountId) => {
+        const turn = ++asked;
+        const account = await getAccount.call(payments, accountId);
+        if (turn === 2) await Bun.sleep(10 * LATENCY_MS);
+        return account;
+      };
+      try {
+        const completing = parties.host.postJson(`/api/bookings/${id}/complete`, {});
+        await until("the completion", () => row(id).status === "completed", 5_000, 1);
+        await app.deps.jobs.runDue();
+        expect((await completing).status).toBe(200);
+      } finally {
+        payments.getConnectedAccount = getAccount;
+      }
+      expect(ledgerOf(id)).toEqual(["authorize", "capture", "payout_pending", "platform_fee", "transfer"]);
+      // Two claims in all: the capture and one transfer (the other payout found nothing owed).
+      expect(row(id).claims).toBe(2);
+      await expectSound(id);
+    });
+
     test(`the same request sent ${TIMES} times at once: one booking, its card still held`, async () => {
       clock = START;
       const date = new Date(START + day++ * 24 * HOUR).toISOString().slice(0, 10);
@@ -201,7 +230,7 @@ export function runMoneyRaces(name: string, makeWorld: () => Promise<MoneyWorld>
     /** The provider acts, the answer is lost; a new process on the same data finishes it once its grace has passed. */
     async function restartAndRecover() {
       const restarted = await w.start(now, app.dataDir);
-      clock += 3 * 60 * 1000;
+      clock += RECOVERY_GRACE_MS + 1000;
       await restarted.deps.jobs.runDue();
       return restarted;
     }

@@ -92,6 +92,9 @@ export function runProviderContract(name: string, makeProvider: () => Promise<Pr
       const captured = await p.capture(intent.id, key("capture", "capture"));
       expect(captured).toMatchObject({ id: intent.id, status: "succeeded", amountCents: 4400 });
       expect((await p.getIntent(intent.id))?.status).toBe("succeeded");
+      // The same key answers as the first time; another key on a captured payment is refused.
+      expect((await p.capture(intent.id, key("capture", "capture"))).status).toBe("succeeded");
+      expect(await p.capture(intent.id, key("capture", "capture-again")).catch((e: unknown) => e)).toBeInstanceOf(PaymentError);
     });
 
     test("release cancels an authorisation, and releasing again is fine", async () => {
@@ -113,6 +116,11 @@ export function runProviderContract(name: string, makeProvider: () => Promise<Pr
       expect(rest.id).toBeTruthy();
       expect(rest.id).not.toBe(part.id);
       expect(await p.refund(intent.id, 100, key("refund", "refund-more")).catch((e: unknown) => e)).toBeInstanceOf(PaymentError);
+      // What reconciliation asks after a lost answer: every refund made, once.
+      const refunds = await p.refundsOf(intent.id);
+      expect(refunds.map((r) => r.id).sort()).toEqual([part.id, rest.id].sort());
+      expect(refunds.reduce((sum, r) => sum + r.amountCents, 0)).toBe(4400);
+      expect(await p.refundsOf((await authorised("no-refund")).id)).toEqual([]);
     });
 
     test("transfer the host's share from a captured payment, then reverse it", async () => {
@@ -124,8 +132,11 @@ export function runProviderContract(name: string, makeProvider: () => Promise<Pr
       await p.capture(intent.id, key("transfer", "capture"));
       const transfer = await p.transfer(input, key("transfer", "transfer"));
       expect(transfer.id).toBeTruthy();
+      expect(await p.transfersOf(input.transferGroup)).toEqual([{ id: transfer.id, amountCents: 3200, reversedCents: 0 }]);
       const reversal = await p.reverseTransfer(transfer.id, null, key("transfer", "reverse"));
       expect(reversal.id).toBeTruthy();
+      expect(await p.transfersOf(input.transferGroup)).toEqual([{ id: transfer.id, amountCents: 3200, reversedCents: 3200 }]);
+      expect(await p.transfersOf(`booking:${run}-no-transfer`)).toEqual([]);
       expect(await p.reverseTransfer(transfer.id, 100, key("transfer", "reverse-more")).catch((e: unknown) => e)).toBeInstanceOf(PaymentError);
     });
 

@@ -4,7 +4,8 @@ import { bookings, jobs, ledgerEntries } from "../db/schema";
 import { recoverClaim, sweepPayments } from "../src/bookings/reconciliation";
 import { asTestProvider } from "../src/payments";
 import type { TestProvider } from "../src/payments/test-provider";
-import { bookingParties, makeTestApp, requestWithTestCard, type Client } from "./helpers";
+import { bookingParties, makeTestApp, requestWithTestCard, TEST_CARD, type Client } from "./helpers";
+import { RECOVERY_GRACE_MS } from "../src/bookings/transitions";
 import { moneyViolations } from "./money-invariants";
 
 /**
@@ -81,12 +82,40 @@ describe("the sweep", () => {
     expect(await (await operator.get("/admin/payments")).text()).toContain("Every open booking agrees with the payment provider.");
   });
 
+  test("a booking that changes while the sweep asks the provider is not flagged for what that change did", async () => {
+    const { id, intentId } = await pending();
+    // The sweep reads the open bookings, then asks the provider about this one; its answer comes
+    // back after the host has accepted (the capture is what it then shows).
+    const getIntent = provider.getIntent;
+    let sweepAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (sweepAsked = resolve));
+    let release!: () => void;
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    provider.getIntent = async (askedId) => {
+      if (askedId !== intentId) return getIntent.call(provider, askedId);
+      sweepAsked();
+      await answered;
+      return getIntent.call(provider, askedId);
+    };
+    try {
+      const sweeping = sweepPayments(t.deps);
+      await asked;
+      provider.getIntent = getIntent;
+      expect((await parties.host.postJson(`/api/bookings/${id}/accept`, {})).status).toBe(200);
+      release();
+      await sweeping;
+    } finally {
+      provider.getIntent = getIntent;
+    }
+    expect(row(id)).toMatchObject({ status: "accepted", paymentIssue: null });
+  });
+
   test("a claim whose recovery job was lost is recovered by the sweep", async () => {
     const { id } = await pending();
     provider.faults.loseAnswer.add("capture");
     expect((await parties.host.postJson(`/api/bookings/${id}/accept`, {})).status).toBe(502);
     t.db.delete(jobs).where(eq(jobs.kind, "booking.recover")).run();
-    clock += 3 * 60 * 1000;
+    clock += RECOVERY_GRACE_MS + 1000;
     const out = await sweepPayments(t.deps);
     expect(out.recovered).toBe(1);
     expect(row(id)).toMatchObject({ status: "accepted", claim: null });
@@ -102,7 +131,7 @@ describe("recovery", () => {
     expect((await parties.host.postJson(`/api/bookings/${id}/reject`, {})).status).toBe(502);
     expect(await recoverClaim(t.deps, id)).toBe("none");
     expect(row(id).claim?.movement).toBe("release");
-    clock += 3 * 60 * 1000;
+    clock += RECOVERY_GRACE_MS + 1000;
     expect(await recoverClaim(t.deps, id)).toBe("recorded");
     expect(row(id).status).toBe("rejected");
   });
@@ -117,7 +146,7 @@ describe("recovery", () => {
     expect((await parties.host.postJson(`/api/bookings/${id}/accept`, {})).status).toBe(502);
     t.deps.payments.capture = capture;
     await provider.release(intentId, "the-hold-lapsed");
-    clock += 3 * 60 * 1000;
+    clock += RECOVERY_GRACE_MS + 1000;
     expect(await recoverClaim(t.deps, id)).toBe("rolled back");
     expect(row(id)).toMatchObject({ status: "pending", claim: null });
     expect(row(id).paymentIssue).toContain("capture to accepted: the payment could not be captured: it is canceled");
@@ -137,5 +166,28 @@ describe("recovery", () => {
     expect(html).toContain("booking.recover:x:1");
     expect(html).toContain("The payment service did not answer in time.");
     expect(html).toContain("Attempts: 12");
+  });
+});
+
+describe("a late payment", () => {
+  test("paid on the hosted page after its hold lapsed and the slot was taken: released, never a second request for that time", async () => {
+    clock = START;
+    const date = new Date(START + day++ * 24 * HOUR).toISOString().slice(0, 10);
+    const dialog = await parties.guest.postJson("/api/create-payment-intent", { activityId: parties.activityId, hours: 2, amount: "88.00", proposedDate: date, proposedTime: "10:00", message: "Hello!" });
+    expect(dialog.status).toBe(200);
+    const { url, bookingId } = (await dialog.json()) as { url: string; bookingId: string };
+    // The hold lapses (its job has not run yet) and someone else books that very time.
+    clock += 16 * 60 * 1000;
+    const other = await requestWithTestCard(parties.stranger, { activityId: parties.activityId, date, hours: 2, total: "88.00" });
+    expect(other.res.status).toBe(201);
+    const otherId = ((await other.res.json()) as { id: string }).id;
+    // Then the first guest pays on the page they kept open.
+    await parties.guest.postForm(url, TEST_CARD);
+    expect(row(bookingId).status).not.toBe("pending");
+    expect((await t.deps.payments.getIntent(row(bookingId).paymentIntentId!))?.status).toBe("canceled");
+    expect(row(otherId).status).toBe("pending");
+    await t.deps.jobs.runDue();
+    expect(row(bookingId).status).toBe("expired");
+    expect(await moneyViolations(t.deps, [bookingId, otherId])).toEqual([]);
   });
 });

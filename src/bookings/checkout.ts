@@ -292,13 +292,13 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
   const now = deps.now();
   const result = writeTransaction(deps.db, (tx) => {
     const current = tx.select().from(bookings).where(eq(bookings.id, booking.id)).get()!;
-    const revivable =
-      current.status === "expired" &&
-      current.holdUntil !== null &&
-      current.startsAt > now &&
-      !hostBusy(tx, current.hostId, current.startsAt, current.endsAt, now, current.id) &&
-      !guestBusy(tx, current.guestId, current.startsAt, current.endsAt, now, current.id);
-    if ((current.status !== "awaiting_payment" && !revivable) || current.claim) {
+    // Past its hold, the slot may have been taken meanwhile: a late payment makes a request only
+    // while nothing else holds that time (the hold lapsed, whether or not its job has run yet).
+    const slotStillFree = () =>
+      current.startsAt > now && !hostBusy(tx, current.hostId, current.startsAt, current.endsAt, now, current.id) && !guestBusy(tx, current.guestId, current.startsAt, current.endsAt, now, current.id);
+    const lapsed = current.holdUntil !== null && current.holdUntil <= now;
+    const payable = current.status === "awaiting_payment" ? !lapsed || slotStillFree() : current.status === "expired" && current.holdUntil !== null && slotStillFree();
+    if (!payable || current.claim) {
       // Paid already, with this intent; a second one (the hosted page and the checkout screen
       // both paid) is released.
       const paid = current.status === "pending" || current.status === "accepted" || current.status === "completed";
@@ -336,7 +336,7 @@ export async function lapseHold(deps: Deps, bookingId: string) {
     // Paid in time but the news was lost: it becomes a request after all.
     if (intent?.status === "requires_capture" && (await paymentAuthorised(deps, booking.id, intent.id)) !== "ignored") return;
   }
-  await endAwaitingPayment(deps, booking, "expired", null);
+  await endAwaitingPayment(deps, booking.id, "expired", null);
 }
 
 /**
@@ -352,5 +352,5 @@ export async function checkoutEnded(deps: Deps, bookingId: string, sessionId: st
     const intent = await deps.payments.getIntent(booking.paymentIntentId);
     if (intent?.status === "requires_capture" && (await paymentAuthorised(deps, booking.id, intent.id)) !== "ignored") return "paid";
   }
-  return (await endAwaitingPayment(deps, booking, "expired", null)) ? "ended" : "ignored";
+  return (await endAwaitingPayment(deps, booking.id, "expired", null)) ? "ended" : "ignored";
 }

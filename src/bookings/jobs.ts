@@ -33,7 +33,8 @@ export const payoutJob = defineJob<ById>({
 /** A money movement claimed and never recorded: finished from what the provider shows. */
 export const recoverJob = defineJob<ById>({
   kind: "booking.recover",
-  // Retried for about a day while the provider does not answer, then left failed for the operator.
+  // Retried for about five hours while the provider does not answer, then listed as failed for the
+  // operator; the 15-minute sweep still recovers the claim once the provider answers.
   maxAttempts: 12,
   run: async ({ bookingId }, { deps }) => {
     await recoverClaim(deps, bookingId);

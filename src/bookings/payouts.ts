@@ -2,7 +2,7 @@ import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import { bookings, ledgerEntries, users } from "../../db/schema";
 import type { Deps } from "../context";
 import { currentBooking } from "./service";
-import { move } from "./transitions";
+import { move, shareOwed } from "./transitions";
 
 /**
  * The host's share of a completed booking (ARCHITECTURE decision 5): owed from completion
@@ -10,25 +10,19 @@ import { move } from "./transitions";
  * (`transfer`), through the same claim as every other movement (docs/decisions/0028).
  */
 
-/** The host's share is owed and not yet sent, by the booking's ledger. */
-function owes(deps: Deps, bookingId: string) {
-  const kinds = new Set(deps.db.select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.bookingId, bookingId)).all().map((r) => r.kind));
-  return kinds.has("payout_pending") && !kinds.has("transfer");
-}
-
 /**
  * Sends a completed booking's host share to the host's payout account, when they have one that
  * can receive it; otherwise it stays a pending payout (the sweep and `account.updated` retry).
  */
 export async function payHost(deps: Deps, bookingId: string): Promise<"sent" | "waiting" | "nothing"> {
   const b = currentBooking(deps, bookingId);
-  if (!b || b.status !== "completed" || !b.paymentIntentId || b.claim || !owes(deps, b.id)) return "nothing";
+  if (!b || b.status !== "completed" || !b.paymentIntentId || b.claim || !shareOwed(deps.db, b.id)) return "nothing";
   const host = deps.db.select({ accountId: users.stripeAccountId }).from(users).where(eq(users.id, b.hostId)).get();
   if (!host?.accountId) return "waiting";
   const account = await deps.payments.getConnectedAccount(host.accountId);
   if (!account?.payoutsEnabled) return "waiting";
   const sent = await move(deps, b, "completed", b.paymentIntentId, { movement: "transfer", to: "completed", canceledBy: null, message: null, senderId: null });
-  // Null: another payout of this booking claimed it first, and that one sends it.
+  // Null: another payout of this booking claimed it first, or sent it already.
   return sent ? "sent" : "nothing";
 }
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, isNull, lt } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
 import { writeTransaction } from "../../db/client";
 import { bookings, jobs, ledgerEntries, type Booking, type BookingClaim } from "../../db/schema";
 import type { Deps } from "../context";
@@ -6,7 +6,8 @@ import { cancelJob, scheduleJob } from "../lib/jobs";
 import { reconcileJob } from "./jobs";
 import { bookingCallKeys, jobKeys } from "./keys";
 import { currentBooking, RECONCILE_MS } from "./service";
-import { announce, callProvider, finishClaim, ledger, RECOVERY_GRACE_MS, refusedForSure, rollBackClaim, systemMessage } from "./transitions";
+import { owedPayouts } from "./payouts";
+import { announce, callProvider, finishClaim, ledger, RECOVERY_GRACE_MS, refusedForSure, rollBackClaim, shareOwed, systemMessage } from "./transitions";
 
 /**
  * Keeping our books and the provider's in agreement (docs/decisions/0028):
@@ -43,10 +44,21 @@ async function shownByProvider(deps: Deps, b: Booking, c: BookingClaim): Promise
   return sent ? { made: sent.id } : { notYet: true };
 }
 
-/** Marks a booking for the operator, with what was found. */
-function flag(deps: Deps, bookingId: string, issue: string) {
-  console.error(`payments: booking ${bookingId} needs an operator: ${issue}`);
-  deps.db.update(bookings).set({ paymentIssue: issue.slice(0, 500), updatedAt: deps.now() }).where(eq(bookings.id, bookingId)).run();
+/**
+ * Marks a booking for the operator, with what was found; `as` is the booking as it was read
+ * before the provider was asked: if it changed since (a transition ran meanwhile), what was
+ * found may be that transition's own doing, and the next sweep looks again instead.
+ */
+function flag(deps: Deps, bookingId: string, issue: string, as?: Pick<Booking, "status" | "updatedAt">): boolean {
+  const unchanged = as ? and(eq(bookings.status, as.status), eq(bookings.updatedAt, as.updatedAt), isNull(bookings.claim)) : undefined;
+  const flagged = deps.db
+    .update(bookings)
+    .set({ paymentIssue: issue.slice(0, 500), updatedAt: deps.now() })
+    .where(and(eq(bookings.id, bookingId), unchanged))
+    .returning({ id: bookings.id })
+    .get();
+  if (flagged) console.error(`payments: booking ${bookingId} needs an operator: ${issue}`);
+  return !!flagged;
 }
 
 /**
@@ -127,16 +139,23 @@ export async function sweepPayments(deps: Deps): Promise<{ recovered: number; re
       console.error(`payments sweep: recovering booking ${id} failed`, err);
     }
   }
+  // Open requests and bookings, and completed ones whose host share is still owed.
+  const owed = owedPayouts(deps);
   const open = deps.db
     .select()
     .from(bookings)
-    .where(and(inArray(bookings.status, ["pending", "accepted", "completed"]), isNotNull(bookings.paymentIntentId), isNull(bookings.claim), isNull(bookings.paymentIssue)))
+    .where(
+      and(
+        or(inArray(bookings.status, ["pending", "accepted"]), owed.length ? inArray(bookings.id, owed) : undefined),
+        isNotNull(bookings.paymentIntentId),
+        isNull(bookings.claim),
+        isNull(bookings.paymentIssue),
+      ),
+    )
     .orderBy(bookings.updatedAt)
+    .limit(SWEEP_BATCH)
     .all();
-  let looked = 0;
   for (const b of open) {
-    if (b.status === "completed" && !owesTransfer(deps, b.id)) continue;
-    if (looked++ >= SWEEP_BATCH) break;
     try {
       const result = await compare(deps, b);
       if (result === "repaired") out.repaired++;
@@ -148,11 +167,6 @@ export async function sweepPayments(deps: Deps): Promise<{ recovered: number; re
   return out;
 }
 
-function owesTransfer(deps: Deps, bookingId: string) {
-  const kinds = new Set(deps.db.select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.bookingId, bookingId)).all().map((r) => r.kind));
-  return kinds.has("payout_pending") && !kinds.has("transfer");
-}
-
 async function compare(deps: Deps, b: Booking): Promise<"same" | "repaired" | "flagged"> {
   const intentId = b.paymentIntentId!;
   if (b.status === "completed") {
@@ -161,33 +175,25 @@ async function compare(deps: Deps, b: Booking): Promise<"same" | "repaired" | "f
     if (!sent) return "same";
     const recorded = writeTransaction(deps.db, (tx) => {
       const row = tx.select().from(bookings).where(and(eq(bookings.id, b.id), eq(bookings.status, "completed"), isNull(bookings.claim))).get();
-      if (!row) return false;
+      if (!row || !shareOwed(tx, row.id)) return null;
       ledger(tx, deps, row, "transfer", row.hostEarningsCents, sent.id);
-      return true;
+      return row;
     });
-    return recorded ? "repaired" : "same";
+    if (!recorded) return "same";
+    deps.events.emit({ type: "payout.sent", booking: recorded, amountCents: recorded.hostEarningsCents });
+    return "repaired";
   }
   const intent = await deps.payments.getIntent(intentId);
-  if (!intent) {
-    flag(deps, b.id, `${b.status}, but the payment ${intentId} does not exist at the provider`);
-    return "flagged";
-  }
+  if (!intent) return flag(deps, b.id, `${b.status}, but the payment ${intentId} does not exist at the provider`, b) ? "flagged" : "same";
   if (b.status === "pending") {
     if (intent.status === "requires_capture") return "same";
     if (intent.status === "canceled") return expireReleased(deps, b, intent.id) ? "repaired" : "same";
-    flag(deps, b.id, `a request whose payment is ${intent.status} at the provider`);
-    return "flagged";
+    return flag(deps, b.id, `a request whose payment is ${intent.status} at the provider`, b) ? "flagged" : "same";
   }
   // accepted
-  if (intent.status !== "succeeded") {
-    flag(deps, b.id, `accepted, but the payment is ${intent.status} at the provider`);
-    return "flagged";
-  }
+  if (intent.status !== "succeeded") return flag(deps, b.id, `accepted, but the payment is ${intent.status} at the provider`, b) ? "flagged" : "same";
   const refunded = (await deps.payments.refundsOf(intentId)).reduce((sum, r) => sum + r.amountCents, 0);
-  if (refunded > 0) {
-    flag(deps, b.id, `accepted, but ${refunded} of ${b.totalCents} cents were refunded at the provider`);
-    return "flagged";
-  }
+  if (refunded > 0) return flag(deps, b.id, `accepted, but ${refunded} of ${b.totalCents} cents were refunded at the provider`, b) ? "flagged" : "same";
   return "same";
 }
 

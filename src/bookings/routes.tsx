@@ -369,7 +369,10 @@ export function bookingRoutes(deps: Deps) {
           const result = await test.confirmCard({ clientSecret: intent.clientSecret, cardNumber: card.cardNumber, expiry: card.expiry, cvc: card.cvc });
           if (result.status === "requires_action") return sendTo(`${result.nextActionUrl}?${new URLSearchParams({ return: `/checkout/${booking.id}/return` })}`);
           if (result.status !== "requires_capture") return failed(result.error ?? state.t("booking.paymentFailed"), 402);
-          await paymentAuthorised(deps, booking.id, result.paymentIntentId);
+          const outcome = await paymentAuthorised(deps, booking.id, result.paymentIntentId);
+          // Released: the booking ended meanwhile (cancelled in another tab, its hold taken over).
+          if (outcome === "released") return failed(state.t("booking.slotTakenReleased"), 409);
+          if (outcome === "ignored") return failed(state.t("booking.paymentNotAuthorised"), 402);
           return sent();
         } catch (err) {
           if (err instanceof PaymentError) return failed(err.message, 402);

@@ -24,8 +24,11 @@ import { AUTO_COMPLETE_MS, BookingError, bookingFor, currentBooking, GUEST_CANCE
  *    happened (`reconciliation.ts`).
  */
 
-/** After this long, a claim nobody recorded is finished from what the provider shows. Longer than any live call lasts. */
-export const RECOVERY_GRACE_MS = 2 * 60 * 1000;
+/**
+ * After this long, a claim nobody recorded is finished from what the provider shows. Longer than
+ * any live call lasts: a Stripe movement is at most two requests of three tries of 20 s each.
+ */
+export const RECOVERY_GRACE_MS = 5 * 60 * 1000;
 /** How long a request waits for another change of the same booking to end before answering. */
 const WAIT_FOR_CLAIM_MS = 10_000;
 
@@ -65,12 +68,21 @@ export function announce(deps: Deps, booking: Booking, from: BookingStatus | nul
 /** What a movement is to do; `claim` adds its key, its starting status and its intent. */
 export type Plan = Omit<BookingClaim, "key" | "from" | "intentId">;
 
+/** The host's share of a completed booking is owed and not yet sent, by its ledger. */
+export function shareOwed(db: WriteTx | Deps["db"], bookingId: string) {
+  const kinds = new Set(db.select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.bookingId, bookingId)).all().map((r) => r.kind));
+  return kinds.has("payout_pending") && !kinds.has("transfer");
+}
+
 /** Step 1: claims the booking in status `from` for one movement, or null when another change got there first. */
 function claim(deps: Deps, bookingId: string, from: BookingStatus, intentId: string, plan: Plan): Booking | null {
   const now = deps.now();
   return writeTransaction(deps.db, (tx) => {
     const row = tx.select().from(bookings).where(and(eq(bookings.id, bookingId), eq(bookings.status, from), isNull(bookings.claim))).get();
     if (!row) return null;
+    // A payout is claimed only while the share is still owed: two payouts that both read it owed
+    // before either claimed (the completion's own and its job) send it once.
+    if (plan.movement === "transfer" && !shareOwed(tx, row.id)) return null;
     const attempt = row.claims + 1;
     const claimed: BookingClaim = { ...plan, from, intentId, key: movementKey(row.id, plan.movement, attempt) };
     const updated = tx.update(bookings).set({ claim: claimed, claimedAt: now, claims: attempt, updatedAt: now }).where(eq(bookings.id, row.id)).returning().get();
@@ -265,22 +277,33 @@ function cancelAccepted(deps: Deps, b: Booking, by: Role, senderId: string | nul
   return move(deps, b, "accepted", intentOf(b), { movement: "refund", to: "canceled", canceledBy: by, message: "booking_canceled", senderId });
 }
 
-/** Ends an awaiting-payment booking as `to`: its payment, if any, is released and its hold let go. */
-export async function endAwaitingPayment(deps: Deps, b: Booking, to: "expired" | "canceled", by: Role | null): Promise<Booking | null> {
-  if (b.paymentIntentId) return move(deps, b, "awaiting_payment", b.paymentIntentId, { movement: "release", to, canceledBy: by, message: null, senderId: null });
-  const now = deps.now();
-  const changed = writeTransaction(deps.db, (tx) => {
-    const row = tx
-      .update(bookings)
-      .set({ status: to, canceledBy: by, updatedAt: now })
-      .where(and(eq(bookings.id, b.id), eq(bookings.status, "awaiting_payment"), isNull(bookings.claim)))
-      .returning()
-      .get();
-    if (row) cancelJob(tx, jobKeys.hold(row.id));
-    return row;
-  });
-  if (changed) announce(deps, changed, "awaiting_payment");
-  return changed ?? null;
+/**
+ * Ends an awaiting-payment booking as `to`: its payment, if any, is released and its hold let go.
+ * Null when it no longer awaits payment, or another change claimed it first.
+ */
+export async function endAwaitingPayment(deps: Deps, bookingId: string, to: "expired" | "canceled", by: Role | null): Promise<Booking | null> {
+  for (let tries = 0; tries < 3; tries++) {
+    const b = currentBooking(deps, bookingId);
+    if (!b || b.status !== "awaiting_payment" || b.claim) return null;
+    if (b.paymentIntentId) return move(deps, b, "awaiting_payment", b.paymentIntentId, { movement: "release", to, canceledBy: by, message: null, senderId: null });
+    const now = deps.now();
+    // No payment to release, as long as none was attached meanwhile (then: read again, release it).
+    const changed = writeTransaction(deps.db, (tx) => {
+      const row = tx
+        .update(bookings)
+        .set({ status: to, canceledBy: by, updatedAt: now })
+        .where(and(eq(bookings.id, b.id), eq(bookings.status, "awaiting_payment"), isNull(bookings.claim), isNull(bookings.paymentIntentId)))
+        .returning()
+        .get();
+      if (row) cancelJob(tx, jobKeys.hold(row.id));
+      return row;
+    });
+    if (changed) {
+      announce(deps, changed, "awaiting_payment");
+      return changed;
+    }
+  }
+  return null;
 }
 
 /** Accepted → completed in one transaction (no money moves yet); null when another change got there first. */
@@ -344,7 +367,7 @@ function cancel(deps: Deps, bookingId: string, role: Role, senderId: string | nu
       throw new BookingError("booking.cannotCancel", 409);
     },
     run: async (b) => {
-      if (b.status === "awaiting_payment") return endAwaitingPayment(deps, b, "canceled", role);
+      if (b.status === "awaiting_payment") return endAwaitingPayment(deps, b.id, "canceled", role);
       if (b.status === "pending") return move(deps, b, "pending", intentOf(b), { movement: "release", to: "canceled", canceledBy: "guest", message: "booking_canceled", senderId });
       return cancelAccepted(deps, b, role, senderId);
     },
@@ -397,7 +420,7 @@ export async function endBookingsOfSuspended(deps: Deps, userId: string): Promis
     try {
       if (b.status === "pending") await endPending(deps, b.id, side === "host" ? "rejected" : "canceled", null);
       else if (b.status === "awaiting_payment") {
-        if (!(await endAwaitingPayment(deps, b, "canceled", side))) continue;
+        if (!(await endAwaitingPayment(deps, b.id, "canceled", side))) continue;
       }
       else if (b.startsAt > deps.now()) await cancel(deps, b.id, side, null);
       else continue;

@@ -74,6 +74,9 @@ export function paymentErrorOf(err: unknown): PaymentError {
   if (err instanceof PaymentError) return err;
   if (err instanceof Stripe.errors.StripeError) {
     if (err instanceof Stripe.errors.StripeCardError) return new PaymentError(err.message, codeOf(err), 402);
+    // 409: a request with the same idempotency key is still being processed (a retry after a
+    // timeout met the first attempt): it may yet act, so this is no answer, never a refusal.
+    if (err.statusCode === 409) return new PaymentError(err.message || "The payment service is still processing this request.", "provider_unavailable", 503);
     if (
       err instanceof Stripe.errors.StripeConnectionError ||
       err instanceof Stripe.errors.StripeAPIError ||

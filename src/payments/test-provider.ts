@@ -269,7 +269,8 @@ export class TestProvider implements PaymentProvider {
     const out = writeTransaction(this.db, (tx) => {
       const row = tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)).get();
       if (!row) return { error: new PaymentError(CARD_MESSAGES.notFound, "not_found", 404) };
-      if (this.doneIn(tx, idempotencyKey) || row.status === "succeeded") return { row, acted: false };
+      // The same key answers as the first time; another key on a captured payment is refused, as Stripe does.
+      if (this.doneIn(tx, idempotencyKey)) return { row, acted: false };
       if (row.status !== "requires_capture") return { error: new PaymentError(`This payment cannot be captured: it is ${row.status}.`, "invalid_request", 409) };
       this.recordIn(tx, "capture", intentId, row.amountCents, idempotencyKey);
       this.setStatusIn(tx, intentId, "succeeded");
@@ -445,6 +446,7 @@ export class TestProvider implements PaymentProvider {
   }
 
   async getConnectedAccount(accountId: string): Promise<ConnectedAccount | null> {
+    await this.roundTrip();
     const row = this.db.select().from(testConnectedAccounts).where(eq(testConnectedAccounts.id, accountId)).get();
     return row ? this.toAccount(row) : null;
   }

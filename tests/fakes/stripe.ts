@@ -434,13 +434,16 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
   /** How long every answer takes (a round trip to Stripe); requests run concurrently meanwhile. */
   let latencyMs = 0;
   /** Calls that act and then lose their answer, by method and path pattern, with how many are left. */
-  const losing: { method: string; re: RegExp; left: number }[] = [];
+  const losing: { method: string; re: RegExp; left: number; hang: boolean }[] = [];
+  /** Idempotency keys of requests still being processed: another request with one is answered 409. */
+  const inFlight = new Set<string>();
+  /** Answers held back (`hang`), let go when the fake stops. */
+  const held: (() => void)[] = [];
   const patternOf = (pattern: string) => new RegExp(`^${pattern.replace(/:[a-z]+/g, "[^/]+")}$`);
 
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(req): Promise<Response> {
+  /** One API request, as Stripe answers it once its idempotency key is free. */
+  async function handle(req: Request): Promise<Response> {
+    {
       const url = new URL(req.url);
       const params = req.method === "GET" ? parseStripeForm(url.search.slice(1)) : parseStripeForm(await req.text());
       if (latencyMs > 0) await Bun.sleep(latencyMs);
@@ -486,9 +489,30 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
       if (lose) {
         // Acted, but the answer never arrives as sent: what a timeout or a crash on our side looks like.
         lose.left--;
+        if (lose.hang) await new Promise<void>((resolve) => held.push(resolve));
         return answer(500, { error: { type: "api_error", message: "An unknown error occurred (the answer was lost)." } }, { "Stripe-Should-Retry": "false" });
       }
       return answer(status, body);
+    }
+  }
+
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req): Promise<Response> {
+      const key = req.method === "POST" ? req.headers.get("idempotency-key") : null;
+      if (key && inFlight.has(key)) {
+        // As Stripe does while the first request with a key has not finished (the SDK retries it).
+        const message = `There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): ${key}. Please try again later.`;
+        requests.push({ method: req.method, path: new URL(req.url).pathname, params: {}, idempotencyKey: key, status: 409 });
+        return Response.json({ error: { type: "idempotency_error", message } }, { status: 409, headers: { "Stripe-Should-Retry": "true" } });
+      }
+      if (key) inFlight.add(key);
+      try {
+        return await handle(req);
+      } finally {
+        if (key) inFlight.delete(key);
+      }
     },
   });
   origin = `http://127.0.0.1:${server.port}`;
@@ -512,9 +536,12 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
     setLatency(ms: number) {
       latencyMs = ms;
     },
-    /** The next `times` successful calls to one endpoint act, then answer 500 as if the answer were lost. */
-    loseAnswer(method: string, pattern: string, times = 1) {
-      losing.push({ method, re: patternOf(pattern), left: times });
+    /**
+     * The next `times` successful calls to one endpoint act, then answer 500 as if the answer were
+     * lost; with `hang`, they answer nothing until the fake stops (the caller is killed meanwhile).
+     */
+    loseAnswer(method: string, pattern: string, times = 1, opts: { hang?: boolean } = {}) {
+      losing.push({ method, re: patternOf(pattern), left: times, hang: opts.hang ?? false });
     },
     /** Recorded calls to one endpoint (`POST /v1/payment_intents`); `:id` matches any id. */
     requestsTo(method: string, pattern: string) {
@@ -578,7 +605,10 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
       });
       return o.handle ? o.handle(request) : fetch(request);
     },
-    stop: () => server.stop(true),
+    stop: () => {
+      for (const resolve of held.splice(0)) resolve();
+      server.stop(true);
+    },
   };
 }
 

@@ -1,0 +1,129 @@
+import { afterAll, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { and, eq } from "drizzle-orm";
+import { openDb } from "../db/client";
+import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
+import { bookingRow, insert } from "../db/factories";
+import { activities, bookings, jobs, leases, ledgerEntries, users } from "../db/schema";
+import type { Deps } from "../src/context";
+import { StripeProvider } from "../src/payments/stripe";
+import { CARDS, startFakeStripe } from "./fakes/stripe";
+import { until } from "./helpers";
+import { RECOVERY_GRACE_MS } from "../src/bookings/transitions";
+import { moneyViolations } from "./money-invariants";
+
+/**
+ * The real server process with Stripe (the fake, over HTTP) killed or stopped while a capture is
+ * under way (docs/decisions/0028): killed after Stripe captured but before the answer arrived, the
+ * restarted server records the capture once; stopped with SIGTERM, it lets the accept finish first.
+ */
+const root = new URL("..", import.meta.url).pathname;
+const HOUR = 60 * 60 * 1000;
+const fake = startFakeStripe();
+const dataDir = mkdtempSync(join(tmpdir(), "offline-crash-"));
+afterAll(() => {
+  fake.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function freePort() {
+  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}
+
+async function startServer(): Promise<{ proc: Subprocess<"ignore", "pipe", "inherit">; url: string }> {
+  const port = freePort();
+  const proc = Bun.spawn([process.execPath, "src/server.ts"], {
+    cwd: root,
+    env: { ...process.env, ...fake.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", DEMO_DATA: "true" },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await until("the server to answer", async () => (await fetch(`${url}/health`).catch(() => null))?.ok === true, 30_000, 100);
+  return { proc, url };
+}
+
+async function signIn(url: string, email: string) {
+  const res = await fetch(`${url}/api/login`, { method: "POST", headers: { "content-type": "application/json", origin: url }, body: JSON.stringify({ email, password: DEMO_PASSWORD }) });
+  expect(res.status).toBe(200);
+  const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  return { cookie, csrf: res.headers.get("x-csrf-token")! };
+}
+
+/** A request of the demo guest to the demo host, its card held at Stripe, as the date-time flow leaves it. */
+async function pendingRequest(days: number) {
+  const db = openDb(join(dataDir, "offline.db"));
+  const guest = db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL)).get()!;
+  const host = db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL)).get()!;
+  const activity = db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York"))).get()!;
+  const startsAt = Math.floor((Date.now() + days * 24 * HOUR) / HOUR) * HOUR;
+  const row = bookingRow(activity, { guestId: guest.id, startsAt, status: "pending", createdAt: Date.now() });
+  const form = new URLSearchParams({ amount: String(row.totalCents), currency: "usd", capture_method: "manual", "metadata[guestId]": guest.id });
+  const created = await fetch(`${fake.apiBase}/v1/payment_intents`, { method: "POST", headers: { authorization: `Bearer ${fake.secretKey}`, "content-type": "application/x-www-form-urlencoded" }, body: form });
+  const intentId = ((await created.json()) as { id: string }).id;
+  fake.confirm(intentId, CARDS.ok);
+  const booking = insert(db).booking({ ...row, paymentProvider: "stripe", paymentIntentId: intentId, respondBy: startsAt });
+  db.insert(ledgerEntries).values({ id: crypto.randomUUID(), bookingId: booking.id, kind: "authorize", amountCents: booking.totalCents, currency: "usd", provider: "stripe", providerRef: intentId, idempotencyKey: `booking:${booking.id}:authorize`, createdAt: Date.now() }).run();
+  return { db, id: booking.id, intentId };
+}
+
+const accept = (url: string, who: { cookie: string; csrf: string }, id: string) =>
+  fetch(`${url}/api/bookings/${id}/accept`, { method: "POST", headers: { cookie: who.cookie, "x-csrf-token": who.csrf, origin: url, "content-type": "application/json" }, body: "{}" });
+
+const depsFor = (db: ReturnType<typeof openDb>) =>
+  ({ db, now: Date.now, payments: new StripeProvider({ secretKey: fake.secretKey, publishableKey: "pk_test_fake", webhookSecret: undefined, apiBase: fake.apiBase }) }) as unknown as Deps;
+
+test("killed after Stripe captured but before its answer arrived: the restarted server records the capture once", async () => {
+  let server = await startServer();
+  const { db, id, intentId } = await pendingRequest(5);
+  const host = await signIn(server.url, DEMO_HOST_EMAIL);
+  fake.loseAnswer("POST", "/v1/payment_intents/:id/capture", 1, { hang: true });
+  void accept(server.url, host, id).catch(() => null);
+  await until("Stripe to capture", () => fake.intents.get(intentId)?.status === "succeeded");
+  server.proc.kill("SIGKILL");
+  await server.proc.exited;
+
+  // What the crash left: the guest charged, the booking claimed for the capture, nothing recorded.
+  const left = db.select().from(bookings).where(eq(bookings.id, id)).get()!;
+  expect(left.status).toBe("pending");
+  expect(left.claim?.movement).toBe("capture");
+  expect(db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id)).all().map((l) => l.kind)).toEqual(["authorize"]);
+
+  // The grace passes (moved back rather than waited for), and with it the killed process's lease
+  // on the timed work; then the server starts again.
+  db.update(bookings).set({ claimedAt: left.claimedAt! - RECOVERY_GRACE_MS - 1000 }).where(eq(bookings.id, id)).run();
+  db.update(jobs).set({ runAt: Date.now() - 1000 }).where(eq(jobs.key, `booking.recover:${id}:1`)).run();
+  db.update(leases).set({ until: Date.now() - 1000 }).run();
+  server = await startServer();
+  await until("the capture to be recorded", () => db.select().from(bookings).where(eq(bookings.id, id)).get()!.status === "accepted", 20_000, 100);
+  expect(db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id)).all().map((l) => `${l.kind}:${l.providerRef}`).sort()).toEqual([`authorize:${intentId}`, `capture:${intentId}`]);
+  // Stripe was asked what happened, never told to capture again.
+  expect(fake.requestsTo("POST", "/v1/payment_intents/:id/capture").filter((r) => r.path.includes(intentId)).length).toBe(1);
+  expect(await moneyViolations(depsFor(db), [id])).toEqual([]);
+  server.proc.kill("SIGTERM");
+  await server.proc.exited;
+  db.$client.close();
+}, 90_000);
+
+test("stopped with SIGTERM while Stripe is slow to capture: the accept finishes, then the server exits 0", async () => {
+  const server = await startServer();
+  const { db, id, intentId } = await pendingRequest(6);
+  const host = await signIn(server.url, DEMO_HOST_EMAIL);
+  fake.setLatency(1500);
+  const answer = accept(server.url, host, id);
+  await Bun.sleep(300);
+  server.proc.kill("SIGTERM");
+  expect((await answer).status).toBe(200);
+  expect(await server.proc.exited).toBe(0);
+  fake.setLatency(0);
+  expect(db.select().from(bookings).where(eq(bookings.id, id)).get()).toMatchObject({ status: "accepted", claim: null });
+  expect(await moneyViolations(depsFor(db), [id])).toEqual([]);
+  expect(fake.intents.get(intentId)?.status).toBe("succeeded");
+  db.$client.close();
+}, 90_000);
