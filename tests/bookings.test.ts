@@ -364,7 +364,7 @@ describe("the booking dialog and the checkout page", () => {
     const slot = nextSlot(1);
     const noMessage = await guest.postJson("/api/create-payment-intent", { activityId, hours: 1, amount: "44.00", proposedDate: slot.date, proposedTime: "10:00", message: "  " });
     expect(noMessage.status).toBe(400);
-    expect((await body(noMessage)).message).toBe("Veuillez ajouter un message à votre demande");
+    expect((await body(noMessage)).message).toBe("Please add a message to your request");
     const { bookingId } = await body(await guest.postJson("/api/create-payment-intent", { activityId, hours: 1, amount: "44.00", proposedDate: slot.date, proposedTime: "10:00", message: "Hi" }));
     // The checkout page is the guest's, only while the booking awaits payment.
     expect((await guest.get(`/checkout/${bookingId}`)).status).toBe(200);

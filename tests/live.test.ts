@@ -270,6 +270,21 @@ describe("frames", () => {
     expect((await s.subscribe(ids[0]!)).type).toBe("subscribed");
   });
 
+  test("one session keeps a limited number of sockets open; closing one makes room", async () => {
+    const first = [];
+    for (let i = 0; i < LIVE_LIMITS.socketsPerSession; i++) first.push(await socketOf(stranger));
+    const extra = await socketOf(stranger);
+    expect(await extra.closed).toBe(1008);
+    // The ones already open still work.
+    expect(first[0]!.isOpen).toBe(true);
+    first[0]!.close();
+    await first[0]!.closed;
+    const again = await socketOf(stranger);
+    await Bun.sleep(50);
+    expect(again.isOpen).toBe(true);
+    for (const s of [...first, again]) s.close();
+  });
+
   test("a flood of frames closes the socket", async () => {
     const s = await socketOf(guest);
     for (let i = 0; i <= LIVE_LIMITS.framesPerWindow; i++) s.send({ type: "unsubscribe_booking", bookingId: "none" });

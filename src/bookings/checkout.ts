@@ -1,5 +1,5 @@
-import { and, eq, gt, isNull } from "drizzle-orm";
-import { writeTransaction } from "../../db/client";
+import { and, desc, eq, gt, inArray, isNotNull, isNull } from "drizzle-orm";
+import { writeTransaction, type WriteTx } from "../../db/client";
 import { bookings, type Activity, type Booking, type User } from "../../db/schema";
 import type { Deps } from "../context";
 import { scheduleJob, cancelJob } from "../lib/jobs";
@@ -11,8 +11,11 @@ import { guestBusy, hostBusy, checkSlotOpen } from "./availability";
 import { expireJob, holdJob, reconcileJob } from "./jobs";
 import { bookingCallKeys, jobKeys } from "./keys";
 import {
+  ABANDONED_HOLD_PAUSE_MS,
   BookingError,
   bookableActivity,
+  bookingMessage,
+  FREE_ABANDONED_HOLDS,
   checkAmount,
   currentBooking,
   CURRENCY,
@@ -115,6 +118,8 @@ export async function createBooking(
   input: { activityId: unknown; date: unknown; time: unknown; durationMinutes: unknown; priceTotal: unknown; paymentIntentId: unknown; message?: unknown },
 ): Promise<{ booking: Booking; created: boolean }> {
   const activity = await bookableActivity(deps, guest, input.activityId);
+  // Checked before the provider is asked anything: a refused message leaves the card as it was.
+  const message = bookingMessage(input.message, { required: false });
   if (typeof input.paymentIntentId !== "string" || !input.paymentIntentId.trim() || input.paymentIntentId.length > 200) throw new BookingError("booking.paymentRequired", 400);
   const intentId = input.paymentIntentId.trim();
   const already = byIntent(deps, intentId);
@@ -137,7 +142,6 @@ export async function createBooking(
     throw err;
   }
   if (intent.status !== "requires_capture") throw new BookingError("booking.paymentNotAuthorised", 402, {}, intent.lastError ?? undefined);
-  const message = typeof input.message === "string" ? input.message.trim().slice(0, 1000) || null : null;
 
   const now = deps.now();
   const made = writeTransaction(deps.db, (tx) => {
@@ -188,9 +192,7 @@ export async function startCheckout(
   returnTo: string,
 ) {
   const activity = await bookableActivity(deps, guest, input.activityId);
-  const message = typeof input.message === "string" ? input.message.trim() : "";
-  if (!message) throw new BookingError("booking.messageRequired", 400);
-  if (message.length > 1000) throw new BookingError("booking.messageTooLong", 400);
+  const message = bookingMessage(input.message, { required: true })!;
   const slot = slotOrThrow(activity, input, "dialog", deps.now());
   const price = priceFor(activity.hourlyRateCents, slot.durationMinutes);
   checkAmount(input.amount, price);
@@ -206,6 +208,11 @@ export async function startCheckout(
       if (mine.message !== message) tx.update(bookings).set({ message, updatedAt: now }).where(eq(bookings.id, mine.id)).run();
       return mine;
     }
+    // Holding a host's time costs something (docs/decisions/0030): one unpaid hold per person at
+    // a time, and a pause once several were left unpaid within the hour.
+    if (tx.select({ id: bookings.id }).from(bookings).where(and(eq(bookings.guestId, guest.id), eq(bookings.status, "awaiting_payment"), gt(bookings.holdUntil, now))).get()) return "holding" as const;
+    const wait = abandonedHoldPause(tx, guest.id, now);
+    if (wait > 0) return { pause: wait };
     if (hostBusy(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return "hostBusy" as const;
     if (guestBusy(tx, guest.id, slot.startsAt, slot.endsAt, now)) return "guestBusy" as const;
     const row = tx
@@ -218,6 +225,8 @@ export async function startCheckout(
   });
   if (booking === "hostBusy") throw new BookingError("booking.slotTaken", 409);
   if (booking === "guestBusy") throw new BookingError("booking.guestBusy", 409);
+  if (booking === "holding") throw new BookingError("booking.holdElsewhere", 409);
+  if ("pause" in booking) throw new BookingError("booking.tooManyAbandoned", 429, { retryAfterSeconds: Math.ceil(booking.pause / 1000) }, undefined, booking.pause);
 
   const session = await providerCall(() =>
     deps.payments.createCheckoutSession(
@@ -240,6 +249,26 @@ export async function startCheckout(
   if (session.paymentIntentId) scheduleJob(deps.db, reconcileJob, { intentId: session.paymentIntentId }, { at: now + RECONCILE_MS, key: jobKeys.reconcileIntent(session.paymentIntentId) });
   return { booking, session };
 }
+
+/**
+ * How long a guest waits before a new hold, from the holds they left unpaid in the last hour
+ * (ended as expired or cancelled while still awaiting payment: a paid one loses its `holdUntil`):
+ * none for the first `FREE_ABANDONED_HOLDS`, then `ABANDONED_HOLD_PAUSE_MS` after the last one,
+ * doubling with each further one, up to the hour.
+ */
+function abandonedHoldPause(tx: WriteTx, guestId: string, now: number): number {
+  const abandoned = tx
+    .select({ endedAt: bookings.updatedAt })
+    .from(bookings)
+    .where(and(eq(bookings.guestId, guestId), inArray(bookings.status, ["expired", "canceled"]), isNotNull(bookings.holdUntil), gt(bookings.updatedAt, now - HOUR_MS)))
+    .orderBy(desc(bookings.updatedAt))
+    .all();
+  if (abandoned.length < FREE_ABANDONED_HOLDS) return 0;
+  const pause = Math.min(ABANDONED_HOLD_PAUSE_MS * 2 ** (abandoned.length - FREE_ABANDONED_HOLDS), HOUR_MS);
+  return Math.max(abandoned[0]!.endedAt + pause - now, 0);
+}
+
+const HOUR_MS = 60 * 60 * 1000;
 
 /** A booking its guest may pay for now (the checkout page), or null. */
 export function payableBooking(deps: Deps, guestId: string, bookingId: unknown): Booking | null {

@@ -26,13 +26,14 @@ import { clearSelections, getSelection, saveSelection } from "./selection";
 import { busyIntervals, checkSlotOpen } from "./availability";
 import { checkoutEnded, createBooking, intentForBooking, intentForSlot, payableBooking, paymentAuthorised, startCheckout } from "./checkout";
 import { owedPayouts, payHost } from "./payouts";
-import { BookingError, bookableActivity, checkAmount, slotOrThrow, type Action } from "./service";
+import { BookingError, bookableActivity, bookingMessage, checkAmount, MAX_BOOKING_MESSAGE, slotOrThrow, type Action } from "./service";
 import { act } from "./transitions";
 import { activityZone, bookableDates, busyByDate, hoursToMinutes, localNow, maxMinutesOf, splitProposed } from "./times";
 
 /** A booking refusal as the API answers it: the message in the caller's language, and any extra fields. */
 export function bookingErrorJson(state: RequestState, err: BookingError) {
-  return json({ message: err.detail && err.key === "booking.paymentProblem" ? err.detail : state.t(err.key), ...(err.detail ? { detail: err.detail } : {}), ...err.extra }, err.status);
+  const headers = err.retryAfterMs ? { "Retry-After": String(Math.ceil(err.retryAfterMs / 1000)) } : undefined;
+  return json({ message: err.detail && err.key === "booking.paymentProblem" ? err.detail : state.t(err.key), ...(err.detail ? { detail: err.detail } : {}), ...err.extra }, err.status, headers);
 }
 
 /** A refusal for the screen: the provider's own words for a payment it refused or did not authorise ("Your card was declined."). */
@@ -399,7 +400,7 @@ export function bookingRoutes(deps: Deps) {
         const summary = await summaryOf(activity);
         try {
           await bookableActivity(deps, user, activity.id);
-          if (!choice.message.trim()) throw new BookingError("booking.messageRequired", 400);
+          bookingMessage(choice.message, { required: true });
           const slot = slotOrThrow(activity, { date: choice.date, time: choice.time, durationMinutes: choice.hours * 60 }, "dialog", deps.now());
           checkSlotOpen(deps, activity, slot, user.id);
           const price = priceFor(activity.hourlyRateCents, slot.durationMinutes);
@@ -434,7 +435,8 @@ export function bookingRoutes(deps: Deps) {
 
 function requestChoice(body: unknown): RequestChoice {
   const b = asRecord(body);
-  const str = (k: string) => (typeof b[k] === "string" ? (b[k] as string).slice(0, 2000) : "");
+  // Shown again as typed when the service refuses it (too long, say), within a bound.
+  const str = (k: string) => (typeof b[k] === "string" ? (b[k] as string).slice(0, 2 * MAX_BOOKING_MESSAGE) : "");
   const hours = Number(str("hours") || "1");
   return { message: str("message"), date: str("proposedDate"), time: str("proposedTime"), hours: Number.isFinite(hours) ? hours : 1 };
 }

@@ -21,7 +21,8 @@ export const dialogIntentInput = z.object({
   amount,
   proposedDate: text(16),
   proposedTime: text(8),
-  message: text(2000).optional(),
+  // Its one limit and its cleaning are the service's (`bookingMessage`); the body limit bounds it here.
+  message: z.string().optional(),
 });
 
 export const createBookingInput = z.object({
@@ -30,7 +31,8 @@ export const createBookingInput = z.object({
   durationHours: hours,
   priceTotal: amount,
   paymentIntentId: text(200),
-  message: text(2000).optional(),
+  // Its one limit and its cleaning are the service's (`bookingMessage`); the body limit bounds it here.
+  message: z.string().optional(),
 });
 
 export const selectionInput = z.object({ date: text(16).optional(), time: text(8).optional(), duration: hours.optional() });

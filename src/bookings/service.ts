@@ -5,6 +5,7 @@ import type { Deps } from "../context";
 import type { MessageKey } from "../lib/i18n";
 import { decimalFromCents } from "../lib/money";
 import type { Price } from "../lib/pricing";
+import { cleanText, hasDisallowedCharacters } from "../lib/text";
 import { uuidLike } from "../lib/validation";
 import { PaymentError } from "../payments/provider";
 import { readSlot, type Flow, type Slot } from "./times";
@@ -22,6 +23,11 @@ export const RECONCILE_MS = 30 * 60 * 1000;
 /** A guest cancels an accepted booking (full refund) up to this long before its start. */
 export const GUEST_CANCEL_NOTICE_MS = 24 * 60 * 60 * 1000;
 export const CURRENCY = "usd";
+/** The longest message a guest sends with a request, once cleaned: every flow, form and island reads this. */
+export const MAX_BOOKING_MESSAGE = 1000;
+/** Unpaid holds a guest may abandon in an hour before a new hold waits (`ABANDONED_HOLD_PAUSE_MS`, doubling). */
+export const FREE_ABANDONED_HOLDS = 3;
+export const ABANDONED_HOLD_PAUSE_MS = 2 * 60 * 1000;
 
 /** A refusal worded for the person: a catalogue key, an HTTP status, and extra fields for the API. */
 export class BookingError extends Error {
@@ -30,6 +36,8 @@ export class BookingError extends Error {
     readonly status: number,
     readonly extra: Record<string, unknown> = {},
     readonly detail?: string,
+    /** How long to wait before trying again (sent as `Retry-After`). */
+    readonly retryAfterMs?: number,
   ) {
     super(key);
   }
@@ -66,6 +74,23 @@ export function slotOrThrow(activity: Activity, input: { date: unknown; time: un
   const read = readSlot(activity, input, flow, now);
   if (!read.ok) throw new BookingError(read.error, 400);
   return read.slot;
+}
+
+/**
+ * The message of a request, cleaned by the one text normaliser (src/lib/text.ts): NFC, trimmed of
+ * whitespace and invisible characters, line breaks kept, control, bidi-override and escape
+ * characters refused. Null when optional and empty. One limit, refused (never cut) beyond it.
+ */
+export function bookingMessage(value: unknown, opts: { required: boolean }): string | null {
+  if (value !== undefined && value !== null && typeof value !== "string") throw new BookingError("booking.badInput", 400);
+  const text = cleanText(typeof value === "string" ? value : "", "multiline");
+  if (!text) {
+    if (opts.required) throw new BookingError("booking.messageRequired", 400);
+    return null;
+  }
+  if (text.length > MAX_BOOKING_MESSAGE) throw new BookingError("booking.messageTooLong", 400);
+  if (hasDisallowedCharacters(text, "multiline") || /[\u202A-\u202E\u2066-\u2069]/u.test(text)) throw new BookingError("booking.messageCharacters", 400);
+  return text;
 }
 
 /** A pending request expires 24 hours after it was sent, or at the start, whichever is first. */

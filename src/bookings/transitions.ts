@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, or } from "drizzle-orm";
 import { writeTransaction, type WriteTx } from "../../db/client";
-import { bookings, ledgerEntries, messages, users, type Booking, type BookingClaim, type BookingStatus, type LedgerKind, type User } from "../../db/schema";
+import { activities, bookings, ledgerEntries, messages, users, type Booking, type BookingClaim, type BookingStatus, type LedgerKind, type User } from "../../db/schema";
 import type { Deps } from "../context";
 import type { MessageRow } from "../lib/events";
 import { cancelJob, scheduleJob } from "../lib/jobs";
@@ -249,6 +249,9 @@ function accept(deps: Deps, bookingId: string, hostId: string) {
     done: (b) => b.status === "accepted",
     check: (b) => {
       if (b.status !== "pending") throw new BookingError("booking.notPending", 409);
+      // A deleted (archived) or taken-down activity takes no more bookings: its requests are declined or expire.
+      const activity = deps.db.select({ archivedAt: activities.archivedAt, hiddenAt: activities.hiddenAt }).from(activities).where(eq(activities.id, b.activityId)).get();
+      if (!activity || activity.archivedAt !== null || activity.hiddenAt !== null) throw new BookingError("booking.activityUnavailable", 409);
     },
     run: (b) => move(deps, b, "pending", intentOf(b), { movement: "capture", to: "accepted", canceledBy: null, message: "booking_accepted", senderId: hostId }),
   });
@@ -362,6 +365,9 @@ function cancel(deps: Deps, bookingId: string, role: Role, senderId: string | nu
       }
       if (b.status === "accepted") {
         if (role === "guest" && senderId && b.startsAt - deps.now() < GUEST_CANCEL_NOTICE_MS) throw new BookingError("booking.cancelTooLate", 409);
+        // Once started, a booking is completed (and reviewed), never refunded by its host's say-so
+        // (docs/decisions/0030); a problem goes through a report.
+        if (role === "host" && senderId && deps.now() >= b.startsAt) throw new BookingError("booking.cancelAfterStart", 409);
         return;
       }
       throw new BookingError("booking.cannotCancel", 409);

@@ -84,6 +84,13 @@ export class LiveHub {
     sockets.add(socket);
   }
 
+  /** How many sockets of this process one session has open. */
+  socketsOfSession(userId: string, sid: string): number {
+    let count = 0;
+    for (const socket of this.byUser.get(userId) ?? []) if (socket.sid === sid) count++;
+    return count;
+  }
+
   /** A socket closed: it stops counting as a viewer of anything. */
   remove(socket: LiveSocket) {
     for (const bookingId of socket.viewing) this.presence.leave(socket.userId, bookingId);

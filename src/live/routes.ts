@@ -15,6 +15,11 @@ export const LIVE_LIMITS = {
   frameBytes: 4 * 1024,
   /** Conversations one socket follows at once. */
   subscriptions: 20,
+  /**
+   * Sockets one session keeps open in one process: a tab each, with room for many tabs; beyond,
+   * a new one is closed at once (1008), so one session cannot hold the server's sockets.
+   */
+  socketsPerSession: 12,
   /** Frames a client may send per window; beyond, the socket is closed (1008). */
   framesPerWindow: 30,
   windowMs: 10_000,
@@ -144,6 +149,7 @@ export function liveRoutes(deps: Deps) {
         // The upgrade's own state (read once per request): the access check passed on it.
         const state = await requestState(deps, ws.data.request);
         if (!state.user || !state.session || !state.sessionToken) return ws.close(CLOSE.signedOut, "signed out");
+        if (hub.socketsOfSession(state.user.id, state.session.sid) >= LIVE_LIMITS.socketsPerSession) return ws.close(CLOSE.policy, "too many connections");
         const conn: Connection = {
           ws: ws.raw,
           userId: state.user.id,

@@ -8,6 +8,7 @@ import type { View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
 import { ActivitySummary, formatHour, formatLongDate, hoursText, TestModeNote } from "./Parts";
+import { MAX_BOOKING_MESSAGE } from "../../src/bookings/service";
 
 export interface RequestChoice {
   message: string;
@@ -45,7 +46,7 @@ function DetailsFields({ view, activity, choice, now }: { view: View; activity: 
         <label class="field-label" for="rq-message" safe>
           {t("booking.messageLabel")}
         </label>
-        <textarea id="rq-message" class="input min-h-24" name="message" maxlength="1000" required placeholder={t("booking.messagePlaceholder")} safe>
+        <textarea id="rq-message" class="input min-h-24" name="message" maxlength={String(MAX_BOOKING_MESSAGE)} required placeholder={t("booking.messagePlaceholder")} safe>
           {choice.message}
         </textarea>
       </div>
