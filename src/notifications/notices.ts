@@ -6,6 +6,7 @@ import { locales, translator, type Locale, type MessageKey } from "../lib/i18n";
 import { defineJob, scheduleJob } from "../lib/jobs";
 import { formatMoney } from "../lib/money";
 import { formatLocal } from "../lib/time";
+import type { Resolver } from "./destinations";
 import { deliver, PUSH_TTL_SECONDS, queuePushes, type PushMessage } from "./push";
 import { NotificationError, preferencesOf, subscriptionsOf, type PreferenceKey } from "./service";
 
@@ -255,11 +256,18 @@ export function listenForNotices(deps: Deps) {
 }
 
 /**
+ * How long the test notification waits for push services. When one of them did not take it, the
+ * answer comes at this deadline whatever happened (refused at once, no connection, no answer), so
+ * the answer and its time tell nothing about what listens at the address (docs/decisions/0032).
+ */
+export const TEST_DEADLINE_MS = 3_000;
+
+/**
  * `POST /api/notifications/test` (`title`, `body`, both optional): sent at once to each of the
  * caller's browsers, whatever their preferences, so the answer can say whether it worked.
- * Returns how many browsers' push services took it.
+ * Returns how many browsers' push services took it: at once when all did, else at the deadline.
  */
-export async function sendTest(deps: Deps, userId: string, input: Record<string, unknown>, locale: Locale): Promise<number> {
+export async function sendTest(deps: Deps, userId: string, input: Record<string, unknown>, locale: Locale, options: { resolve?: Resolver } = {}): Promise<number> {
   const text = (value: unknown, max: number) => {
     if (value === undefined || value === null) return "";
     if (typeof value !== "string" || value.trim().length > max) throw new NotificationError("notifications.error.testText", 400);
@@ -271,6 +279,9 @@ export async function sendTest(deps: Deps, userId: string, input: Record<string,
   if (!subscriptions.length) throw new NotificationError("notifications.notSubscribedBody", 409);
   const t = translator(locale);
   const message: PushMessage = { title: title || t("notifications.push.test.title"), body: body || t("notifications.push.test.body"), url: "/settings", tag: "test" };
-  const results = await Promise.all(subscriptions.map((s) => deliver(deps, s, message, 60 * 60)));
+  // Real time, not deps.now(): this bounds a wait on the network.
+  const deadline = Date.now() + TEST_DEADLINE_MS;
+  const results = await Promise.all(subscriptions.map((s) => deliver(deps, s, message, 60 * 60, { deadline, resolve: options.resolve })));
+  if (results.some((r) => r !== "sent")) await Bun.sleep(Math.max(0, deadline - Date.now()));
   return results.filter((r) => r === "sent").length;
 }

@@ -1,14 +1,19 @@
 import { eq } from "drizzle-orm";
+import http from "node:http";
+import https from "node:https";
 import webpush from "web-push";
 import { pushSubscriptions } from "../../db/schema";
 import type { Deps } from "../context";
 import { defineJob, scheduleJob } from "../lib/jobs";
+import { checkDestination, DestinationRefused, pinnedLookup, systemResolver, type PushDestination, type Resolver } from "./destinations";
+import { allowsLocalPushServices } from "./service";
 
 /**
  * Sending one push message to one browser (docs/decisions/0025). `web-push` builds the request:
  * the VAPID signature, the payload encrypted for the browser (aes128gcm) and the TTL. It is sent
- * with `fetch`, because web-push's own sender uses `https.request`, which cannot reach a plain
- * http push service (the local one tests and development use), and has no overall timeout.
+ * here (`post`), with `https.request` (`http.request` for a local push service on a development
+ * machine), to the addresses checked just before (docs/decisions/0032), with one deadline for
+ * the whole of it; web-push's own sender has no overall timeout and cannot reach plain http.
  */
 
 /** What the service worker shows (islands/worker/sw.ts reads the same fields). */
@@ -34,8 +39,75 @@ export type Delivery = "sent" | "gone" | "refused" | "retry";
 export const PUSH_TTL_SECONDS = 24 * 60 * 60;
 /** A push service that has not answered by then is treated as unreachable. */
 export const PUSH_TIMEOUT_MS = 10_000;
+/** The most of a push service's answer that is read (only for the log). */
+const ANSWER_DETAIL = 500;
 
-export async function deliver(deps: Deps, subscription: Subscription, message: PushMessage, ttlSeconds = PUSH_TTL_SECONDS): Promise<Delivery> {
+export interface DeliveryOptions {
+  /** How the push service's name is resolved; the system's resolver unless a test hands in its own. */
+  resolve?: Resolver;
+  /** When (`Date.now()` time) to give up: resolving, connecting and the answer all count. */
+  deadline?: number;
+}
+
+/**
+ * Posts the request to the checked addresses only (`pinnedLookup`): `https.request` names the
+ * original host for TLS (SNI) and verifies its certificate against it, while the connection goes
+ * where the check looked. No redirect is followed. Rejects when there is no answer by `deadline`.
+ */
+function post(destination: PushDestination, request: ReturnType<typeof webpush.generateRequestDetails>, deadline: number): Promise<{ status: number; detail: string }> {
+  const { url } = destination;
+  const send = url.protocol === "https:" ? https.request : http.request;
+  return new Promise((resolve, reject) => {
+    let detail = "";
+    let status = 0;
+    const req = send({
+      protocol: url.protocol,
+      host: destination.host,
+      port: url.port || (url.protocol === "https:" ? 443 : 80),
+      path: `${url.pathname}${url.search}`,
+      method: "POST",
+      headers: Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)])),
+      lookup: pinnedLookup(destination) as never,
+      // A connection of its own for each message, made to the addresses just checked.
+      agent: false,
+    });
+    const timer = setTimeout(() => {
+      // Past the deadline: an answer's status is enough, no answer is unreachable.
+      if (status) resolve({ status, detail });
+      else reject(new Error("no answer in time"));
+      req.destroy();
+    }, Math.max(0, deadline - Date.now()));
+    req.on("error", (err) => {
+      clearTimeout(timer);
+      if (status) resolve({ status, detail });
+      else reject(err);
+    });
+    req.on("response", (res) => {
+      status = res.statusCode ?? 0;
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        if (detail.length < ANSWER_DETAIL) detail += chunk.slice(0, ANSWER_DETAIL - detail.length);
+      });
+      res.on("end", () => {
+        clearTimeout(timer);
+        resolve({ status, detail });
+      });
+      res.on("error", () => {
+        clearTimeout(timer);
+        resolve({ status, detail });
+      });
+    });
+    req.end(request.body ? Buffer.from(request.body) : undefined);
+  });
+}
+
+/**
+ * One message to one browser. The push service's address is checked again first (a name can
+ * point elsewhere since the browser subscribed, docs/decisions/0032): one that is no longer on
+ * the internet is refused without connecting.
+ */
+export async function deliver(deps: Deps, subscription: Subscription, message: PushMessage, ttlSeconds = PUSH_TTL_SECONDS, options: DeliveryOptions = {}): Promise<Delivery> {
+  const deadline = options.deadline ?? Date.now() + PUSH_TIMEOUT_MS;
   let request: ReturnType<typeof webpush.generateRequestDetails>;
   try {
     request = webpush.generateRequestDetails(
@@ -51,32 +123,32 @@ export async function deliver(deps: Deps, subscription: Subscription, message: P
     console.error(`push to subscription ${subscription.id} could not be built:`, err);
     return "refused";
   }
-  let response: Response;
+  let destination: PushDestination;
   try {
-    response = await fetch(request.endpoint, {
-      method: "POST",
-      headers: Object.entries(request.headers).map(([name, value]) => [name, String(value)] as [string, string]),
-      body: request.body ? new Uint8Array(request.body) : null,
-      // A push service answers; it never sends us elsewhere.
-      redirect: "manual",
-      signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),
-    });
+    destination = await checkDestination(subscription.endpoint, allowsLocalPushServices(deps), options.resolve ?? systemResolver, deadline - Date.now());
+  } catch (err) {
+    const refusal = err instanceof DestinationRefused ? err : new DestinationRefused(String(err));
+    console.error(`push service of subscription ${subscription.id} not contacted: ${refusal.reason}`);
+    return refusal.temporary ? "retry" : "refused";
+  }
+  let answer: { status: number; detail: string };
+  try {
+    answer = await post(destination, request, deadline);
   } catch (err) {
     console.error(`push service of subscription ${subscription.id} unreachable:`, err instanceof Error ? err.message : err);
     return "retry";
   }
-  // The answer's body is never needed; reading it frees the connection.
-  const detail = (await response.text().catch(() => "")).slice(0, 500);
-  if (response.ok) return "sent";
-  if (response.status === 404 || response.status === 410) {
+  const { status, detail } = answer;
+  if (status >= 200 && status < 300) return "sent";
+  if (status === 404 || status === 410) {
     deps.db.delete(pushSubscriptions).where(eq(pushSubscriptions.id, subscription.id)).run();
     return "gone";
   }
-  if (response.status === 429 || response.status >= 500) {
-    console.error(`push service of subscription ${subscription.id} answered ${response.status}; retrying later`);
+  if (status === 429 || status >= 500) {
+    console.error(`push service of subscription ${subscription.id} answered ${status}; retrying later`);
     return "retry";
   }
-  console.error(`push service of subscription ${subscription.id} refused the message: ${response.status} ${detail}`);
+  console.error(`push service of subscription ${subscription.id} refused the message: ${status} ${detail}`);
   return "refused";
 }
 

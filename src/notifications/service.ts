@@ -3,6 +3,7 @@ import { writeTransaction, type Db } from "../../db/client";
 import { notificationPreferences, pushSubscriptions } from "../../db/schema";
 import type { Deps } from "../context";
 import type { Locale, MessageKey } from "../lib/i18n";
+import { allowsLoopbackPushServices, checkAddressText, DestinationRefused, resolveDestination, systemResolver, type Resolver } from "./destinations";
 
 /**
  * Notification preferences and push subscriptions (docs/decisions/0025): which kinds of
@@ -106,32 +107,23 @@ function base64urlBytes(value: unknown): Uint8Array<ArrayBuffer> | null {
   return BASE64URL.test(bare) ? new Uint8Array(Buffer.from(bare, "base64url")) : null;
 }
 
-const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-const IP_LITERAL = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\])$/i;
-
 /**
- * Where a push service receives our messages. The server posts to this address, so it must look
- * like a push service on the internet: https, a host name (no IP literal, no localhost), no
- * credentials. A deployment served over plain http is a development or test machine, where a
- * local push service (`http://localhost:…`, `http://127.0.0.1:…`) is allowed too.
+ * Where a push service receives our messages, as text (docs/decisions/0032): the server posts to
+ * this address, so it must look like a push service on the internet: https, a host name (no IP
+ * address, no localhost, no single label or special-use domain), no credentials. A development
+ * machine (`allowLocal`, see `allowsLocalPushServices`) may also use a push service on itself
+ * (`http://localhost:…`, `http://127.0.0.1:…`). What the name resolves to is checked by
+ * `readSubscription`, and again before each message.
  */
 export function checkEndpoint(value: unknown, allowLocal: boolean): string {
   if (typeof value !== "string" || !value || value.length > MAX_ENDPOINT_LENGTH) throw new NotificationError("notifications.error.subscription", 400);
-  let url: URL;
+  if (!URL.canParse(value)) throw new NotificationError("notifications.error.subscription", 400);
   try {
-    url = new URL(value);
-  } catch {
-    throw new NotificationError("notifications.error.subscription", 400);
+    return checkAddressText(value, allowLocal).href;
+  } catch (err) {
+    if (err instanceof DestinationRefused) throw new NotificationError("notifications.error.endpoint", 400);
+    throw err;
   }
-  if (url.username || url.password) throw new NotificationError("notifications.error.endpoint", 400);
-  const local = LOCAL_HOSTS.has(url.hostname);
-  if (local) {
-    if (!allowLocal) throw new NotificationError("notifications.error.endpoint", 400);
-    if (url.protocol !== "https:" && url.protocol !== "http:") throw new NotificationError("notifications.error.endpoint", 400);
-  } else if (url.protocol !== "https:" || IP_LITERAL.test(url.hostname)) {
-    throw new NotificationError("notifications.error.endpoint", 400);
-  }
-  return url.href;
 }
 
 /**
@@ -139,7 +131,7 @@ export function checkEndpoint(value: unknown, allowLocal: boolean): string {
  * browser's keys, a P-256 public key (65 bytes, a point on the curve) and a 16-byte secret.
  * Checked here so that encrypting for it later cannot fail.
  */
-export async function readSubscription(input: unknown, allowLocal: boolean): Promise<SubscriptionInput> {
+export async function readSubscription(input: unknown, allowLocal: boolean, resolve: Resolver = systemResolver): Promise<SubscriptionInput> {
   const record = input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
   const endpoint = checkEndpoint(record.endpoint, allowLocal);
   const keys = record.keys && typeof record.keys === "object" ? (record.keys as Record<string, unknown>) : {};
@@ -153,20 +145,37 @@ export async function readSubscription(input: unknown, allowLocal: boolean): Pro
   } catch {
     throw new NotificationError("notifications.error.subscription", 400);
   }
+  // Every address the push service's name resolves to must be on the internet (or, on a
+  // development machine, this machine): whatever the reason, the same refusal.
+  try {
+    await resolveDestination(new URL(endpoint), allowLocal, resolve);
+  } catch (err) {
+    if (err instanceof DestinationRefused) throw new NotificationError("notifications.error.endpoint", 400);
+    throw err;
+  }
   const text = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
   return { endpoint, p256dh: text(p256dh), auth: text(auth) };
 }
 
-/** Plain-http deployments are development or test machines (see `checkEndpoint`). */
-export const allowsLocalPushServices = (deps: Deps) => new URL(deps.config.publicUrl).protocol === "http:";
+/**
+ * A development machine may use a push service on itself: only when PUBLIC_URL is plain http on
+ * `localhost` or a loopback address, never with an https PUBLIC_URL (docs/decisions/0032).
+ */
+export const allowsLocalPushServices = (deps: Deps) => allowsLoopbackPushServices(deps.config.publicUrl);
 
 /**
  * `POST /api/notifications/subscribe`: keeps the browser's subscription for this person. The
  * endpoint identifies the browser: subscribing it again renews it, and a browser someone else
  * had subscribed (a shared device) now notifies this person only.
  */
-export async function subscribe(deps: Deps, userId: string, input: unknown, from: { userAgent: string | null; locale: Locale }): Promise<"created" | "renewed"> {
-  const sub = await readSubscription(input, allowsLocalPushServices(deps));
+export async function subscribe(
+  deps: Deps,
+  userId: string,
+  input: unknown,
+  from: { userAgent: string | null; locale: Locale },
+  resolve: Resolver = systemResolver,
+): Promise<"created" | "renewed"> {
+  const sub = await readSubscription(input, allowsLocalPushServices(deps), resolve);
   const now = deps.now();
   const userAgent = from.userAgent?.slice(0, 300) ?? null;
   return writeTransaction(deps.db, (tx) => {

@@ -182,8 +182,10 @@ export class FakePushService {
  * Run on its own for trying push notifications without a browser or the internet:
  *   bun tests/fakes/push-service.ts [VAPID public key]
  * It prints a subscription to register (POST /api/notifications/subscribe from a signed-in
- * session) and then every message it receives, checked and decrypted. The app must be served over
- * plain http (a development machine) to send to it.
+ * session) and then every message it receives, checked and decrypted. The app sends to it only
+ * when served over plain http on this machine (PUBLIC_URL `http://localhost:…` or
+ * `http://127.0.0.1:…`, a development machine; docs/decisions/0032): with an https PUBLIC_URL a
+ * push service on this machine is refused.
  */
 if (import.meta.main) {
   const service = FakePushService.start();
