@@ -390,7 +390,7 @@ export const uploads = sqliteTable(
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    status: text("status").$type<"pending" | "received" | "processed">().notNull().default("pending"),
+    status: text("status").$type<"pending" | "receiving" | "received" | "processing" | "processed" | "failed">().notNull().default("pending"),
     objectId: text("object_id"),
     expiresAt: integer("expires_at", { mode: "number" }).notNull(),
     createdAt: createdAt(),

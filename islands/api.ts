@@ -29,13 +29,39 @@ export function toast(title: string, body?: string, variant: "success" | "error"
   document.body.dispatchEvent(new CustomEvent("toast", { detail: { title, body, variant } }));
 }
 
+/**
+ * What `POST /api/objects/upload` answers: where and how to send the file (a PUT of the raw bytes
+ * to our own URL, or, with a bucket, a POST form whose policy limits the size), then the
+ * `imageURL` to turn into a photo.
+ */
+type StartedUpload = {
+  method?: "PUT" | "POST";
+  uploadURL: string;
+  imageURL?: string;
+  fields?: Record<string, string>;
+  maxBytes?: number;
+  tooLargeMessage?: string;
+};
+
 /** Uploads a file the way spec §7 describes; returns the stored photo's path. */
 export async function uploadPhoto(file: File, endpoint: string): Promise<string> {
-  const { uploadURL } = await callJson<{ uploadURL: string }>("/api/objects/upload", { method: "POST", body: {} });
-  const put = await fetch(uploadURL, { method: "PUT", body: file, headers: { "Content-Type": file.type || "application/octet-stream" } });
-  if (!put.ok) throw new Error(await errorMessage(put));
-  await put.text(); // read it through, so nothing is left pending when the page moves on
-  const { objectPath } = await callJson<{ objectPath: string }>(endpoint, { method: "PUT", body: { imageURL: uploadURL } });
+  const started = await callJson<StartedUpload>("/api/objects/upload", { method: "POST", body: {} });
+  let sent: Response;
+  if (started.method === "POST") {
+    // Straight to the bucket, which refuses a file over the limit itself (its answer is XML).
+    const tooLarge = started.tooLargeMessage ?? "413";
+    if (started.maxBytes && file.size > started.maxBytes) throw new Error(tooLarge);
+    const form = new FormData();
+    for (const [name, value] of Object.entries(started.fields ?? {})) form.append(name, value);
+    form.append("file", file); // last: the bucket ignores fields after the file
+    sent = await fetch(started.uploadURL, { method: "POST", body: form });
+    if (!sent.ok) throw new Error((await sent.text()).includes("EntityTooLarge") ? tooLarge : `${sent.status}: ${sent.statusText}`);
+  } else {
+    sent = await fetch(started.uploadURL, { method: "PUT", body: file, headers: { "Content-Type": file.type || "application/octet-stream" } });
+    if (!sent.ok) throw new Error(await errorMessage(sent));
+  }
+  await sent.text(); // read it through, so nothing is left pending when the page moves on
+  const { objectPath } = await callJson<{ objectPath: string }>(endpoint, { method: "PUT", body: { imageURL: started.imageURL ?? started.uploadURL } });
   return objectPath;
 }
 

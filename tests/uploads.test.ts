@@ -328,20 +328,25 @@ describe("cleaning up uploads", () => {
 });
 
 describe("photo uploads to an S3-compatible bucket", () => {
-  test("the browser uploads with a presigned URL and the photo is stored in the bucket", async () => {
+  test("the browser uploads with a presigned POST form and the photo is stored in the bucket", async () => {
     const s3 = startFakeS3("photos");
     const app = await makeTestApp({
       env: { S3_BUCKET: "photos", S3_ENDPOINT: s3.endpoint, S3_REGION: "us-east-1", S3_ACCESS_KEY_ID: "key", S3_SECRET_ACCESS_KEY: "secret" },
     });
     const c = app.client();
     await c.signUp();
-    const { uploadURL } = (await (await c.postJson("/api/objects/upload", {})).json()) as { uploadURL: string };
-    expect(uploadURL.startsWith(`${s3.endpoint}/photos/tmp/`)).toBe(true);
-    expect(new URL(uploadURL).searchParams.get("X-Amz-Signature")).toBeTruthy();
-    // The browser's PUT goes straight to the bucket.
-    const put = await fetch(uploadURL, { method: "PUT", body: await makeJpeg(), headers: { "content-type": "image/jpeg" } });
-    expect(put.status).toBe(200);
-    const done = await c.request("/api/profile-images", { method: "PUT", json: { imageURL: uploadURL } });
+    const started = (await (await c.postJson("/api/objects/upload", {})).json()) as { method: string; uploadURL: string; fields: Record<string, string>; imageURL: string };
+    expect(started.method).toBe("POST");
+    expect(started.uploadURL).toBe(`${s3.endpoint}/photos`);
+    expect(started.imageURL.startsWith(`${s3.endpoint}/photos/tmp/`)).toBe(true);
+    expect(started.fields["x-amz-signature"]).toMatch(/^[0-9a-f]{64}$/);
+    // The browser's POST goes straight to the bucket.
+    const form = new FormData();
+    for (const [name, value] of Object.entries(started.fields)) form.append(name, value);
+    form.append("file", new Blob([await makeJpeg()], { type: "image/jpeg" }));
+    const post = await fetch(started.uploadURL, { method: "POST", body: form });
+    expect(post.status).toBe(204);
+    const done = await c.request("/api/profile-images", { method: "PUT", json: { imageURL: started.imageURL } });
     expect(done.status).toBe(200);
     const { objectPath } = (await done.json()) as { objectPath: string };
     const id = objectPath.split("/").pop();
@@ -351,8 +356,8 @@ describe("photo uploads to an S3-compatible bucket", () => {
     const served = await c.get(`${objectPath}/thumb.webp`);
     expect(served.status).toBe(200);
     expect((await served.arrayBuffer()).byteLength).toBe(s3.objects.get(`photos/${id}/thumb.webp`)!.data.length);
-    // Server-side calls were signed; only the browser's PUT used the presigned URL.
-    expect(s3.requests.filter((r) => r.presigned).map((r) => r.method)).toEqual(["PUT"]);
+    // Server-side calls were signed; only the browser's POST used the presigned form.
+    expect(s3.requests.filter((r) => r.presigned).map((r) => r.method)).toEqual(["POST"]);
     expect((await c.get("/")).headers.get("content-security-policy")).toMatch(new RegExp(`connect-src 'self'[^;]* ${s3.endpoint}`));
     app.cleanup();
     s3.stop();

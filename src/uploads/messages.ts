@@ -12,6 +12,8 @@ export const en = {
   "upload.invalid": "This upload link is not valid. Please try again.",
   "upload.expired": "This upload link has expired. Please try again.",
   "upload.tooMany": "You have sent many photos in the last hour. Please wait {minutes} minutes and try again.",
+  "upload.inProgress": "This photo is already being processed.",
+  "upload.used": "This upload was already used. Please choose the photo again.",
 } as const;
 
 export const fr: Record<keyof typeof en, string> = {
@@ -23,4 +25,6 @@ export const fr: Record<keyof typeof en, string> = {
   "upload.invalid": "Ce lien d'envoi n'est pas valide. Veuillez réessayer.",
   "upload.expired": "Ce lien d'envoi a expiré. Veuillez réessayer.",
   "upload.tooMany": "Vous avez envoyé beaucoup de photos depuis une heure. Patientez {minutes} minutes puis réessayez.",
+  "upload.inProgress": "Cette photo est déjà en cours de traitement.",
+  "upload.used": "Cet envoi a déjà servi. Veuillez choisir la photo à nouveau.",
 };

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { User } from "../../db/schema";
 import { context, type Deps, type RequestState } from "../context";
 import { json } from "../lib/http";
-import { createUpload, processUpload, receiveUpload, staleUploadsCleanup, UploadError } from "./service";
+import { createUpload, leftoverUploadCleanup, processUpload, receiveUpload, staleUploadsCleanup, UploadError } from "./service";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
@@ -27,12 +27,15 @@ export function uploadRoutes(deps: Deps) {
   };
 
   deps.jobs.register(staleUploadsCleanup);
+  deps.jobs.register(leftoverUploadCleanup);
 
   return new Elysia({ name: "offline.uploads", seed: deps.id })
     .use(context(deps))
     .post("/api/objects/upload", async ({ user, state }) => {
       try {
-        return json(await createUpload(deps, user.id));
+        // The bucket answers a refused file in its own words: the browser shows this one instead.
+        const started = await createUpload(deps, user.id);
+        return json(started.method === "POST" ? { ...started, tooLargeMessage: state.t("upload.tooLarge") } : started);
       } catch (err) {
         return uploadError(state, err);
       }

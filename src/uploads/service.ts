@@ -1,11 +1,13 @@
 import { and, eq, inArray, lt, notExists, or, sql } from "drizzle-orm";
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { writeTransaction } from "../../db/client";
 import { activities, uploads, users } from "../../db/schema";
 import type { Deps } from "../context";
 import { bodyRefusal, readBody } from "../lib/body";
 import type { MessageKey } from "../lib/i18n";
-import { defineJob } from "../lib/jobs";
+import { defineJob, scheduleJob } from "../lib/jobs";
 import { loadSharp } from "./sharp";
+import { ObjectTooLarge } from "./storage";
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 export const MAX_PIXELS = 40_000_000;
@@ -35,21 +37,39 @@ const sign = (secret: string, id: string, userId: string, expires: number) =>
   createHmac("sha256", secret).update(`${id}.${userId}.${expires}`).digest("base64url");
 
 /**
- * Starts an upload for a signed-in user: a pending record and a short-lived URL to PUT to. Ours
- * is relative, so it works at whatever address the browser opened the app; a bucket's is its own.
- * A person gets a limited number of upload URLs an hour (`deps.limits.uploadsByUser`).
+ * Starts an upload for a signed-in user: a pending record and a short-lived way to send the file.
+ * Locally, a URL of ours to PUT to: relative, so it works at whatever address the browser opened
+ * the app. With a bucket, a presigned POST form whose policy makes the bucket itself refuse a
+ * file over `MAX_UPLOAD_BYTES` (a presigned PUT cannot limit the size), and `imageURL`, the
+ * object's address to hand back to `PUT /api/profile-images`.
+ * A person gets a limited number of uploads an hour (`deps.limits.uploadsByUser`), and none
+ * while their hourly allowance of bytes (`deps.limits.uploadBytesByUser`) is spent.
  */
-export async function createUpload(deps: Deps, userId: string) {
-  const wait = deps.limits.uploadsByUser.retryAfter(userId, deps.now());
+export async function createUpload(deps: Deps, userId: string): Promise<StartedUpload> {
+  const wait = Math.max(deps.limits.uploadsByUser.retryAfter(userId, deps.now()), deps.limits.uploadBytesByUser.retryAfter(userId, deps.now(), 1));
   if (wait > 0) throw new UploadError(429, "upload.tooMany", wait);
   deps.limits.uploadsByUser.hit(userId, deps.now());
   const id = crypto.randomUUID();
   const expiresAt = deps.now() + UPLOAD_TTL_MS;
   await deps.db.insert(uploads).values({ id, userId, expiresAt, createdAt: deps.now() });
-  if (deps.storage.presignPut) return { uploadURL: deps.storage.presignPut(`tmp/${id}`, UPLOAD_TTL_MS / 1000) };
+  const { presignPost, objectUrl } = deps.storage;
+  if (presignPost && objectUrl) {
+    const form = presignPost(`tmp/${id}`, { expiresInSeconds: UPLOAD_TTL_MS / 1000, minBytes: 1, maxBytes: MAX_UPLOAD_BYTES });
+    return { method: "POST", uploadURL: form.url, fields: form.fields, imageURL: objectUrl(`tmp/${id}`), maxBytes: MAX_UPLOAD_BYTES };
+  }
   const sig = sign(deps.secrets.sessionSecret, id, userId, expiresAt);
-  return { uploadURL: `/api/uploads/${id}?expires=${expiresAt}&sig=${sig}` };
+  const uploadURL = `/api/uploads/${id}?expires=${expiresAt}&sig=${sig}`;
+  return { method: "PUT", uploadURL, imageURL: uploadURL, maxBytes: MAX_UPLOAD_BYTES };
 }
+
+/**
+ * How the browser sends the file: PUT the raw bytes to `uploadURL` (local storage), or POST a
+ * multipart form with `fields` and then the file as `file` (a bucket). Either way it then hands
+ * `imageURL` to `PUT /api/profile-images` or `/api/activity-images`.
+ */
+export type StartedUpload =
+  | { method: "PUT"; uploadURL: string; imageURL: string; maxBytes: number }
+  | { method: "POST"; uploadURL: string; fields: Record<string, string>; imageURL: string; maxBytes: number };
 
 /**
  * The PUT to a local upload URL. The signature and expiry are checked before the body is read
@@ -80,7 +100,17 @@ export async function receiveUpload(deps: Deps, id: string, expires: string | un
   }
   if (data.length === 0) throw new UploadError(400, "upload.notImage");
   allowance(data.length);
-  await deps.storage.write(`tmp/${id}`, data, "application/octet-stream");
+  // Claimed first: of two PUTs racing with the same URL, one stores its bytes, the other is refused.
+  const claimed = writeTransaction(deps.db, (tx) =>
+    tx.update(uploads).set({ status: RECEIVING }).where(and(eq(uploads.id, id), eq(uploads.status, "pending"))).returning({ id: uploads.id }).all(),
+  );
+  if (!claimed.length) throw new UploadError(403, "upload.invalid");
+  try {
+    await deps.storage.write(`tmp/${id}`, data, "application/octet-stream");
+  } catch (err) {
+    await deps.db.update(uploads).set({ status: "pending" }).where(eq(uploads.id, id));
+    throw err;
+  }
   deps.limits.uploadBytesByUser.hit(row.userId, deps.now(), data.length);
   await deps.db.update(uploads).set({ status: "received" }).where(eq(uploads.id, id));
 }
@@ -109,32 +139,114 @@ function uploadIdFrom(deps: Deps, imageURL: unknown, requestOrigin: string): str
 }
 
 /**
+ * An upload's life: `pending` (URL handed out), `receiving` then `received` (local PUT stored),
+ * `processing` (claimed by one request turning it into a photo), then `processed` (with its
+ * `objectId`) or `failed`. The schema's column is plain text; these are all the values it holds.
+ */
+export type UploadStatus = "pending" | "receiving" | "received" | "processing" | "processed" | "failed";
+const status = (value: UploadStatus) => sql`${value}`;
+const RECEIVING = status("receiving");
+
+/**
  * Turns a received upload into a stored photo: checks by content that it is an image within the
  * size and pixel limits, applies its orientation, drops all metadata (location included) and
  * writes the sizes the screens use. Returns the photo's path, e.g. `/objects/<uuid>`.
+ *
+ * An upload makes one photo at most. One write transaction claims it (a compare-and-set from
+ * `pending`/`received` to `processing`) before anything is read; a second call while it is being
+ * processed gets 409, and a call after a failure gets 409 too (the upload is spent: the person
+ * starts a new one). A call after success answers the same photo again (an identical retry, for
+ * a browser whose answer was lost): no new photo, nothing read, nothing counted.
+ *
+ * The stored object's size is asked first (a HEAD on a bucket) and the bytes are then read with
+ * a cap, so an object over the limit is refused without reading it, and deleted. The bytes
+ * processed count toward the uploader's hourly allowance (`deps.limits.uploadBytesByUser`); the
+ * local PUT counted them already as it received them.
  */
 export async function processUpload(deps: Deps, userId: string, imageURL: unknown, requestOrigin: string): Promise<{ objectPath: string }> {
   const id = uploadIdFrom(deps, imageURL, requestOrigin);
   const row = id ? await deps.db.select().from(uploads).where(eq(uploads.id, id)).get() : undefined;
   if (!row || row.userId !== userId) throw new UploadError(404, "upload.invalid");
-  if (row.status === "processed" && row.objectId) return { objectPath: `/objects/${row.objectId}` };
-  if (row.expiresAt + PROCESS_TTL_MS < deps.now()) throw new UploadError(410, "upload.expired");
+  const key = `tmp/${row.id}`;
+  const fromBucket = deps.storage.kind === "s3";
+  // With a bucket the browser's POST goes straight there: the record stays `pending` until now.
+  const claimable: UploadStatus[] = fromBucket ? ["pending", "received"] : ["received"];
 
-  const raw = await deps.storage.read(`tmp/${row.id}`);
-  if (!raw) throw new UploadError(400, "upload.failed");
-  if (raw.length > MAX_UPLOAD_BYTES) {
-    await deps.storage.delete(`tmp/${row.id}`);
-    throw new UploadError(413, "upload.tooLarge");
+  const claim = writeTransaction(deps.db, (tx) => {
+    const current = tx.select().from(uploads).where(eq(uploads.id, row.id)).get();
+    if (!current) return { error: new UploadError(404, "upload.invalid") };
+    const state = current.status as UploadStatus;
+    if (state === "processed" && current.objectId) return { done: `/objects/${current.objectId}` };
+    if (state === "processing") return { error: new UploadError(409, "upload.inProgress") };
+    if (state === "failed" || state === "processed") return { error: new UploadError(409, "upload.used") };
+    if (!claimable.includes(state)) return { error: new UploadError(400, "upload.failed") };
+    if (current.expiresAt + PROCESS_TTL_MS < deps.now()) return { error: new UploadError(410, "upload.expired") };
+    const won = tx
+      .update(uploads)
+      .set({ status: status("processing") })
+      .where(and(eq(uploads.id, row.id), sql`${uploads.status} in (${sql.join(claimable.map(status), sql`, `)})`))
+      .returning({ id: uploads.id })
+      .all();
+    if (!won.length) return { error: new UploadError(409, "upload.inProgress") };
+    // A bucket takes POSTs with this upload's form until it expires: what arrives later is deleted then.
+    if (fromBucket) scheduleJob(tx, leftoverUploadCleanup, { id: row.id }, { at: current.expiresAt + LEFTOVER_GRACE_MS, key: `uploads.leftover:${row.id}` });
+    return { claimed: true as const };
+  });
+  if ("done" in claim) return { objectPath: claim.done! };
+  if ("error" in claim) throw claim.error;
+
+  try {
+    const size = await deps.storage.size(key);
+    if (size === null) throw new UploadError(400, "upload.failed");
+    if (size > MAX_UPLOAD_BYTES) throw new UploadError(413, "upload.tooLarge");
+    if (size === 0) throw new UploadError(415, "upload.notImage");
+    if (fromBucket) {
+      const wait = deps.limits.uploadBytesByUser.retryAfter(userId, deps.now(), size);
+      if (wait > 0) throw new UploadError(429, "upload.tooMany", wait);
+      deps.limits.uploadBytesByUser.hit(userId, deps.now(), size);
+    }
+    let raw: Uint8Array | null;
+    try {
+      raw = await deps.storage.read(key, MAX_UPLOAD_BYTES);
+    } catch (err) {
+      // Replaced by a bigger object since its size was asked: still never read past the limit.
+      if (err instanceof ObjectTooLarge) throw new UploadError(413, "upload.tooLarge");
+      throw err;
+    }
+    if (!raw) throw new UploadError(400, "upload.failed");
+    const variants = await encodePhoto(raw);
+    const objectId = crypto.randomUUID();
+    for (const size of Object.keys(SIZES) as PhotoSize[]) {
+      await deps.storage.write(`photos/${objectId}/${size}.webp`, variants[size], "image/webp");
+    }
+    await deps.storage.delete(key);
+    await deps.db.update(uploads).set({ status: "processed", objectId }).where(eq(uploads.id, row.id));
+    return { objectPath: `/objects/${objectId}` };
+  } catch (err) {
+    // Refused or failed, for good: the upload cannot make a photo any more, and its object goes.
+    await deps.db.update(uploads).set({ status: status("failed") }).where(eq(uploads.id, row.id));
+    await deps.storage.delete(key).catch(() => {});
+    throw err;
   }
-  const variants = await encodePhoto(raw);
-  const objectId = crypto.randomUUID();
-  for (const size of Object.keys(SIZES) as PhotoSize[]) {
-    await deps.storage.write(`photos/${objectId}/${size}.webp`, variants[size], "image/webp");
-  }
-  await deps.storage.delete(`tmp/${row.id}`);
-  await deps.db.update(uploads).set({ status: "processed", objectId }).where(eq(uploads.id, row.id));
-  return { objectPath: `/objects/${objectId}` };
 }
+
+/** After an upload's form expired, how long before what a late POST may have left is deleted. */
+const LEFTOVER_GRACE_MS = 60 * 1000;
+
+/**
+ * A bucket accepts POSTs with an upload's form until the form expires, even after the upload was
+ * processed or refused; once it has expired, whatever such a POST left is deleted. Does nothing
+ * to an upload still waiting to be processed (`deleteStaleUploads` deals with those).
+ */
+export const leftoverUploadCleanup = defineJob<{ id: string }>({
+  kind: "uploads.leftover",
+  run: async ({ id }, { deps }) => {
+    const row = await deps.db.select({ status: uploads.status }).from(uploads).where(eq(uploads.id, id)).get();
+    const state = row?.status as UploadStatus | undefined;
+    if (state === "pending" || state === "received" || state === "processing") return;
+    await deps.storage.delete(`tmp/${id}`);
+  },
+});
 
 /** Decodes by content (never by name or declared type) and re-encodes each size as WebP. */
 export async function encodePhoto(raw: Uint8Array): Promise<Record<PhotoSize, Uint8Array>> {
@@ -181,7 +293,8 @@ export async function ownedObjects(deps: Deps, userId: string, paths: string[]):
 export const UNATTACHED_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Removes what uploads leave behind: uploads started but never finished, and stored photos that
+ * Removes what uploads leave behind: uploads started but never finished (or refused, or cut short
+ * by a crash while being processed), and stored photos that
  * a day after their upload are on no profile or activity (never attached, or removed since).
  * Records and files both go. Safe to run again at any time and from a job runner: files are
  * deleted before their record, so a run cut short is finished by the next one.
@@ -190,7 +303,7 @@ export async function deleteStaleUploads(deps: Deps) {
   const stale = await deps.db
     .select({ id: uploads.id })
     .from(uploads)
-    .where(and(inArray(uploads.status, ["pending", "received"]), lt(uploads.expiresAt, deps.now() - PROCESS_TTL_MS)));
+    .where(and(sql`${uploads.status} <> 'processed'`, lt(uploads.expiresAt, deps.now() - PROCESS_TTL_MS)));
   for (const { id } of stale) await deps.storage.delete(`tmp/${id}`);
   if (stale.length) await deps.db.delete(uploads).where(inArray(uploads.id, stale.map((s) => s.id)));
 

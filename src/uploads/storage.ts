@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync } from "node:fs";
+import { createHmac } from "node:crypto";
+import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Config } from "../config";
 
@@ -9,20 +10,68 @@ import type { Config } from "../config";
 export interface ObjectStorage {
   kind: "local" | "s3";
   write(key: string, data: Uint8Array, contentType: string): Promise<void>;
-  read(key: string): Promise<Uint8Array | null>;
+  /** The object's size in bytes, without reading it (S3: a HEAD), or null when it does not exist. */
+  size(key: string): Promise<number | null>;
+  /**
+   * The object's bytes, or null when it does not exist. Never more than `limit` of them are
+   * read: past that, `ObjectTooLarge` is thrown (S3: a ranged GET of `limit + 1` bytes at most).
+   */
+  read(key: string, limit: number): Promise<Uint8Array | null>;
   /** A body to serve, or null when the object does not exist. */
   body(key: string): Promise<Blob | ReadableStream | null>;
   delete(key: string): Promise<void>;
-  /** For S3: a presigned URL the browser PUTs the raw file to. Local storage signs its own. */
-  presignPut?(key: string, expiresInSeconds: number): string;
+  /**
+   * For S3: a presigned POST (a form the browser sends the file in) whose policy lets the bucket
+   * itself refuse a file outside `minBytes..maxBytes`. Local storage signs its own PUT URL.
+   */
+  presignPost?(key: string, options: { expiresInSeconds: number; minBytes: number; maxBytes: number; now?: number }): PresignedPost;
+  /** For S3: the URL of an object as the bucket serves it (what a presigned POST created). */
+  objectUrl?(key: string): string;
   /** Origin the browser uploads to, for the Content-Security-Policy. */
   uploadOrigin?: string;
+}
+
+/** A browser upload form: POST `url` as multipart/form-data, `fields` first, then the file as `file`. */
+export interface PresignedPost {
+  url: string;
+  fields: Record<string, string>;
+}
+
+/** An object bigger than the reader's limit: nothing past the limit was read. */
+export class ObjectTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`object larger than ${limit} bytes`);
+  }
 }
 
 const KEY = /^(tmp\/[0-9a-f-]{36}|photos\/[0-9a-f-]{36}\/(thumb|large)\.webp)$/;
 
 function checkKey(key: string) {
   if (!KEY.test(key)) throw new Error(`Refusing storage key ${JSON.stringify(key)}`);
+}
+
+/** Reads a stream up to `limit` bytes; past that it stops reading and throws `ObjectTooLarge`. */
+export async function readCapped(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw new ObjectTooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
 }
 
 export function localStorage(root: string): ObjectStorage {
@@ -33,13 +82,26 @@ export function localStorage(root: string): ObjectStorage {
   return {
     kind: "local",
     async write(key, data) {
+      // Written aside, then renamed: a reader never sees half a file, even while it is rewritten.
       const file = path(key);
       mkdirSync(dirname(file), { recursive: true });
-      await Bun.write(file, data);
+      const partial = `${file}.${crypto.randomUUID()}.part`;
+      try {
+        await Bun.write(partial, data);
+        renameSync(partial, file);
+      } finally {
+        rmSync(partial, { force: true });
+      }
     },
-    async read(key) {
+    async size(key) {
       const file = Bun.file(path(key));
-      return (await file.exists()) ? file.bytes() : null;
+      return (await file.exists()) ? file.size : null;
+    },
+    async read(key, limit) {
+      const file = Bun.file(path(key));
+      if (!(await file.exists())) return null;
+      if (file.size > limit) throw new ObjectTooLarge(limit);
+      return readCapped(file.stream(), limit);
     },
     async body(key) {
       const file = Bun.file(path(key));
@@ -51,7 +113,57 @@ export function localStorage(root: string): ObjectStorage {
   };
 }
 
+const hmac = (key: string | Buffer, data: string) => createHmac("sha256", key).update(data).digest();
+
+/**
+ * Signs a browser upload policy the way S3 checks it ("Creating a POST policy" and "Calculating
+ * a signature (POST)", Signature Version 4): the policy's base64 is the string to sign, with the
+ * usual key derived from the secret, the date, the region and `s3`.
+ */
+export function signPostPolicy(options: {
+  url: string;
+  bucket: string;
+  key: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  expiresInSeconds: number;
+  minBytes: number;
+  maxBytes: number;
+  now: number;
+}): PresignedPost {
+  const amzDate = new Date(options.now).toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, ""); // 20261122T010203Z
+  const day = amzDate.slice(0, 8);
+  const credential = `${options.accessKeyId}/${day}/${options.region}/s3/aws4_request`;
+  const policy = {
+    expiration: new Date(options.now + options.expiresInSeconds * 1000).toISOString(),
+    conditions: [
+      { bucket: options.bucket },
+      ["eq", "$key", options.key],
+      ["content-length-range", options.minBytes, options.maxBytes],
+      { "x-amz-algorithm": "AWS4-HMAC-SHA256" },
+      { "x-amz-credential": credential },
+      { "x-amz-date": amzDate },
+    ],
+  };
+  const encoded = Buffer.from(JSON.stringify(policy)).toString("base64");
+  const signingKey = hmac(hmac(hmac(hmac(`AWS4${options.secretAccessKey}`, day), options.region), "s3"), "aws4_request");
+  return {
+    url: options.url,
+    fields: {
+      key: options.key,
+      "x-amz-algorithm": "AWS4-HMAC-SHA256",
+      "x-amz-credential": credential,
+      "x-amz-date": amzDate,
+      policy: encoded,
+      "x-amz-signature": createHmac("sha256", signingKey).update(encoded).digest("hex"),
+    },
+  };
+}
+
 export function s3Storage(s3: NonNullable<Config["s3"]>): ObjectStorage {
+  // The policy needs a region to sign with; the client keeps its own default (e.g. for R2's "auto").
+  const region = s3.region ?? "us-east-1";
   const client = new Bun.S3Client({
     bucket: s3.bucket,
     endpoint: s3.endpoint,
@@ -59,19 +171,39 @@ export function s3Storage(s3: NonNullable<Config["s3"]>): ObjectStorage {
     accessKeyId: s3.accessKeyId,
     secretAccessKey: s3.secretAccessKey,
   });
+  // Path-style, as Bun's client addresses the bucket: <endpoint>/<bucket>/<key>.
+  const origin = s3.endpoint ? s3.endpoint.replace(/\/+$/, "") : `https://s3.${region}.amazonaws.com`;
+  const bucketUrl = `${origin}/${s3.bucket}`;
   const file = (key: string) => {
     checkKey(key);
     return client.file(key);
   };
+  const missing = (err: unknown) => {
+    const e = err as { code?: string; name?: string; status?: number } | null;
+    return e?.code === "NoSuchKey" || e?.code === "NotFound" || e?.status === 404 || e?.name === "NoSuchKey";
+  };
   return {
     kind: "s3",
-    uploadOrigin: s3.endpoint ? new URL(s3.endpoint).origin : `https://${s3.bucket}.s3.${s3.region ?? "us-east-1"}.amazonaws.com`,
+    uploadOrigin: new URL(origin).origin,
     async write(key, data, contentType) {
       await file(key).write(data, { type: contentType });
     },
-    async read(key) {
-      const f = file(key);
-      return (await f.exists()) ? new Uint8Array(await f.arrayBuffer()) : null;
+    async size(key) {
+      try {
+        return (await file(key).stat()).size;
+      } catch (err) {
+        if (missing(err)) return null;
+        throw err;
+      }
+    },
+    async read(key, limit) {
+      // A ranged GET: the bucket sends `limit + 1` bytes at most, enough to know it is too many.
+      try {
+        return await readCapped(file(key).slice(0, limit + 1).stream(), limit);
+      } catch (err) {
+        if (missing(err)) return null;
+        throw err;
+      }
     },
     async body(key) {
       const f = file(key);
@@ -80,8 +212,24 @@ export function s3Storage(s3: NonNullable<Config["s3"]>): ObjectStorage {
     async delete(key) {
       await file(key).delete();
     },
-    presignPut(key, expiresIn) {
-      return file(key).presign({ method: "PUT", expiresIn });
+    presignPost(key, { expiresInSeconds, minBytes, maxBytes, now = Date.now() }) {
+      checkKey(key);
+      return signPostPolicy({
+        url: bucketUrl,
+        bucket: s3.bucket,
+        key,
+        region,
+        accessKeyId: s3.accessKeyId ?? "",
+        secretAccessKey: s3.secretAccessKey ?? "",
+        expiresInSeconds,
+        minBytes,
+        maxBytes,
+        now,
+      });
+    },
+    objectUrl(key) {
+      checkKey(key);
+      return `${bucketUrl}/${key}`;
     },
   };
 }
