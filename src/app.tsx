@@ -29,6 +29,7 @@ import type { Secrets } from "./lib/secrets";
 import { renderPage } from "./shell/render";
 import { notFoundRoute, shellRoutes } from "./shell/routes";
 import { accessDenied } from "./shell/access";
+import { bareServerError, lastResortAnswer, serverError } from "./shell/errors";
 import { adminPaymentRoutes } from "./bookings/admin";
 import { bookingRoutes } from "./bookings/routes";
 import { conversationPages, messageApi } from "./messages/routes";
@@ -94,6 +95,47 @@ function contentSecurityPolicy(config: Config, uploadOrigin?: string, formTarget
 }
 
 /**
+ * Browser features the app never uses are turned off for its pages and every frame in them
+ * (decision 0031). Kept: the clipboard and the share sheet (the copy and share buttons), the
+ * defaults for the rest. Geolocation is off: places are typed and looked up (the geocoder), never
+ * read from the device. Payment (the Payment Request API) only for Stripe.js's frames, with Stripe.
+ */
+export function permissionsPolicy(stripeJs: boolean) {
+  const denied = [
+    "accelerometer",
+    "autoplay",
+    "camera",
+    "display-capture",
+    "geolocation",
+    "gyroscope",
+    "hid",
+    "magnetometer",
+    "microphone",
+    "midi",
+    "publickey-credentials-get",
+    "screen-wake-lock",
+    "serial",
+    "usb",
+    "xr-spatial-tracking",
+    "browsing-topics",
+  ];
+  const payment = stripeJs ? `payment=(${STRIPE_JS_SOURCES.frame.map((o) => `"${o}"`).join(" ")})` : "payment=()";
+  return [...denied.map((feature) => `${feature}=()`), payment, "clipboard-write=(self)", "web-share=(self)"].join(", ");
+}
+
+/** Photos (`/objects/…`) are read by our own pages and service worker only (decision 0031). */
+const PHOTO_PATH = /^\/objects\//;
+const pathOf = (url: string) => {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const end = url.indexOf("?", start);
+  return end < 0 ? url.slice(start) : url.slice(start, end);
+};
+
+/** Whether an answer starts a session (sign-in): it must not be stored either. */
+const startsSession = (response: Response, cookie: string) => response.headers.getSetCookie().some((c) => c.startsWith(`${cookie}=`) && !/;\s*Max-Age=0(?:;|$)/i.test(c));
+
+/**
  * Composes the whole app from its feature plugins. The server and the tests both call this;
  * tests hand in a fresh database and their own clock.
  */
@@ -120,15 +162,44 @@ export function createApp(options: AppOptions) {
   const publicOrigin = new URL(options.config.publicUrl).origin;
   // Served over https: browsers must never come back over plain http.
   const hsts = new URL(options.config.publicUrl).protocol === "https:" ? "max-age=31536000; includeSubDomains" : null;
+  const permissions = permissionsPolicy(!!stripe);
+  /** The headers every answer carries (decision 0031 for the last three). */
+  const securityHeaders = (request: Request): Record<string, string> => {
+    const headers: Record<string, string> = {
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "strict-origin-when-cross-origin",
+      "X-Frame-Options": "DENY",
+      "Content-Security-Policy": csp,
+      // No other site's window keeps a handle on ours (OAuth and Stripe's hosted pages are
+      // top-level redirects, Stripe's card form and 3-D Secure are frames: none needs one).
+      "Cross-Origin-Opener-Policy": "same-origin",
+      "Permissions-Policy": permissions,
+    };
+    if (hsts) headers["Strict-Transport-Security"] = hsts;
+    if (PHOTO_PATH.test(pathOf(request.url))) headers["Cross-Origin-Resource-Policy"] = "same-origin";
+    return headers;
+  };
 
-  const app = new Elysia({ websocket: LIVE_SOCKET_OPTIONS })
+  // Bun's `development` mode answers an unhandled error with its own page: the server's folder,
+  // file paths and source lines. Elysia turns it on whenever NODE_ENV is not "production" (as
+  // with `npm start`), so it is turned off here, for every way the app is served; `error` is
+  // Bun's last resort should anything still escape the app (decision 0031).
+  const app = new Elysia({ websocket: LIVE_SOCKET_OPTIONS, serve: { development: false, error: bareServerError } })
     .use(html({ autoDetect: false }))
-    .onRequest(({ set }) => {
-      set.headers["X-Content-Type-Options"] = "nosniff";
-      set.headers["Referrer-Policy"] = "strict-origin-when-cross-origin";
-      set.headers["X-Frame-Options"] = "DENY";
-      set.headers["Content-Security-Policy"] = csp;
-      if (hsts) set.headers["Strict-Transport-Security"] = hsts;
+    // Every request goes through this: an error that escaped Elysia's own handling (a handler
+    // that returned a promise Elysia did not await, a failing error handler) still gets the
+    // app's error page or JSON, never the runtime's.
+    .wrap((handle, _request) => (request: Request) => {
+      const answer = (error: unknown) => lastResortAnswer(deps, request, error, securityHeaders(request));
+      try {
+        const result = (handle as (r: Request) => unknown)(request);
+        return result instanceof Promise ? result.catch(answer) : result;
+      } catch (error) {
+        return answer(error);
+      }
+    })
+    .onRequest(({ request, set }) => {
+      Object.assign(set.headers, securityHeaders(request));
     })
     .use(context(deps))
     // Every route's body is read here, within its limit (src/lib/body.ts); the photo upload
@@ -175,10 +246,32 @@ export function createApp(options: AppOptions) {
         }
       }
     })
-    // Every answer leaves compressed when it is worth it (src/lib/compression.ts).
-    .mapResponse({ as: "global" }, ({ request, responseValue }) => {
-      if (responseValue instanceof Response) return compressResponse(request, responseValue);
+    // Every answer leaves compressed when it is worth it (src/lib/compression.ts). What is
+    // answered to a signed-in person, and what starts a session, is never stored by the browser
+    // (`no-store`): Back after signing out on a shared phone must not show it (decision 0031).
+    .mapResponse({ as: "global" }, async ({ request, responseValue }) => {
+      if (!(responseValue instanceof Response)) return;
+      let response = responseValue;
+      let personal = startsSession(response, deps.cookies.session);
+      if (!personal) {
+        try {
+          personal = (await requestState(deps, request)).user !== null;
+        } catch {
+          personal = true;
+        }
+      }
+      if (personal) {
+        try {
+          response.headers.set("Cache-Control", "no-store");
+        } catch {
+          // Headers of a fetched answer are read-only: copied into a new answer.
+          response = new Response(response.body, response);
+          response.headers.set("Cache-Control", "no-store");
+        }
+      }
+      return compressResponse(request, response);
     })
+    // Errors answer with the app's own page or JSON in every mode; the stack goes to the log.
     .onError(async ({ code, error, request }) => {
       const state = await requestState(deps, request);
       const refused = bodyRefusal(error);
@@ -187,17 +280,7 @@ export function createApp(options: AppOptions) {
         return json({ message: state.t("error.badRequest") }, 400);
       }
       if (code === "NOT_FOUND") return json({ message: state.t("error.notFound") }, 404);
-      console.error(`${request.method} ${new URL(request.url).pathname} failed:`, error);
-      if (wantsJson(request) || new URL(request.url).pathname.startsWith("/api/")) {
-        return json({ message: state.t("error.title") }, 500);
-      }
-      return renderPage(
-        deps,
-        state,
-        request,
-        (view) => <ErrorScreen view={view} title={view.t("error.title")} body={view.t("error.body")} />,
-        { status: 500 },
-      );
+      return serverError(deps, state, request, error);
     })
     .use(shellRoutes(deps))
     .use(authRoutes(deps))

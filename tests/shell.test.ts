@@ -96,7 +96,7 @@ describe("unknown API paths and methods", () => {
 describe("files", () => {
   test("built files are cached forever, pages are not", async () => {
     const page = await member.get("/");
-    expect(page.headers.get("cache-control")).toBe("private, no-cache");
+    expect(page.headers.get("cache-control")).toBe("no-store");
     expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
     const css = t.deps.assets.css;
     if (css) {
@@ -106,11 +106,11 @@ describe("files", () => {
     }
   });
 
-  test("signed-in pages and fragments are private to the browser", async () => {
+  test("signed-in pages and fragments are never stored (Back after sign-out shows nothing of them)", async () => {
     for (const path of ["/", "/browse", "/profile", "/settings", "/settings/email", "/host-dashboard", "/create-activity", "/no/such/page", "/fragments/username-status?username=abc"]) {
       const res = await member.get(path);
       expect(res.headers.get("content-type")).toContain("text/html");
-      expect(res.headers.get("cache-control")).toBe("private, no-cache");
+      expect(res.headers.get("cache-control")).toBe("no-store");
     }
     // Static files keep their public caching.
     expect((await member.get("/static/photos/sports-1.svg")).headers.get("cache-control")).toBe("public, max-age=604800");

@@ -6,11 +6,31 @@ import type { OAuthProfile } from "./service";
 export interface OAuthFlow {
   config: OAuthProviderConfig;
   authorizationUrl(state: string, codeVerifier: string): Promise<URL>;
+  /**
+   * Whether the callback's `iss` (RFC 9207; a string, absent, or anything else a query holds) is
+   * acceptable: checked before the code is exchanged, so a code sent back by another
+   * provider (a mix-up attack) is never redeemed with this one.
+   */
+  acceptsIssuer(iss: unknown): Promise<boolean>;
   /** Exchanges the callback's code and reads who signed in. */
   profile(code: string, codeVerifier: string): Promise<OAuthProfile>;
 }
 
 const str = (v: unknown) => (typeof v === "string" ? v : null);
+
+/**
+ * RFC 9207, section 2.4: an `iss` sent back must be the provider's issuer identifier, compared as
+ * strings; one that says it always sends it (`required`) must have sent it. `expected` is null
+ * for a provider with no issuer identifier (GitHub is not an OpenID provider and names none).
+ */
+export function issuerAccepted(iss: unknown, expected: string | null, required: boolean): boolean {
+  if (iss === undefined) return !required;
+  if (typeof iss !== "string") return false; // repeated (?iss=a&iss=b) or otherwise malformed
+  return expected === null ? !required : iss === expected;
+}
+
+/** Google's issuer identifier (its OpenID discovery document names it). */
+const GOOGLE_ISSUER = "https://accounts.google.com";
 
 async function getJson(url: string, accessToken: string): Promise<unknown> {
   const res = await fetch(url, {
@@ -25,6 +45,7 @@ function googleFlow(config: OAuthProviderConfig, redirectUri: string): OAuthFlow
   return {
     config,
     authorizationUrl: async (state, verifier) => google.createAuthorizationURL(state, verifier, ["openid", "email", "profile"]),
+    acceptsIssuer: async (iss) => issuerAccepted(iss, GOOGLE_ISSUER, false),
     async profile(code, verifier) {
       const tokens = await google.validateAuthorizationCode(code, verifier);
       const claims = decodeIdToken(tokens.idToken()) as Record<string, unknown>;
@@ -45,6 +66,9 @@ function githubFlow(config: OAuthProviderConfig, redirectUri: string): OAuthFlow
   return {
     config,
     authorizationUrl: async (state) => github.createAuthorizationURL(state, ["read:user", "user:email"]),
+    // GitHub names no issuer identifier to compare with; its own callback path and the state
+    // cookie (which names the provider) keep its codes apart from the others'.
+    acceptsIssuer: async (iss) => iss === undefined || typeof iss === "string",
     async profile(code) {
       const tokens = await github.validateAuthorizationCode(code);
       const user = (await getJson("https://api.github.com/user", tokens.accessToken())) as Record<string, unknown>;
@@ -68,6 +92,9 @@ function githubFlow(config: OAuthProviderConfig, redirectUri: string): OAuthFlow
 }
 
 interface OidcDiscovery {
+  issuer?: string;
+  /** RFC 9207: the provider always sends `iss` back with the code. */
+  authorization_response_iss_parameter_supported?: boolean;
   authorization_endpoint: string;
   token_endpoint: string;
   userinfo_endpoint: string;
@@ -98,6 +125,13 @@ function oidcFlow(config: OAuthProviderConfig, redirectUri: string): OAuthFlow {
         "email",
         "profile",
       ]);
+    },
+    async acceptsIssuer(iss) {
+      const d = await discover();
+      // The configured issuer, as the provider writes it (OIDC_ISSUER is kept without a
+      // trailing slash; some providers' identifiers end with one).
+      const expected = typeof d.issuer === "string" && d.issuer.replace(/\/+$/, "") === config.issuer ? d.issuer : (config.issuer ?? null);
+      return issuerAccepted(iss, expected, d.authorization_response_iss_parameter_supported === true);
     },
     async profile(code, verifier) {
       const d = await discover();

@@ -22,6 +22,15 @@ import {
 
 const OAUTH_COOKIE_TTL_S = 10 * 60;
 
+/**
+ * What signing out tells the browser (decision 0031): forget this site's HTTP cache, back-forward
+ * cache and storage (the service worker with the pages it kept for offline reading, its push
+ * subscription, local storage), so Back on a shared phone shows nothing of the person who left.
+ * Cookies are left alone: the session cookie is cleared by name, and the language and the
+ * "signed out" toast stay.
+ */
+export const SIGNED_OUT_HEADERS = { "Clear-Site-Data": '"cache", "storage"', "Cache-Control": "no-store" };
+
 export function authRoutes(deps: Deps) {
   const flows = oauthFlows(deps.config.oauth, deps.config.publicUrl);
   const secure = deps.config.secureCookies;
@@ -43,8 +52,12 @@ export function authRoutes(deps: Deps) {
     return createSession(deps.db, userId, deps.now());
   }
 
+  /** The sign-in screen. It may show back what someone typed (their email): never stored (decision 0031). */
   const loginPage = (state: RequestState, request: Request, form: LoginForm, status = 200) =>
-    renderPage(deps, state, request, (view) => <Login view={view} form={form} providers={deps.config.oauth} />, { status });
+    renderPage(deps, state, request, (view) => <Login view={view} form={form} providers={deps.config.oauth} />, {
+      status,
+      headers: { "Cache-Control": "no-store" },
+    });
 
   /** Answers a failed form or JSON sign-in the same way: status, message per field. */
   function failure(
@@ -163,7 +176,7 @@ export function authRoutes(deps: Deps) {
     }, { public: true })
     .post("/api/auth/logout", async ({ request, state }) => {
       await endSession(state);
-      const headers = new Headers();
+      const headers = new Headers(SIGNED_OUT_HEADERS);
       headers.append("Set-Cookie", clearSession());
       if (wantsJson(request)) return json({ ok: true }, 200, headers);
       headers.append("Set-Cookie", flashCookie(deps, encodeFlash({ title: "toast.signedOut" })));
@@ -222,6 +235,11 @@ export function authRoutes(deps: Deps) {
       const redirect = redirectTo(request, next, headers);
       let user: User;
       try {
+        // RFC 9207: the code came back from the provider it was asked of, or it is not used.
+        if (!(await flow.acceptsIssuer(query.iss))) {
+          console.error(`oauth ${flow.config.id}: callback refused, iss ${JSON.stringify(query.iss ?? null).slice(0, 200)} is not this provider's issuer`);
+          return fail("login.oauthFailed");
+        }
         const profile = await flow.profile(query.code, saved.v);
         user = await findOrCreateOAuthUser(deps.db, profile);
       } catch (err) {

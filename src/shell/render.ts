@@ -6,14 +6,16 @@ import { viewOf, type View } from "./view";
 
 /**
  * An HTML answer. Pages carry the visitor's name, CSRF token and language: shared caches never
- * keep them (`private`), and the browser asks again before reusing one (`no-cache`). Kept parts
+ * keep them (`private`), and the browser asks again before reusing one (`no-cache`). A page made
+ * for a signed-in person, or holding what someone typed, is not stored at all (`no-store`, set by
+ * the caller, see `renderPage`): Back after signing out must not show it (decision 0031). Kept parts
  * are written out here (src/lib/html/fragments.ts); a fragment is compressed on its way out like
  * any answer. A whole page (`page`) is compressed here, from its own text (`compressedPage`).
  */
 export function htmlResponse(body: string, status = 200, headers: HeadersInit = {}, page?: { request: Request; csrf: string }): Response {
   const h = new Headers(headers);
   h.set("Content-Type", "text/html; charset=utf-8");
-  h.set("Cache-Control", "private, no-cache");
+  if (!h.has("Cache-Control")) h.set("Cache-Control", "private, no-cache");
   if (!page) return bytesResponse(pageBytes(body, null), { status, headers: h });
   const { body: bytes, encoding } = compressedPage(page.request, body, page.csrf);
   addVary(h, "Accept-Encoding");
@@ -41,6 +43,7 @@ export async function renderPage(
   // offline reading for one person only, and its language, for the offline page it shows.
   headers.set("X-Offline-User", state.user?.id ?? "-");
   headers.set("Content-Language", state.locale);
+  if (state.user) headers.set("Cache-Control", "no-store");
   if (state.cookies[deps.cookies.flash] !== undefined) {
     headers.append("Set-Cookie", serializeCookie(deps.cookies.flash, "", { maxAge: 0, secure: deps.config.secureCookies }));
   }

@@ -53,9 +53,10 @@ export function uploadRoutes(deps: Deps) {
     .put("/api/profile-images", makePhoto, { signedIn: true })
     .put("/api/activity-images", makePhoto, { onboarded: true })
     .get("/objects/:id", ({ params }) => serve(deps, params.id, "large"), { public: true })
-    .get("/objects/:id/:file", ({ params }) => {
+    // Async, so that Elysia's own error handling sees a failure of the storage (an unreachable bucket).
+    .get("/objects/:id/:file", async ({ params }) => {
       const size = params.file === "thumb.webp" ? "thumb" : params.file === "large.webp" ? "large" : null;
-      return size ? serve(deps, params.id, size) : new Response("Not found", { status: 404 });
+      return size ? await serve(deps, params.id, size) : new Response("Not found", { status: 404 });
     }, { public: true });
 }
 

@@ -10,7 +10,16 @@ export interface FakeOidcUser {
   family_name?: string;
 }
 
-export function startFakeOidc(opts: { clientId: string; clientSecret: string }) {
+/**
+ * RFC 9207: what the fake sends back as `iss` with the code: its own issuer ("own", as a provider
+ * that supports it does), nothing ("none", the default, like most providers), or another value
+ * (a provider's issuer in a mix-up attack). `advertiseIss` puts
+ * `authorization_response_iss_parameter_supported: true` in its discovery document.
+ */
+export type IssParameter = "own" | "none" | { value: string };
+
+export function startFakeOidc(opts: { clientId: string; clientSecret: string; advertiseIss?: boolean; iss?: IssParameter }) {
+  let issParameter: IssParameter = opts.iss ?? "none";
   const codes = new Map<string, { challenge: string; redirectUri: string; user: FakeOidcUser }>();
   const tokens = new Map<string, FakeOidcUser>();
   let nextUser: FakeOidcUser = { sub: "user-1", email: "oidc@example.com", email_verified: true, given_name: "Olivia", family_name: "Idc" };
@@ -28,6 +37,7 @@ export function startFakeOidc(opts: { clientId: string; clientSecret: string }) 
           authorization_endpoint: `${issuer}/authorize`,
           token_endpoint: `${issuer}/token`,
           userinfo_endpoint: `${issuer}/userinfo`,
+          ...(opts.advertiseIss ? { authorization_response_iss_parameter_supported: true } : {}),
         });
       }
       if (url.pathname === "/authorize") {
@@ -40,6 +50,8 @@ export function startFakeOidc(opts: { clientId: string; clientSecret: string }) 
         const back = new URL(p.get("redirect_uri")!);
         back.searchParams.set("code", code);
         back.searchParams.set("state", p.get("state")!);
+        if (issParameter === "own") back.searchParams.set("iss", issuer);
+        else if (issParameter !== "none") back.searchParams.set("iss", issParameter.value);
         return Response.redirect(back.toString(), 302);
       }
       if (url.pathname === "/token" && req.method === "POST") {
@@ -74,6 +86,9 @@ export function startFakeOidc(opts: { clientId: string; clientSecret: string }) 
     issuer: `http://127.0.0.1:${server.port}`,
     setUser(user: FakeOidcUser) {
       nextUser = user;
+    },
+    setIss(iss: IssParameter) {
+      issParameter = iss;
     },
     tokenRequests,
     stop: () => server.stop(true),

@@ -1,0 +1,91 @@
+import { ErrorScreen } from "../../views/shell/NotFound";
+import { requestState, type Deps, type RequestState } from "../context";
+import { compressResponse } from "../lib/compression";
+import { pickLocale, translator } from "../lib/i18n";
+import { isHtmx, json, parseCookies, wantsJson } from "../lib/http";
+import { renderPage } from "./render";
+
+/**
+ * What a failure inside the app answers (docs/decisions/0031-browser-hardening.md): the app's own
+ * error page for a browser's page, `{ message }` JSON for the API, scripts and htmx, and the
+ * stack for the server's log only. Never the runtime's development page with paths and source.
+ */
+
+/** Callers that read JSON rather than a page: the API, scripts, islands and htmx fragments. */
+export const wantsJsonError = (request: Request) => {
+  const path = new URL(request.url).pathname;
+  return wantsJson(request) || isHtmx(request) || path.startsWith("/api/") || path.startsWith("/fragments/");
+};
+
+/** Writes a failure to the server's log: method, path, the error with its stack. */
+export function logFailure(request: Request, error: unknown) {
+  let path = "?";
+  try {
+    path = new URL(request.url).pathname;
+  } catch {}
+  console.error(`${request.method} ${path} failed:`, error);
+}
+
+/** The 500 answer for a failed request, as the person's page or JSON. Logs the stack. */
+export async function serverError(deps: Deps, state: RequestState, request: Request, error: unknown): Promise<Response> {
+  logFailure(request, error);
+  if (wantsJsonError(request)) {
+    const headers: Record<string, string> = {};
+    // htmx does not swap a 500: the page says it with a toast instead.
+    if (isHtmx(request)) headers["HX-Trigger"] = JSON.stringify({ toast: { title: state.t("error.title"), body: state.t("error.body"), variant: "error" } });
+    return json({ message: state.t("error.title") }, 500, headers);
+  }
+  return renderPage(deps, state, request, (view) => <ErrorScreen view={view} title={view.t("error.title")} body={view.t("error.body")} />, {
+    status: 500,
+  });
+}
+
+/** The request's state, or a visitor's in its language when reading it failed (the database is down). */
+async function stateOrVisitor(deps: Deps, request: Request): Promise<RequestState> {
+  try {
+    return await requestState(deps, request);
+  } catch {
+    const cookies = parseCookies(request.headers.get("cookie"));
+    const locale = pickLocale({ cookie: cookies[deps.cookies.lang], acceptLanguage: request.headers.get("accept-language"), fallback: deps.config.defaultLanguage });
+    return { user: null, session: null, sessionToken: null, sessionRenewed: false, cookies, locale, t: translator(locale), ip: "local" };
+  }
+}
+
+/**
+ * The answer for an error that escaped Elysia's own handling (a handler whose rejected promise
+ * Elysia did not await, a failing error handler): the same page or JSON, with the headers every
+ * answer carries, and a plain sentence if even that fails. Never throws.
+ */
+export async function lastResortAnswer(deps: Deps, request: Request, error: unknown, headers: Record<string, string>): Promise<Response> {
+  let answer: Response;
+  try {
+    const state = await stateOrVisitor(deps, request);
+    answer = await serverError(deps, state, request, error);
+    // Without a session the page is nobody's; with one it is private (src/app.tsx).
+    if (state.user) answer.headers.set("Cache-Control", "no-store");
+  } catch (failure) {
+    logFailure(request, failure);
+    answer = new Response("Something went wrong. Please try again in a moment.", {
+      status: 500,
+      headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+    });
+  }
+  for (const [name, value] of Object.entries(headers)) answer.headers.set(name, value);
+  try {
+    return compressResponse(request, answer);
+  } catch {
+    return answer;
+  }
+}
+
+/**
+ * What Bun answers when a request's handler throws past everything above (it should never
+ * happen): a bare 500, so no mode of Bun ever shows its development page.
+ */
+export function bareServerError(error: unknown): Response {
+  console.error("Unhandled server error:", error);
+  return new Response("Something went wrong. Please try again in a moment.", {
+    status: 500,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" },
+  });
+}
