@@ -11,6 +11,7 @@ import { activities, bookings, users } from "../db/schema";
 import { LIVE_LIMITS } from "../src/live/routes";
 import { until } from "./helpers";
 import { makeJpeg } from "./images";
+import { startFakeS3 } from "./fakes/s3";
 import { LiveClient } from "./live-client";
 
 /**
@@ -151,5 +152,54 @@ describe("against the running server", () => {
     expect(await extra.closed).toBe(1008);
     expect(open.every((s) => s.isOpen)).toBe(true);
     for (const s of open) s.close();
+  });
+});
+
+describe("against a running server that keeps photos in a bucket", () => {
+  const s3 = startFakeS3("photos");
+  const bucketDir = mkdtempSync(join(tmpdir(), "offline-attacks-bucket-"));
+  let bucketServer: Subprocess<"ignore", "pipe", "inherit">;
+  let url: string;
+  beforeAll(async () => {
+    const probe = Bun.serve({ port: 0, fetch: () => new Response() });
+    const port = probe.port!;
+    probe.stop(true);
+    bucketServer = Bun.spawn([process.execPath, "src/server.ts"], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: bucketDir, PORT: String(port), HOST: "127.0.0.1", DEMO_DATA: "true", S3_BUCKET: "photos", S3_ENDPOINT: s3.endpoint, S3_REGION: "us-east-1", S3_ACCESS_KEY_ID: "key", S3_SECRET_ACCESS_KEY: "secret" },
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    url = `http://127.0.0.1:${port}`;
+    await until("the server to answer", async () => (await fetch(`${url}/health`).catch(() => null))?.ok === true, 30_000, 100);
+  });
+  afterAll(async () => {
+    bucketServer.kill("SIGTERM");
+    await bucketServer.exited;
+    s3.stop();
+    rmSync(bucketDir, { recursive: true, force: true });
+  });
+
+  test("an upload over 10 MB is refused by the bucket itself, and one planted there is never read whole", async () => {
+    const login = await fetch(`${url}/api/login`, { method: "POST", headers: { "content-type": "application/json", origin: url }, body: JSON.stringify({ email: DEMO_GUEST_EMAIL, password: DEMO_PASSWORD }) });
+    const cookie = login.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const headers = { cookie, "x-csrf-token": login.headers.get("x-csrf-token")!, origin: url, "content-type": "application/json" };
+    const started = (await (await fetch(`${url}/api/objects/upload`, { method: "POST", headers, body: "{}" })).json()) as { method: string; uploadURL: string; fields: Record<string, string>; imageURL: string; maxBytes: number };
+    expect(started.method).toBe("POST");
+    const form = new FormData();
+    for (const [name, value] of Object.entries(started.fields)) form.append(name, value);
+    form.append("file", new Blob([new Uint8Array(started.maxBytes + 1)], { type: "image/jpeg" }));
+    const refused = await fetch(started.uploadURL, { method: "POST", body: form });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain("EntityTooLarge");
+    // Planted past the form (straight into the bucket), 30 MB: refused from its size alone.
+    const key = started.fields.key!;
+    s3.objects.set(key, { data: new Uint8Array(30 * 1024 * 1024), type: "image/jpeg" });
+    const before = s3.requests.length;
+    const made = await fetch(`${url}/api/profile-images`, { method: "PUT", headers, body: JSON.stringify({ imageURL: started.imageURL }) });
+    expect(made.status).toBe(413);
+    const seen = s3.requests.slice(before).map((r) => r.method);
+    expect(seen).not.toContain("GET");
+    expect(s3.objects.has(key)).toBe(false);
   });
 });
