@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,10 +8,10 @@ import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-dat
 import { bookingRow, insert } from "../db/factories";
 import { activities, bookings, users } from "../db/schema";
 import { LIVE_LIMITS } from "../src/live/routes";
-import { until } from "./helpers";
 import { makeJpeg } from "./images";
 import { startFakeS3 } from "./fakes/s3";
 import { LiveClient } from "./live-client";
+import { startServerProcess, type ServerProcess } from "./server-process";
 
 /**
  * The third probe's attacks (docs/decisions/0030, 0032, 0033) tried again against the real
@@ -22,21 +21,11 @@ import { LiveClient } from "./live-client";
 const root = new URL("..", import.meta.url).pathname;
 const HOUR = 60 * 60 * 1000;
 const dataDir = mkdtempSync(join(tmpdir(), "offline-attacks-"));
-let proc: Subprocess<"ignore", "pipe", "inherit">;
+let proc: ServerProcess["proc"];
 let base: string;
 
 beforeAll(async () => {
-  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  proc = Bun.spawn([process.execPath, "src/server.ts"], {
-    cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", DEMO_DATA: "true", PUBLIC_URL: "https://offline.example" },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  base = `http://127.0.0.1:${port}`;
-  await until("the server to answer", async () => (await fetch(`${base}/health`).catch(() => null))?.ok === true, 30_000, 100);
+  ({ proc, url: base } = await startServerProcess({ env: { DATA_DIR: dataDir, DEMO_DATA: "true", PUBLIC_URL: "https://offline.example" } }));
 });
 afterAll(async () => {
   proc.kill("SIGTERM");
@@ -158,20 +147,12 @@ describe("against the running server", () => {
 describe("against a running server that keeps photos in a bucket", () => {
   const s3 = startFakeS3("photos");
   const bucketDir = mkdtempSync(join(tmpdir(), "offline-attacks-bucket-"));
-  let bucketServer: Subprocess<"ignore", "pipe", "inherit">;
+  let bucketServer: ServerProcess["proc"];
   let url: string;
   beforeAll(async () => {
-    const probe = Bun.serve({ port: 0, fetch: () => new Response() });
-    const port = probe.port!;
-    probe.stop(true);
-    bucketServer = Bun.spawn([process.execPath, "src/server.ts"], {
-      cwd: root,
-      env: { ...process.env, DATA_DIR: bucketDir, PORT: String(port), HOST: "127.0.0.1", DEMO_DATA: "true", S3_BUCKET: "photos", S3_ENDPOINT: s3.endpoint, S3_REGION: "us-east-1", S3_ACCESS_KEY_ID: "key", S3_SECRET_ACCESS_KEY: "secret" },
-      stdout: "pipe",
-      stderr: "inherit",
-    });
-    url = `http://127.0.0.1:${port}`;
-    await until("the server to answer", async () => (await fetch(`${url}/health`).catch(() => null))?.ok === true, 30_000, 100);
+    ({ proc: bucketServer, url } = await startServerProcess({
+      env: { DATA_DIR: bucketDir, DEMO_DATA: "true", S3_BUCKET: "photos", S3_ENDPOINT: s3.endpoint, S3_REGION: "us-east-1", S3_ACCESS_KEY_ID: "key", S3_SECRET_ACCESS_KEY: "secret" },
+    }));
   });
   afterAll(async () => {
     bucketServer.kill("SIGTERM");

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { permissionsPolicy } from "../src/app";
 import { startFakeOidc, type IssParameter } from "./fakes/oidc";
 import { makeTestApp, type Client } from "./helpers";
+import { startServerProcess } from "./server-process";
 
 const root = join(import.meta.dir, "..");
 const PHOTO_ID = "0b7f3c1e-4a59-4d0e-9d8a-2f6c1e9b7a10";
@@ -107,21 +108,13 @@ describe("(5) a failure answers with the app's own page or JSON, never Bun's dev
 
   test("the real server started as `npm start` does (Bun, NODE_ENV unset) with its bucket unreachable", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "offline-hardening-"));
-    const probe = Bun.serve({ port: 0, fetch: () => new Response() });
-    const port = probe.port!;
-    probe.stop(true);
-    const env: Record<string, string | undefined> = { ...process.env };
     // `bun test` sets NODE_ENV=test; `npm start` leaves it unset, which is what made Bun show its page.
-    delete env.NODE_ENV;
-    delete env.ENV;
-    const proc = Bun.spawn([process.execPath, "src/server.ts"], {
-      cwd: root,
+    const { proc, url } = await startServerProcess({
+      stderr: "pipe",
       env: {
-        ...env,
+        NODE_ENV: undefined,
+        ENV: undefined,
         DATA_DIR: dataDir,
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
         DEMO_DATA: "false",
         S3_BUCKET: "photos",
         S3_ENDPOINT: "http://127.0.0.1:9", // nothing listens there: every call fails
@@ -129,19 +122,8 @@ describe("(5) a failure answers with the app's own page or JSON, never Bun's dev
         S3_ACCESS_KEY_ID: "key",
         S3_SECRET_ACCESS_KEY: "secret",
       },
-      stdout: "pipe",
-      stderr: "pipe",
     });
-    const url = `http://127.0.0.1:${port}`;
     try {
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        try {
-          if ((await fetch(`${url}/health`)).ok) break;
-        } catch {}
-        if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`server did not start (exit ${proc.exitCode})`);
-        await Bun.sleep(100);
-      }
       for (const path of [`/objects/${PHOTO_ID}/thumb.webp`, `/objects/${PHOTO_ID}`]) {
         const page = await fetch(url + path, { headers: { accept: "text/html,application/xhtml+xml" } });
         expect({ path, status: page.status }).toEqual({ path, status: 500 });

@@ -1,5 +1,4 @@
 import { afterAll, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +11,7 @@ import type { Deps } from "../src/context";
 import { StripeProvider } from "../src/payments/stripe";
 import { CARDS, startFakeStripe } from "./fakes/stripe";
 import { until } from "./helpers";
+import { startServerProcess } from "./server-process";
 import { RECOVERY_GRACE_MS } from "../src/bookings/transitions";
 import { moneyViolations } from "./money-invariants";
 
@@ -20,7 +20,6 @@ import { moneyViolations } from "./money-invariants";
  * under way (docs/decisions/0028): killed after Stripe captured but before the answer arrived, the
  * restarted server records the capture once; stopped with SIGTERM, it lets the accept finish first.
  */
-const root = new URL("..", import.meta.url).pathname;
 const HOUR = 60 * 60 * 1000;
 const fake = startFakeStripe();
 const dataDir = mkdtempSync(join(tmpdir(), "offline-crash-"));
@@ -29,25 +28,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function freePort() {
-  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
-
-async function startServer(): Promise<{ proc: Subprocess<"ignore", "pipe", "inherit">; url: string }> {
-  const port = freePort();
-  const proc = Bun.spawn([process.execPath, "src/server.ts"], {
-    cwd: root,
-    env: { ...process.env, ...fake.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", DEMO_DATA: "true" },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await until("the server to answer", async () => (await fetch(`${url}/health`).catch(() => null))?.ok === true, 30_000, 100);
-  return { proc, url };
-}
+const startServer = () => startServerProcess({ env: { ...fake.env, DATA_DIR: dataDir, DEMO_DATA: "true" } });
 
 async function signIn(url: string, email: string) {
   const res = await fetch(`${url}/api/login`, { method: "POST", headers: { "content-type": "application/json", origin: url }, body: JSON.stringify({ email, password: DEMO_PASSWORD }) });

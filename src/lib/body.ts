@@ -46,7 +46,15 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
+  return readAtMost(request.body, limit, tooLarge);
+}
+
+/**
+ * A stream's bytes, at most `limit` of them: as soon as it grows past the limit, reading stops
+ * (the rest is never read) and `refuse(limit)` is thrown. Request bodies and stored objects alike.
+ */
+export async function readAtMost(stream: ReadableStream<Uint8Array>, limit: number, refuse: (limit: number) => Error): Promise<Uint8Array<ArrayBuffer>> {
+  const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -55,7 +63,7 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
+      throw refuse(limit);
     }
     chunks.push(value);
   }

@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Config } from "../config";
+import { readAtMost } from "../lib/body";
 
 /**
  * Where photos live: the data directory by default, or an S3-compatible bucket. Keys are
@@ -51,28 +52,7 @@ function checkKey(key: string) {
 }
 
 /** Reads a stream up to `limit` bytes; past that it stops reading and throws `ObjectTooLarge`. */
-export async function readCapped(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw new ObjectTooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
-}
+export const readCapped = (stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> => readAtMost(stream, limit, (l) => new ObjectTooLarge(l));
 
 export function localStorage(root: string): ObjectStorage {
   const path = (key: string) => {

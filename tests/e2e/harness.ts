@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "bun:test";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { freePort, startServerProcess } from "../server-process";
 
 const root = join(import.meta.dir, "../..");
 
@@ -23,13 +24,6 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
-
 /**
  * The real server (or the built binary) on a free port with an empty data directory.
  * Expects the browser files to be built (npm test builds them first). The browser opens it at
@@ -38,21 +32,12 @@ function freePort(): number {
 export async function startServer(opts: { command?: string[]; cwd?: string; env?: Record<string, string>; publicHost?: string } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "offline-e2e-"));
   const port = freePort();
-  const proc = Bun.spawn(opts.command ?? [process.execPath, "src/server.ts"], {
+  const { proc, url } = await startServerProcess({
+    port,
+    command: opts.command,
     cwd: opts.cwd ?? root,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: `http://${opts.publicHost ?? "127.0.0.1"}:${port}`, DEMO_DATA: "true", ...opts.env },
-    stdout: "pipe",
-    stderr: "inherit",
+    env: { DATA_DIR: dataDir, PUBLIC_URL: `http://${opts.publicHost ?? "127.0.0.1"}:${port}`, DEMO_DATA: "true", ...opts.env },
   });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) break;
-    } catch {}
-    if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`server did not start (exit ${proc.exitCode})`);
-    await Bun.sleep(100);
-  }
   return {
     url,
     dataDir,
