@@ -18,7 +18,7 @@ import { WEBHOOK_BODY_LIMIT } from "./payments/webhooks";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { makeStorage, type ObjectStorage } from "./uploads/storage";
 import type { Config } from "./config";
-import { accessOf, context, cookieNames, makeLimits, requestState, type Deps } from "./context";
+import { accessOf, context, cookieNames, makeLimits, pathOf, requestState, type Deps } from "./context";
 import { bodyParser, bodyRefusal } from "./lib/body";
 import { compressResponse } from "./lib/compression";
 import { json, redirectTo, serializeCookie, wantsJson } from "./lib/http";
@@ -125,12 +125,6 @@ export function permissionsPolicy(stripeJs: boolean) {
 
 /** Photos (`/objects/…`) are read by our own pages and service worker only (decision 0031). */
 const PHOTO_PATH = /^\/objects\//;
-const pathOf = (url: string) => {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0) return "/";
-  const end = url.indexOf("?", start);
-  return end < 0 ? url.slice(start) : url.slice(start, end);
-};
 
 /** Whether an answer starts a session (sign-in): it must not be stored either. */
 const startsSession = (response: Response, cookie: string) => response.headers.getSetCookie().some((c) => c.startsWith(`${cookie}=`) && !/;\s*Max-Age=0(?:;|$)/i.test(c));
@@ -163,22 +157,20 @@ export function createApp(options: AppOptions) {
   // Served over https: browsers must never come back over plain http.
   const hsts = new URL(options.config.publicUrl).protocol === "https:" ? "max-age=31536000; includeSubDomains" : null;
   const permissions = permissionsPolicy(!!stripe);
-  /** The headers every answer carries (decision 0031 for the last three). */
-  const securityHeaders = (request: Request): Record<string, string> => {
-    const headers: Record<string, string> = {
-      "X-Content-Type-Options": "nosniff",
-      "Referrer-Policy": "strict-origin-when-cross-origin",
-      "X-Frame-Options": "DENY",
-      "Content-Security-Policy": csp,
-      // No other site's window keeps a handle on ours (OAuth and Stripe's hosted pages are
-      // top-level redirects, Stripe's card form and 3-D Secure are frames: none needs one).
-      "Cross-Origin-Opener-Policy": "same-origin",
-      "Permissions-Policy": permissions,
-    };
-    if (hsts) headers["Strict-Transport-Security"] = hsts;
-    if (PHOTO_PATH.test(pathOf(request.url))) headers["Cross-Origin-Resource-Policy"] = "same-origin";
-    return headers;
+  /** The headers every answer carries (decision 0031 for the last three), made once. */
+  const everyAnswer: Record<string, string> = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": csp,
+    // No other site's window keeps a handle on ours (OAuth and Stripe's hosted pages are
+    // top-level redirects, Stripe's card form and 3-D Secure are frames: none needs one).
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Permissions-Policy": permissions,
+    ...(hsts ? { "Strict-Transport-Security": hsts } : {}),
   };
+  const photoAnswer = { ...everyAnswer, "Cross-Origin-Resource-Policy": "same-origin" };
+  const securityHeaders = (request: Request): Record<string, string> => (PHOTO_PATH.test(pathOf(request.url)) ? photoAnswer : everyAnswer);
 
   // Bun's `development` mode answers an unhandled error with its own page: the server's folder,
   // file paths and source lines. Elysia turns it on whenever NODE_ENV is not "production" (as

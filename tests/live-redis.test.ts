@@ -11,6 +11,7 @@ import { createSession } from "../src/auth/service";
 import { redisLive } from "../src/live/redis";
 import { LiveClient } from "./live-client";
 import { until as waitUntil } from "./helpers";
+import { freePort } from "./server-process";
 
 /**
  * Several processes: two real servers (`bun src/server.ts`) sharing one database file and a real
@@ -26,12 +27,6 @@ const PUBLIC_URL = "http://localhost";
 /** Processes and Redis take longer to come and go than one app in this process. */
 const until = (what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 15_000) => waitUntil(what, ok, timeoutMs, 50);
 
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
 
 
 /** A `redis-server` of its own on a free port, nothing saved. */

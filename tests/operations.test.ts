@@ -17,6 +17,7 @@ import { shutDown } from "../src/lib/shutdown";
 import { explainStartupFailure, StartupError } from "../src/lib/startup";
 import { makeJpeg } from "./images";
 import { makeTestApp, until } from "./helpers";
+import { freePort } from "./server-process";
 
 /**
  * Operations that keep the data: backups taken while the server writes, refusing to start on a
@@ -41,12 +42,6 @@ function tempDir(name: string) {
 }
 
 
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
 
 /** Hands each piece of text a process prints to `onText`, as it comes. */
 async function readText(stream: ReadableStream<Uint8Array>, onText: (text: string) => void) {
