@@ -39,6 +39,30 @@ async function step(name: string, cmd: string[], opts: { countTests?: boolean } 
   }
 }
 
+/**
+ * The Debian packages the tests drive (Chromium for the browser tests, redis-server for the tests
+ * of several processes) are installed when missing, as a newcomer runs this and not `.ci/run`.
+ */
+function ensureDebianPackages() {
+  const wanted = [
+    { pkg: "chromium", path: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium" },
+    { pkg: "redis-server", path: process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server" },
+  ];
+  const missing = wanted.filter((w) => !Bun.file(w.path).size).map((w) => w.pkg);
+  if (!missing.length) return;
+  console.log(`\n▶ installing Debian's ${missing.join(" ")} for the tests`);
+  const sudo = process.getuid?.() === 0 ? [] : ["sudo"];
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  for (const cmd of [[...sudo, "apt-get", "update", "-qq"], [...sudo, "apt-get", "install", "-y", "-qq", ...missing]]) {
+    const run = Bun.spawnSync(cmd, { stdout: "inherit", stderr: "inherit", env });
+    if (run.exitCode !== 0) {
+      console.log(`\nCould not install ${missing.join(" ")} (${cmd.join(" ")} exited ${run.exitCode}): install them, or set CHROMIUM_PATH / REDIS_SERVER_PATH.`);
+      process.exit(1);
+    }
+  }
+}
+
+ensureDebianPackages();
 await step("type-check", [bin("tsc"), "--noEmit", "-p", "."]);
 await step("type-check islands", [bin("tsc"), "--noEmit", "-p", "islands"]);
 await step("type-check service worker", [bin("tsc"), "--noEmit", "-p", "islands/worker"]);
