@@ -41,10 +41,12 @@ import { testPaymentRoutes } from "./payments/test-routes";
 import { DomainEvents } from "./lib/events";
 import { makeLive } from "./live/hub";
 import { LIVE_SOCKET_OPTIONS, liveRoutes } from "./live/routes";
+import { makeMailer } from "./email/mailer";
+import { emailRoutes } from "./email/routes";
 
 /** What createApp is given: the parts of `Deps` made outside it, plus overrides for tests. */
 export type AppOptions = Pick<Deps, "config" | "db" | "secrets" | "assets"> &
-  Partial<Pick<Deps, "now" | "storage" | "payments" | "paymentEvents" | "events">> & {
+  Partial<Pick<Deps, "now" | "storage" | "payments" | "paymentEvents" | "events" | "mailer">> & {
     limits?: Partial<Deps["limits"]>;
   };
 
@@ -146,6 +148,7 @@ export function createApp(options: AppOptions) {
     now: options.now ?? Date.now,
     paymentEvents: options.paymentEvents ?? new PaymentEvents(),
     events: options.events ?? new DomainEvents(),
+    mailer: options.mailer ?? makeMailer(options.config),
     ...makeLive(options.config),
   } satisfies Omit<Deps, "jobs" | "payments"> as Deps;
   deps.payments = options.payments ?? makePaymentProvider({ config: options.config, db: options.db, events: deps.paymentEvents, now: deps.now });
@@ -291,6 +294,7 @@ export function createApp(options: AppOptions) {
     .use(reportRoutes(deps))
     .use(adminPaymentRoutes(deps))
     .use(notificationRoutes(deps))
+    .use(emailRoutes(deps))
     .use(liveRoutes(deps))
     .use(notFoundRoute(deps));
 

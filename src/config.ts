@@ -54,6 +54,14 @@ const envSchema = z.object({
   MAP_GEOCODER_URL: z.string().default("https://nominatim.openstreetmap.org/search"),
   MAP_ATTRIBUTION: z.string().default("© OpenStreetMap contributors"),
 
+  SMTP_URL: z
+    .string()
+    .trim()
+    .transform((v) => (v === "" ? undefined : v))
+    .pipe(z.url({ protocol: /^smtps?$/, message: "SMTP_URL must be an smtp:// or smtps:// URL, such as smtp://user:password@mail.example.com:587" }).optional())
+    .optional(),
+  MAIL_FROM: optional,
+
   S3_BUCKET: optional,
   S3_ENDPOINT: optional,
   S3_REGION: optional,
@@ -92,11 +100,23 @@ export interface Config {
   s3?: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string };
   /** Map tiles and address search (OpenStreetMap by default); both are reached by the browser. */
   maps: { tileUrl: string; geocoderUrl: string; attribution: string };
-  /** The operators: people signed in with one of these emails (lowercase) handle reports. */
+  /** The operators: people signed in with one of these emails (lowercase), once verified, handle reports. */
   adminEmails: string[];
+  /**
+   * Outgoing email (docs/decisions/0034): through this SMTP server when `smtpUrl` is set, else
+   * written as `.eml` files under `DATA_DIR/outbox/`. `from` is the sender every email names.
+   */
+  mail: { smtpUrl?: string; from: string };
 }
 
 export class ConfigError extends Error {}
+
+/** The address of a sender written `address` or `Name <address>`, or null when it is neither. */
+export function senderAddress(from: string): string | null {
+  const m = /^(?:[^<>\r\n]*<([^<>\s]+)>|([^<>\s]+))$/.exec(from.trim());
+  const address = m?.[1] ?? m?.[2];
+  return address && z.email().safeParse(address).success ? address : null;
+}
 
 /** Reads and checks the environment; throws a ConfigError listing every problem at once. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -141,9 +161,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const adminEmails = [...new Set(e.ADMIN_EMAILS.split(",").map((v) => v.trim().toLowerCase()).filter(Boolean))];
   for (const email of adminEmails) if (!z.email().safeParse(email).success) problems.push(`  ADMIN_EMAILS: "${email}" is not an email address`);
+  if (e.MAIL_FROM && !senderAddress(e.MAIL_FROM)) problems.push(`  MAIL_FROM must be an address, such as "Offline <no-reply@example.com>"`);
   if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
 
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  const mailFrom = e.MAIL_FROM ?? `Offline <no-reply@${new URL(publicUrl).hostname}>`;
   return {
     port: e.PORT,
     host: e.HOST,
@@ -168,6 +190,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     vapid: { publicKey: e.VAPID_PUBLIC_KEY, privateKey: e.VAPID_PRIVATE_KEY, subject: e.VAPID_SUBJECT },
     maps: { tileUrl: e.MAP_TILE_URL, geocoderUrl: e.MAP_GEOCODER_URL, attribution: e.MAP_ATTRIBUTION },
     adminEmails,
+    mail: { smtpUrl: e.SMTP_URL, from: mailFrom },
     s3: e.S3_BUCKET
       ? {
           bucket: e.S3_BUCKET,

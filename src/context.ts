@@ -17,6 +17,7 @@ import type { PaymentEvents, PaymentProvider } from "./payments/provider";
 import type { DomainEvents } from "./lib/events";
 import type { Presence } from "./lib/presence";
 import type { LiveHub } from "./live/hub";
+import type { Mailer } from "./email/mailer";
 
 /** Everything a request handler may need, made once per app (tests make one per suite). */
 export interface Deps {
@@ -38,6 +39,8 @@ export interface Deps {
   presence: Presence;
   /** This process's live sockets and the broadcaster that reaches every process's (src/live/). */
   live: LiveHub;
+  /** Outgoing email: an SMTP server, or the outbox folder (src/email/, docs/decisions/0034). */
+  mailer: Mailer;
   limits: {
     /** Failed sign-ins per email and address together: reaching the limit locks only that pair. */
     loginByPair: RateLimiter;
