@@ -7,6 +7,7 @@
 import * as activities from "../activities/messages";
 import * as auth from "../auth/messages";
 import * as bookings from "../bookings/messages";
+import * as email from "../email/messages";
 import * as live from "../live/messages";
 import * as conversations from "../messages/messages";
 import * as notifications from "../notifications/messages";
@@ -18,7 +19,7 @@ import * as shell from "../shell/messages";
 import * as uploads from "../uploads/messages";
 
 /** Every feature's texts, by feature. */
-export const messagesByFeature = { shell, auth, profiles, activities, uploads, reviews, payments, bookings, conversations, reports, notifications, live };
+export const messagesByFeature = { shell, auth, profiles, activities, uploads, reviews, payments, bookings, conversations, reports, notifications, live, email };
 
 type Features = typeof messagesByFeature;
 type KeysOf<M> = M extends { en: infer E } ? keyof E : never;
