@@ -1,3 +1,4 @@
+import { IntlMessageFormat } from "intl-messageformat";
 /**
  * The message catalogue: every user-facing text, in English (default) and French. Each feature
  * keeps its own texts next to its code, in `src/<feature>/messages.ts` (an `en` object and an
@@ -47,11 +48,38 @@ export const locales = Object.keys(catalogues) as Locale[];
 
 export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
 
+/**
+ * A text that counts something says so in ICU MessageFormat (`{count, plural, one {# review}
+ * other {# reviews}}`): the language's plural rules (`Intl.PluralRules`) pick the form and `#`
+ * is the number written for that language ("1,5 heure"). Only such texts go through
+ * intl-messageformat (compiled once per language); every other text is a plain `{name}` fill.
+ */
+export const COUNTED = /\{\s*\w+\s*,\s*(?:plural|selectordinal)\s*,/;
+
+const compiled = new Map<string, IntlMessageFormat>();
+function counted(locale: Locale, key: string, text: string) {
+  const id = `${locale}\n${key}`;
+  let format = compiled.get(id);
+  if (!format) {
+    // Tags are text here (`ignoreTag`): a catalogue entry is never markup.
+    format = new IntlMessageFormat(text, locale, undefined, { ignoreTag: true });
+    compiled.set(id, format);
+  }
+  return format;
+}
+
+/** The keys of each language whose text counts, found once. */
+const countedKeys = Object.fromEntries(
+  Object.entries(catalogues).map(([locale, catalogue]) => [locale, new Set(Object.keys(catalogue).filter((k) => COUNTED.test(catalogue[k as MessageKey])))]),
+) as Record<Locale, Set<string>>;
+
 export function translator(locale: Locale): Translate {
   const catalogue: Catalogue = catalogues[locale];
+  const countedHere = countedKeys[locale];
   return (key, params) => {
     const text = catalogue[key] ?? en[key] ?? key;
     if (!params) return text;
+    if (countedHere.has(key) || (!catalogue[key] && countedKeys.en.has(key))) return String(counted(catalogue[key] ? locale : "en", key, text).format(params));
     return text.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m));
   };
 }
