@@ -75,12 +75,16 @@ const countedKeys = Object.fromEntries(
 
 export function translator(locale: Locale): Translate {
   const catalogue: Catalogue = catalogues[locale];
+  // A fraction is written the language's way ("1,5" in French); whole numbers (counts, years)
+  // as they are.
+  const decimals = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
+  const fill = (value: string | number | undefined) => (typeof value === "number" && !Number.isInteger(value) ? decimals.format(value) : String(value));
   const countedHere = countedKeys[locale];
   return (key, params) => {
     const text = catalogue[key] ?? en[key] ?? key;
     if (!params) return text;
     if (countedHere.has(key) || (!catalogue[key] && countedKeys.en.has(key))) return String(counted(catalogue[key] ? locale : "en", key, text).format(params));
-    return text.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m));
+    return text.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? fill(params[name]) : m));
   };
 }
 
