@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { context, type Deps, type RequestState } from "../context";
 import { asRecord, json, waitHeaders, waitParams } from "../lib/http";
 import { RateLimiter } from "../lib/rate-limit";
+import { listenForEmails, messageEmailJob } from "./emails";
 import { listenForNotices, reminderJob, sendTest } from "./notices";
 import { pushJob } from "./push";
 import { changePreference, NotificationError, preferencesOf, savePreferences, subscribe, unsubscribe } from "./service";
@@ -12,11 +13,13 @@ const TEST_WINDOW_MS = 10 * 60 * 1000;
 
 /**
  * The notification calls of spec §7, the Settings card's form without JavaScript, and the
- * listener that turns committed changes into push notifications (docs/decisions/0025).
+ * listeners that turn committed changes into push notifications (docs/decisions/0025) and
+ * emails (emails.ts; the batched message emails' job).
  */
 export function notificationRoutes(deps: Deps) {
-  deps.jobs.register(pushJob, reminderJob);
+  deps.jobs.register(pushJob, reminderJob, messageEmailJob);
   listenForNotices(deps);
+  listenForEmails(deps);
   const testsByUser = new RateLimiter(TESTS_PER_WINDOW, TEST_WINDOW_MS);
 
   /** Runs a handler; a NotificationError becomes its status and translated message. */

@@ -56,13 +56,16 @@ function Switches({ view, preferences, idPrefix }: { view: View; preferences: Pr
 }
 
 /**
- * Settings → Push Notifications, in the spec's three states: unsupported (with the hint to
- * install the app, as iPhones require), unsubscribed (Enable) and subscribed (a switch per kind,
- * each applied at once, and a test notification). Which state this browser is in only the
- * browser knows: islands/shell/push.ts shows one of them. Until it has, the card shows the most
- * common one, "unsubscribed" (so the page does not move, nor paint its largest text, once the
- * script has run). Without JavaScript nothing can be turned on, so that part is hidden by the
- * stylesheet (`data-push-first`), but the switches still post as a form.
+ * Settings → Notifications: one switch per kind, which governs both the emails a person gets and
+ * the push notifications on their devices (one preference for both), and the push part of the
+ * card in the spec's three states: unsupported (with the hint to install the app, as iPhones
+ * require), unsubscribed (Enable) and subscribed (a test notification, Turn off). Which state
+ * this browser is in only the browser knows: islands/shell/push.ts shows one of them. Until it
+ * has, the card shows the most common one, "unsubscribed" (so the page does not move, nor paint
+ * its largest text, once the script has run). Without JavaScript nothing can be turned on, so
+ * that part is hidden by the stylesheet (`data-push-first`); the switches are always shown, since
+ * they govern email whether or not this device has push on: with the script each applies at
+ * once, without it they post as a form.
  */
 export function PushCard({ view, preferences, vapidPublicKey }: { view: View; preferences: Preferences; vapidPublicKey: string }) {
   const { t } = view;
@@ -73,50 +76,57 @@ export function PushCard({ view, preferences, vapidPublicKey }: { view: View; pr
         {t("notifications.title")}
       </h2>
       <div class="card overflow-hidden">
-        <div data-push-state="unsupported" hidden class="flex flex-col gap-1 p-4">
-          <p safe>{t("notifications.unsupported")}</p>
-          <p class="text-sm text-muted" safe>
-            {t("notifications.installHint")}
-          </p>
-        </div>
-        <div data-push-state="unsubscribed" data-push-first class="flex flex-col items-start gap-3 p-4">
-          <p safe>{t("notifications.offIntro")}</p>
-          <p data-push-blocked hidden class="text-sm text-red-600 dark:text-red-300" safe>
-            {t("notifications.blocked")}
-          </p>
-          {/* Enabled by the script once it can answer it. */}
-          <button type="button" class="btn btn-primary" data-push-action="enable" disabled safe>
-            {t("notifications.enable")}
-          </button>
-        </div>
-        <div data-push-state="subscribed" hidden>
+        <form method="post" action="/settings/notifications">
+          <input type="hidden" name="_csrf" value={view.csrf} />
           <p class="px-4 pt-4 text-sm text-muted" safe>
-            {t("notifications.onIntro")}
+            {t("notifications.choicesIntro")}
           </p>
           <Switches view={view} preferences={preferences} idPrefix="push" />
-          <div class="flex flex-wrap gap-2 border-t border-line p-4">
-            <button type="button" class="btn btn-secondary" data-push-action="test" safe>
-              {t("notifications.sendTest")}
-            </button>
-            <button type="button" class="btn btn-ghost" data-push-action="disable" safe>
-              {t("notifications.disable")}
-            </button>
-          </div>
-        </div>
-        <noscript>
-          <form method="post" action="/settings/notifications">
-            <input type="hidden" name="_csrf" value={view.csrf} />
-            <p class="px-4 pt-4 text-sm text-muted" safe>
-              {t("notifications.noScript")}
-            </p>
-            <Switches view={view} preferences={preferences} idPrefix="push-form" />
+          <noscript>
             <div class="border-t border-line p-4">
               <button type="submit" class="btn btn-primary" safe>
                 {t("common.save")}
               </button>
             </div>
-          </form>
-        </noscript>
+          </noscript>
+        </form>
+        <div class="border-t border-line">
+          <h3 class="px-4 pt-4 font-medium" safe>
+            {t("notifications.pushTitle")}
+          </h3>
+          <div data-push-state="unsupported" hidden class="flex flex-col gap-1 p-4 pt-1">
+            <p safe>{t("notifications.unsupported")}</p>
+            <p class="text-sm text-muted" safe>
+              {t("notifications.installHint")}
+            </p>
+          </div>
+          <div data-push-state="unsubscribed" data-push-first class="flex flex-col items-start gap-3 p-4 pt-1">
+            <p safe>{t("notifications.offIntro")}</p>
+            <p data-push-blocked hidden class="text-sm text-red-600 dark:text-red-300" safe>
+              {t("notifications.blocked")}
+            </p>
+            {/* Enabled by the script once it can answer it. */}
+            <button type="button" class="btn btn-primary" data-push-action="enable" disabled safe>
+              {t("notifications.enable")}
+            </button>
+          </div>
+          <div data-push-state="subscribed" hidden class="flex flex-col items-start gap-3 p-4 pt-1">
+            <p safe>{t("notifications.onIntro")}</p>
+            <div class="flex flex-wrap gap-2">
+              <button type="button" class="btn btn-secondary" data-push-action="test" safe>
+                {t("notifications.sendTest")}
+              </button>
+              <button type="button" class="btn btn-ghost" data-push-action="disable" safe>
+                {t("notifications.disable")}
+              </button>
+            </div>
+          </div>
+          <noscript>
+            <p class="p-4 pt-1 text-sm text-muted" safe>
+              {t("notifications.noScript")}
+            </p>
+          </noscript>
+        </div>
       </div>
     </section>
   );

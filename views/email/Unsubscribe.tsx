@@ -1,0 +1,90 @@
+import type { View } from "../../src/shell/view";
+import { AppLayout } from "../layouts/AppLayout";
+import { Document } from "../layouts/Document";
+
+/** A small page in the app's layout when signed in, else in the bare document (as error pages are). */
+function Page({ view, title, children }: { view: View; title: string; children: JSX.Element }) {
+  const content = <section class="mx-auto flex min-h-[60vh] max-w-md flex-col items-center justify-center text-center">{children as "safe"}</section>;
+  return view.user ? (
+    <AppLayout view={view} title={title}>
+      {content}
+    </AppLayout>
+  ) : (
+    <Document view={view} title={title}>
+      <main id="main" class="mx-auto max-w-md px-5">
+        {content}
+      </main>
+    </Document>
+  );
+}
+
+/**
+ * `GET /email/unsubscribe?t=…`: asks before changing anything (a link checker that opens the
+ * link stops nothing); the button posts the same address, as a mail program's one-click does.
+ */
+export function UnsubscribeConfirm({ view, kind, action }: { view: View; kind: string; action: string }) {
+  const { t } = view;
+  const question = t("notifications.unsubscribe.question", { kind });
+  return (
+    <Page view={view} title={t("notifications.unsubscribe.title")}>
+      <>
+        <h1 class="text-2xl font-bold" safe>
+          {question}
+        </h1>
+        <p class="mt-2 text-muted" safe>
+          {t("notifications.unsubscribe.explain")}
+        </p>
+        <form method="post" action={action} class="mt-6 flex flex-wrap justify-center gap-2">
+          <input type="hidden" name="_csrf" value={view.csrf} />
+          <input type="hidden" name="List-Unsubscribe" value="One-Click" />
+          <button type="submit" class="btn btn-primary" safe>
+            {t("notifications.unsubscribe.confirm")}
+          </button>
+          <a href="/settings" class="btn btn-ghost" safe>
+            {t("notifications.unsubscribe.settings")}
+          </a>
+        </form>
+      </>
+    </Page>
+  );
+}
+
+/** After the one-click post: done, and where to turn it back on. */
+export function Unsubscribed({ view, kind }: { view: View; kind: string }) {
+  const { t } = view;
+  return (
+    <Page view={view} title={t("notifications.unsubscribe.done")}>
+      <>
+        <h1 class="text-2xl font-bold" safe>
+          {t("notifications.unsubscribe.done")}
+        </h1>
+        <p class="mt-2 text-muted" safe>
+          {t("notifications.unsubscribe.doneBody", { kind })}
+        </p>
+        <a href="/settings" class="btn btn-primary mt-6" safe>
+          {t("notifications.unsubscribe.settings")}
+        </a>
+      </>
+    </Page>
+  );
+}
+
+/** A token that is malformed or not ours: said plainly (400), with the way to Settings. */
+export function UnsubscribeInvalid({ view }: { view: View }) {
+  const { t } = view;
+  return (
+    <Page view={view} title={t("notifications.unsubscribe.invalid")}>
+      <>
+        <h1 class="text-2xl font-bold" safe>
+          {t("notifications.unsubscribe.invalid")}
+        </h1>
+        <p class="mt-2 text-muted" safe>
+          {t("notifications.unsubscribe.invalidBody")}
+        </p>
+        <a href="/settings" class="btn btn-primary mt-6" safe>
+          {t("notifications.unsubscribe.settings")}
+        </a>
+      </>
+    </Page>
+  );
+}
