@@ -43,8 +43,9 @@ const config: UserConfig<Theme> = {
     field: "flex flex-col gap-1.5",
     "field-label": "text-sm font-medium",
     "field-error": "text-sm text-red-600 dark:text-red-300",
+    // A disabled field (the chat's box before acceptance) is sunk and dashed, so it does not look typeable.
     input:
-      "w-full rounded-xl border border-line bg-raised px-3 py-2.5 text-base text-ink placeholder:text-muted focus:outline-2 focus:outline-brand-500 aria-[invalid=true]:border-red-500",
+      "w-full rounded-xl border border-line bg-raised px-3 py-2.5 text-base text-ink placeholder:text-muted focus:outline-2 focus:outline-brand-500 aria-[invalid=true]:border-red-500 disabled:cursor-not-allowed disabled:border-dashed disabled:bg-sunken disabled:text-muted",
     link: "font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-300",
     "text-muted": "text-muted",
     tab: "rounded-lg px-3 py-2 text-center text-muted",

@@ -170,7 +170,7 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
                 role="radio"
                 aria-checked={a.category === c.value}
                 onClick={() => update({ category: c.value })}
-                className={`flex flex-col items-center gap-1 rounded-xl border p-2 text-xs font-medium ${a.category === c.value ? "border-brand-500 bg-brand-50 text-brand-700" : "border-line bg-raised"}`}
+                className={`flex flex-col items-center gap-1 rounded-xl border p-2 text-xs font-medium ${a.category === c.value ? "border-brand-500 bg-brand-50 text-brand-700 dark:bg-brand-900/40 dark:text-brand-100" : "border-line bg-raised"}`}
               >
                 <img src={c.photo} alt="" className="h-10 w-14 rounded-md object-cover" />
                 {c.label}

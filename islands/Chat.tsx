@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { errorMessage } from "./api";
 import type { ChatBookingStatus, ChatProps, MessageJSON, SentMessageJSON } from "./chat-props";
-import { chatReducer, lastMessageId, messageStamp, reconnectDelay, seenMessageId, systemWording, unreadByViewer, type ChatState, type Outgoing } from "./chat-state";
+import { chatReducer, lastMessageId, mayStillOpen, messageStamp, reconnectDelay, seenMessageId, systemWording, unreadByViewer, type ChatState, type Outgoing } from "./chat-state";
 import { mountWith } from "./mount";
 
 /** Frames the server sends on `/ws` (src/live/frames.ts). */
@@ -49,7 +49,6 @@ export function Chat(props: ChatProps) {
   const current = useRef(state);
   current.current = state;
   const socket = useRef<WebSocket | null>(null);
-  const listEnd = useRef<HTMLLIElement | null>(null);
   const reading = useRef({ busy: false, again: false });
 
   const post = useCallback(
@@ -242,7 +241,9 @@ export function Chat(props: ChatProps) {
     return () => window.removeEventListener("scroll", track);
   }, []);
   useEffect(() => {
-    if (atEnd.current) listEnd.current?.scrollIntoView({ block: "end" });
+    // To the very end of the page, not just the list's end: the composer after the list sticks to
+    // the bottom of the screen and would cover the newest message that only reached its edge.
+    if (atEnd.current) window.scrollTo({ top: document.documentElement.scrollHeight });
   }, [count]);
 
   const open = state.status === "accepted";
@@ -319,13 +320,16 @@ export function Chat(props: ChatProps) {
               )}
             </Bubble>
           ))}
-          <li ref={listEnd} aria-hidden="true" />
         </ol>
       </div>
       <div className="sticky bottom-0 -mx-4 border-t border-line bg-surface px-4 pb-[max(0.75rem,env(safe-area-inset-bottom))] pt-3">
         {open ? null : (
-          <p className="mb-3 rounded-xl bg-amber-100 px-3 py-2 text-sm text-amber-900" role="status" data-chat-disabled>
-            {texts.disabledBanner}
+          <p
+            className={`mb-3 rounded-xl px-3 py-2 text-sm ${mayStillOpen(state.status) ? "bg-amber-100 text-amber-900" : "bg-sunken text-ink"}`}
+            role="status"
+            data-chat-disabled={mayStillOpen(state.status) ? "waiting" : "ended"}
+          >
+            {mayStillOpen(state.status) ? texts.disabledBanner : texts.closedBanner}
           </p>
         )}
         <p className="mb-2 text-xs text-muted empty:hidden" role="status" data-link={link}>

@@ -26,6 +26,10 @@ export interface PhotoGridProps {
   onChange?: (photos: string[]) => void;
 }
 
+/** A photo's buttons: a 44 px target, its visible disc 28 px, dimmed while it cannot act. */
+const CORNER_BUTTON = "flex h-11 w-11 items-center justify-center text-white disabled:opacity-30";
+const DISC = "flex h-7 w-7 items-center justify-center rounded-full bg-black/60";
+
 const fill = (text: string, values: Record<string, string | number>) => text.replace(/\{(\w+)\}/g, (_, k: string) => String(values[k] ?? ""));
 
 /**
@@ -118,32 +122,28 @@ export function PhotoGrid({ name, photos: initial, max, endpoint, texts, onChang
                 {i === 0 ? (
                   <span className="absolute left-1.5 top-1.5 rounded-full bg-brand-600 px-2 py-0.5 text-xs font-semibold text-white">{texts.main}</span>
                 ) : null}
+                {/* Each button is a 44 px target (a fingertip) in the tile's corner; the dark disc
+                    drawn inside it stays small so the photo shows. */}
                 <button
                   type="button"
-                  className="absolute right-1.5 top-1.5 flex h-7 w-7 items-center justify-center rounded-full bg-black/60 text-white"
+                  className={`absolute right-0 top-0 ${CORNER_BUTTON}`}
                   aria-label={fill(texts.remove, { position: i + 1 })}
                   onClick={() => setPhotos(photos.filter((_, k) => k !== i))}
                 >
-                  ×
+                  <span className={DISC} aria-hidden="true">
+                    ×
+                  </span>
                 </button>
-                <div className="absolute inset-x-1.5 bottom-1.5 flex justify-between">
-                  <button
-                    type="button"
-                    className="h-7 w-7 rounded-full bg-black/60 text-white disabled:opacity-30"
-                    aria-label={fill(texts.moveEarlier, { position: i + 1 })}
-                    disabled={i === 0}
-                    onClick={() => move(i, i - 1)}
-                  >
-                    ‹
+                <div className="absolute inset-x-0 bottom-0 flex justify-between">
+                  <button type="button" className={CORNER_BUTTON} aria-label={fill(texts.moveEarlier, { position: i + 1 })} disabled={i === 0} onClick={() => move(i, i - 1)}>
+                    <span className={DISC} aria-hidden="true">
+                      ‹
+                    </span>
                   </button>
-                  <button
-                    type="button"
-                    className="h-7 w-7 rounded-full bg-black/60 text-white disabled:opacity-30"
-                    aria-label={fill(texts.moveLater, { position: i + 1 })}
-                    disabled={i === photos.length - 1}
-                    onClick={() => move(i, i + 1)}
-                  >
-                    ›
+                  <button type="button" className={CORNER_BUTTON} aria-label={fill(texts.moveLater, { position: i + 1 })} disabled={i === photos.length - 1} onClick={() => move(i, i + 1)}>
+                    <span className={DISC} aria-hidden="true">
+                      ›
+                    </span>
                   </button>
                 </div>
               </li>

@@ -57,6 +57,8 @@ export interface ChatTexts {
   seen: string;
   /** 'Messages are only available after booking is accepted'. */
   disabledBanner: string;
+  /** The banner once the booking has ended without (or after) being accepted: no acceptance is coming. */
+  closedBanner: string;
   rateLimited: string;
   /** The 2,000-character limit, worded for the person. */
   tooLong: string;

@@ -107,6 +107,13 @@ function receive(state: ChatState, incoming: MessageJSON[], viewerId: string, cl
 }
 
 /** Messages from the other side (or nobody: an expiry) the viewer has not read. */
+/**
+ * Whether the conversation may still open: a booking waiting for payment or for the host's
+ * answer can still be accepted; any other status that is not accepted has ended (declined,
+ * expired, cancelled, completed), and saying messages come "after acceptance" there misleads.
+ */
+export const mayStillOpen = (status: ChatBookingStatus) => status === "awaiting_payment" || status === "pending";
+
 export const unreadByViewer = (state: ChatState, viewerId: string) => state.messages.some((m) => m.senderId !== viewerId && !m.readBy.includes(viewerId));
 
 /** The viewer's last saved message, when the other side has read it ('Seen' goes under it). */

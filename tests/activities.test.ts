@@ -335,10 +335,11 @@ describe("pages", () => {
     expect(earnings).toEqual({ totalEarnings: "80.00", pendingPayouts: "80.00", completedBookings: 1 });
     expect(((await body(await c.get("/api/host/requests"))) as unknown as unknown[]).length).toBe(2);
     const html = await (await c.get("/host")).text();
-    const counter = (label: string) => new RegExp(`>\\s*(\\d+|\\$[\\d,]+)\\s*</[^>]+>\\s*<[^>]+>\\s*${label}\\s*<`).exec(html)?.[1];
+    const counter = (label: string) => new RegExp(`>\\s*(\\d+|\\$[\\d,.]+)\\s*</[^>]+>\\s*<[^>]+>\\s*${label}\\s*<`).exec(html)?.[1];
     expect(counter("Activities")).toBe("3");
     expect(counter("Requests")).toBe("2");
-    expect(counter("Earnings")).toBe("$80");
+    // Earnings to the cent, as the spec shows them.
+    expect(counter("Earnings")).toBe("$80.00");
     // Earnings and no payout account: the way to set one up.
     expect(html).toContain("Verify Account to Withdraw");
     d.cleanup();

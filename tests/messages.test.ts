@@ -434,7 +434,9 @@ describe("the inbox", () => {
     expect(row("a p")[0]).toBe("Maya");
     expect(row("[data-status]")).toEqual(["Accepted"]);
     expect(row("[data-preview]")).toEqual(["See you Tuesday!"]);
-    expect(row("a p")[1]).toContain("Tennis · ");
+    expect(row("a p")[1]).toBe("Tennis");
+    // The date and time on a line of their own, never cut off by a long title.
+    expect(row("[data-booking-when]")[0]).toMatch(/^\w{3}, \w{3} \d{1,2}, \d{1,2}:\d{2} (AM|PM)$/);
     expect(select(html, `li[data-booking="${id}"] a`)[0]!.attributes.href).toBe(`/bookings/${id}`);
     expect(select((await page(host, "/bookings")).html, `li[data-booking="${id}"] [data-preview]`)[0]!.text).toBe("You: See you Tuesday!");
     guest.cookies.set("lang", "fr");

@@ -1,9 +1,11 @@
 /**
  * The shell's behaviours that HTML alone cannot do, one small module each: toasts, the theme
- * toggle, the offline banner, the install card, image fallbacks, form readiness, carousels, copy
- * buttons, the CSRF header on every htmx request, and the service worker. No React: every page
+ * toggle, the offline banner, the install card, image fallbacks, form readiness, the focused
+ * alert of a refused form, carousels, copy buttons, the CSRF header on every htmx request, and
+ * the service worker. No React: every page
  * loads only this (and the push notifications card its own small module).
  */
+import { focusAlert } from "./alerts";
 import { watchCarousels } from "./carousels";
 import { watchCopyButtons } from "./copy";
 import { watchForms } from "./forms";
@@ -67,6 +69,7 @@ export function startShell() {
   watchCopyButtons();
   watchInstall();
   watchImages();
+  focusAlert();
 
   if ("serviceWorker" in navigator && location.protocol !== "file:") {
     navigator.serviceWorker.register("/sw.js").catch(() => {});

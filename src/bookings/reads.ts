@@ -18,6 +18,9 @@ export interface HostRequest {
   durationMinutes: number;
   /** What the booking is worth before the guest's service fee. */
   subtotalCents: number;
+  /** What the guest pays (subtotal and service fee) and what the host earns: the two amounts the host is shown. */
+  totalCents: number;
+  hostEarningsCents: number;
   createdAt: number;
 }
 
@@ -32,6 +35,8 @@ export async function hostRequests(deps: Deps, hostId: string, limit?: number): 
       startsAtLocal: bookings.startsAtLocal,
       durationMinutes: bookings.durationMinutes,
       subtotalCents: bookings.subtotalCents,
+      totalCents: bookings.totalCents,
+      hostEarningsCents: bookings.hostEarningsCents,
       createdAt: bookings.createdAt,
     })
     .from(bookings)
@@ -51,6 +56,8 @@ export async function hostRequests(deps: Deps, hostId: string, limit?: number): 
       startsAtLocal: r.startsAtLocal,
       durationMinutes: r.durationMinutes,
       subtotalCents: r.subtotalCents,
+      totalCents: r.totalCents,
+      hostEarningsCents: r.hostEarningsCents,
       createdAt: r.createdAt,
     };
   });
@@ -136,11 +143,15 @@ export interface InboxRow {
  * The bookings inbox (spec §2 "Bookings", §4 "Conversation"): every booking a person is on, as
  * guest or host, with its newest message, sorted by last activity. A host sees a booking once it
  * became a request (its first message, the request's, is written then): a guest still paying,
- * or one who left the checkout, has not asked them anything. Bookings made before messages were
- * kept (imported, or the demo's past ones) show by their status.
+ * or one who left the checkout, has not asked them anything. The guest sees a checkout still
+ * open (to finish paying), but not one that ended unpaid: a lapsed hold or a left checkout would
+ * stay in the list for good as "Expired · No messages yet", with nothing to do about it.
+ * Bookings made before messages were kept (imported, or the demo's past ones) show by their status.
  */
 export async function inboxOf(deps: Deps, userId: string, order: InboxOrder, limit = 200): Promise<InboxRow[]> {
   const activityAt = sql<number>`coalesce(${messages.createdAt}, ${bookings.updatedAt}, ${bookings.createdAt})`;
+  // Ended before it was ever a request (a lapsed hold, a left checkout): no request message.
+  const wasRequest = or(notInArray(bookings.status, ["expired", "canceled"]), isNotNull(messages.id));
   const rows = await deps.db
     .select({ ...bookingColumns(), last: messages, activityAt })
     .from(bookings)
@@ -150,9 +161,8 @@ export async function inboxOf(deps: Deps, userId: string, order: InboxOrder, lim
     .leftJoin(messages, eq(messages.id, latestMessageId))
     .where(
       or(
-        eq(bookings.guestId, userId),
-        // Ended before it was ever a request (a lapsed hold, a left checkout): no request message.
-        and(eq(bookings.hostId, userId), ne(bookings.status, "awaiting_payment"), or(notInArray(bookings.status, ["expired", "canceled"]), isNotNull(messages.id))),
+        and(eq(bookings.guestId, userId), wasRequest),
+        and(eq(bookings.hostId, userId), ne(bookings.status, "awaiting_payment"), wasRequest),
       ),
     )
     .orderBy(order === "oldest" ? asc(activityAt) : desc(activityAt), order === "oldest" ? asc(bookings.id) : desc(bookings.id))

@@ -96,6 +96,7 @@ async function conversationData(deps: Deps, state: RequestState, user: User, boo
       failed: t("messages.failed"),
       seen: t("messages.seen"),
       disabledBanner: t("messages.notAccepted"),
+      closedBanner: t("messages.closed"),
       rateLimited: t("messages.rateLimited"),
       tooLong: t("messages.tooLong"),
       offline: t("messages.offline"),

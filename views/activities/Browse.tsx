@@ -67,7 +67,10 @@ function BrowseBodyView({ view, state }: { view: View; state: BrowseState }) {
             {t("home.title", { city: state.city })}
           </h1>
         </div>
-        <form method="get" action="/browse" class="mt-3 flex flex-wrap items-center gap-2" hx-get="/browse" hx-trigger="change" {...swap}>
+        {/* A city picked with the mouse or a phone's picker applies at once (change); the visible
+            "Show" button is there for everyone else: a keyboard moving through the options, a
+            screen reader, a browser without script. */}
+        <form method="get" action="/browse" class="mt-3 flex flex-wrap items-stretch gap-2" hx-get="/browse" hx-trigger="change, submit" {...swap}>
           <label class="sr-only" for="browse-city" safe>
             {t("browse.city")}
           </label>
@@ -75,15 +78,16 @@ function BrowseBodyView({ view, state }: { view: View; state: BrowseState }) {
             {cityOptions(state.city)}
           </select>
           {state.category ? <input type="hidden" name="category" value={state.category} /> : ""}
-          <noscript>
-            <button type="submit" class="btn btn-secondary" safe>
-              {t("browse.apply")}
-            </button>
-          </noscript>
+          <button type="submit" class="btn btn-secondary" safe>
+            {t("browse.apply")}
+          </button>
         </form>
-        <details class="mt-3" open={state.category || state.filtersOpen ? true : undefined}>
+        {/* The category grid is open only when asked for (?filters=1, its summary): once a category
+            is picked it closes again, so on a phone the count and cards are on screen rather than
+            below the grid. The summary names the category that applies. */}
+        <details class="mt-3" open={state.filtersOpen ? true : undefined}>
           <summary class="btn btn-secondary cursor-pointer list-none" aria-controls="categories" safe>
-            {t("browse.filters")}
+            {state.category ? `${t("browse.filters")} · ${t(categoryLabelKey(state.category))}` : t("browse.filters")}
           </summary>
           {categoryNav(view, state.city, state.category)}
         </details>
@@ -119,9 +123,9 @@ const categoryNav = (view: View, city: string, category: Category | undefined) =
     const { t } = view;
     return (
       <nav id="categories" aria-label={t("browse.categories")} class="mt-3 grid grid-cols-3 gap-2 sm:grid-cols-4">
-        <CategoryLink view={view} href={browseHref(city, undefined, undefined, true)} label={t("browse.allCategories")} current={!category} swap={swap} />
+        <CategoryLink view={view} href={browseHref(city)} label={t("browse.allCategories")} current={!category} swap={swap} />
         {categories.map((c) => (
-          <CategoryLink view={view} href={browseHref(city, c, undefined, true)} label={t(categoryLabelKey(c))} current={category === c} swap={swap} photo={`/static/photos/${c}-1.svg`} />
+          <CategoryLink view={view} href={browseHref(city, c)} label={t(categoryLabelKey(c))} current={category === c} swap={swap} photo={`/static/photos/${c}-1.svg`} />
         ))}
       </nav>
     );

@@ -23,6 +23,8 @@ export function CreateActivityForm({ view, state, maps, near }: { view: View; st
   const v = state.values;
   const e = state.errors ?? {};
   const counter = (id: string, count: number, max: number) => <CharacterCounter view={view} id={id} count={count} max={max} />;
+  // A field names only descriptions that are on the page: its error exists only when it has one.
+  const describedBy = (field: string, ...always: string[]) => [...always, ...(e[field] ? [`field-${field}-error`] : [])].join(" ") || undefined;
   return (
     <AppLayout view={view} title={t("create.title")}>
       <>
@@ -35,7 +37,7 @@ export function CreateActivityForm({ view, state, maps, near }: { view: View; st
               {t("profile.photos")}
             </p>
             <Island name="PhotoGrid" props={{ name: "photos", photos: v.photos, max: 6, endpoint: "/api/activity-images", texts: { ...photoGridTexts(view), hint: t("create.photosHint") } }}>
-              <PhotoGridFallback view={view} name="photos" photos={v.photos} />
+              <PhotoGridFallback view={view} name="photos" photos={v.photos} hint={t("create.photosHint")} />
             </Island>
             <FieldError id="photos-error" message={e.photos} />
           </div>
@@ -43,7 +45,7 @@ export function CreateActivityForm({ view, state, maps, near }: { view: View; st
             <label class="field-label" for="field-title" safe>
               {t("create.titleLabel")}
             </label>
-            <input id="field-title" name="title" class="input" value={v.title} maxlength={String(TITLE_MAX)} required data-counter="title-count" aria-invalid={e.title ? "true" : undefined} aria-describedby="title-count field-title-error" />
+            <input id="field-title" name="title" class="input" value={v.title} maxlength={String(TITLE_MAX)} required data-counter="title-count" aria-invalid={e.title ? "true" : undefined} aria-describedby={describedBy("title", "title-count")} />
             {counter("title-count", v.title.length, TITLE_MAX)}
             <FieldError id="field-title-error" message={e.title} />
           </div>
@@ -51,7 +53,7 @@ export function CreateActivityForm({ view, state, maps, near }: { view: View; st
             <label class="field-label" for="field-description" safe>
               {t("create.descriptionLabel")}
             </label>
-            <textarea id="field-description" name="description" class="input" rows="4" maxlength={String(DESCRIPTION_MAX)} required data-counter="description-count" aria-invalid={e.description ? "true" : undefined} aria-describedby="description-count field-description-error" safe>
+            <textarea id="field-description" name="description" class="input" rows="4" maxlength={String(DESCRIPTION_MAX)} required data-counter="description-count" aria-invalid={e.description ? "true" : undefined} aria-describedby={describedBy("description", "description-count")} safe>
               {v.description}
             </textarea>
             {counter("description-count", v.description.length, DESCRIPTION_MAX)}
@@ -61,7 +63,7 @@ export function CreateActivityForm({ view, state, maps, near }: { view: View; st
             <label class="field-label" for="field-category" safe>
               {t("create.categoryLabel")}
             </label>
-            <select id="field-category" name="category" class="input" required aria-invalid={e.category ? "true" : undefined} aria-describedby="field-category-error">
+            <select id="field-category" name="category" class="input" required aria-invalid={e.category ? "true" : undefined} aria-describedby={describedBy("category")}>
               <option value="" selected={!v.category} safe>
                 {t("create.chooseCategory")}
               </option>
@@ -79,7 +81,7 @@ export function CreateActivityForm({ view, state, maps, near }: { view: View; st
             </label>
             <div class="relative">
               <span class="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted">$</span>
-              <input id="field-hourlyRate" name="hourlyRate" type="number" inputmode="decimal" step="0.01" min="0.01" class="input pl-7" value={v.hourlyRate} required aria-invalid={e.hourlyRate ? "true" : undefined} aria-describedby="field-hourlyRate-error" />
+              <input id="field-hourlyRate" name="hourlyRate" type="number" inputmode="decimal" step="0.01" min="0.01" class="input pl-7" value={v.hourlyRate} required aria-invalid={e.hourlyRate ? "true" : undefined} aria-describedby={describedBy("hourlyRate")} />
             </div>
             <FieldError id="field-hourlyRate-error" message={e.hourlyRate} />
           </div>
@@ -98,7 +100,7 @@ export function CreateActivityForm({ view, state, maps, near }: { view: View; st
             <div class="meeting-address mt-2">
               <Island
                 name="AddressInput"
-                props={{ name: "meetingPoint", value: v.meetingPoint, label: t("create.meetingAddress"), placeholder: t("create.meetingPlaceholder"), geocoderUrl: maps.geocoderUrl, near, maxLength: MEETING_POINT_MAX, invalid: Boolean(e.meetingPoint), describedBy: "field-meetingPoint-error" }}
+                props={{ name: "meetingPoint", value: v.meetingPoint, label: t("create.meetingAddress"), placeholder: t("create.meetingPlaceholder"), geocoderUrl: maps.geocoderUrl, near, maxLength: MEETING_POINT_MAX, invalid: Boolean(e.meetingPoint), describedBy: describedBy("meetingPoint") }}
               >
                 <input name="meetingPoint" class="input" value={v.meetingPoint} maxlength={String(MEETING_POINT_MAX)} aria-label={t("create.meetingAddress")} placeholder={t("create.meetingPlaceholder")} />
               </Island>

@@ -10,6 +10,7 @@ import { Icon } from "../components/icons";
 import { Avatar } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
 import { ActionButton } from "../bookings/List";
+import { hoursText } from "../bookings/Parts";
 
 export interface DashboardData {
   user: User;
@@ -29,7 +30,8 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
   const counters = [
     { label: t("host.activities"), value: String(data.activityCount) },
     { label: t("host.requests"), value: String(data.requestCount) },
-    { label: t("host.earnings"), value: formatMoney(data.earnings.totalEarningsCents, view.locale, { whole: true }) },
+    // Earnings to the cent, as the spec shows them everywhere (only hourly rates are whole dollars).
+    { label: t("host.earnings"), value: money(data.earnings.totalEarningsCents) },
   ];
   return (
     <AppLayout view={view} title={t("host.title")}>
@@ -101,13 +103,14 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
           )}
         </section>
 
+        {/* "View all" links are 44 px tall (min-h-11): a finger's target, not just the text's line. */}
         <section class="mt-6">
-          <div class="mb-2 flex items-baseline justify-between">
+          <div class="mb-2 flex items-center justify-between">
             <h2 class="text-lg font-semibold" safe>
               {t("host.myActivities")}
             </h2>
             {data.activityCount > 0 ? (
-              <a href="/host/activities" class="link text-sm" safe>
+              <a href="/host/activities" class="link inline-flex min-h-11 items-center text-sm" safe>
                 {t("common.viewAll")}
               </a>
             ) : (
@@ -133,12 +136,12 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
         </section>
 
         <section class="mt-6">
-          <div class="mb-2 flex items-baseline justify-between">
+          <div class="mb-2 flex items-center justify-between">
             <h2 class="text-lg font-semibold" safe>
               {t("host.recentRequests")}
             </h2>
             {data.requestCount > 0 ? (
-              <a href="/bookings" class="link text-sm" safe>
+              <a href="/bookings" class="link inline-flex min-h-11 items-center text-sm" safe>
                 {t("common.viewAll")}
               </a>
             ) : (
@@ -155,14 +158,31 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
                       <p class="truncate font-medium" safe>
                         {`${r.guestName ?? ""} · ${r.activityTitle}`}
                       </p>
-                      <p class="text-sm text-muted" safe>
-                        {formatLocal(r.startsAtLocal, view.locale)}
+                      {/* Its own line, never cut: several requests for one activity differ only by when. */}
+                      <p class="text-sm text-muted" data-request-when safe>
+                        {`${formatLocal(r.startsAtLocal, view.locale)} · ${hoursText(view, r.durationMinutes)}`}
                       </p>
                     </div>
-                    <span class="text-sm font-semibold" safe>
-                      {money(r.subtotalCents)}
-                    </span>
                   </div>
+                  {/* The same two amounts, labelled alike, as the conversation's booking card shows the host. */}
+                  <dl class="mt-2 grid grid-cols-2 gap-2 text-sm" data-request-amounts>
+                    <div>
+                      <dt class="text-muted" safe>
+                        {t("conversation.guestPays")}
+                      </dt>
+                      <dd class="ml-0 font-semibold" safe>
+                        {money(r.totalCents)}
+                      </dd>
+                    </div>
+                    <div>
+                      <dt class="text-muted" safe>
+                        {t("conversation.yourEarnings")}
+                      </dt>
+                      <dd class="ml-0 font-semibold" safe>
+                        {money(r.hostEarningsCents)}
+                      </dd>
+                    </div>
+                  </dl>
                   <div class="mt-3 flex gap-2">
                     <ActionButton view={view} bookingId={r.id} action="reject" label={t("bookings.decline")} next="/host" />
                     <ActionButton view={view} bookingId={r.id} action="accept" label={t("bookings.accept")} next="/host" primary />

@@ -151,7 +151,7 @@ function BookingCard({ view, data }: { view: View; data: ConversationData }) {
             </h2>
             <StatusBadge view={view} status={b.status} />
           </div>
-          <a href={`/activity/${data.activity.id}`} class="link text-sm" safe>
+          <a href={`/activity/${data.activity.id}`} class="link inline-flex min-h-11 items-center text-sm" safe>
             {t("conversation.viewActivity")}
           </a>
         </div>
@@ -160,7 +160,8 @@ function BookingCard({ view, data }: { view: View; data: ConversationData }) {
         {row(t("booking.date"), formatLongDate(view, date))}
         {row(t("booking.time"), formatHour(view, time.slice(0, 5)))}
         {row(t("booking.duration"), hoursText(view, b.durationMinutes))}
-        {row(t("conversation.price"), formatMoney(b.totalCents, view.locale))}
+        {/* The host sees what the guest pays and what they earn, labelled as on the dashboard's requests. */}
+        {row(t(data.role === "host" ? "conversation.guestPays" : "conversation.price"), formatMoney(b.totalCents, view.locale))}
         {data.role === "host" ? row(t("conversation.yourEarnings"), formatMoney(b.hostEarningsCents, view.locale)) : ""}
       </dl>
     </section>
@@ -300,7 +301,6 @@ function ConversationCards({ view, data }: { view: View; data: ConversationData 
 export function ConversationScreen({ view, data }: { view: View; data: ConversationData }) {
   const { t } = view;
   const name = data.other.firstName ?? "";
-  const open = data.booking.status === "accepted";
   return (
     <Document view={view} title={`${name} · ${data.activity.title}`}>
       <div class="mx-auto flex min-h-screen max-w-screen-md flex-col">
@@ -334,7 +334,7 @@ export function ConversationScreen({ view, data }: { view: View; data: Conversat
                   seenUpTo={data.seenUpTo}
                 />
               </div>
-              <MessageForm view={view} bookingId={data.booking.id} open={open} draft={data.draft} error={data.error} />
+              <MessageForm view={view} bookingId={data.booking.id} status={data.booking.status} draft={data.draft} error={data.error} />
             </>
           </Island>
         </main>

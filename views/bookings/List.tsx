@@ -94,10 +94,15 @@ function InboxItem({ view, row, now, reviewable }: { view: View; row: InboxRow; 
           </div>
           <div class="flex items-center justify-between gap-2">
             <p class="truncate text-sm" safe>
-              {`${row.activity.title} · ${formatShortDate(view, date)}, ${formatHour(view, time.slice(0, 5))}`}
+              {row.activity.title}
             </p>
             <StatusBadge view={view} status={b.status} />
           </div>
+          {/* When, on its own line that is never cut: a long title must not hide it, and several
+              requests for one activity differ only by it. */}
+          <p class="text-sm" data-booking-when safe>
+            {`${formatShortDate(view, date)}, ${formatHour(view, time.slice(0, 5))}`}
+          </p>
           <p class={`mt-0.5 truncate text-sm ${unread ? "font-semibold text-ink" : "text-muted"}`} data-preview safe>
             {preview(view, row, viewerId, other.firstName)}
           </p>

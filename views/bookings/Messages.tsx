@@ -1,5 +1,6 @@
 import type { ChatSystemMessageType, SystemText } from "../../islands/chat-props";
-import { messageStamp } from "../../islands/chat-state";
+import { mayStillOpen, messageStamp } from "../../islands/chat-state";
+import type { BookingStatus } from "../../db/schema";
 import type { MessageRow } from "../../src/lib/events";
 import { systemLine } from "../../src/messages/wording";
 import { MAX_MESSAGE_LENGTH } from "../../src/messages/service";
@@ -66,18 +67,21 @@ export function MessageList(props: { view: View; messages: MessageRow[]; viewerI
 
 /**
  * The message form without JavaScript: a plain post that comes back to the conversation. While
- * the booking is not accepted, the banner says why and the field and button are disabled.
+ * the booking is not accepted, the banner says why and the field and button are disabled: it
+ * waits for the host's answer, or (declined, expired, cancelled, completed) it has ended.
  */
-export function MessageForm(props: { view: View; bookingId: string; open: boolean; draft?: string; error?: string }) {
-  const { view, bookingId, open, draft, error } = props;
+export function MessageForm(props: { view: View; bookingId: string; status: BookingStatus; draft?: string; error?: string }) {
+  const { view, bookingId, status, draft, error } = props;
   const { t } = view;
+  const open = status === "accepted";
+  const waiting = mayStillOpen(status);
   return (
     <div class="sticky bottom-0 -mx-4 border-t border-line bg-surface px-4 pb-[max(0.75rem,env(safe-area-inset-bottom))] pt-3">
       {open ? (
         ""
       ) : (
-        <p class="mb-3 rounded-xl bg-amber-100 px-3 py-2 text-sm text-amber-900" role="status" data-chat-disabled safe>
-          {t("messages.notAccepted")}
+        <p class={`mb-3 rounded-xl px-3 py-2 text-sm ${waiting ? "bg-amber-100 text-amber-900" : "bg-sunken text-ink"}`} role="status" data-chat-disabled={waiting ? "waiting" : "ended"} safe>
+          {t(waiting ? "messages.notAccepted" : "messages.closed")}
         </p>
       )}
       <form method="post" action={`/bookings/${bookingId}/messages`} class="flex items-end gap-2" data-message-form>

@@ -146,7 +146,7 @@ function StripeCardForm({ view, action, amountCents, card, testMode, stripe }: {
   return (
     <div class="flex flex-col gap-3">
       {testMode ? <TestModeNote view={view} /> : ""}
-      <FormAlert title={card.title ?? (card.error ? t("booking.paymentFailedTitle") : undefined)} body={card.error} />
+      <FormAlert title={card.title ?? (card.error ? t("booking.paymentFailedTitle") : undefined)} body={card.error} focus />
       {stripe ? (
         <Island
           name="StripePayment"
@@ -195,7 +195,7 @@ export function CardForm({ view, action, amountCents, button, card, testMode }: 
       <input type="hidden" name="_csrf" value={view.csrf} />
       <input type="hidden" name="amount" value={decimalFromCents(amountCents)} />
       {testMode ? <TestModeNote view={view} /> : ""}
-      <FormAlert title={card.title ?? (card.error ? t("booking.paymentFailedTitle") : undefined)} body={card.error} />
+      <FormAlert title={card.title ?? (card.error ? t("booking.paymentFailedTitle") : undefined)} body={card.error} focus />
       <div class="field">
         <label class="field-label" for="card-number" safe>
           {t("payments.cardNumber")}

@@ -138,7 +138,7 @@ export function RequestPaymentStep({
               {`★ ${rating}`}
             </p>
           </ActivitySummary>
-          <FormAlert title={error?.title} body={error?.body} />
+          <FormAlert title={error?.title} body={error?.body} focus />
           {price ? (
             <>
               <section class="card p-4 text-sm">

@@ -124,11 +124,20 @@ export function SelectField(props: { id: string; name: string; label: string; op
   );
 }
 
-/** The form-level message, as the spec's toasts say it: a title and a sentence. */
-export function FormAlert({ title, body }: { title?: string; body?: string }) {
+/**
+ * The form-level message, as the spec's toasts say it: a title and a sentence. With `focus` (a
+ * refused payment, whose form sits far down a long page) it takes the focus when the page loads,
+ * so it is scrolled into view and read out at once rather than left below the screen: `autofocus`
+ * does it without script, and the page script (islands/shell/alerts.ts) centres it on screen.
+ */
+export function FormAlert({ title, body, focus }: { title?: string; body?: string; focus?: boolean }) {
   if (!title && !body) return "";
   return (
-    <div role="alert" class="rounded-xl bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-900/30 dark:text-red-100">
+    <div
+      role="alert"
+      class="rounded-xl bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-900/30 dark:text-red-100"
+      {...(focus ? { tabindex: "-1", autofocus: true, "data-focus-alert": "" } : {})}
+    >
       {title ? (
         <p class="font-semibold" safe>
           {title}

@@ -17,14 +17,22 @@ export function photoGridTexts(view: View) {
   };
 }
 
-/** What the photo grid shows before its script runs: the photos, kept by a hidden input. */
-export function PhotoGridFallback({ view, name, photos }: { view: View; name: string; photos: string[] }) {
+/**
+ * What the photo grid shows before its script runs: the photos, kept by a hidden input. It is
+ * laid out as the island (islands/PhotoGrid.tsx) lays itself out, hint line included, so nothing
+ * moves when the island replaces it; empty places are the island's dashed outlines on the page's
+ * own background, not filled tiles that look like photos missing.
+ */
+export function PhotoGridFallback({ view, name, photos, hint }: { view: View; name: string; photos: string[]; hint?: string }) {
   return (
     <>
       <input type="hidden" name={name} value={JSON.stringify(photos)} data-list-required="" />
+      <p class="mb-2 text-sm text-muted" safe>
+        {hint ?? view.t("photos.hint")}
+      </p>
       <ul class="grid grid-cols-3 gap-2">
         {Array.from({ length: 6 }, (_, i) => (
-          <li class="aspect-square overflow-hidden rounded-xl border-2 border-dashed border-line bg-sunken">
+          <li class={`aspect-square overflow-hidden rounded-xl ${photos[i] ? "bg-sunken" : "border-2 border-dashed border-line"}`}>
             {photos[i] ? <img src={photoUrl(photos[i], "thumb")!} alt={i === 0 ? view.t("photos.main") : ""} class="h-full w-full object-cover" /> : ""}
           </li>
         ))}

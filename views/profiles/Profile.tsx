@@ -104,12 +104,12 @@ function ProfileBody({ view, data, own, visibility, allAbout, viewAll }: { view:
       <AboutSections view={view} about={own ? allAbout : p.about} visibility={visibility} />
 
       <section class="mt-8">
-        <div class="mb-2 flex items-baseline justify-between">
+        <div class="mb-2 flex items-center justify-between">
           <h2 class="text-lg font-semibold" safe>
             {t("profile.activities")}
           </h2>
           {data.activities.total > 4 ? (
-            <a href={viewAll.activities} class="link text-sm" safe>
+            <a href={viewAll.activities} class="link inline-flex min-h-11 items-center text-sm" safe>
               {t("common.viewAll")}
             </a>
           ) : (
@@ -120,7 +120,7 @@ function ProfileBody({ view, data, own, visibility, allAbout, viewAll }: { view:
       </section>
 
       <section class="mt-8">
-        <div class="mb-2 flex items-baseline justify-between">
+        <div class="mb-2 flex items-center justify-between">
           <h2 class="text-lg font-semibold">
             <span safe>{t("profile.reviews")}</span>
             {data.reviews.average !== null ? (
@@ -132,7 +132,7 @@ function ProfileBody({ view, data, own, visibility, allAbout, viewAll }: { view:
             )}
           </h2>
           {data.reviews.total > 3 ? (
-            <a href={viewAll.reviews} class="link text-sm" safe>
+            <a href={viewAll.reviews} class="link inline-flex min-h-11 items-center text-sm" safe>
               {t("common.viewAll")}
             </a>
           ) : (
