@@ -90,6 +90,37 @@ export const sessions = sqliteTable(
   (t) => [index("sessions_expire").on(t.expire), index("sessions_user").on(t.userId)],
 );
 
+/** What an emailed token is for: verifying an address, resetting a password, joining a provider's account. */
+export type EmailTokenPurpose = "verify" | "reset" | "link";
+
+/** What a token carries beside its address: a pending email change, or a provider account waiting to be joined. */
+export type EmailTokenData =
+  | { change: true; sid: string | null }
+  | { provider: string; subject: string; providerEmail: string | null; next: string };
+
+/**
+ * Tokens sent by email (docs/decisions/0034): `tokenHash` is the SHA-256 of the random token in
+ * the link, so a copy of the database holds no live link. `email` is the address the token is
+ * about (for an email change, the new one). Used once: `usedAt` is set by a compare-and-set in
+ * the transaction of the change the token makes.
+ */
+export const emailTokens = sqliteTable(
+  "email_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    purpose: text("purpose").$type<EmailTokenPurpose>().notNull(),
+    email: text("email").notNull(),
+    data: text("data", { mode: "json" }).$type<EmailTokenData>(),
+    expiresAt: integer("expires_at", { mode: "number" }).notNull(),
+    usedAt: integer("used_at", { mode: "number" }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("email_tokens_user").on(t.userId)],
+);
+
 export const activities = sqliteTable(
   "activities",
   {
@@ -548,5 +579,6 @@ export type Booking = typeof bookings.$inferSelect;
 export type LedgerEntry = typeof ledgerEntries.$inferSelect;
 export type BookingSelection = typeof bookingSelections.$inferSelect;
 export type Job = typeof jobs.$inferSelect;
+export type EmailToken = typeof emailTokens.$inferSelect;
 export type Review = typeof reviews.$inferSelect;
 export type Report = typeof reports.$inferSelect;

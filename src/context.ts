@@ -61,6 +61,16 @@ export interface Deps {
     messagesByUser: RateLimiter;
     /** Reports filed per user. */
     reportsByUser: RateLimiter;
+    /** Password reset emails per address: over it, nothing more is sent (the answer stays the same). */
+    resetByEmail: RateLimiter;
+    /** Password reset requests per network address: over it, 429. */
+    resetByIp: RateLimiter;
+    /** Verification links asked for again, per account. */
+    verifyResend: RateLimiter;
+    /** "Someone tried to sign up with your address" emails per address. */
+    signupNotice: RateLimiter;
+    /** Link-account emails per account. */
+    linkEmail: RateLimiter;
   };
   /** Cookie names: `__Host-` prefixed where cookies are Secure. */
   cookies: { session: string; flash: string; lang: string; oauth: string };
@@ -84,6 +94,12 @@ export function makeLimits(): Deps["limits"] {
     // A quick back-and-forth stays well under it; a script flooding a conversation does not.
     messagesByUser: new RateLimiter(30, 60 * 1000),
     reportsByUser: new RateLimiter(10, hour),
+    resetByEmail: new RateLimiter(3, hour),
+    resetByIp: new RateLimiter(10, fifteenMinutes),
+    verifyResend: new RateLimiter(3, hour),
+    // At most one such email per address per hour, so sign-ups cannot flood someone's inbox.
+    signupNotice: new RateLimiter(1, hour),
+    linkEmail: new RateLimiter(3, hour),
   };
 }
 

@@ -90,14 +90,17 @@ async function serve(config: Config) {
 }
 
 /**
- * An operator address (ADMIN_EMAILS) with no account yet can be claimed by whoever signs up with
- * it first: the person running the server is told to create it now.
+ * An operator address (ADMIN_EMAILS) without an account, or whose account has not verified it
+ * yet, has no operator: rights come only once the address is verified (docs/decisions/0034), so
+ * the person running the server is told what is left to do.
  */
 async function warnUnclaimedOperators(db: Db, adminEmails: string[]) {
   if (!adminEmails.length) return;
-  const found = new Set((await db.select({ email: users.email }).from(users).where(inArray(users.email, adminEmails))).map((u) => u.email?.toLowerCase()));
+  const rows = await db.select({ email: users.email, verified: users.emailVerified }).from(users).where(inArray(users.email, adminEmails));
+  const found = new Map(rows.map((u) => [u.email?.toLowerCase(), u.verified]));
   for (const email of adminEmails) {
-    if (!found.has(email)) console.warn(`ADMIN_EMAILS lists ${email}, which has no account yet: sign up with it now, since whoever signs up with it becomes an operator.`);
+    if (!found.has(email)) console.warn(`ADMIN_EMAILS lists ${email}, which has no account yet: sign up with it and follow the link emailed to it; operator rights come once the address is verified.`);
+    else if (!found.get(email)) console.warn(`ADMIN_EMAILS lists ${email}, whose address is not verified yet: follow the link emailed to it (or ask for a new one in Settings); operator rights come once it is verified.`);
   }
 }
 

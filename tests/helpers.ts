@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate, openDb } from "../db/client";
@@ -11,6 +11,10 @@ import { loadManifest } from "../src/lib/manifest";
 import { RateLimiter } from "../src/lib/rate-limit";
 import { loadSecrets } from "../src/lib/secrets";
 import { makeJpeg } from "./images";
+import { eq } from "drizzle-orm";
+import { simpleParser, type AddressObject } from "mailparser";
+import { users } from "../db/schema";
+import { makeMailer, outboxDir } from "../src/email/mailer";
 
 export const ORIGIN = "http://localhost";
 
@@ -43,7 +47,9 @@ export async function makeTestApp(opts: { env?: Record<string, string>; limits?:
   // Suites sign up many people from one address and create many activities for one host; those
   // limits have their own tests.
   const limits = { signupByIp: new RateLimiter(100_000, 60_000), activityCreate: new RateLimiter(100_000, 60_000), ...opts.limits };
-  const { app, deps } = createApp({ config, db, secrets, assets, limits, now: opts.now });
+  // Emails go to the outbox (or the suite's SMTP server), without a log line for each one.
+  const mailer = makeMailer(config, () => {});
+  const { app, deps } = createApp({ config, db, secrets, assets, limits, now: opts.now, mailer });
   return {
     app,
     deps,
@@ -55,6 +61,62 @@ export async function makeTestApp(opts: { env?: Record<string, string>; limits?:
 }
 
 type Handler = { handle(request: Request): Promise<Response> };
+
+/** An email the app wrote to its outbox (`DATA_DIR/outbox`, when no SMTP_URL is set). */
+export interface OutboxEmail {
+  file: string;
+  to: string[];
+  subject: string;
+  text: string;
+  /** Every http(s) link in the plain-text part, in order. */
+  links: string[];
+}
+
+const parsedOutbox = new Map<string, OutboxEmail>();
+
+/**
+ * The emails of `kind` (verify, email-change, password-reset …: the outbox file names say it)
+ * the app wrote for `to`, oldest first.
+ */
+export async function outboxEmails(dataDir: string, to: string, kind?: string): Promise<OutboxEmail[]> {
+  const dir = outboxDir({ dataDir });
+  if (!existsSync(dir)) return [];
+  const names = readdirSync(dir)
+    .filter((n) => n.endsWith(".eml") && (!kind || n.includes(`-${kind}-`)))
+    .sort();
+  const out: OutboxEmail[] = [];
+  for (const name of names) {
+    const file = join(dir, name);
+    let email = parsedOutbox.get(file);
+    if (!email) {
+      const parsed = await simpleParser(readFileSync(file));
+      const text = parsed.text ?? "";
+      const toList = ([] as AddressObject[]).concat(parsed.to ?? []).flatMap((a) => a.value.map((v) => (v.address ?? "").toLowerCase()));
+      email = { file, to: toList, subject: parsed.subject ?? "", text, links: [...text.matchAll(/https?:\/\/[^\s<>"]+/g)].map((m) => m[0]) };
+      parsedOutbox.set(file, email);
+    }
+    if (email.to.includes(to.toLowerCase())) out.push(email);
+  }
+  return out;
+}
+
+/** Waits until the app has written its `count`-th email of `kind` to `to`, and answers that one. */
+export async function waitForOutboxEmail(dataDir: string, to: string, kind: string, count = 1, timeoutMs = 10_000): Promise<OutboxEmail> {
+  let found: OutboxEmail[] = [];
+  await until(`email ${kind} #${count} to ${to}`, async () => (found = await outboxEmails(dataDir, to, kind)).length >= count, timeoutMs, 10);
+  return found[count - 1]!;
+}
+
+/** The path and query of a link in an email, to follow it through `app.handle`. */
+export const pathOfLink = (link: string) => {
+  const url = new URL(link);
+  return url.pathname + url.search;
+};
+
+/** Marks a person's address verified in the database: for suites that are not about email. */
+export function verifyEmailOf(t: { db: Deps["db"] }, userId: string) {
+  t.db.update(users).set({ emailVerified: true }).where(eq(users.id, userId)).run();
+}
 
 /** The test provider's card that is always authorised. */
 /** The activity the booking tests book: $40 an hour, 1 to 4 hours, in the host's city (New York). */
@@ -169,9 +231,13 @@ export class Client {
     return ((await done.json()) as { objectPath: string }).objectPath;
   }
 
-  /** Signs up and finishes onboarding, as a person who can use the whole app. */
-  async signUpComplete(profile: Record<string, unknown> = {}) {
+  /**
+   * Signs up, verifies the address (following the emailed link) and finishes onboarding, as a
+   * person who can use the whole app; `verified: false` leaves the address unverified.
+   */
+  async signUpComplete(profile: Record<string, unknown> = {}, opts: { verified?: boolean } = {}) {
     const account = await this.signUp(profile.email as string | undefined);
+    if (opts.verified !== false) await this.verifyEmail(account.email, account.user.id);
     const photo = await this.uploadPhoto();
     const res = await this.putJson("/api/user/profile", {
       firstName: "Test",
@@ -192,6 +258,19 @@ export class Client {
     const session = await createSession(this.deps.db, userId, this.deps.now());
     this.cookies.set(this.deps.cookies.session, session.token);
     this.csrf = session.csrf;
+  }
+
+  /**
+   * Follows the verification link emailed to `email`, as the person would. With emails going to
+   * an SMTP server (a suite's own fake), the address is marked verified in the database instead.
+   */
+  async verifyEmail(email: string, userId: string) {
+    if (this.deps.mailer.mode !== "outbox") return verifyEmailOf(this.deps, userId);
+    const mail = await waitForOutboxEmail(this.deps.config.dataDir, email, "verify");
+    const link = mail.links.find((l) => l.includes("/verify-email?token="));
+    if (!link) throw new Error(`no verification link in the email to ${email}`);
+    const res = await this.get(pathOfLink(link));
+    if (res.status !== 200) throw new Error(`verifying ${email} answered ${res.status}`);
   }
 
   async signUp(email = `user${Math.random().toString(36).slice(2)}@example.com`, password = "secret123") {

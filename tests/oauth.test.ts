@@ -73,24 +73,39 @@ describe("OpenID Connect sign-in", () => {
     expect((await t.db.select().from(users).where(eq(users.email, "bob@example.com"))).length).toBe(1);
   });
 
-  test("an unverified email never takes over an existing password account", async () => {
+  test("an existing account is never signed into: a screen explains how to prove it is yours", async () => {
     const owner = t.client();
-    const { user } = await owner.signUp("carol@example.com");
-    fake.setUser({ sub: "mallory", email: "carol@example.com", email_verified: false });
-    const c = t.client();
-    await signInWithProvider(c);
-    const me = (await (await c.get("/api/auth/user")).json()) as { id: string; email: string | null };
-    expect(me.id).not.toBe(user.id);
-    expect(me.email).toBeNull();
-  });
-
-  test("a verified email links to the existing account", async () => {
-    const { user } = await t.client().signUp("dave@example.com");
+    const { user, password } = await owner.signUpComplete({ email: "dave@example.com" });
     fake.setUser({ sub: "dave-oidc", email: "dave@example.com", email_verified: true });
     const c = t.client();
-    await signInWithProvider(c);
+    const res = await signInWithProvider(c);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("An account with dave@example.com already exists. To use Acme ID with it, prove it&#x27;s yours");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect((await c.get("/api/auth/user")).status).toBe(401);
+    expect(t.db.select().from(oauthAccounts).where(eq(oauthAccounts.subject, "dave-oidc")).all()).toHaveLength(0);
+    // The password proves it: the provider's account is joined and the person signed in.
+    const linked = await c.postForm("/link-account", { password });
+    expect(linked.status).toBe(303);
     const me = (await (await c.get("/api/auth/user")).json()) as { id: string };
     expect(me.id).toBe(user.id);
+    // From now on the provider signs in straight away.
+    const again = t.client();
+    expect((await signInWithProvider(again)).status).toBe(303);
+    expect(((await (await again.get("/api/auth/user")).json()) as { id: string }).id).toBe(user.id);
+  });
+
+  test("an unverified email does not take over an existing password account either", async () => {
+    const owner = t.client();
+    const { user } = await owner.signUpComplete({ email: "carol@example.com" });
+    fake.setUser({ sub: "mallory", email: "carol@example.com", email_verified: false });
+    const c = t.client();
+    const res = await signInWithProvider(c);
+    expect(res.status).toBe(200);
+    expect((await c.get("/api/auth/user")).status).toBe(401);
+    expect((await c.postForm("/link-account", { password: "a-guess" })).status).toBe(401);
+    expect(t.db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, user.id)).all()).toHaveLength(0);
   });
 
   test("a callback with a wrong state is refused and signs no one in", async () => {

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { users } from "../db/schema";
 import { ageOn } from "../src/lib/dates";
 import { countries, HIGHLIGHTED } from "../src/lib/places";
-import { makeTestApp, type Client } from "./helpers";
+import { makeTestApp, pathOfLink, waitForOutboxEmail, type Client } from "./helpers";
 
 // A fixed "today" so ages on birthdays are exact.
 const TODAY = Date.parse("2026-11-22T12:00:00Z");
@@ -221,9 +221,14 @@ describe("email and password", () => {
     expect(wrong.status).toBe(403);
     expect((await body(wrong)).message).toBe("Current password is incorrect");
     expect((await body(await c.putJson("/api/user/email", { email: "bad", currentPassword: password }))).message).toBe("Please enter a valid email address");
+    const before = (await body(await c.get("/api/user"))).email;
     const ok = await c.putJson("/api/user/email", { email: "New@Example.com", currentPassword: password });
-    expect(ok.status).toBe(200);
-    expect((await body(ok)).email).toBe("new@example.com");
+    // The new address confirms the change first: nothing has changed yet.
+    expect(ok.status).toBe(202);
+    expect(await body(ok)).toMatchObject({ email: before, pendingEmail: "new@example.com", message: "We sent a link to new@example.com. Your email changes when you follow it." });
+    expect((await body(await c.get("/api/user"))).email).toBe(before);
+    await followChangeLink(c, "new@example.com");
+    expect(await body(await c.get("/api/user"))).toMatchObject({ email: "new@example.com", emailVerified: true });
     const other = t.client();
     const { password: p2 } = await other.signUpComplete();
     expect((await other.putJson("/api/user/email", { email: "new@example.com", currentPassword: p2 })).status).toBe(409);
@@ -257,27 +262,46 @@ describe("email and password", () => {
   });
 });
 
+/** Follows the link emailed to the new address of an email change (the `count`-th one sent there). */
+async function followChangeLink(c: Client, to: string, count = 1) {
+  const mail = await waitForOutboxEmail(t.dataDir, to, "email-change", count);
+  const res = await c.get(pathOfLink(mail.links.find((l) => l.includes("/verify-email?token="))!));
+  expect(res.status).toBe(200);
+  return res;
+}
+
 describe("changing the email", () => {
-  test("ends the account's other sessions and keeps this one", async () => {
+  test("waits for the new address's link, then ends the account's other sessions and keeps this one", async () => {
     const c = t.client();
     const { email, password } = await c.signUpComplete();
     const elsewhere = t.client();
     await elsewhere.postJson("/api/login", { email, password });
     expect((await elsewhere.get("/api/user")).status).toBe(200);
-    const res = await c.putJson("/api/user/email", { email: `moved-${Date.now()}@example.com`, currentPassword: password });
-    expect(res.status).toBe(200);
+    const moved = `moved-${Date.now()}@example.com`;
+    const res = await c.putJson("/api/user/email", { email: moved, currentPassword: password });
+    expect(res.status).toBe(202);
+    expect((await elsewhere.get("/api/user")).status).toBe(200);
+    await followChangeLink(c, moved);
     expect((await c.get("/api/user")).status).toBe(200);
     expect((await elsewhere.get("/api/user")).status).toBe(401);
   });
 
-  test("from the settings form too", async () => {
+  test("from the settings form too: the screen says what it waits for, and the link works from another browser", async () => {
     const c = t.client();
     const { email, password } = await c.signUpComplete();
     const elsewhere = t.client();
     await elsewhere.postJson("/api/login", { email, password });
-    const res = await c.postForm("/settings/email", { email: `form-moved-${Date.now()}@example.com`, currentPassword: password });
+    const moved = `form-moved-${Date.now()}@example.com`;
+    const res = await c.postForm("/settings/email", { email: moved, currentPassword: password });
     expect(res.status).toBe(303);
-    expect((await c.get("/api/user")).status).toBe(200);
+    expect(res.headers.get("location")).toBe("/settings/email");
+    const screen = await (await c.get("/settings/email")).text();
+    expect(screen).toContain(`Waiting for confirmation of ${moved}`);
+    expect(screen).toContain("Resend link");
+    expect((await elsewhere.get("/api/user")).status).toBe(200);
+    // Opened in the phone's mail app: the session that asked stays, the others end.
+    await followChangeLink(t.client(), moved);
+    expect((await body(await c.get("/api/user"))).email).toBe(moved);
     expect((await elsewhere.get("/api/user")).status).toBe(401);
   });
 
@@ -342,7 +366,7 @@ describe("guessing the current password", () => {
     expect((await a.putJson("/api/user/email", { email: "h@example.com", currentPassword: "nope" })).status).toBe(429);
     const b = g.client();
     const { password } = await b.signUpComplete();
-    expect((await b.putJson("/api/user/email", { email: `h-${Date.now()}@example.com`, currentPassword: password })).status).toBe(200);
+    expect((await b.putJson("/api/user/email", { email: `h-${Date.now()}@example.com`, currentPassword: password })).status).toBe(202);
   });
 });
 

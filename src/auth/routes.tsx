@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { Elysia } from "elysia";
-import { users, type User } from "../../db/schema";
+import { users } from "../../db/schema";
+import { LinkAccount, type LinkState } from "../../views/auth/LinkAccount";
 import { Login, type LoginForm } from "../../views/auth/Login";
 import { context, type Deps, type RequestState } from "../context";
 import { asRecord, json, redirectTo, safeNext, serializeCookie, wantsJson } from "../lib/http";
@@ -10,14 +11,18 @@ import { encodeFlash } from "../shell/view";
 import { selfUser } from "../profiles/serialize";
 import { oauthFlows } from "./oauth";
 import { fieldErrors, signInSchema, signUpSchema } from "./schema";
+import { startLink } from "./account";
+import { sessionAnswers } from "./answers";
+import { accountEmailRoutes } from "./email-routes";
+import { LINK_COOKIE_TTL_S, linkCookie, linkRoutes } from "./link-routes";
 import {
-  createSession,
-  destroySession,
   expiredSessionsCleanup,
-  findOrCreateOAuthUser,
+  noticeSignupAttempt,
   registerWithPassword,
-  SESSION_TTL_MS,
+  signInWithProvider,
   verifyCredentials,
+  type OAuthOutcome,
+  type OAuthProfile,
 } from "./service";
 
 const OAUTH_COOKIE_TTL_S = 10 * 60;
@@ -35,22 +40,8 @@ export function authRoutes(deps: Deps) {
   const flows = oauthFlows(deps.config.oauth, deps.config.publicUrl);
   const secure = deps.config.secureCookies;
 
-  const sessionCookie = (token: string) =>
-    serializeCookie(deps.cookies.session, token, { maxAge: SESSION_TTL_MS / 1000, secure });
-  const clearSession = () => serializeCookie(deps.cookies.session, "", { maxAge: 0, secure });
-
-  /** Ends the browser's session, and tells the live channel, which closes the sockets it opened. */
-  async function endSession(state: RequestState) {
-    if (!state.sessionToken) return;
-    await destroySession(deps.db, state.sessionToken);
-    if (state.user && state.session) deps.events.emit({ type: "sessions.ended", userId: state.user.id, sessionIds: [state.session.sid] });
-  }
-
-  /** Ends any session the browser had (rotation) and starts a new one for the user. */
-  async function signIn(state: RequestState, userId: string) {
-    await endSession(state);
-    return createSession(deps.db, userId, deps.now());
-  }
+  const { sessionCookie, clearSession, endSession, signIn, success } = sessionAnswers(deps);
+  const linkCookieName = linkCookie(deps);
 
   /** The sign-in screen. It may show back what someone typed (their email): never stored (decision 0031). */
   const loginPage = (state: RequestState, request: Request, form: LoginForm, status = 200) =>
@@ -98,21 +89,6 @@ export function authRoutes(deps: Deps) {
   const formAnswer = (request: Request, next: string, toast: MessageKey) =>
     wantsJson(request) ? null : redirectTo(request, next, { "Set-Cookie": flashCookie(deps, encodeFlash({ title: toast })) });
 
-  /** Starts the session and completes the answer: `redirect` for forms, the user as JSON otherwise. */
-  async function success(request: Request, state: RequestState, userId: string, redirect: Response | null, status = 200) {
-    if (redirect) {
-      const session = await signIn(state, userId);
-      redirect.headers.append("Set-Cookie", sessionCookie(session.token));
-      return redirect;
-    }
-    const user = await deps.db.select().from(users).where(eq(users.id, userId)).get();
-    const answer = json(selfUser(user!), status);
-    const session = await signIn(state, userId);
-    answer.headers.append("Set-Cookie", sessionCookie(session.token));
-    answer.headers.set("X-CSRF-Token", session.csrf);
-    return answer;
-  }
-
   const formFrom = (input: Record<string, unknown>, mode: LoginForm["mode"]): LoginForm => ({
     mode,
     next: safeNext(input.next),
@@ -121,13 +97,21 @@ export function authRoutes(deps: Deps) {
 
   deps.jobs.register(expiredSessionsCleanup);
 
+  /** The screens of joining a provider's account to an existing one (src/auth/link-routes.tsx). Never stored. */
+  const linkPage = (state: RequestState, request: Request, screen: LinkState, status = 200) =>
+    renderPage(deps, state, request, (view) => <LinkAccount view={view} state={screen} />, { status, headers: { "Cache-Control": "no-store" } });
+
   return new Elysia({ name: "offline.auth", seed: deps.id })
     .use(context(deps))
+    .use(accountEmailRoutes(deps))
+    .use(linkRoutes(deps, flows))
     .get("/api/login", ({ request, query, state }) => {
       const next = safeNext(query.next);
       if (state.user) return redirectTo(request, next);
       const mode = query.mode === "signup" ? "signup" : "signin";
-      return loginPage(state, request, { mode, next });
+      // From an email ("sign in", "verify first"): the address is typed in already.
+      const email = typeof query.email === "string" && query.email.length <= 254 ? query.email : "";
+      return loginPage(state, request, { mode, next, email });
     }, { public: true })
     .post("/api/login", async ({ request, body, state }) => {
       const input = asRecord(body);
@@ -157,7 +141,7 @@ export function authRoutes(deps: Deps) {
       deps.limits.loginByPair.reset(pair);
       // Told only to whoever knows the password, so suspension does not confirm the account to others.
       if (user.suspendedAt !== null) return failure(state, request, form, 403, { form: "login.suspended" });
-      return success(request, state, user.id, redirect);
+      return success(state, user.id, redirect);
     }, { public: true })
     .post("/api/register", async ({ request, body, state }) => {
       const input = asRecord(body);
@@ -170,9 +154,13 @@ export function authRoutes(deps: Deps) {
       const wait = deps.limits.signupByIp.retryAfter(state.ip, now);
       if (wait > 0) return tooMany(state, request, form, wait);
       deps.limits.signupByIp.hit(state.ip, now);
-      const result = await registerWithPassword(deps.db, parsed.data.email, parsed.data.password);
-      if (!result.ok) return failure(state, request, form, 409, { email: "login.emailTaken" });
-      return success(request, state, result.user.id, redirect, 201);
+      const result = await registerWithPassword(deps, parsed.data.email, parsed.data.password, state.locale);
+      if (!result.ok) {
+        // The clear message stays (the attempts are limited above), and the holder hears of it.
+        noticeSignupAttempt(deps, parsed.data.email, state.locale);
+        return failure(state, request, form, 409, { email: "login.emailTaken" });
+      }
+      return success(state, result.user.id, redirect, 201);
     }, { public: true })
     .post("/api/auth/logout", async ({ request, state }) => {
       await endSession(state);
@@ -229,26 +217,42 @@ export function authRoutes(deps: Deps) {
       if (!saved || saved.p !== flow.config.id || typeof query.state !== "string" || query.state !== saved.s || typeof query.code !== "string") {
         return fail("login.oauthFailed");
       }
-      const headers = new Headers();
-      headers.append("Set-Cookie", serializeCookie(deps.cookies.oauth, "", { maxAge: 0, secure }));
-      headers.append("Set-Cookie", flashCookie(deps, encodeFlash({ title: "toast.signedIn" })));
-      const redirect = redirectTo(request, next, headers);
-      let user: User;
+      const clearOAuth = serializeCookie(deps.cookies.oauth, "", { maxAge: 0, secure });
+      // Made before anything is written, so a bad `next` can never fail the answer after those writes.
+      const redirect = redirectTo(request, next, new Headers([["Set-Cookie", clearOAuth], ["Set-Cookie", flashCookie(deps, encodeFlash({ title: "toast.signedIn" }))]]));
+      let profile: OAuthProfile;
+      let outcome: OAuthOutcome;
       try {
         // RFC 9207: the code came back from the provider it was asked of, or it is not used.
         if (!(await flow.acceptsIssuer(query.iss))) {
           console.error(`oauth ${flow.config.id}: callback refused, iss ${JSON.stringify(query.iss ?? null).slice(0, 200)} is not this provider's issuer`);
           return fail("login.oauthFailed");
         }
-        const profile = await flow.profile(query.code, saved.v);
-        user = await findOrCreateOAuthUser(deps.db, profile);
+        profile = await flow.profile(query.code, saved.v);
+        outcome = await signInWithProvider(deps.db, profile);
       } catch (err) {
         console.error(`oauth ${flow.config.id}: callback failed`, err);
         return fail("login.oauthFailed");
       }
+      const user = outcome.user;
       if (user.suspendedAt !== null) return fail("login.suspended");
-      const userId = user.id;
-      const session = await signIn(state, userId);
+      if (outcome.kind === "existing") {
+        // Nobody is signed in: the person proves the account is theirs first (docs/decisions/0034).
+        const provider = flow.config.name;
+        if (!user.emailVerified) {
+          return linkPage(state, request, { kind: "unverified", email: user.email!, provider }, 403).then((res) => {
+            res.headers.append("Set-Cookie", clearOAuth);
+            return res;
+          });
+        }
+        const token = startLink(deps, user, { provider: profile.provider, subject: profile.subject, email: profile.email ?? null }, next);
+        return linkPage(state, request, { kind: "choose", email: user.email!, provider, hasPassword: !!user.passwordHash }).then((res) => {
+          res.headers.append("Set-Cookie", clearOAuth);
+          res.headers.append("Set-Cookie", serializeCookie(linkCookieName, token, { maxAge: LINK_COOKIE_TTL_S, secure }));
+          return res;
+        });
+      }
+      const session = await signIn(state, user.id);
       redirect.headers.append("Set-Cookie", sessionCookie(session.token));
       return redirect;
     }, { public: true });

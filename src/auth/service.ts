@@ -1,7 +1,12 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import { perDb, readCache, writeTransaction, type Db } from "../../db/client";
 import { oauthAccounts, sessions, users, type User } from "../../db/schema";
+import type { Deps } from "../context";
+import { queueEmail, sendQueuedEmails } from "../email/outbox";
+import type { Locale } from "../lib/i18n";
 import { defineJob } from "../lib/jobs";
+import { queueVerification } from "./account";
+import { recipientLocale, signupAttemptEmail } from "./emails";
 import { firstNameSchema, lastNameSchema } from "../profiles/schema";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -100,21 +105,41 @@ export async function verifyCredentials(db: Db, email: string, password: string)
 
 export type RegisterResult = { ok: true; user: User } | { ok: false; reason: "emailTaken" };
 
-export async function registerWithPassword(db: Db, email: string, password: string): Promise<RegisterResult> {
-  const existing = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
+/**
+ * A password account, and the email that verifies its address, in one transaction (the email is
+ * sent once it is committed). The person is signed in at once; the address is verified when they
+ * follow the link.
+ */
+export async function registerWithPassword(deps: Deps, email: string, password: string, locale: Locale): Promise<RegisterResult> {
+  const existing = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
   if (existing) return { ok: false, reason: "emailTaken" };
   const passwordHash = await Bun.password.hash(password);
   try {
-    const [user] = await db
-      .insert(users)
-      .values({ id: crypto.randomUUID(), email, passwordHash })
-      .returning();
-    return { ok: true, user: user! };
+    const { user, jobKey } = writeTransaction(deps.db, (tx) => {
+      const user = tx.insert(users).values({ id: crypto.randomUUID(), email, passwordHash }).returning().get()!;
+      return { user, jobKey: queueVerification(tx, deps, user, locale) };
+    });
+    if (jobKey) sendQueuedEmails(deps, [jobKey]);
+    return { ok: true, user };
   } catch (err) {
     // Two sign-ups with the same email at once: the unique index decides.
     if (String(err).includes("UNIQUE")) return { ok: false, reason: "emailTaken" };
     throw err;
   }
+}
+
+/**
+ * A sign-up with an address that has an account: its holder is told (at most once an hour per
+ * address, `limits.signupNotice`, so nobody can flood an inbox with sign-ups).
+ */
+export function noticeSignupAttempt(deps: Deps, email: string, requestLocale: Locale) {
+  const now = deps.now();
+  if (deps.limits.signupNotice.retryAfter(email, now) > 0) return;
+  const holder = deps.db.select().from(users).where(eq(users.email, email)).get();
+  if (!holder) return;
+  deps.limits.signupNotice.hit(email, now);
+  const key = queueEmail(deps.db, deps, `signup-attempt:${holder.id}:${now}`, signupAttemptEmail(deps, recipientLocale(deps, holder, requestLocale), email));
+  sendQueuedEmails(deps, [key]);
 }
 
 export interface OAuthProfile {
@@ -126,9 +151,37 @@ export interface OAuthProfile {
   lastName?: string | null;
 }
 
+export type OAuthOutcome =
+  /** The provider's account is linked to this user, or a new user was made for it. */
+  | { kind: "user"; user: User }
+  /**
+   * An account with the provider's email exists and the provider's account is not linked to it:
+   * nobody is signed in until the person proves the account is theirs (docs/decisions/0034).
+   */
+  | { kind: "existing"; user: User };
+
+/** Who a provider's sign-in is: its linked user, an existing account to join first, or a new user. */
+export async function signInWithProvider(db: Db, profile: OAuthProfile): Promise<OAuthOutcome> {
+  const linked = await db
+    .select({ user: users })
+    .from(oauthAccounts)
+    .innerJoin(users, eq(users.id, oauthAccounts.userId))
+    .where(and(eq(oauthAccounts.provider, profile.provider), eq(oauthAccounts.subject, profile.subject)))
+    .get();
+  if (linked) return { kind: "user", user: linked.user };
+  const email = normalizedEmail(profile.email);
+  // Verified or not by the provider: a provider that lets people choose their email vouches for nothing.
+  const existing = email ? await db.select().from(users).where(eq(users.email, email)).get() : undefined;
+  if (existing) return { kind: "existing", user: existing };
+  return { kind: "user", user: await findOrCreateOAuthUser(db, profile) };
+}
+
+const normalizedEmail = (email: string | null | undefined) => email?.trim().toLowerCase() || null;
+
 /**
- * Finds the user linked to a provider account, or links one: an existing account with the same
- * email is linked only when the provider vouches for the address; otherwise a new user is made.
+ * Finds the user linked to a provider account, or makes a new one linked to it. Never joins an
+ * existing account: an address already taken is left off the new account (see
+ * `signInWithProvider`, which offers to join it once the person proves it is theirs).
  */
 export async function findOrCreateOAuthUser(db: Db, profile: OAuthProfile): Promise<User> {
   const linked = await db
@@ -139,27 +192,24 @@ export async function findOrCreateOAuthUser(db: Db, profile: OAuthProfile): Prom
     .get();
   if (linked) return linked.user;
 
-  const email = profile.email?.trim().toLowerCase() || null;
+  const email = normalizedEmail(profile.email);
   return writeTransaction(db, (tx) => {
-    let user = email && profile.emailVerified ? tx.select().from(users).where(eq(users.email, email)).get() : undefined;
-    if (!user) {
-      const emailFree = email ? !tx.select({ id: users.id }).from(users).where(eq(users.email, email)).get() : false;
-      // A provider's names follow the profile's rules; one that does not is asked for in onboarding.
-      const firstName = validOrNull(firstNameSchema, profile.firstName);
-      const lastName = validOrNull(lastNameSchema, profile.lastName);
-      user = tx
-        .insert(users)
-        .values({
-          id: crypto.randomUUID(),
-          email: emailFree ? email : null,
-          emailVerified: emailFree && profile.emailVerified,
-          firstName,
-          lastName,
-          name: [firstName, lastName].filter(Boolean).join(" ") || null,
-        })
-        .returning()
-        .get();
-    }
+    const emailFree = email ? !tx.select({ id: users.id }).from(users).where(eq(users.email, email)).get() : false;
+    // A provider's names follow the profile's rules; one that does not is asked for in onboarding.
+    const firstName = validOrNull(firstNameSchema, profile.firstName);
+    const lastName = validOrNull(lastNameSchema, profile.lastName);
+    const user = tx
+      .insert(users)
+      .values({
+        id: crypto.randomUUID(),
+        email: emailFree ? email : null,
+        emailVerified: emailFree && profile.emailVerified,
+        firstName,
+        lastName,
+        name: [firstName, lastName].filter(Boolean).join(" ") || null,
+      })
+      .returning()
+      .get();
     tx.insert(oauthAccounts).values({ provider: profile.provider, subject: profile.subject, userId: user.id }).run();
     return user;
   });

@@ -37,8 +37,20 @@ export async function ensureConnectedAccount(deps: Deps, user: User): Promise<st
   return stored?.id ?? account.id;
 }
 
-/** A fresh onboarding link for the host (creating their account first when needed). */
+/**
+ * Payouts go to whoever owns the account, so they wait for a verified address (docs/decisions/0034):
+ * an account made with someone else's address never sets up where that person's money goes.
+ */
+export class PayoutsNeedVerifiedEmail extends Error {
+  readonly key: MessageKey = "payments.verifyFirstApi";
+  constructor() {
+    super("payout setup needs a verified email address");
+  }
+}
+
+/** A fresh onboarding link for the host (creating their account first when needed); refused until the address is verified. */
 export async function startPayoutSetup(deps: Deps, user: User, request: Request): Promise<{ url: string }> {
+  if (!user.emailVerified) throw new PayoutsNeedVerifiedEmail();
   const accountId = await ensureConnectedAccount(deps, user);
   return deps.payments.onboardingLink(accountId, onboardingUrls(deps, request));
 }

@@ -4,7 +4,7 @@ import { PaymentSetupScreen, type PaymentSetupState } from "../../views/payments
 import { context, type Deps, type Render, type RequestState } from "../context";
 import { readBody } from "../lib/body";
 import { json, redirectTo } from "../lib/http";
-import { payoutSetup, refreshConnectedAccount, startPayoutSetup, type PayoutSetup } from "./payouts";
+import { payoutSetup, PayoutsNeedVerifiedEmail, refreshConnectedAccount, startPayoutSetup, type PayoutSetup } from "./payouts";
 import { PaymentError } from "./provider";
 import { receiveWebhook, WEBHOOK_BODY_LIMIT } from "./webhooks";
 
@@ -41,7 +41,13 @@ export function paymentRoutes(deps: Deps) {
         alert ??= { title: state.t("payments.setupFailed"), body: state.t("payments.readFailed") };
       }
     }
-    const data: PaymentSetupState = { setup, testMode: deps.payments.testMode, returned: opts.returned ?? false, alert };
+    const data: PaymentSetupState = {
+      setup,
+      testMode: deps.payments.testMode,
+      returned: opts.returned ?? false,
+      alert,
+      verifyFirst: user.emailVerified ? null : state.t("payments.verifyFirst", { email: user.email ?? "" }),
+    };
     return render((view) => <PaymentSetupScreen view={view} state={data} />, { status: opts.status });
   };
 
@@ -68,7 +74,7 @@ export function paymentRoutes(deps: Deps) {
         async (ctx) => {
           const { query, user, state, request } = ctx;
           // The provider's onboarding link expired or was used: go straight to a fresh one.
-          if (query.refresh === "1" && user.stripeAccountId && deps.payments) {
+          if (query.refresh === "1" && user.stripeAccountId && deps.payments && user.emailVerified) {
             try {
               const setup = await payoutSetup(deps, user);
               if (setup.state !== "incomplete") return screen(ctx, { setup });
@@ -92,6 +98,8 @@ export function paymentRoutes(deps: Deps) {
             const { url } = await startPayoutSetup(deps, user, request);
             return redirectTo(request, url);
           } catch (err) {
+            // The screen says why, with "Resend link".
+            if (err instanceof PayoutsNeedVerifiedEmail) return screen(ctx, { status: 403 });
             logFailure("Starting payout setup", err);
             return screen(ctx, { alert: failedAlert(state), status: failureStatus(err) });
           }
@@ -104,6 +112,7 @@ export function paymentRoutes(deps: Deps) {
           try {
             return json(await startPayoutSetup(deps, user, request));
           } catch (err) {
+            if (err instanceof PayoutsNeedVerifiedEmail) return json({ message: state.t(err.key) }, 403);
             logFailure("Starting payout setup", err);
             return json({ message: state.t("payments.setupFailedBody") }, failureStatus(err));
           }

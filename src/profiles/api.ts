@@ -10,6 +10,10 @@ import { reviewsOf } from "../reviews/service";
 
 /** The JSON answer to a profile change: the user, or 4xx with a message per field. */
 export function updateAnswer(state: RequestState, result: UpdateResult) {
+  if (result.ok && result.pendingEmail) {
+    // Nothing changed yet: the new address confirms it first.
+    return json({ ...selfUser(result.user), pendingEmail: result.pendingEmail, message: state.t("account.emailChangeSent", { email: result.pendingEmail }) }, 202);
+  }
   if (result.ok) return json(selfUser(result.user));
   const errors = translateErrors(state.t, result.errors, waitParams(result.retryAfterMs));
   return json({ message: Object.values(errors)[0] ?? state.t("profile.updateFailed"), errors }, result.status, waitHeaders(result.retryAfterMs));
@@ -25,7 +29,7 @@ export function profileApi(deps: Deps) {
     .put("/api/user/username", async ({ body, user, state }) => updateAnswer(state, await updateProfile(deps, user, { username: asRecord(body).username ?? "" })), {
       signedIn: true,
     })
-    .put("/api/user/email", async ({ body, user, state }) => updateAnswer(state, await changeEmail(deps, user, asRecord(body), state.session!.sid)), { signedIn: true })
+    .put("/api/user/email", async ({ body, user, state }) => updateAnswer(state, await changeEmail(deps, user, asRecord(body), state.session!.sid, state.locale)), { signedIn: true })
     .put("/api/user/password", async ({ body, user, state }) => updateAnswer(state, await changePassword(deps, user, asRecord(body), state.session!.sid)), {
       signedIn: true,
     })

@@ -14,6 +14,7 @@ import { aboutFields, parseAbout, parseVisibility } from "./about";
 import { reviewsOf } from "../reviews/service";
 import { changeEmail, changePassword, findByUsername, updateProfile, type UpdateResult } from "./service";
 import { publicUser } from "./serialize";
+import { pendingEmailChange } from "../auth/tokens";
 
 const SCREENS: AccountScreen[] = ["first-name", "name", "birthday", "username", "email", "password"];
 /** The spec's message when a single-field screen fails to save, where it names one. */
@@ -116,12 +117,15 @@ export function profilePages(deps: Deps) {
     .get("/settings", ({ request, state, user, render }) =>
       render((view) => <SettingsHub view={view} user={user} pushCard={<PushCard view={view} preferences={preferencesOf(deps.db, user.id)} vapidPublicKey={deps.secrets.vapidPublicKey} />} />),
     )
-    .get("/settings/account", ({ request, state, user, render }) => render((view) => <AccountOverview view={view} user={user} />))
+    .get("/settings/account", ({ request, state, user, render }) => {
+      const pending = pendingEmailChange(deps.db, user.id, deps.now());
+      return render((view) => <AccountOverview view={view} user={user} pendingEmail={pending} />);
+    })
     .get("/help", ({ request, state, user, render }) => render((view) => <Help view={view} />))
     .get("/settings/:screen", ({ params, request, state, user, render }) => {
       const screen = params.screen as AccountScreen;
       if (!SCREENS.includes(screen)) return render((view) => <NotFound view={view} />, { status: 404 });
-      const formState: AccountFormState = { values: accountValues(user) };
+      const formState: AccountFormState = { values: accountValues(user), pendingEmail: pendingEmailChange(deps.db, user.id, deps.now()) };
       return render((view) => <AccountForm view={view} screen={screen} user={user} state={formState} />);
     })
     .post("/settings/:screen", async ({ params, request, body, state, user, render, sendTo }) => {
@@ -133,13 +137,20 @@ export function profilePages(deps: Deps) {
       else if (screen === "name") result = await updateProfile(deps, user, { firstName: input.firstName ?? "", lastName: input.lastName ?? "" });
       else if (screen === "birthday") result = await updateProfile(deps, user, { dateOfBirth: input.dateOfBirth ?? "" });
       else if (screen === "username") result = await updateProfile(deps, user, { username: input.username ?? "" });
-      else if (screen === "email") result = await changeEmail(deps, user, input, state.session!.sid);
+      else if (screen === "email") result = await changeEmail(deps, user, input, state.session!.sid, state.locale);
       else result = await changePassword(deps, user, input, state.session!.sid);
+      // The new address confirms an email change first: its screen says what it waits for.
+      if (result.ok && result.pendingEmail) return sendTo("/settings/email", { title: "toast.emailChangeSent", body: "toast.emailChangeSentBody" });
       if (result.ok) return sendTo("/settings", { title: "toast.profileUpdated" });
       const typed = Object.fromEntries(Object.entries(input).filter(([k, v]) => typeof v === "string" && !k.toLowerCase().includes("password"))) as Record<string, string>;
       const errors = translateErrors(state.t, result.errors, waitParams(result.retryAfterMs));
       const failure = FAILURE[screen];
-      const formState: AccountFormState = { values: { ...accountValues(user), ...typed }, errors, alert: failure ? state.t(failure) : undefined };
+      const formState: AccountFormState = {
+        values: { ...accountValues(user), ...typed },
+        errors,
+        alert: failure ? state.t(failure) : undefined,
+        pendingEmail: screen === "email" ? pendingEmailChange(deps.db, user.id, deps.now()) : null,
+      };
       return render((view) => <AccountForm view={view} screen={screen} user={user} state={formState} />, { status: result.status, headers: waitHeaders(result.retryAfterMs) });
     });
 }

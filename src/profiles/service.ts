@@ -4,7 +4,8 @@ import { sessions, users, type User } from "../../db/schema";
 import type { Deps } from "../context";
 import { listFrom } from "../lib/http";
 import { firstIssue } from "../lib/validation";
-import type { MessageKey } from "../lib/i18n";
+import type { Locale, MessageKey } from "../lib/i18n";
+import { cancelEmailChange, requestEmailChange } from "../auth/account";
 import { cleanText } from "../lib/text";
 import { ownedObjects } from "../uploads/service";
 import {
@@ -52,7 +53,8 @@ export async function checkUsername(deps: Deps, user: User, typed: unknown): Pro
 
 export type FieldErrors = Record<string, MessageKey>;
 export type UpdateFailure = { ok: false; status: number; errors: FieldErrors; retryAfterMs?: number };
-export type UpdateResult = { ok: true; user: User } | UpdateFailure;
+/** `pendingEmail`: an email change waits for the link sent to this address; the user is unchanged. */
+export type UpdateResult = { ok: true; user: User; pendingEmail?: string } | UpdateFailure;
 
 
 /**
@@ -172,31 +174,26 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
 }
 
 /**
- * Changing the email asks for the current password (when the account has one) and signs out
- * every other session of the account, as a password change does.
+ * Changing the email asks for the current password (when the account has one), then verifies the
+ * new address before it replaces the old one (docs/decisions/0034): nothing changes here, a link
+ * goes to the new address, and following it makes the change, ends the account's other sessions
+ * and tells the old address. Asking for the current address again drops a pending change.
  */
-export async function changeEmail(deps: Deps, user: User, input: Record<string, unknown>, keepSid: string | null): Promise<UpdateResult> {
+export async function changeEmail(deps: Deps, user: User, input: Record<string, unknown>, keepSid: string | null, locale: Locale): Promise<UpdateResult> {
   const r = emailChangeSchema.safeParse(input);
   if (!r.success) return { ok: false, status: 400, errors: { email: firstIssue(r.error) } };
   const refused = await checkCurrentPassword(deps, user, r.data.currentPassword);
   if (refused) return refused;
-  if (r.data.email === user.email) return { ok: true, user };
-  // An operator's address (ADMIN_EMAILS) makes its account an operator: nobody takes it over by
-  // changing their email to it. The operator signs up with it (docs/decisions/0024).
+  if (r.data.email === user.email) {
+    cancelEmailChange(deps, user.id);
+    return { ok: true, user };
+  }
+  // An operator's address (ADMIN_EMAILS) is for the operator's own account (docs/decisions/0024).
   if (deps.config.adminEmails.includes(r.data.email.toLowerCase())) return { ok: false, status: 409, errors: { email: "account.emailReserved" } };
   const taken = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, r.data.email)).get();
   if (taken) return { ok: false, status: 409, errors: { email: "account.emailTaken" } };
-  try {
-    const { row, ended } = writeTransaction(deps.db, (tx) => {
-      const row = tx.update(users).set({ email: r.data.email, emailVerified: false, updatedAt: deps.now() }).where(eq(users.id, user.id)).returning().get();
-      return { row: row!, ended: endOtherSessions(tx, user.id, keepSid) };
-    });
-    announceEnded(deps, user.id, ended);
-    return { ok: true, user: row };
-  } catch (err) {
-    if (String(err).includes("UNIQUE")) return { ok: false, status: 409, errors: { email: "account.emailTaken" } };
-    throw err;
-  }
+  requestEmailChange(deps, user, r.data.email, keepSid, locale);
+  return { ok: true, user, pendingEmail: r.data.email };
 }
 
 /**

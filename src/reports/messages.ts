@@ -33,6 +33,7 @@ export const en = {
   "reports.tooMany": "You have sent many reports recently. Please try again later.",
 
   "moderation.title": "Reports",
+  "moderation.verifyFirst": "Your address is on the operators' list, but operator rights come only once it is verified. Follow the link we sent to {email}, then come back to this page.",
   "moderation.pending": "Waiting for review",
   "moderation.none": "No reports waiting. Reports people send appear here, newest first.",
   "moderation.reportedBy": "Reported by {name} ({email}) · {date}",
@@ -91,6 +92,7 @@ export const fr: Record<keyof typeof en, string> = {
   "reports.tooMany": "Vous avez envoyé beaucoup de signalements récemment. Réessayez plus tard.",
 
   "moderation.title": "Signalements",
+  "moderation.verifyFirst": "Votre adresse figure dans la liste des opérateurs, mais les droits d'opérateur ne viennent qu'une fois l'adresse vérifiée. Suivez le lien envoyé à {email}, puis revenez sur cette page.",
   "moderation.pending": "En attente d'examen",
   "moderation.none": "Aucun signalement en attente. Les signalements envoyés apparaissent ici, du plus récent au plus ancien.",
   "moderation.reportedBy": "Signalé par {name} ({email}) · {date}",

@@ -9,12 +9,22 @@ import { defineJob, scheduleJob } from "../lib/jobs";
 import { ReportError } from "./service";
 
 /**
- * Moderation (docs/decisions/0024): operators are the people whose email is in `ADMIN_EMAILS`.
- * They read pending reports and dismiss them, hide the activity, or suspend the person; every
- * action resolves the report with who did it and when.
+ * Moderation (docs/decisions/0024): operators are the people whose email is in `ADMIN_EMAILS`,
+ * once that address is verified (docs/decisions/0034): signing up with a listed address gives
+ * nothing until its mailbox confirms it. They read pending reports and dismiss them, hide the
+ * activity, or suspend the person; every action resolves the report with who did it and when.
  */
-export function isOperator(deps: Pick<Deps, "config">, user: Pick<User, "email"> | null): boolean {
-  const email = user?.email?.trim().toLowerCase();
+export function isOperator(deps: Pick<Deps, "config">, user: Pick<User, "email" | "emailVerified"> | null): boolean {
+  return !!user?.emailVerified && listedOperator(deps, user);
+}
+
+/** A listed address that is not verified yet: told to verify it, rather than shown a 404. */
+export function awaitsOperatorVerification(deps: Pick<Deps, "config">, user: Pick<User, "email" | "emailVerified"> | null): boolean {
+  return !!user && !user.emailVerified && listedOperator(deps, user);
+}
+
+function listedOperator(deps: Pick<Deps, "config">, user: Pick<User, "email">): boolean {
+  const email = user.email?.trim().toLowerCase();
   return !!email && deps.config.adminEmails.includes(email);
 }
 

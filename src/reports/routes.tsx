@@ -1,14 +1,28 @@
 import { Elysia } from "elysia";
 import { AdminReports } from "../../views/reports/AdminReports";
 import { ReportSent } from "../../views/reports/ReportButton";
-import { context, type Deps } from "../context";
+import { VerifyNeededScreen } from "../../views/auth/VerifyEmail";
+import { context, type Deps, type Render, type RequestState } from "../context";
 import { asRecord, isHtmx, json, safeNext, waitHeaders, wantsJson } from "../lib/http";
 import type { MessageKey } from "../lib/i18n";
 import { htmlResponse } from "../shell/render";
 import { notFoundAnswer } from "../shell/routes";
 import { viewOf } from "../shell/view";
-import { handledReports, isOperator, moderate, pendingReports, releaseSuspendedJob, type ModerationAction } from "./moderation";
+import { awaitsOperatorVerification, handledReports, isOperator, moderate, pendingReports, releaseSuspendedJob, type ModerationAction } from "./moderation";
 import { fileReport, ReportError, reportView } from "./service";
+
+/**
+ * A listed operator whose address is not verified yet (docs/decisions/0034): told to verify it,
+ * with "Resend link", rather than the 404 everyone else gets. 403 either way: no rights yet.
+ */
+export function verifyFirstAnswer(request: Request, state: RequestState, render: Render) {
+  const message = state.t("moderation.verifyFirst", { email: state.user?.email ?? "" });
+  if (wantsJson(request) || request.method !== "GET") return json({ message }, 403);
+  return render(
+    (view) => <VerifyNeededScreen view={view} title={view.t("moderation.title")} body={message} next={new URL(request.url).pathname} />,
+    { status: 403 },
+  );
+}
 
 const ACTIONS: Record<ModerationAction, MessageKey> = {
   dismiss: "moderation.dismissedBody",
@@ -50,6 +64,7 @@ export function reportRoutes(deps: Deps) {
     .get(
       "/admin/reports",
       ({ request, state, render }) => {
+        if (awaitsOperatorVerification(deps, state.user)) return verifyFirstAnswer(request, state, render);
         if (!isOperator(deps, state.user)) return notFoundAnswer(request, state, render);
         const pending = pendingReports(deps);
         const handled = handledReports(deps);
@@ -61,6 +76,7 @@ export function reportRoutes(deps: Deps) {
       "/admin/reports/:id/:action",
       async ({ params, request, state, render, sendTo }) => {
         const action = params.action as ModerationAction;
+        if (awaitsOperatorVerification(deps, state.user)) return verifyFirstAnswer(request, state, render);
         if (!isOperator(deps, state.user) || !Object.hasOwn(ACTIONS, action)) return notFoundAnswer(request, state, render);
         try {
           await moderate(deps, state.user!, params.id, action);

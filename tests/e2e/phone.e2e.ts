@@ -33,7 +33,7 @@ async function phone() {
 test("signed-out screens fit a 360 px wide phone and pass axe, in both themes, without script errors", async () => {
   const { context, page, errors } = await phone();
   await page.goto(`${env.server.url}/api/login`);
-  const paths = ["/", "/api/login", "/api/login?mode=signup", "/no-such-page"];
+  const paths = ["/", "/api/login", "/api/login?mode=signup", "/forgot-password", "/reset-password?token=expired", "/verify-email?token=expired", "/no-such-page"];
   expect([...(await visitAll(page, "light", paths)), ...(await visitAll(page, "dark", paths))]).toEqual([]);
   expect(errors).toEqual([]);
   await context.close();
@@ -51,7 +51,7 @@ for (const theme of ["light", "dark"] as const) {
     const edit = await page.evaluate(async () => ((await (await fetch("/api/user/activities")).json()) as { id: string }[])[0]!.id);
     const paths = [
       "/", "/browse?city=Paris&category=food&filters=1", activity!, "/host", "/host/activities", "/create-activity", "/create-activity-flow", `/edit-activity/${edit}`,
-      "/stripe-connect-setup", "/profile", "/profile/alex.guest", "/edit-profile", "/settings", "/settings/account", "/settings/password", "/settings/username", "/help", "/reviews", "/no-such-page",
+      "/stripe-connect-setup", "/profile", "/profile/alex.guest", "/edit-profile", "/settings", "/settings/account", "/settings/email", "/settings/password", "/settings/username", "/help", "/reviews", "/no-such-page",
     ];
     expect(await visitAll(page, theme, paths)).toEqual([]);
     expect(errors).toEqual([]);

@@ -107,7 +107,9 @@ export function Login({ view, form, providers }: { view: View; form: LoginForm; 
               {t("login.adult")}
             </p>
           ) : (
-            ""
+            <a class="link -mt-2 self-end py-1 text-sm" href={`/forgot-password${form.email ? `?email=${encodeURIComponent(form.email)}` : ""}`} safe>
+              {t("login.forgotPassword")}
+            </a>
           )}
           <button type="submit" class="btn btn-primary btn-lg">
             {(signup ? t("login.submitSignUp") : t("login.submitSignIn")) as "safe"}

@@ -4,6 +4,7 @@ import type { View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader } from "../components/Fields";
 import { Icon, type IconName } from "../components/icons";
 import { AppLayout } from "../layouts/AppLayout";
+import { VerifyNeededCard } from "../auth/VerifyEmail";
 
 export interface PaymentSetupState {
   setup: PayoutSetup;
@@ -11,6 +12,8 @@ export interface PaymentSetupState {
   /** The host just came back from the provider's onboarding. */
   returned: boolean;
   alert?: { title: string; body: string };
+  /** The address is not verified: what to do (payouts wait for it), or null. */
+  verifyFirst?: string | null;
 }
 
 const NEEDS: MessageKey[] = ["payments.need.governmentId", "payments.need.bankAccount", "payments.need.businessInfoIfApplicable", "payments.need.taxId"];
@@ -73,7 +76,7 @@ function Status({ view, state }: { view: View; state: PaymentSetupState }) {
         ) : (
           ""
         )}
-        <StartButton view={view} label={t("payments.continue")} />
+        {state.verifyFirst ? "" : <StartButton view={view} label={t("payments.continue")} />}
       </section>
     );
   }
@@ -97,6 +100,7 @@ export function PaymentSetupScreen({ view, state }: { view: View; state: Payment
           ) : (
             ""
           )}
+          {state.verifyFirst && setup.state !== "enabled" ? <VerifyNeededCard view={view} body={state.verifyFirst} next="/stripe-connect-setup" /> : ""}
           <Status view={view} state={state} />
 
           <section>
@@ -147,7 +151,7 @@ export function PaymentSetupScreen({ view, state }: { view: View; state: Payment
             ""
           )}
 
-          {setup.state === "none" ? <StartButton view={view} label={t("payments.start")} /> : ""}
+          {setup.state === "none" && !state.verifyFirst ? <StartButton view={view} label={t("payments.start")} /> : ""}
         </div>
       </>
     </AppLayout>

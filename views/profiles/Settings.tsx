@@ -7,6 +7,45 @@ import { LanguageSwitch } from "../components/LanguageSwitch";
 import { ThemeToggle } from "../components/ThemeToggle";
 import { AppLayout } from "../layouts/AppLayout";
 import { LocationFields, UsernameField } from "./Onboarding";
+import { ResendForm } from "../auth/VerifyEmail";
+
+/** "Verified" or "Not verified", next to the address. */
+function VerifiedBadge({ view, verified }: { view: View; verified: boolean }) {
+  return (
+    <span
+      class={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ${
+        verified ? "bg-green-100 text-green-800 dark:bg-green-900/40 dark:text-green-100" : "bg-yellow-100 text-yellow-900 dark:bg-yellow-900/40 dark:text-yellow-100"
+      }`}
+    >
+      {verified ? <Icon name="check" class="w-3.5 h-3.5" /> : ""}
+      {(verified ? view.t("settings.emailVerified") : view.t("settings.emailUnverified")) as "safe"}
+    </span>
+  );
+}
+
+/**
+ * What waits on the address: a pending change (the new address's link), or an address not yet
+ * verified; each with "Resend link". Nothing when the address is verified and nothing waits.
+ */
+export function EmailStatus({ view, user, pendingEmail, next }: { view: View; user: User; pendingEmail: string | null; next: string }) {
+  const { t } = view;
+  if (!pendingEmail && (!user.email || user.emailVerified)) return "";
+  const title = pendingEmail ? t("settings.emailPending", { email: pendingEmail }) : t("settings.emailUnverified");
+  const hint = pendingEmail
+    ? t("settings.emailPendingHint", { email: pendingEmail, current: user.email ?? "—" })
+    : t("settings.emailUnverifiedHint", { email: user.email ?? "" });
+  return (
+    <section class="card flex flex-col gap-3 p-4" aria-labelledby="email-status-title" data-email-status>
+      <h2 id="email-status-title" class="break-words font-semibold" safe>
+        {title}
+      </h2>
+      <p class="break-words text-sm text-muted" safe>
+        {hint}
+      </p>
+      <ResendForm view={view} next={next} />
+    </section>
+  );
+}
 
 function Row({ href, label, value, icon }: { href: string; label: string; value?: string | null; icon?: IconName }) {
   return (
@@ -77,7 +116,7 @@ export function SettingsHub({ view, user, pushCard }: { view: View; user: User; 
             <Row href="/settings/name" label={t("settings.name")} value={user.name} />
             <Row href="/settings/birthday" label={t("settings.birthday")} value={user.dateOfBirth} />
             <Row href="/settings/username" label={t("settings.username")} value={user.username ? `@${user.username}` : ""} />
-            <Row href="/settings/email" label={t("settings.email")} value={user.email} />
+            <Row href="/settings/email" label={t("settings.email")} value={user.email && !user.emailVerified ? `${user.email} · ${t("settings.emailUnverified")}` : user.email} />
             <Row href="/settings/password" label={t("settings.password")} value={user.passwordHash ? "••••••••" : t("settings.passwordNotSet")} />
           </ul>
         </Card>
@@ -108,14 +147,14 @@ export function SettingsHub({ view, user, pushCard }: { view: View; user: User; 
   );
 }
 
-/** /settings/account: everything at a glance, each with its Edit button. */
-export function AccountOverview({ view, user }: { view: View; user: User }) {
+/** /settings/account: everything at a glance, each with its Edit button; what waits on the address. */
+export function AccountOverview({ view, user, pendingEmail = null }: { view: View; user: User; pendingEmail?: string | null }) {
   const { t } = view;
-  const rows: { label: MessageKey; value: string; href?: string }[] = [
+  const rows: { label: MessageKey; value: string; href?: string; badge?: boolean }[] = [
     { label: "profile.firstName", value: user.firstName ?? "", href: "/settings/first-name" },
     { label: "profile.birthday", value: user.dateOfBirth ?? "", href: "/settings/birthday" },
     { label: "profile.username", value: user.username ? `@${user.username}` : "" },
-    { label: "login.email", value: user.email ?? "", href: "/settings/email" },
+    { label: "login.email", value: user.email ?? "", href: "/settings/email", badge: Boolean(user.email) },
     { label: "login.password", value: user.passwordHash ? "••••••••" : t("settings.passwordNotSet"), href: "/settings/password" },
   ];
   return (
@@ -139,12 +178,18 @@ export function AccountOverview({ view, user }: { view: View; user: User }) {
                   </span>
                 )}
               </dd>
-              <dd class="truncate font-medium" safe>
-                {row.value || "—"}
+              <dd class="flex min-w-0 flex-wrap items-center gap-2">
+                <span class="truncate font-medium" safe>
+                  {row.value || "—"}
+                </span>
+                {row.badge ? <VerifiedBadge view={view} verified={user.emailVerified} /> : ""}
               </dd>
             </div>
           ))}
         </dl>
+        <div class="mt-4">
+          <EmailStatus view={view} user={user} pendingEmail={pendingEmail} next="/settings/account" />
+        </div>
       </>
     </AppLayout>
   );
@@ -156,6 +201,8 @@ export interface AccountFormState {
   values: Record<string, string>;
   errors?: Record<string, string>;
   alert?: string;
+  /** The email screen: the new address a change waits on, if any. */
+  pendingEmail?: string | null;
 }
 
 const screenTitles: Record<AccountScreen, MessageKey> = {
@@ -177,6 +224,23 @@ export function AccountForm({ view, screen, user, state }: { view: View; screen:
     <AppLayout view={view} title={t(screenTitles[screen])}>
       <>
         <ScreenHeader view={view} title={t(screenTitles[screen])} back="/settings" />
+        {screen === "email" ? (
+          <div class="mb-4 flex flex-col gap-3">
+            {user.email ? (
+              <p class="flex flex-wrap items-center gap-2 text-sm">
+                <span class="text-muted" safe>
+                  {t("settings.emailStatus")}
+                </span>
+                <VerifiedBadge view={view} verified={user.emailVerified} />
+              </p>
+            ) : (
+              ""
+            )}
+            <EmailStatus view={view} user={user} pendingEmail={state.pendingEmail ?? null} next="/settings/email" />
+          </div>
+        ) : (
+          ""
+        )}
         <form method="post" action={`/settings/${screen}`} class="flex flex-col gap-4" data-validate novalidate {...(screen === "username" ? { "data-require-change": "" } : {})}>
           <input type="hidden" name="_csrf" value={view.csrf} />
           {state.alert ? <FormAlert title={t("common.errorTitle")} body={state.alert} /> : ""}

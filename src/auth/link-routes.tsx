@@ -1,0 +1,167 @@
+import { Elysia } from "elysia";
+import { LinkAccount, type LinkState } from "../../views/auth/LinkAccount";
+import { context, type Deps, type RequestState } from "../context";
+import { asRecord, json, redirectTo, serializeCookie, waitHeaders, waitParams, wantsJson } from "../lib/http";
+import type { MessageKey } from "../lib/i18n";
+import { flashCookie, renderPage } from "../shell/render";
+import { encodeFlash } from "../shell/view";
+import { completeLink, emailLink, pendingLink, type LinkResult, type PendingLink } from "./account";
+import { sessionAnswers } from "./answers";
+import type { OAuthFlow } from "./oauth";
+import { tokenFrom } from "./tokens";
+
+/** The pending provider sign-in lasts as long as its token (one hour). */
+export const LINK_COOKIE_TTL_S = 60 * 60;
+
+/** The cookie holding the raw token of the provider identity waiting to be joined (httpOnly). */
+export const linkCookie = (deps: Deps) => `${deps.config.secureCookies ? "__Host-" : ""}link`;
+
+/**
+ * Joining a provider's account to an existing Offline account (docs/decisions/0034). The callback
+ * found an account with the provider's email and wrote the provider identity as a "link" token
+ * (server-side; the browser holds only the raw token, in an httpOnly cookie). The person proves
+ * the account is theirs with its password, or by following an emailed link; only then is the
+ * provider's account joined and the person signed in.
+ */
+export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
+  const { success } = sessionAnswers(deps);
+  const cookieName = linkCookie(deps);
+  const secure = deps.config.secureCookies;
+  const clearCookie = () => serializeCookie(cookieName, "", { maxAge: 0, secure });
+  const providerName = (id: string) => flows.get(id)?.config.name ?? id;
+
+  const page = (state: RequestState, request: Request, screen: LinkState, status = 200, headers: Record<string, string> = {}) =>
+    renderPage(deps, state, request, (view) => <LinkAccount view={view} state={screen} />, {
+      status,
+      headers: { "Cache-Control": "no-store", "Referrer-Policy": "same-origin", ...headers },
+    });
+
+  const fromCookie = (state: RequestState) => pendingLink(deps, tokenFrom(state.cookies[cookieName]));
+  const chooseState = (link: PendingLink, errors?: { password?: string; form?: string }): LinkState => ({
+    kind: "choose",
+    email: link.user.email!,
+    provider: providerName(link.provider),
+    hasPassword: !!link.user.passwordHash,
+    errors,
+  });
+
+  /** The pending sign-in is gone (expired, used, or never was): start again. */
+  const expired = (state: RequestState, request: Request) =>
+    wantsJson(request) ? json({ message: state.t("link.expired") }, 400) : page(state, request, { kind: "expired" }, 400);
+
+  /** A refusal from `completeLink`. */
+  function refused(state: RequestState, request: Request, result: Exclude<LinkResult, { ok: true }>, provider: string, email: string) {
+    if (result.reason === "invalid") return expired(state, request);
+    const status = result.reason === "takenByOther" ? 409 : 403;
+    const key: MessageKey = result.reason === "suspended" ? "login.suspended" : result.reason === "takenByOther" ? "link.takenByOther" : "link.unverified";
+    const message = state.t(key, { provider, email });
+    if (wantsJson(request)) return json({ message }, status);
+    if (result.reason === "unverified") return page(state, request, { kind: "unverified", email, provider }, status);
+    return page(state, request, { kind: "refused", message }, status);
+  }
+
+  /** Joined: the browser is signed in to the account and sent where it was going. */
+  function linked(state: RequestState, request: Request, result: Extract<LinkResult, { ok: true }>) {
+    const headers = new Headers();
+    headers.append("Set-Cookie", clearCookie());
+    if (wantsJson(request)) {
+      return success(state, result.user.id, null).then((res) => {
+        res.headers.append("Set-Cookie", clearCookie());
+        return res;
+      });
+    }
+    headers.append("Set-Cookie", flashCookie(deps, encodeFlash({ title: "toast.accountLinked", body: "toast.accountLinkedBody" })));
+    return success(state, result.user.id, redirectTo(request, result.next, headers));
+  }
+
+  return new Elysia({ name: "offline.auth.link", seed: deps.id })
+    .use(context(deps))
+    .get(
+      "/link-account",
+      ({ request, state }) => {
+        const link = fromCookie(state);
+        if (!link) return expired(state, request);
+        return page(state, request, chooseState(link));
+      },
+      { public: true },
+    )
+    // Proof by password, with the sign-in's own limits.
+    .post(
+      "/link-account",
+      async ({ request, body, state }) => {
+        const link = fromCookie(state);
+        if (!link) return expired(state, request);
+        const password = asRecord(body).password;
+        const fail = (status: number, errors: { password?: string; form?: string }, headers: Record<string, string> = {}) =>
+          wantsJson(request)
+            ? json({ message: errors.form ?? errors.password, errors }, status, headers)
+            : page(state, request, chooseState(link, errors), status, headers);
+        if (typeof password !== "string" || !password) return fail(400, { password: state.t("login.passwordRequired") });
+        if (password.length > 200) return fail(400, { password: state.t("login.passwordTooLong") });
+        const email = link.user.email!;
+        const now = deps.now();
+        const pair = `${email}\n${state.ip}`;
+        const wait = Math.max(deps.limits.loginByPair.retryAfter(pair, now), deps.limits.loginByIp.retryAfter(state.ip, now));
+        if (wait > 0) return fail(429, { form: state.t("error.tooMany", waitParams(wait)) }, waitHeaders(wait));
+        await deps.limits.loginByEmail.wait(email, now);
+        const hash = link.user.passwordHash;
+        const right = hash ? await Bun.password.verify(password, hash) : false;
+        if (!right) {
+          deps.limits.loginByPair.hit(pair, now);
+          deps.limits.loginByIp.hit(state.ip, now);
+          deps.limits.loginByEmail.hit(email, now);
+          return fail(401, { password: state.t("link.wrongPassword") });
+        }
+        deps.limits.loginByPair.reset(pair);
+        const result = completeLink(deps, tokenFrom(state.cookies[cookieName]), false);
+        if (!result.ok) return refused(state, request, result, providerName(link.provider), email);
+        return linked(state, request, result);
+      },
+      { public: true },
+    )
+    // "Email me a link": a new link token, with the same provider identity, to the account's address.
+    .post(
+      "/link-account/email",
+      ({ request, state }) => {
+        const link = fromCookie(state);
+        if (!link) return expired(state, request);
+        const now = deps.now();
+        const wait = deps.limits.linkEmail.retryAfter(link.user.id, now);
+        if (wait > 0) {
+          const message = state.t("link.tooMany", waitParams(wait));
+          if (wantsJson(request)) return json({ message }, 429, waitHeaders(wait));
+          return page(state, request, chooseState(link, { form: message }), 429, waitHeaders(wait));
+        }
+        deps.limits.linkEmail.hit(link.user.id, now);
+        const provider = providerName(link.provider);
+        emailLink(deps, link, provider, state.locale);
+        const email = link.user.email!;
+        if (wantsJson(request)) return json({ message: state.t("link.sent", { email, provider }) }, 202);
+        return page(state, request, { kind: "sent", email, provider });
+      },
+      { public: true },
+    )
+    // The emailed link: a page with one button (mail scanners follow links; only the button joins).
+    .get(
+      "/link-account/confirm",
+      ({ request, query, state }) => {
+        const token = tokenFrom(query.token);
+        const link = pendingLink(deps, token);
+        if (!token || !link) return expired(state, request);
+        return page(state, request, { kind: "confirm", token, email: link.user.email!, provider: providerName(link.provider) });
+      },
+      { public: true },
+    )
+    .post(
+      "/link-account/confirm",
+      ({ request, body, state }) => {
+        const token = tokenFrom(asRecord(body).token);
+        const link = pendingLink(deps, token);
+        if (!link) return expired(state, request);
+        const result = completeLink(deps, token, true);
+        if (!result.ok) return refused(state, request, result, providerName(link.provider), link.user.email!);
+        return linked(state, request, result);
+      },
+      { public: true },
+    );
+}

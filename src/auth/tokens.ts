@@ -1,0 +1,117 @@
+import { and, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
+import type { Db, WriteTx } from "../../db/client";
+import { emailTokens, type EmailToken, type EmailTokenData, type EmailTokenPurpose } from "../../db/schema";
+import { defineJob } from "../lib/jobs";
+
+/**
+ * Tokens sent by email (docs/decisions/0034): a random 32-byte token goes in the link, only its
+ * SHA-256 is stored. A token is used once, by a compare-and-set run in the write transaction of
+ * the change it makes, so two clicks (or two tabs) never both succeed.
+ */
+
+const HOUR = 60 * 60 * 1000;
+
+/** How long a link works, by purpose. */
+export const TOKEN_TTL_MS: Record<EmailTokenPurpose, number> = {
+  /** Verifying an address (sign-up, an email change): a week, as people read mail late. */
+  verify: 7 * 24 * HOUR,
+  /** A password reset: one hour. */
+  reset: HOUR,
+  /** Joining a provider's account to an existing one: one hour. */
+  link: HOUR,
+};
+
+/** A token as it appears in a link: 32 random bytes in base64url (43 characters). */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+export const hashToken = (token: string) => new Bun.CryptoHasher("sha256").update(token).digest("hex");
+
+const randomToken = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+
+/** The token from a query or form value, or null when it cannot be one (never hashed then). */
+export function tokenFrom(value: unknown): string | null {
+  return typeof value === "string" && TOKEN_SHAPE.test(value) ? value : null;
+}
+
+/** Writes a new token (in the caller's transaction) and answers the raw token for the link. */
+export function issueToken(
+  tx: Db | WriteTx,
+  t: { userId: string; purpose: EmailTokenPurpose; email: string; data?: EmailTokenData | null; now: number },
+): string {
+  const token = randomToken();
+  tx.insert(emailTokens)
+    .values({
+      tokenHash: hashToken(token),
+      userId: t.userId,
+      purpose: t.purpose,
+      email: t.email,
+      data: t.data ?? null,
+      expiresAt: t.now + TOKEN_TTL_MS[t.purpose],
+      createdAt: t.now,
+    })
+    .run();
+  return token;
+}
+
+/**
+ * Uses a token: a compare-and-set that succeeds once, while the token is unused and unexpired.
+ * Run it inside the write transaction of the change it makes; answers the row, or undefined.
+ */
+export function consumeToken(tx: Db | WriteTx, token: string | null, purpose: EmailTokenPurpose, now: number): EmailToken | undefined {
+  if (!token) return undefined;
+  return tx
+    .update(emailTokens)
+    .set({ usedAt: now })
+    .where(and(eq(emailTokens.tokenHash, hashToken(token)), eq(emailTokens.purpose, purpose), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
+    .returning()
+    .get();
+}
+
+/** Reads a token that would still work, without using it (a page shown from a link: mail scanners fetch links too). */
+export function findToken(db: Db | WriteTx, token: string | null, purpose: EmailTokenPurpose, now: number): EmailToken | undefined {
+  if (!token) return undefined;
+  return db
+    .select()
+    .from(emailTokens)
+    .where(and(eq(emailTokens.tokenHash, hashToken(token)), eq(emailTokens.purpose, purpose), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
+    .get();
+}
+
+/** Voids the account's unused tokens of a purpose (`changes` only: the pending email changes among the verify ones). */
+export function voidTokens(tx: Db | WriteTx, userId: string, purpose: EmailTokenPurpose, now: number, only?: "changes" | "addressChecks") {
+  const change = sql`json_extract(${emailTokens.data}, '$.change')`;
+  tx.update(emailTokens)
+    .set({ usedAt: now })
+    .where(
+      and(
+        eq(emailTokens.userId, userId),
+        eq(emailTokens.purpose, purpose),
+        isNull(emailTokens.usedAt),
+        only === "changes" ? sql`${change} = 1` : only === "addressChecks" ? sql`${change} IS NULL` : undefined,
+      ),
+    )
+    .run();
+}
+
+/** Whether a verify token is for an email change (rather than confirming the current address). */
+export const isChange = (row: Pick<EmailToken, "data">) => !!row.data && "change" in row.data && row.data.change === true;
+
+/** The new address of the account's pending email change, if one waits for its link. */
+export function pendingEmailChange(db: Db, userId: string, now: number): string | null {
+  const rows = db
+    .select()
+    .from(emailTokens)
+    .where(and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, "verify"), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
+    .orderBy(desc(emailTokens.createdAt))
+    .all();
+  return rows.find(isChange)?.email ?? null;
+}
+
+/** Daily: tokens expired for a day are removed (they are refused anyway; this keeps the table small). */
+export const expiredTokensCleanup = defineJob({
+  kind: "email-tokens.cleanup",
+  every: 24 * HOUR,
+  run: async (_, { deps }) => {
+    deps.db.delete(emailTokens).where(lt(emailTokens.expiresAt, deps.now() - 24 * HOUR)).run();
+  },
+});
