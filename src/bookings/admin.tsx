@@ -3,7 +3,8 @@ import { AdminPayments } from "../../views/payments/AdminPayments";
 import { context, type Deps } from "../context";
 import { json, wantsJson } from "../lib/http";
 import { uuidLike } from "../lib/validation";
-import { isOperator } from "../reports/moderation";
+import { awaitsOperatorVerification, isOperator } from "../reports/moderation";
+import { verifyFirstAnswer } from "../reports/routes";
 import { notFoundAnswer } from "../shell/routes";
 import { clearPaymentIssue, paymentsNeedingAttention } from "./reconciliation";
 
@@ -19,6 +20,8 @@ export function adminPaymentRoutes(deps: Deps) {
     .get(
       "/admin/payments",
       ({ request, state, render }) => {
+        // A listed operator whose address is not verified yet is told to verify it (decision 0034).
+        if (awaitsOperatorVerification(deps, state.user)) return verifyFirstAnswer(request, state, render);
         if (!isOperator(deps, state.user)) return notFoundAnswer(request, state, render);
         const { flagged, failed } = paymentsNeedingAttention(deps);
         if (wantsJson(request)) return json({ flagged, failed });
@@ -29,6 +32,7 @@ export function adminPaymentRoutes(deps: Deps) {
     .post(
       "/admin/payments/:id/clear",
       ({ params, request, state, render, sendTo }) => {
+        if (awaitsOperatorVerification(deps, state.user)) return verifyFirstAnswer(request, state, render);
         if (!isOperator(deps, state.user) || !uuidLike(params.id)) return notFoundAnswer(request, state, render);
         const cleared = clearPaymentIssue(deps, params.id);
         if (wantsJson(request)) return json({ ok: cleared }, cleared ? 200 : 404);
