@@ -64,7 +64,9 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
   const update = (patch: Partial<WizardActivity>) => setA((current) => ({ ...current, ...patch }));
 
   const money = (cents: number) => new Intl.NumberFormat(t.locale, { style: "currency", currency: "USD" }).format(cents / 100);
-  const duration = (m: number) => (m < 60 ? fill(t.minutes!, { n: m }) : fill(t.hours!, { n: Number.isInteger(m / 60) ? m / 60 : (m / 60).toFixed(1) }));
+  // "1.5 h" in English, "1,5 h" in French, as the server writes it (views/activities/Detail.tsx).
+  const decimal = new Intl.NumberFormat(t.locale, { maximumFractionDigits: 1 });
+  const duration = (m: number) => (m < 60 ? fill(t.minutes!, { n: m }) : fill(t.hours!, { n: decimal.format(m / 60) }));
 
   const valid = [
     Boolean(a.category),

@@ -19,7 +19,9 @@ export interface DateTimePickerProps {
   maxMinutes: number;
   hourlyRateCents: number;
   selected: { date: string; time: string; durationMinutes: number };
-  texts: Record<"date" | "time" | "duration" | "greyed" | "continue" | "prevMonth" | "nextMonth" | "total" | "hour" | "hours" | "taken" | "browserZone", string>;
+  /** Per duration in minutes, its words for the total line ("1.5 hours", "1,5 heure"). */
+  durationTexts: Record<number, string>;
+  texts: Record<"date" | "time" | "duration" | "greyed" | "continue" | "prevMonth" | "nextMonth" | "total" | "taken" | "browserZone", string>;
 }
 
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -67,7 +69,8 @@ function DateTimePicker(p: DateTimePickerProps) {
 
   const hours = Array.from({ length: p.lastHour - p.firstHour + 1 }, (_, i) => p.firstHour + i);
   const hourText = (h: number) => new Intl.DateTimeFormat(intl, { hour: "numeric", minute: "2-digit", hour12: p.locale !== "fr", timeZone: "UTC" }).format(Date.UTC(2000, 0, 1, h));
-  const label = (mins: number) => (mins < 60 ? `${mins}m` : `${mins / 60}h`);
+  // As the server's fallback writes them (views/bookings/Parts.tsx durationLabel): "1.5h", "1,5h".
+  const label = (mins: number) => new Intl.NumberFormat(p.locale, { style: "unit", unit: mins < 60 ? "minute" : "hour", unitDisplay: "narrow" }).format(mins < 60 ? mins : mins / 60);
   const ready = date !== "" && time !== "" && minutes > 0 && !durationOff(minutes) && !startTaken(date, hourOf(time));
   const subtotal = Math.round((p.hourlyRateCents * minutes) / 60);
   const money = new Intl.NumberFormat(intl, { style: "currency", currency: "USD", minimumFractionDigits: 2 }).format(subtotal / 100);
@@ -163,7 +166,7 @@ function DateTimePicker(p: DateTimePickerProps) {
       {ready ? (
         <p className="card p-3 font-medium" data-total aria-live="polite">
           {p.texts.total
-            .replace("{hours}", (minutes === 60 ? p.texts.hour : p.texts.hours).replace("{n}", String(minutes / 60)))
+            .replace("{duration}", p.durationTexts[minutes] ?? "")
             .replace("{price}", money)
             .replace("{date}", new Intl.DateTimeFormat(intl, { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" }).format(utc(date)))
             .replace("{time}", hourText(hourOf(time)))}

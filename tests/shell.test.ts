@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import sharp from "sharp";
-import { catalogues, messagesByFeature } from "../src/lib/i18n";
+import { catalogues, COUNTED, messagesByFeature, translator, type MessageKey } from "../src/lib/i18n";
 import { makeTestApp, type Client } from "./helpers";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -198,6 +198,66 @@ describe("the message catalogue", () => {
       expect(shared).toEqual([]);
       expect(Object.keys(catalogues[locale]).length).toBe(owner.size);
     }
+  });
+
+  /** Texts whose numbers are not a count of something named after them, and why. */
+  const NOT_COUNTED: Record<string, string> = {
+    "common.photoOf": "a position among others (photo 2 of 5)",
+    "onboarding.progress": "a position among others (step 2 of 5)",
+    "wizard.progress": "a position among others (step 2 of 5)",
+    "activity.hours": "a unit's symbol (1 h, 1,5 h), the same for any number",
+    "activity.minutes": "a unit's symbol (45 min), the same for any number",
+    "activity.durationRange": "two durations already written out",
+    "browse.found.capped": "always more than the cap, so always plural",
+    "inbox.unreadCountCapped": "always more than the badge's cap, so always plural",
+    "payments.admin.attempts": "a label and its value (Attempts: 3)",
+    "common.characterCount": "the typed count stands before the slash; the limit after it carries the plural (12/1,000 characters)",
+  };
+  const COUNTS = /^(count|n|minutes|hours|days|stars|pending|total|max)$/;
+
+  test("every text that counts has plural forms, by the language's plural rules", () => {
+    const missing: string[] = [];
+    for (const locale of ["en", "fr"] as const) {
+      for (const [key, text] of Object.entries(catalogues[locale] as Record<string, string>)) {
+        if (key in NOT_COUNTED) continue;
+        // A count written bare ({count}) rather than as {count, plural, …}.
+        const bare = [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).filter((name) => COUNTS.test(name));
+        if (bare.length) missing.push(`${locale} ${key}: ${text}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  test("every counted text reads right for 0, 1, 1.5, 2 and 1,000, in both languages", () => {
+    for (const locale of ["en", "fr"] as const) {
+      const tr = translator(locale);
+      for (const [key, text] of Object.entries(catalogues[locale] as Record<string, string>)) {
+        if (!COUNTED.test(text)) continue;
+        const names = new Set([...text.matchAll(/\{\s*(\w+)\s*[,}]/g)].map((m) => m[1]!));
+        for (const value of [0, 1, 1.5, 2, 1000]) {
+          const params = Object.fromEntries([...names].map((name) => [name, value]));
+          const out = tr(key as MessageKey, params);
+          expect(out).not.toContain("{");
+          expect(out).not.toContain("#");
+        }
+      }
+    }
+  });
+
+  test("one review, one minute, and French decimals", () => {
+    const en = translator("en");
+    const fr = translator("fr");
+    expect(en("profile.reviewCount", { count: 1 })).toBe("1 review");
+    expect(en("profile.reviewCount", { count: 2 })).toBe("2 reviews");
+    expect(en("error.tooMany", { minutes: 1 })).toBe("Too many attempts. Please wait 1 minute and try again.");
+    expect(fr("error.tooMany", { minutes: 15 })).toBe("Trop de tentatives. Patientez 15 minutes puis réessayez.");
+    expect(en("booking.hoursCount", { n: 1.5 })).toBe("1.5 hours");
+    expect(en("booking.hoursCount", { n: 1 })).toBe("1 hour");
+    // French counts 0 to under 2 in the singular, and writes a decimal comma.
+    expect(fr("booking.hoursCount", { n: 1.5 })).toBe("1,5 heure");
+    expect(fr("booking.hoursCount", { n: 2 })).toBe("2 heures");
+    expect(fr("activity.hours", { n: 1.5 })).toBe("1,5 h");
+    expect(fr("inbox.unreadCount", { count: 1 })).toBe("1 non lue");
   });
 
   test("French visitors get French screens", async () => {

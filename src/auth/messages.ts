@@ -37,7 +37,7 @@ export const en = {
   "forgot.sentHint": "Nothing after a few minutes? Check your spam folder, or make sure you typed the address you signed up with.",
   "forgot.again": "Use another address",
   "forgot.backToSignIn": "Back to sign in",
-  "forgot.tooMany": "Too many reset requests from your network. Please wait {minutes} minutes and try again.",
+  "forgot.tooMany": "Too many reset requests from your network. Please wait {minutes, plural, one {# minute} other {# minutes}} and try again.",
 
   "reset.title": "Choose a new password",
   "reset.intro": "For the account {email}. Saving it signs you out on every other device.",
@@ -63,7 +63,7 @@ export const en = {
   "verify.sent": "We sent a link to {email}. It works for 7 days.",
   "verify.alreadyVerified": "Your email address is already verified.",
   "verify.noEmail": "Add an email address to your account first.",
-  "verify.tooMany": "We already sent you several links. Check your inbox and spam folder, or try again in {minutes} minutes.",
+  "verify.tooMany": "We already sent you several links. Check your inbox and spam folder, or try again in {minutes, plural, one {# minute} other {# minutes}}.",
   "verify.neededTitle": "Verify your email address",
 
   "link.title": "Link your account",
@@ -89,7 +89,7 @@ export const en = {
   "link.confirmButton": "Link {provider} and sign in",
   "link.cancel": "Cancel",
   "link.takenByOther": "That {provider} account is already linked to another Offline account.",
-  "link.tooMany": "We already sent several links. Check your inbox, or try again in {minutes} minutes.",
+  "link.tooMany": "We already sent several links. Check your inbox, or try again in {minutes, plural, one {# minute} other {# minutes}}.",
 
   "authEmail.verify.subject": "Confirm your email address",
   "authEmail.verify.heading": "Confirm your email address",
@@ -171,7 +171,7 @@ export const fr: Record<keyof typeof en, string> = {
   "forgot.sentHint": "Rien après quelques minutes ? Regardez dans vos indésirables, ou vérifiez que vous avez saisi l'adresse de votre compte.",
   "forgot.again": "Utiliser une autre adresse",
   "forgot.backToSignIn": "Retour à la connexion",
-  "forgot.tooMany": "Trop de demandes de réinitialisation depuis votre réseau. Patientez {minutes} minutes puis réessayez.",
+  "forgot.tooMany": "Trop de demandes de réinitialisation depuis votre réseau. Patientez {minutes, plural, one {# minute} other {# minutes}} puis réessayez.",
 
   "reset.title": "Choisir un nouveau mot de passe",
   "reset.intro": "Pour le compte {email}. L'enregistrer vous déconnecte de tous vos autres appareils.",
@@ -197,7 +197,7 @@ export const fr: Record<keyof typeof en, string> = {
   "verify.sent": "Nous avons envoyé un lien à {email}. Il est valable 7 jours.",
   "verify.alreadyVerified": "Votre adresse e-mail est déjà vérifiée.",
   "verify.noEmail": "Ajoutez d'abord une adresse e-mail à votre compte.",
-  "verify.tooMany": "Nous vous avons déjà envoyé plusieurs liens. Regardez dans votre boîte de réception et vos indésirables, ou réessayez dans {minutes} minutes.",
+  "verify.tooMany": "Nous vous avons déjà envoyé plusieurs liens. Regardez dans votre boîte de réception et vos indésirables, ou réessayez dans {minutes, plural, one {# minute} other {# minutes}}.",
   "verify.neededTitle": "Vérifiez votre adresse e-mail",
 
   "link.title": "Associer votre compte",
@@ -223,7 +223,7 @@ export const fr: Record<keyof typeof en, string> = {
   "link.confirmButton": "Associer {provider} et se connecter",
   "link.cancel": "Annuler",
   "link.takenByOther": "Ce compte {provider} est déjà associé à un autre compte Offline.",
-  "link.tooMany": "Nous avons déjà envoyé plusieurs liens. Regardez dans votre boîte de réception, ou réessayez dans {minutes} minutes.",
+  "link.tooMany": "Nous avons déjà envoyé plusieurs liens. Regardez dans votre boîte de réception, ou réessayez dans {minutes, plural, one {# minute} other {# minutes}}.",
 
   "authEmail.verify.subject": "Confirmez votre adresse e-mail",
   "authEmail.verify.heading": "Confirmez votre adresse e-mail",

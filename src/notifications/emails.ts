@@ -170,7 +170,7 @@ function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus | null,
     const rows = [
       { label: t("notifications.email.detail.activity"), value: activity.title },
       { label: t("notifications.email.detail.when"), value: when(locale) },
-      { label: t("notifications.email.detail.duration"), value: t(hours === 1 ? "booking.hour" : "booking.hours", { n: hours }) },
+      { label: t("notifications.email.detail.duration"), value: t("booking.hoursCount", { n: hours }) },
       side === "guest"
         ? { label: t("notifications.email.detail.host"), value: f.host.firstName }
         : { label: t("notifications.email.detail.guest"), value: f.guest.firstName },

@@ -4,7 +4,7 @@
  * type-checking. Assembled into the catalogue by `src/lib/i18n.ts`.
  */
 export const en = {
-  "reviews.starsLabel": "{stars} out of 5 stars",
+  "reviews.starsLabel": "{stars, plural, one {# out of 5 stars} other {# out of 5 stars}}",
   "reviews.leaveReview": "Leave a Review",
   "reviews.rateExperience": "Rate your experience with {name}",
   "reviews.comment": "Comment (optional)",
@@ -37,11 +37,11 @@ export const en = {
   "reviews.about": "About {name} · {activity}",
   "reviews.hiddenUntil": "Visible once {name} has reviewed you or on {date}",
   "reviews.published": "Published",
-  "reviews.average": "★ {average} · {count} reviews",
+  "reviews.average": "★ {average} · {count, plural, one {# review} other {# reviews}}",
 } as const;
 
 export const fr: Record<keyof typeof en, string> = {
-  "reviews.starsLabel": "{stars} étoiles sur 5",
+  "reviews.starsLabel": "{stars, plural, one {# étoile sur 5} other {# étoiles sur 5}}",
   "reviews.leaveReview": "Laisser un avis",
   "reviews.rateExperience": "Évaluez votre expérience avec {name}",
   "reviews.comment": "Commentaire (facultatif)",
@@ -74,5 +74,5 @@ export const fr: Record<keyof typeof en, string> = {
   "reviews.about": "Sur {name} · {activity}",
   "reviews.hiddenUntil": "Visible dès que {name} vous aura évalué, ou le {date}",
   "reviews.published": "Publié",
-  "reviews.average": "★ {average} · {count} avis",
+  "reviews.average": "★ {average} · {count, plural, one {# avis} other {# avis}}",
 };

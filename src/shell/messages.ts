@@ -38,7 +38,7 @@ export const en = {
   "error.unauthorized": "Please sign in to continue.",
   "error.profileIncomplete": "Complete your profile first.",
   "error.notFound": "Not found",
-  "error.tooMany": "Too many attempts. Please wait {minutes} minutes and try again.",
+  "error.tooMany": "Too many attempts. Please wait {minutes, plural, one {# minute} other {# minutes}} and try again.",
   "error.bodyTooLarge": "This request is too large.",
   "error.tooManyFields": "This form has too many fields.",
 
@@ -59,7 +59,7 @@ export const en = {
 
   "common.back": "Back",
   "common.cancel": "Cancel",
-  "common.characterCount": "{count}/{max} characters",
+  "common.characterCount": "{count}/{max, plural, one {# character} other {# characters}}",
   "common.close": "Close",
   "common.edit": "Edit",
   "common.errorTitle": "Error",
@@ -108,7 +108,7 @@ export const fr: Record<keyof typeof en, string> = {
   "error.unauthorized": "Veuillez vous connecter pour continuer.",
   "error.profileIncomplete": "Complétez d'abord votre profil.",
   "error.notFound": "Introuvable",
-  "error.tooMany": "Trop de tentatives. Patientez {minutes} minutes puis réessayez.",
+  "error.tooMany": "Trop de tentatives. Patientez {minutes, plural, one {# minute} other {# minutes}} puis réessayez.",
   "error.bodyTooLarge": "Cette requête est trop volumineuse.",
   "error.tooManyFields": "Ce formulaire a trop de champs.",
 
@@ -129,7 +129,7 @@ export const fr: Record<keyof typeof en, string> = {
 
   "common.back": "Retour",
   "common.cancel": "Annuler",
-  "common.characterCount": "{count}/{max} caractères",
+  "common.characterCount": "{count}/{max, plural, one {# caractère} other {# caractères}}",
   "common.close": "Fermer",
   "common.edit": "Modifier",
   "common.errorTitle": "Erreur",

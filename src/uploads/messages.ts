@@ -11,7 +11,7 @@ export const en = {
   "upload.tooManyPixels": "This image has too many pixels: 40 megapixels at most.",
   "upload.invalid": "This upload link is not valid. Please try again.",
   "upload.expired": "This upload link has expired. Please try again.",
-  "upload.tooMany": "You have sent many photos in the last hour. Please wait {minutes} minutes and try again.",
+  "upload.tooMany": "You have sent many photos in the last hour. Please wait {minutes, plural, one {# minute} other {# minutes}} and try again.",
   "upload.inProgress": "This photo is already being processed.",
   "upload.used": "This upload was already used. Please choose the photo again.",
 } as const;
@@ -24,7 +24,7 @@ export const fr: Record<keyof typeof en, string> = {
   "upload.tooManyPixels": "Cette image a trop de pixels : 40 mégapixels au maximum.",
   "upload.invalid": "Ce lien d'envoi n'est pas valide. Veuillez réessayer.",
   "upload.expired": "Ce lien d'envoi a expiré. Veuillez réessayer.",
-  "upload.tooMany": "Vous avez envoyé beaucoup de photos depuis une heure. Patientez {minutes} minutes puis réessayez.",
+  "upload.tooMany": "Vous avez envoyé beaucoup de photos depuis une heure. Patientez {minutes, plural, one {# minute} other {# minutes}} puis réessayez.",
   "upload.inProgress": "Cette photo est déjà en cours de traitement.",
   "upload.used": "Cet envoi a déjà servi. Veuillez choisir la photo à nouveau.",
 };

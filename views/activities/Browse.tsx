@@ -176,7 +176,7 @@ export function BrowseResults({ view, state }: { view: View; state: BrowseState 
   return (
     <section id="results" class="browse-results mt-4" aria-live="polite">
       <p class="text-sm text-muted" safe>
-        {t(state.capped ? "browse.found.capped" : state.total <= 1 ? "browse.found.one" : "browse.found.other", { count: formatCount(state.total, view.locale) })}
+        {state.capped ? t("browse.found.capped", { count: formatCount(state.total, view.locale) }) : t("browse.found", { count: state.total })}
       </p>
       {state.cards.length === 0 ? (
         <div class="card mt-4 p-8 text-center">

@@ -20,7 +20,7 @@ import { ReportButton } from "../reports/ReportButton";
 export function formatDuration(view: View, minutes: number) {
   if (minutes < 60) return view.t("activity.minutes", { n: minutes });
   const hours = minutes / 60;
-  return view.t("activity.hours", { n: Number.isInteger(hours) ? hours : hours.toFixed(1) });
+  return view.t("activity.hours", { n: Math.round(hours * 10) / 10 });
 }
 
 interface ActivityPageProps {

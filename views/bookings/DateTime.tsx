@@ -4,7 +4,7 @@ import type { View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { Island } from "../components/Island";
 import { AppLayout } from "../layouts/AppLayout";
-import { ActivitySummary, durationLabel, formatHour, formatShortDate } from "./Parts";
+import { ActivitySummary, durationLabel, formatHour, formatShortDate, hoursText } from "./Parts";
 
 export interface DateTimeData {
   activity: Activity;
@@ -46,8 +46,6 @@ export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData 
     prevMonth: t("booking.prevMonth"),
     nextMonth: t("booking.nextMonth"),
     total: t("booking.totalLine"),
-    hour: t("booking.hour"),
-    hours: t("booking.hours"),
     taken: t("booking.taken"),
     browserZone: t("booking.browserZone", { zone: data.zone }),
   };
@@ -78,7 +76,7 @@ export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData 
         name="duration"
         label={t("booking.chooseDuration")}
         placeholder={t("booking.pickDuration")}
-        options={rules.durations.map((m) => ({ value: String(m / 60), label: durationLabel(m), selected: data.selected.durationMinutes === m, disabled: m < data.minMinutes || m > data.maxMinutes }))}
+        options={rules.durations.map((m) => ({ value: String(m / 60), label: durationLabel(view, m), selected: data.selected.durationMinutes === m, disabled: m < data.minMinutes || m > data.maxMinutes }))}
       >
         <span class="text-xs text-muted" safe>
           {t("booking.greyedOut")}
@@ -124,6 +122,8 @@ export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData 
               maxMinutes: data.maxMinutes,
               hourlyRateCents: a.hourlyRateCents,
               selected: data.selected,
+              // Each duration as the total line says it ("1.5 hours", "1,5 heure"): counted by the server's catalogue.
+              durationTexts: Object.fromEntries(rules.durations.map((m) => [m, hoursText(view, m)])),
               texts,
             }}
           >

@@ -31,12 +31,16 @@ export function formatShortDate(view: View, date: string) {
   return shortDateFormat(view.locale).format(Date.UTC(y, mo - 1, d));
 }
 
-/** 30 → "30m", 60 → "1h", 90 → "1.5h" (the date-time screen's duration labels). */
-export const durationLabel = (minutes: number) => (minutes < 60 ? `${minutes}m` : `${minutes / 60}h`);
+/**
+ * The date-time screen's short duration labels, written by the language's own unit format:
+ * 30 → "30m" / "30min", 90 → "1.5h" / "1,5h". The picker island writes its chips the same way.
+ */
+export const durationLabel = (view: Pick<View, "locale">, minutes: number) =>
+  new Intl.NumberFormat(view.locale, { style: "unit", unit: minutes < 60 ? "minute" : "hour", unitDisplay: "narrow" }).format(minutes < 60 ? minutes : minutes / 60);
 
-export function hoursText(view: View, minutes: number) {
-  const h = minutes / 60;
-  return view.t(h === 1 ? "booking.hour" : "booking.hours", { n: h });
+/** 60 → "1 hour", 90 → "1.5 hours" / "1,5 heure": the language's plural rules and decimals. */
+export function hoursText(view: Pick<View, "t">, minutes: number) {
+  return view.t("booking.hoursCount", { n: minutes / 60 });
 }
 
 /** The activity at the top of the booking screens: photo, title, host, rate. */

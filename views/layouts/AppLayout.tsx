@@ -51,7 +51,7 @@ function bottomNav(view: View): JSX.Element {
                 <span safe>{t(tab.label)}</span>
                 {tab.href === "/bookings" && unread > 0 ? (
                   <span class="sr-only" safe>
-                    {`(${t("inbox.unreadCount", { count: unread > BADGE_MAX ? `${BADGE_MAX}+` : unread })})`}
+                    {`(${unread > BADGE_MAX ? t("inbox.unreadCountCapped", { max: BADGE_MAX }) : t("inbox.unreadCount", { count: unread })})`}
                   </span>
                 ) : (
                   ""
