@@ -540,20 +540,27 @@ describe("a provider's sign-in with the email of an existing account", () => {
     const m = await mail(email, LINK);
     expect(m.text).toContain("This link works for one hour.");
     const link = linkTo(m, "/link-account/confirm?token=");
-    const phone = t.client();
-    const page = await phone.get(link);
+    const token = new URL(link, "http://x").searchParams.get("token")!;
+    // Another browser (the address's owner, when someone else asked for the email) joins nothing.
+    const elsewhere = t.client();
+    const refused = await elsewhere.get(link);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain("this link works only in the browser where you signed in with Acme ID");
+    expect((await elsewhere.postForm("/link-account/confirm", { token })).status).toBe(403);
+    expect(linksOf(user.id)).toEqual([]);
+    // The browser that signed in with the provider: a page, then its button joins.
+    const page = await c.get(link);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("Link Acme ID and sign in");
     expect(linksOf(user.id)).toEqual([]);
-    const token = new URL(link, "http://x").searchParams.get("token")!;
-    const done = await phone.postForm("/link-account/confirm", { token });
+    const done = await c.postForm("/link-account/confirm", { token });
     expect(done.status).toBe(303);
     expect(done.headers.get("location")).toBe("/bookings");
-    expect(((await body(await phone.get("/api/auth/user"))) as { id: string }).id).toBe(user.id);
+    expect(((await body(await c.get("/api/auth/user"))) as { id: string }).id).toBe(user.id);
     expect(linksOf(user.id)).toHaveLength(1);
     // Used: neither the link nor the pending sign-in works again.
     expect((await t.client().postForm("/link-account/confirm", { token })).status).toBe(400);
-    expect((await c.postForm("/link-account", { password: "anything" })).status).toBe(400);
+    expect((await t.client().postForm("/link-account", { password: "anything" })).status).toBe(400);
     // From now on the provider signs in at once.
     const again = t.client();
     expect((await providerSignIn(again)).status).toBe(303);

@@ -49,6 +49,16 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
   const expired = (state: RequestState, request: Request) =>
     wantsJson(request) ? json({ message: state.t("link.expired") }, 400) : page(state, request, { kind: "expired" }, 400);
 
+  /** Whether this browser's pending sign-in is the one the emailed link is for (same account, provider and subject). */
+  const startedHere = (state: RequestState, emailed: PendingLink) => {
+    const own = fromCookie(state);
+    return !!own && own.user.id === emailed.user.id && own.provider === emailed.provider && own.subject === emailed.subject;
+  };
+  const otherBrowser = (state: RequestState, request: Request, link: PendingLink) =>
+    wantsJson(request)
+      ? json({ message: state.t("link.otherBrowser", { provider: providerName(link.provider) }) }, 403)
+      : page(state, request, { kind: "otherBrowser", provider: providerName(link.provider) }, 403);
+
   /** A refusal from `completeLink`. */
   function refused(state: RequestState, request: Request, result: Exclude<LinkResult, { ok: true }>, provider: string, email: string) {
     if (result.reason === "invalid") return expired(state, request);
@@ -142,12 +152,15 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
       { public: true },
     )
     // The emailed link: a page with one button (mail scanners follow links; only the button joins).
+    // It works only in the browser holding the same pending sign-in: whoever asked for the email
+    // without owning the address cannot get the owner to join their provider account by a click.
     .get(
       "/link-account/confirm",
       ({ request, query, state }) => {
         const token = tokenFrom(query.token);
         const link = pendingLink(deps, token);
         if (!token || !link) return expired(state, request);
+        if (!startedHere(state, link)) return otherBrowser(state, request, link);
         return page(state, request, { kind: "confirm", token, email: link.user.email!, provider: providerName(link.provider) });
       },
       { public: true },
@@ -158,6 +171,7 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
         const token = tokenFrom(asRecord(body).token);
         const link = pendingLink(deps, token);
         if (!link) return expired(state, request);
+        if (!startedHere(state, link)) return otherBrowser(state, request, link);
         const result = completeLink(deps, token, true);
         if (!result.ok) return refused(state, request, result, providerName(link.provider), link.user.email!);
         return linked(state, request, result);

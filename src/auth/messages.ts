@@ -88,6 +88,9 @@ export const en = {
   "link.confirmWarning": "Only continue if that was you: afterwards, that {provider} account signs in to yours.",
   "link.confirmButton": "Link {provider} and sign in",
   "link.cancel": "Cancel",
+  "link.otherBrowserTitle": "Open this link where you signed in",
+  "link.otherBrowser": "For your safety, this link works only in the browser where you signed in with {provider}. Open it there, or start again from that browser.",
+  "link.otherBrowserNotYou": "If you did not try to sign in with {provider}, ignore the email: nothing changes on your account.",
   "link.takenByOther": "That {provider} account is already linked to another Offline account.",
   "link.tooMany": "We already sent several links. Check your inbox, or try again in {minutes, plural, one {# minute} other {# minutes}}.",
 
@@ -222,6 +225,9 @@ export const fr: Record<keyof typeof en, string> = {
   "link.confirmWarning": "Ne continuez que si c'était vous : ce compte {provider} pourra ensuite se connecter au vôtre.",
   "link.confirmButton": "Associer {provider} et se connecter",
   "link.cancel": "Annuler",
+  "link.otherBrowserTitle": "Ouvrez ce lien là où vous vous êtes connecté",
+  "link.otherBrowser": "Pour votre sécurité, ce lien ne fonctionne que dans le navigateur où vous vous êtes connecté avec {provider}. Ouvrez-le là-bas, ou recommencez depuis ce navigateur.",
+  "link.otherBrowserNotYou": "Si vous n'avez pas essayé de vous connecter avec {provider}, ignorez cet e-mail : rien ne change sur votre compte.",
   "link.takenByOther": "Ce compte {provider} est déjà associé à un autre compte Offline.",
   "link.tooMany": "Nous avons déjà envoyé plusieurs liens. Regardez dans votre boîte de réception, ou réessayez dans {minutes, plural, one {# minute} other {# minutes}}.",
 

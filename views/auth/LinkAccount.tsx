@@ -10,6 +10,8 @@ export type LinkState =
   | { kind: "unverified"; email: string; provider: string }
   /** The pending sign-in, or the emailed link, no longer works. */
   | { kind: "expired" }
+  /** The emailed link opened in a browser that did not start this provider's sign-in: nothing is joined. */
+  | { kind: "otherBrowser"; provider: string }
   /** From the emailed link: one button that joins and signs in. */
   | { kind: "confirm"; token: string; email: string; provider: string }
   /** Joining was refused for another reason (the message says which). */
@@ -96,6 +98,17 @@ export function LinkAccount({ view, state }: { view: View; state: LinkState }) {
         <AuthScreen view={view} title={t("link.expiredTitle")} back="/api/login" langPath="/api/login">
           <>
             <Notice tone="error" body={t("link.expired")} />
+            <a href="/api/login" class="btn btn-primary btn-lg" safe>
+              {t("link.startAgain")}
+            </a>
+          </>
+        </AuthScreen>
+      );
+    case "otherBrowser":
+      return (
+        <AuthScreen view={view} title={t("link.otherBrowserTitle")} back="/api/login" langPath="/api/login">
+          <>
+            <Notice tone="info" body={[t("link.otherBrowser", { provider: state.provider }), t("link.otherBrowserNotYou", { provider: state.provider })]} />
             <a href="/api/login" class="btn btn-primary btn-lg" safe>
               {t("link.startAgain")}
             </a>
