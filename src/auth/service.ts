@@ -162,18 +162,24 @@ export type OAuthOutcome =
 
 /** Who a provider's sign-in is: its linked user, an existing account to join first, or a new user. */
 export async function signInWithProvider(db: Db, profile: OAuthProfile): Promise<OAuthOutcome> {
-  const linked = await db
-    .select({ user: users })
-    .from(oauthAccounts)
-    .innerJoin(users, eq(users.id, oauthAccounts.userId))
-    .where(and(eq(oauthAccounts.provider, profile.provider), eq(oauthAccounts.subject, profile.subject)))
-    .get();
-  if (linked) return { kind: "user", user: linked.user };
+  const linked = await linkedUser(db, profile);
+  if (linked) return { kind: "user", user: linked };
   const email = normalizedEmail(profile.email);
   // Verified or not by the provider: a provider that lets people choose their email vouches for nothing.
   const existing = email ? await db.select().from(users).where(eq(users.email, email)).get() : undefined;
   if (existing) return { kind: "existing", user: existing };
   return { kind: "user", user: await findOrCreateOAuthUser(db, profile) };
+}
+
+/** The user a provider's account is linked to, if it is. */
+async function linkedUser(db: Db, profile: Pick<OAuthProfile, "provider" | "subject">): Promise<User | undefined> {
+  const row = await db
+    .select({ user: users })
+    .from(oauthAccounts)
+    .innerJoin(users, eq(users.id, oauthAccounts.userId))
+    .where(and(eq(oauthAccounts.provider, profile.provider), eq(oauthAccounts.subject, profile.subject)))
+    .get();
+  return row?.user;
 }
 
 const normalizedEmail = (email: string | null | undefined) => email?.trim().toLowerCase() || null;
@@ -184,13 +190,8 @@ const normalizedEmail = (email: string | null | undefined) => email?.trim().toLo
  * `signInWithProvider`, which offers to join it once the person proves it is theirs).
  */
 export async function findOrCreateOAuthUser(db: Db, profile: OAuthProfile): Promise<User> {
-  const linked = await db
-    .select({ user: users })
-    .from(oauthAccounts)
-    .innerJoin(users, eq(users.id, oauthAccounts.userId))
-    .where(and(eq(oauthAccounts.provider, profile.provider), eq(oauthAccounts.subject, profile.subject)))
-    .get();
-  if (linked) return linked.user;
+  const linked = await linkedUser(db, profile);
+  if (linked) return linked;
 
   const email = normalizedEmail(profile.email);
   return writeTransaction(db, (tx) => {

@@ -1,20 +1,12 @@
 import type { View } from "../../src/shell/view";
-import { AppLayout } from "../layouts/AppLayout";
-import { Document } from "../layouts/Document";
+import { PlainPage } from "../layouts/PlainPage";
 
-/** A small page in the app's layout when signed in, else in the bare document (as error pages are). */
+/** A small centred page, in the app's layout when signed in (as error pages are). */
 function Page({ view, title, children }: { view: View; title: string; children: JSX.Element }) {
-  const content = <section class="mx-auto flex min-h-[60vh] max-w-md flex-col items-center justify-center text-center">{children as "safe"}</section>;
-  return view.user ? (
-    <AppLayout view={view} title={title}>
-      {content}
-    </AppLayout>
-  ) : (
-    <Document view={view} title={title}>
-      <main id="main" class="mx-auto max-w-md px-5">
-        {content}
-      </main>
-    </Document>
+  return (
+    <PlainPage view={view} title={title}>
+      <section class="mx-auto flex min-h-[60vh] max-w-md flex-col items-center justify-center text-center">{children as "safe"}</section>
+    </PlainPage>
   );
 }
 

@@ -1,6 +1,6 @@
 import type { View } from "../../src/shell/view";
 import { AppLayout } from "../layouts/AppLayout";
-import { Document } from "../layouts/Document";
+import { PlainPage } from "../layouts/PlainPage";
 
 export function NotFound({ view }: { view: View }) {
   const { t } = view;
@@ -38,15 +38,9 @@ export function ErrorScreen({ view, title, body }: { view: View; title: string; 
       </a>
     </section>
   );
-  return view.user ? (
-    <AppLayout view={view} title={title}>
+  return (
+    <PlainPage view={view} title={title}>
       {content}
-    </AppLayout>
-  ) : (
-    <Document view={view} title={title}>
-      <main id="main" class="mx-auto max-w-md px-5">
-        {content}
-      </main>
-    </Document>
+    </PlainPage>
   );
 }
