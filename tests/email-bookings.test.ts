@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { and, eq, isNull, lte } from "drizzle-orm";
+import { and, eq, isNull, like, lte } from "drizzle-orm";
 import { bookings, jobs, users } from "../db/schema";
 import { MESSAGE_EMAIL_DELAY_MS, messageEmailKey } from "../src/notifications/emails";
 import { unsubscribeToken } from "../src/email/unsubscribe";
@@ -402,7 +402,7 @@ describe("messages while away, batched", () => {
     await say(guest, id, "Hi Hana!");
     await say(guest, id, "Can we start at 10:15?\nTraffic.");
     await say(guest, id, "I'll bring balls.");
-    expect(t.db.select().from(jobs).where(eq(jobs.key, messageEmailKey(id, hostId))).all().length).toBe(1);
+    expect(t.db.select().from(jobs).where(like(jobs.key, `${messageEmailKey(id, hostId)}:%`)).all().length).toBe(1);
     await settled();
     expect(about(hostEmail, id).filter((m) => m.subject.includes("message"))).toEqual([]);
 
@@ -433,6 +433,24 @@ describe("messages while away, batched", () => {
     ]);
   });
 
+  test("messages on either side of a batch's end: two emails, each message told once", async () => {
+    const id = await pendingBooking();
+    await act(host, id, "accept");
+    // A second before a ten-minute window ends, then a second after.
+    clock = Math.ceil(clock / MESSAGE_EMAIL_DELAY_MS) * MESSAGE_EMAIL_DELAY_MS + MESSAGE_EMAIL_DELAY_MS - 1000;
+    await say(guest, id, "First, just before the end");
+    clock += 2000;
+    await say(guest, id, "Second, just after");
+    expect(t.db.select().from(jobs).where(like(jobs.key, `${messageEmailKey(id, hostId)}:%`)).all().length).toBe(2);
+    clock += MESSAGE_EMAIL_DELAY_MS;
+    await t.deps.jobs.runDue();
+    await settled();
+    const mails = about(hostEmail, id).filter((m) => m.subject.includes("message"));
+    expect(mails.length).toBe(2);
+    expect(mails.filter((m) => m.text.includes("First, just before the end")).length).toBe(1);
+    expect(mails.filter((m) => m.text.includes("Second, just after")).length).toBe(1);
+  });
+
   test("read in time: no email; reading the conversation at that moment: no job at all", async () => {
     const id = await pendingBooking();
     await act(host, id, "accept");
@@ -449,7 +467,7 @@ describe("messages while away, batched", () => {
     } finally {
       t.deps.presence.leave(guestId, id);
     }
-    expect(t.db.select().from(jobs).where(eq(jobs.key, messageEmailKey(id, guestId))).all()).toEqual([]);
+    expect(t.db.select().from(jobs).where(like(jobs.key, `${messageEmailKey(id, guestId)}:%`)).all()).toEqual([]);
   });
 
   test("messages off: no job, no email", async () => {
@@ -458,7 +476,7 @@ describe("messages while away, batched", () => {
     await setPreference(guest, "messages", false);
     try {
       await say(host, id, "Hello?");
-      expect(t.db.select().from(jobs).where(eq(jobs.key, messageEmailKey(id, guestId))).all()).toEqual([]);
+      expect(t.db.select().from(jobs).where(like(jobs.key, `${messageEmailKey(id, guestId)}:%`)).all()).toEqual([]);
     } finally {
       await setPreference(guest, "messages", true);
     }

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, sql } from "drizzle-orm";
+import { and, asc, eq, gte, lt, sql } from "drizzle-orm";
 import { activities, bookings, messages, users, type Booking, type BookingStatus } from "../../db/schema";
 import type { Deps } from "../context";
 import { calendarInvite, mailboxOf } from "../email/calendar";
@@ -21,9 +21,10 @@ import { preferencesOf, type PreferenceKey } from "./service";
  * a one-click unsubscribe for its preference. A preference that is off sends neither push nor
  * email; `marketingEmails` sends nothing.
  *
- * Messages are batched: the first unread message from the other person schedules one job per
- * (recipient, booking), due `MESSAGE_EMAIL_DELAY_MS` later; when it runs, the messages still
- * unread go out in one email, or none when they were all read meanwhile.
+ * Messages are batched: the first unread message from the other person in a ten-minute window
+ * schedules one job per (recipient, booking, window), due `MESSAGE_EMAIL_DELAY_MS` after it; when
+ * it runs, that window's messages still unread go out in one email, or none when they were all
+ * read meanwhile.
  */
 
 /** How long a new message waits, unread, before it is told by email (with those that follow it). */
@@ -421,10 +422,20 @@ export interface MessageEmailPayload {
   recipientId: string;
   /** When the first message of this batch was written: the email tells of those since. */
   since: number;
+  /** The end of the batch's window (exclusive): later messages belong to the next batch. */
+  until?: number;
 }
 
-/** The job of one (booking, recipient): scheduling it again while it waits changes nothing. */
+/** What the message-email jobs of one (booking, recipient) have in common: their keys start with it. */
 export const messageEmailKey = (bookingId: string, recipientId: string) => `email.messages:${bookingId}:${recipientId}`;
+
+/**
+ * The batch a message belongs to: the delay-long window of time it was written in. One job per
+ * window: a message joins the job of its window while that job waits, and a message written
+ * while a batch is being sent belongs to the next window, never to a job that is already past
+ * it. A window's job is due a full delay after its first message, so the window has ended by then.
+ */
+const messageWindow = (createdAt: number) => Math.floor(createdAt / MESSAGE_EMAIL_DELAY_MS) * MESSAGE_EMAIL_DELAY_MS;
 
 /**
  * Sends the messages of one conversation that its recipient still has not read, in one email:
@@ -433,7 +444,7 @@ export const messageEmailKey = (bookingId: string, recipientId: string) => `emai
  */
 export const messageEmailJob = defineJob<MessageEmailPayload>({
   kind: "email.messages",
-  run({ bookingId, recipientId, since }, { deps }) {
+  run({ bookingId, recipientId, since, until }, { deps }) {
     const booking = deps.db.select().from(bookings).where(eq(bookings.id, bookingId)).get();
     if (!booking || (recipientId !== booking.guestId && recipientId !== booking.hostId)) return;
     const person = personOf(deps, recipientId);
@@ -448,6 +459,7 @@ export const messageEmailJob = defineJob<MessageEmailPayload>({
           eq(messages.senderId, senderId),
           eq(messages.isSystemMessage, false),
           gte(messages.createdAt, since),
+          until === undefined ? undefined : lt(messages.createdAt, until),
           sql`NOT EXISTS (SELECT 1 FROM json_each(${messages.readBy}) WHERE json_each.value = ${recipientId})`,
         ),
       )
@@ -497,11 +509,12 @@ async function scheduleMessageEmail(deps: Deps, event: Extract<DomainEvent, { ty
   if (!preferencesOf(deps.db, recipient).messages) return;
   // Reading the conversation right now: the message is already on their screen.
   if (await deps.presence.isViewing(recipient, booking.id)) return;
+  const window = messageWindow(message.createdAt);
   scheduleJob(
     deps.db,
     messageEmailJob,
-    { bookingId: booking.id, recipientId: recipient, since: message.createdAt },
-    { at: deps.now() + MESSAGE_EMAIL_DELAY_MS, key: messageEmailKey(booking.id, recipient) },
+    { bookingId: booking.id, recipientId: recipient, since: message.createdAt, until: window + MESSAGE_EMAIL_DELAY_MS },
+    { at: message.createdAt + MESSAGE_EMAIL_DELAY_MS, key: `${messageEmailKey(booking.id, recipient)}:${window}` },
   );
 }
 
