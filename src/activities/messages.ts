@@ -47,7 +47,8 @@ export const en = {
   "browse.city": "City",
   "browse.filters": "Filters",
   "browse.loadMore": "Load more",
-  "browse.found": "{count, plural, one {# activity found} other {# activities found}}",
+  // The spec wants the singular for 1 or fewer: "0 activity found".
+  "browse.found": "{count, plural, =0 {# activity found} one {# activity found} other {# activities found}}",
   "browse.found.capped": "{count}+ activities found",
   "browse.empty.title": "No activities found",
   "browse.empty.body": "Try changing your city or category",
