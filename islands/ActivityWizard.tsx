@@ -185,7 +185,7 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
               {t.titleLabel}
             </label>
             <input id="wizard-title" className="input" value={a.title} maxLength={TITLE_MAX} placeholder={t.titlePlaceholder} onChange={(e) => update({ title: e.target.value })} autoFocus />
-            <span className="text-right text-xs text-muted">{fill(t.count!, { count: a.title.length, max: TITLE_MAX })}</span>
+            <span className="text-right text-xs text-muted">{fill(t.titleCount!, { count: a.title.length })}</span>
           </div>
         ) : step === 3 ? (
           <div className="field">
@@ -193,7 +193,7 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
               {t.descriptionLabel}
             </label>
             <textarea id="wizard-description" className="input" rows={5} value={a.description} maxLength={DESCRIPTION_MAX} placeholder={t.descriptionPlaceholder} onChange={(e) => update({ description: e.target.value })} autoFocus />
-            <span className="text-right text-xs text-muted">{fill(t.count!, { count: a.description.length, max: DESCRIPTION_MAX })}</span>
+            <span className="text-right text-xs text-muted">{fill(t.descriptionCount!, { count: a.description.length })}</span>
           </div>
         ) : step === 4 ? (
           <div className="flex flex-col gap-4">

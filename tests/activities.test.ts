@@ -353,6 +353,14 @@ describe("pages", () => {
     expect((await stranger.get(`/edit-activity/${created.id}`)).status).toBe(404);
   });
 
+  test("the wizard's counters come with their limit written in the language, never as a raw plural form", async () => {
+    for (const lang of ["en", "fr"]) {
+      const html = await (await host.get("/create-activity-flow", { "accept-language": lang })).text();
+      expect(html).not.toMatch(/,\s*plural\s*,/);
+      expect(html).toContain(lang === "fr" ? "{count}/50 caractères" : "{count}/50 characters");
+    }
+  });
+
   test("every category has a label in both languages and a default photo", async () => {
     const en = translator("en");
     const fr = translator("fr");

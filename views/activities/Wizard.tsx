@@ -1,6 +1,7 @@
 import { decimalFromCents } from "../../src/lib/money";
 import type { Activity } from "../../db/schema";
 import { categories, categoryLabelKey } from "../../src/activities/categories";
+import { DESCRIPTION_MAX, TITLE_MAX } from "../../src/activities/schema";
 import type { Config } from "../../src/config";
 import type { MessageKey } from "../../src/lib/i18n";
 import type { View } from "../../src/shell/view";
@@ -12,7 +13,7 @@ const wizardKeys = {
   title: "wizard.title", progress: "wizard.progress", close: "common.close", back: "common.back", next: "common.next",
   step1: "wizard.step1", step2: "wizard.step2", step3: "wizard.step3", step4: "wizard.step4", step5: "wizard.step5", step6: "wizard.step6", step7: "wizard.step7",
   getTips: "wizard.getTips", inspiration: "wizard.inspiration", titleLabel: "create.titleLabel", titlePlaceholder: "wizard.titlePlaceholder",
-  descriptionLabel: "create.descriptionLabel", descriptionPlaceholder: "wizard.descriptionPlaceholder", count: "common.characterCount",
+  descriptionLabel: "create.descriptionLabel", descriptionPlaceholder: "wizard.descriptionPlaceholder",
   rateLabel: "create.rateLabel", breakdown: "wizard.breakdown", rateLine: "wizard.rateLine", feeLine: "wizard.feeLine", earnLine: "wizard.earnLine", enterRate: "wizard.enterRate",
   minDuration: "wizard.minDuration", maxDuration: "wizard.maxDuration", maxToggle: "wizard.maxToggle", noMax: "wizard.noMax", less: "wizard.less", more: "wizard.more",
   minutes: "activity.minutes", hours: "activity.hours", cityNote: "wizard.cityNote", meetingNow: "create.meetingNow", meetingLater: "create.meetingLater",
@@ -35,6 +36,10 @@ export function ActivityWizardPage({ view, activity, city, country, maps }: { vi
   const { t } = view;
   const texts: Record<string, string> = Object.fromEntries(Object.entries(wizardKeys).map(([k, key]) => [k, t(key)]));
   texts.locale = view.locale === "fr" ? "fr-FR" : "en-US";
+  // Counters as templates with their limit already written in the language ("{count}/50 characters"):
+  // the island only puts the typed count in.
+  texts.titleCount = t("common.characterCount", { count: "{count}", max: TITLE_MAX });
+  texts.descriptionCount = t("common.characterCount", { count: "{count}", max: DESCRIPTION_MAX });
   const props = {
     mode: activity ? "edit" : "create",
     activity: activity
