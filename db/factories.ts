@@ -2,7 +2,8 @@ import { cityByName } from "../src/lib/places";
 import { priceFor } from "../src/lib/pricing";
 import { localOf } from "../src/lib/time";
 import type { Db } from "./client";
-import { activities, bookings, ledgerEntries, reviews, users, type Activity, type BookingStatus } from "./schema";
+import { bookingCallKeys, ledgerKey, movementKey } from "../src/bookings/keys";
+import { activities, bookings, ledgerEntries, reviews, testPaymentIntents, testPaymentOperations, users, type Activity, type BookingStatus } from "./schema";
 
 /**
  * Rows as the app would have written them, for the demo seed and the tests: a person with or
@@ -104,26 +105,72 @@ export function bookingRow(
 }
 
 /**
- * The ledger of a completed booking whose host has no payout account yet, as the booking rules
- * write it: authorised and captured in full, the platform's fee, the host's share kept pending.
+ * The ledger of a completed booking, as the booking rules write it: authorised and captured in
+ * full (with the booking's payment as the provider's reference), the platform's fee, the host's
+ * share owed (`payout_pending`); with `paidOut`, the share already sent (`transfer`) too.
  */
-export function completedLedgerRows(booking: Pick<NewBooking, "totalCents" | "hostEarningsCents" | "createdAt" | "endsAt"> & { id: string }): NewLedgerEntry[] {
+export function completedLedgerRows(
+  booking: Pick<NewBooking, "totalCents" | "hostEarningsCents" | "createdAt" | "endsAt" | "paymentIntentId" | "paymentProvider"> & { id: string },
+  { paidOut = false } = {},
+): NewLedgerEntry[] {
   const created = booking.createdAt ?? booking.endsAt;
-  const rows: [NewLedgerEntry["kind"], number, number][] = [
-    ["authorize", booking.totalCents, created],
-    ["capture", booking.totalCents, created + HOUR],
-    ["platform_fee", booking.totalCents - booking.hostEarningsCents, booking.endsAt],
-    ["payout_pending", booking.hostEarningsCents, booking.endsAt],
+  const intent = booking.paymentIntentId ?? null;
+  const rows: [NewLedgerEntry["kind"], number, number, string | null][] = [
+    ["authorize", booking.totalCents, created, intent],
+    ["capture", booking.totalCents, created + HOUR, intent],
+    ["platform_fee", booking.totalCents - booking.hostEarningsCents, booking.endsAt, null],
+    ["payout_pending", booking.hostEarningsCents, booking.endsAt, null],
   ];
-  return rows.map(([kind, amountCents, createdAt]) => ({
+  if (paidOut) rows.push(["transfer", booking.hostEarningsCents, booking.endsAt, null]);
+  return rows.map(([kind, amountCents, createdAt, providerRef]) => ({
     id: crypto.randomUUID(),
     bookingId: booking.id,
     kind,
     amountCents,
-    provider: "test",
-    idempotencyKey: `booking:${booking.id}:${kind}`,
+    provider: booking.paymentProvider ?? "test",
+    providerRef,
+    idempotencyKey: ledgerKey(booking.id, kind),
     createdAt,
   }));
+}
+
+/**
+ * A booking's payment at the built-in test provider, captured, as the test provider itself
+ * stores one (src/payments/test-provider.ts): the intent, `succeeded`, and its capture
+ * operation under the key the booking's capture is made with. Only for the test provider: a
+ * Stripe payment cannot be written, it exists at Stripe or not at all.
+ */
+export function capturedTestPayment(booking: Pick<NewBooking, "guestId" | "activityId" | "totalCents" | "currency" | "startsAtLocal" | "durationMinutes"> & { id: string }, at: { createdAt: number; capturedAt: number }) {
+  const intentId = `tpi_${crypto.randomUUID().replace(/-/g, "")}`;
+  const intent: typeof testPaymentIntents.$inferInsert = {
+    id: intentId,
+    clientSecret: `${intentId}_secret_${crypto.randomUUID().replace(/-/g, "")}`,
+    status: "succeeded",
+    amountCents: booking.totalCents,
+    currency: booking.currency ?? "usd",
+    metadata: {
+      bookingId: booking.id,
+      activityId: booking.activityId,
+      guestId: booking.guestId,
+      date: booking.startsAtLocal.slice(0, 10),
+      time: booking.startsAtLocal.slice(11, 16),
+      duration: String(booking.durationMinutes / 60),
+      flow: "checkout",
+    },
+    description: null,
+    idempotencyKey: bookingCallKeys.intent(booking.id),
+    createdAt: at.createdAt,
+    updatedAt: at.capturedAt,
+  };
+  const capture: typeof testPaymentOperations.$inferInsert = {
+    id: `top_${crypto.randomUUID().replace(/-/g, "")}`,
+    kind: "capture",
+    target: intentId,
+    amountCents: booking.totalCents,
+    idempotencyKey: movementKey(booking.id, "capture", 1),
+    createdAt: at.capturedAt,
+  };
+  return { intent, capture };
 }
 
 /** A review of one side of a booking by the other: published when written unless `publishedAt: null` (still hidden). */

@@ -1,7 +1,8 @@
 import { count } from "drizzle-orm";
-import { activities, bookings, ledgerEntries, messages, reviews, users } from "./schema";
+import { activities, bookings, ledgerEntries, messages, reviews, testPaymentIntents, testPaymentOperations, users } from "./schema";
 import { writeTransaction, type Db } from "./client";
-import { activityRow, bookingRow, completedLedgerRows, reviewRow, userRow } from "./factories";
+import { activityRow, bookingRow, capturedTestPayment, completedLedgerRows, reviewRow, userRow } from "./factories";
+import type { PaymentProvider } from "../src/payments/provider";
 import { cityByName } from "../src/lib/places";
 import { instantOf, todayIn } from "../src/lib/time";
 import { demoActivities, demoCities, demoGuest, demoHosts, demoReviewTexts, DEMO_PASSWORD, type DemoPerson } from "./demo-data";
@@ -48,8 +49,16 @@ function personRow(person: DemoPerson, index: number, passwordHash: string) {
  * Loads the demo into an empty database: hosts in five cities, activities in every category,
  * and past completed bookings with reviews so ratings are real. Does nothing when any user
  * exists. Returns what it added.
+ *
+ * The bookings' money is what really happens with `provider`, the one the app runs with
+ * (`paymentProviderName`, src/payments/index.ts):
+ * - the built-in test provider: each booking was paid (a captured payment, stored as the test
+ *   provider stores one) and the host's share is owed, so a demo host who sets up payouts sees
+ *   them sent by the payout job, as any host would;
+ * - Stripe: no payment can be made up at Stripe, so the shares are written as already paid out,
+ *   before the app ran: the earnings show, and nothing is owed that could never be sent.
  */
-export async function seedDemo(db: Db, now = Date.now()) {
+export async function seedDemo(db: Db, now = Date.now(), { provider = "test" }: { provider?: PaymentProvider["name"] } = {}) {
   const existing = await db.select({ n: count() }).from(users).get();
   if ((existing?.n ?? 0) > 0) return null;
 
@@ -86,6 +95,8 @@ export async function seedDemo(db: Db, now = Date.now()) {
   const messageRows: (typeof messages.$inferInsert)[] = [];
   const reviewRows: (typeof reviews.$inferInsert)[] = [];
   const ledgerRows: (typeof ledgerEntries.$inferInsert)[] = [];
+  const intentRows: (typeof testPaymentIntents.$inferInsert)[] = [];
+  const operationRows: (typeof testPaymentOperations.$inferInsert)[] = [];
   activityRows.forEach((activity, i) => {
     const howMany = i % 3 === 2 ? 0 : 1 + Math.floor(random() * 3);
     for (let k = 0; k < howMany; k++) {
@@ -97,13 +108,22 @@ export async function seedDemo(db: Db, now = Date.now()) {
       const startsAt = instantOf(`${day.toString()}T${String(9 + Math.floor(random() * 10)).padStart(2, "0")}:00:00`, timeZone)!;
       const booking = bookingRow(
         { ...activity, minDurationMinutes: activity.minDurationMinutes ?? 60 },
-        { guestId: guest.id, startsAt, status: "completed", respondBy: startsAt - 2 * DAY, respondedAt: startsAt - 3 * DAY },
+        { guestId: guest.id, startsAt, status: "completed", respondBy: startsAt - 2 * DAY, respondedAt: startsAt - 3 * DAY, paymentProvider: provider },
       );
       const bookingId = booking.id;
       const durationMinutes = booking.durationMinutes;
+      // Requested (and the card authorised) 4 days before, accepted (captured) 3 days before.
+      const requestedAt = startsAt - 4 * DAY;
+      if (provider === "test") {
+        const payment = capturedTestPayment(booking, { createdAt: requestedAt, capturedAt: startsAt - 3 * DAY });
+        booking.paymentIntentId = payment.intent.id;
+        intentRows.push(payment.intent);
+        operationRows.push(payment.capture);
+      }
       bookingRows.push(booking);
-      // The money of a completed booking, as the booking rules write it; no payout account yet.
-      ledgerRows.push(...completedLedgerRows({ ...booking, createdAt: startsAt - 4 * DAY }));
+      // The money of a completed booking, as the booking rules write it: the host has no payout
+      // account yet, so the share is owed (test provider), or it was paid out before (Stripe).
+      ledgerRows.push(...completedLedgerRows({ ...booking, createdAt: requestedAt }, { paidOut: provider !== "test" }));
       messageRows.push(
         { id: crypto.randomUUID(), bookingId, senderId: guest.id, content: "booking_request", isSystemMessage: true, systemMessageType: "booking_request", readBy: [guest.id, activity.hostId], createdAt: startsAt - 4 * DAY },
         { id: crypto.randomUUID(), bookingId, senderId: activity.hostId, content: "booking_accepted", isSystemMessage: true, systemMessageType: "booking_accepted", readBy: [guest.id, activity.hostId], createdAt: startsAt - 3 * DAY },
@@ -124,6 +144,8 @@ export async function seedDemo(db: Db, now = Date.now()) {
     for (let i = 0; i < messageRows.length; i += 100) tx.insert(messages).values(messageRows.slice(i, i + 100)).run();
     for (let i = 0; i < reviewRows.length; i += 100) tx.insert(reviews).values(reviewRows.slice(i, i + 100)).run();
     for (let i = 0; i < ledgerRows.length; i += 100) tx.insert(ledgerEntries).values(ledgerRows.slice(i, i + 100)).run();
+    for (let i = 0; i < intentRows.length; i += 100) tx.insert(testPaymentIntents).values(intentRows.slice(i, i + 100)).run();
+    for (let i = 0; i < operationRows.length; i += 100) tx.insert(testPaymentOperations).values(operationRows.slice(i, i + 100)).run();
   });
   const coveredCategories = new Set(activityRows.map((a) => a.category));
   if (coveredCategories.size !== categories.length) throw new Error("Demo data must cover every category");

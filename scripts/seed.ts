@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { migrate, openDb } from "../db/client";
 import { seedDemo, seedGeneratedActivities } from "../db/seed";
 import { loadConfig } from "../src/config";
+import { paymentProviderName } from "../src/payments";
 
 const i = process.argv.indexOf("--activities");
 const count = Number(i >= 0 ? process.argv[i + 1] : 0);
@@ -17,7 +18,7 @@ if (!Number.isInteger(count) || count < 0 || count > 1_000_000) {
 const config = loadConfig();
 const db = openDb(join(config.dataDir, "offline.db"));
 await migrate(db);
-await seedDemo(db);
+await seedDemo(db, Date.now(), { provider: paymentProviderName(config) });
 const started = performance.now();
 await seedGeneratedActivities(db, count);
 console.log(`Added ${count} activities in ${Math.round(performance.now() - started)} ms to ${join(config.dataDir, "offline.db")}.`);

@@ -18,7 +18,7 @@ import { WEBHOOK_BODY_LIMIT } from "./payments/webhooks";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { makeStorage, type ObjectStorage } from "./uploads/storage";
 import type { Config } from "./config";
-import { accessOf, context, cookieNames, makeLimits, pathOf, requestState, type Deps } from "./context";
+import { accessOf, chosenLanguageCookie, context, cookieNames, makeLimits, pathOf, requestState, type Deps } from "./context";
 import { bodyParser, bodyRefusal } from "./lib/body";
 import { compressResponse } from "./lib/compression";
 import { json, redirectTo, serializeCookie, wantsJson } from "./lib/http";
@@ -244,24 +244,26 @@ export function createApp(options: AppOptions) {
     // Every answer leaves compressed when it is worth it (src/lib/compression.ts). What is
     // answered to a signed-in person, and what starts a session, is never stored by the browser
     // (`no-store`): Back after signing out on a shared phone must not show it (decision 0031).
+    // A signed-in person's browser also gets the `lang` cookie of the language they chose, when
+    // it says another (`chosenLanguageCookie`), unless the answer sets it itself (/api/locale).
     .mapResponse({ as: "global" }, async ({ request, responseValue }) => {
       if (!(responseValue instanceof Response)) return;
       let response = responseValue;
-      let personal = startsSession(response, deps.cookies.session);
-      if (!personal) {
+      const state = await requestState(deps, request).catch(() => null);
+      const personal = startsSession(response, deps.cookies.session) || !state || state.user !== null;
+      const setsLanguage = response.headers.getSetCookie().some((c) => c.startsWith(`${deps.cookies.lang}=`));
+      const language = state && !setsLanguage ? chosenLanguageCookie(deps, state) : null;
+      const amend = (headers: Headers) => {
+        if (personal) headers.set("Cache-Control", "no-store");
+        if (language) headers.append("Set-Cookie", language);
+      };
+      if (personal || language) {
         try {
-          personal = (await requestState(deps, request)).user !== null;
-        } catch {
-          personal = true;
-        }
-      }
-      if (personal) {
-        try {
-          response.headers.set("Cache-Control", "no-store");
+          amend(response.headers);
         } catch {
           // Headers of a fetched answer are read-only: copied into a new answer.
           response = new Response(response.body, response);
-          response.headers.set("Cache-Control", "no-store");
+          amend(response.headers);
         }
       }
       return compressResponse(request, response);

@@ -3,9 +3,9 @@ import { seeOtherConnections, type Db } from "../db/client";
 import type { User } from "../db/schema";
 import { loadSession, type SessionInfo } from "./auth/service";
 import type { Config } from "./config";
-import { pickLocale, translator, type Locale, type Translate } from "./lib/i18n";
+import { locales, pickLocale, translator, type Locale, type Translate } from "./lib/i18n";
 import type { AssetManifest } from "./lib/manifest";
-import { parseCookies, redirectTo } from "./lib/http";
+import { parseCookies, redirectTo, serializeCookie } from "./lib/http";
 import type { MessageKey } from "./lib/i18n";
 import { flashCookie, renderPage } from "./shell/render";
 import { encodeFlash, type FlashData, type View } from "./shell/view";
@@ -119,6 +119,24 @@ export interface RequestState {
   locale: Locale;
   t: Translate;
   ip: string;
+}
+
+/** The `lang` cookie: the language chosen in this browser, for a year. */
+export const languageCookie = (deps: Pick<Deps, "cookies" | "config">, locale: Locale) =>
+  serializeCookie(deps.cookies.lang, locale, { maxAge: 365 * 24 * 3600, secure: deps.config.secureCookies });
+
+/**
+ * The `lang` cookie to send a signed-in person whose browser's cookie does not say the language
+ * they chose (users.locale, kept with their account), or null. Most answers read the choice from
+ * the session; some cannot: files and probes are answered without reading the session
+ * (`isFileRequest`), and the last-resort error answer when the session cannot be read
+ * (src/shell/errors.tsx) has only the cookies. With the cookie in step, those speak the person's
+ * language too, rather than their browser's Accept-Language.
+ */
+export function chosenLanguageCookie(deps: Pick<Deps, "cookies" | "config">, state: RequestState): string | null {
+  const chosen = state.user?.locale;
+  if (!chosen || !(locales as string[]).includes(chosen) || state.cookies[deps.cookies.lang] === chosen) return null;
+  return languageCookie(deps, chosen as Locale);
 }
 
 const cache = new WeakMap<Request, Promise<RequestState>>();

@@ -10,6 +10,7 @@ import { loadSecrets } from "./lib/secrets";
 import { shutDown } from "./lib/shutdown";
 import { databaseFile, explainStartupFailure, StartupError } from "./lib/startup";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
+import { paymentProviderName } from "./payments";
 
 /**
  * Entry point: read config, open the database, migrate, seed an empty one, listen. Also the
@@ -38,7 +39,8 @@ async function serve(config: Config) {
   checkDatabase(db, dbFile);
   await migrate(db);
   if (config.demoData) {
-    const seeded = await seedDemo(db);
+    // The demo's bookings are paid the way the app's provider can show (db/seed.ts).
+    const seeded = await seedDemo(db, Date.now(), { provider: paymentProviderName(config) });
     if (seeded) console.log(`Demo data loaded: ${seeded.hosts} hosts, ${seeded.activities} activities.`);
   }
   const secrets = await loadSecrets(config);

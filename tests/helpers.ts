@@ -15,6 +15,7 @@ import { eq } from "drizzle-orm";
 import { simpleParser, type AddressObject } from "mailparser";
 import { users } from "../db/schema";
 import { makeMailer, outboxDir } from "../src/email/mailer";
+import { paymentProviderName } from "../src/payments";
 
 export const ORIGIN = "http://localhost";
 
@@ -41,7 +42,7 @@ export async function makeTestApp(opts: { env?: Record<string, string>; limits?:
   const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: ORIGIN, DEMO_DATA: "false", ...opts.env });
   const db = openDb(join(dataDir, "offline.db"));
   await migrate(db);
-  if (opts.demo) await seedDemo(db, opts.now?.());
+  if (opts.demo) await seedDemo(db, opts.now?.(), { provider: paymentProviderName(config) });
   const secrets = await loadSecrets(config);
   const assets = await loadManifest();
   // Suites sign up many people from one address and create many activities for one host; those

@@ -1,15 +1,27 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
-import { bookings } from "../db/schema";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { and, eq } from "drizzle-orm";
+import { insert, userRow } from "../db/factories";
+import { DEMO_HOST_EMAIL } from "../db/demo-data";
+import { bookings, ledgerEntries, testPaymentIntents, users } from "../db/schema";
+import { translator, type Locale, type MessageKey } from "../src/lib/i18n";
+import { RateLimiter } from "../src/lib/rate-limit";
+import { lastResortAnswer } from "../src/shell/errors";
+import type { Deps } from "../src/context";
 import { select } from "./html";
-import { bookingParties, Client, makeTestApp, requestWithTestCard } from "./helpers";
+import { bookingParties, Client, makeTestApp, ORIGIN, requestWithTestCard } from "./helpers";
+import { moneyViolations } from "./money-invariants";
 
 /**
  * What a screen audit found about content, through app.handle: booking rows say when, the host is
  * shown the same labelled amounts on the dashboard and in the conversation, earnings to the cent,
  * checkouts that ended unpaid leave no row, a conversation that ended says so, form descriptions
  * exist, the browse filters close on a pick and can be submitted, and a refused card's alert is
- * marked to take the focus. (Layout and sight: tests/e2e/screens-audit.e2e.ts.)
+ * marked to take the focus. Then the audit's last findings: onboarding says the age rule under
+ * the birthday (also without script), Settings writes the date of birth as people do and the
+ * username screen words a taken name as the spec does, the location form has a real submit
+ * button, the demo's bookings are paid so their payouts can be sent, and answers follow the
+ * language a signed-in person chose rather than their browser's. (Layout and sight:
+ * tests/e2e/screens-audit.e2e.ts.)
  */
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
@@ -180,4 +192,235 @@ describe("forms", () => {
     expect(checkout.status).toBe(402);
     expect(select(await checkout.text(), "[data-focus-alert][autofocus]")).toHaveLength(1);
   });
+});
+
+describe("onboarding's age rule", () => {
+  /** A person at step 3 of onboarding (name and username given), signed in; `locale` their language. */
+  async function atBirthday(locale: Locale = "en") {
+    const person = insert(t.db).user(userRow({ firstName: "Tia", lastName: "Young", username: `tia${Date.now()}`, locale }, { complete: false }));
+    const c = t.client();
+    await c.signInAs(person.id);
+    return c;
+  }
+  const described = (page: string) => {
+    const input = select(page, "#field-dateOfBirth")[0]!;
+    return { invalid: input.attributes["aria-invalid"], ids: input.attributes["aria-describedby"]!.split(" ") };
+  };
+
+  test("the birthday field is described by the age message's place, empty until a date makes the person under 18", async () => {
+    const c = await atBirthday();
+    const page = await html(c, "/onboarding?step=3");
+    expect(described(page).ids).toContain("field-dateOfBirth-age");
+    expect(select(page, "#field-dateOfBirth-age")).toHaveLength(1);
+    // In place for the page script, hidden: nothing is read out yet.
+    expect(select(page, "#field-dateOfBirth-age p[data-age-message][hidden]")).toHaveLength(1);
+    expect(select(page, "#field-dateOfBirth")[0]!.attributes["data-after-max"]).toBe("field-dateOfBirth-age");
+  });
+
+  test("without script, the server's answer to an under-18 date says the rule under the field, tied to it, in the person's language", async () => {
+    for (const [locale, body] of [["en", "You must be at least 18 years old to use this platform"], ["fr", "Vous devez avoir au moins 18 ans pour utiliser cette plateforme"]] as const) {
+      const c = await atBirthday(locale);
+      const res = await c.postForm("/onboarding", { step: "3", dateOfBirth: "2010-01-01" });
+      expect(res.status).toBe(400);
+      const page = await res.text();
+      expect(described(page)).toMatchObject({ invalid: "true" });
+      expect(described(page).ids).toContain("field-dateOfBirth-age");
+      const message = select(page, "#field-dateOfBirth-age p[data-age-message]");
+      expect(message).toHaveLength(1);
+      expect(message[0]!.attributes.hidden).toBeUndefined();
+      expect(message[0]!.text.replace(/\s+/g, " ")).toContain(body);
+      expect(message[0]!.text).toContain(translator(locale)("profile.ageRequirementTitle"));
+      // Said once: not again in an alert above the form.
+      expect(page.split(body).length - 1).toBe(1);
+    }
+  });
+});
+
+describe("settings: the date of birth, the username check and the location form", () => {
+  test("the date of birth reads as people write it, in the person's language, on /settings and /settings/account", async () => {
+    const person = insert(t.db).user(userRow({ dateOfBirth: "2008-11-23" }));
+    const c = t.client();
+    await c.signInAs(person.id);
+    const row = (page: string) => text(select(page, 'a[href="/settings/birthday"] span.truncate'));
+    expect(row(await html(c, "/settings"))).toEqual(["November 23, 2008"]);
+    const account = await html(c, "/settings/account");
+    expect(account).not.toContain("2008-11-23");
+    expect(account).toContain("November 23, 2008");
+    await c.postJson("/api/locale", { locale: "fr" });
+    expect(row(await html(c, "/settings"))).toEqual(["23 novembre 2008"]);
+    expect(await html(c, "/settings/account")).toContain("23 novembre 2008");
+  });
+
+  test("the username screen says a taken name as the spec does, 'This username is already taken', in its check and its Save; onboarding keeps its own words", async () => {
+    const person = insert(t.db).user(userRow({ username: "first.owner" }));
+    const other = insert(t.db).user(userRow());
+    const c = t.client();
+    await c.signInAs(other.id);
+    const screen = await html(c, "/settings/username");
+    const input = select(screen, "#field-username")[0]!;
+    expect(input.attributes["hx-get"]).toBe("/fragments/username-status?screen=settings");
+    const check = await html(c, `/fragments/username-status?screen=settings&username=${person.username}`);
+    expect(text(select(check, "#username-status"))).toEqual(["✗ This username is already taken"]);
+    const saved = await c.postForm("/settings/username", { username: person.username! });
+    expect(saved.status).toBe(409);
+    expect(text(select(await saved.text(), "#username-error"))).toEqual(["This username is already taken"]);
+    const api = await c.putJson("/api/user/username", { username: person.username });
+    expect(((await api.json()) as { message: string }).message).toBe("This username is already taken");
+    // Onboarding's step 2 (spec §5): 'Username not available' / 'Please choose a different username'.
+    const onboarding = await html(c, `/fragments/username-status?screen=onboarding&username=${person.username}`);
+    expect(text(select(onboarding, "#username-status"))).toEqual(["✗ Username not available: Please choose a different username"]);
+    const french = await (await c.get(`/fragments/username-status?screen=settings&username=${person.username}`, { "accept-language": "fr" })).text();
+    expect(text(select(french, "#username-status"))).toEqual(["✗ Ce nom d'utilisateur est déjà pris"]);
+  });
+
+  test("the location form has a visible submit button, outside <noscript>, that saves through htmx with script and by a plain post without", async () => {
+    const person = insert(t.db).user(userRow({ country: "United States", city: "New York" }));
+    const c = t.client();
+    await c.signInAs(person.id);
+    const page = await html(c, "/settings");
+    const start = page.indexOf('<form method="post" action="/settings/location"');
+    const form = page.slice(start, page.indexOf("</form>", start));
+    expect(form).not.toContain("<noscript>");
+    expect(text(select(form, 'button[type="submit"]'))).toEqual(["Save"]);
+    expect(select(page, 'form[action="/settings/location"]')[0]!.attributes).toMatchObject({ "hx-post": "/settings/location", "hx-target": "#location-fields" });
+    const plain = await c.postForm("/settings/location", { country: "France", city: "Lyon" });
+    expect(plain.status).toBe(303);
+    expect(t.db.select().from(users).where(eq(users.id, person.id)).get()).toMatchObject({ country: "France", city: "Lyon" });
+  });
+});
+
+describe("the demo's money", () => {
+  test("each completed demo booking was paid with the test provider; once the demo host sets up payouts, the due jobs send the pending payouts", async () => {
+    const d = await makeTestApp({ demo: true });
+    try {
+      const host = d.db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL)).get()!;
+      const completed = d.db.select().from(bookings).where(and(eq(bookings.hostId, host.id), eq(bookings.status, "completed"))).all();
+      expect(completed.length).toBeGreaterThan(0);
+      // A real payment behind each: captured at the test provider, the ledger as a real completion writes it.
+      for (const b of completed) {
+        expect(b.paymentIntentId).toBeTruthy();
+        expect(d.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, b.paymentIntentId!)).get()).toMatchObject({ status: "succeeded", amountCents: b.totalCents });
+      }
+      expect(await moneyViolations(d.deps)).toEqual([]);
+
+      const c = d.client();
+      await c.signInAs(host.id);
+      const before = (await (await c.get("/api/host/earnings")).json()) as { totalEarnings: string; pendingPayouts: string };
+      expect(before.pendingPayouts).toBe(before.totalEarnings);
+      expect(Number(before.pendingPayouts)).toBeGreaterThan(0);
+
+      // Payout setup with the test provider: the screen's button, then its onboarding page.
+      const setup = await c.postForm("/stripe-connect-setup", {});
+      expect(setup.status).toBe(303);
+      const onboarding = new URL(setup.headers.get("location")!, ORIGIN);
+      expect(onboarding.pathname).toStartWith("/payments/test/onboarding/");
+      expect((await c.postForm(onboarding.pathname, { return: "/host" })).status).toBe(303);
+      await d.deps.jobs.runDue();
+
+      for (const b of completed) {
+        const transfer = d.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.bookingId, b.id), eq(ledgerEntries.kind, "transfer"))).all();
+        expect(transfer.map((r) => r.amountCents)).toEqual([b.hostEarningsCents]);
+      }
+      const after = (await (await c.get("/api/host/earnings")).json()) as { totalEarnings: string; pendingPayouts: string };
+      expect(after).toMatchObject({ totalEarnings: before.totalEarnings, pendingPayouts: "0.00" });
+      const dashboard = await html(c, "/host");
+      const rows = text(select(dashboard, "dl.card dt")).map((l, i) => [l, text(select(dashboard, "dl.card dd"))[i]]);
+      expect(rows).toContainEqual(["Pending payouts", "$0.00"]);
+      expect(await moneyViolations(d.deps)).toEqual([]);
+    } finally {
+      d.cleanup();
+    }
+  }, 60_000);
+
+  test("with Stripe, the seed makes up no payment: the demo shares are already paid out, nothing is owed", async () => {
+    const d = await makeTestApp({ demo: true, env: { STRIPE_SECRET_KEY: "sk_test_demo", STRIPE_PUBLISHABLE_KEY: "pk_test_demo" } });
+    try {
+      expect(d.deps.payments.name).toBe("stripe");
+      const all = d.db.select().from(bookings).all();
+      expect(all.length).toBeGreaterThan(0);
+      expect(all.every((b) => b.paymentIntentId === null)).toBe(true);
+      expect(d.db.select().from(testPaymentIntents).all()).toEqual([]);
+      for (const b of all) {
+        const kinds = d.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, b.id)).all().map((r) => r.kind);
+        expect(kinds).toContain("payout_pending");
+        expect(kinds).toContain("transfer");
+      }
+      const host = d.db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL)).get()!;
+      const c = d.client();
+      await c.signInAs(host.id);
+      const earnings = (await (await c.get("/api/host/earnings")).json()) as { totalEarnings: string; pendingPayouts: string };
+      expect(Number(earnings.totalEarnings)).toBeGreaterThan(0);
+      expect(earnings.pendingPayouts).toBe("0.00");
+    } finally {
+      d.cleanup();
+    }
+  }, 60_000);
+});
+
+describe("answers in the language a signed-in person chose, whatever their browser says", () => {
+  let lt: Awaited<ReturnType<typeof makeTestApp>>;
+  beforeAll(async () => {
+    lt = await makeTestApp({ limits: { uploadsByUser: new RateLimiter(1, 60 * 60 * 1000) } });
+  });
+  afterAll(() => lt.cleanup());
+
+  /** A person who chose `locale` (on another device: this browser has no `lang` cookie), signed in. */
+  async function chooser(locale: Locale) {
+    const person = insert(lt.db).user(userRow({ locale }));
+    const c = lt.client();
+    await c.signInAs(person.id);
+    return c;
+  }
+
+  const message = async (res: Response) => ((await res.json()) as { message: string }).message;
+
+  for (const [chosen, browser] of [["en", "fr"], ["fr", "en"]] as const) {
+    test(`chose ${chosen}, browser says ${browser}: API errors (400, 404, 413, 429, 403) in ${chosen}`, async () => {
+      const c = await chooser(chosen);
+      const t = translator(chosen);
+      const headers = { "accept-language": browser };
+      const json = { ...headers, "content-type": "application/json" };
+      const said = async (res: Response, status: number, key: MessageKey, params?: Record<string, string | number>) => {
+        expect(res.status).toBe(status);
+        expect(await message(res)).toBe(t(key, params));
+      };
+      await said(await c.request("/api/activities", { method: "POST", body: "{not json", headers: json }), 400, "error.badRequest");
+      const invalid = await c.request("/api/activities", { method: "POST", json: { title: "" }, headers });
+      expect(invalid.status).toBe(400);
+      expect(await message(invalid)).toBe(t("activity.titleRequired"));
+      await said(await c.request(`/api/activities/${crypto.randomUUID()}`, { headers }), 404, "activity.notFound");
+      await said(await c.request("/api/no-such-call", { headers }), 404, "error.notFound");
+      await said(await c.request("/api/activities", { method: "POST", body: JSON.stringify({ title: "x".repeat(70_000) }), headers: json }), 413, "error.bodyTooLarge");
+      expect((await c.request("/api/objects/upload", { method: "POST", json: {}, headers })).status).toBe(200);
+      const limited = await c.request("/api/objects/upload", { method: "POST", json: {}, headers });
+      expect(limited.status).toBe(429);
+      expect(await message(limited)).toBe(t("upload.tooMany", { minutes: 60 }));
+      await said(await c.request("/api/activities", { method: "POST", json: {}, headers: { ...headers, "x-csrf-token": "not-the-token" } }), 403, "error.csrf");
+    });
+
+    test(`chose ${chosen}, browser says ${browser}: answers made without the session (a missing file, the last-resort error) in ${chosen} too`, async () => {
+      const c = await chooser(chosen);
+      const t = translator(chosen);
+      const headers = { "accept-language": browser };
+      // Any answer puts the chosen language in this browser's cookie...
+      expect((await c.get("/api/user", headers)).status).toBe(200);
+      expect(c.cookies.get(lt.deps.cookies.lang)).toBe(chosen);
+      // ...which files and probes read, as they are answered without the session.
+      const missing = await c.get("/static/no-such-file.png", headers);
+      expect(missing.status).toBe(404);
+      expect(await message(missing)).toBe(t("error.notFound"));
+      // The error answer when the session cannot be read at all (the database is down).
+      const down = { ...lt.deps, db: new Proxy({}, { get: () => { throw new Error("database is down"); } }) } as unknown as Deps;
+      const cookie = [...c.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+      const quiet = spyOn(console, "error").mockImplementation(() => {});
+      const failed = await lastResortAnswer(down, new Request(`${ORIGIN}/api/user`, { headers: { ...headers, cookie } }), new Error("boom"), {}).finally(() => quiet.mockRestore());
+      expect(failed.status).toBe(500);
+      expect(await message(failed)).toBe(t("error.title"));
+      // Choosing again here wins over the old choice, in the cookie as in the account.
+      const other = chosen === "en" ? "fr" : "en";
+      await c.postJson("/api/locale", { locale: other });
+      expect(c.cookies.get(lt.deps.cookies.lang)).toBe(other);
+      expect(await message(await c.get("/static/no-such-file.png", headers))).toBe(translator(other)("error.notFound"));
+    });
+  }
 });

@@ -21,6 +21,20 @@ function formReady(form: HTMLFormElement): boolean {
   return true;
 }
 
+/**
+ * An input with data-after-max="{id}" says why it is refused while its value is after its `max`
+ * (onboarding's birthday: under 18), instead of only leaving Next disabled: the message inside
+ * the element #id is shown and the input marked invalid; both go again once the value is fine.
+ */
+function sayIfAfterMax(input: HTMLInputElement) {
+  const message = document.getElementById(input.dataset.afterMax ?? "")?.firstElementChild;
+  if (!(message instanceof HTMLElement)) return;
+  const after = input.validity.rangeOverflow;
+  message.hidden = !after;
+  if (after) input.setAttribute("aria-invalid", "true");
+  else input.removeAttribute("aria-invalid");
+}
+
 function refreshForm(form: HTMLFormElement) {
   const ready = formReady(form);
   for (const button of form.querySelectorAll<HTMLButtonElement>("button[type=submit][data-needs-valid]")) button.disabled = !ready;
@@ -40,6 +54,7 @@ export function watchForms() {
         target.setSelectionRange(selectionStart, selectionEnd);
       }
     }
+    if (target instanceof HTMLInputElement && target.dataset.afterMax) sayIfAfterMax(target);
     // Live character counters ("n/500 characters").
     const counterId = target?.dataset?.counter;
     const counter = counterId ? document.getElementById(counterId) : null;

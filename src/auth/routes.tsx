@@ -3,9 +3,9 @@ import { Elysia } from "elysia";
 import { users } from "../../db/schema";
 import { LinkAccount, type LinkState } from "../../views/auth/LinkAccount";
 import { Login, type LoginForm } from "../../views/auth/Login";
-import { context, type Deps, type RequestState } from "../context";
+import { context, languageCookie, type Deps, type RequestState } from "../context";
 import { asRecord, json, redirectTo, safeNext, serializeCookie, wantsJson } from "../lib/http";
-import { locales, translateErrors, type MessageKey } from "../lib/i18n";
+import { locales, translateErrors, type Locale, type MessageKey } from "../lib/i18n";
 import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
 import { selfUser } from "../profiles/serialize";
@@ -176,7 +176,7 @@ export function authRoutes(deps: Deps) {
       if (typeof locale !== "string" || !(locales as string[]).includes(locale)) {
         return json({ message: state.t("error.badRequest") }, 400);
       }
-      const headers = new Headers({ "Set-Cookie": serializeCookie(deps.cookies.lang, locale, { maxAge: 365 * 24 * 3600, secure }) });
+      const headers = new Headers({ "Set-Cookie": languageCookie(deps, locale as Locale) });
       const answer = wantsJson(request) ? json({ locale }, 200, headers) : redirectTo(request, safeNext(input.next), headers);
       if (state.user) await deps.db.update(users).set({ locale, updatedAt: deps.now() }).where(eq(users.id, state.user.id));
       return answer;

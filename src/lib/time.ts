@@ -53,6 +53,7 @@ const styles = {
   longDate: cachedFormatter((l) => new Intl.DateTimeFormat(l, { weekday: "long", year: "numeric", month: "long", day: "numeric", timeZone: "UTC" })),
   time: cachedFormatter((l) => new Intl.DateTimeFormat(l, { hour: "numeric", minute: "2-digit", timeZone: "UTC" })),
   monthYear: cachedFormatter((l) => new Intl.DateTimeFormat(l, { month: "long", year: "numeric", timeZone: "UTC" })),
+  date: cachedFormatter((l) => new Intl.DateTimeFormat(l, { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" })),
 };
 
 /**
@@ -67,3 +68,16 @@ export function formatLocal(local: string, locale: Locale, style: "dateTime" | "
 
 /** "December 2026" of an instant (member since, review dates). */
 export const formatMonthYear = (epochMs: number, locale: Locale) => styles.monthYear(locale).format(epochMs);
+
+/**
+ * A calendar date stored as YYYY-MM-DD (a date of birth) as people write it in their language:
+ * "November 23, 2008", "23 novembre 2008". Anything else is given back as it is.
+ */
+export function formatDate(date: string, locale: Locale): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return date;
+  try {
+    return styles.date(locale).format(Temporal.PlainDate.from(date).toZonedDateTime("UTC").epochMilliseconds);
+  } catch {
+    return date;
+  }
+}

@@ -6,11 +6,14 @@ import { StripeProvider } from "./stripe";
 import { TestProvider } from "./test-provider";
 
 /**
- * The app's payment provider: Stripe when its keys are configured, otherwise the built-in test
- * provider (ARCHITECTURE decision 6).
+ * Which provider the app runs with: Stripe when its keys are configured, otherwise the built-in
+ * test provider (ARCHITECTURE decision 6). The demo seed reads it too (db/seed.ts).
  */
+export const paymentProviderName = (config: Pick<Config, "stripe">): PaymentProvider["name"] => (config.stripe ? "stripe" : "test");
+
+/** The app's payment provider (see `paymentProviderName`). */
 export function makePaymentProvider(opts: { config: Config; db: Db; events: PaymentEvents; now: () => number }): PaymentProvider {
-  if (opts.config.stripe) return new StripeProvider(opts.config.stripe);
+  if (paymentProviderName(opts.config) === "stripe") return new StripeProvider(opts.config.stripe!);
   return new TestProvider(opts.db, opts.events, opts.now);
 }
 

@@ -23,11 +23,9 @@ export const onboardingSteps: OnboardingStep[] = [
     done: (u) => Boolean(u.username),
     alert: (e) => (e.username === "profile.usernameTaken" ? { title: "profile.usernameNotAvailable", body: "profile.usernameChooseAnother" } : undefined),
   },
-  {
-    fields: ["dateOfBirth"],
-    done: (u) => Boolean(u.dateOfBirth),
-    alert: (e) => (e.dateOfBirth === "profile.ageRequirement" ? { title: "profile.ageRequirementTitle", body: "profile.ageRequirement" } : undefined),
-  },
+  // The age rule's two lines are said under the birthday field (views/profiles/Onboarding.tsx),
+  // where the page script says them too, as soon as the date is picked.
+  { fields: ["dateOfBirth"], done: (u) => Boolean(u.dateOfBirth) },
   { fields: ["photos"], done: (u) => Boolean(u.photo) },
   { fields: ["country", "city"], done: (u) => Boolean(u.country && u.city) },
 ];

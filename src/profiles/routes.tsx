@@ -45,7 +45,13 @@ export function profileRoutes(deps: Deps) {
         const typed = Object.fromEntries(spec.fields.map((f) => [f, typeof input[f] === "string" ? input[f] : values[f as keyof typeof values]]));
         return onboardingPage(
           render,
-          { step, values: { ...values, ...typed, photos: values.photos }, errors, alert: alert && { title: state.t(alert.title), body: state.t(alert.body) } },
+          {
+            step,
+            values: { ...values, ...typed, photos: values.photos },
+            errors,
+            alert: alert && { title: state.t(alert.title), body: state.t(alert.body) },
+            underage: result.errors.dateOfBirth === "profile.ageRequirement",
+          },
           result.status,
         );
       }
@@ -56,7 +62,8 @@ export function profileRoutes(deps: Deps) {
     .get("/fragments/username-status", async ({ request, query, state, user, render }) => {
       const check = await checkUsername(deps, user, query.username);
       const message = check.state === "tooShort" || check.state === "invalid" ? state.t(check.message) : undefined;
-      return htmlResponse(String(<UsernameStatus view={viewOf(deps, state, request)} state={check.state} message={message} />));
+      const screen = query.screen === "settings" ? "settings" : "onboarding";
+      return htmlResponse(String(<UsernameStatus view={viewOf(deps, state, request)} state={check.state} message={message} screen={screen} />));
     }, { signedIn: true })
     .get("/fragments/location", ({ request, query, state, user, render }) => {
       const view = viewOf(deps, state, request);

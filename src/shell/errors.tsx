@@ -40,7 +40,11 @@ export async function serverError(deps: Deps, state: RequestState, request: Requ
   });
 }
 
-/** The request's state, or a visitor's in its language when reading it failed (the database is down). */
+/**
+ * The request's state, or a visitor's in its language when reading it failed (the database is
+ * down): the `lang` cookie, which a signed-in person's answers keep at the language they chose
+ * (`chosenLanguageCookie`), then Accept-Language.
+ */
 async function stateOrVisitor(deps: Deps, request: Request): Promise<RequestState> {
   try {
     return await requestState(deps, request);

@@ -63,7 +63,7 @@ test("a person edits their profile, reorders photos, changes username and passwo
   expect(await save.isDisabled()).toBe(true);
   await page.getByLabel("Username").fill("");
   await page.getByLabel("Username").pressSequentially("alex.guest", { delay: 10 });
-  await page.getByText("Username not available").waitFor();
+  await page.getByText("This username is already taken").waitFor();
   expect(await save.isDisabled()).toBe(true);
   await page.getByLabel("Username").fill("");
   await page.getByLabel("Username").pressSequentially("editor.two", { delay: 10 });

@@ -1,15 +1,21 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../../db/demo-data";
+import { insert, userRow } from "../../db/factories";
+import { users } from "../../db/schema";
+import { createSession } from "../../src/auth/service";
 import { makeTestApp } from "../helpers";
-import { launchBrowser } from "./harness";
+import { expectAccessible, launchBrowser } from "./harness";
 
 /**
  * What a screen audit at 360×740 found about layout and sight, each checked in Chromium: a
  * refused card's message is on screen and focused, the newest chat message is not under the
  * composer, images that failed before the page script ran still say so, picking a category
  * leaves the results on screen, targets are 44 px, stars are legible, the photo grid does not
- * move when its script arrives, and dark mode's selected and disabled states read as such.
+ * move when its script arrives, dark mode's selected and disabled states read as such,
+ * onboarding says the age rule as soon as a date makes the person under 18, and the settings
+ * location form can be sent by keyboard.
  * The app runs in this process on demo data (the content checks are in tests/screens-audit.test.ts).
  */
 let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -287,3 +293,114 @@ test("dark mode: the wizard's chosen category is dark, and a closed chat's messa
   expect(errors).toEqual([]);
   await Promise.all([host.context.close(), guest.context.close()]);
 }, 60_000);
+
+/**
+ * A person made with the factories, signed in, in a phone-sized context of their own (the demo
+ * accounts are left as they are for the tests above): `dark` sets the theme, `script: false`
+ * turns JavaScript off.
+ */
+async function newPerson(overrides: Parameters<typeof userRow>[0], opts: { complete?: boolean; dark?: boolean; script?: boolean } = {}) {
+  const row = insert(t.db).user(userRow(overrides, { complete: opts.complete ?? true }));
+  const context = await browser.newContext({ viewport: { width: 360, height: 740 }, javaScriptEnabled: opts.script ?? true });
+  const session = await createSession(t.db, row.id, Date.now());
+  await context.addCookies([{ name: t.deps.cookies.session, value: session.token, url }]);
+  if (opts.dark) await context.addInitScript(() => localStorage.setItem("theme", "dark"));
+  return { context, row };
+}
+
+/** A date that makes someone 17 today, and one that makes them 30. */
+const yearsAgo = (years: number) => {
+  const d = new Date();
+  d.setUTCFullYear(d.getUTCFullYear() - years);
+  return d.toISOString().slice(0, 10);
+};
+
+/** The text of what the input's aria-describedby names, as read out (hidden parts left out). */
+const descriptionOf = (page: Page, selector: string) =>
+  page.locator(selector).evaluate((el) =>
+    (el.getAttribute("aria-describedby") ?? "")
+      .split(/\s+/)
+      .map((id) => (document.getElementById(id) as HTMLElement | null)?.innerText ?? "")
+      .join(" ")
+      .replace(/\s+/g, " ")
+      .trim(),
+  );
+
+describe("onboarding's age rule, said as soon as the date makes the person under 18", () => {
+  for (const [locale, dark, rule] of [
+    ["en", false, "You must be at least 18 years old to use this platform"],
+    ["fr", true, "Vous devez avoir au moins 18 ans pour utiliser cette plateforme"],
+  ] as const) {
+    test(`with script, ${locale}, ${dark ? "dark" : "light"}: on screen, legible, tied to the field; gone once the date is fine`, async () => {
+      const { context } = await newPerson({ firstName: "Tia", lastName: "Young", username: `tia${Date.now()}`, locale }, { complete: false, dark });
+      const { page, errors } = await open(context, "/onboarding?step=3");
+      await page.waitForFunction(() => "offline" in window);
+      const next = page.locator("button[type=submit][data-needs-valid]");
+      const message = page.locator("[data-age-message]");
+      expect(await message.isVisible()).toBe(false);
+      expect(await descriptionOf(page, "#field-dateOfBirth")).not.toContain(rule);
+
+      await page.locator("#field-dateOfBirth").fill(yearsAgo(17));
+      await message.waitFor();
+      expect(await next.isDisabled()).toBe(true);
+      expect(await page.locator("#field-dateOfBirth").getAttribute("aria-invalid")).toBe("true");
+      expect(await descriptionOf(page, "#field-dateOfBirth")).toContain(rule);
+      const box = (await message.boundingBox())!;
+      expect(box.y + box.height).toBeLessThanOrEqual(740);
+      expect(await contrastOf(page, "[data-age-message]")).toBeGreaterThanOrEqual(4.5);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      await expectAccessible(page, `onboarding step 3, under 18 (${locale})`);
+
+      await page.locator("#field-dateOfBirth").fill(yearsAgo(30));
+      await message.waitFor({ state: "hidden" });
+      expect(await next.isDisabled()).toBe(false);
+      expect(await page.locator("#field-dateOfBirth").getAttribute("aria-invalid")).toBeNull();
+      expect(await descriptionOf(page, "#field-dateOfBirth")).not.toContain(rule);
+      expect(errors).toEqual([]);
+      await context.close();
+    }, 60_000);
+  }
+
+  test("without script, the server's answer says the same under the field", async () => {
+    const { context } = await newPerson({ firstName: "Tia", lastName: "Young", username: `tia${Date.now()}` }, { complete: false, script: false });
+    const page = await context.newPage();
+    await page.goto(`${url}/onboarding?step=3`);
+    await page.locator("#field-dateOfBirth").fill(yearsAgo(17));
+    await page.locator("button[type=submit]").click();
+    await page.waitForLoadState();
+    const message = page.locator("[data-age-message]");
+    expect(await message.isVisible()).toBe(true);
+    expect(await message.innerText()).toContain("You must be at least 18 years old to use this platform");
+    expect(await page.locator("#field-dateOfBirth").getAttribute("aria-invalid")).toBe("true");
+    expect((await page.locator("#field-dateOfBirth").getAttribute("aria-describedby"))!.split(" ")).toContain("field-dateOfBirth-age");
+    await context.close();
+  }, 60_000);
+});
+
+describe("settings on a phone", () => {
+  test("the location form's Save button is visible and sends by keyboard with script on; the date of birth reads in full, in French and dark mode", async () => {
+    const { context, row } = await newPerson({ dateOfBirth: "2008-11-23", locale: "fr", country: "United States", city: "New York" }, { dark: true });
+    const { page, errors } = await open(context, "/settings");
+    await page.waitForFunction(() => "offline" in window);
+    // The date of birth as people write it, not cut short.
+    const birthday = page.locator('a[href="/settings/birthday"] span.truncate');
+    expect(await birthday.innerText()).toBe("23 novembre 2008");
+    expect(await birthday.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+
+    const save = page.locator('form[action="/settings/location"] button[type=submit]');
+    expect(await save.isVisible()).toBe(true);
+    expect((await save.boundingBox())!.height).toBeGreaterThanOrEqual(44);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    // A city chosen the way assistive technology can (no change event), then Save by keyboard.
+    await page.locator("#field-city").evaluate((el: HTMLSelectElement) => (el.value = "Chicago"));
+    await save.focus();
+    await page.keyboard.press("Enter");
+    await page.getByText("Profil mis à jour").first().waitFor();
+    expect(t.db.select().from(users).where(eq(users.id, row.id)).get()!.city).toBe("Chicago");
+    // Still there after the swap, for the next change.
+    expect(await save.isVisible()).toBe(true);
+    await expectAccessible(page, "settings, location saved (fr, dark)");
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+});

@@ -54,9 +54,15 @@ export function TextField(props: {
   minlength?: number;
   hint?: string;
   attrs?: Record<string, string>;
+  /** Marks the input invalid though the error is said elsewhere (in `children`). */
+  invalid?: boolean;
+  /** More ids describing the input (an element among `children`). */
+  describedBy?: string;
+  /** Shown after the field's hint and error, inside the field. */
+  children?: JSX.Element;
 }) {
   const id = `field-${props.name}`;
-  const describedBy = props.error ? `${id}-error` : props.hint ? `${id}-hint` : undefined;
+  const describedBy = [props.error ? `${id}-error` : props.hint ? `${id}-hint` : "", props.describedBy ?? ""].filter(Boolean).join(" ") || undefined;
   return (
     <div class="field">
       <label class="field-label" for={id} safe>
@@ -72,7 +78,7 @@ export function TextField(props: {
         autocomplete={props.autocomplete}
         maxlength={props.maxlength?.toString()}
         minlength={props.minlength?.toString()}
-        aria-invalid={props.error ? "true" : undefined}
+        aria-invalid={props.error || props.invalid ? "true" : undefined}
         aria-describedby={describedBy}
         {...(props.attrs ?? {})}
       />
@@ -84,6 +90,7 @@ export function TextField(props: {
         ""
       )}
       <FieldError id={`${id}-error`} message={props.error} />
+      {(props.children ?? "") as "safe"}
     </div>
   );
 }

@@ -14,6 +14,8 @@ export interface OnboardingState {
   values: { firstName?: string | null; lastName?: string | null; username?: string | null; dateOfBirth?: string | null; photos: string[]; country?: string | null; city?: string | null };
   errors?: Record<string, string>;
   alert?: { title?: string; body?: string };
+  /** Step 3: the date sent makes the person under 18 (the age rule is said under the field). */
+  underage?: boolean;
 }
 
 export function onboardingValues(user: User): OnboardingState["values"] {
@@ -81,17 +83,7 @@ export function Onboarding({ view, state, today }: { view: View; state: Onboardi
           ) : step === 2 ? (
             <UsernameField view={view} value={values.username} error={errors.username} />
           ) : step === 3 ? (
-            <TextField
-              name="dateOfBirth"
-              type="date"
-              label={t("profile.birthday")}
-              value={values.dateOfBirth}
-              error={errors.dateOfBirth}
-              required
-              autocomplete="bday"
-              hint={t("onboarding.step3.hint")}
-              attrs={{ max: latestAdultBirthday(today), min: "1900-01-01" }}
-            />
+            <BirthdayField view={view} value={values.dateOfBirth} error={errors.dateOfBirth} underage={state.underage ?? false} max={latestAdultBirthday(today)} />
           ) : step === 4 ? (
             <div>
               <Island name="PhotoGrid" props={{ name: "photos", photos: values.photos, max: MAX_PHOTOS, endpoint: "/api/profile-images", texts: photoGridTexts(view) }}>
@@ -119,9 +111,51 @@ export function Onboarding({ view, state, today }: { view: View; state: Onboardi
   );
 }
 
-/** Username with its availability check, 500 ms after typing (spec §4). */
+/**
+ * The birthday, with the age rule (spec §5: 'Age requirement' / 'You must be at least 18 years old
+ * to use this platform') said under the field rather than only by a Next button that stays
+ * disabled: the page script shows it as soon as the date picked is after `max`
+ * (`data-after-max`, islands/shell/forms.ts), and the server's answer to such a date shows it the
+ * same way, for a browser without script. The input is described by the message's container,
+ * which stays in place (a live region) while the message in it is hidden: an empty description
+ * until the rule is broken, then read out.
+ */
+function BirthdayField({ view, value, error, underage, max }: { view: View; value?: string | null; error?: string; underage: boolean; max: string }) {
+  const { t } = view;
+  const messageId = "field-dateOfBirth-age";
+  return (
+    <TextField
+      name="dateOfBirth"
+      type="date"
+      label={t("profile.birthday")}
+      value={value}
+      error={underage ? undefined : error}
+      invalid={underage}
+      required
+      autocomplete="bday"
+      hint={t("onboarding.step3.hint")}
+      describedBy={messageId}
+      attrs={{ max, min: "1900-01-01", "data-after-max": messageId }}
+    >
+      <div id={messageId} aria-live="polite">
+        <p class="field-error" hidden={!underage} data-age-message>
+          <strong class="block" safe>
+            {t("profile.ageRequirementTitle")}
+          </strong>
+          <span safe>{t("profile.ageRequirement")}</span>
+        </p>
+      </div>
+    </TextField>
+  );
+}
+
+/**
+ * Username with its availability check, 500 ms after typing (spec §4). With `current` it is the
+ * settings screen's field, whose check says a taken name as that screen does (spec §5).
+ */
 export function UsernameField({ view, value, error, current }: { view: View; value?: string | null; error?: string; current?: string | null }) {
   const { t } = view;
+  const screen: UsernameScreen = current === undefined ? "onboarding" : "settings";
   return (
     <div class="field">
       <label class="field-label" for="field-username" safe>
@@ -144,7 +178,7 @@ export function UsernameField({ view, value, error, current }: { view: View; val
           data-lowercase
           aria-invalid={error ? "true" : undefined}
           aria-describedby="username-status username-error"
-          hx-get="/fragments/username-status"
+          hx-get={`/fragments/username-status?screen=${screen}`}
           hx-trigger="input changed delay:500ms"
           hx-target="#username-status"
           hx-swap="outerHTML"
@@ -153,7 +187,7 @@ export function UsernameField({ view, value, error, current }: { view: View; val
           data-initial={current ?? undefined}
         />
       </div>
-      <UsernameStatus view={view} state={value && value === current ? "unchanged" : "unknown"} />
+      <UsernameStatus view={view} state={value && value === current ? "unchanged" : "unknown"} screen={screen} />
       <FieldError id="username-error" message={error} />
     </div>
   );
@@ -161,14 +195,20 @@ export function UsernameField({ view, value, error, current }: { view: View; val
 
 export type UsernameCheck = "unknown" | "checking" | "available" | "taken" | "tooShort" | "invalid" | "unchanged";
 
-export function UsernameStatus({ view, state, message }: { view: View; state: UsernameCheck; message?: string }) {
+/** Which screen the check is on: the spec words a taken name differently on each (§5). */
+export type UsernameScreen = "onboarding" | "settings";
+
+export function UsernameStatus({ view, state, message, screen = "onboarding" }: { view: View; state: UsernameCheck; message?: string; screen?: UsernameScreen }) {
   const { t } = view;
   const blocking = state === "taken" || state === "tooShort" || state === "invalid" || state === "checking";
+  // Onboarding: 'Username not available' / 'Please choose a different username'; the username
+  // screen: 'This username is already taken', as its Save answers too.
+  const taken = screen === "settings" ? t("profile.usernameTaken") : `${t("profile.usernameNotAvailable")}: ${t("profile.usernameChooseAnother")}`;
   const text =
     state === "available"
       ? `✓ ${t("profile.usernameAvailable")}`
       : state === "taken"
-        ? `✗ ${t("profile.usernameNotAvailable")}: ${t("profile.usernameChooseAnother")}`
+        ? `✗ ${taken}`
         : state === "tooShort" || state === "invalid"
           ? `✗ ${message ?? ""}`
           : "";

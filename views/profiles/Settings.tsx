@@ -1,5 +1,6 @@
 import type { User } from "../../db/schema";
 import type { MessageKey } from "../../src/lib/i18n";
+import { formatDate } from "../../src/lib/time";
 import type { View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, TextField } from "../components/Fields";
 import { Icon, type IconName } from "../components/icons";
@@ -87,14 +88,15 @@ export function SettingsHub({ view, user, pushCard }: { view: View; user: User; 
       <>
         <ScreenHeader view={view} title={t("settings.title")} back="/profile" />
         <Card title={t("settings.location")}>
-          <form method="post" action="/settings/location" class="p-4">
+          {/* A country or city picked with the mouse or a phone's picker is saved at once (the
+              selects' change); the visible Save button is there for everyone else: a keyboard, a
+              screen reader, a browser without script. With script it saves through htmx too. */}
+          <form method="post" action="/settings/location" class="p-4" hx-post="/settings/location" hx-target="#location-fields" hx-swap="outerHTML">
             <input type="hidden" name="_csrf" value={view.csrf} />
             <LocationFields view={view} country={user.country} city={user.city} autosave />
-            <noscript>
-              <button type="submit" class="btn btn-primary mt-3" safe>
-                {t("common.save")}
-              </button>
-            </noscript>
+            <button type="submit" class="btn btn-secondary mt-3" safe>
+              {t("common.save")}
+            </button>
           </form>
         </Card>
         {pushCard as "safe"}
@@ -114,7 +116,7 @@ export function SettingsHub({ view, user, pushCard }: { view: View; user: User; 
           <ul class="divide-y divide-line">
             <Row href="/settings/account" label={t("settings.accountOverview")} />
             <Row href="/settings/name" label={t("settings.name")} value={user.name} />
-            <Row href="/settings/birthday" label={t("settings.birthday")} value={user.dateOfBirth} />
+            <Row href="/settings/birthday" label={t("settings.birthday")} value={user.dateOfBirth && formatDate(user.dateOfBirth, view.locale)} />
             <Row href="/settings/username" label={t("settings.username")} value={user.username ? `@${user.username}` : ""} />
             <Row href="/settings/email" label={t("settings.email")} value={user.email && !user.emailVerified ? `${user.email} · ${t("settings.emailUnverified")}` : user.email} />
             <Row href="/settings/password" label={t("settings.password")} value={user.passwordHash ? "••••••••" : t("settings.passwordNotSet")} />
@@ -152,7 +154,7 @@ export function AccountOverview({ view, user, pendingEmail = null }: { view: Vie
   const { t } = view;
   const rows: { label: MessageKey; value: string; href?: string; badge?: boolean }[] = [
     { label: "profile.firstName", value: user.firstName ?? "", href: "/settings/first-name" },
-    { label: "profile.birthday", value: user.dateOfBirth ?? "", href: "/settings/birthday" },
+    { label: "profile.birthday", value: user.dateOfBirth ? formatDate(user.dateOfBirth, view.locale) : "", href: "/settings/birthday" },
     { label: "profile.username", value: user.username ? `@${user.username}` : "" },
     { label: "login.email", value: user.email ?? "", href: "/settings/email", badge: Boolean(user.email) },
     { label: "login.password", value: user.passwordHash ? "••••••••" : t("settings.passwordNotSet"), href: "/settings/password" },
