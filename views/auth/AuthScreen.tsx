@@ -71,6 +71,36 @@ export function FormError({ message }: { message?: string }) {
 }
 
 /** A labelled password field with its hint or error, tied to it for screen readers. */
+/** An email field with its error (`${id}-error`) tied to it, as every sign-in form asks for one. */
+export function EmailField({ id, label, value, error }: { id: string; label: string; value: string; error?: string }) {
+  return (
+    <div class="field">
+      <label class="field-label" for={id} safe>
+        {label}
+      </label>
+      <input
+        id={id}
+        class="input"
+        type="email"
+        name="email"
+        autocomplete="email"
+        inputmode="email"
+        required
+        value={value}
+        aria-invalid={error ? "true" : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+      />
+      {error ? (
+        <span id={`${id}-error`} class="field-error" safe>
+          {error}
+        </span>
+      ) : (
+        ""
+      )}
+    </div>
+  );
+}
+
 export function PasswordField({
   id,
   label,

@@ -1,5 +1,5 @@
 import type { View } from "../../src/shell/view";
-import { AuthScreen, FormError, Notice } from "./AuthScreen";
+import { AuthScreen, EmailField, FormError, Notice } from "./AuthScreen";
 
 export interface ForgotForm {
   email: string;
@@ -37,30 +37,7 @@ export function ForgotPassword({ view, form }: { view: View; form: ForgotForm })
         <form method="post" action="/forgot-password" class="flex flex-col gap-4" novalidate>
           <input type="hidden" name="_csrf" value={view.csrf} />
           <FormError message={errors.form} />
-          <div class="field">
-            <label class="field-label" for="forgot-email" safe>
-              {t("login.email")}
-            </label>
-            <input
-              id="forgot-email"
-              class="input"
-              type="email"
-              name="email"
-              autocomplete="email"
-              inputmode="email"
-              required
-              value={form.email}
-              aria-invalid={errors.email ? "true" : undefined}
-              aria-describedby={errors.email ? "forgot-email-error" : undefined}
-            />
-            {errors.email ? (
-              <span id="forgot-email-error" class="field-error" safe>
-                {errors.email}
-              </span>
-            ) : (
-              ""
-            )}
-          </div>
+          <EmailField id="forgot-email" label={t("login.email")} value={form.email} error={errors.email} />
           <button type="submit" class="btn btn-primary btn-lg" safe>
             {t("forgot.submit")}
           </button>

@@ -3,6 +3,7 @@ import type { View } from "../../src/shell/view";
 import { Icon } from "../components/icons";
 import { LanguageSwitch } from "../components/LanguageSwitch";
 import { Document } from "../layouts/Document";
+import { EmailField } from "./AuthScreen";
 
 export interface LoginForm {
   mode: "signin" | "signup";
@@ -51,30 +52,7 @@ export function Login({ view, form, providers }: { view: View; form: LoginForm; 
           ) : (
             ""
           )}
-          <div class="field">
-            <label class="field-label" for="login-email">
-              {t("login.email") as "safe"}
-            </label>
-            <input
-              id="login-email"
-              class="input"
-              type="email"
-              name="email"
-              autocomplete="email"
-              inputmode="email"
-              required
-              value={form.email ?? ""}
-              aria-invalid={errors.email ? "true" : undefined}
-              aria-describedby={errors.email ? "email-error" : undefined}
-            />
-            {errors.email ? (
-              <span id="email-error" class="field-error" safe>
-                {errors.email}
-              </span>
-            ) : (
-              ""
-            )}
-          </div>
+          <EmailField id="login-email" label={t("login.email")} value={form.email ?? ""} error={errors.email} />
           <div class="field">
             <label class="field-label" for="login-password">
               {t("login.password") as "safe"}

@@ -41,42 +41,31 @@ export function UnsubscribeConfirm({ view, kind, action }: { view: View; kind: s
   );
 }
 
-/** After the one-click post: done, and where to turn it back on. */
-export function Unsubscribed({ view, kind }: { view: View; kind: string }) {
-  const { t } = view;
+/** A title, a sentence and the way to Settings: the answer after unsubscribing, or to a bad link. */
+function Outcome({ view, title, body }: { view: View; title: string; body: string }) {
   return (
-    <Page view={view} title={t("notifications.unsubscribe.done")}>
+    <Page view={view} title={title}>
       <>
         <h1 class="text-2xl font-bold" safe>
-          {t("notifications.unsubscribe.done")}
+          {title}
         </h1>
         <p class="mt-2 text-muted" safe>
-          {t("notifications.unsubscribe.doneBody", { kind })}
+          {body}
         </p>
         <a href="/settings" class="btn btn-primary mt-6" safe>
-          {t("notifications.unsubscribe.settings")}
+          {view.t("notifications.unsubscribe.settings")}
         </a>
       </>
     </Page>
   );
 }
 
+/** After the one-click post: done, and where to turn it back on. */
+export function Unsubscribed({ view, kind }: { view: View; kind: string }) {
+  return <Outcome view={view} title={view.t("notifications.unsubscribe.done")} body={view.t("notifications.unsubscribe.doneBody", { kind })} />;
+}
+
 /** A token that is malformed or not ours: said plainly (400), with the way to Settings. */
 export function UnsubscribeInvalid({ view }: { view: View }) {
-  const { t } = view;
-  return (
-    <Page view={view} title={t("notifications.unsubscribe.invalid")}>
-      <>
-        <h1 class="text-2xl font-bold" safe>
-          {t("notifications.unsubscribe.invalid")}
-        </h1>
-        <p class="mt-2 text-muted" safe>
-          {t("notifications.unsubscribe.invalidBody")}
-        </p>
-        <a href="/settings" class="btn btn-primary mt-6" safe>
-          {t("notifications.unsubscribe.settings")}
-        </a>
-      </>
-    </Page>
-  );
+  return <Outcome view={view} title={view.t("notifications.unsubscribe.invalid")} body={view.t("notifications.unsubscribe.invalidBody")} />;
 }
