@@ -442,7 +442,14 @@ describe("rights that wait for a verified address", () => {
     await stranger.signUpComplete({}, { verified: false });
     expect((await stranger.get("/admin/reports")).status).toBe(404);
 
-    await c.get(linkTo(await mail(OPERATOR, VERIFY), "/verify-email"));
+    // An operator's link only shows a page (a mail scanner opening it verifies nothing); its button verifies.
+    const link = linkTo(await mail(OPERATOR, VERIFY), "/verify-email");
+    const confirmPage = await t.client().get(link);
+    expect(confirmPage.status).toBe(200);
+    expect(await confirmPage.text()).toContain("Confirm my email");
+    expect((await c.get("/admin/reports")).status).toBe(403);
+    const token = new URL(link, "http://x").searchParams.get("token")!;
+    expect((await c.postForm("/verify-email", { token })).status).toBe(200);
     expect((await c.get("/admin/reports")).status).toBe(200);
   });
 
@@ -605,5 +612,50 @@ describe("a provider's sign-in with the email of an existing account", () => {
     const c = t.client();
     expect((await providerSignIn(c)).status).toBe(303);
     expect(await body(await c.get("/api/auth/user"))).toMatchObject({ email, emailVerified: true });
+  });
+});
+
+describe("whoever held an account before its owner took it back keeps nothing", () => {
+  const CHANGE = /^Confirm your new email address$/;
+  const RESET = /^Reset your Offline password$/;
+
+  test("a pending email change dies with a password reset", async () => {
+    // Someone signs up with the owner's address and asks to move the account to their own.
+    const squatter = t.client();
+    const { email, password } = await squatter.signUp(fresh("owner"));
+    const theirs = fresh("squatter");
+    expect((await squatter.putJson("/api/user/email", { email: theirs, currentPassword: password })).status).toBe(202);
+    const change = linkTo(await mail(theirs, CHANGE), "/verify-email");
+    // The address's owner recovers the account.
+    expect((await t.client().postJson("/forgot-password", { email }, ip())).status).toBe(200);
+    const reset = linkTo(await mail(email, RESET), "/reset-password");
+    const token = new URL(reset, "http://x").searchParams.get("token")!;
+    const owner = t.client();
+    expect((await owner.postForm("/reset-password", { token, password: "owner-secret" })).status).toBe(303);
+    // The squatter's saved link no longer moves the account.
+    expect((await t.client().get(change)).status).toBe(400);
+    expect(userRow(email)?.emailVerified).toBe(true);
+    expect(userRow(theirs)).toBeUndefined();
+  });
+
+  test("a provider's unverified address is not put on a new account", async () => {
+    const address = fresh("unvouched");
+    oidc.setUser({ sub: `unvouched-${n}`, email: address, email_verified: false });
+    const c = t.client();
+    expect((await providerSignIn(c)).status).toBe(303);
+    const me = await body(await c.get("/api/auth/user"));
+    expect(me.email).toBeNull();
+    expect(userRow(address)).toBeUndefined();
+  });
+
+  test("email changes are limited like 'Resend link', so no inbox can be flooded from here", async () => {
+    const c = t.client();
+    const { password } = await c.signUp(fresh("flooder"));
+    const target = fresh("target");
+    for (let i = 0; i < 3; i++) expect((await c.putJson("/api/user/email", { email: target, currentPassword: password })).status).toBe(202);
+    const refused = await c.putJson("/api/user/email", { email: target, currentPassword: password });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await body(refused)).message).toContain("We already sent you several links");
   });
 });

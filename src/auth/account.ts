@@ -172,7 +172,13 @@ export async function resetPassword(deps: Deps, token: string | null, password: 
     if (!user || user.email !== row.email) return { ok: false, reason: "invalid" };
     if (user.suspendedAt !== null) return { ok: false, reason: "suspended" };
     const updated = tx.update(users).set({ passwordHash, emailVerified: true, updatedAt: now }).where(eq(users.id, user.id)).returning().get()!;
+    // Whoever held the account before the mailbox's owner took it back keeps nothing: no reset,
+    // email-change or joining link of theirs works any more, and when the address was not
+    // verified until now, no provider sign-in they joined to it either.
     voidTokens(tx, user.id, "reset", now);
+    voidTokens(tx, user.id, "verify", now);
+    voidTokens(tx, user.id, "link", now);
+    if (!user.emailVerified) tx.delete(oauthAccounts).where(eq(oauthAccounts.userId, user.id)).run();
     tx.delete(sessions).where(eq(sessions.userId, user.id)).run();
     return { ok: true, user: updated };
   });

@@ -203,7 +203,9 @@ export async function findOrCreateOAuthUser(db: Db, profile: OAuthProfile): Prom
       .insert(users)
       .values({
         id: crypto.randomUUID(),
-        email: emailFree ? email : null,
+        // Only an address the provider verified: an unverified one on the new account would let
+        // whoever chose it keep the account once the address's owner recovered it.
+        email: emailFree && profile.emailVerified ? email : null,
         emailVerified: emailFree && profile.emailVerified,
         firstName,
         lastName,

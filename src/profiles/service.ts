@@ -6,6 +6,7 @@ import { listFrom } from "../lib/http";
 import { firstIssue } from "../lib/validation";
 import type { Locale, MessageKey } from "../lib/i18n";
 import { cancelEmailChange, requestEmailChange } from "../auth/account";
+import { voidTokens } from "../auth/tokens";
 import { cleanText } from "../lib/text";
 import { ownedObjects } from "../uploads/service";
 import {
@@ -192,6 +193,12 @@ export async function changeEmail(deps: Deps, user: User, input: Record<string, 
   if (deps.config.adminEmails.includes(r.data.email.toLowerCase())) return { ok: false, status: 409, errors: { email: "account.emailReserved" } };
   const taken = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, r.data.email)).get();
   if (taken) return { ok: false, status: 409, errors: { email: "account.emailTaken" } };
+  // Each change emails its new address: as many an hour as "Resend link" allows, so nobody can
+  // send a stranger's inbox a flood of links from here.
+  const now = deps.now();
+  const wait = deps.limits.verifyResend.retryAfter(user.id, now);
+  if (wait > 0) return { ok: false, status: 429, errors: { email: "verify.tooMany" }, retryAfterMs: wait };
+  deps.limits.verifyResend.hit(user.id, now);
   requestEmailChange(deps, user, r.data.email, keepSid, locale);
   return { ok: true, user, pendingEmail: r.data.email };
 }
@@ -211,6 +218,11 @@ export async function changePassword(deps: Deps, user: User, input: Record<strin
   const passwordHash = await Bun.password.hash(r.data.newPassword);
   const { row, ended } = writeTransaction(deps.db, (tx) => {
     const row = tx.update(users).set({ passwordHash, updatedAt: deps.now() }).where(eq(users.id, user.id)).returning().get();
+    // A new password shuts out whoever knew the old one: their pending email change or
+    // provider joining goes with their sessions.
+    voidTokens(tx, user.id, "verify", deps.now(), "changes");
+    voidTokens(tx, user.id, "link", deps.now());
+    voidTokens(tx, user.id, "reset", deps.now());
     return { row: row!, ended: endOtherSessions(tx, user.id, keepSid) };
   });
   announceEnded(deps, user.id, ended);

@@ -21,7 +21,9 @@ export type VerifyOutcome =
   | { kind: "verified"; email: string }
   | { kind: "changed"; email: string }
   | { kind: "taken"; email: string }
-  | { kind: "invalid" };
+  | { kind: "invalid" }
+  /** An operator's address: the link shows this page, and only its button verifies. */
+  | { kind: "confirm"; token: string; email: string };
 
 /** /verify-email: what following a verification link did. */
 export function VerifyEmailResult({ view, outcome }: { view: View; outcome: VerifyOutcome }) {
@@ -29,6 +31,22 @@ export function VerifyEmailResult({ view, outcome }: { view: View; outcome: Veri
   const signedIn = view.user !== null;
   const onward = signedIn ? "/settings/account" : "/api/login";
   const onwardLabel = signedIn ? t("verify.continue") : t("verify.signIn");
+  if (outcome.kind === "confirm") {
+    return (
+      <AuthScreen view={view} title={t("verify.confirmTitle")} back={onward} langPath={onward}>
+        <>
+          <Notice tone="info" body={t("verify.confirmBody", { email: outcome.email })} />
+          <form method="post" action="/verify-email" class="flex flex-col gap-3">
+            <input type="hidden" name="_csrf" value={view.csrf} />
+            <input type="hidden" name="token" value={outcome.token} />
+            <button type="submit" class="btn btn-primary btn-lg" safe>
+              {t("verify.confirmButton")}
+            </button>
+          </form>
+        </>
+      </AuthScreen>
+    );
+  }
   if (outcome.kind === "verified" || outcome.kind === "changed") {
     const title = outcome.kind === "verified" ? t("verify.doneTitle") : t("verify.changedTitle");
     const body = outcome.kind === "verified" ? t("verify.done", { email: outcome.email }) : t("verify.changed", { email: outcome.email });
