@@ -70,29 +70,25 @@ export function FormError({ message }: { message?: string }) {
   );
 }
 
-/** A labelled password field with its hint or error, tied to it for screen readers. */
-/** An email field with its error (`${id}-error`) tied to it, as every sign-in form asks for one. */
-export function EmailField({ id, label, value, error }: { id: string; label: string; value: string; error?: string }) {
+/**
+ * A labelled input with its error, or else its hint, tied to it for screen readers
+ * (`${id}-error`, `${id}-hint`): the sign-in forms' fields.
+ */
+function LabelledInput({ id, label, error, hint, input }: { id: string; label: string; error?: string; hint?: string; input: Record<string, string | undefined> }) {
+  const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;
   return (
     <div class="field">
       <label class="field-label" for={id} safe>
         {label}
       </label>
-      <input
-        id={id}
-        class="input"
-        type="email"
-        name="email"
-        autocomplete="email"
-        inputmode="email"
-        required
-        value={value}
-        aria-invalid={error ? "true" : undefined}
-        aria-describedby={error ? `${id}-error` : undefined}
-      />
+      <input id={id} class="input" required {...input} aria-invalid={error ? "true" : undefined} aria-describedby={describedBy} />
       {error ? (
         <span id={`${id}-error`} class="field-error" safe>
           {error}
+        </span>
+      ) : hint ? (
+        <span id={`${id}-hint`} class="text-xs text-muted" safe>
+          {hint}
         </span>
       ) : (
         ""
@@ -101,6 +97,12 @@ export function EmailField({ id, label, value, error }: { id: string; label: str
   );
 }
 
+/** The email field every sign-in form asks for. */
+export function EmailField({ id, label, value, error }: { id: string; label: string; value: string; error?: string }) {
+  return <LabelledInput id={id} label={label} error={error} input={{ type: "email", name: "email", autocomplete: "email", inputmode: "email", value }} />;
+}
+
+/** A password field with its hint or error. */
 export function PasswordField({
   id,
   label,
@@ -116,34 +118,5 @@ export function PasswordField({
   autocomplete: "new-password" | "current-password";
   minlength?: number;
 }) {
-  const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;
-  return (
-    <div class="field">
-      <label class="field-label" for={id} safe>
-        {label}
-      </label>
-      <input
-        id={id}
-        class="input"
-        type="password"
-        name="password"
-        autocomplete={autocomplete}
-        required
-        minlength={minlength?.toString()}
-        aria-invalid={error ? "true" : undefined}
-        aria-describedby={describedBy}
-      />
-      {error ? (
-        <span id={`${id}-error`} class="field-error" safe>
-          {error}
-        </span>
-      ) : hint ? (
-        <span id={`${id}-hint`} class="text-xs text-muted" safe>
-          {hint}
-        </span>
-      ) : (
-        ""
-      )}
-    </div>
-  );
+  return <LabelledInput id={id} label={label} error={error} hint={hint} input={{ type: "password", name: "password", autocomplete, minlength: minlength?.toString() }} />;
 }
