@@ -1,5 +1,5 @@
 import { cityByName } from "../src/lib/places";
-import { priceFor } from "../src/lib/pricing";
+import { priceFor } from "../shared/pricing";
 import { localOf } from "../src/lib/time";
 import type { Db } from "./client";
 import { bookingCallKeys, ledgerKey, movementKey } from "../src/bookings/keys";

@@ -431,7 +431,7 @@ export const uploads = sqliteTable(
 
 /**
  * Timed work that must survive restarts (answer windows, payouts, reminders, cleanup): one row
- * per job, run at least once when due by the app's job runner (src/lib/jobs.ts). A row is
+ * per job, run at least once when due by the app's job runner (src/jobs.ts). A row is
  * deleted once its job has run; `key` makes scheduling the same job twice a no-op.
  */
 export const jobs = sqliteTable(

@@ -1,8 +1,8 @@
 /** @jsxImportSource react */
 import { useCallback, useEffect, useReducer, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { errorMessage } from "./api";
-import type { ChatBookingStatus, ChatProps, MessageJSON, SentMessageJSON } from "./chat-props";
-import { chatReducer, lastMessageId, mayStillOpen, messageStamp, reconnectDelay, seenMessageId, systemWording, unreadByViewer, type ChatState, type Outgoing } from "./chat-state";
+import type { ChatBookingStatus, ChatProps, MessageJSON, SentMessageJSON } from "../shared/chat";
+import { chatReducer, lastMessageId, mayStillOpen, messageStamp, reconnectDelay, seenMessageId, systemWording, unreadByViewer, type ChatState, type Outgoing } from "../shared/chat-state";
 import { mountWith } from "./mount";
 
 /** Frames the server sends on `/ws` (src/live/frames.ts). */

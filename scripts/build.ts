@@ -16,7 +16,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { PRECOMPRESSED_EXTENSIONS, precompressedPath } from "../src/lib/assets";
 import { compressBytes, type Encoding } from "../src/lib/compression";
-import { locales } from "../src/lib/i18n";
+import { locales } from "../src/texts";
 import unoConfig from "../uno.config";
 
 const root = join(import.meta.dir, "..");

@@ -18,35 +18,38 @@ import { WEBHOOK_BODY_LIMIT } from "./payments/webhooks";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { makeStorage, type ObjectStorage } from "./uploads/storage";
 import type { Config } from "./config";
-import { accessOf, chosenLanguageCookie, context, cookieNames, makeLimits, pathOf, requestState, type Deps } from "./context";
+import { accessOf, chosenLanguageCookie, context, pathOf, requestState } from "./context";
+import { cookieNames, makeLimits, type Deps } from "./deps";
 import { bodyParser, bodyRefusal } from "./lib/body";
 import { compressResponse } from "./lib/compression";
 import { json, redirectTo, serializeCookie, wantsJson } from "./lib/http";
 import { SESSION_TTL_MS } from "./auth/service";
-import { JobRunner } from "./lib/jobs";
+import { JobRunner } from "./jobs";
 import type { AssetManifest } from "./lib/manifest";
 import type { Secrets } from "./lib/secrets";
 import { renderPage } from "./shell/render";
 import { notFoundRoute, shellRoutes } from "./shell/routes";
 import { accessDenied } from "./shell/access";
-import { bareServerError, lastResortAnswer, serverError } from "./shell/errors";
+import { bareServerError, domainErrorAnswer, lastResortAnswer, serverError } from "./shell/errors";
+import { isDomainError } from "./lib/errors";
 import { adminPaymentRoutes } from "./bookings/admin";
 import { bookingRoutes } from "./bookings/routes";
-import { conversationPages, messageApi } from "./messages/routes";
+import { conversationPages, messageApi } from "./conversations/routes";
 import { reviewRoutes } from "./reviews/routes";
 import { reportRoutes } from "./reports/routes";
 import { notificationRoutes } from "./notifications/routes";
 import { makePaymentProvider } from "./payments";
 import { testPaymentRoutes } from "./payments/test-routes";
-import { DomainEvents } from "./lib/events";
+import { DomainEvents } from "./events";
 import { makeLive } from "./live/hub";
 import { LIVE_SOCKET_OPTIONS, liveRoutes } from "./live/routes";
 import { makeMailer } from "./email/mailer";
+import { argon2Passwords } from "./auth/passwords";
 import { emailRoutes } from "./email/routes";
 
 /** What createApp is given: the parts of `Deps` made outside it, plus overrides for tests. */
 export type AppOptions = Pick<Deps, "config" | "db" | "secrets" | "assets"> &
-  Partial<Pick<Deps, "now" | "storage" | "payments" | "paymentEvents" | "events" | "mailer">> & {
+  Partial<Pick<Deps, "now" | "storage" | "payments" | "paymentEvents" | "events" | "mailer" | "passwords">> & {
     limits?: Partial<Deps["limits"]>;
   };
 
@@ -149,6 +152,7 @@ export function createApp(options: AppOptions) {
     paymentEvents: options.paymentEvents ?? new PaymentEvents(),
     events: options.events ?? new DomainEvents(),
     mailer: options.mailer ?? makeMailer(options.config),
+    passwords: options.passwords ?? argon2Passwords,
     ...makeLive(options.config),
   } satisfies Omit<Deps, "jobs" | "payments"> as Deps;
   deps.payments = options.payments ?? makePaymentProvider({ config: options.config, db: options.db, events: deps.paymentEvents, now: deps.now });
@@ -277,6 +281,7 @@ export function createApp(options: AppOptions) {
         return json({ message: state.t("error.badRequest") }, 400);
       }
       if (code === "NOT_FOUND") return json({ message: state.t("error.notFound") }, 404);
+      if (isDomainError(error)) return domainErrorAnswer(deps, state, request, error);
       return serverError(deps, state, request, error);
     })
     .use(shellRoutes(deps))

@@ -7,7 +7,7 @@ import { loadConfig, type Config } from "./config";
 import { backupCommand } from "./lib/backup";
 import { loadManifest } from "./lib/manifest";
 import { loadSecrets } from "./lib/secrets";
-import { shutDown } from "./lib/shutdown";
+import { shutDown } from "./shutdown";
 import { databaseFile, explainStartupFailure, StartupError } from "./lib/startup";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { paymentProviderName } from "./payments";
@@ -65,7 +65,7 @@ async function serve(config: Config) {
   console.log(`Offline is running at ${config.publicUrl} (listening on ${config.host}:${app.server?.port}, process ${process.pid})`);
 
   // Elysia's own `app.stop()` forgets the server before it has stopped, so the bounded wait
-  // could not cut what is left; the server is stopped directly (src/lib/shutdown.ts).
+  // could not cut what is left; the server is stopped directly (src/shutdown.ts).
   const server = app.server;
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

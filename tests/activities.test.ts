@@ -4,10 +4,10 @@ import { activities, bookings } from "../db/schema";
 import { seedDemo } from "../db/seed";
 import { activityRow, bookingRow, completedLedgerRows, insert, userRow } from "../db/factories";
 import { categories, categoryLabelKey } from "../src/activities/categories";
-import { translator } from "../src/lib/i18n";
-import { readBrowseQuery } from "../src/activities/schema";
-import { makeLimits } from "../src/context";
-import { priceFor } from "../src/lib/pricing";
+import { translator } from "../src/texts";
+import { readBrowseQuery } from "../src/activities/input";
+import { makeLimits } from "../src/deps";
+import { priceFor } from "../shared/pricing";
 import { makeTestApp, type Client } from "./helpers";
 import { islandProps } from "./html";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { MessageJSON } from "../islands/chat-props";
-import { chatReducer, messageStamp, reconnectDelay, seenMessageId, unreadByViewer, type ChatState, type Outgoing } from "../islands/chat-state";
+import type { MessageJSON } from "../shared/chat";
+import { chatReducer, messageStamp, reconnectDelay, seenMessageId, unreadByViewer, type ChatState, type Outgoing } from "../shared/chat-state";
 
 /**
  * The chat island's rules, apart from React and the network: each message shown once however it

@@ -5,7 +5,7 @@ import { migrate, openDb } from "../db/client";
 import { seedDemo } from "../db/seed";
 import { createApp, type AppOptions } from "../src/app";
 import { createSession } from "../src/auth/service";
-import type { Deps } from "../src/context";
+import type { Deps } from "../src/deps";
 import { loadConfig } from "../src/config";
 import { loadManifest } from "../src/lib/manifest";
 import { RateLimiter } from "../src/lib/rate-limit";

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { jobs, sessions } from "../db/schema";
 import { createSession } from "../src/auth/service";
-import { defineJob, JOB_LEASE_MS, retryDelay, RUNNER_LEASE_MS, scheduleJob } from "../src/lib/jobs";
+import { defineJob, JOB_LEASE_MS, retryDelay, RUNNER_LEASE_MS, scheduleJob } from "../src/jobs";
 import { makeTestApp } from "./helpers";
 
 const HOUR = 60 * 60 * 1000;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings, messages, users } from "../db/schema";
-import type { DomainEvent } from "../src/lib/events";
-import { translator } from "../src/lib/i18n";
-import { LAST_MESSAGE_KEYS, MESSAGE_VIEW_KEYS } from "../src/messages/serialize";
-import { unreadCountQuery } from "../src/messages/unread";
-import { systemTexts } from "../src/messages/wording";
-import { messageStamp } from "../islands/chat-state";
+import type { DomainEvent } from "../src/events";
+import { translator } from "../src/texts";
+import { LAST_MESSAGE_KEYS, MESSAGE_VIEW_KEYS } from "../src/conversations/serialize";
+import { unreadCountQuery } from "../src/conversations/unread";
+import { systemTexts } from "../src/conversations/wording";
+import { messageStamp } from "../shared/chat-state";
 import { select } from "./html";
 import { bookingParties, Client, makeTestApp, TEST_CARD, requestWithTestCard } from "./helpers";
 

@@ -7,7 +7,7 @@ import { openDb } from "../db/client";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
 import { bookingRow, insert } from "../db/factories";
 import { activities, bookings, jobs, leases, ledgerEntries, users } from "../db/schema";
-import type { Deps } from "../src/context";
+import type { Deps } from "../src/deps";
 import { StripeProvider } from "../src/payments/stripe";
 import { CARDS, startFakeStripe } from "./fakes/stripe";
 import { until } from "./helpers";

@@ -10,7 +10,7 @@
  */
 import { eq } from "drizzle-orm";
 import { bookings, ledgerEntries, type Booking } from "../db/schema";
-import type { Deps } from "../src/context";
+import type { Deps } from "../src/deps";
 
 const sum = (xs: { amountCents: number }[]) => xs.reduce((s, x) => s + x.amountCents, 0);
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { priceFor } from "../src/lib/pricing";
+import { priceFor } from "../shared/pricing";
 
 describe("prices", () => {
   test.each([

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { users } from "../db/schema";
-import { ageOn } from "../src/lib/dates";
+import { ageOn } from "../shared/dates";
 import { countries, HIGHLIGHTED } from "../src/lib/places";
 import { makeTestApp, pathOfLink, waitForOutboxEmail, type Client } from "./helpers";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { activityRow, insert, userRow } from "../db/factories";
 import { activities, bookings, jobs, ledgerEntries, messages, reports, sessions, users, type Activity, type User } from "../db/schema";
-import type { DomainEvent } from "../src/lib/events";
+import type { DomainEvent } from "../src/events";
 import { RateLimiter } from "../src/lib/rate-limit";
 import { Client, makeTestApp } from "./helpers";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { activityRow, bookingRow, insert, userRow } from "../db/factories";
 import { jobs, reviews, type Activity, type BookingStatus, type User } from "../db/schema";
-import type { DomainEvent } from "../src/lib/events";
+import type { DomainEvent } from "../src/events";
 import { publishDueReviews, REVIEW_WINDOW_MS } from "../src/reviews/service";
 import { makeTestApp, type Client } from "./helpers";
 

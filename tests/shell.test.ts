@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import sharp from "sharp";
-import { catalogues, COUNTED, messagesByFeature, translator, type MessageKey } from "../src/lib/i18n";
+import { catalogues, COUNTED, messagesByFeature, translator, type MessageKey } from "../src/texts";
 import { makeTestApp, type Client } from "./helpers";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;

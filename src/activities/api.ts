@@ -1,10 +1,11 @@
 import { Elysia } from "elysia";
 import { decimalFromCents } from "../lib/money";
 import { madeOnce } from "../lib/memo";
-import { context, type Deps, type RequestState } from "../context";
+import { context } from "../context";
+import { type Deps, type RequestState } from "../deps";
 import { asRecord, json, jsonBytes, waitHeaders, waitParams } from "../lib/http";
-import { translateErrors } from "../lib/i18n";
-import { readBrowseQuery } from "./schema";
+import { translateErrors } from "../texts";
+import { readBrowseQuery } from "./input";
 import {
   createActivity,
   creationWait,

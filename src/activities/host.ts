@@ -1,6 +1,6 @@
 import { and, count, eq, isNull } from "drizzle-orm";
 import { activities } from "../../db/schema";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 
 export async function countOwnActivities(deps: Deps, hostId: string) {
   const row = await deps.db

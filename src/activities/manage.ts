@@ -1,10 +1,10 @@
 import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { perDb, writeTransaction } from "../../db/client";
 import { activities, bookings, users, type Activity, type User } from "../../db/schema";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { listFrom } from "../lib/http";
 import { firstIssue, uuidLike } from "../lib/validation";
-import type { MessageKey } from "../lib/i18n";
+import type { MessageKey } from "../texts";
 import { cleanText } from "../lib/text";
 import { findCity } from "../lib/places";
 import { publicUserColumns } from "../profiles/serialize";
@@ -21,7 +21,7 @@ import {
   onDurationGrid,
   photosListSchema,
   titleSchema,
-} from "./schema";
+} from "./input";
 
 export type ActivityErrors = Record<string, MessageKey>;
 export type ActivityChanges = Partial<typeof activities.$inferInsert>;

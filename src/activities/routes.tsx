@@ -8,11 +8,12 @@ import { CreateActivityForm, emptyCreateForm, type CreateFormState } from "../..
 import { ActivityDetail, ActivityNotFound } from "../../views/activities/Detail";
 import { HostActivities, HostDashboard, type DashboardData } from "../../views/activities/HostDashboard";
 import { ActivityWizardPage } from "../../views/activities/Wizard";
-import { context, type Deps, type Render, type RequestState } from "../context";
+import { context, type Render } from "../context";
+import { type Deps, type RequestState } from "../deps";
 import { asRecord, stringsFrom, waitHeaders, waitParams } from "../lib/http";
-import { translateErrors } from "../lib/i18n";
+import { translateErrors } from "../texts";
 import { DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../lib/places";
-import { readBrowseQuery } from "./schema";
+import { readBrowseQuery } from "./input";
 import { todayIn } from "../lib/time";
 import { activityZone } from "../bookings/times";
 import { publicUser } from "../profiles/serialize";
@@ -20,7 +21,7 @@ import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
 import { createActivity, creationWait, findListedActivity, findOwnActivity, hostOf, ownActivities, readActivityInput } from "./manage";
 import { countOwnActivities } from "./host";
-import { hostEarnings, hostRequests } from "../bookings/reads";
+import { hostEarnings, hostRequests } from "../bookings/queries";
 import { activityRatingAndReviews, browseActivities } from "./service";
 
 /**

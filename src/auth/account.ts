@@ -1,9 +1,9 @@
 import { and, eq, gt, isNull, ne, notInArray } from "drizzle-orm";
 import { writeTransaction, type WriteTx } from "../../db/client";
 import { emailTokens, oauthAccounts, sessions, users, type EmailToken, type User } from "../../db/schema";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { queueEmail, sendQueuedEmails } from "../email/outbox";
-import type { Locale } from "../lib/i18n";
+import type { Locale } from "../texts";
 import { emailChangedEmail, emailChangeEmail, linkAccountEmail, recipientLocale, resetEmail, verifyEmail } from "./emails";
 import { consumeToken, findToken, hashToken, isChange, issueToken, voidTokens } from "./tokens";
 
@@ -163,7 +163,7 @@ export type ResetResult = { ok: true; user: User } | { ok: false; reason: "inval
  */
 export async function resetPassword(deps: Deps, token: string | null, password: string): Promise<ResetResult> {
   if (!findToken(deps.db, token, "reset", deps.now())) return { ok: false, reason: "invalid" };
-  const passwordHash = await Bun.password.hash(password);
+  const passwordHash = await deps.passwords.hash(password);
   const now = deps.now();
   const outcome = writeTransaction(deps.db, (tx): ResetResult => {
     const row = consumeToken(tx, token, "reset", now);

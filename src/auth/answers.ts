@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { users } from "../../db/schema";
-import type { Deps, RequestState } from "../context";
+import type { Deps, RequestState } from "../deps";
 import { json, serializeCookie } from "../lib/http";
 import { selfUser } from "../profiles/serialize";
 import { createSession, destroySession, SESSION_TTL_MS } from "./service";

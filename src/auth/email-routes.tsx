@@ -2,14 +2,15 @@ import { Elysia } from "elysia";
 import { ForgotPassword, type ForgotForm } from "../../views/auth/ForgotPassword";
 import { ResetPassword, type ResetState } from "../../views/auth/ResetPassword";
 import { VerifyEmailResult, type VerifyOutcome } from "../../views/auth/VerifyEmail";
-import { context, type Deps, type RequestState } from "../context";
+import { context } from "../context";
+import { type Deps, type RequestState } from "../deps";
 import { asRecord, json, redirectTo, safeNext, waitHeaders, waitParams, wantsJson } from "../lib/http";
-import type { MessageKey } from "../lib/i18n";
+import type { MessageKey } from "../texts";
 import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash, type FlashData, type View } from "../shell/view";
 import { confirmEmail, requestPasswordReset, resendVerification, resetPassword, resetTokenEmail } from "./account";
 import { sessionAnswers } from "./answers";
-import { emailSchema, signUpSchema } from "./schema";
+import { emailSchema, signUpSchema } from "./input";
 import { expiredTokensCleanup, findToken, pendingEmailChange, tokenFrom } from "./tokens";
 
 /**

@@ -1,8 +1,9 @@
 import { Elysia } from "elysia";
 import { LinkAccount, type LinkState } from "../../views/auth/LinkAccount";
-import { context, type Deps, type RequestState } from "../context";
+import { context } from "../context";
+import { type Deps, type RequestState } from "../deps";
 import { asRecord, json, redirectTo, serializeCookie, waitHeaders, waitParams, wantsJson } from "../lib/http";
-import type { MessageKey } from "../lib/i18n";
+import type { MessageKey } from "../texts";
 import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
 import { completeLink, emailLink, pendingLink, type LinkResult, type PendingLink } from "./account";
@@ -115,7 +116,7 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
         if (wait > 0) return fail(429, { form: state.t("error.tooMany", waitParams(wait)) }, waitHeaders(wait));
         await deps.limits.loginByEmail.wait(email, now);
         const hash = link.user.passwordHash;
-        const right = hash ? await Bun.password.verify(password, hash) : false;
+        const right = hash ? await deps.passwords.verify(password, hash) : false;
         if (!right) {
           deps.limits.loginByPair.hit(pair, now);
           deps.limits.loginByIp.hit(state.ip, now);

@@ -3,14 +3,15 @@ import { Elysia } from "elysia";
 import { users } from "../../db/schema";
 import { LinkAccount, type LinkState } from "../../views/auth/LinkAccount";
 import { Login, type LoginForm } from "../../views/auth/Login";
-import { context, languageCookie, type Deps, type RequestState } from "../context";
+import { context, languageCookie } from "../context";
+import { type Deps, type RequestState } from "../deps";
 import { asRecord, json, redirectTo, safeNext, serializeCookie, wantsJson } from "../lib/http";
-import { locales, translateErrors, type Locale, type MessageKey } from "../lib/i18n";
+import { locales, translateErrors, type Locale, type MessageKey } from "../texts";
 import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
 import { selfUser } from "../profiles/serialize";
 import { oauthFlows } from "./oauth";
-import { fieldErrors, signInSchema, signUpSchema } from "./schema";
+import { fieldErrors, signInSchema, signUpSchema } from "./input";
 import { startLink } from "./account";
 import { sessionAnswers } from "./answers";
 import { accountEmailRoutes } from "./email-routes";
@@ -131,7 +132,7 @@ export function authRoutes(deps: Deps) {
       );
       if (wait > 0) return tooMany(state, request, form, wait);
       await deps.limits.loginByEmail.wait(email, now);
-      const user = await verifyCredentials(deps.db, email, password);
+      const user = await verifyCredentials(deps, email, password);
       if (!user) {
         deps.limits.loginByPair.hit(pair, now);
         deps.limits.loginByIp.hit(state.ip, now);

@@ -1,13 +1,13 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import { perDb, readCache, writeTransaction, type Db } from "../../db/client";
 import { oauthAccounts, sessions, users, type User } from "../../db/schema";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { queueEmail, sendQueuedEmails } from "../email/outbox";
-import type { Locale } from "../lib/i18n";
-import { defineJob } from "../lib/jobs";
+import type { Locale } from "../texts";
+import { defineJob } from "../jobs";
 import { queueVerification } from "./account";
 import { recipientLocale, signupAttemptEmail } from "./emails";
-import { firstNameSchema, lastNameSchema } from "../profiles/schema";
+import { firstNameSchema, lastNameSchema } from "../profiles/input";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** A session used after half its life is extended, so active users stay signed in. */
@@ -91,16 +91,17 @@ export const expiredSessionsCleanup = defineJob({
 });
 
 // A real hash to verify against when the email is unknown, so both paths take the same time.
-let dummyHash: Promise<string> | null = null;
+const dummyHashes = new WeakMap<Deps["passwords"], Promise<string>>();
 
-export async function verifyCredentials(db: Db, email: string, password: string): Promise<User | null> {
-  const user = await db.select().from(users).where(eq(users.email, email)).get();
+export async function verifyCredentials(deps: Pick<Deps, "db" | "passwords">, email: string, password: string): Promise<User | null> {
+  const user = await deps.db.select().from(users).where(eq(users.email, email)).get();
   if (!user?.passwordHash) {
-    dummyHash ??= Bun.password.hash("not-a-real-password");
-    await Bun.password.verify(password, await dummyHash);
+    let dummy = dummyHashes.get(deps.passwords);
+    if (!dummy) dummyHashes.set(deps.passwords, (dummy = deps.passwords.hash("not-a-real-password")));
+    await deps.passwords.verify(password, await dummy);
     return null;
   }
-  return (await Bun.password.verify(password, user.passwordHash)) ? user : null;
+  return (await deps.passwords.verify(password, user.passwordHash)) ? user : null;
 }
 
 export type RegisterResult = { ok: true; user: User } | { ok: false; reason: "emailTaken" };
@@ -113,7 +114,7 @@ export type RegisterResult = { ok: true; user: User } | { ok: false; reason: "em
 export async function registerWithPassword(deps: Deps, email: string, password: string, locale: Locale): Promise<RegisterResult> {
   const existing = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
   if (existing) return { ok: false, reason: "emailTaken" };
-  const passwordHash = await Bun.password.hash(password);
+  const passwordHash = await deps.passwords.hash(password);
   try {
     const { user, jobKey } = writeTransaction(deps.db, (tx) => {
       const user = tx.insert(users).values({ id: crypto.randomUUID(), email, passwordHash }).returning().get()!;

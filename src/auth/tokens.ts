@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
 import type { Db, WriteTx } from "../../db/client";
 import { emailTokens, type EmailToken, type EmailTokenData, type EmailTokenPurpose } from "../../db/schema";
-import { defineJob } from "../lib/jobs";
+import { defineJob } from "../jobs";
 
 /**
  * Tokens sent by email (docs/decisions/0034): a random 32-byte token goes in the link, only its

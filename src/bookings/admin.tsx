@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { AdminPayments } from "../../views/payments/AdminPayments";
-import { context, type Deps } from "../context";
+import { context } from "../context";
+import { type Deps } from "../deps";
 import { json, wantsJson } from "../lib/http";
 import { uuidLike } from "../lib/validation";
 import { awaitsOperatorVerification, isOperator } from "../reports/moderation";

@@ -1,7 +1,7 @@
 import { and, eq, gt, inArray, lt, or } from "drizzle-orm";
 import type { Db, WriteTx } from "../../db/client";
 import { bookings, type Activity } from "../../db/schema";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { BookingError } from "./service";
 import type { Slot } from "./times";
 

@@ -1,10 +1,10 @@
 import { and, desc, eq, gt, inArray, isNotNull, isNull } from "drizzle-orm";
 import { writeTransaction, type WriteTx } from "../../db/client";
 import { bookings, type Activity, type Booking, type User } from "../../db/schema";
-import type { Deps } from "../context";
-import { scheduleJob, cancelJob } from "../lib/jobs";
+import type { Deps } from "../deps";
+import { scheduleJob, cancelJob } from "../jobs";
 import { decimalFromCents } from "../lib/money";
-import { priceFor, type Price } from "../lib/pricing";
+import { priceFor, type Price } from "../../shared/pricing";
 import { uuidLike } from "../lib/validation";
 import type { PaymentIntent } from "../payments/provider";
 import { guestBusy, hostBusy, checkSlotOpen } from "./availability";

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { users } from "../../db/schema";
-import { defineJob } from "../lib/jobs";
+import { defineJob } from "../jobs";
 import { lapseHold } from "./checkout";
 import { owedPayouts, payHost } from "./payouts";
 import { reconcileIntent, recoverClaim, sweepPayments } from "./reconciliation";

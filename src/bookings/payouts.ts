@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import { bookings, ledgerEntries, users } from "../../db/schema";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { currentBooking } from "./service";
 import { move, shareOwed } from "./transitions";
 

@@ -1,8 +1,8 @@
 import { and, desc, eq, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
 import { writeTransaction } from "../../db/client";
 import { bookings, jobs, ledgerEntries, type Booking, type BookingClaim } from "../../db/schema";
-import type { Deps } from "../context";
-import { cancelJob, scheduleJob } from "../lib/jobs";
+import type { Deps } from "../deps";
+import { cancelJob, scheduleJob } from "../jobs";
 import { reconcileJob } from "./jobs";
 import { bookingCallKeys, jobKeys } from "./keys";
 import { currentBooking, RECONCILE_MS } from "./service";

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { bookingSelections, type BookingSelection } from "../../db/schema";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import type { Slot } from "./times";
 
 /**

@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import { bookings, type Activity, type Booking, type User } from "../../db/schema";
 import { findListedActivity } from "../activities/manage";
-import type { Deps } from "../context";
-import type { MessageKey } from "../lib/i18n";
+import type { Deps } from "../deps";
+import type { MessageKey } from "../texts";
 import { decimalFromCents } from "../lib/money";
-import type { Price } from "../lib/pricing";
+import type { Price } from "../../shared/pricing";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";
 import { uuidLike } from "../lib/validation";
 import { PaymentError } from "../payments/provider";

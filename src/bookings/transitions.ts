@@ -1,9 +1,9 @@
 import { and, eq, inArray, isNull, or } from "drizzle-orm";
 import { writeTransaction, type WriteTx } from "../../db/client";
 import { activities, bookings, ledgerEntries, messages, users, type Booking, type BookingClaim, type BookingStatus, type LedgerKind, type User } from "../../db/schema";
-import type { Deps } from "../context";
-import type { MessageRow } from "../lib/events";
-import { cancelJob, scheduleJob } from "../lib/jobs";
+import type { Deps } from "../deps";
+import type { MessageRow } from "../events";
+import { cancelJob, scheduleJob } from "../jobs";
 import { PaymentError } from "../payments/provider";
 import { autoCompleteJob, expireJob, payoutJob, recoverJob } from "./jobs";
 import { bookingCallKeys, jobKeys, ledgerKey, movementKey } from "./keys";

@@ -1,7 +1,7 @@
 import type { Db, WriteTx } from "../../db/client";
 import { EmailLayout, emailText, type EmailContent } from "../../views/email/EmailLayout";
-import type { Deps } from "../context";
-import { defineJob, scheduleJob } from "../lib/jobs";
+import type { Deps } from "../deps";
+import { defineJob, scheduleJob } from "../jobs";
 import type { OutgoingEmail } from "./mailer";
 
 /**

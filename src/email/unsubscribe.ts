@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { PREFERENCE_KEYS, type PreferenceKey } from "../notifications/service";
 
 /**

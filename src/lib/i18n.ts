@@ -1,50 +1,19 @@
 import { IntlMessageFormat } from "intl-messageformat";
 /**
- * The message catalogue: every user-facing text, in English (default) and French. Each feature
- * keeps its own texts next to its code, in `src/<feature>/messages.ts` (an `en` object and an
- * `fr` typed against it); this module joins them. A key defined by two features fails
- * type-checking here, and a test checks that no entry is empty.
+ * Translation machinery, apart from any catalogue: the languages, picking one for a request,
+ * and a translator over a catalogue. The app's catalogue (src/texts.ts) registers its keys in
+ * `TextKeys`, so `MessageKey` here is every key the features define, and a typo in a key fails
+ * type-checking even in code that imports only this module.
  */
-import * as activities from "../activities/messages";
-import * as auth from "../auth/messages";
-import * as bookings from "../bookings/messages";
-import * as email from "../email/messages";
-import * as live from "../live/messages";
-import * as conversations from "../messages/messages";
-import * as notifications from "../notifications/messages";
-import * as payments from "../payments/messages";
-import * as profiles from "../profiles/messages";
-import * as reports from "../reports/messages";
-import * as reviews from "../reviews/messages";
-import * as shell from "../shell/messages";
-import * as uploads from "../uploads/messages";
 
-/** Every feature's texts, by feature. */
-export const messagesByFeature = { shell, auth, profiles, activities, uploads, reviews, payments, bookings, conversations, reports, notifications, live, email };
+/** The interface languages; English is the default. */
+export type Locale = "en" | "fr";
+export const locales: Locale[] = ["en", "fr"];
 
-type Features = typeof messagesByFeature;
-type KeysOf<M> = M extends { en: infer E } ? keyof E : never;
-/** Keys that more than one feature defines: there must be none. */
-type SharedKeys = { [F in keyof Features]: KeysOf<Features[F]> & KeysOf<Features[Exclude<keyof Features, F>]> }[keyof Features];
-
-export type MessageKey = KeysOf<Features[keyof Features]>;
+/** Filled in by the app's catalogue (src/texts.ts): one member per catalogue key. */
+export interface TextKeys {}
+export type MessageKey = keyof TextKeys & string;
 export type Catalogue = Record<MessageKey, string>;
-
-/**
- * One language's catalogue: every feature's entries in that language. `unique` is `true` only
- * when no key is defined by two features; otherwise its type names those keys and the calls
- * below fail to type-check.
- */
-function join(locale: "en" | "fr", unique: [SharedKeys] extends [never] ? true : { keysDefinedByTwoFeatures: SharedKeys }): Catalogue {
-  return Object.assign({}, ...Object.values(messagesByFeature).map((feature) => feature[locale])) as Catalogue;
-}
-
-const en = join("en", true);
-const fr = join("fr", true);
-
-export const catalogues = { en, fr } satisfies Record<string, Catalogue>;
-export type Locale = keyof typeof catalogues;
-export const locales = Object.keys(catalogues) as Locale[];
 
 export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
 
@@ -68,12 +37,20 @@ function counted(locale: Locale, key: string, text: string) {
   return format;
 }
 
-/** The keys of each language whose text counts, found once. */
-const countedKeys = Object.fromEntries(
-  Object.entries(catalogues).map(([locale, catalogue]) => [locale, new Set(Object.keys(catalogue).filter((k) => COUNTED.test(catalogue[k as MessageKey])))]),
-) as Record<Locale, Set<string>>;
+/**
+ * Makes the translator of each language over a catalogue: a missing entry falls back to English,
+ * then to the key itself.
+ */
+export function makeTranslators(catalogues: Record<Locale, Catalogue>): (locale: Locale) => Translate {
+  const en = catalogues.en;
+  // The keys of each language whose text counts, found once.
+  const countedKeys = Object.fromEntries(
+    Object.entries(catalogues).map(([locale, catalogue]) => [locale, new Set(Object.keys(catalogue).filter((k) => COUNTED.test(catalogue[k as MessageKey])))]),
+  ) as Record<Locale, Set<string>>;
+  const made = Object.fromEntries(locales.map((locale) => [locale, translatorOf(locale)])) as Record<Locale, Translate>;
+  return (locale) => made[locale];
 
-export function translator(locale: Locale): Translate {
+  function translatorOf(locale: Locale): Translate {
   const catalogue: Catalogue = catalogues[locale];
   // A fraction is written the language's way ("1,5" in French); whole numbers (counts, years)
   // as they are.
@@ -87,14 +64,6 @@ export function translator(locale: Locale): Translate {
     return text.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? fill(params[name]) : m));
   };
 }
-
-/** Field errors (catalogue keys) in the visitor's language. */
-export function translateErrors(t: Translate, errors: Record<string, MessageKey>, params?: Record<string, string | number>): Record<string, string> {
-  return Object.fromEntries(Object.entries(errors).map(([field, key]) => [field, t(key, params)]));
-}
-
-export function isMessageKey(key: string): key is MessageKey {
-  return Object.hasOwn(en, key);
 }
 
 /** Picks the interface language: the user's choice, then the `lang` cookie, then the browser's. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { BookingStatus } from "../../db/schema";
-import type { MessageJSON } from "../../islands/chat-props";
+import type { MessageJSON } from "../../shared/chat";
 
 /**
  * The frames of `/ws`, JSON both ways. A client subscribes to the conversations it has open;

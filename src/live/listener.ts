@@ -1,5 +1,5 @@
-import type { DomainEvent } from "../lib/events";
-import { messageView } from "../messages/serialize";
+import type { DomainEvent } from "../events";
+import { messageView } from "../conversations/serialize";
 import { bookingTopic } from "./frames";
 import type { LiveHub } from "./hub";
 

@@ -1,13 +1,13 @@
 import { and, asc, eq, gte, lt, sql } from "drizzle-orm";
 import { activities, bookings, messages, users, type Booking, type BookingStatus } from "../../db/schema";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { calendarInvite, mailboxOf } from "../email/calendar";
 import type { OutgoingEmail } from "../email/mailer";
 import { composeEmail, queueEmail, sendQueuedEmails, type EmailContent } from "../email/outbox";
 import { unsubscribeUrl } from "../email/unsubscribe";
-import type { DomainEvent } from "../lib/events";
-import { locales, translator, type Locale, type MessageKey, type Translate } from "../lib/i18n";
-import { defineJob, scheduleJob } from "../lib/jobs";
+import type { DomainEvent } from "../events";
+import { locales, translator, type Locale, type MessageKey, type Translate } from "../texts";
+import { defineJob, scheduleJob } from "../jobs";
 import { formatMoney } from "../lib/money";
 import { formatLocal, localOf } from "../lib/time";
 import { preview } from "./notices";

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { activities, bookings, users, type Booking, type BookingStatus } from "../../db/schema";
-import type { Deps } from "../context";
-import type { DomainEvent } from "../lib/events";
-import { locales, translator, type Locale, type MessageKey } from "../lib/i18n";
-import { defineJob, scheduleJob } from "../lib/jobs";
+import type { Deps } from "../deps";
+import type { DomainEvent } from "../events";
+import { locales, translator, type Locale, type MessageKey } from "../texts";
+import { defineJob, scheduleJob } from "../jobs";
 import { formatMoney } from "../lib/money";
 import { formatLocal } from "../lib/time";
 import type { Resolver } from "./destinations";

@@ -3,8 +3,8 @@ import http from "node:http";
 import https from "node:https";
 import webpush from "web-push";
 import { pushSubscriptions } from "../../db/schema";
-import type { Deps } from "../context";
-import { defineJob, scheduleJob } from "../lib/jobs";
+import type { Deps } from "../deps";
+import { defineJob, scheduleJob } from "../jobs";
 import { checkDestination, DestinationRefused, pinnedLookup, systemResolver, type PushDestination, type Resolver } from "./destinations";
 import { allowsLocalPushServices } from "./service";
 

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
-import { context, type Deps, type RequestState } from "../context";
+import { context } from "../context";
+import { type Deps, type RequestState } from "../deps";
 import { asRecord, json, waitHeaders, waitParams } from "../lib/http";
 import { RateLimiter } from "../lib/rate-limit";
 import { listenForEmails, messageEmailJob } from "./emails";

@@ -1,8 +1,8 @@
 import { and, desc, eq, ne, notInArray } from "drizzle-orm";
 import { writeTransaction, type Db } from "../../db/client";
 import { notificationPreferences, pushSubscriptions } from "../../db/schema";
-import type { Deps } from "../context";
-import type { Locale, MessageKey } from "../lib/i18n";
+import type { Deps } from "../deps";
+import type { Locale, MessageKey } from "../texts";
 import { allowsLoopbackPushServices, checkAddressText, DestinationRefused, resolveDestination, systemResolver, type Resolver } from "./destinations";
 
 /**

@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
 import type { Config } from "../config";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import type { PaymentEvents, PaymentProvider } from "./provider";
 import { StripeProvider } from "./stripe";
 import { TestProvider } from "./test-provider";

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { users, type User } from "../../db/schema";
-import type { Deps } from "../context";
-import type { MessageKey } from "../lib/i18n";
+import type { Deps } from "../deps";
+import type { MessageKey } from "../texts";
 import { returnBase } from ".";
 
 /**

@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import type { User } from "../../db/schema";
 import { PaymentSetupScreen, type PaymentSetupState } from "../../views/payments/PaymentSetup";
-import { context, type Deps, type Render, type RequestState } from "../context";
+import { context, type Render } from "../context";
+import { type Deps, type RequestState } from "../deps";
 import { readBody } from "../lib/body";
 import { json, redirectTo } from "../lib/http";
 import { payoutSetup, PayoutsNeedVerifiedEmail, refreshConnectedAccount, startPayoutSetup, type PayoutSetup } from "./payouts";

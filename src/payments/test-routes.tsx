@@ -1,11 +1,12 @@
 import { Elysia } from "elysia";
 import { CheckoutPage, TestAuthenticatePage, TestOnboardingPage } from "../../views/payments/TestPages";
 import { ErrorScreen } from "../../views/shell/NotFound";
-import { context, type Deps, type Render } from "../context";
+import { context, type Render } from "../context";
+import { type Deps } from "../deps";
 import { asRecord, json, ownReturnPath, wantsJson } from "../lib/http";
 import { asTestProvider } from ".";
 import { PaymentError } from "./provider";
-import { testConfirmInput } from "../bookings/schema";
+import { testConfirmInput } from "../bookings/input";
 
 /**
  * The test provider's own pages and call, standing in for what Stripe hosts: the card

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { paymentEvents } from "../../db/schema";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 
 /** A provider notification is small; Stripe's are a few kilobytes. */
 export const WEBHOOK_BODY_LIMIT = 512 * 1024;

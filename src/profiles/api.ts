@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
-import { context, type Deps, type RequestState } from "../context";
+import { context } from "../context";
+import { type Deps, type RequestState } from "../deps";
 import { asRecord, json, waitHeaders, waitParams } from "../lib/http";
-import { translateErrors } from "../lib/i18n";
+import { translateErrors } from "../texts";
 import { hostListings } from "../activities/service";
 import { publicActivity } from "../activities/serialize";
 import { changeEmail, changePassword, findByUsername, checkUsername, updateProfile, type UpdateResult } from "./service";

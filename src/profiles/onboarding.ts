@@ -1,5 +1,5 @@
 import type { User } from "../../db/schema";
-import type { MessageKey } from "../lib/i18n";
+import type { MessageKey } from "../texts";
 
 /**
  * Onboarding's five steps (spec §2), defined once: which fields each step saves, when it is done,

@@ -1,5 +1,5 @@
 import { users, type User } from "../../db/schema";
-import { ageOn } from "../lib/dates";
+import { ageOn } from "../../shared/dates";
 import { parseAbout, parseVisibility, visibleAbout, type About } from "./about";
 
 /**

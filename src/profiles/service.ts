@@ -1,10 +1,10 @@
 import { and, eq, isNull, ne } from "drizzle-orm";
 import { writeTransaction, type Db, type WriteTx } from "../../db/client";
 import { sessions, users, type User } from "../../db/schema";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { listFrom } from "../lib/http";
 import { firstIssue } from "../lib/validation";
-import type { Locale, MessageKey } from "../lib/i18n";
+import type { Locale, MessageKey } from "../texts";
 import { cancelEmailChange, requestEmailChange } from "../auth/account";
 import { voidTokens } from "../auth/tokens";
 import { cleanText } from "../lib/text";
@@ -23,7 +23,7 @@ import {
   photosSchema,
   usernameSchema,
   visibilitySchema,
-} from "./schema";
+} from "./input";
 
 export async function isUsernameTaken(db: Db, username: string, exceptUserId?: string): Promise<boolean> {
   const row = await db
@@ -215,7 +215,7 @@ export async function changePassword(deps: Deps, user: User, input: Record<strin
   if (Object.keys(errors).length || !r.success) return { ok: false, status: 400, errors };
   const refused = await checkCurrentPassword(deps, user, r.data.currentPassword);
   if (refused) return refused;
-  const passwordHash = await Bun.password.hash(r.data.newPassword);
+  const passwordHash = await deps.passwords.hash(r.data.newPassword);
   const { row, ended } = writeTransaction(deps.db, (tx) => {
     const row = tx.update(users).set({ passwordHash, updatedAt: deps.now() }).where(eq(users.id, user.id)).returning().get();
     // A new password shuts out whoever knew the old one: their pending email change or
@@ -258,7 +258,7 @@ async function checkCurrentPassword(deps: Deps, user: User, current: string | un
   const now = deps.now();
   const wait = deps.limits.currentPassword.retryAfter(user.id, now);
   if (wait > 0) return { ok: false, status: 429, errors: { currentPassword: "error.tooMany" }, retryAfterMs: wait };
-  if (await Bun.password.verify(current, user.passwordHash)) {
+  if (await deps.passwords.verify(current, user.passwordHash)) {
     deps.limits.currentPassword.reset(user.id);
     return null;
   }

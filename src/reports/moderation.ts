@@ -4,8 +4,8 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { writeTransaction, type WriteTx } from "../../db/client";
 import { activities, reports, sessions, users, type ReportReason, type ReportResolution, type User } from "../../db/schema";
 import { endBookingsOfSuspended } from "../bookings/transitions";
-import type { Deps } from "../context";
-import { defineJob, scheduleJob } from "../lib/jobs";
+import type { Deps } from "../deps";
+import { defineJob, scheduleJob } from "../jobs";
 import { ReportError } from "./service";
 
 /**

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { activities, reportReasons, reports, users, type Report, type ReportReason } from "../../db/schema";
-import type { Deps } from "../context";
-import type { MessageKey } from "../lib/i18n";
+import type { Deps } from "../deps";
+import type { MessageKey } from "../texts";
 import { userText } from "../lib/text";
 import { firstIssue, uuidLike } from "../lib/validation";
 

@@ -1,11 +1,12 @@
 import { Elysia } from "elysia";
 import { MyReviews } from "../../views/reviews/MyReviews";
 import { ReviewScreen, type ReviewFormState, type ReviewSubject } from "../../views/reviews/ReviewScreen";
-import { context, type Deps } from "../context";
+import { context } from "../context";
+import { type Deps } from "../deps";
 import { asRecord, isHtmx, json } from "../lib/http";
-import type { MessageKey } from "../lib/i18n";
+import type { MessageKey } from "../texts";
 import { htmlResponse } from "../shell/render";
-import { readStars } from "./schema";
+import { readStars } from "./input";
 import { publishJob, reviewsOf, reviewTarget, ReviewError, submitReview, writtenReviews, type ReviewInput, type ReviewTarget } from "./service";
 
 const subjectOf = (target: ReviewTarget): ReviewSubject => ({

@@ -2,13 +2,13 @@ import { and, avg, count, desc, eq, inArray, isNotNull, isNull, sql } from "driz
 import { roundRating } from "../lib/labels";
 import { perDb, writeTransaction, type Db, type WriteTx } from "../../db/client";
 import { activities, bookings, reviews, users, type Booking, type Review } from "../../db/schema";
-import type { Deps } from "../context";
-import type { MessageKey } from "../lib/i18n";
-import { cancelJob, defineJob, scheduleJob } from "../lib/jobs";
+import type { Deps } from "../deps";
+import type { MessageKey } from "../texts";
+import { cancelJob, defineJob, scheduleJob } from "../jobs";
 import { firstIssue } from "../lib/validation";
 import { participantBooking } from "../bookings/service";
 import { publicUser, publicUserColumns, type PublicUserSource } from "../profiles/serialize";
-import { readStars, reviewTextSchema } from "./schema";
+import { readStars, reviewTextSchema } from "./input";
 import { reviewView, writtenReviewView, type ReviewView, type WrittenReviewView } from "./serialize";
 
 export type { ReviewView, WrittenReviewView } from "./serialize";

@@ -1,5 +1,6 @@
 import { Landing } from "../../views/shell/Landing";
-import type { Access, Deps, RequestState } from "../context";
+import type { Access } from "../context";
+import type { Deps, RequestState } from "../deps";
 import { json, redirectTo, wantsJson } from "../lib/http";
 import { isProfileComplete } from "../profiles/onboarding";
 import { renderPage } from "./render";

@@ -1,9 +1,11 @@
 import { ErrorScreen } from "../../views/shell/NotFound";
-import { requestState, type Deps, type RequestState } from "../context";
+import { requestState } from "../context";
+import { type Deps, type RequestState } from "../deps";
 import { compressResponse } from "../lib/compression";
-import { pickLocale, translator } from "../lib/i18n";
+import { pickLocale, translator } from "../texts";
 import { isHtmx, json, parseCookies, wantsJson } from "../lib/http";
 import { renderPage } from "./render";
+import type { DomainError } from "../lib/errors";
 
 /**
  * What a failure inside the app answers (docs/decisions/0031-browser-hardening.md): the app's own
@@ -16,6 +18,22 @@ export const wantsJsonError = (request: Request) => {
   const path = new URL(request.url).pathname;
   return wantsJson(request) || isHtmx(request) || path.startsWith("/api/") || path.startsWith("/fragments/");
 };
+
+/**
+ * The answer to a refusal by the rules (src/lib/errors.ts), for every route: `{ message,
+ * ...fields }` JSON for the API, scripts and htmx (htmx also gets the message as a toast, as it
+ * does not swap an error), or the error page with the message for a browser's page.
+ */
+export function domainErrorAnswer(deps: Deps, state: RequestState, request: Request, err: DomainError): Response | Promise<Response> {
+  const message = state.t(err.key, err.params);
+  const headers: Record<string, string> = err.details.retryAfterMs ? { "Retry-After": String(Math.ceil(err.details.retryAfterMs / 1000)) } : {};
+  if (wantsJsonError(request)) {
+    if (isHtmx(request)) headers["HX-Trigger"] = JSON.stringify({ toast: { title: message, variant: "error" } });
+    return json({ message, ...err.details.fields }, err.status, headers);
+  }
+  const title = err.status === 404 ? state.t("error.notFound") : state.t("error.title");
+  return renderPage(deps, state, request, (view) => <ErrorScreen view={view} title={title} body={message} />, { status: err.status, headers });
+}
 
 /** Writes a failure to the server's log: method, path, the error with its stack. */
 export function logFailure(request: Request, error: unknown) {

@@ -1,4 +1,4 @@
-import type { Deps, RequestState } from "../context";
+import type { Deps, RequestState } from "../deps";
 import { addVary, bytesResponse, compressedPage } from "../lib/compression";
 import { pageBytes } from "../lib/html/fragments";
 import { serializeCookie } from "../lib/http";

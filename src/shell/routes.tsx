@@ -1,14 +1,15 @@
 import { Elysia } from "elysia";
 import { Landing } from "../../views/shell/Landing";
 import { NotFound } from "../../views/shell/NotFound";
-import { context, type Deps, type Render, type RequestState } from "../context";
+import { context, type Render } from "../context";
+import { type Deps, type RequestState } from "../deps";
 import { assetFile, precompressedPath, PRECOMPRESSED_EXTENSIONS } from "../lib/assets";
 import { addVary, negotiateEncoding } from "../lib/compression";
 import { json, redirectTo, wantsJson } from "../lib/http";
 import { htmlResponse, renderPage } from "./render";
 import { viewOf, type View } from "./view";
 import { OfflinePage } from "../../views/shell/Offline";
-import { locales, translator, type Locale } from "../lib/i18n";
+import { locales, translator, type Locale } from "../texts";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const PUBLIC_WEEK = "public, max-age=604800";

@@ -1,7 +1,7 @@
 import type { User } from "../../db/schema";
-import type { Deps, RequestState } from "../context";
-import { isMessageKey, type Locale, type MessageKey, type Translate } from "../lib/i18n";
-import { unreadConversations } from "../messages/unread";
+import type { Deps, RequestState } from "../deps";
+import { isMessageKey, type Locale, type MessageKey, type Translate } from "../texts";
+import { unreadConversations } from "../conversations/unread";
 
 export interface Toast {
   title: string;

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { User } from "../../db/schema";
-import { context, type Deps, type RequestState } from "../context";
+import { context } from "../context";
+import { type Deps, type RequestState } from "../deps";
 import { json } from "../lib/http";
 import { createUpload, leftoverUploadCleanup, processUpload, receiveUpload, staleUploadsCleanup, UploadError } from "./service";
 

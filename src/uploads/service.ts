@@ -2,10 +2,10 @@ import { and, eq, inArray, lt, notExists, or, sql } from "drizzle-orm";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { writeTransaction } from "../../db/client";
 import { activities, uploads, users } from "../../db/schema";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { bodyRefusal, readBody } from "../lib/body";
-import type { MessageKey } from "../lib/i18n";
-import { defineJob, scheduleJob } from "../lib/jobs";
+import type { MessageKey } from "../texts";
+import { defineJob, scheduleJob } from "../jobs";
 import { loadSharp } from "./sharp";
 import { ObjectTooLarge } from "./storage";
 

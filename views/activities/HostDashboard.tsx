@@ -1,6 +1,6 @@
 import { formatLocal } from "../../src/lib/time";
 import type { Activity, User } from "../../db/schema";
-import type { HostRequest } from "../../src/bookings/reads";
+import type { HostRequest } from "../../src/bookings/queries";
 import { formatMoney } from "../../src/lib/money";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";

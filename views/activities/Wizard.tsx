@@ -1,9 +1,9 @@
 import { decimalFromCents } from "../../src/lib/money";
 import type { Activity } from "../../db/schema";
 import { categories, categoryLabelKey } from "../../src/activities/categories";
-import { DESCRIPTION_MAX, TITLE_MAX } from "../../src/activities/schema";
+import { DESCRIPTION_MAX, TITLE_MAX } from "../../src/activities/input";
 import type { Config } from "../../src/config";
-import type { MessageKey } from "../../src/lib/i18n";
+import type { MessageKey } from "../../src/texts";
 import type { View } from "../../src/shell/view";
 import { Island } from "../components/Island";
 import { Document } from "../layouts/Document";

@@ -1,9 +1,9 @@
-import type { ChatProps } from "../../islands/chat-props";
+import type { ChatProps } from "../../shared/chat";
 import { ReportButton } from "../reports/ReportButton";
 import type { Booking } from "../../db/schema";
 import { categoryPhoto } from "../../src/activities/categories";
 import type { Role } from "../../src/bookings/service";
-import type { MessageRow } from "../../src/lib/events";
+import type { MessageRow } from "../../src/events";
 import { nameAndAge, ratingLabel } from "../../src/lib/labels";
 import { formatMoney } from "../../src/lib/money";
 import { formatLocal, localOf } from "../../src/lib/time";

@@ -1,14 +1,14 @@
 import type { BookingStatus } from "../../db/schema";
-import type { InboxOrder, InboxRow } from "../../src/bookings/reads";
-import type { MessageKey } from "../../src/lib/i18n";
-import { isUnread } from "../../src/messages/unread";
-import { systemLine, systemTexts } from "../../src/messages/wording";
+import type { InboxOrder, InboxRow } from "../../src/bookings/queries";
+import type { MessageKey } from "../../src/texts";
+import { isUnread } from "../../src/conversations/unread";
+import { systemLine, systemTexts } from "../../src/conversations/wording";
 import { participantUser } from "../../src/profiles/serialize";
 import type { View } from "../../src/shell/view";
 import { ScreenHeader } from "../components/Fields";
 import { Avatar } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
-import { messageStamp } from "../../islands/chat-state";
+import { messageStamp } from "../../shared/chat-state";
 import { formatHour, formatShortDate } from "./Parts";
 
 const STATUS: Record<BookingStatus, { key: MessageKey; class: string }> = {

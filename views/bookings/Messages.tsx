@@ -1,9 +1,9 @@
-import type { ChatSystemMessageType, SystemText } from "../../islands/chat-props";
-import { mayStillOpen, messageStamp } from "../../islands/chat-state";
+import type { ChatSystemMessageType, SystemText } from "../../shared/chat";
+import { mayStillOpen, messageStamp } from "../../shared/chat-state";
 import type { BookingStatus } from "../../db/schema";
-import type { MessageRow } from "../../src/lib/events";
-import { systemLine } from "../../src/messages/wording";
-import { MAX_MESSAGE_LENGTH } from "../../src/messages/service";
+import type { MessageRow } from "../../src/events";
+import { systemLine } from "../../src/conversations/wording";
+import { MAX_MESSAGE_LENGTH } from "../../src/conversations/service";
 import type { View } from "../../src/shell/view";
 
 /**

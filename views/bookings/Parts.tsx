@@ -2,7 +2,7 @@ import type { Activity } from "../../db/schema";
 import { categoryPhoto } from "../../src/activities/categories";
 import { decimalFromCents, formatMoney } from "../../src/lib/money";
 import { cachedFormatter } from "../../src/lib/intl";
-import type { Price } from "../../src/lib/pricing";
+import type { Price } from "../../shared/pricing";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { FormAlert } from "../components/Fields";

@@ -1,6 +1,6 @@
 import type { Activity, Booking, BookingSelection } from "../../db/schema";
 import { formatMoney } from "../../src/lib/money";
-import type { Price } from "../../src/lib/pricing";
+import type { Price } from "../../shared/pricing";
 import type { View } from "../../src/shell/view";
 import type { Slot } from "../../src/bookings/times";
 import { ScreenHeader } from "../components/Fields";

@@ -3,7 +3,7 @@ import { cachedFormatter } from "../../src/lib/intl";
 import type { Activity } from "../../db/schema";
 import { activityZone, bookableDates, durationAllowed, FLOWS } from "../../src/bookings/times";
 import { decimalFromCents, formatMoney } from "../../src/lib/money";
-import type { Price } from "../../src/lib/pricing";
+import type { Price } from "../../shared/pricing";
 import type { View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";

@@ -1,4 +1,4 @@
-import type { Locale } from "../../src/lib/i18n";
+import type { Locale } from "../../src/texts";
 
 /**
  * The one layout every email uses (docs/decisions/0034): a heading, paragraphs, an optional list

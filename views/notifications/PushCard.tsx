@@ -1,4 +1,4 @@
-import type { MessageKey } from "../../src/lib/i18n";
+import type { MessageKey } from "../../src/texts";
 import { PREFERENCE_KEYS, type Preferences } from "../../src/notifications/service";
 import type { View } from "../../src/shell/view";
 

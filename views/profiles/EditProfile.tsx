@@ -1,6 +1,6 @@
-import type { MessageKey } from "../../src/lib/i18n";
+import type { MessageKey } from "../../src/texts";
 import { aboutChoices, aboutFields, ABOUT_TEXT_MAX, choiceLabel, isVisible, type About, type AboutVisibility } from "../../src/profiles/about";
-import { BIO_MAX, MAX_PHOTOS } from "../../src/profiles/schema";
+import { BIO_MAX, MAX_PHOTOS } from "../../src/profiles/input";
 import type { View } from "../../src/shell/view";
 import { CharacterCounter, FieldError, FormAlert, ScreenHeader } from "../components/Fields";
 import { Island } from "../components/Island";

@@ -1,6 +1,6 @@
 import type { User } from "../../db/schema";
 import { ONBOARDING_STEPS } from "../../src/profiles/onboarding";
-import { MAX_PHOTOS, USERNAME_MIN } from "../../src/profiles/schema";
+import { MAX_PHOTOS, USERNAME_MIN } from "../../src/profiles/input";
 import type { View } from "../../src/shell/view";
 import { CityOptions, CountryOptions, FieldError, FormAlert, TextField } from "../components/Fields";
 import { Icon } from "../components/icons";

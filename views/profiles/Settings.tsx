@@ -1,5 +1,5 @@
 import type { User } from "../../db/schema";
-import type { MessageKey } from "../../src/lib/i18n";
+import type { MessageKey } from "../../src/texts";
 import { formatDate } from "../../src/lib/time";
 import type { View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, TextField } from "../components/Fields";

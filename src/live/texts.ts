@@ -1,6 +1,6 @@
 /**
  * Texts of the live channel (`/ws`): the answers to frames it refuses.
- * English is the default; `fr` is typed against `en`. Assembled into the catalogue by `src/lib/i18n.ts`.
+ * English is the default; `fr` is typed against `en`. Assembled into the catalogue by `src/texts.ts`.
  */
 export const en = {
   "live.badFrame": "This message could not be understood.",

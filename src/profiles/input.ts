@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { emailSchema } from "../auth/schema";
-import { ageOn } from "../lib/dates";
-import type { MessageKey } from "../lib/i18n";
+import { emailSchema } from "../auth/input";
+import { ageOn } from "../../shared/dates";
+import type { MessageKey } from "../texts";
 import { acceptText, cleanText, userText } from "../lib/text";
 import { aboutChoices, aboutFields, ABOUT_TEXT_MAX, type About, type AboutVisibility } from "./about";
 import { findCity, findCountry } from "../lib/places";

@@ -1,7 +1,7 @@
 /**
  * Payment and payout texts.
  * English is the default; `fr` is typed against `en`, so a French key missing or extra fails
- * type-checking. Assembled into the catalogue by `src/lib/i18n.ts`.
+ * type-checking. Assembled into the catalogue by `src/texts.ts`.
  */
 export const en = {
   "payments.setupTitle": "Payment Setup",

@@ -25,7 +25,7 @@ export type ChatSystemMessageType =
   | "booking_canceled"
   | "booking_completed";
 
-/** A message as the API shows it (`messageView` in src/messages/serialize.ts). */
+/** A message as the API shows it (`messageView` in src/conversations/serialize.ts). */
 export interface MessageJSON {
   id: string;
   bookingId: string;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { MessageKey } from "../lib/i18n";
+import type { MessageKey } from "../texts";
 import { userText } from "../lib/text";
 import { cityByName, DEFAULT_CITY_NAME } from "../lib/places";
 import { categories, isCategory, type Category } from "./categories";

@@ -2,7 +2,7 @@
  * Texts of conversations: the bookings inbox, the conversation screen, the chat, the system
  * messages from each side, and the refusals of the messages calls.
  * English is the default; `fr` is typed against `en`, so a French key missing or extra fails
- * type-checking. Assembled into the catalogue by `src/lib/i18n.ts`.
+ * type-checking. Assembled into the catalogue by `src/texts.ts`.
  */
 export const en = {
   "messages.invalid": "The message must be text.",

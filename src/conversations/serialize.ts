@@ -1,11 +1,11 @@
-import type { ChatBookingStatus, ChatSystemMessageType, MessageJSON } from "../../islands/chat-props";
+import type { ChatBookingStatus, ChatSystemMessageType, MessageJSON } from "../../shared/chat";
 import type { BookingStatus } from "../../db/schema";
 import type { SystemMessageType } from "../bookings/service";
-import type { MessageRow } from "../lib/events";
+import type { MessageRow } from "../events";
 
 /**
  * What the API shows of a message (docs/decisions/0007): an allow-list, the same for both
- * participants. The island and the server share the shape through islands/chat-props.ts.
+ * participants. The island and the server share the shape through shared/chat.ts.
  */
 export type MessageView = MessageJSON;
 

@@ -1,7 +1,7 @@
 import { and, eq, or, sql } from "drizzle-orm";
 import { readCache, type Db } from "../../db/client";
 import { bookings, messages } from "../../db/schema";
-import type { MessageRow } from "../lib/events";
+import type { MessageRow } from "../events";
 
 /**
  * Unread conversations (spec §2 "Bookings"): a conversation is unread when its newest message

@@ -5,7 +5,7 @@
  * shows at once and leaves its place to the saved one; a system message caught up after a
  * reconnection also tells the booking's new status.
  */
-import type { ChatBookingStatus, ChatSystemMessageType, MessageJSON, SystemText } from "./chat-props";
+import type { ChatBookingStatus, ChatSystemMessageType, MessageJSON, SystemText } from "./chat";
 
 /** A message the viewer wrote that the server has not confirmed yet. */
 export interface Outgoing {

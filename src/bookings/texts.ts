@@ -2,7 +2,7 @@
  * Booking texts: the date-time, payment, success and checkout screens, the booking dialog, the
  * bookings list, statuses and their toasts.
  * English is the default; `fr` is typed against `en`, so a French key missing or extra fails
- * type-checking. Assembled into the catalogue by `src/lib/i18n.ts`.
+ * type-checking. Assembled into the catalogue by `src/texts.ts`.
  */
 export const en = {
   "booking.dateTimeTitle": "Choose date & time",

@@ -1,8 +1,8 @@
 import { and, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
-import type { Db, WriteTx } from "../../db/client";
-import { jobs, leases, type Job } from "../../db/schema";
-import type { Deps } from "../context";
-import { troubleKind } from "./startup";
+import type { Db, WriteTx } from "../db/client";
+import { jobs, leases, type Job } from "../db/schema";
+import type { Deps } from "./deps";
+import { troubleKind } from "./lib/startup";
 
 /**
  * Durable jobs: timed work that survives restarts. A job is a row in `jobs`; the runner claims

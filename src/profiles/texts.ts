@@ -3,7 +3,7 @@
  * photo grid, help.
  * English is the default; `fr` is typed against `en`, so a French key missing or extra fails
  * type-checking; every value of an about choice list needs its `about.choice.*` label.
- * Assembled into the catalogue by `src/lib/i18n.ts`.
+ * Assembled into the catalogue by `src/texts.ts`.
  */
 import type { AboutChoice } from "./about";
 

@@ -1,7 +1,7 @@
 /**
  * Report and moderation texts.
  * English is the default; `fr` is typed against `en`, so a French key missing or extra fails
- * type-checking. Assembled into the catalogue by `src/lib/i18n.ts`.
+ * type-checking. Assembled into the catalogue by `src/texts.ts`.
  */
 export const en = {
   "reports.report": "Report",

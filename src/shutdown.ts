@@ -1,5 +1,5 @@
 import type { Server } from "bun";
-import type { Deps } from "../context";
+import type { Deps } from "./deps";
 import { settledWithin } from "./jobs";
 
 /**

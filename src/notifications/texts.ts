@@ -4,7 +4,7 @@
  * (`notifications.email.*`), written in the recipient's language when they are sent, and the
  * one-click unsubscribe pages (`notifications.unsubscribe.*`).
  * English is the default; `fr` is typed against `en`, so a French key missing or extra fails
- * type-checking. Assembled into the catalogue by `src/lib/i18n.ts`.
+ * type-checking. Assembled into the catalogue by `src/texts.ts`.
  */
 export const en = {
   "notifications.title": "Notifications",

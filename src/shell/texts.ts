@@ -2,7 +2,7 @@
  * The shell's texts: the app itself, navigation, the landing and not-found pages, error
  * messages any route can answer with, and words shared by every screen (`common.*`).
  * English is the default; `fr` is typed against `en`, so a French key missing or extra fails
- * type-checking. Assembled into the catalogue by `src/lib/i18n.ts`.
+ * type-checking. Assembled into the catalogue by `src/texts.ts`.
  */
 export const en = {
   "app.name": "Offline",

@@ -2,7 +2,7 @@
  * Activity texts: browsing and categories, the activity page, the host dashboard, the
  * creation wizard and its tips.
  * English is the default; `fr` is typed against `en`, so a French key missing or extra fails
- * type-checking. Assembled into the catalogue by `src/lib/i18n.ts`.
+ * type-checking. Assembled into the catalogue by `src/texts.ts`.
  */
 export const en = {
   "activity.title": "Activity",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { MessageKey } from "../lib/i18n";
+import type { MessageKey } from "../texts";
 
 /** Error messages are catalogue keys; the edge translates them into the visitor's language. */
 const msg = (key: MessageKey) => ({ message: key });

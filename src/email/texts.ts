@@ -1,6 +1,6 @@
 /**
  * Texts every email shares (the layout's footer lines); each feature keeps its own emails'
- * texts in its own catalogue. Assembled into the catalogue by `src/lib/i18n.ts`.
+ * texts in its own catalogue. Assembled into the catalogue by `src/texts.ts`.
  */
 export const en = {
   "email.footer.account": "You get this email because it concerns your Offline account.",

@@ -1,14 +1,15 @@
 import { Elysia } from "elysia";
-import type { ChatProps } from "../../islands/chat-props";
+import type { ChatProps } from "../../shared/chat";
 import type { User } from "../../db/schema";
 import { ConversationScreen, type ConversationData } from "../../views/bookings/Conversation";
 import { bookingsToReview } from "../reviews/service";
 import { BookingsScreen, InboxList } from "../../views/bookings/List";
 import { ErrorScreen } from "../../views/shell/NotFound";
 import { hostListings } from "../activities/service";
-import { bookingOf, inboxOf, type InboxOrder } from "../bookings/reads";
+import { bookingOf, inboxOf, type InboxOrder } from "../bookings/queries";
 import { BookingError, GUEST_CANCEL_NOTICE_MS } from "../bookings/service";
-import { context, type Deps, type Render, type RequestState, type SendTo } from "../context";
+import { context, type Render, type SendTo } from "../context";
+import { type Deps, type RequestState } from "../deps";
 import { asRecord, isHtmx, json, waitHeaders } from "../lib/http";
 import { participantUser } from "../profiles/serialize";
 import { reviewsOf } from "../reviews/service";

@@ -2,9 +2,9 @@ import { and, asc, count, desc, eq, inArray, isNotNull, ne, notInArray, or, sql 
 import { uuidLike } from "../lib/validation";
 import { alias } from "drizzle-orm/sqlite-core";
 import { activities, bookings, ledgerEntries, messages, users, type Booking } from "../../db/schema";
-import type { MessageRow } from "../lib/events";
-import { latestMessageId } from "../messages/unread";
-import type { Deps } from "../context";
+import type { MessageRow } from "../events";
+import { latestMessageId } from "../conversations/unread";
+import type { Deps } from "../deps";
 import { participantUser, publicUserColumns, type PublicUserSource } from "../profiles/serialize";
 import { bookingDetails, bookingView, type BookingView } from "./serialize";
 import { BookingError } from "./service";

@@ -1,5 +1,5 @@
-import type { Booking, BookingStatus, Review } from "../../db/schema";
-import type { messages } from "../../db/schema";
+import type { Booking, BookingStatus, Review } from "../db/schema";
+import type { messages } from "../db/schema";
 
 export type MessageRow = typeof messages.$inferSelect;
 

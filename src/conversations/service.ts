@@ -2,8 +2,8 @@ import { and, asc, eq, gt, or, sql } from "drizzle-orm";
 import { writeTransaction } from "../../db/client";
 import { bookings, messages, type Booking } from "../../db/schema";
 import { BookingError, bookingFor } from "../bookings/service";
-import type { Deps } from "../context";
-import type { MessageRow } from "../lib/events";
+import type { Deps } from "../deps";
+import type { MessageRow } from "../events";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";
 import { latestMessageId, onBooking } from "./unread";
 

@@ -1,0 +1,124 @@
+import type { Db } from "../db/client";
+import type { User } from "../db/schema";
+import type { SessionInfo } from "./auth/service";
+import type { Config } from "./config";
+import type { Locale, Translate } from "./texts";
+import type { AssetManifest } from "./lib/manifest";
+import type { JobRunner } from "./jobs";
+import { RateLimiter, SlowDown } from "./lib/rate-limit";
+import type { Secrets } from "./lib/secrets";
+import type { ObjectStorage } from "./uploads/storage";
+import type { PaymentEvents, PaymentProvider } from "./payments/provider";
+import type { DomainEvents } from "./events";
+import type { Presence } from "./lib/presence";
+import type { LiveHub } from "./live/hub";
+import type { Mailer } from "./email/mailer";
+import type { PasswordHasher } from "./auth/passwords";
+
+/**
+ * The app's dependencies and the per-request state, as types every layer may import: services,
+ * jobs and views take them without importing the Elysia plugin (src/context.ts) that fills them.
+ */
+/** Everything a request handler may need, made once per app (tests make one per suite). */
+export interface Deps {
+  id: string;
+  config: Config;
+  db: Db;
+  secrets: Secrets;
+  assets: AssetManifest;
+  storage: ObjectStorage;
+  /** Durable timed work; features register their job kinds on it. */
+  jobs: JobRunner;
+  /** The payment provider (Stripe, or the built-in test provider). */
+  payments: PaymentProvider;
+  /** Verified provider events (webhooks, or the test provider's own); bookings subscribe. */
+  paymentEvents: PaymentEvents;
+  /** Committed changes (bookings, messages), for the live channel and notifications (src/lib/events.ts). */
+  events: DomainEvents;
+  /** Who has which conversation open (src/lib/presence.ts); the live channel keeps it. */
+  presence: Presence;
+  /** This process's live sockets and the broadcaster that reaches every process's (src/live/). */
+  live: LiveHub;
+  /** How passwords are hashed and checked (argon2id; tests hash cheaply). */
+  passwords: PasswordHasher;
+  /** Outgoing email: an SMTP server, or the outbox folder (src/email/, docs/decisions/0034). */
+  mailer: Mailer;
+  limits: {
+    /** Failed sign-ins per email and address together: reaching the limit locks only that pair. */
+    loginByPair: RateLimiter;
+    /** Failed sign-ins per address, whatever the email. */
+    loginByIp: RateLimiter;
+    /** Failed sign-ins per email from every address: slows that email down, never locks it. */
+    loginByEmail: SlowDown;
+    signupByIp: RateLimiter;
+    /** Wrong current passwords per account (email and password changes together). */
+    currentPassword: RateLimiter;
+    /** Activities created per user. */
+    activityCreate: RateLimiter;
+    /** Upload URLs made per user. */
+    uploadsByUser: RateLimiter;
+    /** Bytes of photos received per user. */
+    uploadBytesByUser: RateLimiter;
+    /** Messages sent per user, across their conversations. */
+    messagesByUser: RateLimiter;
+    /** Reports filed per user. */
+    reportsByUser: RateLimiter;
+    /** Password reset emails per address: over it, nothing more is sent (the answer stays the same). */
+    resetByEmail: RateLimiter;
+    /** Password reset requests per network address: over it, 429. */
+    resetByIp: RateLimiter;
+    /** Verification links asked for again, per account. */
+    verifyResend: RateLimiter;
+    /** "Someone tried to sign up with your address" emails per address. */
+    signupNotice: RateLimiter;
+    /** Link-account emails per account. */
+    linkEmail: RateLimiter;
+  };
+  /** Cookie names: `__Host-` prefixed where cookies are Secure. */
+  cookies: { session: string; flash: string; lang: string; oauth: string };
+  now: () => number;
+}
+
+export function makeLimits(): Deps["limits"] {
+  const fifteenMinutes = 15 * 60 * 1000;
+  const hour = 60 * 60 * 1000;
+  return {
+    loginByPair: new RateLimiter(5, fifteenMinutes),
+    loginByIp: new RateLimiter(30, fifteenMinutes),
+    // After 10 failures on one email, each try waits 0.5 s, 1 s, 2 s, 4 s, then 5 s at most.
+    loginByEmail: new SlowDown(10, fifteenMinutes, 500, 5000),
+    signupByIp: new RateLimiter(20, hour),
+    currentPassword: new RateLimiter(5, fifteenMinutes),
+    activityCreate: new RateLimiter(20, hour),
+    // Filling a profile and a few activities takes about 20 photos; these stop a flood.
+    uploadsByUser: new RateLimiter(60, hour),
+    uploadBytesByUser: new RateLimiter(100 * 1024 * 1024, hour),
+    // A quick back-and-forth stays well under it; a script flooding a conversation does not.
+    messagesByUser: new RateLimiter(30, 60 * 1000),
+    reportsByUser: new RateLimiter(10, hour),
+    resetByEmail: new RateLimiter(3, hour),
+    resetByIp: new RateLimiter(10, fifteenMinutes),
+    verifyResend: new RateLimiter(3, hour),
+    // At most one such email per address per hour, so sign-ups cannot flood someone's inbox.
+    signupNotice: new RateLimiter(1, hour),
+    linkEmail: new RateLimiter(3, hour),
+  };
+}
+
+export function cookieNames(config: Config): Deps["cookies"] {
+  const prefix = config.secureCookies ? "__Host-" : "";
+  return { session: `${prefix}sid`, flash: `${prefix}flash`, lang: "lang", oauth: `${prefix}oauth` };
+}
+
+/** What is known about the person making a request. */
+export interface RequestState {
+  user: User | null;
+  session: SessionInfo | null;
+  sessionToken: string | null;
+  /** The session was extended: its cookie is sent again with the new lifetime. */
+  sessionRenewed: boolean;
+  cookies: Record<string, string>;
+  locale: Locale;
+  t: Translate;
+  ip: string;
+}

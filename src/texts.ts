@@ -1,0 +1,66 @@
+import { makeTranslators, type Catalogue, type Locale, type MessageKey, type Translate } from "./lib/i18n";
+
+export { locales, pickLocale, COUNTED, type Catalogue, type Locale, type MessageKey, type Translate } from "./lib/i18n";
+
+/**
+ * The message catalogue: every user-facing text, in English (default) and French. Each feature
+ * keeps its own texts next to its code, in `src/<feature>/texts.ts` (an `en` object and an
+ * `fr` typed against it); this module joins them. A key defined by two features fails
+ * type-checking here, and a test checks that no entry is empty.
+ */
+import * as activities from "./activities/texts";
+import * as auth from "./auth/texts";
+import * as bookings from "./bookings/texts";
+import * as email from "./email/texts";
+import * as live from "./live/texts";
+import * as conversations from "./conversations/texts";
+import * as notifications from "./notifications/texts";
+import * as payments from "./payments/texts";
+import * as profiles from "./profiles/texts";
+import * as reports from "./reports/texts";
+import * as reviews from "./reviews/texts";
+import * as shell from "./shell/texts";
+import * as uploads from "./uploads/texts";
+
+/** Every feature's texts, by feature. */
+export const messagesByFeature = { shell, auth, profiles, activities, uploads, reviews, payments, bookings, conversations, reports, notifications, live, email };
+
+type Features = typeof messagesByFeature;
+type KeysOf<M> = M extends { en: infer E } ? keyof E : never;
+/** Keys that more than one feature defines: there must be none. */
+type SharedKeys = { [F in keyof Features]: KeysOf<Features[F]> & KeysOf<Features[Exclude<keyof Features, F>]> }[keyof Features];
+
+/** Every key the features define. */
+type AllKeys = KeysOf<Features[keyof Features]>;
+
+declare module "./lib/i18n" {
+  // The catalogue's keys are the keys `MessageKey` allows everywhere.
+  interface TextKeys extends Record<AllKeys, true> {}
+}
+
+/**
+ * One language's catalogue: every feature's entries in that language. `unique` is `true` only
+ * when no key is defined by two features; otherwise its type names those keys and the calls
+ * below fail to type-check.
+ */
+function join(locale: "en" | "fr", unique: [SharedKeys] extends [never] ? true : { keysDefinedByTwoFeatures: SharedKeys }): Catalogue {
+  return Object.assign({}, ...Object.values(messagesByFeature).map((feature) => feature[locale])) as Catalogue;
+}
+
+const en = join("en", true);
+const fr = join("fr", true);
+
+export const catalogues: Record<Locale, Catalogue> = { en, fr };
+
+/** The translator of a language (made once each). */
+export const translator = makeTranslators(catalogues);
+
+/** Field errors (catalogue keys) in the visitor's language. */
+export function translateErrors(t: Translate, errors: Record<string, MessageKey>, params?: Record<string, string | number>): Record<string, string> {
+  return Object.fromEntries(Object.entries(errors).map(([field, key]) => [field, t(key, params)]));
+}
+
+export function isMessageKey(key: string): key is MessageKey {
+  return Object.hasOwn(en, key);
+}
+
