@@ -1,5 +1,6 @@
 /** @jsxImportSource react */
 import { useState } from "react";
+import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MEETING_POINT_MAX } from "../shared/limits";
 import { AddressInput } from "./AddressInput";
 import { callJson, toast } from "./api";
 import { mountWith } from "./mount";
@@ -37,8 +38,6 @@ export interface ActivityWizardProps {
 }
 
 const STEPS = 7;
-const TITLE_MAX = 50;
-const DESCRIPTION_MAX = 200;
 const fill = (text: string, values: Record<string, string | number>) => text.replace(/\{(\w+)\}/g, (_, k: string) => String(values[k] ?? ""));
 
 /** Cents from what was typed, or null when it is not a valid amount above zero. */
@@ -70,15 +69,15 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
 
   const valid = [
     Boolean(a.category),
-    a.title.trim().length > 0 && a.title.length <= TITLE_MAX,
-    a.description.trim().length > 0 && a.description.length <= DESCRIPTION_MAX,
+    a.title.trim().length > 0 && a.title.length <= ACTIVITY_TITLE_MAX,
+    a.description.trim().length > 0 && a.description.length <= ACTIVITY_DESCRIPTION_MAX,
     rateCents(a.hourlyRate) !== null,
     a.photos.length > 0,
     a.minDurationMinutes > 0,
     true,
   ][step - 1];
 
-  const maxDuration = hasMax ? Math.max(a.maxDurationMinutes ?? a.minDurationMinutes + 30, a.minDurationMinutes + 30) : null;
+  const maxDuration = hasMax ? Math.max(a.maxDurationMinutes ?? a.minDurationMinutes + DURATION_STEP, a.minDurationMinutes + DURATION_STEP) : null;
 
   const finish = (message: string) => {
     try {
@@ -129,13 +128,13 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
     <div className="flex items-center justify-between rounded-xl border border-line p-3">
       <span className="font-medium">{label}</span>
       <div className="flex items-center gap-3">
-        <button type="button" className="btn btn-secondary h-10 w-10 p-0" aria-label={`${t.less} — ${label}`} disabled={value <= min} onClick={() => onSet(value - 30)}>
+        <button type="button" className="btn btn-secondary h-10 w-10 p-0" aria-label={`${t.less} — ${label}`} disabled={value <= min} onClick={() => onSet(value - DURATION_STEP)}>
           −
         </button>
         <span className="w-16 text-center font-semibold" aria-live="polite">
           {duration(value)}
         </span>
-        <button type="button" className="btn btn-secondary h-10 w-10 p-0" aria-label={`${t.more} — ${label}`} disabled={value >= 240} onClick={() => onSet(value + 30)}>
+        <button type="button" className="btn btn-secondary h-10 w-10 p-0" aria-label={`${t.more} — ${label}`} disabled={value >= DURATION_MAX} onClick={() => onSet(value + DURATION_STEP)}>
           +
         </button>
       </div>
@@ -184,7 +183,7 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
             <label className="field-label" htmlFor="wizard-title">
               {t.titleLabel}
             </label>
-            <input id="wizard-title" className="input" value={a.title} maxLength={TITLE_MAX} placeholder={t.titlePlaceholder} onChange={(e) => update({ title: e.target.value })} autoFocus />
+            <input id="wizard-title" className="input" value={a.title} maxLength={ACTIVITY_TITLE_MAX} placeholder={t.titlePlaceholder} onChange={(e) => update({ title: e.target.value })} autoFocus />
             <span className="text-right text-xs text-muted">{fill(t.titleCount!, { count: a.title.length })}</span>
           </div>
         ) : step === 3 ? (
@@ -192,7 +191,7 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
             <label className="field-label" htmlFor="wizard-description">
               {t.descriptionLabel}
             </label>
-            <textarea id="wizard-description" className="input" rows={5} value={a.description} maxLength={DESCRIPTION_MAX} placeholder={t.descriptionPlaceholder} onChange={(e) => update({ description: e.target.value })} autoFocus />
+            <textarea id="wizard-description" className="input" rows={5} value={a.description} maxLength={ACTIVITY_DESCRIPTION_MAX} placeholder={t.descriptionPlaceholder} onChange={(e) => update({ description: e.target.value })} autoFocus />
             <span className="text-right text-xs text-muted">{fill(t.descriptionCount!, { count: a.description.length })}</span>
           </div>
         ) : step === 4 ? (
@@ -229,10 +228,10 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
             </details>
           </div>
         ) : step === 5 ? (
-          <PhotoGrid name="photos" photos={a.photos} max={6} endpoint="/api/activity-images" texts={photoTexts} onChange={(photos) => update({ photos })} />
+          <PhotoGrid name="photos" photos={a.photos} max={ACTIVITY_PHOTOS_MAX} endpoint="/api/activity-images" texts={photoTexts} onChange={(photos) => update({ photos })} />
         ) : step === 6 ? (
           <div className="flex flex-col gap-3">
-            {stepper(a.minDurationMinutes, 30, (v) => update({ minDurationMinutes: v, maxDurationMinutes: a.maxDurationMinutes !== null && a.maxDurationMinutes < v + 30 ? Math.min(v + 30, 240) : a.maxDurationMinutes }), t.minDuration!)}
+            {stepper(a.minDurationMinutes, DURATION_MIN, (v) => update({ minDurationMinutes: v, maxDurationMinutes: a.maxDurationMinutes !== null && a.maxDurationMinutes < v + DURATION_STEP ? Math.min(v + DURATION_STEP, DURATION_MAX) : a.maxDurationMinutes }), t.minDuration!)}
             <label className="flex items-center justify-between rounded-xl border border-line p-3">
               <span className="font-medium">{t.maxToggle}</span>
               <input
@@ -240,14 +239,14 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
                 role="switch"
                 className="h-5 w-5 accent-[#e8553d]"
                 checked={hasMax}
-                disabled={a.minDurationMinutes >= 240}
+                disabled={a.minDurationMinutes >= DURATION_MAX}
                 onChange={(e) => {
                   setHasMax(e.target.checked);
-                  if (e.target.checked) update({ maxDurationMinutes: Math.min(Math.max(a.maxDurationMinutes ?? 0, a.minDurationMinutes + 30), 240) });
+                  if (e.target.checked) update({ maxDurationMinutes: Math.min(Math.max(a.maxDurationMinutes ?? 0, a.minDurationMinutes + DURATION_STEP), DURATION_MAX) });
                 }}
               />
             </label>
-            {hasMax && maxDuration !== null ? stepper(maxDuration, a.minDurationMinutes + 30, (v) => update({ maxDurationMinutes: v }), t.maxDuration!) : <p className="text-sm text-muted">{t.noMax}</p>}
+            {hasMax && maxDuration !== null ? stepper(maxDuration, a.minDurationMinutes + DURATION_STEP, (v) => update({ maxDurationMinutes: v }), t.maxDuration!) : <p className="text-sm text-muted">{t.noMax}</p>}
           </div>
         ) : (
           <div className="flex flex-col gap-3">
@@ -264,7 +263,7 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
                 placeholder={t.meetingPlaceholder!}
                 geocoderUrl={geocoderUrl}
                 near={`${city}, ${country}`}
-                maxLength={200}
+                maxLength={MEETING_POINT_MAX}
                 onValueChange={(meetingPoint) => update({ meetingPoint })}
               />
             ) : null}

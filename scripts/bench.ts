@@ -37,7 +37,7 @@ import { gzipSync } from "node:zlib";
 import { migrate, openDb } from "../db/client";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
 import { seedDemo, seedGeneratedActivities } from "../db/seed";
-import { browseQueries } from "../src/activities/service";
+import { browseQueries } from "../src/activities/queries";
 import { benchLive, waitFor } from "./bench-live";
 
 const helloAt = process.argv.indexOf("--hello");

@@ -4,15 +4,11 @@ import { timingSafeEqual } from "node:crypto";
 import type { Db } from "../db/client";
 import { THEME_SCRIPT } from "../views/layouts/Document";
 import { ErrorScreen } from "../views/shell/NotFound";
-import { activityApi } from "./activities/api";
-import { activityRoutes } from "./activities/routes";
-import { authRoutes } from "./auth/routes";
-import { profileApi } from "./profiles/api";
-import { profilePages } from "./profiles/pages";
-import { profileRoutes } from "./profiles/routes";
-import { uploadRoutes } from "./uploads/routes";
+import { activitiesFeature } from "./activities";
+import { authFeature } from "./auth";
+import { profilesFeature } from "./profiles";
+import { uploadsFeature } from "./uploads";
 import { PaymentEvents, type PaymentProvider } from "./payments/provider";
-import { paymentRoutes } from "./payments/routes";
 import { stripeHostedOrigins } from "./payments/stripe";
 import { WEBHOOK_BODY_LIMIT } from "./payments/webhooks";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
@@ -28,24 +24,22 @@ import { JobRunner } from "./jobs";
 import type { AssetManifest } from "./lib/manifest";
 import type { Secrets } from "./lib/secrets";
 import { renderPage } from "./shell/render";
-import { notFoundRoute, shellRoutes } from "./shell/routes";
+import { notFoundRoute, shellFeature } from "./shell";
 import { accessDenied } from "./shell/access";
 import { bareServerError, domainErrorAnswer, lastResortAnswer, serverError } from "./shell/errors";
 import { isDomainError } from "./lib/errors";
-import { adminPaymentRoutes } from "./bookings/admin";
-import { bookingRoutes } from "./bookings/routes";
-import { conversationPages, messageApi } from "./conversations/routes";
-import { reviewRoutes } from "./reviews/routes";
-import { reportRoutes } from "./reports/routes";
-import { notificationRoutes } from "./notifications/routes";
-import { makePaymentProvider } from "./payments";
-import { testPaymentRoutes } from "./payments/test-routes";
+import { bookingsFeature } from "./bookings";
+import { chatFeature } from "./conversations";
+import { reviewsFeature } from "./reviews";
+import { reportsFeature } from "./reports";
+import { notificationsFeature } from "./notifications";
+import { makePaymentProvider, paymentsFeature } from "./payments";
 import { DomainEvents } from "./events";
 import { makeLive } from "./live/hub";
-import { LIVE_SOCKET_OPTIONS, liveRoutes } from "./live/routes";
+import { LIVE_SOCKET_OPTIONS, liveFeature } from "./live";
 import { makeMailer } from "./email/mailer";
 import { argon2Passwords } from "./auth/passwords";
-import { emailRoutes } from "./email/routes";
+import { emailFeature } from "./email";
 
 /** What createApp is given: the parts of `Deps` made outside it, plus overrides for tests. */
 export type AppOptions = Pick<Deps, "config" | "db" | "secrets" | "assets"> &
@@ -284,25 +278,19 @@ export function createApp(options: AppOptions) {
       if (isDomainError(error)) return domainErrorAnswer(deps, state, request, error);
       return serverError(deps, state, request, error);
     })
-    .use(shellRoutes(deps))
-    .use(authRoutes(deps))
-    .use(uploadRoutes(deps))
-    .use(profileApi(deps))
-    .use(profileRoutes(deps))
-    .use(profilePages(deps))
-    .use(activityApi(deps))
-    .use(activityRoutes(deps))
-    .use(paymentRoutes(deps))
-    .use(testPaymentRoutes(deps))
-    .use(bookingRoutes(deps))
-    .use(messageApi(deps))
-    .use(conversationPages(deps))
-    .use(reviewRoutes(deps))
-    .use(reportRoutes(deps))
-    .use(adminPaymentRoutes(deps))
-    .use(notificationRoutes(deps))
-    .use(emailRoutes(deps))
-    .use(liveRoutes(deps))
+    .use(shellFeature(deps))
+    .use(authFeature(deps))
+    .use(uploadsFeature(deps))
+    .use(profilesFeature(deps))
+    .use(activitiesFeature(deps))
+    .use(paymentsFeature(deps))
+    .use(bookingsFeature(deps))
+    .use(chatFeature(deps))
+    .use(reviewsFeature(deps))
+    .use(reportsFeature(deps))
+    .use(notificationsFeature(deps))
+    .use(emailFeature(deps))
+    .use(liveFeature(deps))
     .use(notFoundRoute(deps));
 
   return { app, deps };

@@ -1,6 +1,5 @@
 import type { Db } from "../db/client";
 import type { User } from "../db/schema";
-import type { SessionInfo } from "./auth/service";
 import type { Config } from "./config";
 import type { Locale, Translate } from "./texts";
 import type { AssetManifest } from "./lib/manifest";
@@ -108,6 +107,17 @@ export function makeLimits(): Deps["limits"] {
 export function cookieNames(config: Config): Deps["cookies"] {
   const prefix = config.secureCookies ? "__Host-" : "";
   return { session: `${prefix}sid`, flash: `${prefix}flash`, lang: "lang", oauth: `${prefix}oauth` };
+}
+
+export interface SessionInfo {
+  sid: string;
+  csrf: string;
+  expire: number;
+}
+
+declare module "./jobs" {
+  // A job's handler receives the whole of the app's dependencies.
+  interface JobDeps extends Deps {}
 }
 
 /** What is known about the person making a request. */

@@ -1,7 +1,6 @@
 import { and, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Db, WriteTx } from "../db/client";
 import { jobs, leases, type Job } from "../db/schema";
-import type { Deps } from "./deps";
 import { troubleKind } from "./lib/startup";
 
 /**
@@ -18,9 +17,19 @@ import { troubleKind } from "./lib/startup";
  * job runs twice at once anyway, but only the holder of the runner lease (a row in `leases`)
  * looks for due jobs, so one process does the timed work and the others never contend for it.
  */
+/**
+ * What a job's handler receives as `deps`: the app's dependencies (src/deps.ts fills this in by
+ * extending it), of which the runner itself reads only the database and the clock. Declared here
+ * so this module needs nothing of the app's.
+ */
+export interface JobDeps {
+  db: Db;
+  now: () => number;
+}
+
 export interface JobKind<Payload> {
   kind: string;
-  run(payload: Payload, context: { deps: Deps; job: Job }): Promise<void> | void;
+  run(payload: Payload, context: { deps: JobDeps; job: Job }): Promise<void> | void;
   /** A chore repeated every so many milliseconds, for as long as the app runs (one row, rescheduled). */
   every?: number;
   /** Attempts before the job gives up and stays as failed (default 8). */
@@ -77,7 +86,7 @@ export class JobRunner {
   /** This runner's identity in the runner lease. */
   readonly holder = crypto.randomUUID();
 
-  constructor(private readonly deps: Deps) {
+  constructor(private readonly deps: JobDeps) {
     this.db = deps.db;
     this.now = deps.now;
   }

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { dbVersion, migrate, openDb, readCache, seeOtherConnections } from "../db/client";
 import { activities } from "../db/schema";
 import { seedDemo, seedGeneratedActivities } from "../db/seed";
-import { BROWSE_COUNT_CAP, browseActivities, browseQueries } from "../src/activities/service";
+import { BROWSE_COUNT_CAP, browseActivities, browseQueries } from "../src/activities/queries";
 import { makeTestApp, type Client } from "./helpers";
 
 /** Browse costs the same however many activities match: a capped count and indexed pages (decision 0015). */

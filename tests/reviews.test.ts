@@ -3,7 +3,8 @@ import { eq } from "drizzle-orm";
 import { activityRow, bookingRow, insert, userRow } from "../db/factories";
 import { jobs, reviews, type Activity, type BookingStatus, type User } from "../db/schema";
 import type { DomainEvent } from "../src/events";
-import { publishDueReviews, REVIEW_WINDOW_MS } from "../src/reviews/service";
+import { publishDueReviews } from "../src/reviews/service";
+import { REVIEW_WINDOW_MS } from "../src/reviews/rules";
 import { makeTestApp, type Client } from "./helpers";
 
 const HOUR = 60 * 60 * 1000;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { writeTransaction } from "../db/client";
 import { activities, oauthAccounts, users } from "../db/schema";
-import { deleteActivity } from "../src/activities/manage";
+import { deleteActivity } from "../src/activities/service";
 import { findOrCreateOAuthUser } from "../src/auth/service";
 import { makeTestApp } from "./helpers";
 

@@ -6,21 +6,10 @@ import { type Deps, type RequestState } from "../deps";
 import { asRecord, json, jsonBytes, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../texts";
 import { readBrowseQuery } from "./input";
-import {
-  createActivity,
-  creationWait,
-  deleteActivity,
-  findListedActivity,
-  findOwnActivity,
-  hostOf,
-  ownActivities,
-  readActivityInput,
-  updateActivity,
-  type ActivityErrors,
-} from "./manage";
+import { createActivity, creationWait, deleteActivity, readActivityInput, updateActivity, type ActivityErrors } from "./service";
 import { publicUser } from "../profiles/serialize";
 import { publicActivity } from "./serialize";
-import { activityRating, activityReviews, browseListings } from "./service";
+import { activityRating, activityReviews, browseListings, findListedActivity, findOwnActivity, hostOf, ownActivities } from "./queries";
 
 /**
  * The JSON of a page of listings. `browseListings` hands out one shared page per read until the

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MEETING_POINT_MAX } from "../../shared/limits";
 import type { MessageKey } from "../texts";
 import { userText } from "../lib/text";
 import { cityByName, DEFAULT_CITY_NAME } from "../lib/places";
@@ -6,12 +7,7 @@ import { categories, isCategory, type Category } from "./categories";
 
 const msg = (key: MessageKey) => ({ message: key });
 
-export const TITLE_MAX = 50;
-export const DESCRIPTION_MAX = 200;
-export const MEETING_POINT_MAX = 200;
-export const DURATION_STEP = 30;
-export const DURATION_MIN = 30;
-export const DURATION_MAX = 240;
+export { DURATION_MAX, DURATION_MIN, DURATION_STEP } from "../../shared/limits";
 export const DEFAULT_MIN_DURATION = 60;
 /** Highest hourly rate accepted, in dollars: a typo guard, not a business rule. */
 export const RATE_MAX = 10_000;
@@ -19,14 +15,14 @@ export const RATE_MAX = 10_000;
 export const titleSchema = userText({
   invalid: "activity.titleRequired",
   required: "activity.titleRequired",
-  max: { length: TITLE_MAX, message: "activity.titleTooLong" },
+  max: { length: ACTIVITY_TITLE_MAX, message: "activity.titleTooLong" },
   characters: "activity.titleCharacters",
 });
 export const descriptionSchema = userText({
   kind: "multiline",
   invalid: "activity.descriptionRequired",
   required: "activity.descriptionRequired",
-  max: { length: DESCRIPTION_MAX, message: "activity.descriptionTooLong" },
+  max: { length: ACTIVITY_DESCRIPTION_MAX, message: "activity.descriptionTooLong" },
   characters: "activity.descriptionCharacters",
 });
 export const categorySchema = z.enum(categories, msg("activity.categoryRequired"));
@@ -79,7 +75,7 @@ export const onDurationGrid = (m: number) => Number.isInteger(m) && m >= DURATIO
 
 export const photosListSchema = z
   .array(z.string(msg("activity.photosInvalid")).min(1, msg("activity.photosInvalid")).max(300, msg("activity.photosInvalid")), msg("activity.photosInvalid"))
-  .max(6, msg("activity.tooManyPhotos"));
+  .max(ACTIVITY_PHOTOS_MAX, msg("activity.tooManyPhotos"));
 
 export const meetingPointSchema = userText({
   invalid: "activity.meetingPointInvalid",

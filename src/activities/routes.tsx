@@ -19,10 +19,9 @@ import { activityZone } from "../bookings/times";
 import { publicUser } from "../profiles/serialize";
 import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
-import { createActivity, creationWait, findListedActivity, findOwnActivity, hostOf, ownActivities, readActivityInput } from "./manage";
-import { countOwnActivities } from "./host";
+import { createActivity, creationWait, readActivityInput } from "./service";
 import { hostEarnings, hostRequests } from "../bookings/queries";
-import { activityRatingAndReviews, browseActivities } from "./service";
+import { activityRatingAndReviews, browseActivities, countOwnActivities, findListedActivity, findOwnActivity, hostOf, ownActivities } from "./queries";
 
 /**
  * What the activity page shows of an activity, its host and its reviews: read once per database

@@ -1,231 +1,167 @@
-import { madeOnce } from "../lib/memo";
-import { and, avg, count, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
-import { perDb, readCache, type Db } from "../../db/client";
-import { activities, reviews, users, type Activity } from "../../db/schema";
-import { publicUser, publicUserColumns, type PublicUser, type PublicUserSource } from "../profiles/serialize";
-import { reviewsOfActivity } from "../reviews/service";
-import { coverPhoto } from "./categories";
-import { roundRating } from "../lib/labels";
+import { count, eq } from "drizzle-orm";
+import { writeTransaction } from "../../db/client";
+import { activities, bookings, type Activity, type User } from "../../db/schema";
+import type { Deps } from "../deps";
+import { listFrom } from "../lib/http";
+import { firstIssue } from "../lib/validation";
+import type { MessageKey } from "../texts";
+import { cleanText } from "../lib/text";
+import { findCity } from "../lib/places";
+import { ownedObjects } from "../uploads/service";
+import {
+  categorySchema,
+  DEFAULT_MIN_DURATION,
+  DURATION_MAX,
+  DURATION_STEP,
+  descriptionSchema,
+  durationMinutes,
+  hourlyRateSchema,
+  meetingPointSchema,
+  onDurationGrid,
+  photosListSchema,
+  titleSchema,
+} from "./input";
 
-/** A listed activity with its host's public view and its rating, for the JSON API and for cards. */
-export interface ActivityListing {
-  activity: Activity;
-  host: PublicUser;
-  rating: { average: number | null; count: number };
-}
+export type ActivityErrors = Record<string, MessageKey>;
+export type ActivityChanges = Partial<typeof activities.$inferInsert>;
 
-/** What the browse and profile screens show of an activity: nothing more. */
-export interface ActivityCard {
-  id: string;
-  createdAt: number;
-  title: string;
-  category: string;
-  hourlyRateCents: number;
-  cover: string;
-  rating: number | null;
-  reviewCount: number;
-  host: { firstName: string | null; photo: string | null; age: number | null };
-}
+/** A yes/no as JSON or a form sends it; null for anything else. */
+const asBool = (v: unknown): boolean | null => {
+  if (v === true || v === "true" || v === "on" || v === "1") return true;
+  if (v === false || v === "false" || v === "0" || v === "") return false;
+  return null;
+};
 
-export function activityCard({ activity, host, rating }: ActivityListing): ActivityCard {
-  return {
-    id: activity.id,
-    createdAt: activity.createdAt,
-    title: activity.title,
-    category: activity.category,
-    hourlyRateCents: activity.hourlyRateCents,
-    cover: coverPhoto(activity),
-    rating: rating.average,
-    reviewCount: rating.count,
-    host: { firstName: host.firstName, photo: host.photo, age: host.age },
+/**
+ * Reads an activity from a form or the API (spec §7 field names; the wizard's duration and
+ * maxDuration as hours in strings, or minutes). On create every required field must be there;
+ * on update only the fields given are checked. Nothing is written here.
+ */
+export async function readActivityInput(
+  deps: Deps,
+  host: User,
+  input: Record<string, unknown>,
+  existing?: Activity,
+): Promise<{ ok: true; changes: ActivityChanges } | { ok: false; errors: ActivityErrors }> {
+  const errors: ActivityErrors = {};
+  const changes: ActivityChanges = {};
+  const creating = !existing;
+  const has = (k: string) => input[k] !== undefined && input[k] !== null;
+
+  const check = <T>(key: string, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, apply: (v: T) => void) => {
+    if (!has(key) && !creating) return;
+    const r = schema.safeParse(has(key) ? input[key] : "");
+    if (r.success) apply(r.data);
+    else errors[key] = firstIssue(r.error);
   };
+  check("title", titleSchema, (v) => (changes.title = v));
+  check("description", descriptionSchema, (v) => (changes.description = v));
+  if (has("category") || creating) {
+    const r = categorySchema.safeParse(input.category);
+    if (r.success) changes.category = r.data;
+    else errors.category = "activity.categoryRequired";
+  }
+  check("hourlyRate", hourlyRateSchema, (v) => (changes.hourlyRateCents = v));
+
+  // Durations: minimum on the 30-minute grid; maximum absent, or at least minimum + 30.
+  const minGiven = has("minDurationMinutes") ? durationMinutes(input.minDurationMinutes, "minutes") : has("duration") ? durationMinutes(input.duration, "hours") : undefined;
+  const maxGiven = has("maxDurationMinutes") || "maxDurationMinutes" in input
+    ? durationMinutes(input.maxDurationMinutes, "minutes")
+    : has("maxDuration") || "maxDuration" in input
+      ? durationMinutes(input.maxDuration, "hours")
+      : undefined;
+  const min = minGiven === undefined || minGiven === null ? (existing?.minDurationMinutes ?? DEFAULT_MIN_DURATION) : minGiven;
+  const max = maxGiven === undefined ? (existing?.maxDurationMinutes ?? null) : maxGiven;
+  if (!onDurationGrid(min)) errors.duration = "activity.durationInvalid";
+  else if (max !== null && (!onDurationGrid(max) || max < min + DURATION_STEP || max > DURATION_MAX)) errors.maxDuration = "activity.maxDurationInvalid";
+  else {
+    if (minGiven !== undefined || creating) changes.minDurationMinutes = min;
+    if (maxGiven !== undefined || creating) changes.maxDurationMinutes = max;
+  }
+
+  // Meeting point: "share later" clears it.
+  if (has("hasMeetingPoint") || has("meetingPoint") || creating) {
+    const point = input.meetingPoint;
+    const wants = has("hasMeetingPoint") ? asBool(input.hasMeetingPoint) : has("meetingPoint") ? typeof point !== "string" || Boolean(cleanText(point)) : false;
+    if (wants === null) errors.meetingPoint = "activity.meetingPointRequired";
+    else if (wants) {
+      const r = meetingPointSchema.safeParse(input.meetingPoint ?? "");
+      if (!r.success) errors.meetingPoint = firstIssue(r.error);
+      else if (!r.data) errors.meetingPoint = "activity.meetingPointRequired";
+      else {
+        changes.meetingPoint = r.data;
+        changes.hasMeetingPoint = true;
+      }
+    } else {
+      changes.meetingPoint = null;
+      changes.hasMeetingPoint = false;
+    }
+  }
+
+  // Place: the host's own city unless another valid one is given.
+  if (has("city") || has("country") || creating) {
+    const country = has("country") ? input.country : (existing?.country ?? host.country);
+    const city = has("city") ? input.city : (existing?.city ?? host.city);
+    const found = findCity(country, city);
+    if (!found) errors.city = "activity.placeInvalid";
+    else {
+      changes.country = String(country);
+      changes.city = found.name;
+    }
+  }
+
+  if (has("photos") || creating) {
+    const r = photosListSchema.safeParse(listFrom(input.photos ?? []));
+    if (!r.success) errors.photos = firstIssue(r.error);
+    else {
+      const list = [...new Set(r.data)];
+      const owned = await ownedObjects(deps, host.id, list);
+      if (list.some((p) => !owned.has(p) && !(existing?.photos ?? []).includes(p))) errors.photos = "activity.photosInvalid";
+      else changes.photos = list;
+    }
+  }
+
+  return Object.keys(errors).length ? { ok: false, errors } : { ok: true, changes };
 }
 
-/** Where a page of results ends: the last card's creation time and id. */
-export function encodeCursor(card: { createdAt: number; id: string }) {
-  return Buffer.from(`${card.createdAt}_${card.id}`).toString("base64url");
+/** Milliseconds before the user may create another activity (`limits.activityCreate`), 0 when they may. */
+export const creationWait = (deps: Deps, userId: string): number => deps.limits.activityCreate.retryAfter(userId, deps.now());
+
+/** Creates an activity; every creation, from any screen or call, counts towards `creationWait`. */
+export async function createActivity(deps: Deps, host: User, changes: ActivityChanges): Promise<Activity> {
+  const now = deps.now();
+  const [row] = await deps.db
+    .insert(activities)
+    .values({ ...(changes as typeof activities.$inferInsert), id: crypto.randomUUID(), hostId: host.id, createdAt: now, updatedAt: now })
+    .returning();
+  deps.limits.activityCreate.hit(host.id, now);
+  return row!;
 }
 
-function decodeCursor(cursor: string | undefined): { createdAt: number; id: string } | null {
-  if (!cursor) return null;
-  const m = /^(\d{1,15})_([0-9a-f-]{36})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
-  return m ? { createdAt: Number(m[1]), id: m[2]! } : null;
-}
-
-/**
- * The browse count stops here: a city with more listed activities shows "1,000+ activities
- * found", so a page costs the same with a thousand or a million of them (decision 0015).
- */
-export const BROWSE_COUNT_CAP = 1000;
-
-/** Listed: active, not archived, not hidden by an operator; spelled as the browse indexes' condition so SQLite uses them. */
-const listed = sql`${activities.active} = 1 AND ${activities.archivedAt} IS NULL AND ${activities.hiddenAt} IS NULL`;
-
-/**
- * The browse queries, prepared once per database: a page (with or without a category, first
- * page or after a cursor) on the partial browse indexes, the capped count over the same index,
- * and the ratings of a page's activities.
- */
-const browseStatements = perDb((db) => {
-  const where = (byCategory: boolean, after: boolean) =>
-    and(
-      eq(activities.city, sql.placeholder("city")),
-      listed,
-      byCategory ? eq(activities.category, sql.placeholder("category")) : undefined,
-      after ? sql`(${activities.createdAt}, ${activities.id}) < (${sql.placeholder("afterCreatedAt")}, ${sql.placeholder("afterId")})` : undefined,
-    );
-  const page = (byCategory: boolean, after: boolean) =>
-    db
-      .select({ activity: activities, host: publicUserColumns })
-      .from(activities)
-      .innerJoin(users, eq(users.id, activities.hostId))
-      .where(where(byCategory, after))
-      .orderBy(desc(activities.createdAt), desc(activities.id))
-      .limit(sql.placeholder("limit"))
-      .prepare();
-  // count(*) over at most `cap` rows of the index: constant work however many match.
-  const capped = (byCategory: boolean) =>
-    db
-      .select({ n: count() })
-      .from(db.select({ one: sql`1`.as("one") }).from(activities).where(where(byCategory, false)).limit(sql.placeholder("cap")).as("listed"))
-      .prepare();
-  return {
-    page: { all: page(false, false), allAfter: page(false, true), category: page(true, false), categoryAfter: page(true, true) },
-    count: { all: capped(false), category: capped(true) },
-  };
-});
-
-/** Ratings (published reviews only) of many activities at once; the ids go in as one JSON array so the statement is prepared once. */
-const ratingStatement = perDb((db) =>
-  db
-    .select({ activityId: reviews.activityId, stars: avg(reviews.stars), n: count() })
-    .from(reviews)
-    .where(and(sql`${reviews.activityId} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`, isNotNull(reviews.publishedAt)))
-    .groupBy(reviews.activityId)
-    .prepare(),
-);
-
-/** The SQL of every browse statement, by name: for query-plan checks (tests, `bun run bench`). */
-export function browseQueries(db: Db): Record<string, string> {
-  const { page, count } = browseStatements(db);
-  return {
-    ...Object.fromEntries(Object.entries(page).map(([name, q]) => [`page.${name}`, q.getQuery().sql])),
-    ...Object.fromEntries(Object.entries(count).map(([name, q]) => [`count.${name}`, q.getQuery().sql])),
-    ratings: ratingStatement(db).getQuery().sql,
-  };
-}
-
-/** How many listed activities match, up to `cap`; `capped` when there are more. */
-export interface BrowseTotal {
-  total: number;
-  capped: boolean;
-}
-
-/**
- * Bookable activities of a city, newest first, with their host and real average rating, a page
- * at a time (keyset paging on the browse index, so page 100 costs what page 1 does), and their
- * number counted up to `countCap` (BROWSE_COUNT_CAP). Read once per database change
- * (`browseCache`): the result is shared, never modify it.
- */
-export async function browseListings(
-  db: Db,
-  opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number },
-  today = new Date(),
-): Promise<BrowsePage> {
-  const cap = opts.countCap ?? BROWSE_COUNT_CAP;
-  // Ages on the cards change with the day, so the day is part of the key.
-  const key = [opts.city, opts.category ?? "", opts.cursor ?? "", opts.limit, cap, today.toISOString().slice(0, 10)].join("\u0000");
-  return browseCache(db, key, () => readBrowsePage(db, opts, cap, today));
-}
-
-type BrowsePage = { listings: ActivityListing[]; nextCursor: string | null } & BrowseTotal;
-
-/**
- * Browse pages are the same for every guest until an activity, host or review changes, so they
- * are read once per database change (`readCache`), for the most recent few hundred filters.
- */
-const browseCache = readCache<BrowsePage>(500);
-
-function readBrowsePage(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string }, cap: number, today: Date): BrowsePage {
-  const after = decodeCursor(opts.cursor);
-  const statements = browseStatements(db);
-  const filter = { city: opts.city, category: opts.category ?? "" };
-  const pageQuery = opts.category ? (after ? statements.page.categoryAfter : statements.page.category) : after ? statements.page.allAfter : statements.page.all;
-  const rows = pageQuery.all({ ...filter, limit: opts.limit + 1, afterCreatedAt: after?.createdAt ?? 0, afterId: after?.id ?? "" });
-  const counted = (opts.category ? statements.count.category : statements.count.all).get({ ...filter, cap: cap + 1 })?.n ?? 0;
-  const more = rows.length > opts.limit;
-  const list = withRatings(db, rows.slice(0, opts.limit), today);
-  return {
-    listings: list,
-    total: Math.min(counted, cap),
-    capped: counted > cap,
-    nextCursor: more ? encodeCursor(list[list.length - 1]!.activity) : null,
-  };
-}
-
-export type BrowseCardPage = { cards: ActivityCard[]; nextCursor: string | null } & BrowseTotal;
-
-/**
- * A browse page as cards. The page of a shared (cached) read is made once and shared in turn: it
- * stays the same object while the read is cached, so views may keep what they render of it.
- */
-const cardsOf = madeOnce(({ listings, ...rest }: BrowsePage): BrowseCardPage => ({ cards: listings.map(sharedCard), ...rest }));
-export async function browseActivities(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number }): Promise<BrowseCardPage> {
-  return cardsOf(await browseListings(db, opts));
+export async function updateActivity(deps: Deps, activity: Activity, changes: ActivityChanges): Promise<Activity> {
+  const [row] = await deps.db
+    .update(activities)
+    .set({ ...changes, updatedAt: deps.now() })
+    .where(eq(activities.id, activity.id))
+    .returning();
+  return row!;
 }
 
 /**
- * The card of a shared (cached) listing is made once too, so a card stays the same object for
- * as long as its page is cached and views may keep what they make of it (Browse.tsx).
+ * Deletes an activity, or archives it when it has bookings: those bookings (and their reviews)
+ * still point at it, so it stays in the database but is no longer listed or bookable.
  */
-const sharedCard = madeOnce(activityCard);
-
-/** A host's listed activities, newest first. */
-export async function hostListings(db: Db, hostId: string, limit: number, today = new Date()) {
-  const where = and(eq(activities.hostId, hostId), eq(activities.active, true), isNull(activities.archivedAt), isNull(activities.hiddenAt));
-  const [rows, total] = await Promise.all([
-    db
-      .select({ activity: activities, host: publicUserColumns })
-      .from(activities)
-      .innerJoin(users, eq(users.id, activities.hostId))
-      .where(where)
-      .orderBy(desc(activities.createdAt), desc(activities.id))
-      .limit(limit),
-    db.select({ n: count() }).from(activities).where(where).get(),
-  ]);
-  return { listings: withRatings(db, rows, today), total: total?.n ?? 0 };
+export async function deleteActivity(deps: Deps, activity: Activity): Promise<"deleted" | "archived"> {
+  return writeTransaction(deps.db, (tx) => {
+    const used = tx.select({ n: count() }).from(bookings).where(eq(bookings.activityId, activity.id)).get();
+    if ((used?.n ?? 0) > 0) {
+      tx.update(activities).set({ active: false, archivedAt: deps.now(), updatedAt: deps.now() }).where(eq(activities.id, activity.id)).run();
+      return "archived" as const;
+    }
+    tx.delete(activities).where(eq(activities.id, activity.id)).run();
+    return "deleted" as const;
+  });
 }
 
-/** A host's listed activities as cards. */
-export async function hostActivities(db: Db, hostId: string, limit: number) {
-  const { listings: list, total } = await hostListings(db, hostId, limit);
-  return { cards: list.map(activityCard), total };
-}
-
-function withRatings(db: Db, rows: { activity: Activity; host: PublicUserSource }[], today: Date): ActivityListing[] {
-  const ratings = rows.length ? ratingStatement(db).all({ ids: JSON.stringify(rows.map((r) => r.activity.id)) }) : [];
-  const ratingOf = new Map(ratings.map((r) => [r.activityId, roundRating(r.stars)]));
-  const countOf = new Map(ratings.map((r) => [r.activityId, r.n]));
-  return rows.map(({ activity, host }) => ({
-    activity,
-    host: publicUser(host, today),
-    rating: { average: ratingOf.get(activity.id) ?? null, count: countOf.get(activity.id) ?? 0 },
-  }));
-}
-
-/** Average rating (one decimal) and count of an activity's reviews. */
-export async function activityRating(db: Db, activityId: string) {
-  const { average, total } = await reviewsOfActivity(db, activityId, 0);
-  return { average, count: total };
-}
-
-/** An activity's reviews, newest first, with who wrote them. */
-export async function activityReviews(db: Db, activityId: string, limit?: number) {
-  return (await reviewsOfActivity(db, activityId, limit)).reviews;
-}
-
-/** The rating and the newest `limit` reviews of an activity, read together (the activity page). */
-export async function activityRatingAndReviews(db: Db, activityId: string, limit: number) {
-  const { average, total, reviews: list } = await reviewsOfActivity(db, activityId, limit);
-  return { rating: { average, count: total }, reviews: list };
-}
+// TRANSITIONAL: reads other features still import from here (src/bookings/queries.ts,
+// src/conversations/routes.tsx); they belong to queries.ts.

@@ -11,7 +11,7 @@ import { encodeFlash, type FlashData, type View } from "../shell/view";
 import { confirmEmail, requestPasswordReset, resendVerification, resetPassword, resetTokenEmail } from "./account";
 import { sessionAnswers } from "./answers";
 import { emailSchema, signUpSchema } from "./input";
-import { expiredTokensCleanup, findToken, pendingEmailChange, tokenFrom } from "./tokens";
+import { findToken, pendingEmailChange, tokenFrom } from "./tokens";
 
 /**
  * A "forgot password" request is answered no sooner than this after it arrived, whether or not
@@ -25,7 +25,6 @@ const RESET_ANSWER_MS = 150;
  */
 export function accountEmailRoutes(deps: Deps) {
   const { success } = sessionAnswers(deps);
-  deps.jobs.register(expiredTokensCleanup);
 
   /**
    * An account screen. Never stored (it shows an address); pages reached with a token in their

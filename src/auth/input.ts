@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PASSWORD_MAX, PASSWORD_MIN } from "../../shared/limits";
 import type { MessageKey } from "../texts";
 
 /** Error messages are catalogue keys; the edge translates them into the visitor's language. */
@@ -13,7 +14,7 @@ export const emailSchema = z
 
 export const signInSchema = z.object({
   email: emailSchema,
-  password: z.string(msg("login.passwordRequired")).min(1, msg("login.passwordRequired")).max(200, msg("login.passwordTooLong")),
+  password: z.string(msg("login.passwordRequired")).min(1, msg("login.passwordRequired")).max(PASSWORD_MAX, msg("login.passwordTooLong")),
 });
 
 export const signUpSchema = z.object({
@@ -21,8 +22,8 @@ export const signUpSchema = z.object({
   password: z
     .string(msg("login.passwordRequired"))
     .min(1, msg("login.passwordRequired"))
-    .min(6, msg("login.passwordTooShort"))
-    .max(200, msg("login.passwordTooLong")),
+    .min(PASSWORD_MIN, msg("login.passwordTooShort"))
+    .max(PASSWORD_MAX, msg("login.passwordTooLong")),
 });
 
 export type Credentials = z.infer<typeof signInSchema>;

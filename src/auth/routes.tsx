@@ -10,14 +10,12 @@ import { locales, translateErrors, type Locale, type MessageKey } from "../texts
 import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
 import { selfUser } from "../profiles/serialize";
-import { oauthFlows } from "./oauth";
+import type { OAuthFlow } from "./oauth";
 import { fieldErrors, signInSchema, signUpSchema } from "./input";
 import { startLink } from "./account";
 import { sessionAnswers } from "./answers";
-import { accountEmailRoutes } from "./email-routes";
-import { LINK_COOKIE_TTL_S, linkCookie, linkRoutes } from "./link-routes";
+import { LINK_COOKIE_TTL_S, linkCookie } from "./link-routes";
 import {
-  expiredSessionsCleanup,
   noticeSignupAttempt,
   registerWithPassword,
   signInWithProvider,
@@ -37,8 +35,7 @@ const OAUTH_COOKIE_TTL_S = 10 * 60;
  */
 export const SIGNED_OUT_HEADERS = { "Clear-Site-Data": '"cache", "storage"', "Cache-Control": "no-store" };
 
-export function authRoutes(deps: Deps) {
-  const flows = oauthFlows(deps.config.oauth, deps.config.publicUrl);
+export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
   const secure = deps.config.secureCookies;
 
   const { sessionCookie, clearSession, endSession, signIn, success } = sessionAnswers(deps);
@@ -96,7 +93,6 @@ export function authRoutes(deps: Deps) {
     email: typeof input.email === "string" ? input.email : "",
   });
 
-  deps.jobs.register(expiredSessionsCleanup);
 
   /** The screens of joining a provider's account to an existing one (src/auth/link-routes.tsx). Never stored. */
   const linkPage = (state: RequestState, request: Request, screen: LinkState, status = 200) =>
@@ -104,8 +100,6 @@ export function authRoutes(deps: Deps) {
 
   return new Elysia({ name: "offline.auth", seed: deps.id })
     .use(context(deps))
-    .use(accountEmailRoutes(deps))
-    .use(linkRoutes(deps, flows))
     .get("/api/login", ({ request, query, state }) => {
       const next = safeNext(query.next);
       if (state.user) return redirectTo(request, next);

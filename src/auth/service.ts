@@ -1,7 +1,7 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import { perDb, readCache, writeTransaction, type Db } from "../../db/client";
 import { oauthAccounts, sessions, users, type User } from "../../db/schema";
-import type { Deps } from "../deps";
+import type { Deps, SessionInfo } from "../deps";
 import { queueEmail, sendQueuedEmails } from "../email/outbox";
 import type { Locale } from "../texts";
 import { defineJob } from "../jobs";
@@ -21,11 +21,6 @@ const validOrNull = (schema: typeof firstNameSchema, value: unknown) => {
   return r.success ? r.data : null;
 };
 
-export interface SessionInfo {
-  sid: string;
-  csrf: string;
-  expire: number;
-}
 
 /** Starts a session; the returned token goes in the cookie, only its hash is stored. */
 export async function createSession(db: Db, userId: string, now = Date.now()) {

@@ -2,7 +2,7 @@ import { and, eq, gt, inArray, lt, or } from "drizzle-orm";
 import type { Db, WriteTx } from "../../db/client";
 import { bookings, type Activity } from "../../db/schema";
 import type { Deps } from "../deps";
-import { BookingError } from "./service";
+import { DomainError } from "../lib/errors";
 import type { Slot } from "./times";
 
 /**
@@ -53,6 +53,6 @@ export function slotFree(deps: Deps, activity: Activity, slot: Slot) {
  * booked elsewhere then (nobody can be at two activities at once).
  */
 export function checkSlotOpen(deps: Deps, activity: Activity, slot: Slot, guestId: string) {
-  if (!slotFree(deps, activity, slot)) throw new BookingError("booking.slotTaken", 409);
-  if (guestBusy(deps.db, guestId, slot.startsAt, slot.endsAt, deps.now())) throw new BookingError("booking.guestBusy", 409);
+  if (!slotFree(deps, activity, slot)) throw new DomainError("booking.slotTaken", 409);
+  if (guestBusy(deps.db, guestId, slot.startsAt, slot.endsAt, deps.now())) throw new DomainError("booking.guestBusy", 409);
 }

@@ -2,17 +2,18 @@ import { and, desc, eq, gt, inArray, isNotNull, isNull } from "drizzle-orm";
 import { writeTransaction, type WriteTx } from "../../db/client";
 import { bookings, type Activity, type Booking, type User } from "../../db/schema";
 import type { Deps } from "../deps";
-import { scheduleJob, cancelJob } from "../jobs";
+import { cancelJob } from "../jobs";
 import { decimalFromCents } from "../lib/money";
 import { priceFor, type Price } from "../../shared/pricing";
+import { DomainError, isDomainError } from "../lib/errors";
 import { uuidLike } from "../lib/validation";
 import type { PaymentIntent } from "../payments/provider";
 import { guestBusy, hostBusy, checkSlotOpen } from "./availability";
-import { expireJob, holdJob, reconcileJob } from "./jobs";
+import { expireJob, holdJob, reconcileJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys } from "./keys";
+import { getSelection, saveSelection } from "./selection";
 import {
   ABANDONED_HOLD_PAUSE_MS,
-  BookingError,
   bookableActivity,
   bookingMessage,
   FREE_ABANDONED_HOLDS,
@@ -25,6 +26,7 @@ import {
   respondByOf,
   slotOrThrow,
 } from "./service";
+import type { Amount } from "./input";
 import type { Slot } from "./times";
 import { announce, endAwaitingPayment, ledger, systemMessage } from "./transitions";
 
@@ -59,7 +61,7 @@ function releaseStray(deps: Deps, intentId: string) {
  * duration}`: a manual-capture intent for the server's price. Nothing is held yet: the booking
  * (and the hold on the host's time) is made once the card is authorised.
  */
-export async function intentForSlot(deps: Deps, guest: User, input: { activityId: unknown; date: unknown; time: unknown; durationMinutes: unknown; amount: unknown; nonce?: string }) {
+export async function intentForSlot(deps: Deps, guest: User, input: { activityId: string; date: string; time: string; durationMinutes: number; amount: Amount; nonce?: string }) {
   const activity = await bookableActivity(deps, guest, input.activityId);
   const slot = slotOrThrow(activity, input, "datetime", deps.now());
   const price = priceFor(activity.hourlyRateCents, slot.durationMinutes);
@@ -73,8 +75,38 @@ export async function intentForSlot(deps: Deps, guest: User, input: { activityId
   let intent = await create(key);
   // The intent this choice had was released (a lost race, a lapsed hold): a new one.
   if (intent.status === "canceled" || intent.status === "succeeded") intent = await create(`${key}:${crypto.randomUUID()}`);
-  scheduleJob(deps.db, reconcileJob, { intentId: intent.id }, { at: deps.now() + RECONCILE_MS, key: jobKeys.reconcileIntent(intent.id) });
+  schedule(deps.db, reconcileJob, { intentId: intent.id }, { at: deps.now() + RECONCILE_MS, key: jobKeys.reconcileIntent(intent.id) });
   return { intent, activity, slot, price };
+}
+
+/**
+ * The date-time screen's `POST /api/create-payment-intent`: for the choice the guest saved, the
+ * intent is keyed by that choice's nonce, so asking again gives the same one.
+ */
+export function intentForSavedChoice(deps: Deps, guest: User, input: { activityId: string; date: string; time: string; durationMinutes: number; amount: Amount }) {
+  const selection = getSelection(deps, guest.id, input.activityId);
+  const same = selection && selection.date === input.date && selection.time === input.time && selection.durationMinutes === input.durationMinutes;
+  return intentForSlot(deps, guest, { ...input, nonce: same ? selection.nonce : undefined });
+}
+
+/** The date-time screen's choice, checked against the rules and saved for the payment screen. */
+export async function saveChoice(deps: Deps, guest: User, activity: Activity, pick: { date: string; time: string; durationMinutes?: number }) {
+  await bookableActivity(deps, guest, activity.id);
+  const slot = slotOrThrow(activity, { date: pick.date, time: pick.time, durationMinutes: pick.durationMinutes }, "datetime", deps.now());
+  checkSlotOpen(deps, activity, slot, guest.id);
+  return saveSelection(deps, guest.id, activity.id, slot);
+}
+
+/**
+ * The booking dialog's first step: the choice checked against the rules (bookable, a message, a
+ * slot the host and the guest both have free) before the guest is sent to pay; its price.
+ */
+export async function quoteRequest(deps: Deps, guest: User, activity: Activity, choice: { message: string; date: string; time: string; hours: number }): Promise<Price> {
+  await bookableActivity(deps, guest, activity.id);
+  bookingMessage(choice.message, { required: true });
+  const slot = slotOrThrow(activity, { date: choice.date, time: choice.time, durationMinutes: choice.hours * 60 }, "dialog", deps.now());
+  checkSlotOpen(deps, activity, slot, guest.id);
+  return priceFor(activity.hourlyRateCents, slot.durationMinutes);
 }
 
 /** The row of a new booking of a slot, with the server's prices; the caller sets its status. */
@@ -115,33 +147,34 @@ const byIntent = (deps: Deps, intentId: string) => deps.db.select().from(booking
 export async function createBooking(
   deps: Deps,
   guest: User,
-  input: { activityId: unknown; date: unknown; time: unknown; durationMinutes: unknown; priceTotal: unknown; paymentIntentId: unknown; message?: unknown },
+  input: { activityId: string; date: string; time: string; durationMinutes: number; priceTotal: Amount; paymentIntentId?: string; message?: string },
 ): Promise<{ booking: Booking; created: boolean }> {
   const activity = await bookableActivity(deps, guest, input.activityId);
   // Checked before the provider is asked anything: a refused message leaves the card as it was.
   const message = bookingMessage(input.message, { required: false });
-  if (typeof input.paymentIntentId !== "string" || !input.paymentIntentId.trim() || input.paymentIntentId.length > 200) throw new BookingError("booking.paymentRequired", 400);
-  const intentId = input.paymentIntentId.trim();
+  const intentId = input.paymentIntentId?.trim();
+  if (!intentId || input.paymentIntentId!.length > 200) throw new DomainError("booking.paymentRequired", 400);
   const already = byIntent(deps, intentId);
   if (already) {
-    if (already.guestId !== guest.id) throw new BookingError("booking.paymentNotFound", 404);
+    if (already.guestId !== guest.id) throw new DomainError("booking.paymentNotFound", 404);
     return { booking: already, created: false };
   }
   const slot = slotOrThrow(activity, input, "datetime", deps.now());
   const price = priceFor(activity.hourlyRateCents, slot.durationMinutes);
   const intent = await providerCall(() => deps.payments.getIntent(intentId));
-  if (!intent || intent.metadata.guestId !== guest.id) throw new BookingError("booking.paymentNotFound", 404);
+  if (!intent || intent.metadata.guestId !== guest.id) throw new DomainError("booking.paymentNotFound", 404);
   if (intent.metadata.activityId !== activity.id || intent.amountCents !== price.totalCents || intent.metadata.date !== slot.date || intent.metadata.time !== slot.time || intent.metadata.duration !== String(slot.durationMinutes / 60)) {
     if (intent.status === "requires_capture" && !byIntent(deps, intent.id)) await releaseStray(deps, intent.id);
-    throw new BookingError("booking.paymentMismatch", 409, { priceTotal: decimalFromCents(price.totalCents) });
+    throw new DomainError("booking.paymentMismatch", 409, { fields: { priceTotal: decimalFromCents(price.totalCents) } });
   }
   try {
     checkAmount(input.priceTotal, price);
   } catch (err) {
-    if (err instanceof BookingError && err.status === 409 && intent.status === "requires_capture" && !byIntent(deps, intent.id)) await releaseStray(deps, intent.id);
+    if (isDomainError(err) && err.status === 409 && intent.status === "requires_capture" && !byIntent(deps, intent.id)) await releaseStray(deps, intent.id);
     throw err;
   }
-  if (intent.status !== "requires_capture") throw new BookingError("booking.paymentNotAuthorised", 402, {}, intent.lastError ?? undefined);
+  // The provider's words for it ("Your card was declined.") go with it, for the card form to show.
+  if (intent.status !== "requires_capture") throw new DomainError("booking.paymentNotAuthorised", 402, intent.lastError ? { params: { reason: intent.lastError }, log: intent.lastError } : {});
 
   const now = deps.now();
   const made = writeTransaction(deps.db, (tx) => {
@@ -158,17 +191,17 @@ export async function createBooking(
       .get();
     ledger(tx, deps, row, "authorize", row.totalCents, intent.id);
     const request = systemMessage(tx, deps, row.id, "booking_request", guest.id);
-    scheduleJob(tx, expireJob, { bookingId: row.id }, { at: row.respondBy, key: jobKeys.expire(row.id) });
+    schedule(tx, expireJob, { bookingId: row.id }, { at: row.respondBy, key: jobKeys.expire(row.id) });
     return { made: true as const, booking: row, request };
   });
   if (typeof made === "string") {
     // Taken meanwhile, by someone else or by another booking of the guest's: the hold goes at once
     // (a crash before it does leaves it to the intent's reconciliation job).
     await releaseStray(deps, intent.id);
-    throw new BookingError(made === "hostBusy" ? "booking.slotTakenReleased" : "booking.guestBusyReleased", 409);
+    throw new DomainError(made === "hostBusy" ? "booking.slotTakenReleased" : "booking.guestBusyReleased", 409);
   }
   if (!made.made) {
-    if (made.booking.guestId !== guest.id) throw new BookingError("booking.paymentNotFound", 404);
+    if (made.booking.guestId !== guest.id) throw new DomainError("booking.paymentNotFound", 404);
     return { booking: made.booking, created: false };
   }
   announce(deps, made.booking, null, made.request);
@@ -187,7 +220,7 @@ export async function createBooking(
 export async function startCheckout(
   deps: Deps,
   guest: User,
-  input: { activityId: unknown; date: unknown; time: unknown; durationMinutes: unknown; amount: unknown; message: unknown },
+  input: { activityId: string; date: string; time: string; durationMinutes: number; amount?: Amount; message?: string },
   /** The origin the provider's page sends the guest back to (`returnBase`). */
   returnTo: string,
 ) {
@@ -220,13 +253,13 @@ export async function startCheckout(
       .values({ ...newBooking(deps, { guest, activity, slot, price, message, now }), status: "awaiting_payment", holdUntil: now + HOLD_MS })
       .returning()
       .get();
-    scheduleJob(tx, holdJob, { bookingId: row.id }, { at: row.holdUntil!, key: jobKeys.hold(row.id) });
+    schedule(tx, holdJob, { bookingId: row.id }, { at: row.holdUntil!, key: jobKeys.hold(row.id) });
     return row;
   });
-  if (booking === "hostBusy") throw new BookingError("booking.slotTaken", 409);
-  if (booking === "guestBusy") throw new BookingError("booking.guestBusy", 409);
-  if (booking === "holding") throw new BookingError("booking.holdElsewhere", 409);
-  if ("pause" in booking) throw new BookingError("booking.tooManyAbandoned", 429, { retryAfterSeconds: Math.ceil(booking.pause / 1000) }, undefined, booking.pause);
+  if (booking === "hostBusy") throw new DomainError("booking.slotTaken", 409);
+  if (booking === "guestBusy") throw new DomainError("booking.guestBusy", 409);
+  if (booking === "holding") throw new DomainError("booking.holdElsewhere", 409);
+  if ("pause" in booking) throw new DomainError("booking.tooManyAbandoned", 429, { fields: { retryAfterSeconds: Math.ceil(booking.pause / 1000) }, retryAfterMs: booking.pause });
 
   const session = await providerCall(() =>
     deps.payments.createCheckoutSession(
@@ -246,7 +279,7 @@ export async function startCheckout(
     .set({ checkoutSessionId: session.id, paymentIntentId: session.paymentIntentId ?? booking.paymentIntentId, updatedAt: deps.now() })
     .where(and(eq(bookings.id, booking.id), eq(bookings.status, "awaiting_payment")))
     .run();
-  if (session.paymentIntentId) scheduleJob(deps.db, reconcileJob, { intentId: session.paymentIntentId }, { at: now + RECONCILE_MS, key: jobKeys.reconcileIntent(session.paymentIntentId) });
+  if (session.paymentIntentId) schedule(deps.db, reconcileJob, { intentId: session.paymentIntentId }, { at: now + RECONCILE_MS, key: jobKeys.reconcileIntent(session.paymentIntentId) });
   return { booking, session };
 }
 
@@ -279,9 +312,9 @@ export function payableBooking(deps: Deps, guestId: string, bookingId: unknown):
 }
 
 /** The existing-booking `POST /api/create-payment-intent` (`bookingId`, `amount`): its intent. */
-export async function intentForBooking(deps: Deps, guest: User, input: { bookingId: unknown; amount: unknown }): Promise<{ booking: Booking; intent: PaymentIntent }> {
+export async function intentForBooking(deps: Deps, guest: User, input: { bookingId: string; amount: Amount }): Promise<{ booking: Booking; intent: PaymentIntent }> {
   const booking = payableBooking(deps, guest.id, input.bookingId);
-  if (!booking) throw new BookingError("booking.notFound", 404);
+  if (!booking) throw new DomainError("booking.notFound", 404);
   checkAmount(input.amount, booking);
   if (booking.paymentIntentId) {
     const existing = await providerCall(() => deps.payments.getIntent(booking.paymentIntentId!));
@@ -298,7 +331,7 @@ export async function intentForBooking(deps: Deps, guest: User, input: { booking
     ),
   );
   deps.db.update(bookings).set({ paymentIntentId: intent.id, updatedAt: deps.now() }).where(and(eq(bookings.id, booking.id), eq(bookings.status, "awaiting_payment"))).run();
-  scheduleJob(deps.db, reconcileJob, { intentId: intent.id }, { at: deps.now() + RECONCILE_MS, key: jobKeys.reconcileIntent(intent.id) });
+  schedule(deps.db, reconcileJob, { intentId: intent.id }, { at: deps.now() + RECONCILE_MS, key: jobKeys.reconcileIntent(intent.id) });
   return { booking: { ...booking, paymentIntentId: intent.id }, intent };
 }
 
@@ -344,7 +377,7 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
     ledger(tx, deps, changed, "authorize", changed.totalCents, intent.id);
     const request = systemMessage(tx, deps, changed.id, "booking_request", changed.guestId);
     cancelJob(tx, jobKeys.hold(changed.id));
-    scheduleJob(tx, expireJob, { bookingId: changed.id }, { at: respondBy, key: jobKeys.expire(changed.id) });
+    schedule(tx, expireJob, { bookingId: changed.id }, { at: respondBy, key: jobKeys.expire(changed.id) });
     return { changed, from: current.status, request };
   });
   if (result === "lost") {

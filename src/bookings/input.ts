@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { DomainError } from "../lib/errors";
+import type { RequestChoice } from "../../views/bookings/Request";
 
 /**
  * The shapes of the bookings' inputs (spec §7). Values are checked for type and size here; the
@@ -37,6 +39,46 @@ export const createBookingInput = z.object({
 
 export const selectionInput = z.object({ date: text(16).optional(), time: text(8).optional(), duration: hours.optional() });
 
-export const cardInput = z.object({ cardNumber: text(40).optional(), expiry: text(10).optional(), cvc: text(8).optional(), amount: amount.optional() });
+/**
+ * The card form of the payment and checkout screens: the test provider's fields, or the intent
+ * Stripe's card form confirmed (its length is the service's rule, refused with its own message).
+ */
+export const cardInput = z.object({
+  cardNumber: text(40).optional(),
+  expiry: text(10).optional(),
+  cvc: text(8).optional(),
+  amount: amount.optional(),
+  paymentIntentId: z.string().optional(),
+});
 
-export const testConfirmInput = z.object({ clientSecret: text(300), cardNumber: text(40), expiry: text(10), cvc: text(8) });
+/** The card's fields as typed, shown again on the form. */
+export interface CardValues {
+  cardNumber?: string;
+  expiry?: string;
+  cvc?: string;
+}
+
+/**
+ * The dialog's fields, read leniently: the step is shown again as typed when the rules refuse it
+ * (a message too long, say), so a field of the wrong type is empty and text is bounded.
+ */
+export function requestChoiceOf(body: Record<string, unknown>, maxText: number): RequestChoice {
+  const str = (k: string) => (typeof body[k] === "string" ? (body[k] as string).slice(0, maxText) : "");
+  const hours = Number(str("hours") || "1");
+  return { message: str("message"), date: str("proposedDate"), time: str("proposedTime"), hours: Number.isFinite(hours) ? hours : 1 };
+}
+
+export type Amount = z.infer<typeof amount>;
+
+/** Reads a body with one of these shapes; a wrong shape is a clear 400 ("booking.badInput"). */
+export function parseInput<T extends z.ZodType>(schema: T, body: Record<string, unknown>): z.infer<T> {
+  const read = schema.safeParse(body);
+  if (!read.success) throw new DomainError("booking.badInput", 400);
+  return read.data;
+}
+
+/** An amount as a form posts it, for the price check (anything else is refused there as unreadable). */
+export const amountOf = (value: unknown): Amount | undefined => (typeof value === "string" || typeof value === "number" ? value : undefined);
+
+/** The booking actions of `POST /api/bookings/{id}/{action}` (spec §4). */
+export const bookingAction = z.enum(["accept", "reject", "complete", "cancel"]);

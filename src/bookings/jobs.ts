@@ -1,71 +1,65 @@
-import { eq } from "drizzle-orm";
-import { users } from "../../db/schema";
-import { defineJob } from "../jobs";
-import { lapseHold } from "./checkout";
-import { owedPayouts, payHost } from "./payouts";
-import { reconcileIntent, recoverClaim, sweepPayments } from "./reconciliation";
-import { autoComplete, expireRequest } from "./transitions";
+import type { Db, WriteTx } from "../../db/client";
+import { defineJob, scheduleJob, type JobKind, type ScheduleOptions } from "../jobs";
 
 /**
- * The bookings' timed work (docs/decisions/0011), each idempotent: it checks the state it would
- * change, and its provider calls go through the booking's claims (docs/decisions/0028). Keys
- * are built in `keys.ts`.
+ * The bookings' timed work (docs/decisions/0011), declared here by kind and payload only: the
+ * rules schedule it (`schedule`) without knowing what runs it, and the feature's plugin
+ * (`index.ts`) attaches each kind's handler (`handle`), so this module imports no rule and no
+ * rule module imports another through it. Each handler is idempotent: it checks the state it
+ * would change, and its provider calls go through the booking's claims (docs/decisions/0028).
+ * Keys are built in `keys.ts`.
  */
+export interface JobDeclaration<Payload> {
+  kind: string;
+  /** Attempts before the job gives up and is listed for the operator (default: the runner's). */
+  maxAttempts?: number;
+  /** A chore repeated every so many milliseconds (registered once, never scheduled by a rule). */
+  every?: number;
+  /** The payload's type, for `schedule` and `handle` only: never set. */
+  readonly payload?: Payload;
+}
+
+const declare = <Payload = Record<string, never>>(declaration: Omit<JobDeclaration<Payload>, "payload">): JobDeclaration<Payload> => declaration;
+
 type ById = { bookingId: string };
 
 /** An awaiting-payment booking's 15-minute hold lapsed. */
-export const holdJob = defineJob<ById>({ kind: "booking.hold", run: ({ bookingId }, { deps }) => lapseHold(deps, bookingId) });
+export const holdJob = declare<ById>({ kind: "booking.hold" });
 
 /** A pending request unanswered 24 hours after it was sent, or at its start. */
-export const expireJob = defineJob<ById>({ kind: "booking.expire", run: ({ bookingId }, { deps }) => expireRequest(deps, bookingId) });
+export const expireJob = declare<ById>({ kind: "booking.expire" });
 
 /** An accepted booking nobody completed, 48 hours after its end. */
-export const autoCompleteJob = defineJob<ById>({ kind: "booking.autocomplete", run: ({ bookingId }, { deps }) => autoComplete(deps, bookingId) });
+export const autoCompleteJob = declare<ById>({ kind: "booking.autocomplete" });
 
 /** A completed booking's host share, sent when the host has a payout account. */
-export const payoutJob = defineJob<ById>({
-  kind: "booking.payout",
-  run: async ({ bookingId }, { deps }) => {
-    await payHost(deps, bookingId);
-  },
-});
+export const payoutJob = declare<ById>({ kind: "booking.payout" });
 
-/** A money movement claimed and never recorded: finished from what the provider shows. */
-export const recoverJob = defineJob<ById>({
-  kind: "booking.recover",
-  // Retried for about five hours while the provider does not answer, then listed as failed for the
-  // operator; the 15-minute sweep still recovers the claim once the provider answers.
-  maxAttempts: 12,
-  run: async ({ bookingId }, { deps }) => {
-    await recoverClaim(deps, bookingId);
-  },
-});
+/**
+ * A money movement claimed and never recorded: finished from what the provider shows. Retried
+ * for about five hours while the provider does not answer, then listed as failed for the
+ * operator; the 15-minute sweep still recovers the claim once the provider answers.
+ */
+export const recoverJob = declare<ById>({ kind: "booking.recover", maxAttempts: 12 });
 
 /** An authorisation with no booking 30 minutes on is released. */
-export const reconcileJob = defineJob<{ intentId: string }>({ kind: "payments.reconcile", run: ({ intentId }, { deps }) => reconcileIntent(deps, intentId) });
+export const reconcileJob = declare<{ intentId: string }>({ kind: "payments.reconcile" });
 
 /** Hourly: pending payouts of hosts who have since set up their payout account. */
-export const payoutSweepJob = defineJob({
-  kind: "bookings.payouts",
-  every: 60 * 60 * 1000,
-  run: async (_payload, { deps }) => {
-    for (const id of owedPayouts(deps)) await payHost(deps, id).catch((err) => console.error(`payout of ${id} failed`, err));
-  },
-});
+export const payoutSweepJob = declare({ kind: "bookings.payouts", every: 60 * 60 * 1000 });
 
 /** Every 15 minutes: open bookings compared with the provider, lost claims recovered. */
-export const paymentsSweepJob = defineJob({
-  kind: "payments.sweep",
-  every: 15 * 60 * 1000,
-  run: async (_payload, { deps }) => {
-    const out = await sweepPayments(deps);
-    if (out.recovered || out.repaired || out.flagged) console.log(`payments sweep: ${out.recovered} recovered, ${out.repaired} repaired, ${out.flagged} flagged`);
-  },
-});
+export const paymentsSweepJob = declare({ kind: "payments.sweep", every: 15 * 60 * 1000 });
 
-export const bookingJobs = [holdJob, expireJob, autoCompleteJob, payoutJob, recoverJob, reconcileJob, payoutSweepJob, paymentsSweepJob];
+/** A declared kind with the handler that runs it, for `deps.jobs.register`. */
+export const handle = <Payload>(declaration: JobDeclaration<Payload>, run: JobKind<Payload>["run"]): JobKind<Payload> => defineJob<Payload>({ ...declaration, run });
 
-/** The host whose payout account an `account.updated` event is about. */
-export function hostOfAccount(deps: Parameters<typeof payHost>[0], accountId: string) {
-  return deps.db.select({ id: users.id }).from(users).where(eq(users.stripeAccountId, accountId)).get()?.id ?? null;
+/** Adds a job of a declared kind (in a transaction too, with the change that needs it). */
+export function schedule<Payload>(db: Db | WriteTx, declaration: JobDeclaration<Payload>, payload: Payload, options: ScheduleOptions) {
+  scheduleJob(db, handle(declaration, notRunHere), payload, options);
+}
+
+/** Scheduling only reads the kind; the runner runs the handler `index.ts` registered for it. */
+function notRunHere(): never {
+  throw new Error("a declared job kind runs through its registered handler");
 }

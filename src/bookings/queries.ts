@@ -7,7 +7,15 @@ import { latestMessageId } from "../conversations/unread";
 import type { Deps } from "../deps";
 import { participantUser, publicUserColumns, type PublicUserSource } from "../profiles/serialize";
 import { bookingDetails, bookingView, type BookingView } from "./serialize";
-import { BookingError } from "./service";
+import { DomainError } from "../lib/errors";
+import { cityByName } from "../lib/places";
+import { hostOf } from "../activities/queries";
+import { activityRating } from "../activities/queries";
+import { publicUser } from "../profiles/serialize";
+import type { Activity, User } from "../../db/schema";
+import type { DateTimeData } from "../../views/bookings/DateTime";
+import { busyIntervals } from "./availability";
+import { activityZone, bookableDates, busyByDate, localNow, maxMinutesOf } from "./times";
 
 export interface HostRequest {
   id: string;
@@ -173,8 +181,42 @@ export async function inboxOf(deps: Deps, userId: string, order: InboxOrder, lim
 
 /** One booking with its activity and people, for one of its two sides; 404 for anyone else. */
 export async function bookingOf(deps: Deps, userId: string, bookingId: string) {
-  if (!uuidLike(bookingId)) throw new BookingError("booking.notFound", 404);
+  if (!uuidLike(bookingId)) throw new DomainError("booking.notFound", 404);
   const row = await bookingsWith(deps).where(eq(bookings.id, bookingId)).get();
-  if (!row || (row.booking.guestId !== userId && row.booking.hostId !== userId)) throw new BookingError("booking.notFound", 404);
+  if (!row || (row.booking.guestId !== userId && row.booking.hostId !== userId)) throw new DomainError("booking.notFound", 404);
   return { ...row, view: bookingView(row.booking, userId, row, new Date(deps.now())), details: bookingDetails(row.booking, row) };
+}
+
+/** What the summary at the top of the booking screens shows: the activity, its host's first name and rating. */
+export interface BookingSummary {
+  activity: Activity;
+  hostName: string;
+  hostRating: Awaited<ReturnType<typeof activityRating>>;
+}
+
+export async function bookingSummary(deps: Deps, activity: Activity): Promise<BookingSummary> {
+  const [host, rating] = await Promise.all([hostOf(deps, activity), activityRating(deps.db, activity.id)]);
+  const hostView = host ? publicUser(host, new Date(deps.now())) : null;
+  return { activity, hostName: hostView?.firstName ?? "", hostRating: rating };
+}
+
+/** The date-time screen: the bookable dates in the activity's zone, the host's busy times, and the choice shown. */
+export async function dateTimeScreenData(deps: Deps, user: User, activity: Activity, pick: { date?: string; time?: string; durationMinutes?: number }, error?: string): Promise<DateTimeData> {
+  const zone = activityZone(activity);
+  const now = deps.now();
+  const dates = bookableDates(zone, now);
+  const busy = busyByDate(busyIntervals(deps, activity.hostId, now), zone);
+  const viewerZone = cityByName(user.city)?.timeZone;
+  return {
+    ...(await bookingSummary(deps, activity)),
+    zone,
+    viewerZoneDiffers: !!viewerZone && viewerZone !== zone,
+    dates,
+    busy,
+    now: localNow(zone, now),
+    minMinutes: activity.minDurationMinutes,
+    maxMinutes: maxMinutesOf(activity),
+    selected: { date: pick.date && dates.includes(pick.date) ? pick.date : "", time: pick.time ?? "", durationMinutes: pick.durationMinutes ?? 0 },
+    error,
+  };
 }

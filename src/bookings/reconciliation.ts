@@ -2,8 +2,8 @@ import { and, desc, eq, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
 import { writeTransaction } from "../../db/client";
 import { bookings, jobs, ledgerEntries, type Booking, type BookingClaim } from "../../db/schema";
 import type { Deps } from "../deps";
-import { cancelJob, scheduleJob } from "../jobs";
-import { reconcileJob } from "./jobs";
+import { cancelJob } from "../jobs";
+import { reconcileJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys } from "./keys";
 import { currentBooking, RECONCILE_MS } from "./service";
 import { owedPayouts } from "./payouts";
@@ -101,7 +101,7 @@ export async function reconcileIntent(deps: Deps, intentId: string) {
   const booking = deps.db.select().from(bookings).where(eq(bookings.paymentIntentId, intentId)).get();
   if (booking) {
     if (booking.status === "awaiting_payment" && (booking.holdUntil ?? 0) > deps.now()) {
-      scheduleJob(deps.db, reconcileJob, { intentId }, { at: booking.holdUntil! + RECONCILE_MS, key: jobKeys.reconcileIntentLater(intentId) });
+      schedule(deps.db, reconcileJob, { intentId }, { at: booking.holdUntil! + RECONCILE_MS, key: jobKeys.reconcileIntentLater(intentId) });
       return;
     }
     const authorised = deps.db.select({ id: ledgerEntries.id }).from(ledgerEntries).where(and(eq(ledgerEntries.bookingId, booking.id), eq(ledgerEntries.kind, "authorize"))).get();

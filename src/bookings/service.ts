@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { bookings, type Activity, type Booking, type User } from "../../db/schema";
-import { findListedActivity } from "../activities/manage";
+import { findListedActivity } from "../activities/queries";
 import type { Deps } from "../deps";
-import type { MessageKey } from "../texts";
+import { DomainError } from "../lib/errors";
 import { decimalFromCents } from "../lib/money";
 import type { Price } from "../../shared/pricing";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";
@@ -12,7 +12,7 @@ import { readSlot, type Flow, type Slot } from "./times";
 
 /**
  * What every part of the booking rules shares (ARCHITECTURE decisions 4, 5, 7, 8, 11): the time
- * limits, the one refusal type, and who a booking belongs to. The rules themselves live by
+ * limits, the provider's refusals as the person reads them, and who a booking belongs to. The rules themselves live by
  * concept: `availability` (what holds a host's time), `checkout` (the three ways to pay),
  * `transitions` (the state machine and its claims), `payouts` and `reconciliation`.
  */
@@ -29,20 +29,6 @@ export const MAX_BOOKING_MESSAGE = 1000;
 export const FREE_ABANDONED_HOLDS = 3;
 export const ABANDONED_HOLD_PAUSE_MS = 2 * 60 * 1000;
 
-/** A refusal worded for the person: a catalogue key, an HTTP status, and extra fields for the API. */
-export class BookingError extends Error {
-  constructor(
-    readonly key: MessageKey,
-    readonly status: number,
-    readonly extra: Record<string, unknown> = {},
-    readonly detail?: string,
-    /** How long to wait before trying again (sent as `Retry-After`). */
-    readonly retryAfterMs?: number,
-  ) {
-    super(key);
-  }
-}
-
 export type Action = "accept" | "reject" | "complete" | "cancel";
 export type Role = "guest" | "host";
 export type SystemMessageType = "booking_request" | "booking_accepted" | "booking_declined" | "booking_expired" | "booking_canceled" | "booking_completed";
@@ -56,23 +42,23 @@ export function dollarsToCents(value: unknown): number {
 /** The server's price is the price: a client figure more than half a cent away is refused (409). */
 export function checkAmount(clientAmount: unknown, price: Price) {
   const cents = dollarsToCents(clientAmount);
-  if (Number.isNaN(cents)) throw new BookingError("booking.amountInvalid", 400);
+  if (Number.isNaN(cents)) throw new DomainError("booking.amountInvalid", 400);
   if (Math.abs(cents - price.totalCents) > 0.5) {
-    throw new BookingError("booking.priceChanged", 409, { priceTotal: decimalFromCents(price.totalCents), amount: decimalFromCents(price.totalCents) });
+    throw new DomainError("booking.priceChanged", 409, { fields: { priceTotal: decimalFromCents(price.totalCents), amount: decimalFromCents(price.totalCents) } });
   }
 }
 
 /** The activity a guest wants to book: listed, and not their own. */
-export async function bookableActivity(deps: Deps, guest: User, activityId: unknown): Promise<Activity> {
+export async function bookableActivity(deps: Deps, guest: User, activityId: string): Promise<Activity> {
   const activity = uuidLike(activityId) ? await findListedActivity(deps, activityId) : undefined;
-  if (!activity) throw new BookingError("activity.notFound", 404);
-  if (activity.hostId === guest.id) throw new BookingError("booking.ownActivity", 400);
+  if (!activity) throw new DomainError("activity.notFound", 404);
+  if (activity.hostId === guest.id) throw new DomainError("booking.ownActivity", 400);
   return activity;
 }
 
 export function slotOrThrow(activity: Activity, input: { date: unknown; time: unknown; durationMinutes: unknown }, flow: Flow, now: number): Slot {
   const read = readSlot(activity, input, flow, now);
-  if (!read.ok) throw new BookingError(read.error, 400);
+  if (!read.ok) throw new DomainError(read.error, 400);
   return read.slot;
 }
 
@@ -81,27 +67,34 @@ export function slotOrThrow(activity: Activity, input: { date: unknown; time: un
  * whitespace and invisible characters, line breaks kept, control, bidi-override and escape
  * characters refused. Null when optional and empty. One limit, refused (never cut) beyond it.
  */
-export function bookingMessage(value: unknown, opts: { required: boolean }): string | null {
-  if (value !== undefined && value !== null && typeof value !== "string") throw new BookingError("booking.badInput", 400);
+export function bookingMessage(value: string | null | undefined, opts: { required: boolean }): string | null {
   const text = cleanText(typeof value === "string" ? value : "", "multiline");
   if (!text) {
-    if (opts.required) throw new BookingError("booking.messageRequired", 400);
+    if (opts.required) throw new DomainError("booking.messageRequired", 400);
     return null;
   }
-  if (text.length > MAX_BOOKING_MESSAGE) throw new BookingError("booking.messageTooLong", 400);
-  if (hasDisallowedCharacters(text, "multiline") || /[\u202A-\u202E\u2066-\u2069]/u.test(text)) throw new BookingError("booking.messageCharacters", 400);
+  if (text.length > MAX_BOOKING_MESSAGE) throw new DomainError("booking.messageTooLong", 400);
+  if (hasDisallowedCharacters(text, "multiline") || /[\u202A-\u202E\u2066-\u2069]/u.test(text)) throw new DomainError("booking.messageCharacters", 400);
   return text;
 }
 
 /** A pending request expires 24 hours after it was sent, or at the start, whichever is first. */
 export const respondByOf = (now: number, startsAt: number) => Math.min(now + ANSWER_WINDOW_MS, startsAt);
 
+/**
+ * The provider's refusal as the person's: its own words ("Your card was declined.") with the
+ * status the caller gets (409 by default, 404 for what it does not know, 502 when it did not answer).
+ */
+export function providerRefusal(err: PaymentError, status = err.status >= 500 ? 502 : err.status === 404 ? 404 : 409): DomainError {
+  return new DomainError("booking.paymentProblem", status, { params: { reason: err.message }, log: err.message });
+}
+
 /** A provider refusal as the person's refusal (checkout calls, which move no booking's money). */
 export async function providerCall<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    if (err instanceof PaymentError) throw new BookingError("booking.paymentProblem", err.status >= 500 ? 502 : err.status === 404 ? 404 : 409, {}, err.message);
+    if (err instanceof PaymentError) throw providerRefusal(err);
     throw err;
   }
 }
@@ -121,6 +114,6 @@ export function participantBooking(deps: Deps, userId: string, bookingId: unknow
 /** A booking as one of its two sides sees it; anyone else gets 404 (ARCHITECTURE decision 11). */
 export function bookingFor(deps: Deps, userId: string, bookingId: unknown): { booking: Booking; role: Role } {
   const found = participantBooking(deps, userId, bookingId);
-  if (!found) throw new BookingError("booking.notFound", 404);
+  if (!found) throw new DomainError("booking.notFound", 404);
   return found;
 }

@@ -3,12 +3,12 @@ import { writeTransaction, type WriteTx } from "../../db/client";
 import { activities, bookings, ledgerEntries, messages, users, type Booking, type BookingClaim, type BookingStatus, type LedgerKind, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { MessageRow } from "../events";
-import { cancelJob, scheduleJob } from "../jobs";
+import { cancelJob } from "../jobs";
+import { DomainError, isDomainError } from "../lib/errors";
 import { PaymentError } from "../payments/provider";
-import { autoCompleteJob, expireJob, payoutJob, recoverJob } from "./jobs";
+import { autoCompleteJob, expireJob, payoutJob, recoverJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys, ledgerKey, movementKey } from "./keys";
-import { payHost } from "./payouts";
-import { AUTO_COMPLETE_MS, BookingError, bookingFor, currentBooking, GUEST_CANCEL_NOTICE_MS, type Action, type Role, type SystemMessageType } from "./service";
+import { AUTO_COMPLETE_MS, bookingFor, providerRefusal, currentBooking, GUEST_CANCEL_NOTICE_MS, type Action, type Role, type SystemMessageType } from "./service";
 
 /**
  * The booking state machine (ARCHITECTURE decision 7) and the way its money moves
@@ -86,7 +86,7 @@ function claim(deps: Deps, bookingId: string, from: BookingStatus, intentId: str
     const attempt = row.claims + 1;
     const claimed: BookingClaim = { ...plan, from, intentId, key: movementKey(row.id, plan.movement, attempt) };
     const updated = tx.update(bookings).set({ claim: claimed, claimedAt: now, claims: attempt, updatedAt: now }).where(eq(bookings.id, row.id)).returning().get();
-    scheduleJob(tx, recoverJob, { bookingId: row.id }, { at: now + RECOVERY_GRACE_MS, key: jobKeys.recover(row.id, attempt) });
+    schedule(tx, recoverJob, { bookingId: row.id }, { at: now + RECOVERY_GRACE_MS, key: jobKeys.recover(row.id, attempt) });
     return updated ?? null;
   });
 }
@@ -131,7 +131,7 @@ function record(deps: Deps, bookingId: string, key: string, providerRef: string)
         ledger(tx, deps, b, "capture", b.totalCents, providerRef);
         cancelJob(tx, jobKeys.expire(b.id));
         cancelJob(tx, jobKeys.expireLater(b.id));
-        scheduleJob(tx, autoCompleteJob, { bookingId: b.id }, { at: b.endsAt + AUTO_COMPLETE_MS, key: jobKeys.autoComplete(b.id) });
+        schedule(tx, autoCompleteJob, { bookingId: b.id }, { at: b.endsAt + AUTO_COMPLETE_MS, key: jobKeys.autoComplete(b.id) });
         break;
       case "release":
         if (c.from === "pending") {
@@ -193,10 +193,10 @@ export async function move(deps: Deps, booking: Booking, from: BookingStatus, in
   } catch (err) {
     if (refusedForSure(err)) {
       rollBackClaim(deps, claimed.id, c.key);
-      throw new BookingError("booking.paymentProblem", err.status === 404 ? 404 : 409, {}, err.message);
+      throw providerRefusal(err, err.status === 404 ? 404 : 409);
     }
     console.error(`${c.movement} of booking ${claimed.id} got no answer; its recovery finishes it`, err);
-    throw new BookingError("booking.paymentUnconfirmed", 502, {}, err instanceof Error ? err.message : String(err));
+    throw new DomainError("booking.paymentUnconfirmed", 502, { log: err instanceof Error ? err.message : String(err) });
   }
   return finishClaim(deps, claimed.id, c.key, ref);
 }
@@ -223,7 +223,7 @@ async function attempt(deps: Deps, bookingId: string, change: Change, waitMs = W
   let raced = false;
   for (;;) {
     const b = currentBooking(deps, bookingId);
-    if (!b) throw new BookingError("booking.notFound", 404);
+    if (!b) throw new DomainError("booking.notFound", 404);
     if (raced && !b.claim && change.done(b)) return b;
     if (!b.claim) {
       change.check(b);
@@ -231,7 +231,7 @@ async function attempt(deps: Deps, bookingId: string, change: Change, waitMs = W
       if (out) return out;
     }
     raced = true;
-    if (performance.now() > deadline) throw new BookingError("booking.busy", 409);
+    if (performance.now() > deadline) throw new DomainError("booking.busy", 409);
     await Bun.sleep(20);
   }
 }
@@ -240,7 +240,7 @@ async function attempt(deps: Deps, bookingId: string, change: Change, waitMs = W
 // The changes.
 
 const intentOf = (b: Booking) => {
-  if (!b.paymentIntentId) throw new BookingError("booking.paymentNotFound", 409);
+  if (!b.paymentIntentId) throw new DomainError("booking.paymentNotFound", 409);
   return b.paymentIntentId;
 };
 
@@ -248,10 +248,10 @@ function accept(deps: Deps, bookingId: string, hostId: string) {
   return attempt(deps, bookingId, {
     done: (b) => b.status === "accepted",
     check: (b) => {
-      if (b.status !== "pending") throw new BookingError("booking.notPending", 409);
+      if (b.status !== "pending") throw new DomainError("booking.notPending", 409);
       // A deleted (archived) or taken-down activity takes no more bookings: its requests are declined or expire.
       const activity = deps.db.select({ archivedAt: activities.archivedAt, hiddenAt: activities.hiddenAt }).from(activities).where(eq(activities.id, b.activityId)).get();
-      if (!activity || activity.archivedAt !== null || activity.hiddenAt !== null) throw new BookingError("booking.activityUnavailable", 409);
+      if (!activity || activity.archivedAt !== null || activity.hiddenAt !== null) throw new DomainError("booking.activityUnavailable", 409);
     },
     run: (b) => move(deps, b, "pending", intentOf(b), { movement: "capture", to: "accepted", canceledBy: null, message: "booking_accepted", senderId: hostId }),
   });
@@ -267,7 +267,7 @@ function endPending(deps: Deps, bookingId: string, to: "rejected" | "canceled" |
     {
       done: (b) => b.status === to && b.canceledBy === canceledBy,
       check: (b) => {
-        if (b.status !== "pending") throw new BookingError("booking.notPending", 409);
+        if (b.status !== "pending") throw new DomainError("booking.notPending", 409);
       },
       run: (b) => move(deps, b, "pending", intentOf(b), { movement: "release", to, canceledBy, message, senderId }),
     },
@@ -323,7 +323,7 @@ function completeNow(deps: Deps, bookingId: string, by: string | null): Booking 
     ledger(tx, deps, b, "platform_fee", b.totalCents - b.hostEarningsCents, null);
     ledger(tx, deps, b, "payout_pending", b.hostEarningsCents, null);
     cancelJob(tx, jobKeys.autoComplete(b.id));
-    scheduleJob(tx, payoutJob, { bookingId: b.id }, { at: now, key: jobKeys.payout(b.id) });
+    schedule(tx, payoutJob, { bookingId: b.id }, { at: now, key: jobKeys.payout(b.id) });
     return { b, message: systemMessage(tx, deps, b.id, "booking_completed", by) };
   });
   if (!out) return null;
@@ -342,8 +342,8 @@ export async function completeBooking(deps: Deps, bookingId: string, by: string 
     {
       done: (b) => b.status === "completed",
       check: (b) => {
-        if (b.status !== "accepted") throw new BookingError("booking.notAccepted", 409);
-        if (by && deps.now() < b.startsAt) throw new BookingError("booking.completeTooEarly", 409);
+        if (b.status !== "accepted") throw new DomainError("booking.notAccepted", 409);
+        if (by && deps.now() < b.startsAt) throw new DomainError("booking.completeTooEarly", 409);
       },
       run: async (b) => completeNow(deps, b.id, by),
     },
@@ -353,6 +353,23 @@ export async function completeBooking(deps: Deps, bookingId: string, by: string 
   return b;
 }
 
+/**
+ * Sends a completed booking's host share (ARCHITECTURE decision 5) to the host's payout account,
+ * when they have one that can receive it, through the same claim as every other movement;
+ * otherwise it stays a pending payout (the sweep and `account.updated` retry).
+ */
+export async function payHost(deps: Deps, bookingId: string): Promise<"sent" | "waiting" | "nothing"> {
+  const b = currentBooking(deps, bookingId);
+  if (!b || b.status !== "completed" || !b.paymentIntentId || b.claim || !shareOwed(deps.db, b.id)) return "nothing";
+  const host = deps.db.select({ accountId: users.stripeAccountId }).from(users).where(eq(users.id, b.hostId)).get();
+  if (!host?.accountId) return "waiting";
+  const account = await deps.payments.getConnectedAccount(host.accountId);
+  if (!account?.payoutsEnabled) return "waiting";
+  const sent = await move(deps, b, "completed", b.paymentIntentId, { movement: "transfer", to: "completed", canceledBy: null, message: null, senderId: null });
+  // Null: another payout of this booking claimed it first, or sent it already.
+  return sent ? "sent" : "nothing";
+}
+
 /** A cancellation by one side, whatever the booking's state allows (spec §4). */
 function cancel(deps: Deps, bookingId: string, role: Role, senderId: string | null) {
   return attempt(deps, bookingId, {
@@ -360,17 +377,17 @@ function cancel(deps: Deps, bookingId: string, role: Role, senderId: string | nu
     check: (b) => {
       if (b.status === "awaiting_payment" && role === "guest") return;
       if (b.status === "pending") {
-        if (role !== "guest") throw new BookingError("booking.hostDeclineInstead", 409);
+        if (role !== "guest") throw new DomainError("booking.hostDeclineInstead", 409);
         return;
       }
       if (b.status === "accepted") {
-        if (role === "guest" && senderId && b.startsAt - deps.now() < GUEST_CANCEL_NOTICE_MS) throw new BookingError("booking.cancelTooLate", 409);
+        if (role === "guest" && senderId && b.startsAt - deps.now() < GUEST_CANCEL_NOTICE_MS) throw new DomainError("booking.cancelTooLate", 409);
         // Once started, a booking is completed (and reviewed), never refunded by its host's say-so
         // (docs/decisions/0030); a problem goes through a report.
-        if (role === "host" && senderId && deps.now() >= b.startsAt) throw new BookingError("booking.cancelAfterStart", 409);
+        if (role === "host" && senderId && deps.now() >= b.startsAt) throw new DomainError("booking.cancelAfterStart", 409);
         return;
       }
-      throw new BookingError("booking.cannotCancel", 409);
+      throw new DomainError("booking.cannotCancel", 409);
     },
     run: async (b) => {
       if (b.status === "awaiting_payment") return endAwaitingPayment(deps, b.id, "canceled", role);
@@ -384,7 +401,7 @@ function cancel(deps: Deps, bookingId: string, role: Role, senderId: string | nu
 export async function act(deps: Deps, user: User, bookingId: unknown, action: Action): Promise<{ booking: Booking; role: Role }> {
   const { booking, role } = bookingFor(deps, user.id, bookingId);
   const hostOnly = () => {
-    if (role !== "host") throw new BookingError("booking.hostOnly", 403);
+    if (role !== "host") throw new DomainError("booking.hostOnly", 403);
   };
   switch (action) {
     case "accept":
@@ -433,7 +450,7 @@ export async function endBookingsOfSuspended(deps: Deps, userId: string): Promis
       ended++;
     } catch (err) {
       // Another change won the race (the guest withdrew, a job expired it): nothing left to do.
-      if (err instanceof BookingError && ENDED.has(err.key)) continue;
+      if (isDomainError(err) && ENDED.has(err.key)) continue;
       failure ??= err;
     }
   }
@@ -449,13 +466,13 @@ export async function expireRequest(deps: Deps, bookingId: string) {
   const b = currentBooking(deps, bookingId);
   if (!b || b.status !== "pending") return;
   if (deps.now() < b.respondBy) {
-    scheduleJob(deps.db, expireJob, { bookingId }, { at: b.respondBy, key: jobKeys.expireLater(b.id) });
+    schedule(deps.db, expireJob, { bookingId }, { at: b.respondBy, key: jobKeys.expireLater(b.id) });
     return;
   }
   try {
     await endPending(deps, b.id, "expired", null, JOB_WAIT_MS);
   } catch (err) {
-    if (!(err instanceof BookingError && ENDED.has(err.key))) throw err;
+    if (!(isDomainError(err) && ENDED.has(err.key))) throw err;
   }
 }
 
@@ -467,6 +484,6 @@ export async function autoComplete(deps: Deps, bookingId: string) {
   try {
     await completeBooking(deps, b.id, null, JOB_WAIT_MS);
   } catch (err) {
-    if (!(err instanceof BookingError && ENDED.has(err.key))) throw err;
+    if (!(isDomainError(err) && ENDED.has(err.key))) throw err;
   }
 }

@@ -2,66 +2,23 @@ import { Elysia } from "elysia";
 import type { ChatProps } from "../../shared/chat";
 import type { User } from "../../db/schema";
 import { ConversationScreen, type ConversationData } from "../../views/bookings/Conversation";
-import { bookingsToReview } from "../reviews/service";
+import { bookingsToReview } from "../reviews/queries";
 import { BookingsScreen, InboxList } from "../../views/bookings/List";
 import { ErrorScreen } from "../../views/shell/NotFound";
-import { hostListings } from "../activities/service";
+import { hostListings } from "../activities/queries";
 import { bookingOf, inboxOf, type InboxOrder } from "../bookings/queries";
-import { BookingError, GUEST_CANCEL_NOTICE_MS } from "../bookings/service";
+import { GUEST_CANCEL_NOTICE_MS } from "../bookings/service";
+import { isDomainError } from "../lib/errors";
 import { context, type Render, type SendTo } from "../context";
 import { type Deps, type RequestState } from "../deps";
-import { asRecord, isHtmx, json, waitHeaders } from "../lib/http";
+import { asRecord, isHtmx, waitHeaders } from "../lib/http";
 import { participantUser } from "../profiles/serialize";
-import { reviewsOf } from "../reviews/service";
+import { reviewsOf } from "../reviews/queries";
 import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
-import { lastMessageView, messageView } from "./serialize";
-import { lastMessages, listMessages, markRead, MAX_MESSAGE_LENGTH, readUpTo, sendMessage } from "./service";
+import { messageView } from "./serialize";
+import { listMessages, markRead, MAX_MESSAGE_LENGTH, readUpTo, sendMessage } from "./service";
 import { systemTexts } from "./wording";
-
-/** A refusal of the messages rules as the API answers it: the message in the caller's language, and a wait when there is one. */
-export function messageErrorJson(state: RequestState, err: BookingError) {
-  const wait = typeof err.extra.retryAfterMs === "number" ? err.extra.retryAfterMs : undefined;
-  return json({ message: state.t(err.key), ...err.extra }, err.status, waitHeaders(wait));
-}
-
-/** Runs a call; a refusal of the rules becomes its 4xx answer. */
-async function answering(state: RequestState, work: () => Response | Promise<Response>): Promise<Response> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof BookingError) return messageErrorJson(state, err);
-    throw err;
-  }
-}
-
-/** What a client may tag its message with to recognise the answer (not stored). */
-const clientIdOf = (value: unknown) => (typeof value === "string" && value.length <= 100 ? value : undefined);
-
-/** The messages calls of spec §7, for the chat island and scripts. */
-export function messageApi(deps: Deps) {
-  return new Elysia({ name: "offline.messages.api", seed: deps.id })
-    .use(context(deps))
-    .guard({ onboarded: true })
-    .get("/api/messages", ({ query, user, state }) =>
-      answering(state, () => json(listMessages(deps, user.id, query.bookingId, query.after).map(messageView))),
-    )
-    .post("/api/messages", ({ body, user, state }) =>
-      answering(state, () => {
-        const input = asRecord(body);
-        const { message } = sendMessage(deps, user.id, { bookingId: input.bookingId, content: input.content });
-        const clientId = clientIdOf(input.clientId);
-        return json({ ...messageView(message), ...(clientId === undefined ? {} : { clientId }) }, 201);
-      }),
-    )
-    .post("/api/messages/:bookingId/mark-read", ({ params, user, state }) =>
-      answering(state, () => {
-        const { updated, at } = markRead(deps, user.id, params.bookingId);
-        return json({ bookingId: params.bookingId, readerId: user.id, updated, at: new Date(at).toISOString() });
-      }),
-    )
-    .get("/api/bookings/last-messages", ({ user }) => json(lastMessages(deps, user.id).map(lastMessageView)));
-}
 
 /**
  * Everything the conversation screen shows, for one of the booking's two sides (404 for anyone
@@ -142,7 +99,7 @@ export function conversationPages(deps: Deps) {
         const data = await conversationData(deps, state, user, params.id, { read: true });
         return render((view) => <ConversationScreen view={view} data={data} />);
       } catch (err) {
-        if (err instanceof BookingError && err.status === 404) return notFound(render);
+        if (isDomainError(err) && err.status === 404) return notFound(render);
         throw err;
       }
     })
@@ -152,13 +109,12 @@ export function conversationPages(deps: Deps) {
         sendMessage(deps, user.id, { bookingId: params.id, content });
         return sendTo(`/bookings/${params.id}#latest`);
       } catch (err) {
-        if (!(err instanceof BookingError)) throw err;
+        if (!isDomainError(err)) throw err;
         if (err.status === 404) return notFound(render);
         // Shown again with the text kept and the reason under the field.
         const draft = typeof content === "string" ? content.slice(0, MAX_MESSAGE_LENGTH * 2) : "";
         const data = await conversationData(deps, state, user, params.id, { read: false, draft, error: state.t(err.key) });
-        const wait = typeof err.extra.retryAfterMs === "number" ? err.extra.retryAfterMs : undefined;
-        return render((view) => <ConversationScreen view={view} data={data} />, { status: err.status, headers: waitHeaders(wait) });
+        return render((view) => <ConversationScreen view={view} data={data} />, { status: err.status, headers: waitHeaders(err.details.retryAfterMs) });
       }
     });
 

@@ -1,7 +1,8 @@
 import { and, asc, eq, gt, or, sql } from "drizzle-orm";
 import { writeTransaction } from "../../db/client";
 import { bookings, messages, type Booking } from "../../db/schema";
-import { BookingError, bookingFor } from "../bookings/service";
+import { bookingFor } from "../bookings/service";
+import { DomainError } from "../lib/errors";
 import type { Deps } from "../deps";
 import type { MessageRow } from "../events";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";
@@ -13,8 +14,8 @@ export { isUnread, unreadConversations } from "./unread";
  * The conversation of a booking (spec §2 "Conversation", §5 "Messages", §7): only its two
  * participants read it, write in it or mark it read (anyone else: 404, ARCHITECTURE decision 11).
  * A message is written in one transaction, then announced on `deps.events` for the live channel
- * and notifications. Refusals are `BookingError`s (catalogue key and status), like the booking
- * rules they sit next to.
+ * and notifications. Refusals are `DomainError`s (catalogue key and status), answered by the app's
+ * one error handler.
  */
 
 /** The longest message, in UTF-16 code units (what a textarea's `maxlength` counts). */
@@ -25,11 +26,11 @@ const chronological = [asc(messages.createdAt), asc(sql`${messages}.rowid`)];
 
 /** A message's text as it is stored: cleaned like other user text, multi-line, 1–2,000 characters. */
 export function messageText(content: unknown): string {
-  if (typeof content !== "string") throw new BookingError("messages.invalid", 400);
+  if (typeof content !== "string") throw new DomainError("messages.invalid", 400);
   const text = cleanText(content, "multiline");
-  if (!text) throw new BookingError("messages.blank", 400);
-  if (text.length > MAX_MESSAGE_LENGTH) throw new BookingError("messages.tooLong", 400, { maxLength: MAX_MESSAGE_LENGTH });
-  if (hasDisallowedCharacters(text, "multiline")) throw new BookingError("messages.characters", 400);
+  if (!text) throw new DomainError("messages.blank", 400);
+  if (text.length > MAX_MESSAGE_LENGTH) throw new DomainError("messages.tooLong", 400, { fields: { maxLength: MAX_MESSAGE_LENGTH } });
+  if (hasDisallowedCharacters(text, "multiline")) throw new DomainError("messages.characters", 400);
   return text;
 }
 
@@ -44,9 +45,9 @@ export const sendWait = (deps: Deps, userId: string) => deps.limits.messagesByUs
 export function sendMessage(deps: Deps, senderId: string, input: { bookingId: unknown; content: unknown }): { message: MessageRow; booking: Booking } {
   const { booking } = bookingFor(deps, senderId, input.bookingId);
   const wait = sendWait(deps, senderId);
-  if (wait > 0) throw new BookingError("messages.rateLimited", 429, { retryAfterMs: wait });
+  if (wait > 0) throw new DomainError("messages.rateLimited", 429, { retryAfterMs: wait });
   const content = messageText(input.content);
-  if (booking.status !== "accepted") throw new BookingError("messages.notAccepted", 409, { status: booking.status });
+  if (booking.status !== "accepted") throw new DomainError("messages.notAccepted", 409, { fields: { status: booking.status } });
   const now = deps.now();
   const message = writeTransaction(deps.db, (tx) => {
     const current = tx.select({ status: bookings.status }).from(bookings).where(eq(bookings.id, booking.id)).get();
@@ -57,7 +58,7 @@ export function sendMessage(deps: Deps, senderId: string, input: { bookingId: un
       .returning()
       .get();
   });
-  if (!message) throw new BookingError("messages.notAccepted", 409);
+  if (!message) throw new DomainError("messages.notAccepted", 409);
   deps.limits.messagesByUser.hit(senderId, now);
   deps.events.emit({ type: "message.created", booking, message });
   return { message, booking };
@@ -79,7 +80,7 @@ export function listMessages(deps: Deps, userId: string, bookingId: unknown, aft
           .where(and(eq(messages.id, after), eq(messages.bookingId, booking.id)))
           .get()
       : undefined;
-  if (!mark) throw new BookingError("messages.afterUnknown", 400);
+  if (!mark) throw new DomainError("messages.afterUnknown", 400);
   return deps.db
     .select()
     .from(messages)

@@ -4,8 +4,7 @@ import { users } from "../../db/schema";
 import { UnsubscribeConfirm, Unsubscribed, UnsubscribeInvalid } from "../../views/email/Unsubscribe";
 import { context } from "../context";
 import { type Deps } from "../deps";
-import { changePreference } from "../notifications/service";
-import { emailJob } from "./outbox";
+import { changePreferences } from "../notifications/service";
 import { readUnsubscribeToken } from "./unsubscribe";
 
 /**
@@ -16,7 +15,6 @@ import { readUnsubscribeToken } from "./unsubscribe";
  * both are public. One preference governs push and email alike, and the pages say so.
  */
 export function emailRoutes(deps: Deps) {
-  deps.jobs.register(emailJob);
   return new Elysia({ name: "offline.email", seed: deps.id })
     .use(context(deps))
     .guard({ public: true })
@@ -31,7 +29,7 @@ export function emailRoutes(deps: Deps) {
       if (!token) return render((view) => <UnsubscribeInvalid view={view} />, { status: 400 });
       // Someone whose account is gone gets no email anyway.
       const exists = deps.db.select({ id: users.id }).from(users).where(eq(users.id, token.userId)).get();
-      if (exists) changePreference(deps, token.userId, { [token.kind]: false });
+      if (exists) changePreferences(deps, token.userId, { [token.kind]: false });
       return render((view) => <Unsubscribed view={view} kind={view.t(`notifications.type.${token.kind}`)} />);
     });
 }

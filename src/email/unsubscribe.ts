@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Deps } from "../deps";
-import { PREFERENCE_KEYS, type PreferenceKey } from "../notifications/service";
+import { PREFERENCE_KEYS, type PreferenceKey } from "../notifications/rules";
 
 /**
  * One-click unsubscribe links (RFC 8058): `/email/unsubscribe?t=TOKEN`, where the token names a

@@ -1,7 +1,7 @@
 import type { WebSocketHandler } from "bun";
 import { Elysia } from "elysia";
 import { loadSession } from "../auth/service";
-import { BookingError, bookingFor } from "../bookings/service";
+import { participantBooking } from "../bookings/service";
 import { context, requestState } from "../context";
 import { type Deps } from "../deps";
 import { json } from "../lib/http";
@@ -79,15 +79,7 @@ export function liveRoutes(deps: Deps) {
   /** The session the socket was opened with still exists and is the same person's. */
   const sessionHolds = async (conn: Connection) => (await loadSession(deps.db, conn.token, deps.now()))?.user.id === conn.userId;
 
-  const isParticipant = (userId: string, bookingId: string) => {
-    try {
-      bookingFor(deps, userId, bookingId);
-      return true;
-    } catch (err) {
-      if (err instanceof BookingError) return false;
-      throw err;
-    }
-  };
+  const isParticipant = (userId: string, bookingId: string) => participantBooking(deps, userId, bookingId) !== null;
 
   async function handle(conn: Connection, raw: unknown): Promise<void> {
     // The socket closed while earlier frames were handled: what is left changes nothing.

@@ -11,7 +11,8 @@ import { defineJob, scheduleJob } from "../jobs";
 import { formatMoney } from "../lib/money";
 import { formatLocal, localOf } from "../lib/time";
 import { preview } from "./notices";
-import { preferencesOf, type PreferenceKey } from "./service";
+import { preferencesOf } from "./service";
+import { type PreferenceKey } from "./rules";
 
 /**
  * The emails of notifications (docs/decisions/0025, 0034): the same changes, recipients and

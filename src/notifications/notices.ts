@@ -8,7 +8,10 @@ import { formatMoney } from "../lib/money";
 import { formatLocal } from "../lib/time";
 import type { Resolver } from "./destinations";
 import { deliver, PUSH_TTL_SECONDS, queuePushes, type PushMessage } from "./push";
-import { NotificationError, preferencesOf, subscriptionsOf, type PreferenceKey } from "./service";
+import { DomainError } from "../lib/errors";
+import type { TestInput } from "./input";
+import { preferencesOf, subscriptionsOf } from "./service";
+import { type PreferenceKey } from "./rules";
 
 /**
  * What is sent to whom (docs/decisions/0025). Each committed change heard on `deps.events`
@@ -267,16 +270,9 @@ export const TEST_DEADLINE_MS = 3_000;
  * caller's browsers, whatever their preferences, so the answer can say whether it worked.
  * Returns how many browsers' push services took it: at once when all did, else at the deadline.
  */
-export async function sendTest(deps: Deps, userId: string, input: Record<string, unknown>, locale: Locale, options: { resolve?: Resolver } = {}): Promise<number> {
-  const text = (value: unknown, max: number) => {
-    if (value === undefined || value === null) return "";
-    if (typeof value !== "string" || value.trim().length > max) throw new NotificationError("notifications.error.testText", 400);
-    return value.replace(/\s+/g, " ").trim();
-  };
-  const title = text(input.title, 100);
-  const body = text(input.body, 300);
+export async function sendTest(deps: Deps, userId: string, { title, body }: TestInput, locale: Locale, options: { resolve?: Resolver } = {}): Promise<number> {
   const subscriptions = subscriptionsOf(deps.db, userId);
-  if (!subscriptions.length) throw new NotificationError("notifications.notSubscribedBody", 409);
+  if (!subscriptions.length) throw new DomainError("notifications.notSubscribedBody", 409);
   const t = translator(locale);
   const message: PushMessage = { title: title || t("notifications.push.test.title"), body: body || t("notifications.push.test.body"), url: "/settings", tag: "test" };
   // Real time, not deps.now(): this bounds a wait on the network.

@@ -2,7 +2,10 @@ import { and, desc, eq, ne, notInArray } from "drizzle-orm";
 import { writeTransaction, type Db } from "../../db/client";
 import { notificationPreferences, pushSubscriptions } from "../../db/schema";
 import type { Deps } from "../deps";
-import type { Locale, MessageKey } from "../texts";
+import type { Locale } from "../texts";
+import { DomainError } from "../lib/errors";
+import type { SubscriptionInput } from "./input";
+import { DEFAULT_PREFERENCES, MAX_ENDPOINT_LENGTH, MAX_SUBSCRIPTIONS_PER_USER, PREFERENCE_KEYS, type Preferences } from "./rules";
 import { allowsLoopbackPushServices, checkAddressText, DestinationRefused, resolveDestination, systemResolver, type Resolver } from "./destinations";
 
 /**
@@ -10,47 +13,6 @@ import { allowsLoopbackPushServices, checkAddressText, DestinationRefused, resol
  * notification a person wants, and the browsers they have turned push notifications on in.
  */
 
-/** The spec's eight preferences, in the order the Settings card shows them. */
-export const PREFERENCE_KEYS = [
-  "bookingRequests",
-  "bookingConfirmations",
-  "messages",
-  "reviews",
-  "activityUpdates",
-  "paymentNotifications",
-  "reminders",
-  "marketingEmails",
-] as const;
-export type PreferenceKey = (typeof PREFERENCE_KEYS)[number];
-export type Preferences = Record<PreferenceKey, boolean>;
-
-/** Everything on except marketing (spec §9), until the person changes one. */
-export const DEFAULT_PREFERENCES: Readonly<Preferences> = {
-  bookingRequests: true,
-  bookingConfirmations: true,
-  messages: true,
-  reviews: true,
-  activityUpdates: true,
-  paymentNotifications: true,
-  reminders: true,
-  marketingEmails: false,
-};
-
-/** Browsers one person may have push notifications on in; a new one replaces the least recently renewed. */
-export const MAX_SUBSCRIPTIONS_PER_USER = 10;
-const MAX_ENDPOINT_LENGTH = 2048;
-
-/** A refusal worded for the person: a catalogue key and an HTTP status. */
-export class NotificationError extends Error {
-  constructor(
-    readonly key: MessageKey,
-    readonly status: number,
-  ) {
-    super(key);
-  }
-}
-
-const isPreferenceKey = (key: string): key is PreferenceKey => (PREFERENCE_KEYS as readonly string[]).includes(key);
 
 /** A person's preferences: their row, or the defaults when they never changed one. */
 export function preferencesOf(db: Db, userId: string): Preferences {
@@ -69,30 +31,19 @@ function writePreferences(deps: Deps, userId: string, change: Partial<Preference
 }
 
 /**
- * `POST /api/notifications/preferences`: exactly one preference, as a boolean
- * (`{"messages": false}`), as the Settings switches send them one at a time.
+ * Changes some of a person's preferences (`POST /api/notifications/preferences` changes one, the
+ * Settings form without JavaScript all of them, an email's unsubscribe link one); returns them all.
  */
-export function changePreference(deps: Deps, userId: string, input: unknown): Preferences {
-  const entries = input && typeof input === "object" && !Array.isArray(input) ? Object.entries(input) : [];
-  const [entry] = entries;
-  if (entries.length !== 1 || !entry || !isPreferenceKey(entry[0]) || typeof entry[1] !== "boolean") {
-    throw new NotificationError("notifications.error.preference", 400);
-  }
-  writePreferences(deps, userId, { [entry[0]]: entry[1] });
-  return preferencesOf(deps.db, userId);
-}
-
-/** The Settings form without JavaScript: every switch at once, a ticked box is on. */
-export function savePreferences(deps: Deps, userId: string, form: Record<string, unknown>): Preferences {
-  const on = (value: unknown) => value === "on" || value === "true" || value === true;
-  writePreferences(deps, userId, Object.fromEntries(PREFERENCE_KEYS.map((key) => [key, on(form[key])])) as Preferences);
+export function changePreferences(deps: Deps, userId: string, change: Partial<Preferences>): Preferences {
+  writePreferences(deps, userId, change);
   return preferencesOf(deps.db, userId);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Push subscriptions
 
-export interface SubscriptionInput {
+/** A subscription as kept: its address, and the browser's keys as unpadded base64url. */
+export interface Subscription {
   endpoint: string;
   p256dh: string;
   auth: string;
@@ -101,8 +52,7 @@ export interface SubscriptionInput {
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** base64url text (browsers send it unpadded; padding is tolerated) as bytes, or null. */
-function base64urlBytes(value: unknown): Uint8Array<ArrayBuffer> | null {
-  if (typeof value !== "string" || value.length > 200) return null;
+function base64urlBytes(value: string): Uint8Array<ArrayBuffer> | null {
   const bare = value.replace(/={1,2}$/, "");
   return BASE64URL.test(bare) ? new Uint8Array(Buffer.from(bare, "base64url")) : null;
 }
@@ -115,42 +65,40 @@ function base64urlBytes(value: unknown): Uint8Array<ArrayBuffer> | null {
  * (`http://localhost:…`, `http://127.0.0.1:…`). What the name resolves to is checked by
  * `readSubscription`, and again before each message.
  */
-export function checkEndpoint(value: unknown, allowLocal: boolean): string {
-  if (typeof value !== "string" || !value || value.length > MAX_ENDPOINT_LENGTH) throw new NotificationError("notifications.error.subscription", 400);
-  if (!URL.canParse(value)) throw new NotificationError("notifications.error.subscription", 400);
+export function checkEndpoint(value: string, allowLocal: boolean): string {
+  if (!value || value.length > MAX_ENDPOINT_LENGTH) throw new DomainError("notifications.error.subscription", 400);
+  if (!URL.canParse(value)) throw new DomainError("notifications.error.subscription", 400);
   try {
     return checkAddressText(value, allowLocal).href;
   } catch (err) {
-    if (err instanceof DestinationRefused) throw new NotificationError("notifications.error.endpoint", 400);
+    if (err instanceof DestinationRefused) throw new DomainError("notifications.error.endpoint", 400);
     throw err;
   }
 }
 
 /**
- * A browser's push subscription as `PushSubscription.toJSON()` gives it: the endpoint and the
- * browser's keys, a P-256 public key (65 bytes, a point on the curve) and a 16-byte secret.
- * Checked here so that encrypting for it later cannot fail.
+ * A browser's push subscription as `PushSubscription.toJSON()` gives it (`subscriptionInput`):
+ * the endpoint and the browser's keys, a P-256 public key (65 bytes, a point on the curve) and a
+ * 16-byte secret. Checked here so that encrypting for it later cannot fail.
  */
-export async function readSubscription(input: unknown, allowLocal: boolean, resolve: Resolver = systemResolver): Promise<SubscriptionInput> {
-  const record = input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
-  const endpoint = checkEndpoint(record.endpoint, allowLocal);
-  const keys = record.keys && typeof record.keys === "object" ? (record.keys as Record<string, unknown>) : {};
-  const p256dh = base64urlBytes(keys.p256dh);
-  const auth = base64urlBytes(keys.auth);
+export async function readSubscription(input: SubscriptionInput, allowLocal: boolean, resolve: Resolver = systemResolver): Promise<Subscription> {
+  const endpoint = checkEndpoint(input.endpoint, allowLocal);
+  const p256dh = base64urlBytes(input.keys.p256dh);
+  const auth = base64urlBytes(input.keys.auth);
   if (!p256dh || p256dh.length !== 65 || p256dh[0] !== 0x04 || !auth || auth.length !== 16) {
-    throw new NotificationError("notifications.error.subscription", 400);
+    throw new DomainError("notifications.error.subscription", 400);
   }
   try {
     await crypto.subtle.importKey("raw", p256dh, { name: "ECDH", namedCurve: "P-256" }, false, []);
   } catch {
-    throw new NotificationError("notifications.error.subscription", 400);
+    throw new DomainError("notifications.error.subscription", 400);
   }
   // Every address the push service's name resolves to must be on the internet (or, on a
   // development machine, this machine): whatever the reason, the same refusal.
   try {
     await resolveDestination(new URL(endpoint), allowLocal, resolve);
   } catch (err) {
-    if (err instanceof DestinationRefused) throw new NotificationError("notifications.error.endpoint", 400);
+    if (err instanceof DestinationRefused) throw new DomainError("notifications.error.endpoint", 400);
     throw err;
   }
   const text = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
@@ -171,7 +119,7 @@ export const allowsLocalPushServices = (deps: Deps) => allowsLoopbackPushService
 export async function subscribe(
   deps: Deps,
   userId: string,
-  input: unknown,
+  input: SubscriptionInput,
   from: { userAgent: string | null; locale: Locale },
   resolve: Resolver = systemResolver,
 ): Promise<"created" | "renewed"> {
@@ -206,15 +154,13 @@ export async function subscribe(
 }
 
 /** `POST /api/notifications/unsubscribe` with `endpoint`: only one of the caller's own (404 otherwise). */
-export function unsubscribe(deps: Deps, userId: string, input: unknown) {
-  const endpoint = input && typeof input === "object" ? (input as Record<string, unknown>).endpoint : undefined;
-  if (typeof endpoint !== "string" || !endpoint || endpoint.length > MAX_ENDPOINT_LENGTH) throw new NotificationError("notifications.error.subscription", 400);
+export function unsubscribe(deps: Deps, userId: string, endpoint: string) {
   const gone = deps.db
     .delete(pushSubscriptions)
     .where(and(eq(pushSubscriptions.endpoint, endpoint), eq(pushSubscriptions.userId, userId)))
     .returning({ id: pushSubscriptions.id })
     .get();
-  if (!gone) throw new NotificationError("notifications.error.notFound", 404);
+  if (!gone) throw new DomainError("notifications.error.notFound", 404);
 }
 
 /** The browsers a person has push notifications on in. */

@@ -1,33 +1,13 @@
-import type { Db } from "../../db/client";
-import type { Config } from "../config";
+import { Elysia } from "elysia";
 import type { Deps } from "../deps";
-import type { PaymentEvents, PaymentProvider } from "./provider";
-import { StripeProvider } from "./stripe";
-import { TestProvider } from "./test-provider";
+import { paymentRoutes } from "./routes";
+import { testPaymentRoutes } from "./test-routes";
+
+export { asTestProvider, makePaymentProvider, paymentProviderName, returnBase } from "./choice";
 
 /**
- * Which provider the app runs with: Stripe when its keys are configured, otherwise the built-in
- * test provider (ARCHITECTURE decision 6). The demo seed reads it too (db/seed.ts).
+ * The payments feature: the provider's webhook and the hosts' payout setup (`routes.tsx`), and
+ * the built-in test provider's own pages (`test-routes.tsx`, only while it runs). Which provider
+ * runs, and the provider itself, are made in `choice.ts`.
  */
-export const paymentProviderName = (config: Pick<Config, "stripe">): PaymentProvider["name"] => (config.stripe ? "stripe" : "test");
-
-/** The app's payment provider (see `paymentProviderName`). */
-export function makePaymentProvider(opts: { config: Config; db: Db; events: PaymentEvents; now: () => number }): PaymentProvider {
-  if (paymentProviderName(opts.config) === "stripe") return new StripeProvider(opts.config.stripe!);
-  return new TestProvider(opts.db, opts.events, opts.now);
-}
-
-/** The test provider when it is the one running (its own pages exist only then). */
-export const asTestProvider = (payments: PaymentProvider): TestProvider | null => (payments instanceof TestProvider ? payments : null);
-
-/**
- * The origin of the addresses a provider sends the browser back to (checkout success and cancel,
- * card authentication, payout onboarding): the request's own, so a person returns to the address
- * they came from; Stripe's live mode accepts only https addresses, so with Stripe an https
- * PUBLIC_URL is used instead.
- */
-export function returnBase(deps: Pick<Deps, "config" | "payments">, request: Request): string {
-  const publicUrl = deps.config.publicUrl;
-  if (deps.payments.name === "stripe" && publicUrl.startsWith("https://")) return publicUrl;
-  return new URL(request.url).origin;
-}
+export const paymentsFeature = (deps: Deps) => new Elysia({ name: "offline.payments.feature", seed: deps.id }).use(paymentRoutes(deps)).use(testPaymentRoutes(deps));

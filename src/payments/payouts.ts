@@ -2,7 +2,9 @@ import { and, eq, isNull } from "drizzle-orm";
 import { users, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { MessageKey } from "../texts";
-import { returnBase } from ".";
+import { DomainError } from "../lib/errors";
+import { returnBase } from "./choice";
+import { PaymentError } from "./provider";
 
 /**
  * Payout setup: a host's connected payout account at the payment provider, its onboarding, and
@@ -38,21 +40,21 @@ export async function ensureConnectedAccount(deps: Deps, user: User): Promise<st
 }
 
 /**
- * Payouts go to whoever owns the account, so they wait for a verified address (docs/decisions/0034):
- * an account made with someone else's address never sets up where that person's money goes.
+ * A fresh onboarding link for the host (creating their account first when needed). Payouts go to
+ * whoever owns the account, so they wait for a verified address (docs/decisions/0034, 403): an
+ * account made with someone else's address never sets up where that person's money goes. A
+ * provider that fails is 503 when it is down, 502 otherwise; its own words go to the log.
  */
-export class PayoutsNeedVerifiedEmail extends Error {
-  readonly key: MessageKey = "payments.verifyFirstApi";
-  constructor() {
-    super("payout setup needs a verified email address");
-  }
-}
-
-/** A fresh onboarding link for the host (creating their account first when needed); refused until the address is verified. */
 export async function startPayoutSetup(deps: Deps, user: User, request: Request): Promise<{ url: string }> {
-  if (!user.emailVerified) throw new PayoutsNeedVerifiedEmail();
-  const accountId = await ensureConnectedAccount(deps, user);
-  return deps.payments.onboardingLink(accountId, onboardingUrls(deps, request));
+  if (!user.emailVerified) throw new DomainError("payments.verifyFirstApi", 403);
+  try {
+    const accountId = await ensureConnectedAccount(deps, user);
+    return await deps.payments.onboardingLink(accountId, onboardingUrls(deps, request));
+  } catch (err) {
+    console.error("Starting payout setup failed:", err instanceof Error ? err.message : err);
+    const status = err instanceof PaymentError && err.code === "provider_unavailable" ? 503 : 502;
+    throw new DomainError("payments.setupFailedBody", status, { log: err instanceof Error ? err.message : String(err) });
+  }
 }
 
 /** What a provider's requirement names mean to a host, in the order a host would gather them. */

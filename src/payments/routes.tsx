@@ -5,14 +5,11 @@ import { context, type Render } from "../context";
 import { type Deps, type RequestState } from "../deps";
 import { readBody } from "../lib/body";
 import { json, redirectTo } from "../lib/http";
-import { payoutSetup, PayoutsNeedVerifiedEmail, refreshConnectedAccount, startPayoutSetup, type PayoutSetup } from "./payouts";
-import { PaymentError } from "./provider";
+import { isDomainError } from "../lib/errors";
+import { payoutSetup, refreshConnectedAccount, startPayoutSetup, type PayoutSetup } from "./payouts";
 import { receiveWebhook, WEBHOOK_BODY_LIMIT } from "./webhooks";
 
 const decoder = new TextDecoder();
-
-/** The status a failed provider call is answered with: the provider is down (503) or refused (502). */
-const failureStatus = (err: unknown) => (err instanceof PaymentError && err.code === "provider_unavailable" ? 503 : 502);
 
 function logFailure(what: string, err: unknown) {
   console.error(`${what} failed:`, err instanceof Error ? err.message : err);
@@ -99,25 +96,17 @@ export function paymentRoutes(deps: Deps) {
             const { url } = await startPayoutSetup(deps, user, request);
             return redirectTo(request, url);
           } catch (err) {
-            // The screen says why, with "Resend link".
-            if (err instanceof PayoutsNeedVerifiedEmail) return screen(ctx, { status: 403 });
-            logFailure("Starting payout setup", err);
-            return screen(ctx, { alert: failedAlert(state), status: failureStatus(err) });
+            if (!isDomainError(err)) throw err;
+            // Unverified: the screen says why, with "Resend link".
+            if (err.status === 403) return screen(ctx, { status: 403 });
+            return screen(ctx, { alert: failedAlert(state), status: err.status });
           }
         },
         { onboarded: true },
       )
       .post(
         "/api/stripe/connect",
-        async ({ user, state, request }) => {
-          try {
-            return json(await startPayoutSetup(deps, user, request));
-          } catch (err) {
-            if (err instanceof PayoutsNeedVerifiedEmail) return json({ message: state.t(err.key) }, 403);
-            logFailure("Starting payout setup", err);
-            return json({ message: state.t("payments.setupFailedBody") }, failureStatus(err));
-          }
-        },
+        async ({ user, request }) => json(await startPayoutSetup(deps, user, request)),
         { onboarded: true },
       )
   );

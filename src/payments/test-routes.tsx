@@ -4,9 +4,9 @@ import { ErrorScreen } from "../../views/shell/NotFound";
 import { context, type Render } from "../context";
 import { type Deps } from "../deps";
 import { asRecord, json, ownReturnPath, wantsJson } from "../lib/http";
-import { asTestProvider } from ".";
+import { asTestProvider } from "./choice";
 import { PaymentError } from "./provider";
-import { testConfirmInput } from "../bookings/input";
+import { testConfirmInput } from "./input";
 
 /**
  * The test provider's own pages and call, standing in for what Stripe hosts: the card

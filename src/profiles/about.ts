@@ -3,7 +3,7 @@
  * their visibility flags (lowercase names, as the spec stores them: `jobtitle` for jobTitle).
  * A field is hidden only when its flag is explicitly false.
  */
-import { isMessageKey, type Translate } from "../texts";
+import type { Translate } from "../lib/i18n";
 
 export const aboutChoices = {
   politics: ["Liberal", "Conservative", "Moderate", "Progressive", "Libertarian", "Other", "Prefer not to say"],
@@ -58,8 +58,6 @@ export const aboutFields: AboutField[] = [
 export type About = Partial<Record<AboutKey, string | string[]>>;
 export type AboutVisibility = Record<string, boolean>;
 
-export const ABOUT_TEXT_MAX = 80;
-
 /** Reads stored about JSON; anything unparseable or unknown is ignored, as the spec says. */
 export function parseAbout(json: string | null | undefined): About {
   if (!json) return {};
@@ -100,6 +98,9 @@ export function visibleAbout(about: About, visibility: AboutVisibility): About {
 
 /** A choice value's label in the visitor's language (stored values stay the spec's English ones). */
 export function choiceLabel(value: string, t: Translate): string {
-  const key = `about.choice.${value}`;
-  return isMessageKey(key) ? t(key) : value;
+  // Every choice has its label (src/profiles/texts.ts is typed so); anything else shows as stored.
+  return isAboutChoice(value) ? t(`about.choice.${value}`) : value;
 }
+
+const everyChoice: ReadonlySet<string> = new Set(Object.values(aboutChoices).flat());
+const isAboutChoice = (value: string): value is AboutChoice => everyChoice.has(value);

@@ -3,11 +3,12 @@ import { context } from "../context";
 import { type Deps, type RequestState } from "../deps";
 import { asRecord, json, waitHeaders, waitParams } from "../lib/http";
 import { translateErrors } from "../texts";
-import { hostListings } from "../activities/service";
+import { hostListings } from "../activities/queries";
 import { publicActivity } from "../activities/serialize";
 import { changeEmail, changePassword, findByUsername, checkUsername, updateProfile, type UpdateResult } from "./service";
+import { readEmailChange, readPasswordChange } from "./input";
 import { publicUser, selfUser } from "./serialize";
-import { reviewsOf } from "../reviews/service";
+import { reviewsOf } from "../reviews/queries";
 
 /** The JSON answer to a profile change: the user, or 4xx with a message per field. */
 export function updateAnswer(state: RequestState, result: UpdateResult) {
@@ -30,10 +31,14 @@ export function profileApi(deps: Deps) {
     .put("/api/user/username", async ({ body, user, state }) => updateAnswer(state, await updateProfile(deps, user, { username: asRecord(body).username ?? "" })), {
       signedIn: true,
     })
-    .put("/api/user/email", async ({ body, user, state }) => updateAnswer(state, await changeEmail(deps, user, asRecord(body), state.session!.sid, state.locale)), { signedIn: true })
-    .put("/api/user/password", async ({ body, user, state }) => updateAnswer(state, await changePassword(deps, user, asRecord(body), state.session!.sid)), {
-      signedIn: true,
-    })
+    .put("/api/user/email", async ({ body, user, state }) => {
+      const change = readEmailChange(asRecord(body));
+      return updateAnswer(state, change.ok ? await changeEmail(deps, user, change.data, state.session!.sid, state.locale) : change);
+    }, { signedIn: true })
+    .put("/api/user/password", async ({ body, user, state }) => {
+      const change = readPasswordChange(asRecord(body), !!user.passwordHash);
+      return updateAnswer(state, change.ok ? await changePassword(deps, user, change.data, state.session!.sid) : change);
+    }, { signedIn: true })
     .get("/api/check-username", async ({ query, user, state }) => {
       const check = await checkUsername(deps, user, query.username);
       if ("message" in check) return json({ available: false, message: state.t(check.message) });

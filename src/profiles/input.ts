@@ -1,19 +1,17 @@
 import { z } from "zod";
+import { BIO_MAX, NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, PROFILE_PHOTOS_MAX, USERNAME_MAX, USERNAME_MIN } from "../../shared/limits";
 import { emailSchema } from "../auth/input";
 import { ageOn } from "../../shared/dates";
 import type { MessageKey } from "../texts";
+import { firstIssue } from "../lib/validation";
 import { acceptText, cleanText, userText } from "../lib/text";
-import { aboutChoices, aboutFields, ABOUT_TEXT_MAX, type About, type AboutVisibility } from "./about";
+import { ABOUT_TEXT_MAX } from "../../shared/limits";
+import { aboutChoices, aboutFields, type About, type AboutVisibility } from "./about";
 import { findCity, findCountry } from "../lib/places";
 
 const msg = (key: MessageKey) => ({ message: key });
 
 export const MIN_AGE = 18;
-export const USERNAME_MIN = 3;
-export const USERNAME_MAX = 30;
-export const NAME_MAX = 50;
-export const BIO_MAX = 500;
-export const MAX_PHOTOS = 6;
 
 export const firstNameSchema = userText({
   invalid: "profile.firstNameRequired",
@@ -67,7 +65,7 @@ export const bioSchema = userText({
 
 export const photosSchema = z
   .array(z.string(msg("profile.photosInvalid")).min(1, msg("profile.photosInvalid")).max(300, msg("profile.photosInvalid")), msg("profile.photosInvalid"))
-  .max(MAX_PHOTOS, msg("profile.tooManyPhotos"));
+  .max(PROFILE_PHOTOS_MAX, msg("profile.tooManyPhotos"));
 
 export const INTERESTS_MAX = 10;
 export const INTEREST_MAX = 30;
@@ -151,7 +149,7 @@ export const jsonOrObject = z.union([z.string(), z.record(z.string(), z.unknown(
 export const passwordChangeSchema = z
   .object({
     currentPassword: z.string(msg("account.currentPasswordRequired")).optional(),
-    newPassword: z.string(msg("account.newPasswordTooShort")).min(6, msg("account.newPasswordTooShort")).max(200, msg("login.passwordTooLong")),
+    newPassword: z.string(msg("account.newPasswordTooShort")).min(PASSWORD_MIN, msg("account.newPasswordTooShort")).max(PASSWORD_MAX, msg("login.passwordTooLong")),
     confirmPassword: z.string(msg("account.confirmPasswordRequired")).optional(),
   })
   .superRefine((v, ctx) => {
@@ -165,3 +163,27 @@ export const emailChangeSchema = z.object({
   email: emailSchema,
   currentPassword: z.string().optional(),
 });
+export type EmailChange = z.infer<typeof emailChangeSchema>;
+export type PasswordChange = z.infer<typeof passwordChangeSchema>;
+
+/** A form's reading: its typed data, or a message per field (400). */
+export type FormReading<T> = { ok: true; data: T } | { ok: false; status: 400; errors: Record<string, MessageKey> };
+
+/** The email screen and `PUT /api/user/email`: the new address, and the current password. */
+export function readEmailChange(body: Record<string, unknown>): FormReading<EmailChange> {
+  const r = emailChangeSchema.safeParse(body);
+  return r.success ? { ok: true, data: r.data } : { ok: false, status: 400, errors: { email: firstIssue(r.error) } };
+}
+
+/**
+ * The password screen and `PUT /api/user/password`: the new password twice, and the current one
+ * when the account has one (`needsCurrent`). Every field's message at once.
+ */
+export function readPasswordChange(body: Record<string, unknown>, needsCurrent: boolean): FormReading<PasswordChange> {
+  const r = passwordChangeSchema.safeParse(body);
+  const errors: Record<string, MessageKey> = {};
+  if (needsCurrent && !(typeof body.currentPassword === "string" && body.currentPassword)) errors.currentPassword = "account.currentPasswordRequired";
+  if (!r.success) for (const issue of r.error.issues) errors[String(issue.path[0])] ??= issue.message as MessageKey;
+  if (Object.keys(errors).length || !r.success) return { ok: false, status: 400, errors };
+  return { ok: true, data: r.data };
+}

@@ -9,20 +9,21 @@ import { cancelEmailChange, requestEmailChange } from "../auth/account";
 import { voidTokens } from "../auth/tokens";
 import { cleanText } from "../lib/text";
 import { ownedObjects } from "../uploads/service";
+import { PROFILE_PHOTOS_MAX } from "../../shared/limits";
 import {
   aboutSchema,
   bioSchema,
   birthdaySchema,
-  emailChangeSchema,
   firstNameSchema,
   interestsSchema,
   jsonOrObject,
   lastNameSchema,
   locationSchema,
-  passwordChangeSchema,
   photosSchema,
   usernameSchema,
   visibilitySchema,
+  type EmailChange,
+  type PasswordChange,
 } from "./input";
 
 export async function isUsernameTaken(db: Db, username: string, exceptUserId?: string): Promise<boolean> {
@@ -127,7 +128,7 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
       // Only photos this person uploaded, or already had, can be on their profile.
       const owned = await ownedObjects(deps, user.id, list);
       if (list.some((p) => !owned.has(p) && !user.photos.includes(p) && p !== user.photo)) errors.photos = "profile.photosInvalid";
-      else if (list.length > 6) errors.photos = "profile.tooManyPhotos";
+      else if (list.length > PROFILE_PHOTOS_MAX) errors.photos = "profile.tooManyPhotos";
       // A profile keeps at least its main photo once it has one (onboarding asks for it).
       else if (list.length === 0 && user.photos.length > 0) errors.photos = "profile.photoRequired";
       else {
@@ -175,23 +176,22 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
 }
 
 /**
- * Changing the email asks for the current password (when the account has one), then verifies the
+ * Changing the email (`readEmailChange`) asks for the current password (when the account has one), then verifies the
  * new address before it replaces the old one (docs/decisions/0034): nothing changes here, a link
  * goes to the new address, and following it makes the change, ends the account's other sessions
  * and tells the old address. Asking for the current address again drops a pending change.
  */
-export async function changeEmail(deps: Deps, user: User, input: Record<string, unknown>, keepSid: string | null, locale: Locale): Promise<UpdateResult> {
-  const r = emailChangeSchema.safeParse(input);
-  if (!r.success) return { ok: false, status: 400, errors: { email: firstIssue(r.error) } };
-  const refused = await checkCurrentPassword(deps, user, r.data.currentPassword);
+export async function changeEmail(deps: Deps, user: User, input: EmailChange, keepSid: string | null, locale: Locale): Promise<UpdateResult> {
+  const refused = await checkCurrentPassword(deps, user, input.currentPassword);
   if (refused) return refused;
-  if (r.data.email === user.email) {
+  const email = input.email;
+  if (email === user.email) {
     cancelEmailChange(deps, user.id);
     return { ok: true, user };
   }
   // An operator's address (ADMIN_EMAILS) is for the operator's own account (docs/decisions/0024).
-  if (deps.config.adminEmails.includes(r.data.email.toLowerCase())) return { ok: false, status: 409, errors: { email: "account.emailReserved" } };
-  const taken = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, r.data.email)).get();
+  if (deps.config.adminEmails.includes(email.toLowerCase())) return { ok: false, status: 409, errors: { email: "account.emailReserved" } };
+  const taken = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
   if (taken) return { ok: false, status: 409, errors: { email: "account.emailTaken" } };
   // Each change emails its new address: as many an hour as "Resend link" allows, so nobody can
   // send a stranger's inbox a flood of links from here.
@@ -199,23 +199,18 @@ export async function changeEmail(deps: Deps, user: User, input: Record<string, 
   const wait = deps.limits.verifyResend.retryAfter(user.id, now);
   if (wait > 0) return { ok: false, status: 429, errors: { email: "verify.tooMany" }, retryAfterMs: wait };
   deps.limits.verifyResend.hit(user.id, now);
-  requestEmailChange(deps, user, r.data.email, keepSid, locale);
-  return { ok: true, user, pendingEmail: r.data.email };
+  requestEmailChange(deps, user, email, keepSid, locale);
+  return { ok: true, user, pendingEmail: email };
 }
 
 /**
- * Changing the password asks for the current one (when there is one) and signs out every other
+ * Changing the password (`readPasswordChange`) asks for the current one (when there is one) and signs out every other
  * session of the account.
  */
-export async function changePassword(deps: Deps, user: User, input: Record<string, unknown>, keepSid: string | null): Promise<UpdateResult> {
-  const r = passwordChangeSchema.safeParse(input);
-  const errors: FieldErrors = {};
-  if (user.passwordHash && !(typeof input.currentPassword === "string" && input.currentPassword)) errors.currentPassword = "account.currentPasswordRequired";
-  if (!r.success) for (const issue of r.error.issues) errors[String(issue.path[0])] ??= issue.message as MessageKey;
-  if (Object.keys(errors).length || !r.success) return { ok: false, status: 400, errors };
-  const refused = await checkCurrentPassword(deps, user, r.data.currentPassword);
+export async function changePassword(deps: Deps, user: User, input: PasswordChange, keepSid: string | null): Promise<UpdateResult> {
+  const refused = await checkCurrentPassword(deps, user, input.currentPassword);
   if (refused) return refused;
-  const passwordHash = await deps.passwords.hash(r.data.newPassword);
+  const passwordHash = await deps.passwords.hash(input.newPassword);
   const { row, ended } = writeTransaction(deps.db, (tx) => {
     const row = tx.update(users).set({ passwordHash, updatedAt: deps.now() }).where(eq(users.id, user.id)).returning().get();
     // A new password shuts out whoever knew the old one: their pending email change or

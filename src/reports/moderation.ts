@@ -6,7 +6,7 @@ import { activities, reports, sessions, users, type ReportReason, type ReportRes
 import { endBookingsOfSuspended } from "../bookings/transitions";
 import type { Deps } from "../deps";
 import { defineJob, scheduleJob } from "../jobs";
-import { ReportError } from "./service";
+import { DomainError } from "../lib/errors";
 
 /**
  * Moderation (docs/decisions/0024): operators are the people whose email is in `ADMIN_EMAILS`,
@@ -154,20 +154,20 @@ function resolve(tx: WriteTx, which: ReturnType<typeof and>, resolution: ReportR
  *   also run at once).
  * Each resolved report records the operator and the time.
  */
-export async function moderate(deps: Deps, operatorUser: User, reportId: unknown, action: ModerationAction): Promise<void> {
+export async function moderate(deps: Deps, operatorUser: User, reportId: string, action: ModerationAction): Promise<void> {
   const report = uuidLike(reportId) ? deps.db.select().from(reports).where(eq(reports.id, reportId)).get() : undefined;
-  if (!report) throw new ReportError("moderation.reportNotFound", 404);
-  if (report.status !== "pending") throw new ReportError("moderation.alreadyHandled", 409);
+  if (!report) throw new DomainError("moderation.reportNotFound", 404);
+  if (report.status !== "pending") throw new DomainError("moderation.alreadyHandled", 409);
   const now = deps.now();
 
   if (action === "dismiss") {
     const done = writeTransaction(deps.db, (tx) => resolve(tx, eq(reports.id, report.id), "dismissed", operatorUser.id, now));
-    if (!done.length) throw new ReportError("moderation.alreadyHandled", 409);
+    if (!done.length) throw new DomainError("moderation.alreadyHandled", 409);
     return;
   }
 
   if (action === "hide") {
-    if (!report.targetActivityId) throw new ReportError("moderation.notAnActivity", 400);
+    if (!report.targetActivityId) throw new DomainError("moderation.notAnActivity", 400);
     const activityId = report.targetActivityId;
     const done = writeTransaction(deps.db, (tx) => {
       if (!resolve(tx, eq(reports.id, report.id), "activity_hidden", operatorUser.id, now).length) return false;
@@ -175,15 +175,15 @@ export async function moderate(deps: Deps, operatorUser: User, reportId: unknown
       resolve(tx, eq(reports.targetActivityId, activityId), "activity_hidden", operatorUser.id, now);
       return true;
     });
-    if (!done) throw new ReportError("moderation.alreadyHandled", 409);
+    if (!done) throw new DomainError("moderation.alreadyHandled", 409);
     return;
   }
 
   const userId =
     report.targetUserId ??
     deps.db.select({ hostId: activities.hostId }).from(activities).where(eq(activities.id, report.targetActivityId ?? "")).get()?.hostId;
-  if (!userId) throw new ReportError("moderation.reportNotFound", 404);
-  if (userId === operatorUser.id) throw new ReportError("moderation.notYourself", 400);
+  if (!userId) throw new DomainError("moderation.reportNotFound", 404);
+  if (userId === operatorUser.id) throw new DomainError("moderation.notYourself", 400);
   const done = writeTransaction(deps.db, (tx) => {
     if (!resolve(tx, eq(reports.id, report.id), "user_suspended", operatorUser.id, now).length) return false;
     tx.update(users).set({ suspendedAt: now, updatedAt: now }).where(and(eq(users.id, userId), isNull(users.suspendedAt))).run();
@@ -194,7 +194,7 @@ export async function moderate(deps: Deps, operatorUser: User, reportId: unknown
     scheduleJob(tx, releaseSuspendedJob, { userId }, { at: now, key: `moderation.release:${userId}` });
     return true;
   });
-  if (!done) throw new ReportError("moderation.alreadyHandled", 409);
+  if (!done) throw new DomainError("moderation.alreadyHandled", 409);
   deps.events.emit({ type: "sessions.ended", userId, sessionIds: "all" });
   await endBookingsOfSuspended(deps, userId).catch((err) => console.error(`releasing the bookings of suspended ${userId} failed; the job retries`, err));
 }

@@ -6,11 +6,21 @@ import { context, type Render } from "../context";
 import { type Deps, type RequestState } from "../deps";
 import { asRecord, isHtmx, json, safeNext, waitHeaders, wantsJson } from "../lib/http";
 import type { MessageKey } from "../texts";
+import { DomainError, isDomainError } from "../lib/errors";
+import { firstIssue } from "../lib/validation";
 import { htmlResponse } from "../shell/render";
 import { notFoundAnswer } from "../shell/routes";
 import { viewOf } from "../shell/view";
-import { awaitsOperatorVerification, handledReports, isOperator, moderate, pendingReports, releaseSuspendedJob, type ModerationAction } from "./moderation";
-import { fileReport, ReportError, reportView } from "./service";
+import { awaitsOperatorVerification, handledReports, isOperator, moderate, pendingReports, type ModerationAction } from "./moderation";
+import { reportInput, type ReportInput } from "./input";
+import { fileReport, reportView } from "./service";
+
+/** The report sent, checked (`reportInput`); a refusal is a 400 `DomainError` with its field's message. */
+function parseReport(body: unknown): ReportInput {
+  const input = reportInput.safeParse(body);
+  if (!input.success) throw new DomainError(firstIssue(input.error), 400);
+  return input.data;
+}
 
 /**
  * A listed operator whose address is not verified yet (docs/decisions/0034): told to verify it,
@@ -37,25 +47,23 @@ const ACTIONS: Record<ModerationAction, MessageKey> = {
  * anyone who is not an operator gets the same 404 as for an unknown address (docs/decisions/0024).
  */
 export function reportRoutes(deps: Deps) {
-  deps.jobs.register(releaseSuspendedJob as never);
-
 
   return new Elysia({ name: "offline.reports", seed: deps.id })
     .use(context(deps))
     .post(
       "/api/reports",
       async ({ body, user, request, state, sendTo, toastHeader }) => {
-        const input = asRecord(body);
-        const next = safeNext(input.next, "/");
+        const sent = asRecord(body);
+        const next = safeNext(sent.next, "/");
         try {
-          const report = fileReport(deps, user.id, input);
+          const report = fileReport(deps, user.id, parseReport(sent));
           if (wantsJson(request)) return json(reportView(report), 201);
           if (isHtmx(request)) return htmlResponse(String(await (<ReportSent view={viewOf(deps, state, request)} />)), 200, toastHeader({ title: "reports.sent", body: "reports.sentBody" }));
           return sendTo(next, { title: "reports.sent", body: "reports.sentBody", variant: "success" });
         } catch (err) {
-          if (!(err instanceof ReportError)) throw err;
-          const headers = waitHeaders(err.retryAfterMs);
-          if (wantsJson(request)) return json({ message: state.t(err.key) }, err.status, headers);
+          // JSON callers get the app's answer to a refusal; a page and htmx get a toast.
+          if (!isDomainError(err) || wantsJson(request)) throw err;
+          const headers = waitHeaders(err.details.retryAfterMs);
           if (isHtmx(request)) return htmlResponse("", err.status, { ...headers, ...toastHeader({ title: "reports.failed", body: err.key, variant: "error" }) });
           return sendTo(next, { title: "reports.failed", body: err.key, variant: "error" }, headers);
         }
@@ -84,8 +92,7 @@ export function reportRoutes(deps: Deps) {
           if (wantsJson(request)) return json({ ok: true });
           return sendTo("/admin/reports", { title: "moderation.done", body: ACTIONS[action], variant: "success" });
         } catch (err) {
-          if (!(err instanceof ReportError)) throw err;
-          if (wantsJson(request)) return json({ message: state.t(err.key) }, err.status);
+          if (!isDomainError(err) || wantsJson(request)) throw err;
           return sendTo("/admin/reports", { title: "common.error", body: err.key, variant: "error" });
         }
       },

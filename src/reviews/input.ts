@@ -1,8 +1,6 @@
 import { z } from "zod";
+import { REVIEW_TEXT_MAX } from "../../shared/limits";
 import { userText } from "../lib/text";
-
-/** Spec §5 Review: the comment is optional, trimmed, at most 500 characters. */
-export const REVIEW_TEXT_MAX = 500;
 
 /** The comment: cleaned as every user text is (src/lib/text.ts); empty reads as none. */
 export const reviewTextSchema = userText({
@@ -21,3 +19,23 @@ export function readStars(value: unknown): number | "missing" | "invalid" {
   const n = typeof value === "number" ? value : typeof value === "string" && /^\s*\d\s*$/.test(value) ? Number(value) : Number.NaN;
   return Number.isInteger(n) && n >= 1 && n <= 5 ? n : "invalid";
 }
+
+/** The stars as `readStars` reads them, each refusal with its own message. */
+const starsSchema = z.unknown().transform((value, ctx) => {
+  const stars = readStars(value);
+  if (typeof stars === "number") return stars;
+  ctx.addIssue({ code: "custom", message: stars === "missing" ? "reviews.ratingRequiredBody" : "reviews.starsInvalid" });
+  return z.NEVER;
+});
+
+/**
+ * What `POST /api/reviews` and the review form send about the booking (`bookingId`, looked up
+ * first: someone else's booking is 404 whatever else is sent). `reviewedUserId` is only compared:
+ * one that is not text is not the other person, as an unknown one is not.
+ */
+export const reviewInput = z.object({
+  reviewedUserId: z.string().catch(""),
+  stars: starsSchema,
+  text: reviewTextSchema.nullish().transform((v) => v ?? null),
+});
+export type ReviewInput = z.infer<typeof reviewInput>;

@@ -3,11 +3,14 @@ import { MyReviews } from "../../views/reviews/MyReviews";
 import { ReviewScreen, type ReviewFormState, type ReviewSubject } from "../../views/reviews/ReviewScreen";
 import { context } from "../context";
 import { type Deps } from "../deps";
+import { DomainError, isDomainError } from "../lib/errors";
 import { asRecord, isHtmx, json } from "../lib/http";
+import { firstIssue } from "../lib/validation";
 import type { MessageKey } from "../texts";
 import { htmlResponse } from "../shell/render";
-import { readStars } from "./input";
-import { publishJob, reviewsOf, reviewTarget, ReviewError, submitReview, writtenReviews, type ReviewInput, type ReviewTarget } from "./service";
+import { readStars, reviewInput, type ReviewInput } from "./input";
+import { reviewsOf, writtenReviews } from "./queries";
+import { reviewTarget, submitReview, type ReviewTarget } from "./service";
 
 const subjectOf = (target: ReviewTarget): ReviewSubject => ({
   bookingId: target.booking.id,
@@ -18,28 +21,29 @@ const subjectOf = (target: ReviewTarget): ReviewSubject => ({
 });
 
 /** The spec's toast title of a refused review: "Please add a rating" for a missing one, "Error Submitting Review" otherwise. */
-const titleOf = (err: ReviewError): MessageKey => (err.key === "reviews.ratingRequiredBody" ? "reviews.ratingRequired" : "reviews.submitError");
+const titleOf = (err: DomainError): MessageKey => (err.key === "reviews.ratingRequiredBody" ? "reviews.ratingRequired" : "reviews.submitError");
 
-const inputOf = (body: unknown): ReviewInput => {
-  const b = asRecord(body);
-  return { bookingId: b.bookingId, reviewedUserId: b.reviewedUserId, stars: b.stars, text: b.text };
-};
+/** The review sent, checked (`reviewInput`); a refusal is a 400 `DomainError` with its field's message. */
+function parseReview(body: unknown): ReviewInput {
+  const input = reviewInput.safeParse(asRecord(body));
+  if (!input.success) throw new DomainError(firstIssue(input.error), 400);
+  return input.data;
+}
+
+/** The booking asked about in an address: text, or nothing. */
+const bookingIdOf = (value: unknown) => (typeof value === "string" ? value : undefined);
 
 /** Reviews: the review screen and its form, `POST /api/reviews` (spec §7), and the person's own reviews. */
 export function reviewRoutes(deps: Deps) {
-  deps.jobs.register(publishJob as never);
 
   return new Elysia({ name: "offline.reviews", seed: deps.id })
     .use(context(deps))
     .guard({ onboarded: true })
-    .post("/api/reviews", ({ body, user, state }) => {
-      try {
-        const { review } = submitReview(deps, user.id, inputOf(body));
-        return json(review, 201);
-      } catch (err) {
-        if (err instanceof ReviewError) return json({ message: state.t(err.key) }, err.status);
-        throw err;
-      }
+    // The booking first: someone else's is 404 whatever else is sent (ARCHITECTURE decision 11).
+    .post("/api/reviews", ({ body, user }) => {
+      const sent = asRecord(body);
+      const target = reviewTarget(deps, user.id, bookingIdOf(sent.bookingId));
+      return json(submitReview(deps, user.id, target, parseReview(sent)).review, 201);
     })
     // The role comes from the booking itself; `userType` in the address (spec) only names it.
     .get("/review", ({ query, user, render }) => {
@@ -47,34 +51,37 @@ export function reviewRoutes(deps: Deps) {
       try {
         target = reviewTarget(deps, user.id, query.bookingId);
       } catch (err) {
-        if (err instanceof ReviewError) return render((view) => <ReviewScreen view={view} subject={null} />, { status: 404 });
+        if (isDomainError(err)) return render((view) => <ReviewScreen view={view} subject={null} />, { status: 404 });
         throw err;
       }
       const refusal = target.refusal?.key;
       return render((view) => <ReviewScreen view={view} subject={subjectOf(target)} refusal={refusal && view.t(refusal)} />);
     })
     .post("/review", ({ body, user, request, state, render, sendTo, toastHeader }) => {
-      const input = inputOf(body);
+      const sent = asRecord(body);
+      let target: ReviewTarget | undefined;
       try {
-        submitReview(deps, user.id, input);
+        target = reviewTarget(deps, user.id, bookingIdOf(sent.bookingId));
+        submitReview(deps, user.id, target, parseReview(sent));
         return sendTo("/bookings", { title: "reviews.submitted", body: "reviews.submittedBody", variant: "success" });
       } catch (err) {
-        if (!(err instanceof ReviewError)) {
+        if (!isDomainError(err)) {
           if (!isHtmx(request)) throw err;
           // htmx keeps the form as typed; the toast says what the spec says for the unforeseen.
           console.error("POST /review failed:", err);
           return htmlResponse("", 500, toastHeader({ title: "reviews.submitError", body: "reviews.somethingWrong", variant: "error" }));
         }
         if (isHtmx(request)) return htmlResponse("", err.status, toastHeader({ title: titleOf(err), body: err.key, variant: "error" }));
-        if (err.status === 404) return render((view) => <ReviewScreen view={view} subject={null} />, { status: 404 });
-        const target = reviewTarget(deps, user.id, input.bookingId);
-        const stars = readStars(input.stars);
+        // The form is shown again with what was typed, or "not found" for someone else's booking.
+        if (!target || err.status === 404) return render((view) => <ReviewScreen view={view} subject={null} />, { status: 404 });
+        const subject = subjectOf(target);
+        const stars = readStars(sent.stars);
         const form: ReviewFormState = {
           stars: typeof stars === "number" ? stars : undefined,
-          text: typeof input.text === "string" ? input.text : "",
+          text: typeof sent.text === "string" ? sent.text : "",
           error: { title: state.t(titleOf(err)), body: state.t(err.key) },
         };
-        return render((view) => <ReviewScreen view={view} subject={subjectOf(target)} form={form} />, { status: err.status });
+        return render((view) => <ReviewScreen view={view} subject={subject} form={form} />, { status: err.status });
       }
     })
     .get("/reviews", async ({ user, render }) => {

@@ -22,6 +22,9 @@ export interface View {
   unreadConversations: () => number;
 }
 
+/** The person-free views kept parts are rendered from (src/lib/html/fragments.ts). */
+export type { KeptFormView, KeptView } from "../lib/html/fragments";
+
 /** A flash toast is stored as catalogue keys only, so a cookie can never inject text. */
 export interface FlashData {
   title: MessageKey;

@@ -4,7 +4,7 @@ import { writeTransaction } from "../../db/client";
 import { activities, uploads, users } from "../../db/schema";
 import type { Deps } from "../deps";
 import { bodyRefusal, readBody } from "../lib/body";
-import type { MessageKey } from "../texts";
+import { DomainError } from "../lib/errors";
 import { defineJob, scheduleJob } from "../jobs";
 import { loadSharp } from "./sharp";
 import { ObjectTooLarge } from "./storage";
@@ -22,16 +22,6 @@ export const SIZES = {
 } as const;
 export type PhotoSize = keyof typeof SIZES;
 
-export class UploadError extends Error {
-  constructor(
-    readonly status: number,
-    readonly messageKey: MessageKey,
-    /** For 429: how long until the person may upload again. */
-    readonly retryAfterMs?: number,
-  ) {
-    super(messageKey);
-  }
-}
 
 const sign = (secret: string, id: string, userId: string, expires: number) =>
   createHmac("sha256", secret).update(`${id}.${userId}.${expires}`).digest("base64url");
@@ -47,7 +37,7 @@ const sign = (secret: string, id: string, userId: string, expires: number) =>
  */
 export async function createUpload(deps: Deps, userId: string): Promise<StartedUpload> {
   const wait = Math.max(deps.limits.uploadsByUser.retryAfter(userId, deps.now()), deps.limits.uploadBytesByUser.retryAfter(userId, deps.now(), 1));
-  if (wait > 0) throw new UploadError(429, "upload.tooMany", wait);
+  if (wait > 0) throw new DomainError("upload.tooMany", 429, { retryAfterMs: wait });
   deps.limits.uploadsByUser.hit(userId, deps.now());
   const id = crypto.randomUUID();
   const expiresAt = deps.now() + UPLOAD_TTL_MS;
@@ -78,33 +68,33 @@ export type StartedUpload =
  */
 export async function receiveUpload(deps: Deps, id: string, expires: string | undefined, sig: string | undefined, request: Request) {
   const row = await deps.db.select().from(uploads).where(eq(uploads.id, id)).get();
-  if (!row || row.status !== "pending" || !sig || String(row.expiresAt) !== expires) throw new UploadError(403, "upload.invalid");
+  if (!row || row.status !== "pending" || !sig || String(row.expiresAt) !== expires) throw new DomainError("upload.invalid", 403);
   const expected = Buffer.from(sign(deps.secrets.sessionSecret, id, row.userId, row.expiresAt));
   const given = Buffer.from(sig);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new UploadError(403, "upload.invalid");
-  if (row.expiresAt < deps.now()) throw new UploadError(403, "upload.expired");
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new DomainError("upload.invalid", 403);
+  if (row.expiresAt < deps.now()) throw new DomainError("upload.expired", 403);
 
   const allowance = (bytes: number) => {
     const wait = deps.limits.uploadBytesByUser.retryAfter(row.userId, deps.now(), bytes);
-    if (wait > 0) throw new UploadError(429, "upload.tooMany", wait);
+    if (wait > 0) throw new DomainError("upload.tooMany", 429, { retryAfterMs: wait });
   };
   const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > MAX_UPLOAD_BYTES) throw new UploadError(413, "upload.tooLarge");
+  if (declared > MAX_UPLOAD_BYTES) throw new DomainError("upload.tooLarge", 413);
   allowance(Math.max(declared, 1));
   let data: Uint8Array;
   try {
     data = await readBody(request, MAX_UPLOAD_BYTES);
   } catch (err) {
-    if (bodyRefusal(err)) throw new UploadError(413, "upload.tooLarge");
-    throw new UploadError(400, "upload.failed");
+    if (bodyRefusal(err)) throw new DomainError("upload.tooLarge", 413);
+    throw new DomainError("upload.failed", 400);
   }
-  if (data.length === 0) throw new UploadError(400, "upload.notImage");
+  if (data.length === 0) throw new DomainError("upload.notImage", 400);
   allowance(data.length);
   // Claimed first: of two PUTs racing with the same URL, one stores its bytes, the other is refused.
   const claimed = writeTransaction(deps.db, (tx) =>
     tx.update(uploads).set({ status: RECEIVING }).where(and(eq(uploads.id, id), eq(uploads.status, "pending"))).returning({ id: uploads.id }).all(),
   );
-  if (!claimed.length) throw new UploadError(403, "upload.invalid");
+  if (!claimed.length) throw new DomainError("upload.invalid", 403);
   try {
     await deps.storage.write(`tmp/${id}`, data, "application/octet-stream");
   } catch (err) {
@@ -123,8 +113,7 @@ const BUCKET_UPLOAD_PATH = new RegExp(`/tmp/${UPLOAD_ID}$`);
  * The upload id inside an upload URL we handed out: ours, relative or absolute at the address the
  * browser uses (or PUBLIC_URL), or the bucket's presigned one. Any other host's URL is refused.
  */
-function uploadIdFrom(deps: Deps, imageURL: unknown, requestOrigin: string): string | null {
-  if (typeof imageURL !== "string" || imageURL.length > 4000) return null;
+function uploadIdFrom(deps: Deps, imageURL: string, requestOrigin: string): string | null {
   let url: URL;
   try {
     url = new URL(imageURL, requestOrigin);
@@ -163,10 +152,10 @@ const RECEIVING = status("receiving");
  * processed count toward the uploader's hourly allowance (`deps.limits.uploadBytesByUser`); the
  * local PUT counted them already as it received them.
  */
-export async function processUpload(deps: Deps, userId: string, imageURL: unknown, requestOrigin: string): Promise<{ objectPath: string }> {
+export async function processUpload(deps: Deps, userId: string, imageURL: string, requestOrigin: string): Promise<{ objectPath: string }> {
   const id = uploadIdFrom(deps, imageURL, requestOrigin);
   const row = id ? await deps.db.select().from(uploads).where(eq(uploads.id, id)).get() : undefined;
-  if (!row || row.userId !== userId) throw new UploadError(404, "upload.invalid");
+  if (!row || row.userId !== userId) throw new DomainError("upload.invalid", 404);
   const key = `tmp/${row.id}`;
   const fromBucket = deps.storage.kind === "s3";
   // With a bucket the browser's POST goes straight there: the record stays `pending` until now.
@@ -174,20 +163,20 @@ export async function processUpload(deps: Deps, userId: string, imageURL: unknow
 
   const claim = writeTransaction(deps.db, (tx) => {
     const current = tx.select().from(uploads).where(eq(uploads.id, row.id)).get();
-    if (!current) return { error: new UploadError(404, "upload.invalid") };
+    if (!current) return { error: new DomainError("upload.invalid", 404) };
     const state = current.status as UploadStatus;
     if (state === "processed" && current.objectId) return { done: `/objects/${current.objectId}` };
-    if (state === "processing") return { error: new UploadError(409, "upload.inProgress") };
-    if (state === "failed" || state === "processed") return { error: new UploadError(409, "upload.used") };
-    if (!claimable.includes(state)) return { error: new UploadError(400, "upload.failed") };
-    if (current.expiresAt + PROCESS_TTL_MS < deps.now()) return { error: new UploadError(410, "upload.expired") };
+    if (state === "processing") return { error: new DomainError("upload.inProgress", 409) };
+    if (state === "failed" || state === "processed") return { error: new DomainError("upload.used", 409) };
+    if (!claimable.includes(state)) return { error: new DomainError("upload.failed", 400) };
+    if (current.expiresAt + PROCESS_TTL_MS < deps.now()) return { error: new DomainError("upload.expired", 410) };
     const won = tx
       .update(uploads)
       .set({ status: status("processing") })
       .where(and(eq(uploads.id, row.id), sql`${uploads.status} in (${sql.join(claimable.map(status), sql`, `)})`))
       .returning({ id: uploads.id })
       .all();
-    if (!won.length) return { error: new UploadError(409, "upload.inProgress") };
+    if (!won.length) return { error: new DomainError("upload.inProgress", 409) };
     // A bucket takes POSTs with this upload's form until it expires: what arrives later is deleted then.
     if (fromBucket) scheduleJob(tx, leftoverUploadCleanup, { id: row.id }, { at: current.expiresAt + LEFTOVER_GRACE_MS, key: `uploads.leftover:${row.id}` });
     return { claimed: true as const };
@@ -197,12 +186,12 @@ export async function processUpload(deps: Deps, userId: string, imageURL: unknow
 
   try {
     const size = await deps.storage.size(key);
-    if (size === null) throw new UploadError(400, "upload.failed");
-    if (size > MAX_UPLOAD_BYTES) throw new UploadError(413, "upload.tooLarge");
-    if (size === 0) throw new UploadError(415, "upload.notImage");
+    if (size === null) throw new DomainError("upload.failed", 400);
+    if (size > MAX_UPLOAD_BYTES) throw new DomainError("upload.tooLarge", 413);
+    if (size === 0) throw new DomainError("upload.notImage", 415);
     if (fromBucket) {
       const wait = deps.limits.uploadBytesByUser.retryAfter(userId, deps.now(), size);
-      if (wait > 0) throw new UploadError(429, "upload.tooMany", wait);
+      if (wait > 0) throw new DomainError("upload.tooMany", 429, { retryAfterMs: wait });
       deps.limits.uploadBytesByUser.hit(userId, deps.now(), size);
     }
     let raw: Uint8Array | null;
@@ -210,10 +199,10 @@ export async function processUpload(deps: Deps, userId: string, imageURL: unknow
       raw = await deps.storage.read(key, MAX_UPLOAD_BYTES);
     } catch (err) {
       // Replaced by a bigger object since its size was asked: still never read past the limit.
-      if (err instanceof ObjectTooLarge) throw new UploadError(413, "upload.tooLarge");
+      if (err instanceof ObjectTooLarge) throw new DomainError("upload.tooLarge", 413);
       throw err;
     }
-    if (!raw) throw new UploadError(400, "upload.failed");
+    if (!raw) throw new DomainError("upload.failed", 400);
     const variants = await encodePhoto(raw);
     const objectId = crypto.randomUUID();
     for (const size of Object.keys(SIZES) as PhotoSize[]) {
@@ -258,10 +247,10 @@ export async function encodePhoto(raw: Uint8Array): Promise<Record<PhotoSize, Ui
     format = meta.format === "heif" && meta.compression === "av1" ? "avif" : meta.format;
     pixels = (meta.width ?? 0) * (meta.height ?? 0) * (meta.pages ?? 1);
   } catch {
-    throw new UploadError(415, "upload.notImage");
+    throw new DomainError("upload.notImage", 415);
   }
-  if (!format || !ACCEPTED.has(format)) throw new UploadError(415, "upload.notImage");
-  if (pixels > MAX_PIXELS) throw new UploadError(413, "upload.tooManyPixels");
+  if (!format || !ACCEPTED.has(format)) throw new DomainError("upload.notImage", 415);
+  if (pixels > MAX_PIXELS) throw new DomainError("upload.tooManyPixels", 413);
   try {
     const out = {} as Record<PhotoSize, Uint8Array>;
     for (const [size, s] of Object.entries(SIZES) as [PhotoSize, (typeof SIZES)[PhotoSize]][]) {
@@ -274,7 +263,7 @@ export async function encodePhoto(raw: Uint8Array): Promise<Record<PhotoSize, Ui
     }
     return out;
   } catch {
-    throw new UploadError(422, "upload.processingFailed");
+    throw new DomainError("upload.processingFailed", 422);
   }
 }
 

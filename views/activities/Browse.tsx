@@ -1,10 +1,10 @@
 import { madeOnce } from "../../src/lib/memo";
 import { ratingLabel, nameAndAge } from "../../src/lib/labels";
 import { categories, categoryLabelKey, type Category } from "../../src/activities/categories";
-import type { ActivityCard } from "../../src/activities/service";
+import type { ActivityCard } from "../../src/activities/queries";
 import { formatCount, formatMoney } from "../../src/lib/money";
 import { countries } from "../../src/lib/places";
-import type { View } from "../../src/shell/view";
+import type { KeptView, View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { Avatar } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
@@ -55,10 +55,10 @@ const keptBodies = madeOnce((_page: object): KeptParts => new Map());
 /** What htmx swaps on a filter change: the page's content, not the shell around it. */
 export function BrowseBody({ view, state }: { view: View; state: BrowseState }) {
   if (!state.shared) return <BrowseBodyView view={view} state={state} />;
-  return remember(keptBodies(state.shared), `${view.locale}\u0000${state.city}\u0000${state.category ?? ""}\u0000${state.filtersOpen ? 1 : 0}`, () => <BrowseBodyView view={view} state={state} />);
+  return remember(keptBodies(state.shared), `${view.locale}\u0000${state.city}\u0000${state.category ?? ""}\u0000${state.filtersOpen ? 1 : 0}`, view, (kept) => <BrowseBodyView view={kept} state={state} />);
 }
 
-function BrowseBodyView({ view, state }: { view: View; state: BrowseState }) {
+function BrowseBodyView({ view, state }: { view: KeptView; state: BrowseState }) {
   const { t } = view;
   return (
       <div id="browse">
@@ -118,14 +118,14 @@ const cityOptions = (city: string) =>
 
 /** The category grid of a city in a language, with the current category marked. */
 const categoryNavCache: KeptParts = new Map();
-const categoryNav = (view: View, city: string, category: Category | undefined) =>
-  remember(categoryNavCache, `${view.locale}\u0000${city}\u0000${category ?? ""}`, () => {
-    const { t } = view;
+const categoryNav = (view: KeptView, city: string, category: Category | undefined) =>
+  remember(categoryNavCache, `${view.locale}\u0000${city}\u0000${category ?? ""}`, view, (kept) => {
+    const { t } = kept;
     return (
       <nav id="categories" aria-label={t("browse.categories")} class="mt-3 grid grid-cols-3 gap-2 sm:grid-cols-4">
-        <CategoryLink view={view} href={browseHref(city)} label={t("browse.allCategories")} current={!category} swap={swap} />
+        <CategoryLink href={browseHref(city)} label={t("browse.allCategories")} current={!category} swap={swap} />
         {categories.map((c) => (
-          <CategoryLink view={view} href={browseHref(city, c)} label={t(categoryLabelKey(c))} current={category === c} swap={swap} photo={`/static/photos/${c}-1.svg`} />
+          <CategoryLink href={browseHref(city, c)} label={t(categoryLabelKey(c))} current={category === c} swap={swap} photo={`/static/photos/${c}-1.svg`} />
         ))}
       </nav>
     );
@@ -136,8 +136,8 @@ const categoryNav = (view: View, city: string, category: Category | undefined) =
  * so each is rendered once per language for as long as the page is cached.
  */
 const cardCache = madeOnce((_card: ActivityCard): KeptParts => new Map());
-function cardHtml(view: View, card: ActivityCard): JSX.Element {
-  return remember(cardCache(card), view.locale, () => <ActivityCardView view={view} card={card} />);
+function cardHtml(view: KeptView, card: ActivityCard): JSX.Element {
+  return remember(cardCache(card), view.locale, view, (kept) => <ActivityCardView view={kept} card={card} />);
 }
 
 /** Placeholders shown while htmx loads other results. */
@@ -155,7 +155,7 @@ const SKELETONS: JSX.Element = flatten(
   </ul>
 );
 
-function CategoryLink({ href, label, current, swap, photo }: { view: View; href: string; label: string; current: boolean; swap: Record<string, string>; photo?: string }) {
+function CategoryLink({ href, label, current, swap, photo }: { href: string; label: string; current: boolean; swap: Record<string, string>; photo?: string }) {
   return (
     <a
       href={href}
@@ -171,7 +171,7 @@ function CategoryLink({ href, label, current, swap, photo }: { view: View; href:
 }
 
 /** The part htmx swaps: count text, the cards and the next page. */
-export function BrowseResults({ view, state }: { view: View; state: BrowseState }) {
+export function BrowseResults({ view, state }: { view: KeptView; state: BrowseState }) {
   const { t } = view;
   return (
     <section id="results" class="browse-results mt-4" aria-live="polite">
@@ -197,7 +197,7 @@ export function BrowseResults({ view, state }: { view: View; state: BrowseState 
 }
 
 /** A page of cards, then the "Load more" item that fetches the next one (also when scrolled into view). */
-export function BrowseCards({ view, state }: { view: View; state: BrowseState }) {
+export function BrowseCards({ view, state }: { view: KeptView; state: BrowseState }) {
   const { t } = view;
   const more = state.nextCursor ? browseHref(state.city, state.category, state.nextCursor) : null;
   return (
@@ -219,7 +219,7 @@ export function BrowseCards({ view, state }: { view: View; state: BrowseState })
   );
 }
 
-export function ActivityCardView({ view, card }: { view: View; card: ActivityCard }) {
+export function ActivityCardView({ view, card }: { view: KeptView; card: ActivityCard }) {
   const { t } = view;
   return (
     <a href={`/activity/${card.id}`} class="card block overflow-hidden hover:shadow-md focus-visible:shadow-md">

@@ -1,5 +1,5 @@
 import { categories, categoryLabelKey } from "../../src/activities/categories";
-import { DESCRIPTION_MAX, MEETING_POINT_MAX, TITLE_MAX } from "../../src/activities/input";
+import { ACTIVITY_DESCRIPTION_MAX as DESCRIPTION_MAX, ACTIVITY_TITLE_MAX as TITLE_MAX, MEETING_POINT_MAX } from "../../shared/limits";
 import type { Config } from "../../src/config";
 import type { View } from "../../src/shell/view";
 import { CharacterCounter, FieldError, FormAlert, ScreenHeader } from "../components/Fields";

@@ -6,18 +6,18 @@ import type { Config } from "../../src/config";
 import { formatMoney } from "../../src/lib/money";
 import type { PublicUser } from "../../src/profiles/serialize";
 import type { ReviewView } from "../../src/reviews/service";
-import type { View } from "../../src/shell/view";
+import type { KeptFormView, View } from "../../src/shell/view";
 import { ScreenHeader } from "../components/Fields";
 import { Icon } from "../components/icons";
 import { Island } from "../components/Island";
 import { Avatar, Carousel, ReviewList } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
 import { RequestDialog } from "../bookings/Request";
-import { CSRF_SLOT, remember, type KeptParts } from "../../src/lib/html/fragments";
+import { remember, type KeptParts } from "../../src/lib/html/fragments";
 import { ReportButton } from "../reports/ReportButton";
 
 /** "45 min" under an hour, otherwise hours ("1 h", "1.5 h"), as spec §9 says. */
-export function formatDuration(view: View, minutes: number) {
+export function formatDuration(view: Pick<View, "t">, minutes: number) {
   if (minutes < 60) return view.t("activity.minutes", { n: minutes });
   const hours = minutes / 60;
   return view.t("activity.hours", { n: Math.round(hours * 10) / 10 });
@@ -36,8 +36,9 @@ interface ActivityPageProps {
 /**
  * The page's body, kept per read of the page (`page`: the object the activity page's read cache
  * hands out, replaced whenever the database changes), language, day and whether the visitor is
- * its host (decision 0018). Its forms carry the visitor's CSRF token: the kept body holds an
- * unguessable slot in its place, filled per request, so nothing of one visitor is ever kept.
+ * its host (decision 0018). It is rendered from the kept view (`remember` with `form`): its forms
+ * carry an unguessable slot in place of the visitor's CSRF token, filled per request, and the path
+ * is the activity's own, so nothing of one visitor is ever kept.
  */
 const keptBodies = madeOnce((_page: object): KeptParts => new Map());
 
@@ -45,7 +46,9 @@ const keptBodies = madeOnce((_page: object): KeptParts => new Map());
 export function ActivityDetail(props: ActivityPageProps & { page: object; day: string }) {
   const { view, activity, page, day } = props;
   const own = view.user?.id === activity.hostId;
-  const body = remember(keptBodies(page), `${view.locale}:${own ? "host" : "guest"}:${day}`, () => <ActivityBody {...props} view={{ ...view, csrf: CSRF_SLOT }} />);
+  const body = remember(keptBodies(page), `${view.locale}:${own ? "host" : "guest"}:${day}`, view, { path: `/activity/${activity.id}` }, (kept) => (
+    <ActivityBody {...props} view={kept} own={own} />
+  ));
   return (
     <AppLayout view={view} title={activity.title} stylesheets={[view.assets.leafletCss]}>
       {body as "safe"}
@@ -53,10 +56,9 @@ export function ActivityDetail(props: ActivityPageProps & { page: object; day: s
   );
 }
 
-function ActivityBody({ view, activity, host, rating, reviews, maps, now }: ActivityPageProps) {
+function ActivityBody({ view, own, activity, host, rating, reviews, maps, now }: Omit<ActivityPageProps, "view"> & { view: KeptFormView; own: boolean }) {
   const { t } = view;
   const photos = activity.photos.length ? activity.photos : [categoryPhoto(activity.category)];
-  const own = view.user?.id === activity.hostId;
   const exact = activity.hasMeetingPoint && activity.meetingPoint;
   const place = `${activity.city}, ${activity.country}`;
   const query = exact ? `${activity.meetingPoint}, ${place}` : place;

@@ -1,7 +1,7 @@
 import { decimalFromCents } from "../../src/lib/money";
 import type { Activity } from "../../db/schema";
 import { categories, categoryLabelKey } from "../../src/activities/categories";
-import { DESCRIPTION_MAX, TITLE_MAX } from "../../src/activities/input";
+import { ACTIVITY_DESCRIPTION_MAX as DESCRIPTION_MAX, ACTIVITY_TITLE_MAX as TITLE_MAX } from "../../shared/limits";
 import type { Config } from "../../src/config";
 import type { MessageKey } from "../../src/texts";
 import type { View } from "../../src/shell/view";

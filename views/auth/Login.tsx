@@ -1,3 +1,4 @@
+import { PASSWORD_MIN } from "../../shared/limits";
 import type { OAuthProviderConfig } from "../../src/config";
 import type { View } from "../../src/shell/view";
 import { Icon } from "../components/icons";
@@ -64,7 +65,7 @@ export function Login({ view, form, providers }: { view: View; form: LoginForm; 
               name="password"
               autocomplete={signup ? "new-password" : "current-password"}
               required
-              minlength={signup ? "6" : undefined}
+              minlength={signup ? String(PASSWORD_MIN) : undefined}
               aria-invalid={errors.password ? "true" : undefined}
               aria-describedby={errors.password ? "password-error" : signup ? "password-hint" : undefined}
             />

@@ -1,3 +1,4 @@
+import { PASSWORD_MIN } from "../../shared/limits";
 import type { View } from "../../src/shell/view";
 import { AuthScreen, FormError, Notice, PasswordField } from "./AuthScreen";
 
@@ -37,7 +38,7 @@ export function ResetPassword({ view, state }: { view: View; state: ResetState }
           {/* For password managers: the account the new password belongs to. */}
           <input type="email" name="username" autocomplete="username" value={state.email} readonly hidden />
           <FormError message={errors.form} />
-          <PasswordField id="reset-password" label={t("reset.newPassword")} error={errors.password} hint={t("login.passwordHint")} autocomplete="new-password" minlength={6} />
+          <PasswordField id="reset-password" label={t("reset.newPassword")} error={errors.password} hint={t("login.passwordHint")} autocomplete="new-password" minlength={PASSWORD_MIN} />
           <button type="submit" class="btn btn-primary btn-lg" safe>
             {t("reset.submit")}
           </button>

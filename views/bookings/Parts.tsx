@@ -14,7 +14,7 @@ const longDateFormat = cachedFormatter((l) => new Intl.DateTimeFormat(l, { weekd
 const shortDateFormat = cachedFormatter((l) => new Intl.DateTimeFormat(l, { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" }));
 
 /** 14 → "2:00 PM" (English) or "14:00" (French), as the spec shows start times. */
-export function formatHour(view: View, time: string) {
+export function formatHour(view: Pick<View, "locale">, time: string) {
   const [h = 0, m = 0] = time.split(":").map(Number);
   return hourFormat(view.locale).format(Date.UTC(2000, 0, 1, h, m));
 }

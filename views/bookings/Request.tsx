@@ -4,7 +4,7 @@ import type { Activity } from "../../db/schema";
 import { activityZone, bookableDates, durationAllowed, FLOWS } from "../../src/bookings/times";
 import { decimalFromCents, formatMoney } from "../../src/lib/money";
 import type { Price } from "../../shared/pricing";
-import type { View } from "../../src/shell/view";
+import type { KeptFormView, KeptView, View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
 import { ActivitySummary, formatHour, formatLongDate, hoursText, TestModeNote } from "./Parts";
@@ -29,7 +29,7 @@ const hh = (h: number) => `${String(h).padStart(2, "0")}:00`;
 const dayFormat = cachedFormatter((l) => new Intl.DateTimeFormat(l, { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" }));
 
 /** "Today", "Tomorrow", then the weekday and date in the interface language. */
-function dateLabel(view: View, date: string, index: number) {
+function dateLabel(view: KeptView, date: string, index: number) {
   if (index === 0) return view.t("booking.today");
   if (index === 1) return view.t("booking.tomorrow");
   const [y = 2000, m = 1, d = 1] = date.split("-").map(Number);
@@ -37,7 +37,7 @@ function dateLabel(view: View, date: string, index: number) {
 }
 
 /** The details step's fields (message, date, start, duration), shared by the dialog and the payment step's way back. */
-function DetailsFields({ view, activity, choice, now }: { view: View; activity: Activity; choice: RequestChoice; now: number }) {
+function DetailsFields({ view, activity, choice, now }: { view: KeptView; activity: Activity; choice: RequestChoice; now: number }) {
   const { t } = view;
   const dates = bookableDates(activityZone(activity), now, 29);
   return (
@@ -78,17 +78,17 @@ function DetailsFields({ view, activity, choice, now }: { view: View; activity: 
 
 /** The dialog's fields before anything is chosen: the same for everyone who opens that activity that day. */
 const emptyDetailsKept: KeptParts = new Map();
-function emptyDetails(view: View, activity: Activity, firstAllowed: number, now: number) {
+function emptyDetails(view: KeptView, activity: Activity, firstAllowed: number, now: number) {
   const today = bookableDates(activityZone(activity), now, 0)[0];
   const key = `${view.locale}|${activity.city}|${activity.minDurationMinutes}|${activity.maxDurationMinutes}|${today}`;
-  return remember(emptyDetailsKept, key, () => <DetailsFields view={view} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60 }} now={now} />);
+  return remember(emptyDetailsKept, key, view, (kept) => <DetailsFields view={kept} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60 }} now={now} />);
 }
 
 /**
  * The booking dialog on the activity page (spec "Booking dialog"), as a disclosure that works
  * without JavaScript: the details step posts to the server, which answers with the payment step.
  */
-export function RequestDialog({ view, activity, now }: { view: View; activity: Activity; now: number }) {
+export function RequestDialog({ view, activity, now }: { view: KeptFormView; activity: Activity; now: number }) {
   const { t } = view;
   const firstAllowed = rules.durations.find((m) => durationAllowed(activity, m)) ?? 60;
   return (

@@ -6,7 +6,7 @@ import { Icon } from "./icons";
  * A screen's top bar: back link, title, optional actions on the right. The title is the page's
  * heading unless `heading={false}`, for screens whose own content starts with a better one.
  */
-export function ScreenHeader({ view, title, back, heading = true, children }: { view: View; title: string; back?: string; heading?: boolean; children?: JSX.Element }) {
+export function ScreenHeader({ view, title, back, heading = true, children }: { view: Pick<View, "t">; title: string; back?: string; heading?: boolean; children?: JSX.Element }) {
   const titleClass = "min-w-0 flex-1 truncate text-xl font-bold";
   return (
     <header class="mb-4 flex min-h-11 items-center gap-2">
@@ -191,7 +191,7 @@ export function CityOptions({ country, selected, placeholder }: { country?: stri
 }
 
 /** "n/max characters", kept current as the field with data-counter={id} is typed in. */
-export function CharacterCounter({ view, id, count, max }: { view: View; id: string; count: number; max: number }) {
+export function CharacterCounter({ view, id, count, max }: { view: Pick<View, "t">; id: string; count: number; max: number }) {
   return (
     <span id={id} class="text-right text-xs text-muted" data-counter-template={view.t("common.characterCount", { count: "{count}", max })} safe>
       {view.t("common.characterCount", { count, max })}

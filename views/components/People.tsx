@@ -1,6 +1,6 @@
 import { formatMonthYear } from "../../src/lib/time";
 import { nameAndAge } from "../../src/lib/labels";
-import type { ActivityCard } from "../../src/activities/service";
+import type { ActivityCard } from "../../src/activities/queries";
 import { formatMoney } from "../../src/lib/money";
 import type { ReviewView } from "../../src/reviews/service";
 import { photoUrl } from "../../src/uploads/service";
@@ -57,7 +57,7 @@ export function Stars({ value, label }: { value: number; label: string }) {
  * takes keyboard focus so arrow keys scroll it; each slide is a labelled group, and each dot a
  * 24 px button naming the photo it shows, the shown one marked aria-current.
  */
-export function Carousel({ view, photos, label }: { view: View; photos: string[]; label: string }) {
+export function Carousel({ view, photos, label }: { view: Pick<View, "t">; photos: string[]; label: string }) {
   if (!photos.length) return "";
   const photoOf = (i: number) => view.t("common.photoOf", { n: i + 1, total: photos.length });
   return (
@@ -97,7 +97,7 @@ export function Carousel({ view, photos, label }: { view: View; photos: string[]
   );
 }
 
-export function ReviewList({ view, reviews, empty }: { view: View; reviews: ReviewView[]; empty: string }) {
+export function ReviewList({ view, reviews, empty }: { view: Pick<View, "t" | "locale">; reviews: ReviewView[]; empty: string }) {
   const { t } = view;
   if (!reviews.length) {
     return (

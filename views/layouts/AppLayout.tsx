@@ -1,7 +1,7 @@
 import type { View } from "../../src/shell/view";
 import { Icon, type IconName } from "../components/icons";
 import { Document } from "./Document";
-import { remember, type KeptParts } from "../../src/lib/html/fragments";
+import { rememberAround, type KeptAround } from "../../src/lib/html/fragments";
 
 const tabs: { href: string; label: "nav.browse" | "nav.bookings" | "nav.host" | "nav.profile"; icon: IconName; match: RegExp }[] = [
   { href: "/", label: "nav.browse", icon: "search", match: /^\/($|browse|activity\/|booking\/)/ },
@@ -14,16 +14,14 @@ const tabs: { href: string; label: "nav.browse" | "nav.bookings" | "nav.host" | 
 const BADGE_MAX = 9;
 
 /**
- * The bottom navigation in a language with one tab (or none) current and a number of unread
- * conversations on the Bookings tab: rendered once each (remember). The number is the only
- * personal part, and a kept navigation depends on nothing else.
+ * The bottom navigation in a language with one tab (or none) current: rendered once each
+ * (rememberAround). The number of unread conversations on the Bookings tab is the person's own:
+ * it is not kept, but rendered per request into the two holes the kept navigation leaves for it.
  */
-const navs: KeptParts = new Map();
+const navs: KeptAround = new Map();
 function bottomNav(view: View): JSX.Element {
   const currentTab = tabs.findIndex((tab) => tab.match.test(view.path));
-  const unread = Math.min(view.unreadConversations(), BADGE_MAX + 1);
-  const { t } = view;
-  return remember(navs, `${view.locale}\u0000${currentTab}\u0000${unread}`, () => (
+  const kept = rememberAround(navs, `${view.locale}\u0000${currentTab}`, view, 2, ({ t }, [badgeHole, countHole]) => (
     <nav
       aria-label={t("nav.label")}
       class="fixed bottom-0 inset-x-0 z-30 border-t border-line bg-surface/95 backdrop-blur pb-[env(safe-area-inset-bottom)]"
@@ -40,22 +38,10 @@ function bottomNav(view: View): JSX.Element {
               >
                 <span class="relative">
                   <Icon name={tab.icon} />
-                  {tab.href === "/bookings" && unread > 0 ? (
-                    <span class="nav-badge" data-unread-badge aria-hidden="true">
-                      {(unread > BADGE_MAX ? `${BADGE_MAX}+` : String(unread)) as "safe"}
-                    </span>
-                  ) : (
-                    ""
-                  )}
+                  {(tab.href === "/bookings" ? badgeHole : "") as "safe"}
                 </span>
                 <span safe>{t(tab.label)}</span>
-                {tab.href === "/bookings" && unread > 0 ? (
-                  <span class="sr-only" safe>
-                    {`(${unread > BADGE_MAX ? t("inbox.unreadCountCapped", { max: BADGE_MAX }) : t("inbox.unreadCount", { count: unread })})`}
-                  </span>
-                ) : (
-                  ""
-                )}
+                {(tab.href === "/bookings" ? countHole : "") as "safe"}
               </a>
             </li>
           );
@@ -63,6 +49,22 @@ function bottomNav(view: View): JSX.Element {
       </ul>
     </nav>
   ));
+  const unread = Math.min(view.unreadConversations(), BADGE_MAX + 1);
+  if (unread === 0) return kept[0]! + kept[1]! + kept[2]!;
+  const { t } = view;
+  return (
+    <>
+      {kept[0] as "safe"}
+      <span class="nav-badge" data-unread-badge aria-hidden="true">
+        {(unread > BADGE_MAX ? `${BADGE_MAX}+` : String(unread)) as "safe"}
+      </span>
+      {kept[1] as "safe"}
+      <span class="sr-only" safe>
+        {`(${unread > BADGE_MAX ? t("inbox.unreadCountCapped", { max: BADGE_MAX }) : t("inbox.unreadCount", { count: unread })})`}
+      </span>
+      {kept[2] as "safe"}
+    </>
+  );
 }
 
 /** The signed-in screens: content above a fixed bottom navigation with the current tab marked. */

@@ -1,6 +1,6 @@
 import { madeOnce } from "../../src/lib/memo";
 import { remember, type KeptParts } from "../../src/lib/html/fragments";
-import type { View } from "../../src/shell/view";
+import type { KeptView, Toast, View } from "../../src/shell/view";
 
 /** Applied before first paint so a dark theme never flashes light. Its hash is in the CSP. */
 export const THEME_SCRIPT =
@@ -31,7 +31,7 @@ export function Document({
   /** Extra built stylesheets this screen needs (the map's). */
   stylesheets?: (string | null)[];
 }) {
-  const { t, assets } = view;
+  const { t } = view;
   return (
     <>
       {"<!doctype html>"}
@@ -43,7 +43,7 @@ export function Document({
           {description ? <meta name="description" content={description} /> : ""}
           <meta name="theme-color" content="#e8553d" />
           <meta name="csrf-token" content={view.csrf} />
-          {headEnd(assets, stylesheets)}
+          {headEnd(view, stylesheets)}
         </head>
         <body
           class={`min-h-screen bg-surface text-ink antialiased ${bodyClass}`}
@@ -51,22 +51,24 @@ export function Document({
         >
           {bodyStart(view)}
           {children as "safe"}
-          {view.toast ? <Toasts view={view} /> : remember(noToasts, view.locale, () => <Toasts view={view} />)}
-          {remember(installCards, view.locale, () => <InstallCard view={view} />)}
+          {view.toast ? <Toasts view={view} toast={view.toast} /> : remember(noToasts, view.locale, view, (kept) => <Toasts view={kept} toast={null} />)}
+          {remember(installCards, view.locale, view, (kept) => <InstallCard view={kept} />)}
         </body>
       </html>
     </>
   );
 }
 
-// What every page has alike is rendered once per language or per set of built files (remember).
+// What every page has alike is rendered once per language or per set of built files (remember),
+// from the kept view remember hands the render: nothing of the visitor (the CSRF token above, a
+// toast) is kept.
 
 /** The end of the head: scripts and stylesheets, the same on every page with the same built files. */
 const headEnds = madeOnce((_assets: View["assets"]): KeptParts => new Map());
-function headEnd(assets: View["assets"], stylesheets: (string | null)[]): JSX.Element {
-  const byStylesheets = headEnds(assets);
+function headEnd(view: KeptView, stylesheets: (string | null)[]): JSX.Element {
+  const byStylesheets = headEnds(view.assets);
   const extra = stylesheets.filter((href): href is string => Boolean(href));
-  return remember(byStylesheets, extra.join("\u0000"), () => (
+  return remember(byStylesheets, extra.join("\u0000"), view, ({ assets }) => (
     <>
       <meta name="htmx-config" content={HTMX_CONFIG} />
       <link rel="manifest" href="/manifest.webmanifest" />
@@ -82,11 +84,11 @@ function headEnd(assets: View["assets"], stylesheets: (string | null)[]): JSX.El
 
 /** The skip link and the offline banner, in the page's language. */
 const bodyStarts: KeptParts = new Map();
-const bodyStart = (view: View) =>
-  remember(bodyStarts, view.locale, () => (
+const bodyStart = (view: KeptView) =>
+  remember(bodyStarts, view.locale, view, ({ t }) => (
     <>
       <a href="#main" class="skip-link">
-        {view.t("app.skipToContent") as "safe"}
+        {t("app.skipToContent") as "safe"}
       </a>
       <div
         id="offline-banner"
@@ -94,7 +96,7 @@ const bodyStart = (view: View) =>
         hidden
         class="sticky top-0 z-40 bg-yellow-300 text-yellow-950 text-sm font-medium px-4 py-2 text-center"
       >
-        {view.t("shell.offline") as "safe"}
+        {t("shell.offline") as "safe"}
       </div>
     </>
   ));
@@ -106,7 +108,7 @@ const installCards: KeptParts = new Map();
  * The install card: hidden until the browser says the app can be installed, then shown by the
  * page script (islands/shell.ts), which also answers its two buttons. No React involved.
  */
-function InstallCard({ view }: { view: View }) {
+function InstallCard({ view }: { view: KeptView }) {
   const { t } = view;
   return (
     <div
@@ -141,8 +143,7 @@ function InstallCard({ view }: { view: View }) {
  * One toast at a time, as the spec says; the flash toast of a redirect is rendered here, and
  * islands/shell.ts adds toasts sent by htmx responses (HX-Trigger: toast).
  */
-function Toasts({ view }: { view: View }) {
-  const toast = view.toast;
+function Toasts({ view, toast }: { view: KeptView; toast: Toast | null }) {
   return (
     <section
       id="toasts"

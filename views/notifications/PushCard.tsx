@@ -1,5 +1,5 @@
 import type { MessageKey } from "../../src/texts";
-import { PREFERENCE_KEYS, type Preferences } from "../../src/notifications/service";
+import { PREFERENCE_KEYS, type Preferences } from "../../src/notifications/rules";
 import type { View } from "../../src/shell/view";
 
 /** The texts the card's script shows in toasts, in the page's language. */

@@ -1,6 +1,6 @@
 import type { MessageKey } from "../../src/texts";
-import { aboutChoices, aboutFields, ABOUT_TEXT_MAX, choiceLabel, isVisible, type About, type AboutVisibility } from "../../src/profiles/about";
-import { BIO_MAX, MAX_PHOTOS } from "../../src/profiles/input";
+import { aboutChoices, aboutFields, choiceLabel, isVisible, type About, type AboutVisibility } from "../../src/profiles/about";
+import { ABOUT_TEXT_MAX, BIO_MAX, PROFILE_PHOTOS_MAX } from "../../shared/limits";
 import type { View } from "../../src/shell/view";
 import { CharacterCounter, FieldError, FormAlert, ScreenHeader } from "../components/Fields";
 import { Island } from "../components/Island";
@@ -41,7 +41,7 @@ export function EditProfile({ view, state }: { view: View; state: EditProfileSta
           <h2 class="mb-2 text-lg font-semibold" safe>
             {t("profile.photos")}
           </h2>
-          <Island name="PhotoGrid" props={{ name: "photos", photos: state.photos, max: MAX_PHOTOS, endpoint: "/api/profile-images", texts: photoGridTexts(view) }}>
+          <Island name="PhotoGrid" props={{ name: "photos", photos: state.photos, max: PROFILE_PHOTOS_MAX, endpoint: "/api/profile-images", texts: photoGridTexts(view) }}>
             <PhotoGridFallback view={view} name="photos" photos={state.photos} />
           </Island>
           <FieldError id="photos-error" message={errors.photos} />

@@ -1,6 +1,6 @@
 import type { User } from "../../db/schema";
 import { ONBOARDING_STEPS } from "../../src/profiles/onboarding";
-import { MAX_PHOTOS, USERNAME_MIN } from "../../src/profiles/input";
+import { NAME_MAX, PROFILE_PHOTOS_MAX, USERNAME_MAX, USERNAME_MIN } from "../../shared/limits";
 import type { View } from "../../src/shell/view";
 import { CityOptions, CountryOptions, FieldError, FormAlert, TextField } from "../components/Fields";
 import { Icon } from "../components/icons";
@@ -77,8 +77,8 @@ export function Onboarding({ view, state, today }: { view: View; state: Onboardi
 
           {step === 1 ? (
             <>
-              <TextField name="firstName" label={t("profile.firstName")} value={values.firstName} error={errors.firstName} required maxlength={50} autocomplete="given-name" />
-              <TextField name="lastName" label={t("profile.lastName")} value={values.lastName} error={errors.lastName} required maxlength={50} autocomplete="family-name" />
+              <TextField name="firstName" label={t("profile.firstName")} value={values.firstName} error={errors.firstName} required maxlength={NAME_MAX} autocomplete="given-name" />
+              <TextField name="lastName" label={t("profile.lastName")} value={values.lastName} error={errors.lastName} required maxlength={NAME_MAX} autocomplete="family-name" />
             </>
           ) : step === 2 ? (
             <UsernameField view={view} value={values.username} error={errors.username} />
@@ -86,7 +86,7 @@ export function Onboarding({ view, state, today }: { view: View; state: Onboardi
             <BirthdayField view={view} value={values.dateOfBirth} error={errors.dateOfBirth} underage={state.underage ?? false} max={latestAdultBirthday(today)} />
           ) : step === 4 ? (
             <div>
-              <Island name="PhotoGrid" props={{ name: "photos", photos: values.photos, max: MAX_PHOTOS, endpoint: "/api/profile-images", texts: photoGridTexts(view) }}>
+              <Island name="PhotoGrid" props={{ name: "photos", photos: values.photos, max: PROFILE_PHOTOS_MAX, endpoint: "/api/profile-images", texts: photoGridTexts(view) }}>
                 <PhotoGridFallback view={view} name="photos" photos={values.photos} />
               </Island>
               <FieldError id="photos-error" message={errors.photos} />
@@ -170,7 +170,7 @@ export function UsernameField({ view, value, error, current }: { view: View; val
           value={value ?? ""}
           required
           minlength={String(USERNAME_MIN)}
-          maxlength="30"
+          maxlength={String(USERNAME_MAX)}
           pattern="[a-z0-9._]+"
           autocomplete="username"
           autocapitalize="none"

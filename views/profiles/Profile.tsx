@@ -1,5 +1,5 @@
 import type { User } from "../../db/schema";
-import type { ActivityCard } from "../../src/activities/service";
+import type { ActivityCard } from "../../src/activities/queries";
 import type { MessageKey } from "../../src/texts";
 import { aboutFields, choiceLabel, isVisible, type About, type AboutVisibility } from "../../src/profiles/about";
 import type { PublicUser } from "../../src/profiles/serialize";

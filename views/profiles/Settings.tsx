@@ -1,3 +1,4 @@
+import { NAME_MAX, PASSWORD_MIN } from "../../shared/limits";
 import type { User } from "../../db/schema";
 import type { MessageKey } from "../../src/texts";
 import { formatDate } from "../../src/lib/time";
@@ -247,11 +248,11 @@ export function AccountForm({ view, screen, user, state }: { view: View; screen:
           <input type="hidden" name="_csrf" value={view.csrf} />
           {state.alert ? <FormAlert title={t("common.errorTitle")} body={state.alert} /> : ""}
           {screen === "first-name" ? (
-            <TextField name="firstName" label={t("profile.firstName")} value={v.firstName} error={e.firstName} required maxlength={50} autocomplete="given-name" />
+            <TextField name="firstName" label={t("profile.firstName")} value={v.firstName} error={e.firstName} required maxlength={NAME_MAX} autocomplete="given-name" />
           ) : screen === "name" ? (
             <>
-              <TextField name="firstName" label={t("profile.firstName")} value={v.firstName} error={e.firstName} required maxlength={50} autocomplete="given-name" />
-              <TextField name="lastName" label={t("profile.lastName")} value={v.lastName} error={e.lastName} required maxlength={50} autocomplete="family-name" />
+              <TextField name="firstName" label={t("profile.firstName")} value={v.firstName} error={e.firstName} required maxlength={NAME_MAX} autocomplete="given-name" />
+              <TextField name="lastName" label={t("profile.lastName")} value={v.lastName} error={e.lastName} required maxlength={NAME_MAX} autocomplete="family-name" />
             </>
           ) : screen === "birthday" ? (
             <TextField name="dateOfBirth" type="date" label={t("profile.birthday")} value={v.dateOfBirth} error={e.dateOfBirth} required attrs={{ min: "1900-01-01" }} />
@@ -273,7 +274,7 @@ export function AccountForm({ view, screen, user, state }: { view: View; screen:
               ) : (
                 ""
               )}
-              <TextField name="newPassword" type="password" label={t("account.newPassword")} error={e.newPassword} required minlength={6} autocomplete="new-password" hint={t("login.passwordHint")} />
+              <TextField name="newPassword" type="password" label={t("account.newPassword")} error={e.newPassword} required minlength={PASSWORD_MIN} autocomplete="new-password" hint={t("login.passwordHint")} />
               <TextField name="confirmPassword" type="password" label={t("account.confirmPassword")} error={e.confirmPassword} required autocomplete="new-password" />
             </>
           )}

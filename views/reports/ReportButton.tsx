@@ -1,7 +1,8 @@
 import { reportReasons } from "../../db/schema";
 import { remember, type KeptParts } from "../../src/lib/html/fragments";
-import { REPORT_NOTES_MAX, reasonLabel } from "../../src/reports/service";
-import type { View } from "../../src/shell/view";
+import { REPORT_NOTES_MAX } from "../../shared/limits";
+import { reasonLabel } from "../../src/reports/service";
+import type { KeptFormView, KeptView, View } from "../../src/shell/view";
 import { CharacterCounter } from "../components/Fields";
 
 type Kind = "person" | "activity";
@@ -11,41 +12,43 @@ type Kind = "person" | "activity";
  * once per language and kind of target (decision 0018: the activity page stays cheap).
  */
 const reasonFieldsKept: KeptParts = new Map();
-function ReasonFields({ view, kind }: { view: View; kind: Kind }) {
-  const { t } = view;
-  return remember(reasonFieldsKept, `${view.locale}\u0000${kind}`, () => (
-    <>
-      <fieldset>
-        <legend class="mb-2 font-medium" safe>
-          {t(kind === "person" ? "reports.whyPerson" : "reports.whyActivity")}
-        </legend>
-        <div class="flex flex-col gap-1">
-          {reportReasons.map((reason) => (
-            <label class="flex min-h-11 items-center gap-3 rounded-lg px-2 hover:bg-sunken">
-              <input type="radio" name="reason" value={reason} required class="h-4 w-4" />
-              <span safe>{t(reasonLabel(reason))}</span>
-            </label>
-          ))}
+function ReasonFields({ view, kind }: { view: KeptView; kind: Kind }) {
+  return remember(reasonFieldsKept, `${view.locale}\u0000${kind}`, view, (kept) => {
+    const { t } = kept;
+    return (
+      <>
+        <fieldset>
+          <legend class="mb-2 font-medium" safe>
+            {t(kind === "person" ? "reports.whyPerson" : "reports.whyActivity")}
+          </legend>
+          <div class="flex flex-col gap-1">
+            {reportReasons.map((reason) => (
+              <label class="flex min-h-11 items-center gap-3 rounded-lg px-2 hover:bg-sunken">
+                <input type="radio" name="reason" value={reason} required class="h-4 w-4" />
+                <span safe>{t(reasonLabel(reason))}</span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <div class="field">
+          <label class="field-label" for={`report-${kind}-notes`} safe>
+            {t("reports.notes")}
+          </label>
+          <textarea
+            id={`report-${kind}-notes`}
+            name="notes"
+            class="input"
+            rows="3"
+            maxlength={String(REPORT_NOTES_MAX)}
+            placeholder={t("reports.notesHint")}
+            data-counter={`report-${kind}-count`}
+            aria-describedby={`report-${kind}-count`}
+          ></textarea>
+          <CharacterCounter view={kept} id={`report-${kind}-count`} count={0} max={REPORT_NOTES_MAX} />
         </div>
-      </fieldset>
-      <div class="field">
-        <label class="field-label" for={`report-${kind}-notes`} safe>
-          {t("reports.notes")}
-        </label>
-        <textarea
-          id={`report-${kind}-notes`}
-          name="notes"
-          class="input"
-          rows="3"
-          maxlength={String(REPORT_NOTES_MAX)}
-          placeholder={t("reports.notesHint")}
-          data-counter={`report-${kind}-count`}
-          aria-describedby={`report-${kind}-count`}
-        ></textarea>
-        <CharacterCounter view={view} id={`report-${kind}-count`} count={0} max={REPORT_NOTES_MAX} />
-      </div>
-    </>
-  ));
+      </>
+    );
+  });
 }
 
 /**
@@ -54,7 +57,7 @@ function ReasonFields({ view, kind }: { view: View; kind: Kind }) {
  * confirmation toast; with htmx the confirmation replaces the form in place. Reusable on any
  * screen that shows someone or something others may report (profiles, activities, conversations).
  */
-export function ReportButton({ view, targetUserId, targetActivityId }: { view: View; targetUserId?: string; targetActivityId?: string }) {
+export function ReportButton({ view, targetUserId, targetActivityId }: { view: KeptFormView; targetUserId?: string; targetActivityId?: string }) {
   const { t } = view;
   const kind: Kind = targetUserId ? "person" : "activity";
   return (

@@ -1,4 +1,4 @@
-import { REVIEW_TEXT_MAX } from "../../src/reviews/input";
+import { REVIEW_TEXT_MAX } from "../../shared/limits";
 import type { ReviewRole } from "../../src/reviews/service";
 import type { View } from "../../src/shell/view";
 import { CharacterCounter, FormAlert, ScreenHeader } from "../components/Fields";

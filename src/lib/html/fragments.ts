@@ -10,7 +10,36 @@
  * stays a few kilobytes whatever it includes, and the same person's same page is recognised by
  * that short string alone (src/shell/render.ts). The nonce is made at start-up and never leaves
  * the server, and typed text is escaped, so no text can pass for a marker.
+ *
+ * What a kept part is rendered from is a `KeptView` (below): texts, language and built
+ * files, copied out of the visitor's View by `remember` itself, so the render cannot reach the
+ * person (name, CSRF token, toast, unread count) even by mistake. Personal content stays outside
+ * kept parts: the CSRF token as `CSRF_SLOT`, anything else between kept parts (`rememberAround`).
  */
+import type { Locale, Translate } from "../i18n";
+import type { AssetManifest } from "../manifest";
+
+/**
+ * What a kept part is rendered from (`remember`): the texts, the language and the built files,
+ * nothing of the person. A kept part is rendered once and sent to everyone whose page has its
+ * key, so its render must not reach the user, the CSRF token, the toast, the unread count or the
+ * path (unless the key fixes it): `keptViewOf` copies only these. A screen's View has them all.
+ */
+export interface KeptView {
+  t: Translate;
+  locale: Locale;
+  assets: AssetManifest;
+}
+
+/**
+ * A kept part with forms in it: `csrf` is the slot filled with each visitor's own token when the
+ * answer is made (`CSRF_SLOT`), and `path` the one the part's key fixes, never the visitor's own.
+ * Made by `remember` (with its `form` argument), never by hand from a View.
+ */
+export interface KeptFormView extends KeptView {
+  csrf: string;
+  path: string;
+}
 
 /** Parts kept per cache at most; a full cache starts over (keys are few: cities, languages, categories). */
 const MAX_KEPT = 500;
@@ -82,17 +111,100 @@ export function keep(html: JSX.Element): Kept {
   return part;
 }
 
-/** The part kept under `key`, rendered by `render` the first time; in the page, its marker. */
-export function remember(parts: KeptParts, key: string, render: () => JSX.Element): JSX.Element {
+/**
+ * The kept view of a view: a copy of the fields a kept part may use (src/shell/view.ts), so
+ * nothing else of the visitor is reachable from it. Made only when a part is rendered.
+ */
+export function keptViewOf(view: KeptView): KeptView {
+  return { t: view.t, locale: view.locale, assets: view.assets };
+}
+
+/**
+ * The part kept under `key`, rendered by `render` the first time; in the page, its marker.
+ *
+ * The rule: a kept part is sent to everyone whose page has its key, so its render may use only
+ * what the key determines. Hand in the visitor's view and render from the `KeptView` `render`
+ * receives (a copy of the texts, language and built files, made only when the part is rendered),
+ * never from a View the callback closes over: `remember(parts, key, view, (kept) => <X view={kept} />)`.
+ * A part with forms asks for `form`: its view also has `csrf` (the slot each visitor's token fills)
+ * and the `path` given, which the key must fix. A part that needs no view at all takes `render` alone.
+ */
+export function remember(parts: KeptParts, key: string, render: () => JSX.Element): JSX.Element;
+export function remember(parts: KeptParts, key: string, view: KeptView, render: (view: KeptView) => JSX.Element): JSX.Element;
+export function remember(parts: KeptParts, key: string, view: KeptView, form: { path: string }, render: (view: KeptFormView) => JSX.Element): JSX.Element;
+export function remember(
+  parts: KeptParts,
+  key: string,
+  view: KeptView | (() => JSX.Element),
+  form?: { path: string } | ((view: KeptView) => JSX.Element),
+  render?: (view: KeptFormView) => JSX.Element,
+): JSX.Element {
   let part = parts.get(key);
   if (part === undefined) {
-    part = keep(render());
+    part = keep(renderKept(view, form, render));
     if (parts.size >= MAX_KEPT) parts.clear();
     parts.set(key, part);
   } else {
     hold(part);
   }
   return part.marker;
+}
+
+/** Renders a kept part from the kept copy of the view, never from the view itself (`remember`). */
+function renderKept(
+  view: KeptView | (() => JSX.Element),
+  form: { path: string } | ((view: KeptView) => JSX.Element) | undefined,
+  render: ((view: KeptFormView) => JSX.Element) | undefined,
+): JSX.Element {
+  if (typeof view === "function") return view();
+  if (typeof form === "function") return form(keptViewOf(view));
+  if (form === undefined || render === undefined) throw new Error("remember: a view without a render");
+  return render({ ...keptViewOf(view), csrf: CSRF_SLOT, path: form.path });
+}
+
+/** Parts kept around per-request content (`rememberAround`): the markers of each key's parts. */
+export type KeptAround = Map<string, { readonly parts: readonly Kept[]; readonly markers: readonly string[] }>;
+
+/** Where the i-th per-request content goes in what `rememberAround` renders. Letters and digits only. */
+const HOLE_MARK = `kepthole${NONCE}`;
+const hole = (i: number) => `${HOLE_MARK}n${i}n`;
+
+/**
+ * Like `remember`, for a part with personal content inside it (the unread badge in the
+ * navigation): `render` writes `holes[i]` where the i-th per-request content goes, and the text
+ * between the holes is kept. Answers the kept parts' markers, one more than `holes`: the page puts
+ * each visitor's own content between them, so what is kept depends on nothing of the visitor.
+ */
+export function rememberAround(
+  kept: KeptAround,
+  key: string,
+  view: KeptView,
+  holes: number,
+  render: (view: KeptView, holes: readonly string[]) => JSX.Element,
+): readonly string[] {
+  let entry = kept.get(key);
+  if (entry === undefined) {
+    const marks = Array.from({ length: holes }, (_, i) => hole(i));
+    const html = render(keptViewOf(view), marks);
+    if (typeof html !== "string") throw new Error("a kept part must render synchronously");
+    let rest = expandText(html);
+    const texts: string[] = [];
+    for (const mark of marks) {
+      const at = rest.indexOf(mark);
+      if (at < 0) throw new Error(`rememberAround: hole ${texts.length} was not rendered, or not in order`);
+      texts.push(rest.slice(0, at));
+      rest = rest.slice(at + mark.length);
+    }
+    texts.push(rest);
+    if (texts.some((text) => text.includes(HOLE_MARK))) throw new Error("rememberAround: a hole was rendered twice");
+    const parts = texts.map((text) => keep(text));
+    entry = { parts, markers: parts.map((part) => part.marker) };
+    if (kept.size >= MAX_KEPT) kept.clear();
+    kept.set(key, entry);
+  } else {
+    for (const part of entry.parts) hold(part);
+  }
+  return entry.markers;
 }
 
 /**

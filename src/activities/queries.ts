@@ -1,0 +1,287 @@
+/**
+ * Reading activities: browse, cards, ratings, a host's listings, and the lookups of the
+ * activity page and of host management. Nothing here changes anything (service.ts does).
+ */
+import { madeOnce } from "../lib/memo";
+import { and, avg, count, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { perDb, readCache, type Db } from "../../db/client";
+import { activities, reviews, users, type Activity } from "../../db/schema";
+import type { Deps } from "../deps";
+import { uuidLike } from "../lib/validation";
+import { publicUser, publicUserColumns, type PublicUser, type PublicUserSource } from "../profiles/serialize";
+import { reviewsOfActivity } from "../reviews/queries";
+import { coverPhoto } from "./categories";
+import { roundRating } from "../lib/labels";
+
+/** A listed activity with its host's public view and its rating, for the JSON API and for cards. */
+export interface ActivityListing {
+  activity: Activity;
+  host: PublicUser;
+  rating: { average: number | null; count: number };
+}
+
+/** What the browse and profile screens show of an activity: nothing more. */
+export interface ActivityCard {
+  id: string;
+  createdAt: number;
+  title: string;
+  category: string;
+  hourlyRateCents: number;
+  cover: string;
+  rating: number | null;
+  reviewCount: number;
+  host: { firstName: string | null; photo: string | null; age: number | null };
+}
+
+export function activityCard({ activity, host, rating }: ActivityListing): ActivityCard {
+  return {
+    id: activity.id,
+    createdAt: activity.createdAt,
+    title: activity.title,
+    category: activity.category,
+    hourlyRateCents: activity.hourlyRateCents,
+    cover: coverPhoto(activity),
+    rating: rating.average,
+    reviewCount: rating.count,
+    host: { firstName: host.firstName, photo: host.photo, age: host.age },
+  };
+}
+
+/** Where a page of results ends: the last card's creation time and id. */
+export function encodeCursor(card: { createdAt: number; id: string }) {
+  return Buffer.from(`${card.createdAt}_${card.id}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string | undefined): { createdAt: number; id: string } | null {
+  if (!cursor) return null;
+  const m = /^(\d{1,15})_([0-9a-f-]{36})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  return m ? { createdAt: Number(m[1]), id: m[2]! } : null;
+}
+
+/**
+ * The browse count stops here: a city with more listed activities shows "1,000+ activities
+ * found", so a page costs the same with a thousand or a million of them (decision 0015).
+ */
+export const BROWSE_COUNT_CAP = 1000;
+
+/** Listed: active, not archived, not hidden by an operator; spelled as the browse indexes' condition so SQLite uses them. */
+const listed = sql`${activities.active} = 1 AND ${activities.archivedAt} IS NULL AND ${activities.hiddenAt} IS NULL`;
+
+/**
+ * The browse queries, prepared once per database: a page (with or without a category, first
+ * page or after a cursor) on the partial browse indexes, the capped count over the same index,
+ * and the ratings of a page's activities.
+ */
+const browseStatements = perDb((db) => {
+  const where = (byCategory: boolean, after: boolean) =>
+    and(
+      eq(activities.city, sql.placeholder("city")),
+      listed,
+      byCategory ? eq(activities.category, sql.placeholder("category")) : undefined,
+      after ? sql`(${activities.createdAt}, ${activities.id}) < (${sql.placeholder("afterCreatedAt")}, ${sql.placeholder("afterId")})` : undefined,
+    );
+  const page = (byCategory: boolean, after: boolean) =>
+    db
+      .select({ activity: activities, host: publicUserColumns })
+      .from(activities)
+      .innerJoin(users, eq(users.id, activities.hostId))
+      .where(where(byCategory, after))
+      .orderBy(desc(activities.createdAt), desc(activities.id))
+      .limit(sql.placeholder("limit"))
+      .prepare();
+  // count(*) over at most `cap` rows of the index: constant work however many match.
+  const capped = (byCategory: boolean) =>
+    db
+      .select({ n: count() })
+      .from(db.select({ one: sql`1`.as("one") }).from(activities).where(where(byCategory, false)).limit(sql.placeholder("cap")).as("listed"))
+      .prepare();
+  return {
+    page: { all: page(false, false), allAfter: page(false, true), category: page(true, false), categoryAfter: page(true, true) },
+    count: { all: capped(false), category: capped(true) },
+  };
+});
+
+/** Ratings (published reviews only) of many activities at once; the ids go in as one JSON array so the statement is prepared once. */
+const ratingStatement = perDb((db) =>
+  db
+    .select({ activityId: reviews.activityId, stars: avg(reviews.stars), n: count() })
+    .from(reviews)
+    .where(and(sql`${reviews.activityId} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`, isNotNull(reviews.publishedAt)))
+    .groupBy(reviews.activityId)
+    .prepare(),
+);
+
+/** The SQL of every browse statement, by name: for query-plan checks (tests, `bun run bench`). */
+export function browseQueries(db: Db): Record<string, string> {
+  const { page, count } = browseStatements(db);
+  return {
+    ...Object.fromEntries(Object.entries(page).map(([name, q]) => [`page.${name}`, q.getQuery().sql])),
+    ...Object.fromEntries(Object.entries(count).map(([name, q]) => [`count.${name}`, q.getQuery().sql])),
+    ratings: ratingStatement(db).getQuery().sql,
+  };
+}
+
+/** How many listed activities match, up to `cap`; `capped` when there are more. */
+export interface BrowseTotal {
+  total: number;
+  capped: boolean;
+}
+
+/**
+ * Bookable activities of a city, newest first, with their host and real average rating, a page
+ * at a time (keyset paging on the browse index, so page 100 costs what page 1 does), and their
+ * number counted up to `countCap` (BROWSE_COUNT_CAP). Read once per database change
+ * (`browseCache`): the result is shared, never modify it.
+ */
+export async function browseListings(
+  db: Db,
+  opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number },
+  today = new Date(),
+): Promise<BrowsePage> {
+  const cap = opts.countCap ?? BROWSE_COUNT_CAP;
+  // Ages on the cards change with the day, so the day is part of the key.
+  const key = [opts.city, opts.category ?? "", opts.cursor ?? "", opts.limit, cap, today.toISOString().slice(0, 10)].join("\u0000");
+  return browseCache(db, key, () => readBrowsePage(db, opts, cap, today));
+}
+
+type BrowsePage = { listings: ActivityListing[]; nextCursor: string | null } & BrowseTotal;
+
+/**
+ * Browse pages are the same for every guest until an activity, host or review changes, so they
+ * are read once per database change (`readCache`), for the most recent few hundred filters.
+ */
+const browseCache = readCache<BrowsePage>(500);
+
+function readBrowsePage(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string }, cap: number, today: Date): BrowsePage {
+  const after = decodeCursor(opts.cursor);
+  const statements = browseStatements(db);
+  const filter = { city: opts.city, category: opts.category ?? "" };
+  const pageQuery = opts.category ? (after ? statements.page.categoryAfter : statements.page.category) : after ? statements.page.allAfter : statements.page.all;
+  const rows = pageQuery.all({ ...filter, limit: opts.limit + 1, afterCreatedAt: after?.createdAt ?? 0, afterId: after?.id ?? "" });
+  const counted = (opts.category ? statements.count.category : statements.count.all).get({ ...filter, cap: cap + 1 })?.n ?? 0;
+  const more = rows.length > opts.limit;
+  const list = withRatings(db, rows.slice(0, opts.limit), today);
+  return {
+    listings: list,
+    total: Math.min(counted, cap),
+    capped: counted > cap,
+    nextCursor: more ? encodeCursor(list[list.length - 1]!.activity) : null,
+  };
+}
+
+export type BrowseCardPage = { cards: ActivityCard[]; nextCursor: string | null } & BrowseTotal;
+
+/**
+ * A browse page as cards. The page of a shared (cached) read is made once and shared in turn: it
+ * stays the same object while the read is cached, so views may keep what they render of it.
+ */
+const cardsOf = madeOnce(({ listings, ...rest }: BrowsePage): BrowseCardPage => ({ cards: listings.map(sharedCard), ...rest }));
+export async function browseActivities(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number }): Promise<BrowseCardPage> {
+  return cardsOf(await browseListings(db, opts));
+}
+
+/**
+ * The card of a shared (cached) listing is made once too, so a card stays the same object for
+ * as long as its page is cached and views may keep what they make of it (Browse.tsx).
+ */
+const sharedCard = madeOnce(activityCard);
+
+/** A host's listed activities, newest first. */
+export async function hostListings(db: Db, hostId: string, limit: number, today = new Date()) {
+  const where = and(eq(activities.hostId, hostId), eq(activities.active, true), isNull(activities.archivedAt), isNull(activities.hiddenAt));
+  const [rows, total] = await Promise.all([
+    db
+      .select({ activity: activities, host: publicUserColumns })
+      .from(activities)
+      .innerJoin(users, eq(users.id, activities.hostId))
+      .where(where)
+      .orderBy(desc(activities.createdAt), desc(activities.id))
+      .limit(limit),
+    db.select({ n: count() }).from(activities).where(where).get(),
+  ]);
+  return { listings: withRatings(db, rows, today), total: total?.n ?? 0 };
+}
+
+/** A host's listed activities as cards. */
+export async function hostActivities(db: Db, hostId: string, limit: number) {
+  const { listings: list, total } = await hostListings(db, hostId, limit);
+  return { cards: list.map(activityCard), total };
+}
+
+function withRatings(db: Db, rows: { activity: Activity; host: PublicUserSource }[], today: Date): ActivityListing[] {
+  const ratings = rows.length ? ratingStatement(db).all({ ids: JSON.stringify(rows.map((r) => r.activity.id)) }) : [];
+  const ratingOf = new Map(ratings.map((r) => [r.activityId, roundRating(r.stars)]));
+  const countOf = new Map(ratings.map((r) => [r.activityId, r.n]));
+  return rows.map(({ activity, host }) => ({
+    activity,
+    host: publicUser(host, today),
+    rating: { average: ratingOf.get(activity.id) ?? null, count: countOf.get(activity.id) ?? 0 },
+  }));
+}
+
+/** Average rating (one decimal) and count of an activity's reviews. */
+export async function activityRating(db: Db, activityId: string) {
+  const { average, total } = await reviewsOfActivity(db, activityId, 0);
+  return { average, count: total };
+}
+
+/** An activity's reviews, newest first, with who wrote them. */
+export async function activityReviews(db: Db, activityId: string, limit?: number) {
+  return (await reviewsOfActivity(db, activityId, limit)).reviews;
+}
+
+/** The rating and the newest `limit` reviews of an activity, read together (the activity page). */
+export async function activityRatingAndReviews(db: Db, activityId: string, limit: number) {
+  const { average, total, reviews: list } = await reviewsOfActivity(db, activityId, limit);
+  return { rating: { average, count: total }, reviews: list };
+}
+
+// ---------------------------------------------------------------------------------------------
+// A host's own activities, for managing them.
+
+/** The activity page's lookups, prepared once per database. */
+const pageStatements = perDb((db) => ({
+  listed: db
+    .select()
+    .from(activities)
+    .where(and(eq(activities.id, sql.placeholder("id")), isNull(activities.archivedAt), isNull(activities.hiddenAt), sql`${activities.active} = 1`))
+    .prepare(),
+  host: db.select(publicUserColumns).from(users).where(eq(users.id, sql.placeholder("id"))).prepare(),
+}));
+
+/** A listed activity (not archived, not hidden by an operator), or undefined. */
+export async function findListedActivity(deps: Deps, id: string) {
+  if (!uuidLike(id)) return undefined;
+  return pageStatements(deps.db).listed.get({ id });
+}
+
+/** An activity its host may edit (archived ones are gone for editing too). */
+export async function findOwnActivity(deps: Deps, hostId: string, id: string) {
+  const activity = await findListedActivity(deps, id);
+  return activity && activity.hostId === hostId ? activity : undefined;
+}
+
+/** An activity's host, with only the columns their public view reads. */
+export async function hostOf(deps: Deps, activity: Activity) {
+  return pageStatements(deps.db).host.get({ id: activity.hostId });
+}
+
+/** A host's activities (archived ones left out), newest first. */
+export async function ownActivities(deps: Deps, hostId: string, limit?: number) {
+  const query = deps.db
+    .select()
+    .from(activities)
+    .where(and(eq(activities.hostId, hostId), isNull(activities.archivedAt)))
+    .orderBy(desc(activities.createdAt));
+  return limit ? query.limit(limit) : query;
+}
+
+/** How many activities a host has (archived ones left out). */
+export async function countOwnActivities(deps: Deps, hostId: string) {
+  const row = await deps.db
+    .select({ n: count() })
+    .from(activities)
+    .where(and(eq(activities.hostId, hostId), isNull(activities.archivedAt)))
+    .get();
+  return row?.n ?? 0;
+}

@@ -1,0 +1,53 @@
+import type { Deps } from "../deps";
+import type { JobKind } from "../jobs";
+import { checkoutEnded, lapseHold, paymentAuthorised } from "./checkout";
+import { autoCompleteJob, expireJob, handle, holdJob, payoutJob, payoutSweepJob, paymentsSweepJob, reconcileJob, recoverJob } from "./jobs";
+import { hostOfAccount, owedPayouts } from "./payouts";
+import { reconcileIntent, recoverClaim, sweepPayments } from "./reconciliation";
+import { autoComplete, expireRequest, payHost } from "./transitions";
+
+/**
+ * What runs the bookings' timed work and answers the payment provider's news: the handlers
+ * attached to the job kinds `jobs.ts` declares, and the listener of `deps.paymentEvents`. The
+ * feature's plugin (`index.ts`) registers them once.
+ */
+export const bookingJobs: JobKind<never>[] = [
+  handle(holdJob, ({ bookingId }, { deps }) => lapseHold(deps, bookingId)),
+  handle(expireJob, ({ bookingId }, { deps }) => expireRequest(deps, bookingId)),
+  handle(autoCompleteJob, ({ bookingId }, { deps }) => autoComplete(deps, bookingId)),
+  handle(payoutJob, async ({ bookingId }, { deps }) => {
+    await payHost(deps, bookingId);
+  }),
+  handle(recoverJob, async ({ bookingId }, { deps }) => {
+    await recoverClaim(deps, bookingId);
+  }),
+  handle(reconcileJob, ({ intentId }, { deps }) => reconcileIntent(deps, intentId)),
+  handle(payoutSweepJob, async (_payload, { deps }) => {
+    for (const id of owedPayouts(deps)) await payHost(deps, id).catch((err) => console.error(`payout of ${id} failed`, err));
+  }),
+  handle(paymentsSweepJob, async (_payload, { deps }) => {
+    const out = await sweepPayments(deps);
+    if (out.recovered || out.repaired || out.flagged) console.log(`payments sweep: ${out.recovered} recovered, ${out.repaired} repaired, ${out.flagged} flagged`);
+  }),
+] as JobKind<never>[];
+
+/** The provider's news (webhooks, or the test provider's own events), handled idempotently. */
+export function listenToPayments(deps: Deps) {
+  deps.paymentEvents.on(async (event) => {
+    const bookingId = event.metadata.bookingId;
+    if ((event.type === "checkout.session.completed" || event.type === "payment_intent.amount_capturable_updated") && bookingId && event.paymentIntentId) {
+      await paymentAuthorised(deps, bookingId, event.paymentIntentId);
+    }
+    if (event.type === "checkout.session.expired" && bookingId) await checkoutEnded(deps, bookingId, event.objectId);
+    if (event.type === "account.updated") {
+      const hostId = hostOfAccount(deps, event.objectId);
+      if (hostId) for (const id of owedPayouts(deps, hostId)) await payHost(deps, id);
+    }
+  });
+}
+
+/** Makes the bookings' jobs runnable and starts listening to the provider: once per app. */
+export function wireBookings(deps: Deps) {
+  deps.jobs.register(...bookingJobs);
+  listenToPayments(deps);
+}

@@ -1,0 +1,266 @@
+import type { Activity, Booking, BookingSelection, User } from "../../db/schema";
+import type { StripeFormData } from "../../views/bookings/Parts";
+import { findListedActivity } from "../activities/queries";
+import type { Deps } from "../deps";
+import { DomainError, isDomainError } from "../lib/errors";
+import { decimalFromCents } from "../lib/money";
+import type { MessageKey } from "../texts";
+import type { FlashData } from "../shell/view";
+import { priceFor, type Price } from "../../shared/pricing";
+import { asTestProvider } from "../payments/choice";
+import { PaymentError, type PaymentIntent } from "../payments/provider";
+import { createBooking, intentForBooking, intentForSlot, payableBooking, paymentAuthorised } from "./checkout";
+import type { CardValues } from "./input";
+import { bookingOf, bookingSummary, type BookingSummary } from "./queries";
+import { getSelection } from "./selection";
+import { checkAmount, slotOrThrow } from "./service";
+import type { Slot } from "./times";
+
+/**
+ * Paying with a card on our own screens (spec "Payment screen", and `/checkout/{bookingId}` for
+ * a booking awaiting payment): whichever provider runs, the routes get one outcome to answer
+ * with. With the built-in test provider the card's fields are posted here and confirmed by it
+ * (authentication, when asked, on its own page); with Stripe its card form confirms the card in
+ * the browser and names the intent it confirmed, which is read again from Stripe before anything
+ * is made. Refusals become the card form again, with why.
+ */
+
+/** What the person reads: a catalogue text, or the provider's own words ("Your card was declined."). */
+export type Wording = { key: MessageKey; params?: Record<string, string | number> } | { text: string };
+
+/** The card form as it is shown again: what was typed, a title and an error, and with Stripe its form for an intent. */
+export interface CardForm {
+  values?: CardValues;
+  title?: Wording;
+  error?: Wording;
+  /** With Stripe: its card form for this intent, or null when none could be prepared (the error says why). */
+  stripe?: StripeFormData | null;
+}
+
+/** The payment screen's data: the saved choice, read again against today's rules. */
+export interface PaymentScreenData extends BookingSummary {
+  selection: BookingSelection;
+  slot: Slot;
+  price: Price;
+  testMode: boolean;
+}
+
+/** Where a payment step leads: another address (with a toast), or one of the two card forms again. */
+export type PaymentStep =
+  | { kind: "redirect"; to: string; toast?: FlashData }
+  | { kind: "payment"; data: PaymentScreenData; card: CardForm; status: number }
+  | { kind: "checkout"; booking: Booking; activity: Activity; testMode: boolean; card: CardForm; status: number }
+  | { kind: "notFound" };
+
+/** The card as posted: the test provider's fields, the client's amount, and Stripe's confirmed intent. */
+export interface CardPost extends CardValues {
+  amount?: string | number;
+  paymentIntentId?: string;
+}
+
+const redirect = (to: string, toast?: FlashData): PaymentStep => ({ kind: "redirect", to, toast });
+const REQUEST_SENT: FlashData = { title: "toast.paymentSuccessful", body: "toast.requestSent", variant: "success" };
+
+/** A refusal as the card form shows it: the provider's words when it gave them for a card it did not authorise. */
+export function wordingOf(err: DomainError): Wording {
+  const reason = err.details.params?.reason;
+  if (err.key === "booking.paymentNotAuthorised" && typeof reason === "string") return { text: reason };
+  return { key: err.key, params: err.params };
+}
+
+const valuesOf = (card: CardPost): CardValues => ({ cardNumber: card.cardNumber ?? "", expiry: card.expiry ?? "", cvc: card.cvc ?? "" });
+
+/** The provider's own card confirmation, with the test provider only (Stripe confirms in the browser). */
+function confirmWithTestCard(deps: Deps, intent: PaymentIntent, card: CardPost) {
+  return asTestProvider(deps.payments)!.confirmCard({ clientSecret: intent.clientSecret, cardNumber: card.cardNumber ?? "", expiry: card.expiry ?? "", cvc: card.cvc ?? "" });
+}
+
+/** Where the test provider's authentication page sends the guest back to. */
+const authenticationAt = (nextActionUrl: string | undefined, back: string) => `${nextActionUrl}?${new URLSearchParams({ return: back })}`;
+
+// ---------------------------------------------------------------------------------------------
+// The date-time flow's payment screen: /booking/{activityId}/payment.
+
+/** The payment screen's data, or null when there is nothing to pay for (no choice, not bookable). */
+export async function paymentScreenData(deps: Deps, user: User, activityId: string): Promise<PaymentScreenData | null> {
+  const activity = await findListedActivity(deps, activityId);
+  if (!activity || activity.hostId === user.id) return null;
+  const selection = getSelection(deps, user.id, activity.id);
+  if (!selection) return null;
+  const slot = slotOrThrow(activity, { date: selection.date, time: selection.time, durationMinutes: selection.durationMinutes }, "datetime", deps.now());
+  return { ...(await bookingSummary(deps, activity)), selection, slot, price: priceFor(activity.hourlyRateCents, slot.durationMinutes), testMode: deps.payments.testMode };
+}
+
+const paymentDataOrNull = (deps: Deps, user: User, activityId: string) => paymentScreenData(deps, user, activityId).catch(() => null);
+
+/**
+ * The payment screen with its card form. With Stripe its form needs this choice's intent, made
+ * once per choice (its nonce keys it), so a reload or a failed card shows the same one.
+ */
+async function paymentForm(deps: Deps, user: User, data: PaymentScreenData, card: CardForm, status: number, origin: string): Promise<PaymentStep> {
+  let shown = card;
+  if (!asTestProvider(deps.payments)) {
+    try {
+      const { intent } = await intentForSlot(deps, user, {
+        activityId: data.activity.id,
+        date: data.slot.date,
+        time: data.slot.time,
+        durationMinutes: data.slot.durationMinutes,
+        amount: decimalFromCents(data.price.totalCents),
+        nonce: data.selection.nonce,
+      });
+      shown = { ...card, stripe: stripeForm(deps, intent, origin, `/booking/${data.activity.id}/payment/return`) };
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      shown = { ...card, stripe: null, error: card.error ?? wordingOf(err) };
+    }
+  }
+  return { kind: "payment", data, card: shown, status };
+}
+
+/** With Stripe, its card form for an intent, returning to `returnPath` after a redirect (3-D Secure). */
+const stripeForm = (deps: Deps, intent: PaymentIntent, origin: string, returnPath: string): StripeFormData => ({
+  publishableKey: deps.config.stripe?.publishableKey ?? "",
+  clientSecret: intent.clientSecret,
+  returnUrl: `${origin}${returnPath}`,
+});
+
+/** `GET /booking/{id}/payment`. `origin` is where the provider sends the browser back (`returnBase`). */
+export async function paymentScreen(deps: Deps, user: User, activityId: string, origin: string): Promise<PaymentStep> {
+  const data = await paymentDataOrNull(deps, user, activityId);
+  if (!data) return redirect("/");
+  return paymentForm(deps, user, data, {}, 200, origin);
+}
+
+/** `POST /booking/{id}/payment`: pays for the saved choice; the request is made once the card is held. */
+export async function payForChoice(deps: Deps, user: User, activityId: string, card: CardPost, origin: string): Promise<PaymentStep> {
+  const data = await paymentDataOrNull(deps, user, activityId);
+  if (!data) return redirect("/");
+  const values = valuesOf(card);
+  const form = (c: CardForm, status: number, d: PaymentScreenData = data) => paymentForm(deps, user, d, c, status, origin);
+  const choice = { activityId: data.activity.id, date: data.slot.date, time: data.slot.time, durationMinutes: data.slot.durationMinutes };
+  const total = decimalFromCents(data.price.totalCents);
+  try {
+    if (!asTestProvider(deps.payments)) {
+      // Stripe's card form confirmed the card in the browser and names its intent here. The
+      // intent is read again from Stripe: only one authorised for this guest, choice and price
+      // makes the booking.
+      await createBooking(deps, user, { ...choice, priceTotal: card.amount ?? total, paymentIntentId: card.paymentIntentId });
+      return redirect("/booking-success");
+    }
+    const { intent } = await intentForSlot(deps, user, { ...choice, amount: card.amount ?? total, nonce: data.selection.nonce });
+    const result = await confirmWithTestCard(deps, intent, card);
+    if (result.status === "requires_action") return redirect(authenticationAt(result.nextActionUrl, `/booking/${data.activity.id}/payment/return`));
+    if (result.status !== "requires_capture") return form({ values, error: result.error ? { text: result.error } : { key: "booking.paymentFailed" } }, 402);
+    await createBooking(deps, user, { ...choice, priceTotal: total, paymentIntentId: result.paymentIntentId });
+    return redirect("/booking-success");
+  } catch (err) {
+    if (err instanceof PaymentError) return form({ values, error: { text: err.message } }, 402);
+    if (!isDomainError(err)) throw err;
+    const title: Wording | undefined = err.key === "booking.slotTakenReleased" || err.key === "booking.guestBusyReleased" ? { key: "booking.bookingError" } : undefined;
+    const fresh = (await paymentDataOrNull(deps, user, activityId)) ?? data;
+    return form({ values, title, error: wordingOf(err) }, err.status, fresh);
+  }
+}
+
+/**
+ * `GET /booking/{id}/payment/return`: back from the card's authentication (Stripe's return_url,
+ * or the test provider's page). The intent named in the address is read again from the provider
+ * before anything is made.
+ */
+export async function paymentReturned(deps: Deps, user: User, activityId: string, intentId: string, origin: string): Promise<PaymentStep> {
+  const data = await paymentDataOrNull(deps, user, activityId);
+  if (!data) return redirect("/");
+  const intent = intentId ? await deps.payments.getIntent(intentId).catch(() => null) : null;
+  if (!intent || intent.metadata.guestId !== user.id) return redirect(`/booking/${activityId}/payment`);
+  if (intent.status !== "requires_capture") return paymentForm(deps, user, data, { error: intent.lastError ? { text: intent.lastError } : { key: "booking.paymentFailed" } }, 402, origin);
+  try {
+    const { slot } = data;
+    await createBooking(deps, user, { activityId: data.activity.id, date: slot.date, time: slot.time, durationMinutes: slot.durationMinutes, priceTotal: decimalFromCents(data.price.totalCents), paymentIntentId: intent.id });
+    return redirect("/booking-success");
+  } catch (err) {
+    if (!isDomainError(err)) throw err;
+    return paymentForm(deps, user, data, { title: { key: "booking.bookingError" }, error: wordingOf(err) }, err.status, origin);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checkout page of a booking awaiting payment: /checkout/{bookingId}.
+
+/** The booking its guest may pay for now, with its activity, or null. */
+async function payable(deps: Deps, user: User, bookingId: string) {
+  const booking = payableBooking(deps, user.id, bookingId);
+  const activity = booking ? await findListedActivity(deps, booking.activityId) : undefined;
+  return booking && activity ? { booking, activity } : null;
+}
+
+/** The checkout screen; with Stripe, its card form for the booking's intent. */
+async function checkoutForm(deps: Deps, user: User, booking: Booking, activity: Activity, card: CardForm, status: number, origin: string): Promise<PaymentStep> {
+  let shown = card;
+  if (!asTestProvider(deps.payments)) {
+    try {
+      const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amount: decimalFromCents(booking.totalCents) });
+      shown = { ...card, stripe: stripeForm(deps, intent, origin, `/checkout/${booking.id}/return`) };
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      shown = { ...card, stripe: null, error: card.error ?? wordingOf(err) };
+    }
+  }
+  return { kind: "checkout", booking, activity, testMode: deps.payments.testMode, card: shown, status };
+}
+
+/** `GET /checkout/{bookingId}`. */
+export async function checkoutScreen(deps: Deps, user: User, bookingId: string, origin: string): Promise<PaymentStep> {
+  const found = await payable(deps, user, bookingId);
+  if (!found) return { kind: "notFound" };
+  return checkoutForm(deps, user, found.booking, found.activity, {}, 200, origin);
+}
+
+/** `POST /checkout/{bookingId}`: the booking becomes a request once its card is held. */
+export async function payForBooking(deps: Deps, user: User, bookingId: string, card: CardPost, origin: string): Promise<PaymentStep> {
+  const found = await payable(deps, user, bookingId);
+  if (!found) return { kind: "notFound" };
+  const { booking, activity } = found;
+  const failed = (error: Wording, status: number) =>
+    checkoutForm(deps, user, booking, activity, { values: valuesOf(card), title: { key: "booking.paymentFailedTitle" }, error }, status, origin);
+  const amount = card.amount ?? decimalFromCents(booking.totalCents);
+  try {
+    if (!asTestProvider(deps.payments)) {
+      // Stripe's card form names the intent it confirmed; the provider's own copy decides:
+      // it must be this booking's, for its total, and authorised.
+      const intentId = card.paymentIntentId?.trim();
+      if (!intentId || card.paymentIntentId!.length > 200) throw new DomainError("booking.paymentRequired", 400);
+      checkAmount(amount, booking);
+      const outcome = await paymentAuthorised(deps, booking.id, intentId);
+      if (outcome === "advanced" || outcome === "already") return redirect("/", REQUEST_SENT);
+      if (outcome === "released") return failed({ key: "booking.slotTakenReleased" }, 409);
+      const intent = await deps.payments.getIntent(intentId).catch(() => null);
+      const own = intent && intent.metadata.bookingId === booking.id;
+      return failed(own && intent.lastError ? { text: intent.lastError } : { key: "booking.paymentNotAuthorised" }, 402);
+    }
+    const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amount });
+    const result = await confirmWithTestCard(deps, intent, card);
+    if (result.status === "requires_action") return redirect(authenticationAt(result.nextActionUrl, `/checkout/${booking.id}/return`));
+    if (result.status !== "requires_capture") return failed(result.error ? { text: result.error } : { key: "booking.paymentFailed" }, 402);
+    const outcome = await paymentAuthorised(deps, booking.id, result.paymentIntentId);
+    // Released: the booking ended meanwhile (cancelled in another tab, its hold taken over).
+    if (outcome === "released") return failed({ key: "booking.slotTakenReleased" }, 409);
+    if (outcome === "ignored") return failed({ key: "booking.paymentNotAuthorised" }, 402);
+    return redirect("/", REQUEST_SENT);
+  } catch (err) {
+    if (err instanceof PaymentError) return failed({ text: err.message }, 402);
+    if (!isDomainError(err)) throw err;
+    return failed(wordingOf(err), err.status);
+  }
+}
+
+/** `GET /checkout/{bookingId}/return`: back from the card's authentication. */
+export async function checkoutReturned(deps: Deps, user: User, bookingId: string): Promise<PaymentStep> {
+  const booking = payableBooking(deps, user.id, bookingId);
+  if (booking?.paymentIntentId && (await paymentAuthorised(deps, booking.id, booking.paymentIntentId)) === "advanced") return redirect("/", REQUEST_SENT);
+  // The provider's event may have made it a request before the browser came back.
+  const own = booking ? null : await bookingOf(deps, user.id, bookingId).catch(() => null);
+  if (own && own.booking.guestId === user.id && own.booking.status === "pending") return redirect("/", REQUEST_SENT);
+  if (booking) return redirect(`/checkout/${booking.id}`, { title: "booking.paymentFailedTitle", body: "booking.paymentFailed", variant: "error" });
+  return redirect("/bookings");
+}

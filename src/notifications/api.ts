@@ -1,0 +1,54 @@
+import { Elysia } from "elysia";
+import type { z } from "zod";
+import { context } from "../context";
+import { type Deps } from "../deps";
+import { DomainError } from "../lib/errors";
+import { json } from "../lib/http";
+import { RateLimiter } from "../lib/rate-limit";
+import { firstIssue } from "../lib/validation";
+import { preferenceChange, subscriptionInput, testInput, unsubscribeInput } from "./input";
+import { sendTest } from "./notices";
+import { changePreferences, preferencesOf, subscribe, unsubscribe } from "./service";
+
+/** Test notifications one person may send in this window. */
+const TESTS_PER_WINDOW = 5;
+const TEST_WINDOW_MS = 10 * 60 * 1000;
+
+/** `schema`'s reading of a request's body; a refusal is a 400 `DomainError` with its message. */
+function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const input = schema.safeParse(body);
+  if (!input.success) throw new DomainError(firstIssue(input.error), 400);
+  return input.data;
+}
+
+/**
+ * The notification calls of spec §7: preferences, push subscriptions and the test notification.
+ * Refusals are `DomainError`s, answered by the app's error handler.
+ */
+export function notificationApi(deps: Deps) {
+  const testsByUser = new RateLimiter(TESTS_PER_WINDOW, TEST_WINDOW_MS);
+
+  return new Elysia({ name: "offline.notifications.api", seed: deps.id })
+    .use(context(deps))
+    .guard({ onboarded: true })
+    .get("/api/notifications/preferences", ({ user }) => json(preferencesOf(deps.db, user.id)))
+    .post("/api/notifications/preferences", ({ user, body }) => json(changePreferences(deps, user.id, parse(preferenceChange, body))))
+    .get("/api/notifications/vapid-public-key", () => json({ publicKey: deps.secrets.vapidPublicKey }))
+    .post("/api/notifications/subscribe", async ({ user, body, request, state }) => {
+      const outcome = await subscribe(deps, user.id, parse(subscriptionInput, body), { userAgent: request.headers.get("user-agent"), locale: state.locale });
+      return json({ subscribed: true }, outcome === "created" ? 201 : 200);
+    })
+    .post("/api/notifications/unsubscribe", ({ user, body }) => {
+      unsubscribe(deps, user.id, parse(unsubscribeInput, body).endpoint);
+      return json({ subscribed: false });
+    })
+    .post("/api/notifications/test", async ({ user, body, state }) => {
+      const now = deps.now();
+      const wait = testsByUser.retryAfter(user.id, now);
+      if (wait > 0) throw new DomainError("error.tooMany", 429, { retryAfterMs: wait });
+      testsByUser.hit(user.id, now);
+      const sent = await sendTest(deps, user.id, parse(testInput, body), state.locale);
+      if (!sent) throw new DomainError("notifications.testFailed", 502);
+      return json({ sent });
+    });
+}

@@ -1,0 +1,19 @@
+import { Elysia } from "elysia";
+import type { Deps } from "../deps";
+import { notificationApi } from "./api";
+import { listenForEmails, messageEmailJob } from "./emails";
+import { listenForNotices, reminderJob } from "./notices";
+import { pushJob } from "./push";
+import { notificationRoutes } from "./routes";
+
+/**
+ * Notifications: preferences and push subscriptions (API and the Settings form), the jobs that
+ * send push notifications, reminders and batched message emails, and the listeners that turn
+ * committed changes into them (docs/decisions/0025, emails.ts).
+ */
+export const notificationsFeature = (deps: Deps) => {
+  deps.jobs.register(pushJob, reminderJob, messageEmailJob);
+  listenForNotices(deps);
+  listenForEmails(deps);
+  return new Elysia({ name: "notifications", seed: deps.id }).use(notificationApi(deps)).use(notificationRoutes(deps));
+};

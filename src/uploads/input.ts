@@ -1,0 +1,14 @@
+import { z } from "zod";
+
+/** The longest upload URL read: ours and a bucket's are far shorter. */
+export const IMAGE_URL_MAX = 4000;
+
+/**
+ * `PUT /api/profile-images` and `/api/activity-images`: `imageURL`, the upload URL handed out
+ * by `POST /api/objects/upload`. Anything else is an upload we never handed out (404).
+ */
+export const photoInput = z.object({ imageURL: z.string().max(IMAGE_URL_MAX) });
+export type PhotoInput = z.infer<typeof photoInput>;
+
+/** The signed upload URL's query: its expiry and signature (checked by the service). */
+export const uploadQuery = z.object({ expires: z.string().optional(), sig: z.string().optional() });
