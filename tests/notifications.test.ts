@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { eq } from "drizzle-orm";
 import { bookings, jobs, messages, notificationPreferences, pushSubscriptions, reviews, users } from "../db/schema";
 import { reviewRow } from "../db/factories";
-import { checkEndpoint, MAX_SUBSCRIPTIONS_PER_USER, PREFERENCE_KEYS, type PreferenceKey } from "../src/notifications/service";
+import { checkEndpoint } from "../src/notifications/service";
+import { MAX_SUBSCRIPTIONS_PER_USER, PREFERENCE_KEYS, type PreferenceKey } from "../src/notifications/rules";
 import { formatMoney } from "../src/lib/money";
 import { preview } from "../src/notifications/notices";
 import type { TestProvider } from "../src/payments/test-provider";

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import type { PreferenceKey } from "../../src/notifications/service";
+import type { PreferenceKey } from "../../src/notifications/rules";
 import { unsubscribeToken } from "../../src/email/unsubscribe";
 import { expectAccessible, serverAndBrowser } from "./harness";
 import { signInAs } from "./flows";
