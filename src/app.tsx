@@ -1,35 +1,32 @@
 import { html } from "@elysiajs/html";
 import { Elysia } from "elysia";
 import { timingSafeEqual } from "node:crypto";
-import type { Db } from "../db/client";
 import { THEME_SCRIPT } from "../views/layouts/Document";
 import { ErrorScreen } from "../views/shell/NotFound";
 import { activitiesFeature } from "./activities";
 import { authFeature } from "./auth";
 import { profilesFeature } from "./profiles";
 import { uploadsFeature } from "./uploads";
-import { PaymentEvents, type PaymentProvider } from "./payments/provider";
+import { PaymentEvents } from "./payments/provider";
 import { stripeHostedOrigins } from "./payments/stripe";
 import { WEBHOOK_BODY_LIMIT } from "./payments/webhooks";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
-import { makeStorage, type ObjectStorage } from "./uploads/storage";
+import { makeStorage } from "./uploads/storage";
 import type { Config } from "./config";
 import { accessOf, chosenLanguageCookie, context, pathOf, requestState } from "./context";
 import { cookieNames, makeLimits, type Deps } from "./deps";
 import { bodyParser, bodyRefusal } from "./lib/body";
 import { compressResponse } from "./lib/compression";
-import { json, redirectTo, serializeCookie, wantsJson } from "./lib/http";
+import { json, serializeCookie, wantsJson } from "./lib/http";
 import { SESSION_TTL_MS } from "./auth/service";
 import { JobRunner } from "./jobs";
-import type { AssetManifest } from "./lib/manifest";
-import type { Secrets } from "./lib/secrets";
 import { renderPage } from "./shell/render";
 import { notFoundRoute, shellFeature } from "./shell";
 import { accessDenied } from "./shell/access";
 import { bareServerError, domainErrorAnswer, lastResortAnswer, serverError } from "./shell/errors";
 import { isDomainError } from "./lib/errors";
 import { bookingsFeature } from "./bookings";
-import { chatFeature } from "./conversations";
+import { conversationsFeature } from "./conversations";
 import { reviewsFeature } from "./reviews";
 import { reportsFeature } from "./reports";
 import { notificationsFeature } from "./notifications";
@@ -285,7 +282,7 @@ export function createApp(options: AppOptions) {
     .use(activitiesFeature(deps))
     .use(paymentsFeature(deps))
     .use(bookingsFeature(deps))
-    .use(chatFeature(deps))
+    .use(conversationsFeature(deps))
     .use(reviewsFeature(deps))
     .use(reportsFeature(deps))
     .use(notificationsFeature(deps))

@@ -3,7 +3,7 @@ import { seeOtherConnections } from "../db/client";
 import { loadSession } from "./auth/service";
 import type { Deps, RequestState } from "./deps";
 import { locales, pickLocale, translator, type Locale, type MessageKey } from "./texts";
-import { parseCookies, redirectTo, serializeCookie } from "./lib/http";
+import { headerJson, parseCookies, redirectTo, serializeCookie } from "./lib/http";
 import { flashCookie, renderPage } from "./shell/render";
 import { encodeFlash, type FlashData, type View } from "./shell/view";
 
@@ -141,7 +141,7 @@ export function context(deps: Deps) {
         sendTo,
         /** The `HX-Trigger` header that raises a toast on the page after an htmx swap. */
         toastHeader: (toast: { title: MessageKey; body?: MessageKey; variant?: "success" | "error" }) => ({
-          "HX-Trigger": JSON.stringify({
+          "HX-Trigger": headerJson({
             toast: { title: state.t(toast.title), body: toast.body && state.t(toast.body), variant: toast.variant ?? "success" },
           }),
         }),

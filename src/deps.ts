@@ -32,7 +32,7 @@ export interface Deps {
   payments: PaymentProvider;
   /** Verified provider events (webhooks, or the test provider's own); bookings subscribe. */
   paymentEvents: PaymentEvents;
-  /** Committed changes (bookings, messages), for the live channel and notifications (src/lib/events.ts). */
+  /** Committed changes (bookings, messages), for the live channel and notifications (src/events.ts). */
   events: DomainEvents;
   /** Who has which conversation open (src/lib/presence.ts); the live channel keeps it. */
   presence: Presence;

@@ -10,7 +10,7 @@ import { troubleKind } from "./lib/startup";
  * idempotent: check the state it is about to change, and use idempotency keys for outside calls.
  *
  * Each feature declares its job kinds next to its rules with `defineJob` and registers them from
- * its routes plugin (`deps.jobs.register(...)`); the server starts the runner, tests call
+ * its `index.ts` plugin (`deps.jobs.register(...)`); the server starts the runner, tests call
  * `runDue()` with the injected clock.
  *
  * Several processes may serve one database (see the README): each claims jobs one by one, so no

@@ -279,7 +279,6 @@ describe("suspending a person", () => {
   let host: Client;
   let hostId: string;
   let guest: Client;
-  let guestId: string;
   let hostActivityId: string;
   let guestActivityId: string;
   let day = 2;
@@ -301,7 +300,7 @@ describe("suspending a person", () => {
     host = t.client();
     hostId = (await host.signUpComplete({ email: "suspect@example.com", firstName: "Victor" })).user.id;
     guest = t.client();
-    guestId = (await guest.signUpComplete()).user.id;
+    await guest.signUpComplete();
     const make = async (c: Client) => (await body(await c.postJson("/api/activities", { title: "Rowing", description: "Two hours on the river.", category: "sports", hourlyRate: "40", duration: "1", maxDuration: "4" }))).id as string;
     hostActivityId = await make(host);
     guestActivityId = await make(guest);

@@ -44,7 +44,6 @@ function booking(status: BookingStatus = "completed", completedAgo = HOUR) {
 
 const body = async (res: Response) => (await res.json()) as Record<string, unknown>;
 const review = (who: keyof typeof clients, json: Record<string, unknown>) => clients[who].postJson("/api/reviews", json);
-const aboutOther = (who: "guest" | "host") => (who === "guest" ? host.id : guest.id);
 const storedReviews = (bookingId: string) => t.db.select().from(reviews).where(eq(reviews.bookingId, bookingId)).all();
 
 describe("who may review, by booking status and timing", () => {

@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { decimalFromCents } from "../lib/money";
 import { madeOnce } from "../lib/memo";
 import { context } from "../context";
 import { type Deps, type RequestState } from "../deps";

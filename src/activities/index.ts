@@ -4,4 +4,4 @@ import { activityApi } from "./api";
 import { activityRoutes } from "./routes";
 
 /** Activities: the JSON API (spec §7), and browse, the activity page and host management pages. */
-export const activitiesFeature = (deps: Deps) => new Elysia({ name: "activities", seed: deps.id }).use(activityApi(deps)).use(activityRoutes(deps));
+export const activitiesFeature = (deps: Deps) => new Elysia({ name: "offline.activities.feature", seed: deps.id }).use(activityApi(deps)).use(activityRoutes(deps));

@@ -15,5 +15,5 @@ import { expiredTokensCleanup } from "./tokens";
 export const authFeature = (deps: Deps) => {
   deps.jobs.register(expiredSessionsCleanup, expiredTokensCleanup);
   const flows = oauthFlows(deps.config.oauth, deps.config.publicUrl);
-  return new Elysia({ name: "auth", seed: deps.id }).use(accountEmailRoutes(deps)).use(linkRoutes(deps, flows)).use(authRoutes(deps, flows));
+  return new Elysia({ name: "offline.auth.feature", seed: deps.id }).use(accountEmailRoutes(deps)).use(linkRoutes(deps, flows)).use(authRoutes(deps, flows));
 };

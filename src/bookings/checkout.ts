@@ -174,7 +174,7 @@ export async function createBooking(
     throw err;
   }
   // The provider's words for it ("Your card was declined.") go with it, for the card form to show.
-  if (intent.status !== "requires_capture") throw new DomainError("booking.paymentNotAuthorised", 402, intent.lastError ? { params: { reason: intent.lastError }, log: intent.lastError } : {});
+  if (intent.status !== "requires_capture") throw new DomainError("booking.paymentNotAuthorised", 402, intent.lastError ? { said: intent.lastError } : {});
 
   const now = deps.now();
   const made = writeTransaction(deps.db, (tx) => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DomainError } from "../lib/errors";
+import { parseBody } from "../lib/validation";
 import type { RequestChoice } from "../../views/bookings/Request";
 
 /**
@@ -71,11 +71,7 @@ export function requestChoiceOf(body: Record<string, unknown>, maxText: number):
 export type Amount = z.infer<typeof amount>;
 
 /** Reads a body with one of these shapes; a wrong shape is a clear 400 ("booking.badInput"). */
-export function parseInput<T extends z.ZodType>(schema: T, body: Record<string, unknown>): z.infer<T> {
-  const read = schema.safeParse(body);
-  if (!read.success) throw new DomainError("booking.badInput", 400);
-  return read.data;
-}
+export const parseInput = <T extends z.ZodType>(schema: T, body: unknown): z.output<T> => parseBody(schema, body, "booking.badInput");
 
 /** An amount as a form posts it, for the price check (anything else is refused there as unreadable). */
 export const amountOf = (value: unknown): Amount | undefined => (typeof value === "string" || typeof value === "number" ? value : undefined);

@@ -63,8 +63,8 @@ const REQUEST_SENT: FlashData = { title: "toast.paymentSuccessful", body: "toast
 
 /** A refusal as the card form shows it: the provider's words when it gave them for a card it did not authorise. */
 export function wordingOf(err: DomainError): Wording {
-  const reason = err.details.params?.reason;
-  if (err.key === "booking.paymentNotAuthorised" && typeof reason === "string") return { text: reason };
+  const said = err.details.said;
+  if (err.key === "booking.paymentNotAuthorised" && said) return { text: said };
   return { key: err.key, params: err.params };
 }
 

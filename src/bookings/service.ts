@@ -86,7 +86,7 @@ export const respondByOf = (now: number, startsAt: number) => Math.min(now + ANS
  * status the caller gets (409 by default, 404 for what it does not know, 502 when it did not answer).
  */
 export function providerRefusal(err: PaymentError, status = err.status >= 500 ? 502 : err.status === 404 ? 404 : 409): DomainError {
-  return new DomainError("booking.paymentProblem", status, { params: { reason: err.message }, log: err.message });
+  return new DomainError("booking.paymentProblem", status, { said: err.message || undefined, log: err.message });
 }
 
 /** A provider refusal as the person's refusal (checkout calls, which move no booking's money). */

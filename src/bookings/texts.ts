@@ -78,7 +78,7 @@ export const en = {
   "booking.paymentMismatch": "This payment does not match the booking. Its hold has been released; nothing was charged.",
   "booking.paymentNotAuthorised": "The card has not been authorised for this booking yet.",
   // The payment provider's own words for what it refused ("Your card was declined."), in its language.
-  "booking.paymentProblem": "{reason}",
+  "booking.paymentProblem": "The payment provider refused the operation.",
   "booking.paymentUnconfirmed": "The payment service did not confirm in time. Nothing more is needed from you: this booking is finished automatically within a few minutes.",
   "booking.busy": "This booking is being updated. Try again in a moment.",
   "booking.paymentUnavailable": "Card payments are not available on this screen.",
@@ -229,7 +229,7 @@ export const fr: Record<keyof typeof en, string> = {
   "booking.paymentNotFound": "Ce paiement est introuvable.",
   "booking.paymentMismatch": "Ce paiement ne correspond pas à la réservation. Le blocage a été levé ; rien n'a été débité.",
   "booking.paymentNotAuthorised": "La carte n'a pas encore été autorisée pour cette réservation.",
-  "booking.paymentProblem": "{reason}",
+  "booking.paymentProblem": "Le prestataire de paiement a refusé l'opération.",
   "booking.paymentUnconfirmed": "Le service de paiement n'a pas confirmé à temps. Vous n'avez rien d'autre à faire : cette réservation sera finalisée automatiquement d'ici quelques minutes.",
   "booking.busy": "Cette réservation est en cours de mise à jour. Réessayez dans un instant.",
   "booking.paymentUnavailable": "Le paiement par carte n'est pas disponible sur cet écran.",

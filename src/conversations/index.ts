@@ -7,4 +7,4 @@ import { conversationPages } from "./routes";
  * The chat feature: the messages calls of spec §7 (`api.ts`), and the bookings inbox and
  * conversation screens (`routes.tsx`). Its live delivery is the live feature's (src/live/).
  */
-export const chatFeature = (deps: Deps) => new Elysia({ name: "offline.chat.feature", seed: deps.id }).use(messageApi(deps)).use(conversationPages(deps));
+export const conversationsFeature = (deps: Deps) => new Elysia({ name: "offline.conversations.feature", seed: deps.id }).use(messageApi(deps)).use(conversationPages(deps));

@@ -45,7 +45,7 @@ export const sendWait = (deps: Deps, userId: string) => deps.limits.messagesByUs
 export function sendMessage(deps: Deps, senderId: string, input: { bookingId: unknown; content: unknown }): { message: MessageRow; booking: Booking } {
   const { booking } = bookingFor(deps, senderId, input.bookingId);
   const wait = sendWait(deps, senderId);
-  if (wait > 0) throw new DomainError("messages.rateLimited", 429, { retryAfterMs: wait });
+  if (wait > 0) throw new DomainError("messages.rateLimited", 429, { retryAfterMs: wait, fields: { retryAfterMs: wait } });
   const content = messageText(input.content);
   if (booking.status !== "accepted") throw new DomainError("messages.notAccepted", 409, { fields: { status: booking.status } });
   const now = deps.now();

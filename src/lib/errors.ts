@@ -34,7 +34,12 @@ export interface DomainErrorDetails {
   fields?: Record<string, unknown>;
   /** How long before trying again: sent as `Retry-After`, and as `{minutes}` to the message. */
   retryAfterMs?: number;
-  /** For the server's log only (a provider's own words): never shown. */
+  /**
+   * An outside service's own words for the person (the payment provider's "Your card was
+   * declined."): the message instead of the key's text, and the answer's `detail`.
+   */
+  said?: string;
+  /** For the server's log only: written there with the refusal, never shown. */
   log?: string;
 }
 

@@ -69,6 +69,12 @@ export function redirectTo(request: Request, location: string, headers: HeadersI
 }
 
 /** The Retry-After header of a refusal that asks to wait `waitMs` (none without a wait). */
+/**
+ * JSON for a header's value (htmx's `HX-Trigger`): a header carries Latin-1 only, so every other
+ * character is written as its JSON escape (`\u2019`), which the page's JSON.parse reads back.
+ */
+export const headerJson = (value: unknown) => JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
 export const waitHeaders = (waitMs?: number): Record<string, string> => (waitMs ? { "Retry-After": String(Math.ceil(waitMs / 1000)) } : {});
 
 /** The `{minutes}` the "too many" messages name, for a wait of `waitMs`. */

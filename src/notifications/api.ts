@@ -1,11 +1,10 @@
 import { Elysia } from "elysia";
-import type { z } from "zod";
 import { context } from "../context";
 import { type Deps } from "../deps";
 import { DomainError } from "../lib/errors";
 import { json } from "../lib/http";
 import { RateLimiter } from "../lib/rate-limit";
-import { firstIssue } from "../lib/validation";
+import { parseBody as parse } from "../lib/validation";
 import { preferenceChange, subscriptionInput, testInput, unsubscribeInput } from "./input";
 import { sendTest } from "./notices";
 import { changePreferences, preferencesOf, subscribe, unsubscribe } from "./service";
@@ -13,13 +12,6 @@ import { changePreferences, preferencesOf, subscribe, unsubscribe } from "./serv
 /** Test notifications one person may send in this window. */
 const TESTS_PER_WINDOW = 5;
 const TEST_WINDOW_MS = 10 * 60 * 1000;
-
-/** `schema`'s reading of a request's body; a refusal is a 400 `DomainError` with its message. */
-function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-  const input = schema.safeParse(body);
-  if (!input.success) throw new DomainError(firstIssue(input.error), 400);
-  return input.data;
-}
 
 /**
  * The notification calls of spec §7: preferences, push subscriptions and the test notification.

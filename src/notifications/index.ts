@@ -15,5 +15,5 @@ export const notificationsFeature = (deps: Deps) => {
   deps.jobs.register(pushJob, reminderJob, messageEmailJob);
   listenForNotices(deps);
   listenForEmails(deps);
-  return new Elysia({ name: "notifications", seed: deps.id }).use(notificationApi(deps)).use(notificationRoutes(deps));
+  return new Elysia({ name: "offline.notifications.feature", seed: deps.id }).use(notificationApi(deps)).use(notificationRoutes(deps));
 };

@@ -6,5 +6,5 @@ import { reportRoutes } from "./routes";
 /** Reports and their moderation: the routes, and the job releasing a suspended person's bookings. */
 export const reportsFeature = (deps: Deps) => {
   deps.jobs.register(releaseSuspendedJob as never);
-  return new Elysia({ name: "reports", seed: deps.id }).use(reportRoutes(deps));
+  return new Elysia({ name: "offline.reports.feature", seed: deps.id }).use(reportRoutes(deps));
 };

@@ -6,5 +6,5 @@ import { publishJob } from "./service";
 /** Reviews: the review screen and API, the person's reviews, and the job publishing hidden reviews. */
 export const reviewsFeature = (deps: Deps) => {
   deps.jobs.register(publishJob as never);
-  return new Elysia({ name: "reviews", seed: deps.id }).use(reviewRoutes(deps));
+  return new Elysia({ name: "offline.reviews.feature", seed: deps.id }).use(reviewRoutes(deps));
 };

@@ -1,9 +1,9 @@
-import { and, avg, count, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, avg, count, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { perDb, type Db } from "../../db/client";
 import { activities, bookings, reviews, users, type Booking } from "../../db/schema";
 import type { Deps } from "../deps";
 import { roundRating } from "../lib/labels";
-import { publicUser, publicUserColumns, type PublicUserSource } from "../profiles/serialize";
+import { publicUser, publicUserColumns } from "../profiles/serialize";
 import { reviewView, writtenReviewView, type ReviewView, type WrittenReviewView } from "./serialize";
 import { reviewDeadline } from "./rules";
 

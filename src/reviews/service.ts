@@ -1,6 +1,5 @@
-import { and, avg, count, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
-import { roundRating } from "../lib/labels";
-import { perDb, writeTransaction, type Db, type WriteTx } from "../../db/client";
+import { and, eq, isNull } from "drizzle-orm";
+import { writeTransaction, type WriteTx } from "../../db/client";
 import { activities, bookings, reviews, users, type Booking, type Review } from "../../db/schema";
 import type { Deps } from "../deps";
 import { DomainError } from "../lib/errors";
@@ -9,7 +8,7 @@ import { participantBooking } from "../bookings/service";
 import { publicUser, publicUserColumns, type PublicUserSource } from "../profiles/serialize";
 import type { ReviewInput } from "./input";
 import { reviewDeadline } from "./rules";
-import { reviewView, writtenReviewView, type ReviewView, type WrittenReviewView } from "./serialize";
+import { writtenReviewView, type WrittenReviewView } from "./serialize";
 
 export type { ReviewView, WrittenReviewView } from "./serialize";
 
@@ -64,6 +63,8 @@ const publishKey = (bookingId: string) => `reviews.publish:${bookingId}`;
  */
 export function submitReview(deps: Deps, userId: string, target: ReviewTarget, input: ReviewInput): { review: WrittenReviewView; published: boolean } {
   const { booking, role, other } = target;
+  // The target is the caller's reading of `reviewTarget` for this person: never another's booking.
+  if (booking.guestId !== userId && booking.hostId !== userId) throw new DomainError("reviews.bookingNotFound", 404);
   if (input.reviewedUserId !== other.id) throw new DomainError("reviews.otherSideOnly", 400);
   if (target.refusal) throw target.refusal;
 

@@ -1,9 +1,9 @@
 import { ErrorScreen } from "../../views/shell/NotFound";
-import { requestState } from "../context";
+import { pathOf, requestState } from "../context";
 import { type Deps, type RequestState } from "../deps";
 import { compressResponse } from "../lib/compression";
-import { pickLocale, translator } from "../texts";
-import { isHtmx, json, parseCookies, wantsJson } from "../lib/http";
+import { isMessageKey, pickLocale, translator } from "../texts";
+import { headerJson, isHtmx, json, parseCookies, wantsJson } from "../lib/http";
 import { renderPage } from "./render";
 import type { DomainError } from "../lib/errors";
 
@@ -25,14 +25,23 @@ export const wantsJsonError = (request: Request) => {
  * does not swap an error), or the error page with the message for a browser's page.
  */
 export function domainErrorAnswer(deps: Deps, state: RequestState, request: Request, err: DomainError): Response | Promise<Response> {
-  const message = state.t(err.key, err.params);
-  const headers: Record<string, string> = err.details.retryAfterMs ? { "Retry-After": String(Math.ceil(err.details.retryAfterMs / 1000)) } : {};
+  const { said, log, retryAfterMs, fields } = err.details;
+  if (log || err.status >= 500) logRefusal(request, err);
+  // A key that is not the catalogue's (a schema's message left to its library's default) never
+  // reaches the person as it is.
+  const message = said || (isMessageKey(err.key) ? state.t(err.key, err.params) : state.t("error.badRequest"));
+  const headers: Record<string, string> = retryAfterMs ? { "Retry-After": String(Math.ceil(retryAfterMs / 1000)) } : {};
   if (wantsJsonError(request)) {
-    if (isHtmx(request)) headers["HX-Trigger"] = JSON.stringify({ toast: { title: message, variant: "error" } });
-    return json({ message, ...err.details.fields }, err.status, headers);
+    if (isHtmx(request)) headers["HX-Trigger"] = headerJson({ toast: { title: message, variant: "error" } });
+    return json({ message, ...(said ? { detail: said } : {}), ...fields }, err.status, headers);
   }
   const title = err.status === 404 ? state.t("error.notFound") : state.t("error.title");
   return renderPage(deps, state, request, (view) => <ErrorScreen view={view} title={title} body={message} />, { status: err.status, headers });
+}
+
+/** A refusal the log should keep: what an outside service said, or a failure of ours (5xx). */
+function logRefusal(request: Request, err: DomainError) {
+  console.error(`${request.method} ${pathOf(request.url)} refused (${err.status} ${err.key})${err.details.log ? `: ${err.details.log}` : ""}`);
 }
 
 /** Writes a failure to the server's log: method, path, the error with its stack. */
@@ -50,7 +59,7 @@ export async function serverError(deps: Deps, state: RequestState, request: Requ
   if (wantsJsonError(request)) {
     const headers: Record<string, string> = {};
     // htmx does not swap a 500: the page says it with a toast instead.
-    if (isHtmx(request)) headers["HX-Trigger"] = JSON.stringify({ toast: { title: state.t("error.title"), body: state.t("error.body"), variant: "error" } });
+    if (isHtmx(request)) headers["HX-Trigger"] = headerJson({ toast: { title: state.t("error.title"), body: state.t("error.body"), variant: "error" } });
     return json({ message: state.t("error.title") }, 500, headers);
   }
   return renderPage(deps, state, request, (view) => <ErrorScreen view={view} title={view.t("error.title")} body={view.t("error.body")} />, {

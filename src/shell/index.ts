@@ -3,7 +3,7 @@ import type { Deps } from "../deps";
 import { notFoundRoute, shellRoutes } from "./routes";
 
 /** The app's shell: landing, offline page, language and theme, health, the service worker and assets. */
-export const shellFeature = (deps: Deps) => new Elysia({ name: "shell", seed: deps.id }).use(shellRoutes(deps));
+export const shellFeature = (deps: Deps) => new Elysia({ name: "offline.shell.feature", seed: deps.id }).use(shellRoutes(deps));
 
 /**
  * The answer to any address no feature has: registered after every feature (it is not part of

@@ -6,5 +6,5 @@ import { leftoverUploadCleanup, staleUploadsCleanup } from "./service";
 /** Photo uploads: their routes and their clean-up jobs. */
 export const uploadsFeature = (deps: Deps) => {
   deps.jobs.register(staleUploadsCleanup, leftoverUploadCleanup);
-  return new Elysia({ name: "uploads", seed: deps.id }).use(uploadRoutes(deps));
+  return new Elysia({ name: "offline.uploads.feature", seed: deps.id }).use(uploadRoutes(deps));
 };

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { makeJpeg, makePng } from "../images";
+import { makePng } from "../images";
 import { signUpAndOnboard } from "./flows";
 import { expectAccessible, serverAndBrowser } from "./harness";
 
