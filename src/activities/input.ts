@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MEETING_POINT_MAX } from "../../shared/limits";
+import type { Activity, User, activities } from "../../db/schema";
+import type { Deps } from "../deps";
+import { listFrom } from "../lib/http";
+import { firstIssue } from "../lib/validation";
 import type { MessageKey } from "../texts";
+import { cleanText } from "../lib/text";
+import { findCity } from "../lib/places";
+import { ownedObjects } from "../uploads/service";
 import { userText } from "../lib/text";
 import { cityByName, DEFAULT_CITY_NAME } from "../lib/places";
 import { categories, isCategory, type Category } from "./categories";
@@ -105,4 +112,106 @@ export function readBrowseQuery(query: Record<string, unknown>, person: { city: 
   const asked = Number(query.limit);
   const limit = opts.sizeFromQuery && Number.isFinite(asked) && asked >= 1 ? Math.min(Math.floor(asked), API_PAGE_MAX) : PAGE_SIZE;
   return { city, category, limit, cursor: typeof query.cursor === "string" ? query.cursor : undefined };
+}
+
+export type ActivityErrors = Record<string, MessageKey>;
+export type ActivityChanges = Partial<typeof activities.$inferInsert>;
+
+/** A yes/no as JSON or a form sends it; null for anything else. */
+const asBool = (v: unknown): boolean | null => {
+  if (v === true || v === "true" || v === "on" || v === "1") return true;
+  if (v === false || v === "false" || v === "0" || v === "") return false;
+  return null;
+};
+
+/**
+ * Reads an activity from a form or the API (spec §7 field names; the wizard's duration and
+ * maxDuration as hours in strings, or minutes). On create every required field must be there;
+ * on update only the fields given are checked. Nothing is written here.
+ */
+export async function readActivityInput(
+  deps: Deps,
+  host: User,
+  input: Record<string, unknown>,
+  existing?: Activity,
+): Promise<{ ok: true; changes: ActivityChanges } | { ok: false; errors: ActivityErrors }> {
+  const errors: ActivityErrors = {};
+  const changes: ActivityChanges = {};
+  const creating = !existing;
+  const has = (k: string) => input[k] !== undefined && input[k] !== null;
+
+  const check = <T>(key: string, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, apply: (v: T) => void) => {
+    if (!has(key) && !creating) return;
+    const r = schema.safeParse(has(key) ? input[key] : "");
+    if (r.success) apply(r.data);
+    else errors[key] = firstIssue(r.error);
+  };
+  check("title", titleSchema, (v) => (changes.title = v));
+  check("description", descriptionSchema, (v) => (changes.description = v));
+  if (has("category") || creating) {
+    const r = categorySchema.safeParse(input.category);
+    if (r.success) changes.category = r.data;
+    else errors.category = "activity.categoryRequired";
+  }
+  check("hourlyRate", hourlyRateSchema, (v) => (changes.hourlyRateCents = v));
+
+  // Durations: minimum on the 30-minute grid; maximum absent, or at least minimum + 30.
+  const minGiven = has("minDurationMinutes") ? durationMinutes(input.minDurationMinutes, "minutes") : has("duration") ? durationMinutes(input.duration, "hours") : undefined;
+  const maxGiven = has("maxDurationMinutes") || "maxDurationMinutes" in input
+    ? durationMinutes(input.maxDurationMinutes, "minutes")
+    : has("maxDuration") || "maxDuration" in input
+      ? durationMinutes(input.maxDuration, "hours")
+      : undefined;
+  const min = minGiven === undefined || minGiven === null ? (existing?.minDurationMinutes ?? DEFAULT_MIN_DURATION) : minGiven;
+  const max = maxGiven === undefined ? (existing?.maxDurationMinutes ?? null) : maxGiven;
+  if (!onDurationGrid(min)) errors.duration = "activity.durationInvalid";
+  else if (max !== null && (!onDurationGrid(max) || max < min + DURATION_STEP || max > DURATION_MAX)) errors.maxDuration = "activity.maxDurationInvalid";
+  else {
+    if (minGiven !== undefined || creating) changes.minDurationMinutes = min;
+    if (maxGiven !== undefined || creating) changes.maxDurationMinutes = max;
+  }
+
+  // Meeting point: "share later" clears it.
+  if (has("hasMeetingPoint") || has("meetingPoint") || creating) {
+    const point = input.meetingPoint;
+    const wants = has("hasMeetingPoint") ? asBool(input.hasMeetingPoint) : has("meetingPoint") ? typeof point !== "string" || Boolean(cleanText(point)) : false;
+    if (wants === null) errors.meetingPoint = "activity.meetingPointRequired";
+    else if (wants) {
+      const r = meetingPointSchema.safeParse(input.meetingPoint ?? "");
+      if (!r.success) errors.meetingPoint = firstIssue(r.error);
+      else if (!r.data) errors.meetingPoint = "activity.meetingPointRequired";
+      else {
+        changes.meetingPoint = r.data;
+        changes.hasMeetingPoint = true;
+      }
+    } else {
+      changes.meetingPoint = null;
+      changes.hasMeetingPoint = false;
+    }
+  }
+
+  // Place: the host's own city unless another valid one is given.
+  if (has("city") || has("country") || creating) {
+    const country = has("country") ? input.country : (existing?.country ?? host.country);
+    const city = has("city") ? input.city : (existing?.city ?? host.city);
+    const found = findCity(country, city);
+    if (!found) errors.city = "activity.placeInvalid";
+    else {
+      changes.country = String(country);
+      changes.city = found.name;
+    }
+  }
+
+  if (has("photos") || creating) {
+    const r = photosListSchema.safeParse(listFrom(input.photos ?? []));
+    if (!r.success) errors.photos = firstIssue(r.error);
+    else {
+      const list = [...new Set(r.data)];
+      const owned = await ownedObjects(deps, host.id, list);
+      if (list.some((p) => !owned.has(p) && !(existing?.photos ?? []).includes(p))) errors.photos = "activity.photosInvalid";
+      else changes.photos = list;
+    }
+  }
+
+  return Object.keys(errors).length ? { ok: false, errors } : { ok: true, changes };
 }

@@ -19,7 +19,8 @@ import { activityZone } from "../bookings/times";
 import { publicUser } from "../profiles/serialize";
 import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
-import { createActivity, creationWait, readActivityInput } from "./service";
+import { createActivity, creationWait } from "./service";
+import { readActivityInput } from "./input";
 import { hostEarnings, hostRequests } from "../bookings/queries";
 import { activityRatingAndReviews, browseActivities, countOwnActivities, findListedActivity, findOwnActivity, hostOf, ownActivities } from "./queries";
 
