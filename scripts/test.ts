@@ -2,18 +2,52 @@
  * `npm test`: type-check, scan the views for unescaped content, build the browser files, run
  * the bun test suites, then the browser tests in Chromium. Stops at the first failing step and
  * ends with one summary line.
+ *
+ * The checks run side by side; the test files are spread over several `bun test` processes at
+ * once (each file runs whole in one process, files balanced by how long each takes), as many as
+ * the machine has cores. Every test file starts its own app, servers and data directories on
+ * free ports, so files may run at the same time in any order.
+ *
+ *   bun scripts/test.ts                   everything (what `npm test` runs)
+ *   bun scripts/test.ts --only unit       only the bun test suites (tests/*.test.ts), after the build
+ *   bun scripts/test.ts --only e2e        only the browser tests, after the build
+ *   bun scripts/test.ts --only checks     only the type-checks, xss-scan and build
+ *   bun scripts/test.ts --jobs 3          three test processes at once (default: the core count)
+ *   bun scripts/test.ts --only unit,e2e   parts may be combined
  */
 import { Glob } from "bun";
+import { availableParallelism } from "node:os";
+import { statSync } from "node:fs";
 
 const root = new URL("..", import.meta.url).pathname;
 const bin = (name: string) => `${root}node_modules/.bin/${name}`;
 let passed = 0;
 let failed = 0;
 
+const PARTS = ["checks", "unit", "e2e"] as const;
+type Part = (typeof PARTS)[number];
+function flag(name: string): string | undefined {
+  const args = process.argv.slice(2);
+  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (i < 0) return undefined;
+  return args[i]!.includes("=") ? args[i]!.slice(name.length + 1) : args[i + 1];
+}
+const only = flag("--only")?.split(",").map((p) => p.trim()) ?? [...PARTS];
+for (const part of only) {
+  if (!PARTS.includes(part as Part)) {
+    console.log(`--only takes ${PARTS.join(", ")} (comma-separated), not "${part}"`);
+    process.exit(2);
+  }
+}
+const runs = (part: Part) => only.includes(part);
+const jobs = Math.max(1, Number(flag("--jobs") ?? availableParallelism()) || 1);
+const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(1);
+const env = { ...process.env, FORCE_COLOR: "0" };
+
 async function step(name: string, cmd: string[], opts: { countTests?: boolean } = {}) {
   const started = performance.now();
   console.log(`\n▶ ${name}`);
-  const proc = Bun.spawn(cmd, { cwd: root, stdout: "pipe", stderr: "pipe", env: { ...process.env, FORCE_COLOR: "0" } });
+  const proc = Bun.spawn(cmd, { cwd: root, stdout: "pipe", stderr: "pipe", env });
   let output = "";
   const pump = async (stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) => {
     const decoder = new TextDecoder();
@@ -32,11 +66,149 @@ async function step(name: string, cmd: string[], opts: { countTests?: boolean } 
     passed += Number(/^\s*(\d+) pass$/m.exec(output)?.[1] ?? 0);
     failed += Number(/^\s*(\d+) fail$/m.exec(output)?.[1] ?? 0);
   }
-  console.log(`◀ ${name}: ${code === 0 ? "ok" : `failed (exit ${code})`} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  if (code !== 0) {
-    console.log(`\ntests: ${passed} passed, ${Math.max(failed, 1)} failed`);
-    process.exit(code || 1);
+  console.log(`◀ ${name}: ${code === 0 ? "ok" : `failed (exit ${code})`} in ${seconds(started)} s`);
+  if (code !== 0) stop(code);
+}
+
+/** Ends the run after a failed step, with the summary line. */
+function stop(code: number): never {
+  console.log(`\ntests: ${passed} passed, ${Math.max(failed, 1)} failed`);
+  process.exit(code || 1);
+}
+
+/** Runs a command with its output (stdout and stderr together) kept, not shown. */
+async function captured(cmd: string[], extraEnv: Record<string, string> = {}, onLine?: (line: string) => void) {
+  const started = performance.now();
+  const proc = Bun.spawn(cmd, { cwd: root, stdout: "pipe", stderr: "pipe", env: { ...env, ...extraEnv } });
+  let output = "";
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    const reader = stream.getReader();
+    let partial = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const text = decoder.decode(value, { stream: true });
+      output += text;
+      if (!onLine) continue;
+      const lines = (partial + text).split("\n");
+      partial = lines.pop()!;
+      for (const line of lines) onLine(line);
+    }
+  };
+  await Promise.all([pump(proc.stdout), pump(proc.stderr)]);
+  const code = await proc.exited;
+  return { code, output, seconds: seconds(started) };
+}
+
+/** Runs at most `limit` of `work` at a time, in order. */
+async function pooled<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** Independent checks side by side (at most `jobs` at once); each one's output is shown whole when it ends. */
+async function sideBySide(steps: { name: string; cmd: string[] }[]) {
+  const started = performance.now();
+  console.log(`\n▶ ${steps.map((s) => s.name).join(", ")} (${Math.min(jobs, steps.length)} at a time)`);
+  const results = await pooled(steps, jobs, async (s) => {
+    const result = await captured(s.cmd);
+    if (result.output.trim()) process.stdout.write(`── ${s.name}:\n${result.output}${result.output.endsWith("\n") ? "" : "\n"}`);
+    console.log(`◀ ${s.name}: ${result.code === 0 ? "ok" : `failed (exit ${result.code})`} in ${result.seconds} s`);
+    return result;
+  });
+  console.log(`◀ checks: ${results.every((r) => r.code === 0) ? "ok" : "failed"} in ${seconds(started)} s`);
+  const bad = results.find((r) => r.code !== 0);
+  if (bad) stop(bad.code);
+}
+
+/**
+ * Seconds each test file took run alone on a 2-core machine (`bun test <file>`, wall clock), by
+ * name without `.test.ts` (without `.ts` for the browser tests); a file not listed is guessed
+ * from its size. Only used to spread the files evenly over the test processes: refresh it when
+ * a file grows much slower.
+ */
+const MEASURED_SECONDS: Record<string, number> = {
+  "operations": 10.9, "live-redis": 10.3, "notifications": 9.9, "push-destinations": 7.7,
+  "email-account": 6.8, "money-races-test-provider": 6.4, "money-crash": 5.6, "attacks": 5.2,
+  "money-races-stripe": 5.2, "uploads-bucket": 3.3, "screens-audit": 2.8, "profiles": 2.7,
+  "email-bookings": 2.7, "uploads": 2.6, "live": 2.5, "payments-stripe": 2.5, "messages": 2.3,
+  "private-fields": 2.3, "bookings": 2.2, "hardening": 2.0, "activities": 1.9,
+  "bookings-stripe": 1.6, "browse-scale": 1.5, "robustness": 1.5, "reports": 1.4,
+  "reconciliation": 1.3, "booking-abuse": 1.1, "reviews": 1.1, "shell": 1.1, "escaping": 1.1,
+  "auth": 1.1, "oauth": 1.0, "text": 0.9, "limits": 0.9, "db": 0.9, "jobs": 0.9, "redirects": 0.9,
+  "file-requests": 0.9, "service-worker": 0.8, "compression": 0.8, "access": 0.8,
+  "payments-test-provider": 0.7, "access-matrix": 0.7, "transactions": 0.6, "serializers": 0.1,
+  "config": 0.1, "fragments": 0.1, "chat-state": 0.1, "time": 0.1, "pricing": 0.1,
+  // The browser tests (tests/e2e/*.e2e.ts).
+  "phone.e2e": 37, "inbox.e2e": 37, "profiles.e2e": 36, "screens-audit.e2e": 35, "activities.e2e": 35,
+  "bookings.e2e": 31, "signup.e2e": 29, "email.e2e": 25, "push.e2e": 25, "reviews.e2e": 18, "shell.e2e": 16,
+  "unsubscribe.e2e": 16, "chat.e2e": 14, "payments.e2e": 10, "binary.e2e": 10, "address.e2e": 9, "hardening.e2e": 7,
+};
+
+function estimatedSeconds(file: string) {
+  const name = file.split("/").pop()!.replace(/(\.test)?\.ts$/, "");
+  return MEASURED_SECONDS[name] ?? statSync(`${root}${file}`).size / 10_000;
+}
+
+/** Splits the files into `count` groups of about equal time: longest first, each to the group with the least so far. */
+function balance(files: string[], count: number) {
+  const shards = Array.from({ length: Math.min(count, files.length) }, () => ({ files: [] as string[], seconds: 0 }));
+  for (const file of [...files].sort((a, b) => estimatedSeconds(b) - estimatedSeconds(a))) {
+    const lightest = shards.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+    lightest.files.push(file);
+    lightest.seconds += estimatedSeconds(file);
   }
+  return shards;
+}
+
+/**
+ * Runs test files as `jobs` `bun test` processes at once, sums their counts, and names every
+ * failure with the process (and so the files) it came from.
+ */
+async function testFiles(name: string, files: string[], extraEnv: Record<string, string> = {}) {
+  const started = performance.now();
+  const shards = balance(files, jobs);
+  console.log(`\n▶ ${name}: ${files.length} files in ${shards.length} processes`);
+  const results = await Promise.all(
+    shards.map(async (shard, i) => {
+      const label = `[${i + 1}/${shards.length}]`;
+      // Progress as it happens: each file as it starts and each failure; the whole output at the end.
+      const result = await captured([process.execPath, "test", ...shard.files.map((f) => `./${f}`)], extraEnv, (line) => {
+        if (/^tests\/\S+\.ts:$/.test(line) || line.startsWith("(fail)")) console.log(`  ${label} ${line}`);
+      });
+      const pass = Number(/^\s*(\d+) pass$/m.exec(result.output)?.[1] ?? 0);
+      const fail = Number(/^\s*(\d+) fail$/m.exec(result.output)?.[1] ?? 0);
+      return { ...shard, label, ...result, pass, fail };
+    }),
+  );
+  for (const r of results) {
+    console.log(`\n── ${name} ${r.label}: ${r.files.join(" ")} (${r.seconds} s)`);
+    process.stdout.write(r.output.endsWith("\n") ? r.output : `${r.output}\n`);
+  }
+  const shardPassed = results.reduce((n, r) => n + r.pass, 0);
+  const shardFailed = results.reduce((n, r) => n + r.fail, 0);
+  passed += shardPassed;
+  failed += shardFailed;
+  const bad = results.filter((r) => r.code !== 0);
+  for (const r of bad) {
+    const lines = r.output.split("\n");
+    const fails = [...new Set(lines.filter((l) => l.startsWith("(fail)")))];
+    // An error outside any test (a file that does not load, a hook that throws) names no test.
+    const errors = [...new Set(lines.filter((l) => /^(error|SyntaxError|TypeError|ReferenceError)\b/.test(l)))].slice(0, 10);
+    console.log(`\n✗ ${name} ${r.label} (${r.files.join(" ")}) exited ${r.code}:`);
+    for (const line of [...fails, ...errors]) console.log(`  ${line}`);
+  }
+  console.log(`◀ ${name}: ${bad.length ? "failed" : "ok"}: ${shardPassed} passed, ${shardFailed} failed, in ${seconds(started)} s (${results.map((r) => `${r.label} ${r.seconds} s`).join(", ")})`);
+  if (bad.length) stop(bad[0]!.code);
 }
 
 /**
@@ -62,14 +234,28 @@ function ensureDebianPackages() {
   }
 }
 
+const started = performance.now();
 ensureDebianPackages();
-await step("type-check", [bin("tsc"), "--noEmit", "-p", "."]);
-await step("type-check islands", [bin("tsc"), "--noEmit", "-p", "islands"]);
-await step("type-check service worker", [bin("tsc"), "--noEmit", "-p", "islands/worker"]);
-await step("xss-scan", [bin("xss-scan"), "-s"]);
-await step("build", [process.execPath, "scripts/build.ts"]);
-await step("bun test", [process.execPath, "test", "--timeout", "20000", "./tests/"], { countTests: true });
-const e2e: string[] = [];
-for await (const file of new Glob("tests/e2e/*.e2e.ts").scan(root)) e2e.push(`./${file}`);
-if (e2e.length) await step("browser tests", [process.execPath, "test", "--timeout", "60000", ...e2e.sort()], { countTests: true });
-console.log(`\ntests: ${passed} passed, ${failed} failed`);
+if (runs("checks")) {
+  await sideBySide([
+    { name: "type-check", cmd: [bin("tsc"), "--noEmit", "-p", "."] },
+    { name: "type-check islands", cmd: [bin("tsc"), "--noEmit", "-p", "islands"] },
+    { name: "type-check service worker", cmd: [bin("tsc"), "--noEmit", "-p", "islands/worker"] },
+    { name: "xss-scan", cmd: [bin("xss-scan"), "-s"] },
+  ]);
+}
+// The browser tests include the single binary (tests/e2e/binary.e2e.ts): it is built here, once,
+// as building it again (which rebuilds build/) under servers of other test files would pull
+// their files from under them.
+await step("build", [process.execPath, "scripts/build.ts", ...(runs("e2e") ? ["--compile"] : [])]);
+if (runs("unit")) {
+  const unit: string[] = [];
+  for await (const file of new Glob("tests/*.test.ts").scan(root)) unit.push(file);
+  await testFiles("bun test", unit.sort());
+}
+if (runs("e2e")) {
+  const e2e: string[] = [];
+  for await (const file of new Glob("tests/e2e/*.e2e.ts").scan(root)) e2e.push(file);
+  if (e2e.length) await testFiles("browser tests", e2e.sort(), { OFFLINE_BINARY_BUILT: "1" });
+}
+console.log(`\ntests: ${passed} passed, ${failed} failed (${seconds(started)} s)`);

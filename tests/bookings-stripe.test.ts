@@ -81,6 +81,7 @@ describe("the card form with Stripe", () => {
   test("the payment screen mounts Stripe's Payment Element for this choice's intent, under a policy that lets Stripe.js in", async () => {
     await s.choose();
     const { res, html } = await paymentPage();
+    const intentsMade = fake.intents.size;
     const props = islandProps(html, "StripePayment");
     const intent = intentOfPage(html);
     expect(intent).toMatchObject({ amount: 8800, capture_method: "manual", metadata: { activityId: s.activityId, guestId: s.guestId, time: "10:00", duration: "2" } });
@@ -103,7 +104,7 @@ describe("the card form with Stripe", () => {
     expect(csp).toMatch(/connect-src [^;]*https:\/\/api\.stripe\.com/);
     // A reload shows the same intent: one per choice.
     expect(islandProps((await paymentPage()).html, "StripePayment").clientSecret).toBe(intent.client_secret);
-    expect(fake.intents.size).toBe(1);
+    expect(fake.intents.size).toBe(intentsMade);
     // In French too.
     const fr = await (await s.guest.get(`/booking/${s.activityId}/payment`, { "accept-language": "fr" })).text();
     expect(islandProps(fr, "StripePayment")).toMatchObject({ locale: "fr", texts: { processing: "Traitement..." } });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings, jobs, ledgerEntries, messages, testPaymentIntents, users } from "../db/schema";
+import { insert, userRow } from "../db/factories";
 import { TestProvider } from "../src/payments/test-provider";
 import { bookingParties, Client, makeTestApp, ORIGIN, TEST_CARD } from "./helpers";
 
@@ -38,6 +39,17 @@ function nextSlot(hours = 2) {
   return { date, time: "10:00", hours, total: (40 * hours * 1.1).toFixed(2) };
 }
 
+let earlyDay = 2;
+/**
+ * A slot at 16:00 on one of the first days (the others are at 10:00), for a test that moves the
+ * clock to its booking or past it: however many bookings the tests before it made, in whatever
+ * order they ran, that clock stays within the 30 days of the sessions made at START.
+ */
+function earlySlot() {
+  const date = new Date(START + earlyDay++ * 24 * HOUR).toISOString().slice(0, 10);
+  return { date, time: "16:00", hours: 2, total: (40 * 2 * 1.1).toFixed(2) };
+}
+
 /** The date-time flow through the API: intent, card, booking. */
 async function book(c: Client, slot = nextSlot(), card = TEST_CARD) {
   const intentRes = await c.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId, date: slot.date, time: slot.time, duration: String(slot.hours) } });
@@ -48,8 +60,8 @@ async function book(c: Client, slot = nextSlot(), card = TEST_CARD) {
   return { res, intent, confirm, slot };
 }
 
-async function pendingBooking(c = guest) {
-  const { res } = await book(c);
+async function pendingBooking(c = guest, slot = nextSlot()) {
+  const { res } = await book(c, slot);
   expect(res.status).toBe(201);
   return (await body(res)).id as string;
 }
@@ -59,6 +71,22 @@ const ledgerOf = (id: string) =>
 const systemOf = (id: string) =>
   t.db.select().from(messages).where(eq(messages.bookingId, id)).all().filter((m) => m.isSystemMessage).map((m) => m.systemMessageType);
 const statusOf = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!.status;
+
+/**
+ * Runs `work` with the host's payout account set up and enabled (pending shares are sent as it
+ * is), and unlinks it after, so the tests that expect shares to stay pending see none, in any order.
+ */
+async function withHostPayouts<T>(work: () => Promise<T>): Promise<T> {
+  const provider = t.deps.payments as TestProvider;
+  const account = await provider.createConnectedAccount({ userId: hostId, email: null }, `host:${hostId}:account`);
+  t.db.update(users).set({ stripeAccountId: account.id }).where(eq(users.id, hostId)).run();
+  try {
+    await provider.enableAccount(account.id); // account.updated: pending payouts are sent
+    return await work();
+  } finally {
+    t.db.update(users).set({ stripeAccountId: null }).where(eq(users.id, hostId)).run();
+  }
+}
 const intentStatus = (id: string) => t.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, id)).get()!.status;
 
 describe("booking through the date-time flow", () => {
@@ -161,9 +189,10 @@ describe("booking through the date-time flow", () => {
 describe("no double booking", () => {
   test("50 guests asking for the same slot at once: exactly one booking, the others refused and released", async () => {
     const slot = nextSlot();
+    // Made with the factories: this is about the slot, not about signing up.
     const guests = await Promise.all(Array.from({ length: 50 }, async () => {
       const c = t.client();
-      await c.signUpComplete();
+      await c.signInAs(insert(t.db).user(userRow()).id);
       return c;
     }));
     // Every guest authorises a card for the same slot first (nothing holds it yet).
@@ -251,7 +280,8 @@ describe("the state machine, for guest, host and stranger", () => {
 
   async function reach(state: string) {
     clock = START;
-    const id = await pendingBooking();
+    // A booking the clock is moved to gets an early slot.
+    const id = await pendingBooking(guest, state === "started" || state === "completed" ? earlySlot() : nextSlot());
     if (state === "pending") return id;
     if (state === "rejected") {
       expect((await host.postJson(`/api/bookings/${id}/reject`, {})).status).toBe(200);
@@ -295,14 +325,12 @@ describe("the state machine, for guest, host and stranger", () => {
     clock = START;
     const earnings = await body(await host.get("/api/host/earnings"));
     expect(Number(earnings.pendingPayouts)).toBeGreaterThanOrEqual(64);
-    const provider = t.deps.payments as TestProvider;
-    const account = await provider.createConnectedAccount({ userId: hostId, email: null }, `host:${hostId}:account`);
-    t.db.update(users).set({ stripeAccountId: account.id }).where(eq(users.id, hostId)).run();
-    await provider.enableAccount(account.id); // account.updated: pending payouts are sent
-    expect(ledgerOf(id)).toContain("transfer:6400");
-    const after = await body(await host.get("/api/host/earnings"));
-    expect(after.pendingPayouts).toBe("0.00");
-    expect(Number(after.totalEarnings)).toBe(Number(earnings.totalEarnings));
+    await withHostPayouts(async () => {
+      expect(ledgerOf(id)).toContain("transfer:6400");
+      const after = await body(await host.get("/api/host/earnings"));
+      expect(after.pendingPayouts).toBe("0.00");
+      expect(Number(after.totalEarnings)).toBe(Number(earnings.totalEarnings));
+    });
   });
 });
 
@@ -310,8 +338,10 @@ describe("timed transitions survive a restart", () => {
   test("an unanswered request expires 24 hours on; an accepted one completes 48 hours after its end", async () => {
     clock = START;
     const dataDir = t.dataDir;
-    const expiring = await pendingBooking();
-    const accepted = await pendingBooking();
+    // Early slots: past them the hourly chore runs too, and it would remove the sessions of the
+    // tests that follow had the clock gone past their 30 days.
+    const expiring = await pendingBooking(guest, earlySlot());
+    const accepted = await pendingBooking(guest, earlySlot());
     expect((await host.postJson(`/api/bookings/${accepted}/accept`, {})).status).toBe(200);
     const jobsBefore = t.db.select().from(jobs).all().map((j) => j.key);
     expect(jobsBefore).toContain(`booking.expire:${expiring}`);
@@ -328,7 +358,8 @@ describe("timed transitions survive a restart", () => {
 
     const row = t.db.select().from(bookings).where(eq(bookings.id, accepted)).get()!;
     clock = row.endsAt + 48 * HOUR + 1000;
-    await restarted.deps.jobs.runDue();
+    // The host has an enabled payout account: completing sends their share too.
+    await withHostPayouts(() => restarted.deps.jobs.runDue());
     expect(statusOf(accepted)).toBe("completed");
     expect(ledgerOf(accepted)).toEqual(["authorize:8800", "capture:8800", "payout_pending:6400", "platform_fee:2400", "transfer:6400"]);
     expect(systemOf(accepted)).toEqual(["booking_request", "booking_accepted", "booking_completed"]);

@@ -56,12 +56,20 @@ describe("the database", () => {
 });
 
 describe("demo data", () => {
+  // Seeded once for the block, in a database of its own: each test reads it, in any order.
+  let demo: Db;
+  let seeded: Awaited<ReturnType<typeof seedDemo>>;
+  beforeAll(async () => {
+    demo = openDb(join(dir, "demo.db"));
+    await migrate(demo);
+    seeded = await seedDemo(demo);
+  });
+
   test("an empty database gets a believable demo", async () => {
-    const result = await seedDemo(db);
-    expect(result).not.toBeNull();
-    const hosts = new Set((await db.select({ hostId: activities.hostId }).from(activities)).map((r) => r.hostId));
+    expect(seeded).not.toBeNull();
+    const hosts = new Set((await demo.select({ hostId: activities.hostId }).from(activities)).map((r) => r.hostId));
     expect(hosts.size).toBeGreaterThanOrEqual(12);
-    const all = await db.select().from(activities);
+    const all = await demo.select().from(activities);
     expect(all.length).toBeGreaterThanOrEqual(40);
     const cities = new Set(all.map((a) => a.city));
     expect(cities.size).toBeGreaterThanOrEqual(4);
@@ -74,13 +82,13 @@ describe("demo data", () => {
       expect(a.photos.length).toBeGreaterThan(0);
       for (const photo of a.photos) expect(existsSync(join("public", photo.replace("/static/", "")))).toBe(true);
     }
-    expect((await db.select().from(reviews)).length).toBeGreaterThan(0);
-    expect((await db.select().from(bookings)).every((b) => b.totalCents === b.subtotalCents + b.serviceFeeCents)).toBe(true);
+    expect((await demo.select().from(reviews)).length).toBeGreaterThan(0);
+    expect((await demo.select().from(bookings)).every((b) => b.totalCents === b.subtotalCents + b.serviceFeeCents)).toBe(true);
   });
 
   test("the demo guest and host can sign in with the documented password", async () => {
     for (const email of [DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL]) {
-      const user = (await db.select().from(users)).find((u) => u.email === email)!;
+      const user = (await demo.select().from(users)).find((u) => u.email === email)!;
       expect(await Bun.password.verify(DEMO_PASSWORD, user.passwordHash!)).toBe(true);
     }
     const readme = readFileSync("README.md", "utf8");
@@ -90,9 +98,9 @@ describe("demo data", () => {
   });
 
   test("a database with users is never seeded again", async () => {
-    const before = (await db.select().from(activities)).length;
-    expect(await seedDemo(db)).toBeNull();
-    expect((await db.select().from(activities)).length).toBe(before);
+    const before = (await demo.select().from(activities)).length;
+    expect(await seedDemo(demo)).toBeNull();
+    expect((await demo.select().from(activities)).length).toBe(before);
   });
 });
 

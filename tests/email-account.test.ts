@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { emailTokens, jobs, oauthAccounts, sessions, users } from "../db/schema";
 import { startFakeOidc } from "./fakes/oidc";
 import { startFakeSmtp, type FakeSmtp, type ReceivedEmail } from "./fakes/smtp";
-import { makeTestApp, pathOfLink, until, type Client } from "./helpers";
+import { makeTestApp, pathOfLink, settled, until, type Client } from "./helpers";
 
 /**
  * The account half of email (docs/decisions/0034), through the app with a real SMTP server:
@@ -348,7 +348,7 @@ describe("password reset", () => {
       expect((await body(res)).message).toContain(`If an account exists for ${email}`);
     }
     await mail(email, RESET, 3);
-    await Bun.sleep(300);
+    await settled(t.deps);
     expect(mails(email, RESET)).toHaveLength(3);
   });
 
@@ -398,7 +398,7 @@ describe("password reset", () => {
     const { email } = await account(t.client(), fresh("suspended"));
     t.db.update(users).set({ suspendedAt: now }).where(eq(users.email, email)).run();
     expect((await forgot(t.client(), email)).status).toBe(200);
-    await Bun.sleep(200);
+    await settled(t.deps);
     expect(mails(email, RESET)).toEqual([]);
   });
 });

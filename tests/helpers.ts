@@ -1,19 +1,20 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate, openDb } from "../db/client";
 import { seedDemo } from "../db/seed";
 import { createApp, type AppOptions } from "../src/app";
 import { createSession } from "../src/auth/service";
+import type { PasswordHasher } from "../src/auth/passwords";
 import type { Deps } from "../src/deps";
 import { loadConfig } from "../src/config";
 import { loadManifest } from "../src/lib/manifest";
 import { RateLimiter } from "../src/lib/rate-limit";
 import { loadSecrets } from "../src/lib/secrets";
 import { makeJpeg } from "./images";
-import { eq } from "drizzle-orm";
+import { and, eq, gt, isNotNull } from "drizzle-orm";
 import { simpleParser, type AddressObject } from "mailparser";
-import { users } from "../db/schema";
+import { jobs, users } from "../db/schema";
 import { makeMailer, outboxDir } from "../src/email/mailer";
 import { paymentProviderName } from "../src/payments";
 
@@ -29,19 +30,70 @@ export async function until(what: string, ok: () => boolean | Promise<boolean>, 
 }
 
 /**
+ * Waits until the app has done what its requests so far set off: every listener of the domain
+ * events has finished, and no job is under way (emails and push notifications are jobs run at
+ * once after the commit, each leased while it runs). Check that something did not happen after
+ * this, not after a fixed sleep.
+ */
+export async function settled(deps: Pick<Deps, "db" | "events" | "now">, timeoutMs = 10_000) {
+  await until("the app's event listeners and running jobs to finish", async () => {
+    await deps.events.idle();
+    return !deps.db.select({ id: jobs.id }).from(jobs).where(and(isNotNull(jobs.leaseUntil), gt(jobs.leaseUntil, deps.now()))).get();
+  }, timeoutMs, 10);
+}
+
+/**
  * A WebSocket route (method "WS" in `app.routes`) is reached by a GET asking to upgrade.
  * `app.handle` cannot switch protocols, so past every check the route's own answer is 400; the
  * sockets themselves are tested on a real server (tests/live.test.ts).
  */
 export const UPGRADE_HEADERS = { upgrade: "websocket", connection: "Upgrade", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" };
 
+/**
+ * argon2id through the same Bun.password code as the app, at its lowest cost (8 KiB, one pass):
+ * the suites sign up hundreds of people, and each full-cost hash takes a fifth of a second. The
+ * hashes still name their own parameters, so `verify` reads these and the app's alike.
+ */
+export const testPasswords: PasswordHasher = {
+  hash: (password) => Bun.password.hash(password, { algorithm: "argon2id", memoryCost: 8, timeCost: 1 }),
+  verify: (password, hash) => Bun.password.verify(password, hash),
+};
+
+let migratedTemplate: string | undefined;
+
+/**
+ * A database file with every migration applied, made once per test process and copied for each
+ * app (a copy costs a third of migrating anew). It is in rollback-journal mode so the one file
+ * holds everything; `openDb` switches each copy to WAL.
+ */
+async function freshDatabase(file: string) {
+  if (!migratedTemplate) {
+    const dir = mkdtempSync(join(tmpdir(), "offline-template-"));
+    const template = openDb(join(dir, "offline.db"));
+    await migrate(template);
+    template.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    template.$client.exec("PRAGMA journal_mode = DELETE");
+    template.$client.close();
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    migratedTemplate = join(dir, "offline.db");
+  }
+  copyFileSync(migratedTemplate, file);
+  return openDb(file);
+}
+
 /** A fresh app on a fresh database in a temporary data directory; `demo` loads the demo data into it. */
 export async function makeTestApp(opts: { env?: Record<string, string>; limits?: AppOptions["limits"]; now?: () => number; demo?: boolean; dataDir?: string } = {}) {
   // Handing in the data directory of an earlier app is a restart: same database, new process state.
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "offline-test-"));
   const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: ORIGIN, DEMO_DATA: "false", ...opts.env });
-  const db = openDb(join(dataDir, "offline.db"));
-  await migrate(db);
+  const file = join(dataDir, "offline.db");
+  const db = opts.dataDir && existsSync(file) ? openDb(file) : await freshDatabase(file);
+  if (opts.dataDir) await migrate(db);
+  // Elysia merges the `deps` decorator of each of the app's two dozen plugins into the app's by
+  // walking it deeply, through drizzle's whole schema: about half a second per app. An object
+  // whose toString names a class is taken whole instead (elysia/dist/utils.mjs, isClass), with
+  // the same result. Only the test apps are marked: the server makes one app, the suites a hundred.
+  Object.defineProperty(db, Symbol.toStringTag, { value: "BunSQLiteDatabase" });
   if (opts.demo) await seedDemo(db, opts.now?.(), { provider: paymentProviderName(config) });
   const secrets = await loadSecrets(config);
   const assets = await loadManifest();
@@ -50,7 +102,7 @@ export async function makeTestApp(opts: { env?: Record<string, string>; limits?:
   const limits = { signupByIp: new RateLimiter(100_000, 60_000), activityCreate: new RateLimiter(100_000, 60_000), ...opts.limits };
   // Emails go to the outbox (or the suite's SMTP server), without a log line for each one.
   const mailer = makeMailer(config, () => {});
-  const { app, deps } = createApp({ config, db, secrets, assets, limits, now: opts.now, mailer });
+  const { app, deps } = createApp({ config, db, secrets, assets, limits, now: opts.now, mailer, passwords: testPasswords });
   return {
     app,
     deps,
@@ -158,6 +210,12 @@ export async function requestWithTestCard(
   return { res, intent, confirm };
 }
 
+/**
+ * The photo `signUpComplete` uploads, made once: small, as those suites do not look at it (the
+ * upload suites make their own), so each sign-up costs a fifth of the image work of a full one.
+ */
+let profilePhoto: Promise<Uint8Array<ArrayBuffer>> | undefined;
+
 /** A browser-like caller: keeps cookies and the CSRF token, sends same-origin headers. */
 export class Client {
   cookies = new Map<string, string>();
@@ -239,7 +297,7 @@ export class Client {
   async signUpComplete(profile: Record<string, unknown> = {}, opts: { verified?: boolean } = {}) {
     const account = await this.signUp(profile.email as string | undefined);
     if (opts.verified !== false) await this.verifyEmail(account.email, account.user.id);
-    const photo = await this.uploadPhoto();
+    const photo = await this.uploadPhoto(await (profilePhoto ??= makeJpeg({ width: 160, height: 120 })));
     const res = await this.putJson("/api/user/profile", {
       firstName: "Test",
       lastName: "Person",

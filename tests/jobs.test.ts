@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { jobs, sessions } from "../db/schema";
+import { jobs, leases, sessions } from "../db/schema";
 import { createSession } from "../src/auth/service";
 import { defineJob, JOB_LEASE_MS, retryDelay, RUNNER_LEASE_MS, scheduleJob } from "../src/jobs";
-import { makeTestApp } from "./helpers";
+import { makeTestApp, until } from "./helpers";
 
 const HOUR = 60 * 60 * 1000;
 const cleanups: (() => void)[] = [];
@@ -177,7 +177,7 @@ describe("the runner lease (several processes on one database)", () => {
 
     a.deps.jobs.start(5);
     // `a` has taken the lease by the time `b` starts asking for it.
-    await Bun.sleep(20);
+    await until("a to hold the runner lease", () => a.db.select().from(leases).get()?.holder === a.deps.jobs.holder);
     b.deps.jobs.start(5);
     for (let i = 0; i < 5; i++) {
       scheduleJob(a.db, note("a"), {}, { at: time.now() });

@@ -204,6 +204,22 @@ describe("two processes, one database, one Redis", () => {
     await again.subscribe(bookingId);
     await until("process A to publish again", async () => (await post(a, "host", "/api/messages", { bookingId, content: "After the outage" })).status === 201);
     expect((await again.next((f) => f.type === "new_message" && f.message.content === "After the outage", 10_000)).message.senderId).toBe(people.host.id);
+    // Process A resumes too, in its own time, closing its sockets as it does: the tests that
+    // follow open theirs only once a socket of A hears a message sent through B.
+    await until("process A to hear again", async () => {
+      const onA = await socket(a, "host");
+      try {
+        await onA.subscribe(bookingId);
+        const content = `Through B, after the outage ${crypto.randomUUID()}`;
+        if ((await post(b, "guest", "/api/messages", { bookingId, content })).status !== 201) return false;
+        await onA.next((f) => f.type === "new_message" && f.message.content === content, 1_000);
+        return true;
+      } catch {
+        return false;
+      } finally {
+        onA.close();
+      }
+    }, 20_000);
   });
 });
 

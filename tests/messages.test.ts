@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings, messages, users } from "../db/schema";
+import { insert, userRow } from "../db/factories";
 import type { DomainEvent } from "../src/events";
 import { translator } from "../src/texts";
 import { LAST_MESSAGE_KEYS, MESSAGE_VIEW_KEYS } from "../src/conversations/serialize";
@@ -374,11 +375,14 @@ describe("unread conversations", () => {
   });
 
   test("a host does not see a booking that never became a request (still paying, or left the checkout)", async () => {
-    const res = await fresh.guest.postJson("/api/create-payment-intent", { activityId: fresh.activityId, hours: 1, amount: "33.00", proposedDate: "2026-06-25", proposedTime: "10:00", message: "Hello!" });
+    // A guest of its own: the test above counts every conversation of fresh.guest.
+    const guest = t.client();
+    await guest.signInAs(insert(t.db).user(userRow()).id);
+    const res = await guest.postJson("/api/create-payment-intent", { activityId: fresh.activityId, hours: 1, amount: "33.00", proposedDate: "2026-06-25", proposedTime: "10:00", message: "Hello!" });
     const { bookingId } = await body(res);
-    expect((await inbox(fresh.guest)).some((r) => r.id === bookingId)).toBe(true);
+    expect((await inbox(guest)).some((r) => r.id === bookingId)).toBe(true);
     expect((await inbox(fresh.host)).some((r) => r.id === bookingId)).toBe(false);
-    const row = select((await page(fresh.guest, "/bookings")).html, `li[data-booking="${bookingId}"] a[href="/checkout/${bookingId}"]`);
+    const row = select((await page(guest, "/bookings")).html, `li[data-booking="${bookingId}"] a[href="/checkout/${bookingId}"]`);
     expect(row).toHaveLength(1);
   });
 });

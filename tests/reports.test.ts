@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { and, eq } from "drizzle-orm";
+import { and, eq, ne, type SQL } from "drizzle-orm";
 import { activityRow, insert, userRow } from "../db/factories";
 import { activities, bookings, jobs, ledgerEntries, messages, reports, sessions, users, type Activity, type User } from "../db/schema";
 import type { DomainEvent } from "../src/events";
@@ -43,6 +43,27 @@ beforeAll(async () => {
 afterAll(() => t.cleanup());
 
 const openReports = () => t.db.select().from(reports).where(eq(reports.status, "pending")).all();
+const openReportsWhere = (where: SQL | undefined) => t.db.select().from(reports).where(and(eq(reports.status, "pending"), where)).all();
+
+/** Rita's reports about Tony and his activity, as the first test files them: made here when missing, so the tests after it pass alone too. */
+async function ritaReported() {
+  if (!openReportsWhere(and(eq(reports.reporterId, reporter.id), eq(reports.targetUserId, target.id))).length) {
+    expect((await reporterClient.postJson("/api/reports", { targetUserId: target.id, reason: "harassment" })).status).toBe(201);
+  }
+  if (!openReportsWhere(and(eq(reports.reporterId, reporter.id), eq(reports.targetActivityId, activity.id))).length) {
+    expect((await reporterClient.postJson("/api/reports", { targetActivityId: activity.id, reason: "scam_or_fraud" })).status).toBe(201);
+  }
+}
+
+/** Every report the filing tests leave: Rita's two and someone else's about Tony (made when missing). */
+async function filedReports() {
+  await ritaReported();
+  if (!openReportsWhere(and(ne(reports.reporterId, reporter.id), eq(reports.targetUserId, target.id))).length) {
+    const other = t.client();
+    await other.signInAs(insert(t.db).user(userRow()).id);
+    expect((await other.postJson("/api/reports", { targetUserId: target.id, reason: "other" })).status).toBe(201);
+  }
+}
 
 describe("filing a report", () => {
   test("a person or an activity, with a reason and notes: pending, as the spec's call answers", async () => {
@@ -55,6 +76,7 @@ describe("filing a report", () => {
   });
 
   test("one open report per reporter and target: a second is 409 with a clear message", async () => {
+    await ritaReported();
     const again = await reporterClient.postJson("/api/reports", { targetUserId: target.id, reason: "other" });
     expect(again.status).toBe(409);
     expect((await body(again)).message).toBe("You have already reported this. Our team is looking at it.");
@@ -152,6 +174,7 @@ describe("the Report control", () => {
 
 describe("the operators' page", () => {
   test("refused to everyone else with 404, signed out, signed in, or unfinished profile", async () => {
+    await filedReports();
     const unfinished = t.client();
     await unfinished.signInAs(insert(t.db).user(userRow({}, { complete: false })).id);
     const pending = openReports()[0]!;
@@ -166,6 +189,7 @@ describe("the operators' page", () => {
   });
 
   test("lists pending reports newest first with their target and context; any listed email is an operator", async () => {
+    await filedReports();
     clock += HOUR;
     const latest = await reporterClient.postJson("/api/reports", { targetUserId: insert(t.db).user(userRow({ firstName: "Newest" })).id, reason: "fake_profile", notes: "Photos from a stock site" });
     const page = await operatorClient.get("/admin/reports");

@@ -10,6 +10,9 @@ const env = serverAndBrowser({
   command: [join(root, "dist/offline")],
   cwd: "/",
   before() {
+    // `npm test` built it just before (scripts/test.ts): building again would rebuild build/
+    // under the servers of the browser tests running beside this file.
+    if (process.env.OFFLINE_BINARY_BUILT === "1") return;
     const build = Bun.spawnSync([process.execPath, "scripts/build.ts", "--compile"], { cwd: root, stdout: "ignore", stderr: "pipe" });
     if (build.exitCode !== 0) throw new Error(`npm run build failed: ${build.stderr.toString()}`);
   },

@@ -67,6 +67,16 @@ export function serverAndBrowser(opts: Parameters<typeof startServer>[0] & { bef
   return env;
 }
 
+/**
+ * Waits until the page has loaded and every island on it has mounted and rendered (islands/loader.ts
+ * marks each `data-mounted`): the page as a person sees it, for checks of layout and
+ * accessibility. Unlike waiting for the network to fall idle, this costs no fixed half second.
+ */
+export async function islandsRendered(page: Page) {
+  await page.waitForLoadState("load");
+  await page.waitForFunction(() => [...document.querySelectorAll<HTMLElement>("[data-island]")].every((e) => e.dataset.mounted === "true" && e.childElementCount > 0));
+}
+
 const axeScript = join(root, "node_modules/axe-core/axe.min.js");
 let axeSource: string | undefined;
 

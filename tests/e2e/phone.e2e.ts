@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { axeFindings, serverAndBrowser, type AxeFinding } from "./harness";
+import { axeFindings, islandsRendered, serverAndBrowser, type AxeFinding } from "./harness";
 
 const env = serverAndBrowser();
 
@@ -13,7 +13,7 @@ async function visitAll(page: Page, theme: "light" | "dark", paths: string[]) {
   await page.evaluate((t) => localStorage.setItem("theme", t), theme);
   for (const path of paths) {
     await page.goto(`${env.server.url}${path}`);
-    await page.waitForLoadState("networkidle");
+    await islandsRendered(page);
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     if (width !== 360) problems.push({ path, theme, width });
     const findings = (await axeFindings(page)).filter((f) => f.impact === "serious" || f.impact === "critical");

@@ -1,0 +1,42 @@
+/**
+ * Loaded by `bun test` before any test file (bunfig.toml, `[test] preload`): how long a test (or
+ * a hook) may take by default, instead of Bun's 5 s: 20 s for the suites (tests/*.test.ts, which
+ * start servers and processes on a busy machine), 60 s for the browser tests (tests/e2e/*.e2e.ts).
+ *
+ * Bun 1.4 reads no `timeout` in bunfig.toml (the key is silently ignored), and a
+ * `setDefaultTimeout` call lasts for one file only: Bun puts the default back before each next
+ * file, so a call made here would reach only the first file of a run. So each test file, as it
+ * is loaded, gets the call put in front of its first line (same line, so line numbers in errors
+ * stay right). `bun test --timeout <ms>` on the command line still wins.
+ */
+import { plugin } from "bun";
+import { readFileSync } from "node:fs";
+
+export const UNIT_TIMEOUT_MS = 20_000;
+export const BROWSER_TIMEOUT_MS = 60_000;
+
+/** The command line as started: Bun hands its own flags to no one, so it is read from /proc. */
+function commandLine(): string[] {
+  try {
+    return readFileSync("/proc/self/cmdline", "utf8").split("\0");
+  } catch {
+    return [];
+  }
+}
+
+const timeoutGiven = commandLine().some((arg) => arg === "--timeout" || arg.startsWith("--timeout="));
+
+if (!timeoutGiven) {
+  plugin({
+    name: "default test timeout",
+    setup(build) {
+      build.onLoad({ filter: /\.(test|e2e)\.ts$/ }, async ({ path }) => {
+        const ms = path.endsWith(".e2e.ts") ? BROWSER_TIMEOUT_MS : UNIT_TIMEOUT_MS;
+        return {
+          contents: `import { setDefaultTimeout as __setDefaultTimeout } from "bun:test"; __setDefaultTimeout(${ms}); ${await Bun.file(path).text()}`,
+          loader: "ts",
+        };
+      });
+    },
+  });
+}
