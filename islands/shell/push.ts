@@ -53,6 +53,13 @@ export async function watchPush(card: HTMLElement) {
     if (enableButton) enableButton.disabled = false;
   };
 
+  // The switches govern email too: they save at once whether or not this browser can take push,
+  // and from the first moment (registering the worker can take seconds on a slow phone).
+  card.addEventListener("change", (event) => {
+    const input = event.target as HTMLInputElement;
+    if (input.dataset.pushPreference) void setPreference(input);
+  });
+
   if (!supported()) {
     show("unsupported");
     return;
@@ -143,9 +150,5 @@ export async function watchPush(card: HTMLElement) {
     const action = { enable, disable, test: sendTest }[button.dataset.pushAction as "enable" | "disable" | "test"];
     button.disabled = true;
     void action().finally(() => (button.disabled = false));
-  });
-  card.addEventListener("change", (event) => {
-    const input = event.target as HTMLInputElement;
-    if (input.dataset.pushPreference) void setPreference(input);
   });
 }
