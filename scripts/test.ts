@@ -174,9 +174,9 @@ function balance(files: string[], count: number) {
  * Runs test files as `jobs` `bun test` processes at once, sums their counts, and names every
  * failure with the process (and so the files) it came from.
  */
-async function testFiles(name: string, files: string[], extraEnv: Record<string, string> = {}) {
+async function testFiles(name: string, files: string[], extraEnv: Record<string, string> = {}, processes = jobs) {
   const started = performance.now();
-  const shards = balance(files, jobs);
+  const shards = balance(files, processes);
   console.log(`\n▶ ${name}: ${files.length} files in ${shards.length} processes`);
   const results = await Promise.all(
     shards.map(async (shard, i) => {
@@ -256,6 +256,8 @@ if (runs("unit")) {
 if (runs("e2e")) {
   const e2e: string[] = [];
   for await (const file of new Glob("tests/e2e/*.e2e.ts").scan(root)) e2e.push(file);
-  if (e2e.length) await testFiles("browser tests", e2e.sort(), { OFFLINE_BINARY_BUILT: "1" });
+    // One browser-test process unless --jobs says more: each file runs a server and Chromium, and two
+  // such processes on two cores made waits of timing-sensitive screens (axe on every screen) time out.
+  if (e2e.length) await testFiles("browser tests", e2e.sort(), { OFFLINE_BINARY_BUILT: "1" }, flag("--jobs") ? jobs : 1);
 }
 console.log(`\ntests: ${passed} passed, ${failed} failed (${seconds(started)} s)`);
