@@ -4,15 +4,16 @@
  * ends with one summary line.
  *
  * The checks run side by side; the test files are spread over several `bun test` processes at
- * once (each file runs whole in one process, files balanced by how long each takes), as many as
- * the machine has cores. Every test file starts its own app, servers and data directories on
- * free ports, so files may run at the same time in any order.
+ * once (each file runs whole in one process, files balanced by how long each takes: `jobs`).
+ * Every test file starts its own app, servers and data directories on free ports, so files may
+ * run at the same time, in any order.
  *
  *   bun scripts/test.ts                   everything (what `npm test` runs)
  *   bun scripts/test.ts --only unit       only the bun test suites (tests/*.test.ts), after the build
  *   bun scripts/test.ts --only e2e        only the browser tests, after the build
- *   bun scripts/test.ts --only checks     only the type-checks, xss-scan and build
- *   bun scripts/test.ts --jobs 3          three test processes at once (default: the core count)
+ *   bun scripts/test.ts --only checks     only the type-checks, xss-scan and build (side by side)
+ *   bun scripts/test.ts --jobs 3          three test processes at once (default: cores + 1 for the
+ *                                         suites, one for the browser tests)
  *   bun scripts/test.ts --only unit,e2e   parts may be combined
  */
 import { Glob } from "bun";
@@ -40,32 +41,20 @@ for (const part of only) {
   }
 }
 const runs = (part: Part) => only.includes(part);
-const jobs = Math.max(1, Number(flag("--jobs") ?? availableParallelism()) || 1);
+/**
+ * Processes at once for the suites (`--jobs`; the browser tests take it only when given). The
+ * suites wait on servers, sockets and sleeps as much as they compute, so one process more than
+ * the cores keeps them busy.
+ */
+const jobs = Math.max(1, Number(flag("--jobs") ?? availableParallelism() + 1) || 1);
 const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(1);
 const env = { ...process.env, FORCE_COLOR: "0" };
 
-async function step(name: string, cmd: string[], opts: { countTests?: boolean } = {}) {
+async function step(name: string, cmd: string[]) {
   const started = performance.now();
   console.log(`\n▶ ${name}`);
-  const proc = Bun.spawn(cmd, { cwd: root, stdout: "pipe", stderr: "pipe", env });
-  let output = "";
-  const pump = async (stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) => {
-    const decoder = new TextDecoder();
-    const reader = stream.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const text = decoder.decode(value, { stream: true });
-      output += text;
-      sink.write(text);
-    }
-  };
-  await Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, process.stderr)]);
+  const proc = Bun.spawn(cmd, { cwd: root, stdout: "inherit", stderr: "inherit", env });
   const code = await proc.exited;
-  if (opts.countTests) {
-    passed += Number(/^\s*(\d+) pass$/m.exec(output)?.[1] ?? 0);
-    failed += Number(/^\s*(\d+) fail$/m.exec(output)?.[1] ?? 0);
-  }
   console.log(`◀ ${name}: ${code === 0 ? "ok" : `failed (exit ${code})`} in ${seconds(started)} s`);
   if (code !== 0) stop(code);
 }
@@ -115,17 +104,18 @@ async function pooled<T, R>(items: T[], limit: number, work: (item: T) => Promis
   return results;
 }
 
-/** Independent checks side by side (at most `jobs` at once); each one's output is shown whole when it ends. */
+/** Independent checks side by side (one per core); each one's output is shown whole when it ends. */
 async function sideBySide(steps: { name: string; cmd: string[] }[]) {
   const started = performance.now();
-  console.log(`\n▶ ${steps.map((s) => s.name).join(", ")} (${Math.min(jobs, steps.length)} at a time)`);
-  const results = await pooled(steps, jobs, async (s) => {
+  const slots = Math.min(jobs, availableParallelism());
+  console.log(`\n▶ ${steps.map((s) => s.name).join(", ")} (${Math.min(slots, steps.length)} at a time)`);
+  const results = await pooled(steps, slots, async (s) => {
     const result = await captured(s.cmd);
     if (result.output.trim()) process.stdout.write(`── ${s.name}:\n${result.output}${result.output.endsWith("\n") ? "" : "\n"}`);
     console.log(`◀ ${s.name}: ${result.code === 0 ? "ok" : `failed (exit ${result.code})`} in ${result.seconds} s`);
     return result;
   });
-  console.log(`◀ checks: ${results.every((r) => r.code === 0) ? "ok" : "failed"} in ${seconds(started)} s`);
+  console.log(`◀ ${steps.length} steps: ${results.every((r) => r.code === 0) ? "ok" : "failed"} in ${seconds(started)} s`);
   const bad = results.find((r) => r.code !== 0);
   if (bad) stop(bad.code);
 }
@@ -181,7 +171,7 @@ async function testFiles(name: string, files: string[], extraEnv: Record<string,
   const results = await Promise.all(
     shards.map(async (shard, i) => {
       const label = `[${i + 1}/${shards.length}]`;
-      // Progress as it happens: each file as it starts and each failure; the whole output at the end.
+      // Progress as bun writes it (in chunks when piped): each file and each failure; the whole output at the end.
       const result = await captured([process.execPath, "test", ...shard.files.map((f) => `./${f}`)], extraEnv, (line) => {
         if (/^tests\/\S+\.ts:$/.test(line) || line.startsWith("(fail)")) console.log(`  ${label} ${line}`);
       });
@@ -234,20 +224,33 @@ function ensureDebianPackages() {
   }
 }
 
+/**
+ * `tsc --noEmit` on one project, remembering what it checked (.tmp/tsc/, ignored by git): a run
+ * after a small change re-checks only what the change touches, the first run everything.
+ */
+const typeCheck = (name: string, project: string) => ({
+  name,
+  cmd: [bin("tsc"), "--noEmit", "-p", project, "--incremental", "--tsBuildInfoFile", `${root}.tmp/tsc/${project.replace(/\W+/g, "_")}.tsbuildinfo`],
+});
+
 const started = performance.now();
 ensureDebianPackages();
-if (runs("checks")) {
-  await sideBySide([
-    { name: "type-check", cmd: [bin("tsc"), "--noEmit", "-p", "."] },
-    { name: "type-check islands", cmd: [bin("tsc"), "--noEmit", "-p", "islands"] },
-    { name: "type-check service worker", cmd: [bin("tsc"), "--noEmit", "-p", "islands/worker"] },
-    { name: "xss-scan", cmd: [bin("xss-scan"), "-s"] },
-  ]);
-}
 // The browser tests include the single binary (tests/e2e/binary.e2e.ts): it is built here, once,
 // as building it again (which rebuilds build/) under servers of other test files would pull
 // their files from under them.
-await step("build", [process.execPath, "scripts/build.ts", ...(runs("e2e") ? ["--compile"] : [])]);
+const build = { name: "build", cmd: [process.execPath, "scripts/build.ts", ...(runs("e2e") ? ["--compile"] : [])] };
+if (runs("checks")) {
+  // Longest first, so the pool ends together.
+  await sideBySide([
+    typeCheck("type-check", "."),
+    { name: "xss-scan", cmd: [bin("xss-scan"), "-s"] },
+    typeCheck("type-check islands", "islands"),
+    build,
+    typeCheck("type-check service worker", "islands/worker"),
+  ]);
+} else {
+  await step(build.name, build.cmd);
+}
 if (runs("unit")) {
   const unit: string[] = [];
   for await (const file of new Glob("tests/*.test.ts").scan(root)) unit.push(file);

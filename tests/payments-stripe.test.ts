@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { paymentEvents, users } from "../db/schema";
 import { PaymentError, type PaymentEvent } from "../src/payments/provider";
@@ -36,6 +36,8 @@ describe("what the Stripe provider sends", () => {
     p = providerFor(fake);
   });
   afterAll(() => fake.stop());
+  // Each test reads the calls and events it made, whichever ran before.
+  beforeEach(() => fake.forgetRecorded());
 
   test("an authorisation is a manual-capture intent with the booking's transfer group, metadata and key", async () => {
     const intent = await p.createIntent({ amountCents: 4400, currency: "usd", metadata: { bookingId: "b1", guestId: "g1" }, transferGroup: "booking:b1", description: "Tennis" }, "booking:b1:authorize");

@@ -10,6 +10,7 @@
  * stay right). `bun test --timeout <ms>` on the command line still wins.
  */
 import { plugin } from "bun";
+import { afterAll } from "bun:test";
 import { readFileSync } from "node:fs";
 
 export const UNIT_TIMEOUT_MS = 20_000;
@@ -40,3 +41,14 @@ if (!timeoutGiven) {
     },
   });
 }
+
+/** Set by tests/e2e/harness.ts when a browser test file has launched the process's shared Chromium. */
+declare global {
+  var closeSharedBrowser: (() => Promise<void>) | undefined;
+}
+
+// Registered here, this runs once, after the last test file of the process: the shared Chromium
+// is closed (and its processes waited for) rather than left to notice its parent is gone.
+afterAll(async () => {
+  await globalThis.closeSharedBrowser?.();
+});

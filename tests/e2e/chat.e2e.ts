@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { bookings } from "../../db/schema";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../../db/demo-data";
 import { makeTestApp } from "../helpers";
-import { expectAccessible, launchBrowser } from "./harness";
+import { closeContexts, expectAccessible, sharedBrowser } from "./harness";
 
 /**
  * The live chat in Chromium, two people in two browser contexts: the host accepts a paid request
@@ -22,10 +22,10 @@ beforeAll(async () => {
   t = await makeTestApp({ demo: true, now: () => clock });
   t.app.listen({ port: 0, hostname: "127.0.0.1" });
   url = `http://127.0.0.1:${t.app.server!.port}`;
-  browser = await launchBrowser();
+  browser = await sharedBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeContexts(browser);
   await t?.app.stop(true);
   t?.cleanup();
 });

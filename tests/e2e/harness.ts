@@ -24,6 +24,29 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+let shared: Promise<Browser> | undefined;
+
+/**
+ * The test process's one Chromium: launched by the first browser test file that asks and kept
+ * for the files after it in the same process (a launch costs about two seconds of CPU). Each
+ * file works in contexts of its own (`newContext`, `newPage`) and closes them as it ends
+ * (`closeContexts`); the browser is closed after the process's last file (tests/preload.ts).
+ */
+export function sharedBrowser(): Promise<Browser> {
+  shared ??= launchBrowser().then((browser) => {
+    browser.on("disconnected", () => (shared = undefined));
+    // Closed once the process's last test file has run (tests/preload.ts).
+    globalThis.closeSharedBrowser = () => browser.close();
+    return browser;
+  });
+  return shared;
+}
+
+/** Closes every context (and so every page) a test file left open in the shared browser. */
+export async function closeContexts(browser: Browser | undefined) {
+  await Promise.all((browser?.contexts() ?? []).map((context) => context.close()));
+}
+
 /**
  * The real server (or the built binary) on a free port with an empty data directory.
  * Expects the browser files to be built (npm test builds them first). The browser opens it at
@@ -50,18 +73,18 @@ export async function startServer(opts: { command?: string[]; cwd?: string; env?
 }
 
 /**
- * One server and one browser for a test file: `const env = serverAndBrowser()` at the top,
- * then `env.server.url` and `env.browser` inside the tests.
+ * One server and the shared browser for a test file: `const env = serverAndBrowser()` at the
+ * top, then `env.server.url` and `env.browser` inside the tests.
  */
 export function serverAndBrowser(opts: Parameters<typeof startServer>[0] & { before?: () => void } = {}) {
   const env = {} as { server: Awaited<ReturnType<typeof startServer>>; browser: Browser };
   beforeAll(async () => {
     opts.before?.();
     env.server = await startServer(opts);
-    env.browser = await launchBrowser();
+    env.browser = await sharedBrowser();
   });
   afterAll(async () => {
-    await env.browser?.close();
+    await closeContexts(env.browser);
     await env.server?.stop();
   });
   return env;

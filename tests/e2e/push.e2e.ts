@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { FakePushService, type FakeSubscription } from "../fakes/push-service";
-import { expectAccessible, launchBrowser, startServer } from "./harness";
+import { closeContexts, expectAccessible, sharedBrowser, startServer } from "./harness";
 import { signInAs } from "./flows";
 
 /**
@@ -17,10 +17,10 @@ import { signInAs } from "./flows";
  */
 let browser: Browser;
 beforeAll(async () => {
-  browser = await launchBrowser();
+  browser = await sharedBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeContexts(browser);
 });
 
 const signIn = (page: Page, url: string) => signInAs(page, url, "guest@offline.test");

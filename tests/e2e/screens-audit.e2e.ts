@@ -6,7 +6,7 @@ import { insert, userRow } from "../../db/factories";
 import { users } from "../../db/schema";
 import { createSession } from "../../src/auth/service";
 import { makeTestApp } from "../helpers";
-import { expectAccessible, launchBrowser } from "./harness";
+import { closeContexts, expectAccessible, sharedBrowser } from "./harness";
 
 /**
  * What a screen audit at 360×740 found about layout and sight, each checked in Chromium: a
@@ -26,10 +26,10 @@ beforeAll(async () => {
   t = await makeTestApp({ demo: true });
   t.app.listen({ port: 0, hostname: "127.0.0.1" });
   url = `http://127.0.0.1:${t.app.server!.port}`;
-  browser = await launchBrowser();
+  browser = await sharedBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeContexts(browser);
   await t?.app.stop(true);
   t?.cleanup();
 });

@@ -543,6 +543,11 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
     loseAnswer(method: string, pattern: string, times = 1, opts: { hang?: boolean } = {}) {
       losing.push({ method, re: patternOf(pattern), left: times, hang: opts.hang ?? false });
     },
+    /** Forgets the recorded calls and events (not the intents, accounts and the rest): for a test that counts what it made itself. */
+    forgetRecorded() {
+      requests.length = 0;
+      events.length = 0;
+    },
     /** Recorded calls to one endpoint (`POST /v1/payment_intents`); `:id` matches any id. */
     requestsTo(method: string, pattern: string) {
       const re = patternOf(pattern);
