@@ -259,8 +259,8 @@ if (runs("unit")) {
 if (runs("e2e")) {
   const e2e: string[] = [];
   for await (const file of new Glob("tests/e2e/*.e2e.ts").scan(root)) e2e.push(file);
-  // One browser-test process unless --jobs says more: each file runs a server and Chromium, and two
-  // such processes on two cores made waits of timing-sensitive screens (axe on every screen) time out.
-  if (e2e.length) await testFiles("browser tests", e2e.sort(), { OFFLINE_BINARY_BUILT: "1" }, flag("--jobs") ? jobs : 1);
+  // Two browser-test processes unless --jobs says otherwise: each spends much of its time waiting
+  // on its server and Chromium, so two keep two cores busy; more made timing-sensitive waits slow.
+  if (e2e.length) await testFiles("browser tests", e2e.sort(), { OFFLINE_BINARY_BUILT: "1" }, flag("--jobs") ? jobs : 2);
 }
 console.log(`\ntests: ${passed} passed, ${failed} failed (${seconds(started)} s)`);

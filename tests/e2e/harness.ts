@@ -19,7 +19,6 @@ export function launchBrowser(): Promise<Browser> {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
-      "--disable-dev-shm-usage",
     ],
   });
 }
