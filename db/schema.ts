@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { WeeklyHours } from "../shared/availability";
 
 /**
  * The whole data model. Conventions: ids are random UUID text; instants are integer
@@ -49,6 +50,16 @@ export const users = sqliteTable(
     payoutsEnabled: integer("payouts_enabled", { mode: "boolean" }).notNull().default(false),
     /** Set by an operator (docs/decisions/0024): no sign-in, no sessions, activities hidden. */
     suspendedAt: integer("suspended_at", { mode: "number" }),
+    /**
+     * The private calendar feed (docs/decisions/0037): 0 while the person has none; each reset
+     * adds one, so the link made from the previous number stops working.
+     */
+    calendarFeedVersion: integer("calendar_feed_version").notNull().default(0),
+    /** A host's outside busy calendar (iCal URL), fetched by a durable job; its events block times. */
+    busyCalendarUrl: text("busy_calendar_url"),
+    busyCalendarFetchedAt: integer("busy_calendar_fetched_at", { mode: "number" }),
+    /** Why the last fetch of the busy calendar failed, in plain words for the host; null after a good one. */
+    busyCalendarError: text("busy_calendar_error"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -140,6 +151,18 @@ export const activities = sqliteTable(
     /** Null reads as 240 minutes. */
     maxDurationMinutes: integer("max_duration_minutes"),
     meetingPoint: text("meeting_point"),
+    /**
+     * When guests may book, per weekday (0 Monday … 6 Sunday), as ranges of local minutes
+     * [from, to) in the activity's zone: a booking lies wholly inside one range of its start's
+     * day. Null: never set, starts from 08:00 to 22:00 every day as the booking screens offer.
+     */
+    weeklyHours: text("weekly_hours", { mode: "json" }).$type<WeeklyHours>(),
+    /** Minimum time between a request and the start it asks for. */
+    noticeMinutes: integer("notice_minutes").notNull().default(0),
+    /** How many days ahead (in the activity's zone) a guest may book. */
+    horizonDays: integer("horizon_days").notNull().default(90),
+    /** A paid request is accepted at once, without the host's answer. */
+    instantBooking: integer("instant_booking", { mode: "boolean" }).notNull().default(false),
     hasMeetingPoint: integer("has_meeting_point", { mode: "boolean" }).notNull().default(false),
     active: integer("active", { mode: "boolean" }).notNull().default(true),
     featured: integer("featured", { mode: "boolean" }).notNull().default(false),
@@ -258,6 +281,43 @@ export const bookings = sqliteTable(
     // One booking per authorisation: creating a booking twice from one payment finds the first.
     uniqueIndex("bookings_payment_intent").on(t.paymentIntentId),
   ],
+);
+
+/**
+ * A host's days off and blocked times, across all their activities: the UTC instants
+ * [startsAt, endsAt), the wall clock they were given in (`timeZone`, the host's city then), and
+ * a note only the host sees.
+ */
+export const hostBlocks = sqliteTable(
+  "host_blocks",
+  {
+    id: text("id").primaryKey(),
+    hostId: text("host_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    startsAt: integer("starts_at", { mode: "number" }).notNull(),
+    endsAt: integer("ends_at", { mode: "number" }).notNull(),
+    timeZone: text("time_zone").notNull(),
+    /** True for whole days (shown as dates), false for a time range. */
+    allDay: integer("all_day", { mode: "boolean" }).notNull().default(false),
+    note: text("note"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("host_blocks_host").on(t.hostId, t.endsAt)],
+);
+
+/** Busy times read from a host's outside calendar (users.busyCalendarUrl), replaced whole by each fetch. */
+export const externalBusy = sqliteTable(
+  "external_busy",
+  {
+    id: text("id").primaryKey(),
+    hostId: text("host_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    startsAt: integer("starts_at", { mode: "number" }).notNull(),
+    endsAt: integer("ends_at", { mode: "number" }).notNull(),
+  },
+  (t) => [index("external_busy_host").on(t.hostId, t.endsAt)],
 );
 
 export const messages = sqliteTable(
@@ -582,3 +642,4 @@ export type Job = typeof jobs.$inferSelect;
 export type EmailToken = typeof emailTokens.$inferSelect;
 export type Review = typeof reviews.$inferSelect;
 export type Report = typeof reports.$inferSelect;
+export type HostBlock = typeof hostBlocks.$inferSelect;

@@ -1,15 +1,16 @@
 /** @jsxImportSource react */
 import { useMemo, useState } from "react";
 import { mountWith } from "./mount";
+import { startTaken as takenOn } from "../shared/availability";
 
 export interface DateTimePickerProps {
   action: string;
   csrf: string;
   locale: "en" | "fr";
   zone: string;
-  /** Every date that may be chosen, YYYY-MM-DD, in the activity's city. */
+  /** Every date with a start that may be chosen, YYYY-MM-DD, in the activity's city. */
   dates: string[];
-  /** Per date, local minute ranges [from, to) the host is busy. */
+  /** Per date, local minute ranges [from, to) the host is busy or does not offer. */
   busy: Record<string, [number, number][]>;
   now: { date: string; minute: number };
   firstHour: number;
@@ -31,8 +32,8 @@ const utc = (date: string) => {
 };
 
 /**
- * The date-time screen's picker: a one-month calendar (today to 90 days on), hourly start
- * times with taken ones disabled, and half-hour durations within the host's range. It posts the
+ * The date-time screen's picker: a one-month calendar (today to the activity's horizon, days
+ * with nothing to offer greyed out), hourly start times with taken ones disabled, and half-hour durations within the host's range. It posts the
  * same form as the server-rendered fallback it replaces, so the server checks everything again.
  */
 function DateTimePicker(p: DateTimePickerProps) {
@@ -46,7 +47,7 @@ function DateTimePicker(p: DateTimePickerProps) {
   const months = useMemo(() => [...new Set(p.dates.map((d) => d.slice(0, 7)))], [p.dates]);
 
   const busy = (d: string, from: number, to: number) => (p.busy[d] ?? []).some(([a, b]) => from < b && to > a);
-  const startTaken = (d: string, h: number) => (d === p.now.date && h * 60 <= p.now.minute) || busy(d, h * 60, h * 60 + 30);
+  const startTaken = (d: string, h: number) => !available.has(d) || takenOn(p.busy, p.now, d, h, Math.max(p.minMinutes, p.durations[0] ?? 30));
   const hourOf = (t: string) => Number(t.slice(0, 2));
   const durationOff = (m: number) => m < p.minMinutes || m > p.maxMinutes || (date !== "" && time !== "" && busy(date, hourOf(time) * 60, hourOf(time) * 60 + m));
 

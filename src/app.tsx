@@ -4,6 +4,7 @@ import { timingSafeEqual } from "node:crypto";
 import { THEME_SCRIPT } from "../views/layouts/Document";
 import { ErrorScreen } from "../views/shell/NotFound";
 import { activitiesFeature } from "./activities";
+import { availabilityFeature } from "./availability";
 import { authFeature } from "./auth";
 import { profilesFeature } from "./profiles";
 import { uploadsFeature } from "./uploads";
@@ -280,6 +281,7 @@ export function createApp(options: AppOptions) {
     .use(uploadsFeature(deps))
     .use(profilesFeature(deps))
     .use(activitiesFeature(deps))
+    .use(availabilityFeature(deps))
     .use(paymentsFeature(deps))
     .use(bookingsFeature(deps))
     .use(conversationsFeature(deps))

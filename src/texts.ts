@@ -10,6 +10,7 @@ export { locales, pickLocale, COUNTED, type Catalogue, type Locale, type Message
  */
 import * as activities from "./activities/texts";
 import * as auth from "./auth/texts";
+import * as availability from "./availability/texts";
 import * as bookings from "./bookings/texts";
 import * as email from "./email/texts";
 import * as live from "./live/texts";
@@ -23,7 +24,7 @@ import * as shell from "./shell/texts";
 import * as uploads from "./uploads/texts";
 
 /** Every feature's texts, by feature. */
-export const messagesByFeature = { shell, auth, profiles, activities, uploads, reviews, payments, bookings, conversations, reports, notifications, live, email };
+export const messagesByFeature = { shell, auth, profiles, activities, availability, uploads, reviews, payments, bookings, conversations, reports, notifications, live, email };
 
 type Features = typeof messagesByFeature;
 type KeysOf<M> = M extends { en: infer E } ? keyof E : never;

@@ -31,6 +31,10 @@ const person: User = {
   stripeAccountId: "acct_123456",
   payoutsEnabled: true,
   suspendedAt: Date.UTC(2025, 5, 1),
+  calendarFeedVersion: 3,
+  busyCalendarUrl: "https://calendar.example.com/private-busysecret/basic.ics",
+  busyCalendarFetchedAt: Date.UTC(2025, 5, 2),
+  busyCalendarError: null,
   createdAt: Date.UTC(2024, 0, 2),
   updatedAt: Date.UTC(2024, 0, 3),
 };
@@ -59,7 +63,7 @@ describe("each audience gets exactly its allow-list", () => {
     expect(s).toMatchObject({ email: "pat@example.com", lastName: "Secretname", dateOfBirth: "1990-05-15", phone: "+33 6 00 00 00 00", hasPassword: true, age: 35 });
     expect(JSON.parse(s.about!)).toEqual({ work: "Studio", jobTitle: "Hidden title" });
     const text = JSON.stringify(s);
-    for (const secret of ["argon2", "passwordHash", "cus_", "acct_", "stripe"]) expect(text).not.toContain(secret);
+    for (const secret of ["argon2", "passwordHash", "cus_", "acct_", "stripe", "busysecret", "calendarFeed"]) expect(text).not.toContain(secret);
     expect(selfUser({ ...person, passwordHash: null }).hasPassword).toBe(false);
   });
 
@@ -78,6 +82,10 @@ describe("each audience gets exactly its allow-list", () => {
       minDurationMinutes: 90,
       maxDurationMinutes: null,
       meetingPoint: null,
+      weeklyHours: null,
+      noticeMinutes: 0,
+      horizonDays: 90,
+      instantBooking: false,
       hasMeetingPoint: false,
       active: true,
       featured: false,

@@ -1,6 +1,6 @@
 import { and, eq, gt, inArray, lt, or } from "drizzle-orm";
 import type { Db, WriteTx } from "../../db/client";
-import { bookings, type Activity } from "../../db/schema";
+import { bookings, externalBusy, hostBlocks, type Activity } from "../../db/schema";
 import type { Deps } from "../deps";
 import { DomainError } from "../lib/errors";
 import type { Slot } from "./times";
@@ -15,13 +15,32 @@ export const HOLDING = ["pending", "accepted"] as const;
 /** The one condition "this booking holds its time at `now`", for every query below. */
 const holdsTime = (now: number) => or(inArray(bookings.status, [...HOLDING]), and(eq(bookings.status, "awaiting_payment"), gt(bookings.holdUntil, now)));
 
-/** Bookings that hold a host's time from `from` on (for the picker and the overlap check). */
+/**
+ * Everything that keeps a host from being booked from `from` on, for the picker: bookings that
+ * hold their time, their days off and blocked times, and their outside calendar's busy times.
+ */
 export function busyIntervals(deps: Deps, hostId: string, from: number) {
-  return deps.db
+  const held = deps.db
     .select({ startsAt: bookings.startsAt, endsAt: bookings.endsAt })
     .from(bookings)
     .where(and(eq(bookings.hostId, hostId), gt(bookings.endsAt, from), holdsTime(deps.now())))
     .all();
+  return [...held, ...blockedIntervals(deps.db, hostId, from, Number.MAX_SAFE_INTEGER)];
+}
+
+/** The host's days off, blocked times and outside busy times overlapping [from, to). */
+export function blockedIntervals(db: WriteTx | Db, hostId: string, from: number, to: number) {
+  const own = db
+    .select({ startsAt: hostBlocks.startsAt, endsAt: hostBlocks.endsAt })
+    .from(hostBlocks)
+    .where(and(eq(hostBlocks.hostId, hostId), lt(hostBlocks.startsAt, to), gt(hostBlocks.endsAt, from)))
+    .all();
+  const outside = db
+    .select({ startsAt: externalBusy.startsAt, endsAt: externalBusy.endsAt })
+    .from(externalBusy)
+    .where(and(eq(externalBusy.hostId, hostId), lt(externalBusy.startsAt, to), gt(externalBusy.endsAt, from)))
+    .all();
+  return [...own, ...outside];
 }
 
 /** The ids of bookings holding `person`'s time over [startsAt, endsAt): as the host, or as either side. */
@@ -34,9 +53,12 @@ function holding(db: WriteTx | Db, person: { hostId: string } | { anySide: strin
     .all();
 }
 
-/** Inside a write transaction: does anything hold the host's time over [startsAt, endsAt)? */
+/**
+ * Inside a write transaction: does anything hold the host's time over [startsAt, endsAt)? A
+ * booking, or a day off, blocked time or outside busy time.
+ */
 export function hostBusy(tx: WriteTx | Db, hostId: string, startsAt: number, endsAt: number, now: number, exceptId?: string) {
-  return holding(tx, { hostId }, startsAt, endsAt, now).some((r) => r.id !== exceptId);
+  return holding(tx, { hostId }, startsAt, endsAt, now).some((r) => r.id !== exceptId) || blockedIntervals(tx, hostId, startsAt, endsAt).length > 0;
 }
 
 /** Inside a write transaction: does the guest already have somewhere to be then, as a guest or as a host? */
@@ -53,6 +75,7 @@ export function slotFree(deps: Deps, activity: Activity, slot: Slot) {
  * booked elsewhere then (nobody can be at two activities at once).
  */
 export function checkSlotOpen(deps: Deps, activity: Activity, slot: Slot, guestId: string) {
+  if (blockedIntervals(deps.db, activity.hostId, slot.startsAt, slot.endsAt).length) throw new DomainError("booking.hostUnavailable", 409);
   if (!slotFree(deps, activity, slot)) throw new DomainError("booking.slotTaken", 409);
   if (guestBusy(deps.db, guestId, slot.startsAt, slot.endsAt, deps.now())) throw new DomainError("booking.guestBusy", 409);
 }

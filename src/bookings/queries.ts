@@ -15,7 +15,7 @@ import { publicUser } from "../profiles/serialize";
 import type { Activity, User } from "../../db/schema";
 import type { DateTimeData } from "../../views/bookings/DateTime";
 import { busyIntervals } from "./availability";
-import { activityZone, bookableDates, busyByDate, localNow, maxMinutesOf } from "./times";
+import { maxMinutesOf, openTimes } from "./times";
 
 export interface HostRequest {
   id: string;
@@ -202,10 +202,8 @@ export async function bookingSummary(deps: Deps, activity: Activity): Promise<Bo
 
 /** The date-time screen: the bookable dates in the activity's zone, the host's busy times, and the choice shown. */
 export async function dateTimeScreenData(deps: Deps, user: User, activity: Activity, pick: { date?: string; time?: string; durationMinutes?: number }, error?: string): Promise<DateTimeData> {
-  const zone = activityZone(activity);
   const now = deps.now();
-  const dates = bookableDates(zone, now);
-  const busy = busyByDate(busyIntervals(deps, activity.hostId, now), zone);
+  const { zone, dates, busy, now: today } = openTimes(activity, busyIntervals(deps, activity.hostId, now), now, "datetime");
   const viewerZone = cityByName(user.city)?.timeZone;
   return {
     ...(await bookingSummary(deps, activity)),
@@ -213,7 +211,7 @@ export async function dateTimeScreenData(deps: Deps, user: User, activity: Activ
     viewerZoneDiffers: !!viewerZone && viewerZone !== zone,
     dates,
     busy,
-    now: localNow(zone, now),
+    now: today,
     minMinutes: activity.minDurationMinutes,
     maxMinutes: maxMinutesOf(activity),
     selected: { date: pick.date && dates.includes(pick.date) ? pick.date : "", time: pick.time ?? "", durationMinutes: pick.durationMinutes ?? 0 },

@@ -58,7 +58,7 @@ export async function bookableActivity(deps: Deps, guest: User, activityId: stri
 
 export function slotOrThrow(activity: Activity, input: { date: unknown; time: unknown; durationMinutes: unknown }, flow: Flow, now: number): Slot {
   const read = readSlot(activity, input, flow, now);
-  if (!read.ok) throw new DomainError(read.error, 400);
+  if (!read.ok) throw new DomainError(read.error, 400, { params: read.params });
   return read.slot;
 }
 

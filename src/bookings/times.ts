@@ -1,13 +1,15 @@
 import type { Activity } from "../../db/schema";
 import { cityByName } from "../lib/places";
 import { zonedAt } from "../lib/time";
+import { closedRanges, insideWeeklyHours, startTaken } from "../../shared/availability";
 
 /**
  * When an activity can be booked. Times are wall-clock times in the activity's city (its IANA
  * zone), converted with Temporal; the server stores the local start, the zone and the UTC
  * instants, and compares and schedules on UTC.
  */
-export const BOOKING_WINDOW_DAYS = 90;
+/** The most days ahead any activity may be booked; each activity's own horizon is at most this. */
+export const BOOKING_WINDOW_DAYS = 365;
 export const MAX_MINUTES = 240;
 
 /** The two readings of the spec: the date-time screen and the booking dialog. */
@@ -18,6 +20,8 @@ export const FLOWS = {
 export type Flow = keyof typeof FLOWS;
 
 export const activityZone = (activity: Pick<Activity, "city">) => cityByName(activity.city)?.timeZone ?? "UTC";
+/** How many days ahead the activity may be booked (its host's choice, within the platform's most). */
+export const horizonOf = (activity: Pick<Activity, "horizonDays">) => Math.min(Math.max(activity.horizonDays, 0), BOOKING_WINDOW_DAYS);
 export const maxMinutesOf = (activity: Pick<Activity, "maxDurationMinutes">) => activity.maxDurationMinutes ?? MAX_MINUTES;
 
 /** A duration the activity's host allows (within its minimum and maximum). */
@@ -31,12 +35,29 @@ export function localNow(zone: string, now: number) {
 }
 
 /** The dates a guest may choose: today (in the city) and the next `days` days. */
-export function bookableDates(zone: string, now: number, days = BOOKING_WINDOW_DAYS): string[] {
+export function bookableDates(zone: string, now: number, days: number): string[] {
   const today = zonedAt(now, zone).toPlainDate();
   return Array.from({ length: days + 1 }, (_, i) => today.add({ days: i }).toString());
 }
 
-export type SlotError = "booking.dateRequired" | "booking.timeRequired" | "booking.durationRequired" | "booking.dateInvalid" | "booking.timeInvalid" | "booking.durationInvalid" | "booking.durationOutside" | "booking.inPast" | "booking.tooFar";
+export type SlotError =
+  | "booking.dateRequired"
+  | "booking.timeRequired"
+  | "booking.durationRequired"
+  | "booking.dateInvalid"
+  | "booking.timeInvalid"
+  | "booking.durationInvalid"
+  | "booking.durationOutside"
+  | "booking.inPast"
+  | "booking.tooSoon"
+  | "booking.tooFar"
+  | "booking.outsideHours";
+
+/** The parts of an activity that say when it can be booked. */
+export type BookingRules = Pick<Activity, "city" | "minDurationMinutes" | "maxDurationMinutes" | "weeklyHours" | "noticeMinutes" | "horizonDays">;
+
+/** Monday 0 … Sunday 6, as weekly hours count days. */
+export const weekdayOf = (date: Temporal.PlainDate | Temporal.ZonedDateTime) => date.dayOfWeek - 1;
 
 export interface Slot {
   date: string;
@@ -54,11 +75,11 @@ export interface Slot {
  * range, and works out its instants. The answer is a slot, or the first rule it breaks.
  */
 export function readSlot(
-  activity: Pick<Activity, "city" | "minDurationMinutes" | "maxDurationMinutes">,
+  activity: BookingRules,
   input: { date: unknown; time: unknown; durationMinutes: unknown },
   flow: Flow,
   now: number,
-): { ok: true; slot: Slot } | { ok: false; error: SlotError } {
+): { ok: true; slot: Slot } | { ok: false; error: SlotError; params?: Record<string, string | number> } {
   const rules = FLOWS[flow];
   const date = typeof input.date === "string" ? input.date.trim() : "";
   const time = typeof input.time === "string" ? input.time.trim() : "";
@@ -82,8 +103,14 @@ export function readSlot(
   const start = plainDate.toPlainDateTime({ hour }).toZonedDateTime(zone, { disambiguation: "compatible" });
   const startsAt = start.epochMilliseconds;
   if (startsAt <= now) return { ok: false, error: "booking.inPast" };
+  if (startsAt < now + activity.noticeMinutes * 60_000) return { ok: false, error: "booking.tooSoon", params: { hours: Math.round((activity.noticeMinutes / 60) * 10) / 10 } };
   const today = zonedAt(now, zone).toPlainDate();
-  if (Temporal.PlainDate.compare(plainDate, today.add({ days: BOOKING_WINDOW_DAYS })) > 0) return { ok: false, error: "booking.tooFar" };
+  if (Temporal.PlainDate.compare(plainDate, today.add({ days: horizonOf(activity) })) > 0) return { ok: false, error: "booking.tooFar", params: { days: horizonOf(activity) } };
+  const end = start.add({ minutes });
+  // The host's hours are wall-clock hours: the end is read on the clock, so a night when the
+  // clocks change counts the hour the clock skipped or repeated as the host would.
+  const endMinute = end.toPlainDate().equals(plainDate) ? end.hour * 60 + end.minute : 24 * 60 + end.hour * 60 + end.minute;
+  if (!insideWeeklyHours(activity.weeklyHours, weekdayOf(plainDate), start.hour * 60 + start.minute, endMinute)) return { ok: false, error: "booking.outsideHours" };
   const hh = String(hour).padStart(2, "0");
   return {
     ok: true,
@@ -94,7 +121,7 @@ export function readSlot(
       startsAtLocal: `${date}T${hh}:00:00`,
       timeZone: zone,
       startsAt,
-      endsAt: start.add({ minutes }).epochMilliseconds,
+      endsAt: end.epochMilliseconds,
     },
   };
 }
@@ -134,3 +161,28 @@ export function busyByDate(intervals: { startsAt: number; endsAt: number }[], zo
   return out;
 }
 
+
+/**
+ * What the booking screens offer for an activity: the dates with at least one start the flow's
+ * hours, the host's week, the notice and everything holding the host's time leave open, and per
+ * date the local minute ranges that are busy or closed (bookings, blocks, outside busy times, the
+ * notice, the hours outside the host's week). The server checks every choice again.
+ */
+export function openTimes(activity: BookingRules, held: { startsAt: number; endsAt: number }[], now: number, flow: Flow) {
+  const zone = activityZone(activity);
+  const rules = FLOWS[flow];
+  const all = bookableDates(zone, now, horizonOf(activity));
+  const notice = activity.noticeMinutes > 0 ? [{ startsAt: now, endsAt: now + activity.noticeMinutes * 60_000 }] : [];
+  const busy = busyByDate([...held, ...notice], zone);
+  for (const date of all) {
+    const closed = closedRanges(activity.weeklyHours, weekdayOf(Temporal.PlainDate.from(date)));
+    if (closed.length) busy[date] = [...(busy[date] ?? []), ...closed];
+  }
+  const today = localNow(zone, now);
+  const shortest = Math.max(activity.minDurationMinutes, rules.durations[0]);
+  const dates = all.filter((date) => {
+    for (let hour = rules.firstHour; hour <= rules.lastHour; hour++) if (!startTaken(busy, today, date, hour, shortest)) return true;
+    return false;
+  });
+  return { zone, dates, busy, now: today, shortest };
+}

@@ -1,5 +1,6 @@
 import type { Activity } from "../../db/schema";
 import { FLOWS } from "../../src/bookings/times";
+import { startTaken } from "../../shared/availability";
 import type { View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { Island } from "../components/Island";
@@ -25,11 +26,9 @@ const rules = FLOWS.datetime;
 const hours = Array.from({ length: rules.lastHour - rules.firstHour + 1 }, (_, i) => rules.firstHour + i);
 const hh = (h: number) => `${String(h).padStart(2, "0")}:00`;
 
-/** A start hour is taken when it is past (today) or its first half hour overlaps a booking. */
-export function startTaken(data: Pick<DateTimeData, "busy" | "now">, date: string, hour: number) {
-  if (date === data.now.date && hour * 60 <= data.now.minute) return true;
-  return (data.busy[date] ?? []).some(([a, b]) => hour * 60 < b && hour * 60 + 30 > a);
-}
+/** A start hour is taken when it is past, or the shortest booking from it meets a busy or closed time. */
+const taken = (data: Pick<DateTimeData, "busy" | "now" | "minMinutes" | "dates">, date: string, hour: number) =>
+  !data.dates.includes(date) || startTaken(data.busy, data.now, date, hour, Math.max(data.minMinutes, rules.durations[0]));
 
 /** /booking/{id}/date-time: a date, a start time and a duration (spec "Date-time screen"). */
 export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData }) {
@@ -67,8 +66,8 @@ export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData 
         label={t("booking.chooseTime")}
         placeholder={t("booking.pickTime")}
         options={hours.map((h) => {
-          const taken = date ? startTaken(data, date, h) : false;
-          return { value: hh(h), label: `${formatHour(view, hh(h))}${taken ? ` (${t("booking.taken")})` : ""}`, selected: data.selected.time === hh(h), disabled: taken };
+          const off = date ? taken(data, date, h) : false;
+          return { value: hh(h), label: `${formatHour(view, hh(h))}${off ? ` (${t("booking.taken")})` : ""}`, selected: data.selected.time === hh(h), disabled: off };
         })}
       />
       <SelectField

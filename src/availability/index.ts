@@ -1,0 +1,12 @@
+import { Elysia } from "elysia";
+import type { Deps } from "../deps";
+
+/**
+ * When hosts can be booked (docs/decisions/0037-availability.md): the host's Availability
+ * screen (weekly hours per activity, days off and blocked times), the private calendar feeds,
+ * and the outside busy calendar with the job that reads it. The booking rules that apply all
+ * this live in `src/bookings/times.ts` and `src/bookings/availability.ts`.
+ */
+export const availabilityFeature = (deps: Deps) => {
+  return new Elysia({ name: "offline.availability.feature", seed: deps.id });
+};
