@@ -40,6 +40,23 @@ function refreshForm(form: HTMLFormElement) {
   for (const button of form.querySelectorAll<HTMLButtonElement>("button[type=submit][data-needs-valid]")) button.disabled = !ready;
 }
 
+/**
+ * A date select with data-hours-for="{id}" (the booking dialog): each date option lists its open
+ * start hours (data-hours="9 10 11"); the time select #id keeps only those enabled, and forgets a
+ * chosen time the new date does not offer.
+ */
+function limitHours(select: HTMLSelectElement) {
+  const times = document.getElementById(select.dataset.hoursFor ?? "");
+  if (!(times instanceof HTMLSelectElement)) return;
+  const chosen = select.selectedOptions[0];
+  const open = chosen?.value ? new Set((chosen.dataset.hours ?? "").split(" ").filter(Boolean)) : null;
+  for (const option of times.options) {
+    if (!option.dataset.hour) continue;
+    option.disabled = open !== null && !open.has(option.dataset.hour);
+  }
+  if (times.selectedOptions[0]?.disabled) times.value = "";
+}
+
 export function watchForms() {
   const refreshAll = (root: ParentNode = document) => {
     for (const form of root.querySelectorAll<HTMLFormElement>("form[data-validate]")) refreshForm(form);
@@ -55,6 +72,7 @@ export function watchForms() {
       }
     }
     if (target instanceof HTMLInputElement && target.dataset.afterMax) sayIfAfterMax(target);
+    if (target instanceof HTMLSelectElement && target.dataset.hoursFor) limitHours(target);
     // Live character counters ("n/500 characters").
     const counterId = target?.dataset?.counter;
     const counter = counterId ? document.getElementById(counterId) : null;
@@ -93,6 +111,13 @@ export function watchForms() {
       button.setAttribute("aria-busy", "true");
     });
   });
+  const limitAll = (root: ParentNode = document) => {
+    for (const select of root.querySelectorAll<HTMLSelectElement>("select[data-hours-for]")) limitHours(select);
+  };
   refreshAll();
-  document.addEventListener("htmx:load", (event) => refreshAll((event.target as ParentNode) ?? document));
+  limitAll();
+  document.addEventListener("htmx:load", (event) => {
+    refreshAll((event.target as ParentNode) ?? document);
+    limitAll((event.target as ParentNode) ?? document);
+  });
 }

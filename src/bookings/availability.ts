@@ -79,3 +79,8 @@ export function checkSlotOpen(deps: Deps, activity: Activity, slot: Slot, guestI
   if (!slotFree(deps, activity, slot)) throw new DomainError("booking.slotTaken", 409);
   if (guestBusy(deps.db, guestId, slot.startsAt, slot.endsAt, deps.now())) throw new DomainError("booking.guestBusy", 409);
 }
+
+/** How many requests and bookings hold the host's time somewhere in [startsAt, endsAt) (a new block over them). */
+export function heldCount(deps: Deps, hostId: string, startsAt: number, endsAt: number) {
+  return holding(deps.db, { hostId }, startsAt, endsAt, deps.now()).length;
+}

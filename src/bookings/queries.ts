@@ -15,7 +15,8 @@ import { publicUser } from "../profiles/serialize";
 import type { Activity, User } from "../../db/schema";
 import type { DateTimeData } from "../../views/bookings/DateTime";
 import { busyIntervals } from "./availability";
-import { maxMinutesOf, openTimes } from "./times";
+import { bookableDates, DIALOG_DAYS, FLOWS, maxMinutesOf, openTimes } from "./times";
+import { startTaken } from "../../shared/availability";
 
 export interface HostRequest {
   id: string;
@@ -217,4 +218,26 @@ export async function dateTimeScreenData(deps: Deps, user: User, activity: Activ
     selected: { date: pick.date && dates.includes(pick.date) ? pick.date : "", time: pick.time ?? "", durationMinutes: pick.durationMinutes ?? 0 },
     error,
   };
+}
+
+/** The booking dialog's choices: the open dates of the next 30 days and, per date, its open start hours. */
+export interface DialogTimes {
+  today: string;
+  dates: string[];
+  hours: Record<string, number[]>;
+}
+
+/** What the booking dialog offers for an activity now (its dates, and per date the hours one can start at). */
+export function dialogTimes(deps: Deps, activity: Activity): DialogTimes {
+  const now = deps.now();
+  const open = openTimes(activity, busyIntervals(deps, activity.hostId, now), now, "dialog");
+  const last = bookableDates(open.zone, now, DIALOG_DAYS).at(-1)!;
+  const rules = FLOWS.dialog;
+  const dates = open.dates.filter((d) => d <= last);
+  const hours: Record<string, number[]> = {};
+  for (const date of dates) {
+    hours[date] = [];
+    for (let h = rules.firstHour; h <= rules.lastHour; h++) if (!startTaken(open.busy, open.now, date, h, open.shortest)) hours[date].push(h);
+  }
+  return { today: open.now.date, dates, hours };
 }

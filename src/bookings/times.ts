@@ -18,6 +18,8 @@ export const FLOWS = {
   dialog: { firstHour: 9, lastHour: 21, durations: [60, 120, 180, 240, 360, 480] },
 } as const;
 export type Flow = keyof typeof FLOWS;
+/** The booking dialog lists today and the next 29 days (the date-time screen, the activity's whole horizon). */
+export const DIALOG_DAYS = 29;
 
 export const activityZone = (activity: Pick<Activity, "city">) => cityByName(activity.city)?.timeZone ?? "UTC";
 /** How many days ahead the activity may be booked (its host's choice, within the platform's most). */

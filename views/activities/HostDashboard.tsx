@@ -61,6 +61,9 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
             <a href="/messages" class="btn btn-secondary" safe>
               {t("host.viewMessages")}
             </a>
+            <a href="/host/availability" class="btn btn-secondary col-span-2" data-availability-link safe>
+              {t("availability.openLink")}
+            </a>
           </div>
         </section>
 

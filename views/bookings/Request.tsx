@@ -1,7 +1,8 @@
 import { remember, type KeptParts } from "../../src/lib/html/fragments";
 import { cachedFormatter } from "../../src/lib/intl";
 import type { Activity } from "../../db/schema";
-import { activityZone, bookableDates, durationAllowed, FLOWS } from "../../src/bookings/times";
+import { durationAllowed, FLOWS } from "../../src/bookings/times";
+import type { DialogTimes } from "../../src/bookings/queries";
 import { decimalFromCents, formatMoney } from "../../src/lib/money";
 import type { Price } from "../../shared/pricing";
 import type { KeptFormView, KeptView, View } from "../../src/shell/view";
@@ -29,17 +30,26 @@ const hh = (h: number) => `${String(h).padStart(2, "0")}:00`;
 const dayFormat = cachedFormatter((l) => new Intl.DateTimeFormat(l, { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" }));
 
 /** "Today", "Tomorrow", then the weekday and date in the interface language. */
-function dateLabel(view: KeptView, date: string, index: number) {
-  if (index === 0) return view.t("booking.today");
-  if (index === 1) return view.t("booking.tomorrow");
+function dateLabel(view: KeptView, date: string, today: string) {
   const [y = 2000, m = 1, d = 1] = date.split("-").map(Number);
-  return dayFormat(view.locale).format(Date.UTC(y, m - 1, d));
+  const at = Date.UTC(y, m - 1, d);
+  const [ty = 2000, tm = 1, td = 1] = today.split("-").map(Number);
+  const days = Math.round((at - Date.UTC(ty, tm - 1, td)) / 86_400_000);
+  if (days === 0) return view.t("booking.today");
+  if (days === 1) return view.t("booking.tomorrow");
+  return dayFormat(view.locale).format(at);
 }
 
-/** The details step's fields (message, date, start, duration), shared by the dialog and the payment step's way back. */
-function DetailsFields({ view, activity, choice, now }: { view: KeptView; activity: Activity; choice: RequestChoice; now: number }) {
+/**
+ * The details step's fields (message, date, start, duration), shared by the dialog and the
+ * payment step's way back. Only dates with an open start are offered, and only hours open on
+ * one of them; each date says its own open hours (`data-hours`), which the page script uses to
+ * grey out the others once a date is chosen. The server checks the choice whatever is sent.
+ */
+function DetailsFields({ view, activity, choice, open }: { view: KeptView; activity: Activity; choice: RequestChoice; open: DialogTimes }) {
   const { t } = view;
-  const dates = bookableDates(activityZone(activity), now, 29);
+  const offered = new Set(open.dates.flatMap((d) => open.hours[d] ?? []));
+  const hours = Array.from({ length: rules.lastHour - rules.firstHour + 1 }, (_, i) => rules.firstHour + i).filter((h) => offered.has(h) || choice.time === hh(h));
   return (
     <>
       <div class="field">
@@ -55,15 +65,24 @@ function DetailsFields({ view, activity, choice, now }: { view: KeptView; activi
         name="proposedDate"
         label={t("booking.dateLabel")}
         placeholder={t("booking.pickDate")}
-        options={dates.map((d, i) => ({ value: d, label: dateLabel(view, d, i), selected: choice.date === d }))}
-      />
+        options={open.dates.map((d) => ({ value: d, label: dateLabel(view, d, open.today), selected: choice.date === d, data: { hours: (open.hours[d] ?? []).join(" ") } }))}
+        data={{ "hours-for": "rq-time" }}
+      >
+        {open.dates.length ? (
+          ""
+        ) : (
+          <span class="text-sm text-muted" safe>
+            {t("booking.noOpenDates")}
+          </span>
+        )}
+      </SelectField>
       <div class="grid grid-cols-2 gap-3">
         <SelectField
           id="rq-time"
           name="proposedTime"
           label={t("booking.startLabel")}
           placeholder={t("booking.pickTime")}
-          options={Array.from({ length: rules.lastHour - rules.firstHour + 1 }, (_, i) => hh(rules.firstHour + i)).map((v) => ({ value: v, label: formatHour(view, v), selected: choice.time === v }))}
+          options={hours.map((h) => ({ value: hh(h), label: formatHour(view, hh(h)), selected: choice.time === hh(h), data: { hour: String(h) } }))}
         />
         <SelectField
           id="rq-hours"
@@ -76,19 +95,18 @@ function DetailsFields({ view, activity, choice, now }: { view: KeptView; activi
   );
 }
 
-/** The dialog's fields before anything is chosen: the same for everyone who opens that activity that day. */
+/** The dialog's fields before anything is chosen: the same for everyone who opens that activity while its open times stay. */
 const emptyDetailsKept: KeptParts = new Map();
-function emptyDetails(view: KeptView, activity: Activity, firstAllowed: number, now: number) {
-  const today = bookableDates(activityZone(activity), now, 0)[0];
-  const key = `${view.locale}|${activity.city}|${activity.minDurationMinutes}|${activity.maxDurationMinutes}|${today}`;
-  return remember(emptyDetailsKept, key, view, (kept) => <DetailsFields view={kept} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60 }} now={now} />);
+function emptyDetails(view: KeptView, activity: Activity, firstAllowed: number, open: DialogTimes) {
+  const key = `${view.locale}|${activity.id}|${activity.minDurationMinutes}|${activity.maxDurationMinutes}|${Bun.hash(JSON.stringify(open))}`;
+  return remember(emptyDetailsKept, key, view, (kept) => <DetailsFields view={kept} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60 }} open={open} />);
 }
 
 /**
  * The booking dialog on the activity page (spec "Booking dialog"), as a disclosure that works
  * without JavaScript: the details step posts to the server, which answers with the payment step.
  */
-export function RequestDialog({ view, activity, now }: { view: KeptFormView; activity: Activity; now: number }) {
+export function RequestDialog({ view, activity, open }: { view: KeptFormView; activity: Activity; open: DialogTimes }) {
   const { t } = view;
   const firstAllowed = rules.durations.find((m) => durationAllowed(activity, m)) ?? 60;
   return (
@@ -98,7 +116,7 @@ export function RequestDialog({ view, activity, now }: { view: KeptFormView; act
       </summary>
       <form method="post" action={`/activity/${activity.id}/request`} class="mt-3 flex flex-col gap-3">
         <input type="hidden" name="_csrf" value={view.csrf} />
-        {emptyDetails(view, activity, firstAllowed, now)}
+        {emptyDetails(view, activity, firstAllowed, open)}
         <button type="submit" class="btn btn-primary w-full" safe>
           {t("booking.dialogContinue")}
         </button>
@@ -115,7 +133,7 @@ export function RequestPaymentStep({
   price,
   error,
   testMode,
-  now,
+  open,
 }: {
   view: View;
   summary: RequestSummary;
@@ -123,7 +141,7 @@ export function RequestPaymentStep({
   price?: Price;
   error?: { title: string; body: string };
   testMode: boolean;
-  now: number;
+  open: DialogTimes;
 }) {
   const { t } = view;
   const a = summary.activity;
@@ -188,7 +206,7 @@ export function RequestPaymentStep({
                   {t("booking.back")}
                 </summary>
                 <div class="mt-3 flex flex-col gap-3">
-                  <DetailsFields view={view} activity={a} choice={choice} now={now} />
+                  <DetailsFields view={view} activity={a} choice={choice} open={open} />
                   <button type="submit" class="btn btn-secondary w-full" safe>
                     {t("booking.dialogContinue")}
                   </button>
@@ -196,7 +214,7 @@ export function RequestPaymentStep({
               </details>
             ) : (
               <>
-                <DetailsFields view={view} activity={a} choice={choice} now={now} />
+                <DetailsFields view={view} activity={a} choice={choice} open={open} />
                 <button type="submit" class="btn btn-primary w-full" safe>
                   {t("booking.dialogContinue")}
                 </button>

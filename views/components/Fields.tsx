@@ -100,19 +100,23 @@ export interface SelectOption {
   label: string;
   selected?: boolean;
   disabled?: boolean;
+  /** data-* attributes of the option (`{ hours: "9 10" }` is `data-hours="9 10"`), for the page script. */
+  data?: Record<string, string>;
 }
+
+const dataAttributes = (data: Record<string, string> | undefined) => Object.fromEntries(Object.entries(data ?? {}).map(([k, v]) => [`data-${k}`, v]));
 
 /**
  * A labelled choice: a required select, with an empty first option reading `placeholder` when
  * given; `children` follow the select (a note about the options).
  */
-export function SelectField(props: { id: string; name: string; label: string; options: SelectOption[]; placeholder?: string; children?: JSX.Element }) {
+export function SelectField(props: { id: string; name: string; label: string; options: SelectOption[]; placeholder?: string; data?: Record<string, string>; children?: JSX.Element }) {
   return (
     <div class="field">
       <label class="field-label" for={props.id} safe>
         {props.label}
       </label>
-      <select id={props.id} class="input" name={props.name} required>
+      <select id={props.id} class="input" name={props.name} required {...dataAttributes(props.data)}>
         {props.placeholder !== undefined ? (
           <option value="" safe>
             {props.placeholder}
@@ -121,7 +125,7 @@ export function SelectField(props: { id: string; name: string; label: string; op
           ""
         )}
         {props.options.map((o) => (
-          <option value={o.value} selected={o.selected} disabled={o.disabled} safe>
+          <option value={o.value} selected={o.selected} disabled={o.disabled} {...dataAttributes(o.data)} safe>
             {o.label}
           </option>
         ))}

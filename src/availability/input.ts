@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { MAX_BLOCK_NOTE } from "../../shared/availability";
+
+/**
+ * A day off or a blocked time, as the Availability screen's form sends it (a plain form, no
+ * JavaScript needed): `kind` "day" with `date` and an optional `endDate`, or "time" with `date`,
+ * `from` and `to` (HH:MM); an optional note. Checked for shape here; what the values mean (a
+ * real date, a range that ends after it starts) is checked by `readBlock`.
+ */
+export const blockInput = z.object({
+  kind: z.enum(["day", "time"], { error: "availability.blockKindRequired" }),
+  date: z.string({ error: "availability.dateRequired" }).trim().min(1, "availability.dateRequired"),
+  endDate: z.string().trim().optional(),
+  from: z.string().trim().optional(),
+  to: z.string().trim().optional(),
+  note: z.string().trim().max(MAX_BLOCK_NOTE, "availability.noteTooLong").optional(),
+});
+export type BlockInput = z.infer<typeof blockInput>;

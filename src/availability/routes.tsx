@@ -1,0 +1,66 @@
+import { Elysia } from "elysia";
+import { AvailabilityScreen, type AvailabilityData } from "../../views/availability/AvailabilityScreen";
+import { ownActivities } from "../activities/queries";
+import { heldCount } from "../bookings/availability";
+import { context } from "../context";
+import type { Deps } from "../deps";
+import { asRecord, wantsJson } from "../lib/http";
+import { isDomainError } from "../lib/errors";
+import type { User } from "../../db/schema";
+import { parseBody } from "../lib/validation";
+import { addBlock, hostZone, removeBlock, upcomingBlocks } from "./blocks";
+import { blockInput } from "./input";
+import { busyCalendarState } from "./busy-calendar";
+import { calendarFeedState } from "./feed";
+
+/** What the Availability screen shows a host. */
+async function availabilityData(deps: Deps, host: User, form?: AvailabilityData["form"]): Promise<AvailabilityData> {
+  return {
+    zone: hostZone(host),
+    activities: await ownActivities(deps, host.id),
+    blocks: upcomingBlocks(deps, host.id),
+    form,
+    feed: calendarFeedState(deps, host),
+    busyCalendar: busyCalendarState(deps, host),
+  };
+}
+
+/** Text fields of a form body as they were sent (to show them again with a refusal). */
+const sentValues = (body: unknown) => Object.fromEntries(Object.entries(asRecord(body)).filter(([k, v]) => k !== "_csrf" && typeof v === "string")) as Record<string, string>;
+
+/**
+ * The host's Availability screen (reached from the dashboard): each activity's week, days off and
+ * blocked times across all activities, and the calendars. Plain forms, no JavaScript needed.
+ */
+export function availabilityRoutes(deps: Deps) {
+  return new Elysia({ name: "offline.availability", seed: deps.id })
+    .use(context(deps))
+    .guard({ onboarded: true })
+    .get("/host/availability", async ({ user, render }) => {
+      const data = await availabilityData(deps, user);
+      return render((view) => <AvailabilityScreen view={view} data={data} />);
+    })
+    .post("/host/availability/blocks", async ({ body, user, request, state, render, sendTo }) => {
+      try {
+        const block = addBlock(deps, user, parseBody(blockInput, body));
+        const held = heldCount(deps, user.id, block.startsAt, block.endsAt);
+        if (wantsJson(request)) return Response.json({ id: block.id, startsAt: block.startsAt, endsAt: block.endsAt, allDay: block.allDay, note: block.note, heldBookings: held }, { status: 201 });
+        return sendTo("/host/availability", { title: "availability.blockAdded", body: held ? "availability.overlapsRequests" : "availability.blockAddedBody", variant: "success" });
+      } catch (err) {
+        if (!isDomainError(err) || wantsJson(request)) throw err;
+        const field = typeof err.details.fields?.field === "string" ? err.details.fields.field : undefined;
+        const data = await availabilityData(deps, user, { values: sentValues(body), error: state.t(err.key, err.params), field });
+        return render((view) => <AvailabilityScreen view={view} data={data} />, { status: err.status });
+      }
+    })
+    .post("/host/availability/blocks/:id/remove", ({ params, user, request, sendTo }) => {
+      try {
+        removeBlock(deps, user.id, params.id);
+      } catch (err) {
+        if (!isDomainError(err) || wantsJson(request)) throw err;
+        return sendTo("/host/availability", { title: "availability.blockFailed", body: err.key, variant: "error" });
+      }
+      if (wantsJson(request)) return new Response(null, { status: 204 });
+      return sendTo("/host/availability", { title: "availability.blockRemoved", body: "availability.blockRemovedBody", variant: "success" });
+    });
+}
