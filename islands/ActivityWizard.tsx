@@ -1,6 +1,7 @@
 /** @jsxImportSource react */
 import { useState } from "react";
 import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MEETING_POINT_MAX } from "../shared/limits";
+import { checkWeeklyHours, DAY_MINUTES, HOURS_STEP_MINUTES, MAX_RANGES_PER_DAY, minuteText, type DayRanges, type WeeklyHours, type WeeklyHoursProblem } from "../shared/availability";
 import { AddressInput } from "./AddressInput";
 import { callJson, toast } from "./api";
 import { mountWith } from "./mount";
@@ -17,6 +18,11 @@ export interface WizardActivity {
   maxDurationMinutes: number | null;
   hasMeetingPoint: boolean;
   meetingPoint: string;
+  /** Null: any day, starts from 08:00 to 22:00 (decision 0037). */
+  weeklyHours: WeeklyHours | null;
+  noticeMinutes: number;
+  horizonDays: number;
+  instantBooking: boolean;
 }
 
 interface Tips {
@@ -33,11 +39,17 @@ export interface ActivityWizardProps {
   geocoderUrl: string;
   categories: { value: string; label: string; photo: string }[];
   photoTexts: PhotoGridProps["texts"];
+  /** The weekdays' names, Monday first. */
+  days: string[];
+  noticeChoices: { value: number; label: string }[];
+  horizonChoices: { value: number; label: string }[];
   tips: Record<"title" | "description" | "photos", Tips>;
   t: Record<string, string>;
 }
 
-const STEPS = 7;
+const STEPS = 8;
+/** The step that sets when the activity can be booked. */
+const AVAILABILITY_STEP = 7;
 const fill = (text: string, values: Record<string, string | number>) => text.replace(/\{(\w+)\}/g, (_, k: string) => String(values[k] ?? ""));
 
 /** Cents from what was typed, or null when it is not a valid amount above zero. */
@@ -49,18 +61,44 @@ function rateCents(rate: string): number | null {
   return cents > 0 ? cents : null;
 }
 
+const PROBLEM_TEXT: Record<WeeklyHoursProblem, string> = {
+  invalidTime: "hoursInvalidTime",
+  endBeforeStart: "hoursEndBeforeStart",
+  overlap: "hoursOverlap",
+  tooMany: "hoursTooMany",
+};
+/** The half hours a range may start at (00:00 … 23:30) and end at (00:30 … 24:00). */
+const halfHours = Array.from({ length: DAY_MINUTES / HOURS_STEP_MINUTES + 1 }, (_, i) => i * HOURS_STEP_MINUTES);
+const startMinutes = halfHours.slice(0, -1);
+const endMinutes = halfHours.slice(1);
+const closedWeek = (): DayRanges[] => [[], [], [], [], [], [], []];
+
+/** A new range after a day's last one: 09:00–17:00 on a closed day. */
+function nextRange(ranges: DayRanges): [number, number] {
+  if (!ranges.length) return [9 * 60, 17 * 60];
+  const from = Math.min(Math.max(...ranges.map((r) => r[1])) + 60, DAY_MINUTES - HOURS_STEP_MINUTES);
+  return [from, Math.min(from + 120, DAY_MINUTES)];
+}
+
 /**
- * The seven-step activity wizard (spec §2, §5): category, title, description, pricing, photos,
- * duration, location. Next stays disabled until the step's rule holds; the last step creates or
+ * The eight-step activity wizard (spec §2, §5): category, title, description, pricing, photos,
+ * duration, availability (decision 0037), location. Next stays disabled until the step's rule holds; the last step creates or
  * updates through the JSON API, and in edit mode can delete after a confirmation.
  */
-export function ActivityWizard({ mode, activity, city, country, geocoderUrl, categories, photoTexts, tips, t }: ActivityWizardProps) {
+export function ActivityWizard({ mode, activity, city, country, geocoderUrl, categories, photoTexts, days, noticeChoices, horizonChoices, tips, t }: ActivityWizardProps) {
   const [step, setStep] = useState(1);
   const [a, setA] = useState<WizardActivity>(activity);
   const [hasMax, setHasMax] = useState(activity.maxDurationMinutes !== null);
   const [sheet, setSheet] = useState<Tips | null>(null);
   const [busy, setBusy] = useState(false);
   const update = (patch: Partial<WizardActivity>) => setA((current) => ({ ...current, ...patch }));
+  // Weekly hours as being edited; kept while "any day" is chosen, so switching back loses nothing.
+  const [weekly, setWeekly] = useState<DayRanges[]>(activity.weeklyHours ?? closedWeek());
+  const [hoursMode, setHoursMode] = useState<"any" | "weekly">(activity.weeklyHours ? "weekly" : "any");
+  const setDay = (day: number, ranges: DayRanges) => setWeekly((w) => w.map((r, d) => (d === day ? ranges : r)));
+  const checked = checkWeeklyHours(weekly);
+  const hoursProblem =
+    hoursMode === "any" ? null : !checked.ok ? fill(t[PROBLEM_TEXT[checked.problem]]!, { day: days[checked.day]! }) : checked.hours.every((d) => !d.length) ? t.hoursEmpty! : null;
 
   const money = (cents: number) => new Intl.NumberFormat(t.locale, { style: "currency", currency: "USD" }).format(cents / 100);
   // "1.5 h" in English, "1,5 h" in French, as the server writes it (views/activities/Detail.tsx).
@@ -74,6 +112,7 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
     rateCents(a.hourlyRate) !== null,
     a.photos.length > 0,
     a.minDurationMinutes > 0,
+    hoursProblem === null,
     true,
   ][step - 1];
 
@@ -98,6 +137,10 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
       maxDuration: maxDuration === null ? null : String(maxDuration / 60),
       hasMeetingPoint: a.hasMeetingPoint,
       meetingPoint: a.hasMeetingPoint ? a.meetingPoint : "",
+      weeklyHours: hoursMode === "weekly" && checked.ok ? checked.hours : null,
+      noticeMinutes: a.noticeMinutes,
+      horizonDays: a.horizonDays,
+      instantBooking: a.instantBooking,
       ...(mode === "create" ? { country, city } : {}),
     };
     try {
@@ -122,7 +165,7 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
     }
   };
 
-  const stepTitles = [t.step1, t.step2, t.step3, t.step4, t.step5, t.step6, t.step7];
+  const stepTitles = [t.step1, t.step2, t.step3, t.step4, t.step5, t.step6, t.step7, t.step8];
   const tipsFor = step === 2 ? tips.title : step === 3 ? tips.description : step === 5 ? tips.photos : null;
   const stepper = (value: number, min: number, onSet: (v: number) => void, label: string) => (
     <div className="flex items-center justify-between rounded-xl border border-line p-3">
@@ -247,6 +290,109 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
               />
             </label>
             {hasMax && maxDuration !== null ? stepper(maxDuration, a.minDurationMinutes + DURATION_STEP, (v) => update({ maxDurationMinutes: v }), t.maxDuration!) : <p className="text-sm text-muted">{t.noMax}</p>}
+          </div>
+        ) : step === AVAILABILITY_STEP ? (
+          <div className="flex flex-col gap-4">
+            <fieldset className="flex flex-col gap-2">
+              <legend className="sr-only">{t.hoursLegend}</legend>
+              <label className="flex items-center gap-2 rounded-xl border border-line p-3">
+                <input type="radio" name="hoursMode" className="accent-[#e8553d]" checked={hoursMode === "any"} onChange={() => setHoursMode("any")} />
+                <span>{t.hoursAny}</span>
+              </label>
+              <label className="flex items-center gap-2 rounded-xl border border-line p-3">
+                <input type="radio" name="hoursMode" className="accent-[#e8553d]" checked={hoursMode === "weekly"} onChange={() => setHoursMode("weekly")} />
+                <span>{t.hoursWeekly}</span>
+              </label>
+            </fieldset>
+            {hoursMode === "weekly" ? (
+              <div className="flex flex-col gap-2" data-weekly-hours>
+                {weekly.map((ranges, day) => (
+                  <fieldset key={day} className="rounded-xl border border-line px-3 pb-3 pt-1">
+                    <legend className="px-1 text-sm font-semibold">{days[day]}</legend>
+                    {ranges.length === 0 ? <p className="text-sm text-muted">{t.closed}</p> : null}
+                    {ranges.map(([from, to], i) => {
+                      const label = { day: days[day]!, index: i + 1 };
+                      return (
+                        <div key={i} className="mt-1 flex items-center gap-2">
+                          <select
+                            className="input min-w-0 flex-1 px-2"
+                            aria-label={fill(t.rangeFrom!, label)}
+                            value={from}
+                            onChange={(e) => setDay(day, ranges.map((r, j) => (j === i ? [Number(e.target.value), r[1]] : r)))}
+                          >
+                            {startMinutes.map((m) => (
+                              <option key={m} value={m}>
+                                {minuteText(m)}
+                              </option>
+                            ))}
+                          </select>
+                          <span aria-hidden="true">–</span>
+                          <select
+                            className="input min-w-0 flex-1 px-2"
+                            aria-label={fill(t.rangeTo!, label)}
+                            value={to}
+                            onChange={(e) => setDay(day, ranges.map((r, j) => (j === i ? [r[0], Number(e.target.value)] : r)))}
+                          >
+                            {endMinutes.map((m) => (
+                              <option key={m} value={m}>
+                                {minuteText(m)}
+                              </option>
+                            ))}
+                          </select>
+                          <button type="button" className="btn btn-ghost h-10 w-10 shrink-0 p-0" aria-label={fill(t.removeRangeFor!, label)} onClick={() => setDay(day, ranges.filter((_, j) => j !== i))}>
+                            ✕
+                          </button>
+                        </div>
+                      );
+                    })}
+                    {ranges.length < MAX_RANGES_PER_DAY ? (
+                      <button type="button" className="btn btn-ghost mt-1 px-2 py-1 text-sm" aria-label={fill(t.addRangeFor!, { day: days[day]! })} onClick={() => setDay(day, [...ranges, nextRange(ranges)])}>
+                        + {t.addRange}
+                      </button>
+                    ) : null}
+                  </fieldset>
+                ))}
+                <button type="button" className="btn btn-secondary text-sm" onClick={() => setWeekly((w) => w.map(() => w[0]!.map(([x, y]) => [x, y] as [number, number])))}>
+                  {t.copyMonday}
+                </button>
+                <p className="text-sm font-medium text-red-600 dark:text-red-300" aria-live="polite" data-hours-problem>
+                  {hoursProblem ?? ""}
+                </p>
+              </div>
+            ) : null}
+            <div className="field">
+              <label className="field-label" htmlFor="wizard-notice">
+                {t.noticeLabel}
+              </label>
+              <select id="wizard-notice" className="input" value={a.noticeMinutes} onChange={(e) => update({ noticeMinutes: Number(e.target.value) })}>
+                {noticeChoices.map((c) => (
+                  <option key={c.value} value={c.value}>
+                    {c.label}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div className="field">
+              <label className="field-label" htmlFor="wizard-horizon">
+                {t.horizonLabel}
+              </label>
+              <select id="wizard-horizon" className="input" value={a.horizonDays} onChange={(e) => update({ horizonDays: Number(e.target.value) })}>
+                {horizonChoices.map((c) => (
+                  <option key={c.value} value={c.value}>
+                    {c.label}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div className="rounded-xl border border-line p-3">
+              <label className="flex items-center justify-between gap-3">
+                <span className="font-medium">{t.instantLabel}</span>
+                <input type="checkbox" className="h-5 w-5 shrink-0 accent-[#e8553d]" checked={a.instantBooking} aria-describedby="wizard-instant-help" onChange={(e) => update({ instantBooking: e.target.checked })} />
+              </label>
+              <p id="wizard-instant-help" className="mt-1 text-sm text-muted">
+                {t.instantHelp}
+              </p>
+            </div>
           </div>
         ) : (
           <div className="flex flex-col gap-3">

@@ -3,10 +3,9 @@ import { madeOnce } from "../lib/memo";
 import { context } from "../context";
 import { type Deps, type RequestState } from "../deps";
 import { asRecord, json, jsonBytes, waitHeaders, waitParams } from "../lib/http";
-import { translateErrors } from "../texts";
 import { readBrowseQuery } from "./input";
 import { createActivity, creationWait, deleteActivity, updateActivity } from "./service";
-import { readActivityInput, type ActivityErrors } from "./input";
+import { readActivityInput, translateActivityErrors, type ActivityErrors } from "./input";
 import { publicUser } from "../profiles/serialize";
 import { publicActivity } from "./serialize";
 import { activityRating, activityReviews, browseListings, findListedActivity, findOwnActivity, hostOf, ownActivities } from "./queries";
@@ -20,11 +19,18 @@ const listingsJson = madeOnce((page: Awaited<ReturnType<typeof browseListings>>)
 );
 
 export function activityErrors(state: RequestState, errors: ActivityErrors, status = 400) {
-  const translated = translateErrors(state.t, errors);
+  const translated = translateActivityErrors(state.t, errors);
   return json({ message: Object.values(translated)[0] ?? state.t("error.badRequest"), errors: translated }, status);
 }
 
-/** The activity calls of spec §7. Only an activity's host changes it; others get 404. */
+/**
+ * The activity calls of spec §7. Only an activity's host changes it; others get 404. Creating
+ * and changing take, beside the spec's fields, when the activity can be booked (decision 0037):
+ * `weeklyHours` (`null` or `"any"`, or seven days Monday first, each `[[540, 720], …]` minute
+ * pairs or the text `"09:00-12:00, 14:00-18:00"`; see `readWeeklyHours`), `noticeMinutes` (one
+ * of NOTICE_CHOICES), `horizonDays` (one of HORIZON_CHOICES) and `instantBooking` (boolean).
+ * A refusal is 400 `{ message, errors: { field: message } }` and changes nothing.
+ */
 export function activityApi(deps: Deps) {
   const notFound = (state: RequestState) => json({ message: state.t("activity.notFound") }, 404);
 

@@ -11,6 +11,8 @@ import { ownedObjects } from "../uploads/service";
 import { userText } from "../lib/text";
 import { cityByName, DEFAULT_CITY_NAME } from "../lib/places";
 import { categories, isCategory, type Category } from "./categories";
+import { checkWeeklyHours, HORIZON_CHOICES, MAX_RANGES_PER_DAY, minuteText, NOTICE_CHOICES, parseMinute, type DayRanges, type WeeklyHours, type WeeklyHoursProblem } from "../../shared/availability";
+import type { Translate } from "../texts";
 
 const msg = (key: MessageKey) => ({ message: key });
 
@@ -114,7 +116,111 @@ export function readBrowseQuery(query: Record<string, unknown>, person: { city: 
   return { city, category, limit, cursor: typeof query.cursor === "string" ? query.cursor : undefined };
 }
 
-export type ActivityErrors = Record<string, MessageKey>;
+/** A field's refusal: a catalogue key, or one that names a weekday (`{day}`) of the weekly hours. */
+export type ActivityError = MessageKey | { key: MessageKey; day: number };
+export type ActivityErrors = Record<string, ActivityError>;
+
+/** The weekday's name in the language, 0 Monday … 6 Sunday. */
+export const dayNameKey = (day: number) => `activity.day${day}` as MessageKey;
+export const dayShortKey = (day: number) => `activity.dayShort${day}` as MessageKey;
+
+/** Field errors in the visitor's language, the weekday named in those about one day. */
+export function translateActivityErrors(t: Translate, errors: ActivityErrors): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(errors).map(([field, e]) => [field, typeof e === "string" ? t(e) : t(e.key, { day: t(dayNameKey(e.day)), max: MAX_RANGES_PER_DAY })]),
+  );
+}
+
+// ---- When the activity can be booked (docs/decisions/0037-availability.md) ----
+
+const HOURS_PROBLEM: Record<WeeklyHoursProblem | "format", MessageKey> = {
+  format: "activity.hoursFormat",
+  invalidTime: "activity.hoursInvalidTime",
+  endBeforeStart: "activity.hoursEndBeforeStart",
+  overlap: "activity.hoursOverlap",
+  tooMany: "activity.hoursTooMany",
+};
+
+/** A minute from "09:30" or "9:30" ("9h30" too); NaN (refused as not a half-hour time) when off the grid. */
+const minuteOf = (hours: string, minutes: string): number => {
+  if (Number(minutes) >= 60) return Number.NaN;
+  return parseMinute(`${hours.padStart(2, "0")}:${minutes}`) ?? Number.NaN;
+};
+
+/**
+ * One day's ranges as people write them: "09:00-12:00, 14:00-18:00" (a hyphen or a dash between
+ * the two times, commas or semicolons between ranges); empty means closed. Null when the text
+ * cannot be read as ranges.
+ */
+export function parseDayText(text: string): DayRanges | null {
+  const parts = text.split(/[,;]/).map((p) => p.trim()).filter(Boolean);
+  const ranges: DayRanges = [];
+  for (const part of parts) {
+    const m = /^(\d{1,2})[:h.](\d{2})\s*[-–—]\s*(\d{1,2})[:h.](\d{2})$/i.exec(part);
+    if (!m) return null;
+    ranges.push([minuteOf(m[1]!, m[2]!), minuteOf(m[3]!, m[4]!)]);
+  }
+  return ranges;
+}
+
+/** A day's ranges written back as the form's text: "09:00-12:00, 14:00-18:00". */
+export const dayText = (ranges: DayRanges | undefined) => (ranges ?? []).map(([a, b]) => `${minuteText(a)}-${minuteText(b)}`).join(", ");
+
+/** A weekday's ranges as the JSON API takes them: pairs of minutes, or the text form. */
+const dayJsonSchema = z.union([z.array(z.tuple([z.number(), z.number()])), z.string(), z.null()]);
+
+/**
+ * Weekly hours from the JSON API or the plain form, checked with the shared rules.
+ *
+ * - API: `weeklyHours` is `null` or `"any"` (never set: any day, starts 08:00–22:00), or a list
+ *   of seven days, Monday first, each either a list of `[from, to]` minute pairs
+ *   (`[[540, 720]]`), or the text form (`"09:00-12:00, 14:00-18:00"`); `[]`, `""` or `null`
+ *   is a closed day.
+ * - Form (no JavaScript): `hoursMode` is `any` or `weekly`; with `weekly`, `hours0` (Monday) …
+ *   `hours6` (Sunday) hold each day's ranges as text, empty for closed.
+ *
+ * Undefined when neither is given (nothing to change).
+ */
+export function readWeeklyHours(input: Record<string, unknown>): { ok: true; hours: WeeklyHours | null } | { ok: false; error: ActivityError } | undefined {
+  let days: (DayRanges | null)[];
+  if (input.weeklyHours !== undefined) {
+    const v = input.weeklyHours;
+    if (v === null || v === "any") return { ok: true, hours: null };
+    if (!Array.isArray(v) || v.length !== 7) return { ok: false, error: "activity.hoursInvalid" };
+    days = [];
+    for (const day of v) {
+      const r = dayJsonSchema.safeParse(day);
+      if (!r.success) return { ok: false, error: "activity.hoursInvalid" };
+      days.push(r.data === null ? [] : typeof r.data === "string" ? parseDayText(r.data) : r.data);
+    }
+  } else if (input.hoursMode !== undefined) {
+    if (input.hoursMode === "any") return { ok: true, hours: null };
+    if (input.hoursMode !== "weekly") return { ok: false, error: "activity.hoursInvalid" };
+    days = [0, 1, 2, 3, 4, 5, 6].map((d) => {
+      const text = input[`hours${d}`] ?? "";
+      return typeof text === "string" ? parseDayText(text) : null;
+    });
+  } else return undefined;
+  const unreadable = days.findIndex((d) => d === null);
+  if (unreadable >= 0) return { ok: false, error: { key: HOURS_PROBLEM.format, day: unreadable } };
+  const checked = checkWeeklyHours(days as DayRanges[]);
+  if (!checked.ok) return { ok: false, error: { key: HOURS_PROBLEM[checked.problem], day: checked.day } };
+  if (checked.hours.every((d) => d.length === 0)) return { ok: false, error: "activity.hoursEmpty" };
+  return { ok: true, hours: checked.hours };
+}
+
+/** One of a list of numbers, given as a number or a string of digits (a form's select). */
+const choiceSchema = (choices: readonly number[], message: MessageKey) =>
+  z.union([z.number(), z.string()], msg(message)).transform((v, ctx) => {
+    const n = typeof v === "number" ? v : /^\s*\d+\s*$/.test(v) ? Number(v) : Number.NaN;
+    if (!choices.includes(n)) {
+      ctx.addIssue({ code: "custom", message });
+      return z.NEVER;
+    }
+    return n;
+  });
+export const noticeSchema = choiceSchema(NOTICE_CHOICES, "activity.noticeInvalid");
+export const horizonSchema = choiceSchema(HORIZON_CHOICES, "activity.horizonInvalid");
 export type ActivityChanges = Partial<typeof activities.$inferInsert>;
 
 /** A yes/no as JSON or a form sends it; null for anything else. */
@@ -154,6 +260,24 @@ export async function readActivityInput(
     else errors.category = "activity.categoryRequired";
   }
   check("hourlyRate", hourlyRateSchema, (v) => (changes.hourlyRateCents = v));
+
+  // When it can be booked: left as they are (or the defaults) unless given.
+  const hours = readWeeklyHours(input);
+  if (hours?.ok) changes.weeklyHours = hours.hours;
+  else if (hours) errors.weeklyHours = hours.error;
+  for (const [key, schema] of [["noticeMinutes", noticeSchema], ["horizonDays", horizonSchema]] as const) {
+    if (!has(key)) continue;
+    const r = schema.safeParse(input[key]);
+    if (r.success) changes[key] = r.data;
+    else errors[key] = firstIssue(r.error);
+  }
+  // A checkbox sends "on" when ticked and nothing otherwise: on the form (`hoursMode` given) or
+  // on creation, a missing box is off; through the API, a missing field is left as it is.
+  if (has("instantBooking") || creating || input.hoursMode !== undefined) {
+    const on = has("instantBooking") ? asBool(input.instantBooking) : false;
+    if (on === null) errors.instantBooking = "activity.instantBookingInvalid";
+    else changes.instantBooking = on;
+  }
 
   // Durations: minimum on the 30-minute grid; maximum absent, or at least minimum + 30.
   const minGiven = has("minDurationMinutes") ? durationMinutes(input.minDurationMinutes, "minutes") : has("duration") ? durationMinutes(input.duration, "hours") : undefined;

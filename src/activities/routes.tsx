@@ -6,12 +6,12 @@ import type { PublicUserSource } from "../profiles/serialize";
 import { Browse, BrowseBody, BrowseCards, type BrowseState } from "../../views/activities/Browse";
 import { CreateActivityForm, emptyCreateForm, type CreateFormState } from "../../views/activities/CreateForm";
 import { ActivityDetail, ActivityNotFound } from "../../views/activities/Detail";
+import { dialogTimes } from "../bookings/queries";
 import { HostActivities, HostDashboard, type DashboardData } from "../../views/activities/HostDashboard";
 import { ActivityWizardPage } from "../../views/activities/Wizard";
 import { context, type Render } from "../context";
 import { type Deps, type RequestState } from "../deps";
 import { asRecord, stringsFrom, waitHeaders, waitParams } from "../lib/http";
-import { translateErrors } from "../texts";
 import { DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../lib/places";
 import { readBrowseQuery } from "./input";
 import { todayIn } from "../lib/time";
@@ -20,7 +20,8 @@ import { publicUser } from "../profiles/serialize";
 import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
 import { createActivity, creationWait } from "./service";
-import { readActivityInput } from "./input";
+import { readActivityInput, translateActivityErrors } from "./input";
+import { postedAvailability } from "../../views/activities/Availability";
 import { hostEarnings, hostRequests } from "../bookings/queries";
 import { activityRatingAndReviews, browseActivities, countOwnActivities, findListedActivity, findOwnActivity, hostOf, ownActivities } from "./queries";
 
@@ -89,10 +90,21 @@ export function activityRoutes(deps: Deps) {
       }
       const str = (k: string) => (typeof input[k] === "string" ? (input[k] as string) : "");
       const photos = stringsFrom(input.photos);
-      const errors = read ? translateErrors(state.t, read.errors) : {};
+      const errors = read && !read.ok ? translateActivityErrors(state.t, read.errors) : {};
+      const hoursError = read && !read.ok ? read.errors.weeklyHours : undefined;
       const formState: CreateFormState = {
-        values: { title: str("title"), description: str("description"), category: str("category"), hourlyRate: str("hourlyRate"), hasMeetingPoint: str("hasMeetingPoint") === "true", meetingPoint: str("meetingPoint"), photos },
+        values: {
+          title: str("title"),
+          description: str("description"),
+          category: str("category"),
+          hourlyRate: str("hourlyRate"),
+          hasMeetingPoint: str("hasMeetingPoint") === "true",
+          meetingPoint: str("meetingPoint"),
+          photos,
+          availability: postedAvailability(input),
+        },
         errors,
+        hoursDay: typeof hoursError === "object" ? hoursError.day : undefined,
         alert: { title: state.t("wizard.createError"), body: read ? (Object.values(errors)[0] ?? state.t("wizard.tryAgain")) : state.t("activity.tooManyCreated", waitParams(wait)) },
       };
       return render((view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(user)} />, { status: read ? 400 : 429, headers: waitHeaders(wait) });
@@ -114,10 +126,21 @@ export function activityRoutes(deps: Deps) {
       if (!page) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
       const { activity, host, rating, reviews } = page;
       const now = deps.now();
-      // The body is kept per day: its bookable dates (in the activity's city) and the host's age (UTC) move with it.
-      const day = `${todayIn(now, activityZone(activity))}/${new Date(now).toISOString().slice(0, 10)}`;
+      // The body is kept per hour: its open dates and hours (in the activity's city) and the host's age (UTC) move with it.
+      const day = `${todayIn(now, activityZone(activity))}/${new Date(now).toISOString().slice(0, 13)}`;
       return render((view) => (
-        <ActivityDetail view={view} page={page} day={day} activity={activity} host={publicUser(host, new Date(now))} rating={rating} reviews={reviews} maps={deps.config.maps} now={now} />
+        <ActivityDetail
+          view={view}
+          page={page}
+          day={day}
+          activity={activity}
+          host={publicUser(host, new Date(now))}
+          rating={rating}
+          reviews={reviews}
+          maps={deps.config.maps}
+          now={now}
+          dialogTimes={() => dialogTimes(deps, activity)}
+        />
       ));
     });
 }

@@ -1,6 +1,7 @@
 import { decimalFromCents } from "../lib/money";
 import type { Activity } from "../../db/schema";
 import type { PublicUser } from "../profiles/serialize";
+import type { WeeklyHours } from "../../shared/availability";
 
 /**
  * What the app shows of an activity (docs/decisions/0007). Everything here is public to anyone
@@ -44,6 +45,17 @@ export interface PublicActivity {
   maxDuration: string | null;
   meetingPoint: string | null;
   hasMeetingPoint: boolean;
+  /**
+   * When guests may book (decision 0037): per weekday, Monday first, `[from, to)` minutes of the
+   * activity's local day; null: any day, starts from 08:00 to 22:00.
+   */
+  weeklyHours: WeeklyHours | null;
+  /** Minimum minutes between a request and its start. */
+  noticeMinutes: number;
+  /** How many days ahead guests may book. */
+  horizonDays: number;
+  /** A paid request is accepted at once. */
+  instantBooking: boolean;
   active: boolean;
   featured: boolean;
   createdAt: number;
@@ -67,6 +79,10 @@ export const PUBLIC_ACTIVITY_KEYS = [
   "maxDuration",
   "meetingPoint",
   "hasMeetingPoint",
+  "weeklyHours",
+  "noticeMinutes",
+  "horizonDays",
+  "instantBooking",
   "active",
   "featured",
   "createdAt",
@@ -93,6 +109,10 @@ export function publicActivity(activity: Activity, host?: PublicUser | null, rat
     maxDuration: activity.maxDurationMinutes === null ? null : hours(activity.maxDurationMinutes),
     meetingPoint: activity.meetingPoint,
     hasMeetingPoint: activity.hasMeetingPoint,
+    weeklyHours: activity.weeklyHours ?? null,
+    noticeMinutes: activity.noticeMinutes,
+    horizonDays: activity.horizonDays,
+    instantBooking: activity.instantBooking,
     active: activity.active,
     featured: activity.featured,
     createdAt: activity.createdAt,

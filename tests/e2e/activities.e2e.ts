@@ -45,7 +45,7 @@ test("browse: filtering by category swaps the list and updates the URL; back res
   await page.close();
 });
 
-test("a host creates an activity through the seven wizard steps, sees it, edits it and deletes it", async () => {
+test("a host creates an activity through the eight wizard steps, sees it, edits it and deletes it", async () => {
   const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
@@ -95,10 +95,36 @@ test("a host creates an activity through the seven wizard steps, sees it, edits 
   await expectAccessible(page, "wizard step 6");
   await next.click();
 
+  // Availability: weekend mornings, Saturday and Sunday 09:00–12:00.
+  await page.getByText("Step 7 of 8").waitFor();
+  await page.getByRole("heading", { name: "Availability" }).waitFor();
+  expect(await page.getByLabel("Any day, starts from 08:00 to 22:00").isChecked()).toBe(true);
+  await page.getByLabel("Set weekly hours").check();
+  expect(await page.getByText("Closed").count()).toBe(7);
+  expect(await next.isDisabled()).toBe(true); // every day closed
+  await page.getByText("Add hours to at least one day, or choose any day.").waitFor();
+  for (const day of ["Saturday", "Sunday"]) {
+    await page.getByRole("button", { name: `Add hours on ${day}` }).click();
+    await page.getByLabel(`${day}, range 1: to`).selectOption({ label: "12:00" });
+  }
+  // A range that ends before it starts holds the step back until it is put right.
+  await page.getByLabel("Sunday, range 1: from").selectOption({ label: "13:00" });
+  await page.getByText("Sunday: a range ends before it starts.").waitFor();
+  expect(await next.isDisabled()).toBe(true);
+  await page.getByLabel("Sunday, range 1: from").selectOption({ label: "09:00" });
+  expect(await next.isDisabled()).toBe(false);
+  await page.getByLabel("Minimum notice").selectOption({ label: "1 day before" });
+  await page.getByLabel("Book up to").selectOption({ label: "30 days ahead" });
+  await page.getByLabel("Instant booking").check();
+  await page.getByText("Paid requests are accepted at once; you can still cancel with a full refund to the guest.").waitFor();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  await expectAccessible(page, "wizard step 7, availability");
+  await next.click();
+
   await page.getByText("Your activity takes place in New York, United States.").waitFor();
   await page.getByLabel("Set the meeting point now").check();
   await page.getByLabel("Meeting point address").fill("Sheep Meadow, Central Park");
-  await expectAccessible(page, "wizard step 7");
+  await expectAccessible(page, "wizard step 8");
   await page.getByRole("button", { name: "Create" }).click();
   await page.waitForURL(`${env.server.url}/host`);
   await page.getByText("Activity created successfully!").waitFor();
@@ -111,6 +137,8 @@ test("a host creates an activity through the seven wizard steps, sees it, edits 
   await page.getByRole("heading", { name: "Ukulele in the park" }).waitFor();
   await page.getByText("1.5 h to 2 h").waitFor();
   await page.getByText("Sheep Meadow, Central Park").waitFor();
+  await page.getByText("Available: Sat, Sun 09:00–12:00").waitFor();
+  await page.getByText("Instant booking", { exact: true }).waitFor();
   await expectAccessible(page, "activity page");
 
   // Edit: the wizard comes back filled in.
@@ -121,16 +149,26 @@ test("a host creates an activity through the seven wizard steps, sees it, edits 
   await page.getByRole("button", { name: "Next" }).click();
   await page.getByLabel("Title").fill("Ukulele for everyone");
   for (let i = 0; i < 5; i++) await page.getByRole("button", { name: "Next" }).click();
+  // The saved availability comes back; "any day" puts the hours back to none.
+  await page.getByRole("heading", { name: "Availability" }).waitFor();
+  expect(await page.getByLabel("Set weekly hours").isChecked()).toBe(true);
+  expect(await page.getByLabel("Saturday, range 1: from").inputValue()).toBe("540");
+  expect(await page.getByLabel("Instant booking").isChecked()).toBe(true);
+  await page.getByLabel("Any day, starts from 08:00 to 22:00").check();
+  await page.getByLabel("Instant booking").uncheck();
+  await page.getByRole("button", { name: "Next" }).click();
   await page.getByRole("button", { name: "Update" }).click();
   await page.waitForURL(`${env.server.url}/host`);
   await page.getByText("Activity updated successfully!").waitFor();
   await page.getByText("Ukulele for everyone").first().waitFor();
+  const edited = await page.evaluate(async () => ((await (await fetch("/api/user/activities")).json()) as { title: string; weeklyHours: unknown; instantBooking: boolean; noticeMinutes: number; horizonDays: number }[]).find((a) => a.title === "Ukulele for everyone"));
+  expect(edited).toMatchObject({ weeklyHours: null, instantBooking: false, noticeMinutes: 1440, horizonDays: 30 });
 
   // Delete, after the browser's confirmation.
   await page.getByRole("link", { name: "Edit Ukulele for everyone" }).click();
   await page.locator("[data-hydrated]").waitFor();
   await page.getByRole("radio", { name: "Music" }).click();
-  for (let i = 0; i < 6; i++) await page.getByRole("button", { name: "Next" }).click();
+  for (let i = 0; i < 7; i++) await page.getByRole("button", { name: "Next" }).click();
   page.once("dialog", (dialog) => dialog.accept());
   await page.getByRole("button", { name: "Delete activity" }).click();
   await page.waitForURL(`${env.server.url}/host`);

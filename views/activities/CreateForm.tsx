@@ -6,15 +6,18 @@ import { CharacterCounter, FieldError, FormAlert, ScreenHeader } from "../compon
 import { Island } from "../components/Island";
 import { AppLayout } from "../layouts/AppLayout";
 import { PhotoGridFallback, photoGridTexts } from "../profiles/PhotoGridField";
+import { AvailabilityFieldset, emptyAvailability, type AvailabilityValues } from "./Availability";
 
 export interface CreateFormState {
-  values: { title: string; description: string; category: string; hourlyRate: string; hasMeetingPoint: boolean; meetingPoint: string; photos: string[] };
+  values: { title: string; description: string; category: string; hourlyRate: string; hasMeetingPoint: boolean; meetingPoint: string; photos: string[]; availability: AvailabilityValues };
   errors?: Record<string, string>;
+  /** The weekday the weekly hours' refusal is about, when it is about one. */
+  hoursDay?: number;
   alert?: { title: string; body: string };
 }
 
 export const emptyCreateForm: CreateFormState = {
-  values: { title: "", description: "", category: "", hourlyRate: "", hasMeetingPoint: false, meetingPoint: "", photos: [] },
+  values: { title: "", description: "", category: "", hourlyRate: "", hasMeetingPoint: false, meetingPoint: "", photos: [], availability: emptyAvailability },
 };
 
 /** /create-activity: the single-page form (spec §2); back, cancel and success go to /host-dashboard. */
@@ -107,6 +110,7 @@ export function CreateActivityForm({ view, state, maps, near }: { view: View; st
             </div>
             <FieldError id="field-meetingPoint-error" message={e.meetingPoint} />
           </fieldset>
+          <AvailabilityFieldset view={view} values={v.availability} errors={e} hoursDay={state.hoursDay} />
           <div class="flex gap-3">
             <a href="/host-dashboard" class="btn btn-secondary flex-1" safe>
               {t("common.cancel")}

@@ -13,8 +13,10 @@ import { Island } from "../components/Island";
 import { Avatar, Carousel, ReviewList } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
 import { RequestDialog } from "../bookings/Request";
+import type { DialogTimes } from "../../src/bookings/queries";
 import { remember, type KeptParts } from "../../src/lib/html/fragments";
 import { ReportButton } from "../reports/ReportButton";
+import { weeklyHoursSummary } from "./Availability";
 
 /** "45 min" under an hour, otherwise hours ("1 h", "1.5 h"), as spec §9 says. */
 export function formatDuration(view: Pick<View, "t">, minutes: number) {
@@ -31,6 +33,8 @@ interface ActivityPageProps {
   rating: { average: number | null; count: number };
   reviews: ReviewView[];
   maps: Config["maps"];
+  /** The booking dialog's open dates and hours, worked out only when the body is rendered (not kept). */
+  dialogTimes: () => DialogTimes;
 }
 
 /**
@@ -56,7 +60,7 @@ export function ActivityDetail(props: ActivityPageProps & { page: object; day: s
   );
 }
 
-function ActivityBody({ view, own, activity, host, rating, reviews, maps, now }: Omit<ActivityPageProps, "view"> & { view: KeptFormView; own: boolean }) {
+function ActivityBody({ view, own, activity, host, rating, reviews, maps, now, dialogTimes }: Omit<ActivityPageProps, "view"> & { view: KeptFormView; own: boolean }) {
   const { t } = view;
   const photos = activity.photos.length ? activity.photos : [categoryPhoto(activity.category)];
   const exact = activity.hasMeetingPoint && activity.meetingPoint;
@@ -89,6 +93,20 @@ function ActivityBody({ view, own, activity, host, rating, reviews, maps, now }:
               : t("activity.durationRange", { min: formatDuration(view, activity.minDurationMinutes), max: formatDuration(view, max) })}
           </span>
         </div>
+        {activity.instantBooking || activity.weeklyHours ? (
+          <div class="mt-2 flex flex-col gap-0.5 text-sm text-muted" data-availability>
+            {activity.instantBooking ? (
+              <p class="font-medium" safe>
+                {t("activity.instantBooking")}
+              </p>
+            ) : (
+              ""
+            )}
+            {activity.weeklyHours ? <p safe>{t("activity.available", { schedule: weeklyHoursSummary(t, activity.weeklyHours) })}</p> : ""}
+          </div>
+        ) : (
+          ""
+        )}
 
         <a href={host.username ? `/profile/${host.username}` : "#"} class="card mt-4 flex items-center gap-3 p-3 hover:bg-sunken">
           <Avatar photo={host.photo} name={host.firstName} size={48} />
@@ -144,7 +162,7 @@ function ActivityBody({ view, own, activity, host, rating, reviews, maps, now }:
           </a>
         </section>
 
-        {own ? "" : <RequestDialog view={view} activity={activity} now={now} />}
+        {own ? "" : <RequestDialog view={view} activity={activity} open={dialogTimes()} />}
 
         <section class="mt-6">
           <h2 class="mb-2 text-lg font-semibold" safe>

@@ -8,10 +8,20 @@ import type { View } from "../../src/shell/view";
 import { Island } from "../components/Island";
 import { Document } from "../layouts/Document";
 import { photoGridTexts } from "../profiles/PhotoGridField";
+import { MAX_RANGES_PER_DAY, DEFAULT_HORIZON_DAYS, DEFAULT_NOTICE_MINUTES } from "../../shared/availability";
+import { dayNameKey } from "../../src/activities/input";
+import { horizonChoices, noticeChoices } from "./Availability";
+
+/** Texts the island fills itself ("{day}", "{index}"): written here with their other values in the language. */
+const wizardTemplates = {
+  addRangeFor: "wizard.addRangeFor", removeRangeFor: "wizard.removeRangeFor", rangeFrom: "wizard.rangeFrom", rangeTo: "wizard.rangeTo",
+  hoursFormat: "activity.hoursFormat", hoursInvalidTime: "activity.hoursInvalidTime", hoursEndBeforeStart: "activity.hoursEndBeforeStart",
+  hoursOverlap: "activity.hoursOverlap", hoursTooMany: "activity.hoursTooMany",
+} as const satisfies Record<string, MessageKey>;
 
 const wizardKeys = {
   title: "wizard.title", progress: "wizard.progress", close: "common.close", back: "common.back", next: "common.next",
-  step1: "wizard.step1", step2: "wizard.step2", step3: "wizard.step3", step4: "wizard.step4", step5: "wizard.step5", step6: "wizard.step6", step7: "wizard.step7",
+  step1: "wizard.step1", step2: "wizard.step2", step3: "wizard.step3", step4: "wizard.step4", step5: "wizard.step5", step6: "wizard.step6", step7: "wizard.step7", step8: "wizard.step8",
   getTips: "wizard.getTips", inspiration: "wizard.inspiration", titleLabel: "create.titleLabel", titlePlaceholder: "wizard.titlePlaceholder",
   descriptionLabel: "create.descriptionLabel", descriptionPlaceholder: "wizard.descriptionPlaceholder",
   rateLabel: "create.rateLabel", breakdown: "wizard.breakdown", rateLine: "wizard.rateLine", feeLine: "wizard.feeLine", earnLine: "wizard.earnLine", enterRate: "wizard.enterRate",
@@ -20,6 +30,9 @@ const wizardKeys = {
   meetingAddress: "create.meetingAddress", meetingPlaceholder: "create.meetingPlaceholder", create: "wizard.create", update: "wizard.update", saving: "common.saving",
   delete: "wizard.delete", deleteConfirm: "wizard.deleteConfirm", created: "toast.activityCreated", updated: "toast.activityUpdated", deleted: "toast.activityDeleted",
   createError: "wizard.createError", updateError: "wizard.updateError", deleteError: "wizard.deleteError", tryAgain: "wizard.tryAgain",
+  hoursLegend: "activity.hoursLegend", hoursAny: "activity.hoursAny", hoursWeekly: "activity.hoursWeekly", closed: "wizard.closed", addRange: "wizard.addRange",
+  copyMonday: "wizard.copyMonday", noticeLabel: "activity.noticeLabel", horizonLabel: "activity.horizonLabel", instantLabel: "activity.instantBookingLabel",
+  instantHelp: "activity.instantBookingHelp", hoursEmpty: "activity.hoursEmpty",
 } as const satisfies Record<string, MessageKey>;
 
 function tips(view: View, prefix: "title" | "description" | "photos") {
@@ -40,6 +53,7 @@ export function ActivityWizardPage({ view, activity, city, country, maps }: { vi
   // the island only puts the typed count in.
   texts.titleCount = t("common.characterCount", { count: "{count}", max: TITLE_MAX });
   texts.descriptionCount = t("common.characterCount", { count: "{count}", max: DESCRIPTION_MAX });
+  for (const [k, key] of Object.entries(wizardTemplates)) texts[k] = t(key, { day: "{day}", index: "{index}", max: MAX_RANGES_PER_DAY });
   const props = {
     mode: activity ? "edit" : "create",
     activity: activity
@@ -54,13 +68,34 @@ export function ActivityWizardPage({ view, activity, city, country, maps }: { vi
           maxDurationMinutes: activity.maxDurationMinutes,
           hasMeetingPoint: activity.hasMeetingPoint,
           meetingPoint: activity.meetingPoint ?? "",
+          weeklyHours: activity.weeklyHours ?? null,
+          noticeMinutes: activity.noticeMinutes,
+          horizonDays: activity.horizonDays,
+          instantBooking: activity.instantBooking,
         }
-      : { category: "", title: "", description: "", hourlyRate: "", photos: [], minDurationMinutes: 60, maxDurationMinutes: null, hasMeetingPoint: false, meetingPoint: "" },
+      : {
+          category: "",
+          title: "",
+          description: "",
+          hourlyRate: "",
+          photos: [],
+          minDurationMinutes: 60,
+          maxDurationMinutes: null,
+          hasMeetingPoint: false,
+          meetingPoint: "",
+          weeklyHours: null,
+          noticeMinutes: DEFAULT_NOTICE_MINUTES,
+          horizonDays: DEFAULT_HORIZON_DAYS,
+          instantBooking: false,
+        },
     city: activity?.city ?? city,
     country: activity?.country ?? country,
     geocoderUrl: maps.geocoderUrl,
     categories: categories.map((c) => ({ value: c, label: t(categoryLabelKey(c)), photo: `/static/photos/${c}-1.svg` })),
     photoTexts: photoGridTexts(view),
+    days: [0, 1, 2, 3, 4, 5, 6].map((d) => t(dayNameKey(d))),
+    noticeChoices: noticeChoices(t),
+    horizonChoices: horizonChoices(t),
     tips: { title: tips(view, "title"), description: tips(view, "description"), photos: tips(view, "photos") },
     t: texts,
   };

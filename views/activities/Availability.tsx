@@ -1,0 +1,171 @@
+import { DEFAULT_HORIZON_DAYS, DEFAULT_NOTICE_MINUTES, HORIZON_CHOICES, NOTICE_CHOICES, rangesText, type WeeklyHours } from "../../shared/availability";
+import type { Activity } from "../../db/schema";
+import { dayNameKey, dayShortKey, dayText } from "../../src/activities/input";
+import type { Translate } from "../../src/texts";
+import type { View } from "../../src/shell/view";
+import { FieldError } from "../components/Fields";
+
+/**
+ * When an activity can be booked (decision 0037), as the host sets it: the choices' labels the
+ * wizard and the form share, the no-JavaScript fieldset of the create form, and the summary the
+ * activity page shows.
+ */
+
+/** "None", "2 hours before", "3 days before". */
+export function noticeLabel(t: Translate, minutes: number): string {
+  if (minutes === 0) return t("activity.noticeNone");
+  return minutes < 1440 ? t("activity.noticeHours", { n: minutes / 60 }) : t("activity.noticeDays", { n: minutes / 1440 });
+}
+
+/** "90 days ahead". */
+export const horizonLabel = (t: Translate, days: number) => t("activity.horizonDays", { n: days });
+
+export const noticeChoices = (t: Translate) => NOTICE_CHOICES.map((value) => ({ value, label: noticeLabel(t, value) }));
+export const horizonChoices = (t: Translate) => HORIZON_CHOICES.map((value) => ({ value, label: horizonLabel(t, value) }));
+
+/**
+ * "Mon 09:00–12:00 · Sat, Sun 09:00–12:00": days with the same ranges together, in week order,
+ * closed days left out. Empty without weekly hours.
+ */
+export function weeklyHoursSummary(t: Translate, hours: WeeklyHours | null): string {
+  if (!hours) return "";
+  const groups = new Map<string, number[]>();
+  hours.forEach((ranges, day) => {
+    if (!ranges.length) return;
+    const text = rangesText(ranges);
+    groups.set(text, [...(groups.get(text) ?? []), day]);
+  });
+  return [...groups].map(([text, days]) => `${days.map((d) => t(dayShortKey(d))).join(", ")} ${text}`).join(" · ");
+}
+
+/** The create form's availability values, as typed (sent back as they were on a refusal). */
+export interface AvailabilityValues {
+  hoursMode: "any" | "weekly";
+  /** Each day's ranges as text, Monday first. */
+  hours: string[];
+  noticeMinutes: string;
+  horizonDays: string;
+  instantBooking: boolean;
+}
+
+export const emptyAvailability: AvailabilityValues = {
+  hoursMode: "any",
+  hours: ["", "", "", "", "", "", ""],
+  noticeMinutes: String(DEFAULT_NOTICE_MINUTES),
+  horizonDays: String(DEFAULT_HORIZON_DAYS),
+  instantBooking: false,
+};
+
+/** The form's values of a saved activity. */
+export function availabilityValues(activity: Pick<Activity, "weeklyHours" | "noticeMinutes" | "horizonDays" | "instantBooking">): AvailabilityValues {
+  return {
+    hoursMode: activity.weeklyHours ? "weekly" : "any",
+    hours: [0, 1, 2, 3, 4, 5, 6].map((d) => dayText(activity.weeklyHours?.[d])),
+    noticeMinutes: String(activity.noticeMinutes),
+    horizonDays: String(activity.horizonDays),
+    instantBooking: activity.instantBooking,
+  };
+}
+
+/** The form's values as posted (`hoursMode`, `hours0` … `hours6`, the selects and the checkbox). */
+export function postedAvailability(input: Record<string, unknown>): AvailabilityValues {
+  const str = (k: string) => (typeof input[k] === "string" ? (input[k] as string) : "");
+  return {
+    hoursMode: str("hoursMode") === "weekly" ? "weekly" : "any",
+    hours: [0, 1, 2, 3, 4, 5, 6].map((d) => str(`hours${d}`)),
+    noticeMinutes: str("noticeMinutes") || String(DEFAULT_NOTICE_MINUTES),
+    horizonDays: str("horizonDays") || String(DEFAULT_HORIZON_DAYS),
+    instantBooking: ["on", "true", "1"].includes(str("instantBooking")),
+  };
+}
+
+/**
+ * The form's availability, for keyboards, screen readers and browsers without JavaScript: a
+ * choice between any day and weekly hours, one labelled text field per weekday ("09:00-12:00,
+ * 14:00-18:00", empty when closed), then notice, horizon and instant booking. A refusal about
+ * one day is shown under the hours and tied to that day's field.
+ */
+export function AvailabilityFieldset({ view, values, errors, hoursDay }: { view: Pick<View, "t">; values: AvailabilityValues; errors: Record<string, string>; hoursDay?: number }) {
+  const { t } = view;
+  const hoursError = errors.weeklyHours;
+  const describedBy = (...ids: (string | false | undefined)[]) => ids.filter(Boolean).join(" ") || undefined;
+  return (
+    <>
+      <fieldset class="field" aria-describedby={hoursError && hoursDay === undefined ? "field-weeklyHours-error" : undefined}>
+        <legend class="field-label mb-2" safe>
+          {t("activity.hoursLegend")}
+        </legend>
+        <label class="flex items-center gap-2">
+          <input type="radio" name="hoursMode" value="any" checked={values.hoursMode === "any"} class="accent-[#e8553d]" />
+          <span safe>{t("activity.hoursAny")}</span>
+        </label>
+        <label class="flex items-center gap-2">
+          <input type="radio" name="hoursMode" value="weekly" checked={values.hoursMode === "weekly"} class="accent-[#e8553d]" />
+          <span safe>{t("activity.hoursWeekly")}</span>
+        </label>
+        <p id="hours-hint" class="mt-1 text-sm text-muted" safe>
+          {t("create.hoursDayHint")}
+        </p>
+        <div class="mt-1 flex flex-col gap-2">
+          {values.hours.map((text, day) => (
+            <div class="flex items-center gap-3">
+              <label class="w-24 shrink-0 text-sm font-medium" for={`field-hours${day}`} safe>
+                {t(dayNameKey(day))}
+              </label>
+              <input
+                id={`field-hours${day}`}
+                name={`hours${day}`}
+                class="input min-w-0 flex-1"
+                value={text}
+                inputmode="text"
+                autocomplete="off"
+                placeholder="09:00-12:00"
+                aria-invalid={hoursError && hoursDay === day ? "true" : undefined}
+                aria-describedby={describedBy("hours-hint", hoursError && hoursDay === day && "field-weeklyHours-error")}
+              />
+            </div>
+          ))}
+        </div>
+        <FieldError id="field-weeklyHours-error" message={hoursError} />
+      </fieldset>
+      <div class="field">
+        <label class="field-label" for="field-noticeMinutes" safe>
+          {t("activity.noticeLabel")}
+        </label>
+        <select id="field-noticeMinutes" name="noticeMinutes" class="input" aria-invalid={errors.noticeMinutes ? "true" : undefined} aria-describedby={errors.noticeMinutes ? "field-noticeMinutes-error" : undefined}>
+          {noticeChoices(t).map((c) => (
+            <option value={String(c.value)} selected={values.noticeMinutes === String(c.value)} safe>
+              {c.label}
+            </option>
+          ))}
+        </select>
+        <FieldError id="field-noticeMinutes-error" message={errors.noticeMinutes} />
+      </div>
+      <div class="field">
+        <label class="field-label" for="field-horizonDays" safe>
+          {t("activity.horizonLabel")}
+        </label>
+        <select id="field-horizonDays" name="horizonDays" class="input" aria-invalid={errors.horizonDays ? "true" : undefined} aria-describedby={errors.horizonDays ? "field-horizonDays-error" : undefined}>
+          {horizonChoices(t).map((c) => (
+            <option value={String(c.value)} selected={values.horizonDays === String(c.value)} safe>
+              {c.label}
+            </option>
+          ))}
+        </select>
+        <FieldError id="field-horizonDays-error" message={errors.horizonDays} />
+      </div>
+      <div class="field">
+        <label class="flex items-start gap-2">
+          <input type="checkbox" name="instantBooking" value="on" checked={values.instantBooking} class="mt-1 h-5 w-5 accent-[#e8553d]" aria-describedby="instant-help" />
+          <span class="font-medium" safe>
+            {t("activity.instantBookingLabel")}
+          </span>
+        </label>
+        <p id="instant-help" class="text-sm text-muted" safe>
+          {t("activity.instantBookingHelp")}
+        </p>
+        <FieldError id="field-instantBooking-error" message={errors.instantBooking} />
+      </div>
+    </>
+  );
+}
