@@ -1,5 +1,8 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../deps";
+import { busyCalendarJob } from "./busy-calendar";
+import { feedRoutes } from "./feed-routes";
+import { availabilityRoutes } from "./routes";
 
 /**
  * When hosts can be booked (docs/decisions/0037-availability.md): the host's Availability
@@ -8,5 +11,6 @@ import type { Deps } from "../deps";
  * this live in `src/bookings/times.ts` and `src/bookings/availability.ts`.
  */
 export const availabilityFeature = (deps: Deps) => {
-  return new Elysia({ name: "offline.availability.feature", seed: deps.id });
+  deps.jobs.register(busyCalendarJob as never);
+  return new Elysia({ name: "offline.availability.feature", seed: deps.id }).use(availabilityRoutes(deps)).use(feedRoutes(deps));
 };

@@ -13,6 +13,7 @@ import { formatLocal, localOf } from "../lib/time";
 import { preview } from "./notices";
 import { preferencesOf } from "./service";
 import { type PreferenceKey } from "./rules";
+import { meetingPointText } from "../activities/rules";
 
 /**
  * The emails of notifications (docs/decisions/0025, 0034): the same changes, recipients and
@@ -59,14 +60,14 @@ const localeOf = (deps: Deps, person: Person): Locale =>
 /** What a booking's emails say about it. */
 interface Facts {
   booking: Booking;
-  activity: { title: string; meetingPoint: string | null; hasMeetingPoint: boolean; city: string; country: string };
+  activity: { title: string; meetingPoint: string | null; hasMeetingPoint: boolean; city: string; country: string; instantBooking: boolean };
   guest: Person;
   host: Person;
 }
 
 function factsOf(deps: Deps, booking: Booking): Facts | null {
   const activity = deps.db
-    .select({ title: activities.title, meetingPoint: activities.meetingPoint, hasMeetingPoint: activities.hasMeetingPoint, city: activities.city, country: activities.country })
+    .select({ title: activities.title, meetingPoint: activities.meetingPoint, hasMeetingPoint: activities.hasMeetingPoint, city: activities.city, country: activities.country, instantBooking: activities.instantBooking })
     .from(activities)
     .where(eq(activities.id, booking.activityId))
     .get();
@@ -80,10 +81,7 @@ function factsOf(deps: Deps, booking: Booking): Facts | null {
  * The meeting point as the app shows it (views/activities/Detail.tsx): the exact place when the
  * host set one, with the city; null when it is to be shared in the conversation.
  */
-function meetingPointOf(f: Facts): string | null {
-  if (!f.activity.hasMeetingPoint || !f.activity.meetingPoint) return null;
-  return `${f.activity.meetingPoint}, ${f.activity.city}, ${f.activity.country}`;
-}
+const meetingPointOf = (f: Facts) => meetingPointText(f.activity);
 
 const conversationPath = (bookingId: string) => `/bookings/${bookingId}`;
 const absolute = (deps: Deps, path: string) => `${deps.config.publicUrl}${path}`;
@@ -243,6 +241,17 @@ function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus | null,
 
   switch (to) {
     case "pending":
+      // Instant booking (docs/decisions/0037): accepted at once on the host's behalf; the host has nothing to answer.
+      if (activity.instantBooking) {
+        return [
+          status("host", "bookingRequests", f.guest.firstName, {
+            subject: "notifications.email.instant.subject",
+            heading: "notifications.email.instant.heading",
+            body: "notifications.email.instant.body",
+            more: (t) => (booking.message?.trim() ? [t("notifications.email.request.message", { name: f.guest.firstName, message: booking.message.trim() })] : []),
+          }),
+        ];
+      }
       return [
         status(
           "host",

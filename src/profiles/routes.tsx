@@ -5,8 +5,10 @@ import { LocationFields, Onboarding, onboardingValues, UsernameStatus, type Onbo
 import { AllActivities, AllReviews, OwnProfile, PublicProfileSheet, type ProfileData } from "../../views/profiles/Profile";
 import { AccountForm, AccountOverview, Help, SettingsHub, type AccountFormState, type AccountScreen } from "../../views/profiles/Settings";
 import { PushCard } from "../../views/notifications/PushCard";
+import { CalendarFeedCard } from "../../views/availability/CalendarFeedCard";
 import { NotFound } from "../../views/shell/NotFound";
 import { hostActivities } from "../activities/queries";
+import { calendarFeedState } from "../availability/feed";
 import { pendingEmailChange } from "../auth/tokens";
 import { context, type Render } from "../context";
 import { type Deps } from "../deps";
@@ -196,7 +198,14 @@ export function profileRoutes(deps: Deps) {
       return render((view) => <EditProfile view={view} state={draft} />, { status: result.status });
     })
     .get("/settings", ({ request, state, user, render }) =>
-      render((view) => <SettingsHub view={view} user={user} pushCard={<PushCard view={view} preferences={preferencesOf(deps.db, user.id)} vapidPublicKey={deps.secrets.vapidPublicKey} />} />),
+      render((view) => (
+        <SettingsHub
+          view={view}
+          user={user}
+          pushCard={<PushCard view={view} preferences={preferencesOf(deps.db, user.id)} vapidPublicKey={deps.secrets.vapidPublicKey} />}
+          calendarCard={<CalendarFeedCard view={view} feed={calendarFeedState(deps, user)} />}
+        />
+      )),
     )
     .get("/settings/account", ({ request, state, user, render }) => {
       const pending = pendingEmailChange(deps.db, user.id, deps.now());

@@ -81,8 +81,11 @@ function Card({ title, children }: { title: string; children: JSX.Element }) {
   );
 }
 
-/** /settings: location, push notifications (`pushCard`), theme, language, account, support and sign-out. */
-export function SettingsHub({ view, user, pushCard }: { view: View; user: User; pushCard: JSX.Element }) {
+/**
+ * /settings: location, push notifications (`pushCard`), the calendar feed (`calendarCard`,
+ * views/availability/CalendarFeedCard.tsx), theme, language, account, support and sign-out.
+ */
+export function SettingsHub({ view, user, pushCard, calendarCard }: { view: View; user: User; pushCard: JSX.Element; calendarCard?: JSX.Element }) {
   const { t } = view;
   return (
     <AppLayout view={view} title={t("settings.title")}>
@@ -101,6 +104,7 @@ export function SettingsHub({ view, user, pushCard }: { view: View; user: User; 
           </form>
         </Card>
         {pushCard as "safe"}
+        {(calendarCard ?? "") as "safe"}
         <Card title={t("settings.appearance")}>
           <div class="flex flex-col divide-y divide-line">
             <div class="flex items-center justify-between px-4 py-3">

@@ -1,0 +1,429 @@
+import { and, eq, gt, sql } from "drizzle-orm";
+import http from "node:http";
+import https from "node:https";
+import ICAL from "ical.js";
+import { writeTransaction } from "../../db/client";
+import { externalBusy, jobs, users, type User } from "../../db/schema";
+import type { Deps } from "../deps";
+import { cancelJob, defineJob, scheduleJob, type JobDeps } from "../jobs";
+import { DomainError } from "../lib/errors";
+import { cityByName } from "../lib/places";
+import { checkAddressText, checkDestination, DestinationRefused, pinnedLookup, systemResolver, type PushDestination, type Resolver } from "../notifications/destinations";
+import { allowsLocalPushServices } from "../notifications/service";
+import { locales, translator, type Locale, type MessageKey } from "../texts";
+
+/**
+ * A host's outside busy calendar (docs/decisions/0037): one iCal URL, read by a durable job every
+ * 30 minutes through the push service's outbound-address guard (src/notifications/destinations.ts:
+ * public https host names only, every resolved address checked, the connection made to the
+ * checked addresses only), within a time and size limit, without following redirects blindly
+ * (each one is checked again). Its events from now to a year ahead become the host's
+ * `external_busy` rows, replaced whole in one transaction; a failed read keeps the earlier rows
+ * and says why in `users.busyCalendarError`.
+ */
+
+export const BUSY_URL_MAX = 2000;
+/** How often the calendar is read again. */
+export const BUSY_REFRESH_MS = 30 * 60 * 1000;
+/** How far ahead its events block times. */
+export const BUSY_AHEAD_MS = 365 * 24 * 60 * 60 * 1000;
+/** The most busy times kept per host (the earliest ones). */
+export const BUSY_MAX_INTERVALS = 5000;
+/** Recurrence steps walked per calendar before giving up on the rest (a rule every minute for ten years). */
+const MAX_RECURRENCE_STEPS = 200_000;
+const MAX_REDIRECTS = 3;
+
+export interface BusyFetchOptions {
+  /** The whole read (resolving, connecting, the answer) must end within this. */
+  timeoutMs: number;
+  /** Bytes of the answer read at most; a longer one is refused. */
+  maxBytes: number;
+  /** How host names are resolved (tests hand in their own). */
+  resolve: Resolver;
+}
+
+export const DEFAULT_BUSY_FETCH: BusyFetchOptions = { timeoutMs: 10_000, maxBytes: 1024 * 1024, resolve: systemResolver };
+
+/** Per app: what a test changes of the fetch limits (the server keeps the defaults). */
+const fetchOptions = new WeakMap<object, Partial<BusyFetchOptions>>();
+export function setBusyFetchOptions(deps: Pick<Deps, "db">, options: Partial<BusyFetchOptions>) {
+  fetchOptions.set(deps.db, options);
+}
+const optionsFor = (deps: Pick<Deps, "db">): BusyFetchOptions => ({ ...DEFAULT_BUSY_FETCH, ...fetchOptions.get(deps.db) });
+
+export const busyJobKey = (hostId: string) => `availability.busyCalendar:${hostId}`;
+
+// ---------------------------------------------------------------------------------------------
+// Setting and clearing the URL
+
+/** The URL as typed, checked as text (an https host name on the internet; loopback only on a development machine). */
+function checkedText(deps: Deps, value: string): string {
+  const trimmed = value.trim();
+  if (trimmed.length > BUSY_URL_MAX) throw new DomainError("availability.busy.tooLong", 400);
+  // webcal:// is how calendar apps often hand these out: it is https underneath.
+  const typed = /^webcals?:\/\//i.test(trimmed) ? trimmed.replace(/^webcals?:\/\//i, "https://") : trimmed;
+  try {
+    return checkAddressText(typed, allowsLocalPushServices(deps)).href;
+  } catch (err) {
+    if (err instanceof DestinationRefused) throw new DomainError("availability.busy.invalid", 400, { log: `busy calendar refused: ${err.reason}` });
+    throw err;
+  }
+}
+
+/**
+ * Saves the host's outside calendar and schedules its first read at once. The name must resolve,
+ * now, to addresses on the internet (the read checks again each time). An empty value clears it.
+ */
+export async function setBusyCalendar(deps: Deps, hostId: string, value: string, resolve: Resolver = optionsFor(deps).resolve): Promise<void> {
+  if (!value.trim()) return clearBusyCalendar(deps, hostId);
+  const url = checkedText(deps, value);
+  try {
+    await checkDestination(url, allowsLocalPushServices(deps), resolve);
+  } catch (err) {
+    if (!(err instanceof DestinationRefused)) throw err;
+    throw new DomainError(err.temporary ? "availability.busy.unreachable" : "availability.busy.invalid", 400, { log: `busy calendar refused: ${err.reason}` });
+  }
+  const now = deps.now();
+  writeTransaction(deps.db, (tx) => {
+    const before = tx.select({ url: users.busyCalendarUrl }).from(users).where(eq(users.id, hostId)).get();
+    const changed = before?.url !== url;
+    tx.update(users)
+      .set({ busyCalendarUrl: url, ...(changed ? { busyCalendarFetchedAt: null, busyCalendarError: null } : {}), updatedAt: now })
+      .where(eq(users.id, hostId))
+      .run();
+    // A new address's events replace the old one's at its first read; until then none block.
+    if (changed) tx.delete(externalBusy).where(eq(externalBusy.hostId, hostId)).run();
+    cancelJob(tx, busyJobKey(hostId));
+    scheduleJob(tx, busyCalendarJob, { hostId }, { at: now, key: busyJobKey(hostId) });
+  });
+  // Read it now rather than at the runner's next pass (a job under way is left to finish).
+  void deps.jobs.runNow([busyJobKey(hostId)]).catch((err) => console.error("busy calendar read failed", err));
+}
+
+/** Removes the host's outside calendar, its busy times and its waiting read. */
+export function clearBusyCalendar(deps: Deps, hostId: string) {
+  writeTransaction(deps.db, (tx) => {
+    tx.update(users).set({ busyCalendarUrl: null, busyCalendarFetchedAt: null, busyCalendarError: null, updatedAt: deps.now() }).where(eq(users.id, hostId)).run();
+    tx.delete(externalBusy).where(eq(externalBusy.hostId, hostId)).run();
+    cancelJob(tx, busyJobKey(hostId));
+  });
+}
+
+/** What the busy-calendar card shows. */
+export function busyCalendarState(deps: Pick<Deps, "db" | "now">, user: Pick<User, "id">) {
+  const row = deps.db
+    .select({ url: users.busyCalendarUrl, fetchedAt: users.busyCalendarFetchedAt, error: users.busyCalendarError })
+    .from(users)
+    .where(eq(users.id, user.id))
+    .get();
+  const events = deps.db
+    .select({ n: sql<number>`count(*)` })
+    .from(externalBusy)
+    .where(and(eq(externalBusy.hostId, user.id), gt(externalBusy.endsAt, deps.now())))
+    .get();
+  return { url: row?.url ?? null, fetchedAt: row?.fetchedAt ?? null, error: row?.error ?? null, events: events?.n ?? 0 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the calendar
+
+/** A failed read, with what the host reads about it. */
+export class BusyFetchError extends Error {
+  constructor(
+    readonly key: MessageKey,
+    readonly params: Record<string, string | number> = {},
+    detail?: string,
+  ) {
+    super(detail ?? key);
+  }
+}
+
+/** One GET to checked addresses only, within `deadline` and `maxBytes`; no redirect followed. */
+function get(destination: PushDestination, deadline: number, maxBytes: number): Promise<{ status: number; location: string | null; body: Buffer }> {
+  const { url } = destination;
+  const send = url.protocol === "https:" ? https.request : http.request;
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+    };
+    const req = send({
+      protocol: url.protocol,
+      host: destination.host,
+      port: url.port || (url.protocol === "https:" ? 443 : 80),
+      path: `${url.pathname}${url.search}`,
+      method: "GET",
+      headers: { accept: "text/calendar, */*;q=0.5", "user-agent": "Offline busy-calendar reader", "accept-encoding": "identity" },
+      lookup: pinnedLookup(destination) as never,
+      agent: false,
+    });
+    const timer = setTimeout(() => {
+      finish(() => reject(new BusyFetchError("availability.busy.error.timeout", {}, "no answer in time")));
+      req.destroy();
+    }, Math.max(0, deadline - Date.now()));
+    req.on("error", (err) => finish(() => reject(new BusyFetchError("availability.busy.unreachable", {}, err.message))));
+    req.on("response", (res) => {
+      const status = res.statusCode ?? 0;
+      if (status >= 300 && status < 400) {
+        const location = res.headers.location ?? null;
+        res.resume();
+        finish(() => resolve({ status, location, body: Buffer.alloc(0) }));
+        req.destroy();
+        return;
+      }
+      const declared = Number(res.headers["content-length"]);
+      if (Number.isFinite(declared) && declared > maxBytes) {
+        finish(() => reject(new BusyFetchError("availability.busy.error.tooLarge")));
+        req.destroy();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) {
+          // Nothing more is read.
+          finish(() => reject(new BusyFetchError("availability.busy.error.tooLarge")));
+          req.destroy();
+          return;
+        }
+        chunks.push(chunk);
+      });
+      res.on("end", () => finish(() => resolve({ status, location: null, body: Buffer.concat(chunks) })));
+      res.on("error", (err) => finish(() => reject(new BusyFetchError("availability.busy.unreachable", {}, err.message))));
+    });
+    req.end();
+  });
+}
+
+/**
+ * The calendar's text: its address checked (as text, then what it resolves to), then read from
+ * those addresses; a redirect is followed only after its own address passes the same checks.
+ */
+export async function fetchCalendarText(deps: Deps, address: string, options: BusyFetchOptions = optionsFor(deps)): Promise<string> {
+  const deadline = Date.now() + options.timeoutMs;
+  const allowLoopback = allowsLocalPushServices(deps);
+  let current = address;
+  for (let hop = 0; ; hop++) {
+    let destination: PushDestination;
+    try {
+      destination = await checkDestination(current, allowLoopback, options.resolve, Math.max(0, deadline - Date.now()));
+    } catch (err) {
+      if (err instanceof DestinationRefused) throw new BusyFetchError(err.temporary ? "availability.busy.unreachable" : "availability.busy.invalid", {}, err.reason);
+      throw err;
+    }
+    const answer = await get(destination, deadline, options.maxBytes);
+    if (answer.status >= 300 && answer.status < 400) {
+      if (!answer.location || hop >= MAX_REDIRECTS) throw new BusyFetchError("availability.busy.error.redirects");
+      current = new URL(answer.location, destination.url).href;
+      continue;
+    }
+    if (answer.status < 200 || answer.status >= 300) throw new BusyFetchError("availability.busy.error.status", { status: answer.status });
+    return answer.body.toString("utf8");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the events
+
+export interface BusyInterval {
+  startsAt: number;
+  endsAt: number;
+}
+
+/** Whether the runtime knows this IANA zone name. */
+function knownZone(name: string): boolean {
+  try {
+    Temporal.Now.instant().toZonedDateTimeISO(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+
+/** The instant of an ICAL.Time: UTC, its TZID (the runtime's zone data first), or floating in `fallbackZone`. */
+function epochOf(time: ICAL.Time, tzid: string | null, fallbackZone: string): number {
+  if (time.isDate) {
+    return Temporal.PlainDate.from(`${pad(time.year, 4)}-${pad(time.month)}-${pad(time.day)}`).toZonedDateTime(fallbackZone).epochMilliseconds;
+  }
+  if (time.zone === ICAL.Timezone.utcTimezone || tzid === "UTC" || tzid === "Etc/UTC" || tzid === "Z") {
+    return Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second);
+  }
+  const wall = Temporal.PlainDateTime.from({ year: time.year, month: time.month, day: time.day, hour: time.hour, minute: time.minute, second: Math.min(time.second, 59) });
+  if (tzid && knownZone(tzid)) return wall.toZonedDateTime(tzid, { disambiguation: "compatible" }).epochMilliseconds;
+  // A zone the calendar defines itself (Outlook's "Pacific Standard Time"): its own VTIMEZONE.
+  if (tzid && time.zone && time.zone !== ICAL.Timezone.localTimezone) return time.toUnixTime() * 1000;
+  return wall.toZonedDateTime(fallbackZone, { disambiguation: "compatible" }).epochMilliseconds;
+}
+
+const propText = (component: ICAL.Component, name: string) => {
+  const value = component.getFirstPropertyValue(name);
+  return typeof value === "string" ? value.trim().toUpperCase() : "";
+};
+
+/** Events that do not make the host busy: free time (TRANSP:TRANSPARENT) and cancelled ones. */
+const blocks = (component: ICAL.Component) => propText(component, "transp") !== "TRANSPARENT" && propText(component, "status") !== "CANCELLED";
+
+const tzidOf = (component: ICAL.Component, name: string) => {
+  const value = component.getFirstProperty(name)?.getParameter("tzid");
+  return typeof value === "string" ? value : null;
+};
+
+/**
+ * The busy times of an iCalendar text between `from` and `from + BUSY_AHEAD_MS`: recurring events
+ * expanded (RRULE, RDATE, EXDATE, and changed occurrences by RECURRENCE-ID), free and cancelled
+ * events left out, an all-day event blocking its whole date in `zone`, floating times read in
+ * `zone`. The earliest `BUSY_MAX_INTERVALS`, merged where they overlap. Throws BusyFetchError
+ * when the text is not a calendar.
+ */
+export function busyTimes(text: string, zone: string, from: number): BusyInterval[] {
+  let root: ICAL.Component;
+  try {
+    const parsed = ICAL.parse(text);
+    root = new ICAL.Component(Array.isArray(parsed[0]) ? parsed[0] : parsed);
+  } catch (err) {
+    throw new BusyFetchError("availability.busy.error.notCalendar", {}, (err as Error).message);
+  }
+  if (root.name !== "vcalendar") throw new BusyFetchError("availability.busy.error.notCalendar");
+  const until = from + BUSY_AHEAD_MS;
+  const found: BusyInterval[] = [];
+  const add = (startsAt: number, endsAt: number) => {
+    if (endsAt > from && startsAt < until && endsAt > startsAt) found.push({ startsAt, endsAt });
+  };
+
+  // Masters and their changed occurrences (same UID, with RECURRENCE-ID).
+  const vevents = root.getAllSubcomponents("vevent");
+  const exceptions = new Map<string, ICAL.Component[]>();
+  const masters: ICAL.Component[] = [];
+  for (const c of vevents) {
+    if (c.hasProperty("recurrence-id")) {
+      const uid = String(c.getFirstPropertyValue("uid") ?? "");
+      exceptions.set(uid, [...(exceptions.get(uid) ?? []), c]);
+    } else masters.push(c);
+  }
+  const masterUids = new Set(masters.map((c) => String(c.getFirstPropertyValue("uid") ?? "")));
+  // A changed occurrence whose series is not in the file stands alone.
+  for (const [uid, list] of exceptions) if (!masterUids.has(uid)) masters.push(...list);
+
+  let steps = 0;
+  const spanOf = (item: ICAL.Event, start: ICAL.Time, end: ICAL.Time) => {
+    const startTz = tzidOf(item.component, "dtstart");
+    const endTz = tzidOf(item.component, "dtend") ?? startTz;
+    const startsAt = epochOf(start, startTz, zone);
+    let endsAt = epochOf(end, endTz, zone);
+    // An all-day event without an end is that one day.
+    if (start.isDate && endsAt <= startsAt) endsAt = Temporal.Instant.fromEpochMilliseconds(startsAt).toZonedDateTimeISO(zone).add({ days: 1 }).epochMilliseconds;
+    return { startsAt, endsAt };
+  };
+
+  for (const component of masters) {
+    if (steps > MAX_RECURRENCE_STEPS || found.length > BUSY_MAX_INTERVALS * 4) break;
+    let event: ICAL.Event;
+    try {
+      event = new ICAL.Event(component, { strictExceptions: false });
+      if (!event.startDate) continue;
+      const uid = event.uid ?? "";
+      if (!component.hasProperty("recurrence-id")) for (const ex of exceptions.get(uid) ?? []) event.relateException(ex);
+    } catch {
+      continue;
+    }
+    try {
+      if (!event.isRecurring()) {
+        if (!blocks(component) || !event.endDate) continue;
+        const { startsAt, endsAt } = spanOf(event, event.startDate, event.endDate);
+        add(startsAt, endsAt);
+        continue;
+      }
+      const iterator = event.iterator();
+      for (let next = iterator.next(); next; next = iterator.next()) {
+        if (++steps > MAX_RECURRENCE_STEPS) break;
+        const details = event.getOccurrenceDetails(next);
+        const startsAt = epochOf(details.startDate, tzidOf(details.item.component, "dtstart"), zone);
+        if (startsAt >= until) break;
+        if (!blocks(details.item.component)) continue;
+        const span = spanOf(details.item, details.startDate, details.endDate);
+        add(span.startsAt, span.endsAt);
+      }
+    } catch {
+      // An event ical.js cannot expand is left out; the others still count.
+      continue;
+    }
+  }
+  found.sort((a, b) => a.startsAt - b.startsAt || a.endsAt - b.endsAt);
+  // Overlapping and touching times become one.
+  const merged: BusyInterval[] = [];
+  for (const span of found) {
+    const last = merged.at(-1);
+    if (last && span.startsAt <= last.endsAt) last.endsAt = Math.max(last.endsAt, span.endsAt);
+    else merged.push({ ...span });
+  }
+  return merged.slice(0, BUSY_MAX_INTERVALS);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The job
+
+const localeOf = (deps: Deps, user: Pick<User, "locale">): Locale =>
+  (locales as string[]).includes(user.locale ?? "") ? (user.locale as Locale) : deps.config.defaultLanguage;
+
+/** The host's zone for all-day and floating times: their city's. */
+const zoneOf = (user: Pick<User, "city">) => cityByName(user.city)?.timeZone ?? "UTC";
+
+/**
+ * Reads the host's outside calendar once and records the outcome: the new busy times, or (on a
+ * failure) the reason, keeping the earlier times. Schedules the next read in 30 minutes.
+ * `jobId`: the job under way, whose row gives up its key so the next read can take it.
+ */
+export async function refreshBusyCalendar(deps: Deps, hostId: string, jobId?: string): Promise<"read" | "failed" | "none"> {
+  const user = deps.db.select().from(users).where(eq(users.id, hostId)).get();
+  if (!user?.busyCalendarUrl) return "none";
+  const url = user.busyCalendarUrl;
+  let outcome: { ok: true; times: BusyInterval[] } | { ok: false; error: string };
+  try {
+    const text = await fetchCalendarText(deps, url);
+    outcome = { ok: true, times: busyTimes(text, zoneOf(user), deps.now()) };
+  } catch (err) {
+    const t = translator(localeOf(deps, user));
+    const known = err instanceof BusyFetchError ? err : new BusyFetchError("availability.busy.error.notCalendar", {}, String(err));
+    if (!(err instanceof BusyFetchError)) console.error(`busy calendar of ${hostId} could not be read:`, err);
+    outcome = { ok: false, error: t(known.key, known.params) };
+  }
+  const now = deps.now();
+  return writeTransaction(deps.db, (tx) => {
+    const current = tx.select({ url: users.busyCalendarUrl }).from(users).where(eq(users.id, hostId)).get();
+    const key = busyJobKey(hostId);
+    if (jobId) tx.update(jobs).set({ key: null }).where(eq(jobs.id, jobId)).run();
+    // Removed meanwhile: nothing to write, no next read.
+    if (!current?.url) return "none";
+    // Changed meanwhile: what was read is the old address's; the new one is read at once.
+    if (current.url !== url) {
+      scheduleJob(tx, busyCalendarJob, { hostId }, { at: now, key });
+      return "none";
+    }
+    if (outcome.ok) {
+      tx.delete(externalBusy).where(eq(externalBusy.hostId, hostId)).run();
+      const rows = outcome.times.map((s) => ({ id: crypto.randomUUID(), hostId, startsAt: s.startsAt, endsAt: s.endsAt }));
+      // SQLite's limit on bound values: 4 per row.
+      for (let i = 0; i < rows.length; i += 200) tx.insert(externalBusy).values(rows.slice(i, i + 200)).run();
+      tx.update(users).set({ busyCalendarFetchedAt: now, busyCalendarError: null }).where(eq(users.id, hostId)).run();
+    } else {
+      tx.update(users).set({ busyCalendarError: outcome.error }).where(eq(users.id, hostId)).run();
+    }
+    // The next read (a read already waiting under the key, from a save made meanwhile, stays).
+    scheduleJob(tx, busyCalendarJob, { hostId }, { at: now + BUSY_REFRESH_MS, key });
+    return outcome.ok ? "read" : "failed";
+  });
+}
+
+/** `availability.busyCalendar`: one host's outside calendar, read now and every 30 minutes after. */
+export const busyCalendarJob = defineJob<{ hostId: string }>({
+  kind: "availability.busyCalendar",
+  async run(payload, { deps, job }) {
+    await refreshBusyCalendar(deps as JobDeps & Deps, payload.hostId, job.id);
+  },
+});

@@ -1,0 +1,162 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { and, eq, gte, inArray, or } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
+import ical, { ICalEventStatus } from "ical-generator";
+import { writeTransaction } from "../../db/client";
+import { activities, bookings, users, type User } from "../../db/schema";
+import type { Deps } from "../deps";
+import { vtimezone } from "../email/calendar";
+import { locales, translator, type Locale } from "../texts";
+import { meetingPointText } from "../activities/rules";
+
+/**
+ * Private calendar feeds (docs/decisions/0037): every person may subscribe their calendar app to
+ * `${PUBLIC_URL}/calendar/<userId>/<token>.ics`, the bookings they host or take part in.
+ *
+ * The token is an HMAC of the person's id and `users.calendarFeedVersion` under the session
+ * secret: nothing secret is stored, the link can be shown again at any time, and changing the
+ * number kills every earlier link. The number reads:
+ * - `0`: never turned on;
+ * - `n > 0`: on, links made with `n` work;
+ * - `-n`: turned off after `n` (no link works). Turning on again takes `n + 1`, so a link from
+ *   before it was turned off never comes back; a reset while on takes `n + 1` too.
+ */
+
+/** How far back the feed reaches: a month of past bookings. */
+export const FEED_PAST_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** The token of a person's feed at `version` (only meaningful for a positive version). */
+export function feedToken(secret: string, userId: string, version: number): string {
+  return createHmac("sha256", secret).update(`calendar-feed:${userId}:${version}`).digest("base64url");
+}
+
+/** The feed's address for this person, or null while it is off. */
+export function feedUrl(deps: Pick<Deps, "config" | "secrets">, user: Pick<User, "id" | "calendarFeedVersion">): string | null {
+  if (user.calendarFeedVersion <= 0) return null;
+  return `${deps.config.publicUrl}/calendar/${encodeURIComponent(user.id)}/${feedToken(deps.secrets.sessionSecret, user.id, user.calendarFeedVersion)}.ics`;
+}
+
+/** What the feed card shows (Settings, the host's Availability screen). */
+export function calendarFeedState(deps: Pick<Deps, "config" | "secrets">, user: Pick<User, "id" | "calendarFeedVersion">): { url: string | null } {
+  return { url: feedUrl(deps, user) };
+}
+
+export type FeedAction = "on" | "reset" | "off";
+
+/**
+ * Turns the feed on, makes a new link (reset), or turns it off; see the numbering above. Turning
+ * on a feed that is on, or off one that is off, changes nothing. Returns the new number.
+ */
+export function changeCalendarFeed(deps: Deps, userId: string, action: FeedAction): number {
+  return writeTransaction(deps.db, (tx) => {
+    const row = tx.select({ version: users.calendarFeedVersion }).from(users).where(eq(users.id, userId)).get();
+    if (!row) return 0;
+    const current = row.version;
+    let next = current;
+    if (action === "on" && current <= 0) next = Math.abs(current) + 1;
+    else if (action === "reset") next = Math.abs(current) + 1;
+    else if (action === "off" && current > 0) next = -current;
+    if (next !== current) tx.update(users).set({ calendarFeedVersion: next, updatedAt: deps.now() }).where(eq(users.id, userId)).run();
+    return next;
+  });
+}
+
+/**
+ * The person whose feed `file` (`<token>.ics`) opens, or null: unknown person, feed off, or a
+ * token that is not this version's (compared in constant time).
+ */
+export function feedOwner(deps: Deps, userId: string, file: string): User | null {
+  const m = /^([A-Za-z0-9_-]{43})\.ics$/.exec(file);
+  if (!m) return null;
+  const user = deps.db.select().from(users).where(eq(users.id, userId)).get();
+  if (!user || user.calendarFeedVersion <= 0 || user.suspendedAt !== null) return null;
+  const expected = Buffer.from(feedToken(deps.secrets.sessionSecret, user.id, user.calendarFeedVersion));
+  const given = Buffer.from(m[1]!);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  return user;
+}
+
+const host = alias(users, "feed_host");
+const guest = alias(users, "feed_guest");
+
+/** The person's bookings the feed shows: as host or guest, accepted or pending, ended at most a month ago. */
+function feedBookings(deps: Deps, userId: string) {
+  return deps.db
+    .select({
+      id: bookings.id,
+      status: bookings.status,
+      hostId: bookings.hostId,
+      startsAt: bookings.startsAt,
+      endsAt: bookings.endsAt,
+      durationMinutes: bookings.durationMinutes,
+      timeZone: bookings.timeZone,
+      updatedAt: bookings.updatedAt,
+      title: activities.title,
+      meetingPoint: activities.meetingPoint,
+      hasMeetingPoint: activities.hasMeetingPoint,
+      city: activities.city,
+      country: activities.country,
+      hostFirstName: host.firstName,
+      hostName: host.name,
+      guestFirstName: guest.firstName,
+      guestName: guest.name,
+    })
+    .from(bookings)
+    .innerJoin(activities, eq(activities.id, bookings.activityId))
+    .innerJoin(host, eq(host.id, bookings.hostId))
+    .innerJoin(guest, eq(guest.id, bookings.guestId))
+    .where(
+      and(
+        or(eq(bookings.hostId, userId), eq(bookings.guestId, userId)),
+        inArray(bookings.status, ["accepted", "pending"]),
+        gte(bookings.endsAt, deps.now() - FEED_PAST_MS),
+      ),
+    )
+    .orderBy(bookings.startsAt)
+    .all();
+}
+
+const firstNameOf = (firstName: string | null, name: string | null) => firstName || name?.split(" ")[0] || "";
+
+/**
+ * The person's feed as iCalendar text: one event per booking, in the wall clock of the booking's
+ * own zone (TZID, with the VTIMEZONE that zone needs, as the booking emails write them), the
+ * texts in the person's language.
+ */
+export function calendarFeed(deps: Deps, user: User): string {
+  const locale: Locale = (locales as string[]).includes(user.locale ?? "") ? (user.locale as Locale) : deps.config.defaultLanguage;
+  const t = translator(locale);
+  const domain = new URL(deps.config.publicUrl).hostname;
+  const now = deps.now();
+  const cal = ical({
+    name: t("availability.feed.name"),
+    prodId: { company: "Offline", product: "Offline", language: locale.toUpperCase() },
+    ttl: 60 * 60,
+  });
+  cal.timezone({ name: null, generator: (tz) => vtimezone(tz, now) });
+  for (const b of feedBookings(deps, user.id)) {
+    const asHost = b.hostId === user.id;
+    const other = asHost ? firstNameOf(b.guestFirstName, b.guestName) : firstNameOf(b.hostFirstName, b.hostName);
+    const hostName = firstNameOf(b.hostFirstName, b.hostName);
+    const url = `${deps.config.publicUrl}/bookings/${b.id}`;
+    const place = meetingPointText(b);
+    const description = [t(asHost ? "availability.feed.descriptionHost" : "availability.feed.descriptionGuest", { name: other, url })];
+    if (b.status === "pending") description.push(t("availability.feed.pending"));
+    if (!place) description.push(asHost ? t("availability.feed.meetingLaterHost") : t("availability.feed.meetingLater", { name: hostName }));
+    const start = Temporal.Instant.fromEpochMilliseconds(b.startsAt).toZonedDateTimeISO(b.timeZone);
+    cal.createEvent({
+      id: `booking-${b.id}@${domain}`,
+      stamp: new Date(now),
+      lastModified: new Date(b.updatedAt),
+      start,
+      end: start.add({ minutes: b.durationMinutes }),
+      timezone: b.timeZone,
+      summary: other ? `${b.title} · ${other}` : b.title,
+      description: description.join("\n"),
+      location: place,
+      url,
+      status: b.status === "accepted" ? ICalEventStatus.CONFIRMED : ICalEventStatus.TENTATIVE,
+    });
+  }
+  return cal.toString();
+}
