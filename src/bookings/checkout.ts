@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, inArray, isNotNull, isNull } from "drizzle-orm";
 import { writeTransaction, type WriteTx } from "../../db/client";
-import { bookings, type Activity, type Booking, type User } from "../../db/schema";
+import { activities, bookings, type Activity, type Booking, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { cancelJob } from "../jobs";
 import { decimalFromCents } from "../lib/money";
@@ -9,7 +9,7 @@ import { DomainError, isDomainError } from "../lib/errors";
 import { uuidLike } from "../lib/validation";
 import type { PaymentIntent } from "../payments/provider";
 import { guestBusy, hostBusy, checkSlotOpen } from "./availability";
-import { expireJob, holdJob, reconcileJob, schedule } from "./jobs";
+import { expireJob, holdJob, instantAcceptJob, instantAcceptKey, reconcileJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys } from "./keys";
 import { getSelection, saveSelection } from "./selection";
 import {
@@ -28,13 +28,17 @@ import {
 } from "./service";
 import type { Amount } from "./input";
 import type { Slot } from "./times";
-import { announce, endAwaitingPayment, ledger, systemMessage } from "./transitions";
+import { acceptInstantlyNow, announce, endAwaitingPayment, INSTANT_ANSWER_MS, ledger, systemMessage } from "./transitions";
 
 /**
  * The three ways a guest pays for a request (spec §7): the date-time screen (an intent for a
  * slot, then the booking once the card is held), the booking dialog (a booking holding the slot
  * while the provider's hosted page takes the card) and the checkout page (the card form for a
  * booking awaiting payment). A booking becomes a request (pending) only with an authorised card.
+ *
+ * Both places that make a request pending (`createBooking`, `paymentAuthorised`) schedule, in the
+ * same transaction, the instant accept of an activity that books instantly (docs/decisions/0037),
+ * and run it right after the commit (`acceptInstantlyNow`).
  */
 
 function intentMetadata(guest: User, activity: Activity, slot: Slot, extra: Record<string, string> = {}) {
@@ -192,6 +196,7 @@ export async function createBooking(
     ledger(tx, deps, row, "authorize", row.totalCents, intent.id);
     const request = systemMessage(tx, deps, row.id, "booking_request", guest.id);
     schedule(tx, expireJob, { bookingId: row.id }, { at: row.respondBy, key: jobKeys.expire(row.id) });
+    if (activity.instantBooking) schedule(tx, instantAcceptJob, { bookingId: row.id }, { at: now, key: instantAcceptKey(row.id) });
     return { made: true as const, booking: row, request };
   });
   if (typeof made === "string") {
@@ -205,6 +210,8 @@ export async function createBooking(
     return { booking: made.booking, created: false };
   }
   announce(deps, made.booking, null, made.request);
+  // Instant booking: the guest is waiting for this answer, so it waits (briefly) for the accept.
+  if (activity.instantBooking) return { booking: (await acceptInstantlyNow(deps, made.booking.id, INSTANT_ANSWER_MS)) ?? made.booking, created: true };
   return { booking: made.booking, created: true };
 }
 
@@ -340,8 +347,11 @@ export async function intentForBooking(deps: Deps, guest: User, input: { booking
  * by the checkout page, the provider's events and the hold job; idempotent. A booking whose hold
  * lapsed is revived when its slot is still free; otherwise the authorisation is released. A
  * booking claimed by a release (the guest cancelled, the hold lapsed) is not revived.
+ *
+ * For an activity that books instantly, the request's accept is scheduled with it and run at
+ * once; `waitForAcceptMs` is how long to wait for it (a guest's answer waits, a webhook does not).
  */
-export async function paymentAuthorised(deps: Deps, bookingId: string, intentId: string): Promise<"advanced" | "already" | "released" | "ignored"> {
+export async function paymentAuthorised(deps: Deps, bookingId: string, intentId: string, waitForAcceptMs = 0): Promise<"advanced" | "already" | "released" | "ignored"> {
   const booking = currentBooking(deps, bookingId);
   if (!booking) return "ignored";
   if (booking.status !== "awaiting_payment" && booking.paymentIntentId === intentId && booking.status !== "expired") return "already";
@@ -378,7 +388,9 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
     const request = systemMessage(tx, deps, changed.id, "booking_request", changed.guestId);
     cancelJob(tx, jobKeys.hold(changed.id));
     schedule(tx, expireJob, { bookingId: changed.id }, { at: respondBy, key: jobKeys.expire(changed.id) });
-    return { changed, from: current.status, request };
+    const instant = tx.select({ on: activities.instantBooking }).from(activities).where(eq(activities.id, changed.activityId)).get()?.on ?? false;
+    if (instant) schedule(tx, instantAcceptJob, { bookingId: changed.id }, { at: now, key: instantAcceptKey(changed.id) });
+    return { changed, from: current.status, request, instant };
   });
   if (result === "lost") {
     await releaseStray(deps, intent.id);
@@ -386,6 +398,7 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
   }
   if (result === "already") return result;
   announce(deps, result.changed, result.from, result.request);
+  if (result.instant) await acceptInstantlyNow(deps, result.changed.id, waitForAcceptMs);
   return "advanced";
 }
 

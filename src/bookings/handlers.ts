@@ -1,10 +1,10 @@
 import type { Deps } from "../deps";
 import type { JobKind } from "../jobs";
 import { checkoutEnded, lapseHold, paymentAuthorised } from "./checkout";
-import { autoCompleteJob, expireJob, handle, holdJob, payoutJob, payoutSweepJob, paymentsSweepJob, reconcileJob, recoverJob } from "./jobs";
+import { autoCompleteJob, expireJob, handle, holdJob, instantAcceptJob, payoutJob, payoutSweepJob, paymentsSweepJob, reconcileJob, recoverJob } from "./jobs";
 import { hostOfAccount, owedPayouts } from "./payouts";
 import { reconcileIntent, recoverClaim, sweepPayments } from "./reconciliation";
-import { autoComplete, expireRequest, payHost } from "./transitions";
+import { acceptInstantly, autoComplete, expireRequest, payHost } from "./transitions";
 
 /**
  * What runs the bookings' timed work and answers the payment provider's news: the handlers
@@ -14,6 +14,9 @@ import { autoComplete, expireRequest, payHost } from "./transitions";
 export const bookingJobs: JobKind<never>[] = [
   handle(holdJob, ({ bookingId }, { deps }) => lapseHold(deps, bookingId)),
   handle(expireJob, ({ bookingId }, { deps }) => expireRequest(deps, bookingId)),
+  handle(instantAcceptJob, async ({ bookingId }, { deps }) => {
+    await acceptInstantly(deps, bookingId);
+  }),
   handle(autoCompleteJob, ({ bookingId }, { deps }) => autoComplete(deps, bookingId)),
   handle(payoutJob, async ({ bookingId }, { deps }) => {
     await payHost(deps, bookingId);
@@ -36,6 +39,7 @@ export function listenToPayments(deps: Deps) {
   deps.paymentEvents.on(async (event) => {
     const bookingId = event.metadata.bookingId;
     if ((event.type === "checkout.session.completed" || event.type === "payment_intent.amount_capturable_updated") && bookingId && event.paymentIntentId) {
+      // An instant booking's accept runs in the background: the provider's delivery waits for nobody.
       await paymentAuthorised(deps, bookingId, event.paymentIntentId);
     }
     if (event.type === "checkout.session.expired" && bookingId) await checkoutEnded(deps, bookingId, event.objectId);

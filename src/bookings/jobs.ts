@@ -29,6 +29,17 @@ export const holdJob = declare<ById>({ kind: "booking.hold" });
 /** A pending request unanswered 24 hours after it was sent, or at its start. */
 export const expireJob = declare<ById>({ kind: "booking.expire" });
 
+/**
+ * A request for an instant-booking activity (docs/decisions/0037): accepted by the system on the
+ * host's behalf, through the host's own Accept (claim, capture, record, recovery). Scheduled, due at
+ * once, in the transaction that makes the booking pending, and run right after its commit; does
+ * nothing once the booking is no longer pending (the host declined, the guest withdrew).
+ */
+export const instantAcceptJob = declare<ById>({ kind: "booking.instant-accept" });
+
+/** The instant accept's job key: one per booking, so every flow that makes it pending schedules it once. */
+export const instantAcceptKey = (bookingId: string) => `booking:${bookingId}:instant-accept`;
+
 /** An accepted booking nobody completed, 48 hours after its end. */
 export const autoCompleteJob = declare<ById>({ kind: "booking.autocomplete" });
 

@@ -13,7 +13,8 @@ import { createBooking, intentForBooking, intentForSlot, payableBooking, payment
 import type { CardValues } from "./input";
 import { bookingOf, bookingSummary, type BookingSummary } from "./queries";
 import { getSelection } from "./selection";
-import { checkAmount, slotOrThrow } from "./service";
+import { checkAmount, currentBooking, slotOrThrow } from "./service";
+import { INSTANT_ANSWER_MS } from "./transitions";
 import type { Slot } from "./times";
 
 /**
@@ -60,6 +61,18 @@ export interface CardPost extends CardValues {
 
 const redirect = (to: string, toast?: FlashData): PaymentStep => ({ kind: "redirect", to, toast });
 const REQUEST_SENT: FlashData = { title: "toast.paymentSuccessful", body: "toast.requestSent", variant: "success" };
+/**
+ * An instant booking accepted before the answer (docs/decisions/0037). On the success screen this
+ * toast is also what makes it read "Booked!" (views/bookings/Success.tsx): the screen is reached
+ * by a redirect and has no other way to learn it.
+ */
+const BOOKED: FlashData = { title: "toast.booked", body: "toast.bookedBody", variant: "success" };
+
+/** The toast of a request just made: "Booked" when it was accepted at once (instant booking). */
+const madeToast = (deps: Deps, bookingId: string) => (currentBooking(deps, bookingId)?.status === "accepted" ? BOOKED : REQUEST_SENT);
+
+/** Where the date-time flow ends: the success screen, saying "Booked!" for a request accepted at once. */
+const succeeded = (booking: Booking) => redirect(`/booking-success?booking=${booking.id}`, booking.status === "accepted" ? BOOKED : undefined);
 
 /** A refusal as the card form shows it: the provider's words when it gave them for a card it did not authorise. */
 export function wordingOf(err: DomainError): Wording {
@@ -145,15 +158,13 @@ export async function payForChoice(deps: Deps, user: User, activityId: string, c
       // Stripe's card form confirmed the card in the browser and names its intent here. The
       // intent is read again from Stripe: only one authorised for this guest, choice and price
       // makes the booking.
-      await createBooking(deps, user, { ...choice, priceTotal: card.amount ?? total, paymentIntentId: card.paymentIntentId });
-      return redirect("/booking-success");
+      return succeeded((await createBooking(deps, user, { ...choice, priceTotal: card.amount ?? total, paymentIntentId: card.paymentIntentId })).booking);
     }
     const { intent } = await intentForSlot(deps, user, { ...choice, amount: card.amount ?? total, nonce: data.selection.nonce });
     const result = await confirmWithTestCard(deps, intent, card);
     if (result.status === "requires_action") return redirect(authenticationAt(result.nextActionUrl, `/booking/${data.activity.id}/payment/return`));
     if (result.status !== "requires_capture") return form({ values, error: result.error ? { text: result.error } : { key: "booking.paymentFailed" } }, 402);
-    await createBooking(deps, user, { ...choice, priceTotal: total, paymentIntentId: result.paymentIntentId });
-    return redirect("/booking-success");
+    return succeeded((await createBooking(deps, user, { ...choice, priceTotal: total, paymentIntentId: result.paymentIntentId })).booking);
   } catch (err) {
     if (err instanceof PaymentError) return form({ values, error: { text: err.message } }, 402);
     if (!isDomainError(err)) throw err;
@@ -176,8 +187,15 @@ export async function paymentReturned(deps: Deps, user: User, activityId: string
   if (intent.status !== "requires_capture") return paymentForm(deps, user, data, { error: intent.lastError ? { text: intent.lastError } : { key: "booking.paymentFailed" } }, 402, origin);
   try {
     const { slot } = data;
-    await createBooking(deps, user, { activityId: data.activity.id, date: slot.date, time: slot.time, durationMinutes: slot.durationMinutes, priceTotal: decimalFromCents(data.price.totalCents), paymentIntentId: intent.id });
-    return redirect("/booking-success");
+    const { booking } = await createBooking(deps, user, {
+      activityId: data.activity.id,
+      date: slot.date,
+      time: slot.time,
+      durationMinutes: slot.durationMinutes,
+      priceTotal: decimalFromCents(data.price.totalCents),
+      paymentIntentId: intent.id,
+    });
+    return succeeded(booking);
   } catch (err) {
     if (!isDomainError(err)) throw err;
     return paymentForm(deps, user, data, { title: { key: "booking.bookingError" }, error: wordingOf(err) }, err.status, origin);
@@ -231,8 +249,8 @@ export async function payForBooking(deps: Deps, user: User, bookingId: string, c
       const intentId = card.paymentIntentId?.trim();
       if (!intentId || card.paymentIntentId!.length > 200) throw new DomainError("booking.paymentRequired", 400);
       checkAmount(amount, booking);
-      const outcome = await paymentAuthorised(deps, booking.id, intentId);
-      if (outcome === "advanced" || outcome === "already") return redirect("/", REQUEST_SENT);
+      const outcome = await paymentAuthorised(deps, booking.id, intentId, INSTANT_ANSWER_MS);
+      if (outcome === "advanced" || outcome === "already") return redirect("/", madeToast(deps, booking.id));
       if (outcome === "released") return failed({ key: "booking.slotTakenReleased" }, 409);
       const intent = await deps.payments.getIntent(intentId).catch(() => null);
       const own = intent && intent.metadata.bookingId === booking.id;
@@ -242,11 +260,11 @@ export async function payForBooking(deps: Deps, user: User, bookingId: string, c
     const result = await confirmWithTestCard(deps, intent, card);
     if (result.status === "requires_action") return redirect(authenticationAt(result.nextActionUrl, `/checkout/${booking.id}/return`));
     if (result.status !== "requires_capture") return failed(result.error ? { text: result.error } : { key: "booking.paymentFailed" }, 402);
-    const outcome = await paymentAuthorised(deps, booking.id, result.paymentIntentId);
+    const outcome = await paymentAuthorised(deps, booking.id, result.paymentIntentId, INSTANT_ANSWER_MS);
     // Released: the booking ended meanwhile (cancelled in another tab, its hold taken over).
     if (outcome === "released") return failed({ key: "booking.slotTakenReleased" }, 409);
     if (outcome === "ignored") return failed({ key: "booking.paymentNotAuthorised" }, 402);
-    return redirect("/", REQUEST_SENT);
+    return redirect("/", madeToast(deps, booking.id));
   } catch (err) {
     if (err instanceof PaymentError) return failed({ text: err.message }, 402);
     if (!isDomainError(err)) throw err;
@@ -257,10 +275,11 @@ export async function payForBooking(deps: Deps, user: User, bookingId: string, c
 /** `GET /checkout/{bookingId}/return`: back from the card's authentication. */
 export async function checkoutReturned(deps: Deps, user: User, bookingId: string): Promise<PaymentStep> {
   const booking = payableBooking(deps, user.id, bookingId);
-  if (booking?.paymentIntentId && (await paymentAuthorised(deps, booking.id, booking.paymentIntentId)) === "advanced") return redirect("/", REQUEST_SENT);
-  // The provider's event may have made it a request before the browser came back.
+  if (booking?.paymentIntentId && (await paymentAuthorised(deps, booking.id, booking.paymentIntentId, INSTANT_ANSWER_MS)) === "advanced") return redirect("/", madeToast(deps, booking.id));
+  // The provider's event may have made it a request (accepted at once, for an instant booking) before the browser came back.
   const own = booking ? null : await bookingOf(deps, user.id, bookingId).catch(() => null);
   if (own && own.booking.guestId === user.id && own.booking.status === "pending") return redirect("/", REQUEST_SENT);
+  if (own && own.booking.guestId === user.id && own.booking.status === "accepted") return redirect("/", BOOKED);
   if (booking) return redirect(`/checkout/${booking.id}`, { title: "booking.paymentFailedTitle", body: "booking.paymentFailed", variant: "error" });
   return redirect("/bookings");
 }

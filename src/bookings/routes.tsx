@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { CheckoutScreen, PaymentScreen, type CardState } from "../../views/bookings/Payment";
 import { RequestPaymentStep, type RequestChoice } from "../../views/bookings/Request";
 import { BookingSuccess } from "../../views/bookings/Success";
+import { participantBooking } from "./service";
 import { DateTimeScreen } from "../../views/bookings/DateTime";
 import { ActivityNotFound } from "../../views/activities/Detail";
 import { ErrorScreen } from "../../views/shell/NotFound";
@@ -17,7 +18,7 @@ import { returnBase } from "../payments/choice";
 import { quoteRequest, saveChoice, startCheckout } from "./checkout";
 import { amountOf, cardInput, parseInput, requestChoiceOf, selectionInput } from "./input";
 import { checkoutReturned, checkoutScreen, payForBooking, payForChoice, paymentReturned, paymentScreen, wordingOf, type CardForm, type PaymentStep, type Wording } from "./payment-flow";
-import { bookingSummary, dateTimeScreenData } from "./queries";
+import { dialogTimes, bookingSummary, dateTimeScreenData } from "./queries";
 import { clearSelections, getSelection } from "./selection";
 import { MAX_BOOKING_MESSAGE } from "./service";
 import { hoursToMinutes } from "./times";
@@ -67,7 +68,7 @@ export function bookingPages(deps: Deps) {
   async function requestStep(render: Render, activity: Activity, choice: RequestChoice, outcome: { price: Price } | { error: { title: string; body: string }; status: number }) {
     const summary = await bookingSummary(deps, activity);
     const shown = "price" in outcome ? { price: outcome.price } : { error: outcome.error };
-    return render((view) => <RequestPaymentStep view={view} summary={summary} choice={choice} {...shown} testMode={deps.payments.testMode} now={deps.now()} />, {
+    return render((view) => <RequestPaymentStep view={view} summary={summary} choice={choice} {...shown} testMode={deps.payments.testMode} open={dialogTimes(deps, activity)} />, {
       status: "status" in outcome ? outcome.status : 200,
     });
   }
@@ -115,9 +116,11 @@ export function bookingPages(deps: Deps) {
         const intentId = typeof query.payment_intent === "string" && query.payment_intent.length <= 200 ? query.payment_intent : "";
         return answer(await paymentReturned(deps, user, params.id, intentId, returnBase(deps, request)), ctx);
       })
-      .get("/booking-success", ({ user, render }) => {
+      .get("/booking-success", ({ query, user, render }) => {
         clearSelections(deps, user.id);
-        return render((view) => <BookingSuccess view={view} />);
+        // Booked at once (instant booking) when the guest's own booking named here is accepted.
+        const booked = participantBooking(deps, user.id, query.booking)?.booking.status === "accepted";
+        return render((view) => <BookingSuccess view={view} booked={booked} />);
       })
 
       // ------------------------------------------------------------------ the existing-booking flow

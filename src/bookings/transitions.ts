@@ -3,10 +3,10 @@ import { writeTransaction, type WriteTx } from "../../db/client";
 import { activities, bookings, ledgerEntries, messages, users, type Booking, type BookingClaim, type BookingStatus, type LedgerKind, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { MessageRow } from "../events";
-import { cancelJob } from "../jobs";
+import { cancelJob, settledWithin } from "../jobs";
 import { DomainError, isDomainError } from "../lib/errors";
 import { PaymentError } from "../payments/provider";
-import { autoCompleteJob, expireJob, payoutJob, recoverJob, schedule } from "./jobs";
+import { autoCompleteJob, expireJob, instantAcceptKey, payoutJob, recoverJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys, ledgerKey, movementKey } from "./keys";
 import { AUTO_COMPLETE_MS, bookingFor, providerRefusal, currentBooking, GUEST_CANCEL_NOTICE_MS, type Action, type Role, type SystemMessageType } from "./service";
 
@@ -244,8 +244,11 @@ const intentOf = (b: Booking) => {
   return b.paymentIntentId;
 };
 
-function accept(deps: Deps, bookingId: string, hostId: string) {
-  return attempt(deps, bookingId, {
+function accept(deps: Deps, bookingId: string, hostId: string, waitMs?: number) {
+  return attempt(
+    deps,
+    bookingId,
+    {
     done: (b) => b.status === "accepted",
     check: (b) => {
       if (b.status !== "pending") throw new DomainError("booking.notPending", 409);
@@ -254,7 +257,9 @@ function accept(deps: Deps, bookingId: string, hostId: string) {
       if (!activity || activity.archivedAt !== null || activity.hiddenAt !== null) throw new DomainError("booking.activityUnavailable", 409);
     },
     run: (b) => move(deps, b, "pending", intentOf(b), { movement: "capture", to: "accepted", canceledBy: null, message: "booking_accepted", senderId: hostId }),
-  });
+    },
+    waitMs,
+  );
 }
 
 /** Releases a pending request's authorisation and ends it as `to` (declined, withdrawn, expired). */
@@ -486,4 +491,53 @@ export async function autoComplete(deps: Deps, bookingId: string) {
   } catch (err) {
     if (!(isDomainError(err) && ENDED.has(err.key))) throw err;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Instant booking (docs/decisions/0037).
+
+/**
+ * How long a guest's answer waits for the instant accept of the request it just made. The accept
+ * runs right after the commit that made the request pending, as the job the same transaction
+ * scheduled (`instantAcceptJob`, run through the runner so it is leased and never runs twice at
+ * once). When it ends within this time (the test provider, Stripe answering as usual) the guest
+ * is told "Booked"; a slow or unanswered provider does not hold the answer up any longer: the
+ * guest is told the request was sent, the accept goes on in the background, and the job (retried)
+ * and the capture's recovery job finish it.
+ */
+export const INSTANT_ANSWER_MS = 3_000;
+
+/** Refusals that leave an instant accept nothing to do: the booking moved on, or its activity takes no more bookings. */
+const NOT_TO_ACCEPT = new Set([...ENDED, "booking.notFound", "booking.activityUnavailable"]);
+
+/**
+ * The instant accept of a request (job `booking:{id}:instant-accept`): the host's own Accept, made
+ * by the system on the host's behalf (the system message names the host as the one who accepted,
+ * as a host's Accept does), so it goes through the same claim, capture with the claim's key,
+ * record and recovery. Does nothing when the booking is no longer pending (the host declined or
+ * the guest withdrew first: exactly one of them claims it) or its activity was taken down. A
+ * capture already claimed (this accept's own, whose answer was lost, or the host's) is left to its
+ * claim's recovery job, which records it or rolls it back (then the host answers as usual). A
+ * refusal, or a booking busy with another change, is thrown: the job is retried.
+ */
+export async function acceptInstantly(deps: Deps, bookingId: string): Promise<Booking | null> {
+  const b = currentBooking(deps, bookingId);
+  if (!b || b.status !== "pending" || b.claim?.movement === "capture") return b ?? null;
+  try {
+    return await accept(deps, b.id, b.hostId, JOB_WAIT_MS);
+  } catch (err) {
+    if (isDomainError(err) && (NOT_TO_ACCEPT.has(err.key) || err.key === "booking.paymentUnconfirmed")) return currentBooking(deps, bookingId) ?? null;
+    throw err;
+  }
+}
+
+/**
+ * Runs the instant accept the commit just scheduled, now, and waits for it up to `waitMs` (0: not
+ * at all, for flows nobody waits on, such as the provider's webhooks); answers the booking as it
+ * is then: accepted, or still pending while the accept goes on (or is left to its job).
+ */
+export async function acceptInstantlyNow(deps: Deps, bookingId: string, waitMs: number): Promise<Booking | undefined> {
+  const run = deps.jobs.runNow([instantAcceptKey(bookingId)]).catch((err) => console.error(`the instant accept of booking ${bookingId} failed; its job retries`, err));
+  if (waitMs > 0) await settledWithin(run, waitMs);
+  return currentBooking(deps, bookingId);
 }

@@ -45,8 +45,8 @@ function firstNameOf(deps: Deps, id: string) {
 
 /** The names a booking's notices need: the activity's title and both people's first names. */
 function partiesOf(deps: Deps, booking: Booking) {
-  const activity = deps.db.select({ title: activities.title }).from(activities).where(eq(activities.id, booking.activityId)).get();
-  return { activity: activity?.title ?? "", guest: firstNameOf(deps, booking.guestId), host: firstNameOf(deps, booking.hostId) };
+  const activity = deps.db.select({ title: activities.title, instantBooking: activities.instantBooking }).from(activities).where(eq(activities.id, booking.activityId)).get();
+  return { activity: activity?.title ?? "", instant: activity?.instantBooking ?? false, guest: firstNameOf(deps, booking.guestId), host: firstNameOf(deps, booking.hostId) };
 }
 
 /** A notice whose text is two catalogue entries filled with `params` (some of them per language). */
@@ -89,6 +89,8 @@ function bookingNotices(deps: Deps, booking: Booking, from: BookingStatus | null
 
   switch (to) {
     case "pending":
+      // Instant booking (docs/decisions/0037): the request is accepted at once on the host's behalf, with nothing to answer.
+      if (p.instant) return [toHost("bookingRequests", "notifications.push.instant.title", "notifications.push.instant.body")];
       return [toHost("bookingRequests", "notifications.push.request.title", "notifications.push.request.body")];
     case "accepted":
       return [

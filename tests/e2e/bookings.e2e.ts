@@ -60,7 +60,7 @@ test("a guest picks a date, time and duration, pays with 4242… and the request
   expect(await page.locator("[data-booking-date]").textContent()).toContain(new Date(`${date}T12:00:00Z`).toLocaleDateString("en-US", { month: "long", timeZone: "UTC" }));
   await fillCard(page, "4242 4242 4242 4242");
   await page.getByRole("button", { name: /^Confirm & Pay \$/ }).click();
-  await page.waitForURL(/\/booking-success$/);
+  await page.waitForURL(/\/booking-success(\?booking=[0-9a-f-]+)?$/);
   await page.getByRole("heading", { name: "Request Sent!" }).waitFor();
   expect(await page.getByText("What happens next?").count()).toBe(1);
   // The success screen cleared the selection: the payment screen goes home.
@@ -137,7 +137,7 @@ test("without JavaScript the same booking works through plain forms", async () =
   await page.waitForURL(/\/payment$/);
   await fillCard(page, "4242 4242 4242 4242");
   await page.getByRole("button", { name: /^Confirm & Pay \$/ }).click();
-  await page.waitForURL(/\/booking-success$/);
+  await page.waitForURL(/\/booking-success(\?booking=[0-9a-f-]+)?$/);
   await page.getByRole("heading", { name: "Request Sent!" }).waitFor();
   await context.close();
 }, 60_000);

@@ -56,7 +56,7 @@ test("without JavaScript: the guest's paid request reaches the host, who accepts
   await guest.page.getByLabel("Expiry (MM/YY)").fill("12/34");
   await guest.page.getByLabel("CVC").fill("123");
   await guest.page.getByRole("button", { name: /^Confirm & Pay \$/ }).click();
-  await guest.page.waitForURL(/\/booking-success$/);
+  await guest.page.waitForURL(/\/booking-success(\?booking=[0-9a-f-]+)?$/);
 
   // The guest's inbox: the request, pending, worded from their side.
   await guest.page.goto(`${env.server.url}/bookings`);

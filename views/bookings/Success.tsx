@@ -1,27 +1,40 @@
 import type { View } from "../../src/shell/view";
 import { AppLayout } from "../layouts/AppLayout";
 
-/** /booking-success: the request is on its way (spec "Booking success"). */
-export function BookingSuccess({ view }: { view: View }) {
+/**
+ * /booking-success: the request is on its way (spec "Booking success"), or, for an activity that
+ * books instantly (docs/decisions/0037), the booking is confirmed: `booked`, which the route
+ * reads from the guest's own booking named in the address.
+ */
+export function BookingSuccess({ view, booked }: { view: View; booked?: boolean }) {
   const { t } = view;
+  const instant = booked === true;
+  const title = t(instant ? "success.bookedTitle" : "success.title");
+  const steps = instant
+    ? [t("success.bookedStep1"), t("success.bookedStep2"), t("success.bookedStep3"), t("success.bookedStep4")]
+    : [t("success.step1"), t("success.step2"), t("success.step3"), t("success.step4")];
   return (
-    <AppLayout view={view} title={t("success.title")}>
+    <AppLayout view={view} title={title}>
       <section class="mx-auto flex max-w-md flex-col items-center gap-4 py-6 text-center">
         <div class="flex h-16 w-16 items-center justify-center rounded-full bg-green-100 text-3xl text-green-700" aria-hidden="true">
           ✓
         </div>
         <h1 class="text-2xl font-bold" safe>
-          {t("success.title")}
+          {title}
         </h1>
+        {instant ? (
+          <p class="text-muted" safe>
+            {t("success.bookedBody")}
+          </p>
+        ) : null}
         <div class="card w-full p-4 text-left">
           <h2 class="mb-2 font-semibold" safe>
             {t("success.next")}
           </h2>
           <ul class="list-disc pl-5 text-sm text-muted">
-            <li safe>{t("success.step1")}</li>
-            <li safe>{t("success.step2")}</li>
-            <li safe>{t("success.step3")}</li>
-            <li safe>{t("success.step4")}</li>
+            {steps.map((step) => (
+              <li safe>{step}</li>
+            ))}
           </ul>
         </div>
         <div class="flex w-full flex-col gap-2">
