@@ -258,6 +258,27 @@ describe("through the app", () => {
     expect(t.db.select().from(hostBlocks).where(eq(hostBlocks.hostId, hostId)).all()).toHaveLength(0);
   });
 
+  test("an activity's hours on the Availability screen's plain form: saved, refused with the day's message, the host's only", async () => {
+    const page = await host.get(`/host/availability/activities/${activityId}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Save hours");
+    const bad = await host.postForm(`/host/availability/activities/${activityId}`, { hoursMode: "weekly", hours5: "09:00-12:00, 11:00-13:00", noticeMinutes: "0", horizonDays: "90" });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("Saturday: two ranges overlap.");
+    expect(t.db.select().from(activities).where(eq(activities.id, activityId)).get()!.weeklyHours).toBeNull();
+
+    expect((await stranger.get(`/host/availability/activities/${activityId}`)).status).toBe(404);
+    expect((await stranger.postForm(`/host/availability/activities/${activityId}`, { hoursMode: "any" })).status).toBe(404);
+
+    const saved = await host.postForm(`/host/availability/activities/${activityId}`, { hoursMode: "weekly", hours5: "09:00-12:00", hours6: "9:00-12:00", noticeMinutes: "720", horizonDays: "30", instantBooking: "on", title: "Not read here" });
+    expect(saved.status).toBe(303);
+    const row = t.db.select().from(activities).where(eq(activities.id, activityId)).get()!;
+    expect(row).toMatchObject({ weeklyHours: WEEKEND_MORNINGS, noticeMinutes: 720, horizonDays: 30, instantBooking: true, title: "Tennis" });
+    // Back to any day, no notice, 90 days, requests answered by the host.
+    expect((await host.postForm(`/host/availability/activities/${activityId}`, { hoursMode: "any", noticeMinutes: "0", horizonDays: "90" })).status).toBe(303);
+    expect(t.db.select().from(activities).where(eq(activities.id, activityId)).get()!).toMatchObject({ weeklyHours: null, noticeMinutes: 0, horizonDays: 90, instantBooking: false });
+  });
+
   test("the Availability screen needs a session, and the dashboard links to it", async () => {
     const visitor = t.client();
     const res = await visitor.get("/host/availability");

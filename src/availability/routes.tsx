@@ -1,6 +1,11 @@
 import { Elysia } from "elysia";
 import { AvailabilityScreen, type AvailabilityData } from "../../views/availability/AvailabilityScreen";
-import { ownActivities } from "../activities/queries";
+import { findOwnActivity, ownActivities } from "../activities/queries";
+import { readActivityInput, translateActivityErrors } from "../activities/input";
+import { updateActivity } from "../activities/service";
+import { ActivityNotFound } from "../../views/activities/Detail";
+import { availabilityValues, postedAvailability } from "../../views/activities/Availability";
+import { ActivityHoursScreen } from "../../views/availability/ActivityHoursScreen";
 import { heldCount } from "../bookings/availability";
 import { context } from "../context";
 import type { Deps } from "../deps";
@@ -52,6 +57,26 @@ export function availabilityRoutes(deps: Deps) {
         const data = await availabilityData(deps, user, { values: sentValues(body), error: state.t(err.key, err.params), field });
         return render((view) => <AvailabilityScreen view={view} data={data} />, { status: err.status });
       }
+    })
+    .get("/host/availability/activities/:id", async ({ params, user, render }) => {
+      const activity = await findOwnActivity(deps, user.id, params.id);
+      if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
+      return render((view) => <ActivityHoursScreen view={view} activity={activity} values={availabilityValues(activity)} errors={{}} />);
+    })
+    .post("/host/availability/activities/:id", async ({ params, body, user, state, render, sendTo }) => {
+      const activity = await findOwnActivity(deps, user.id, params.id);
+      if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
+      // Only the fields of when it can be booked: anything else sent is not read.
+      const sent = asRecord(body);
+      const input = Object.fromEntries(Object.entries(sent).filter(([k]) => k === "hoursMode" || /^hours[0-6]$/.test(k) || k === "noticeMinutes" || k === "horizonDays" || k === "instantBooking"));
+      const read = await readActivityInput(deps, user, { hoursMode: "any", ...input }, activity);
+      if (!read.ok) {
+        const hours = read.errors.weeklyHours;
+        const hoursDay = hours && typeof hours !== "string" ? hours.day : undefined;
+        return render((view) => <ActivityHoursScreen view={view} activity={activity} values={postedAvailability(sent)} errors={translateActivityErrors(state.t, read.errors)} hoursDay={hoursDay} />, { status: 400 });
+      }
+      await updateActivity(deps, activity, read.changes);
+      return sendTo("/host/availability", { title: "availability.hoursSaved", body: "availability.hoursSavedBody", variant: "success" });
     })
     .post("/host/availability/blocks/:id/remove", ({ params, user, request, sendTo }) => {
       try {

@@ -28,17 +28,20 @@ test("a host keeps weekend mornings and a Saturday off; the guest is offered onl
   await signInAs(host, env.server.url, "host@offline.test");
   const list = (await (await host.request.get(`${env.server.url}/api/user/activities`)).json()) as { id: string; title: string; city: string; duration: string }[];
   const activity = list.find((a) => a.city === "New York" && Number(a.duration) <= 1) ?? list.find((a) => a.city === "New York")!;
-  // Weekend mornings, as the wizard's Availability step saves them (its own test goes through the step).
-  const saved = await host.request.patch(`${env.server.url}/api/activities/${activity.id}`, {
-    data: { weeklyHours: ["", "", "", "", "", "09:00-12:00", "09:00-12:00"] },
-    headers: { "x-csrf-token": await host.locator('meta[name="csrf-token"]').getAttribute("content") ?? "" },
-  });
-  expect(saved.status()).toBe(200);
-
   // The dashboard leads to the Availability screen, which shows the week and takes a day off.
   await host.goto(`${env.server.url}/host`);
   await host.getByRole("link", { name: "Availability" }).click();
   await host.waitForURL(`${env.server.url}/host/availability`);
+  // Weekend mornings, on the plain form behind "Edit hours" (the wizard's step has its own test).
+  await host.getByRole("link", { name: `Edit hours for ${activity.title}` }).click();
+  await host.getByLabel("Set weekly hours").check();
+  await host.getByLabel("Saturday").fill("09:00-12:00");
+  await host.getByLabel("Sunday").fill("09:00-13:00, 12:00-14:00");
+  await host.getByRole("button", { name: "Save hours" }).click();
+  await host.getByText("Sunday: two ranges overlap.").first().waitFor();
+  await host.getByLabel("Sunday").fill("09:00-12:00");
+  await host.getByRole("button", { name: "Save hours" }).click();
+  await host.getByText("Guests now see only these times.").waitFor();
   const card = host.locator(`[data-activity-hours="${activity.id}"]`);
   await card.getByText("09:00–12:00").first().waitFor();
   await host.getByLabel("Date", { exact: true }).fill(firstSaturday!);

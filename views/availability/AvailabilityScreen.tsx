@@ -82,7 +82,7 @@ export function AvailabilityScreen({ view, data }: { view: View; data: Availabil
                     <h3 class="min-w-0 font-semibold" safe>
                       {a.title}
                     </h3>
-                    <a href={`/edit-activity/${a.id}`} class="btn btn-ghost min-h-11 shrink-0 px-2.5 text-sm" aria-label={t("availability.editHours", { title: a.title })} safe>
+                    <a href={`/host/availability/activities/${a.id}`} class="btn btn-ghost min-h-11 shrink-0 px-2.5 text-sm" aria-label={t("availability.editHours", { title: a.title })} safe>
                       {t("availability.editHoursShort")}
                     </a>
                   </div>
