@@ -13,7 +13,7 @@
  *   bun scripts/test.ts --only e2e        only the browser tests, after the build
  *   bun scripts/test.ts --only checks     only the type-checks, xss-scan and build (side by side)
  *   bun scripts/test.ts --jobs 3          three test processes at once (default: cores + 1 for the
- *                                         suites, one for the browser tests)
+ *                                         suites, two for the browser tests)
  *   bun scripts/test.ts --only unit,e2e   parts may be combined
  */
 import { Glob } from "bun";
@@ -151,11 +151,12 @@ function estimatedSeconds(file: string) {
 
 /** Splits the files into `count` groups of about equal time: longest first, each to the group with the least so far. */
 function balance(files: string[], count: number) {
-  const shards = Array.from({ length: Math.min(count, files.length) }, () => ({ files: [] as string[], seconds: 0 }));
-  for (const file of [...files].sort((a, b) => estimatedSeconds(b) - estimatedSeconds(a))) {
-    const lightest = shards.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+  const shards = Array.from({ length: Math.min(count, files.length) }, () => ({ files: [] as string[], estimate: 0 }));
+  const estimates = new Map(files.map((file) => [file, estimatedSeconds(file)]));
+  for (const file of [...files].sort((a, b) => estimates.get(b)! - estimates.get(a)!)) {
+    const lightest = shards.reduce((a, b) => (b.estimate < a.estimate ? b : a));
     lightest.files.push(file);
-    lightest.seconds += estimatedSeconds(file);
+    lightest.estimate += estimates.get(file)!;
   }
   return shards;
 }

@@ -1,6 +1,6 @@
 import { makeTranslators, type Catalogue, type Locale, type MessageKey, type Translate } from "./lib/i18n";
 
-export { locales, pickLocale, COUNTED, type Catalogue, type Locale, type MessageKey, type Translate } from "./lib/i18n";
+export { chosenLocale, locales, pickLocale, COUNTED, type Catalogue, type Locale, type MessageKey, type Translate } from "./lib/i18n";
 
 /**
  * The message catalogue: every user-facing text, in English (default) and French. Each feature

@@ -6,23 +6,21 @@ import type { PublicUserSource } from "../profiles/serialize";
 import { Browse, BrowseBody, BrowseCards, type BrowseState } from "../../views/activities/Browse";
 import { CreateActivityForm, emptyCreateForm, type CreateFormState } from "../../views/activities/CreateForm";
 import { ActivityDetail, ActivityNotFound } from "../../views/activities/Detail";
-import { dialogTimes } from "../bookings/queries";
 import { HostActivities, HostDashboard, type DashboardData } from "../../views/activities/HostDashboard";
 import { ActivityWizardPage } from "../../views/activities/Wizard";
 import { context, type Render } from "../context";
 import { type Deps, type RequestState } from "../deps";
 import { asRecord, stringsFrom, waitHeaders, waitParams } from "../lib/http";
 import { DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../lib/places";
-import { readBrowseQuery } from "./input";
 import { todayIn } from "../lib/time";
 import { activityZone } from "../bookings/times";
 import { publicUser } from "../profiles/serialize";
 import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
 import { createActivity, creationWait } from "./service";
-import { readActivityInput, translateActivityErrors } from "./input";
+import { readActivityInput, readBrowseQuery, translateActivityErrors } from "./input";
 import { postedAvailability } from "../../views/activities/Availability";
-import { hostEarnings, hostRequests } from "../bookings/queries";
+import { dialogTimes, hostEarnings, hostRequests } from "../bookings/queries";
 import { activityRatingAndReviews, browseActivities, countOwnActivities, findListedActivity, findOwnActivity, hostOf, ownActivities } from "./queries";
 
 /**
@@ -127,18 +125,17 @@ export function activityRoutes(deps: Deps) {
       const { activity, host, rating, reviews } = page;
       const now = deps.now();
       // The body is kept per hour: its open dates and hours (in the activity's city) and the host's age (UTC) move with it.
-      const day = `${todayIn(now, activityZone(activity))}/${new Date(now).toISOString().slice(0, 13)}`;
+      const hour = `${todayIn(now, activityZone(activity))}/${new Date(now).toISOString().slice(0, 13)}`;
       return render((view) => (
         <ActivityDetail
           view={view}
           page={page}
-          day={day}
+          hour={hour}
           activity={activity}
           host={publicUser(host, new Date(now))}
           rating={rating}
           reviews={reviews}
           maps={deps.config.maps}
-          now={now}
           dialogTimes={() => dialogTimes(deps, activity)}
         />
       ));

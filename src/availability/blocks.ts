@@ -2,7 +2,7 @@ import { and, asc, eq, gt } from "drizzle-orm";
 import { hostBlocks, type HostBlock, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { DomainError } from "../lib/errors";
-import { cityByName } from "../lib/places";
+import { zoneOfCity } from "../lib/places";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";
 import { uuidLike } from "../lib/validation";
 import { MAX_BLOCK_DAYS, parseMinute } from "../../shared/availability";
@@ -14,7 +14,7 @@ import type { BlockInput } from "./input";
  */
 
 /** The zone a host's blocks are read in: their city's, UTC when they have none. */
-export const hostZone = (host: Pick<User, "city">) => cityByName(host.city ?? "")?.timeZone ?? "UTC";
+export const hostZone = (host: Pick<User, "city">) => zoneOfCity(host.city);
 
 /** At most this many days off and blocked times ahead per host. */
 export const MAX_BLOCKS = 200;

@@ -7,10 +7,10 @@ import { externalBusy, jobs, users, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { cancelJob, defineJob, scheduleJob, type JobDeps } from "../jobs";
 import { DomainError } from "../lib/errors";
-import { cityByName } from "../lib/places";
 import { checkAddressText, checkDestination, DestinationRefused, pinnedLookup, systemResolver, type PushDestination, type Resolver } from "../notifications/destinations";
 import { allowsLocalPushServices } from "../notifications/service";
-import { locales, translator, type Locale, type MessageKey } from "../texts";
+import { chosenLocale, translator, type Locale, type MessageKey } from "../texts";
+import { hostZone } from "./blocks";
 
 /**
  * A host's outside busy calendar (docs/decisions/0037): one iCal URL, read by a durable job every
@@ -368,11 +368,8 @@ export function busyTimes(text: string, zone: string, from: number): BusyInterva
 // ---------------------------------------------------------------------------------------------
 // The job
 
-const localeOf = (deps: Deps, user: Pick<User, "locale">): Locale =>
-  (locales as string[]).includes(user.locale ?? "") ? (user.locale as Locale) : deps.config.defaultLanguage;
+const localeOf = (deps: Deps, user: Pick<User, "locale">): Locale => chosenLocale(user.locale, deps.config.defaultLanguage);
 
-/** The host's zone for all-day and floating times: their city's. */
-const zoneOf = (user: Pick<User, "city">) => cityByName(user.city)?.timeZone ?? "UTC";
 
 /**
  * Reads the host's outside calendar once and records the outcome: the new busy times, or (on a
@@ -386,7 +383,7 @@ export async function refreshBusyCalendar(deps: Deps, hostId: string, jobId?: st
   let outcome: { ok: true; times: BusyInterval[] } | { ok: false; error: string };
   try {
     const text = await fetchCalendarText(deps, url);
-    outcome = { ok: true, times: busyTimes(text, zoneOf(user), deps.now()) };
+    outcome = { ok: true, times: busyTimes(text, hostZone(user), deps.now()) };
   } catch (err) {
     const t = translator(localeOf(deps, user));
     const known = err instanceof BusyFetchError ? err : new BusyFetchError("availability.busy.error.notCalendar", {}, String(err));

@@ -6,7 +6,7 @@ import { writeTransaction } from "../../db/client";
 import { activities, bookings, users, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { vtimezone } from "../email/calendar";
-import { locales, translator, type Locale } from "../texts";
+import { chosenLocale, translator } from "../texts";
 import { meetingPointText } from "../activities/rules";
 
 /**
@@ -124,7 +124,7 @@ const firstNameOf = (firstName: string | null, name: string | null) => firstName
  * texts in the person's language.
  */
 export function calendarFeed(deps: Deps, user: User): string {
-  const locale: Locale = (locales as string[]).includes(user.locale ?? "") ? (user.locale as Locale) : deps.config.defaultLanguage;
+  const locale = chosenLocale(user.locale, deps.config.defaultLanguage);
   const t = translator(locale);
   const domain = new URL(deps.config.publicUrl).hostname;
   const now = deps.now();

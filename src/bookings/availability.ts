@@ -25,22 +25,17 @@ export function busyIntervals(deps: Deps, hostId: string, from: number) {
     .from(bookings)
     .where(and(eq(bookings.hostId, hostId), gt(bookings.endsAt, from), holdsTime(deps.now())))
     .all();
-  return [...held, ...blockedIntervals(deps.db, hostId, from, Number.MAX_SAFE_INTEGER)];
-}
-
-/** The host's days off, blocked times and outside busy times overlapping [from, to). */
-export function blockedIntervals(db: WriteTx | Db, hostId: string, from: number, to: number) {
-  const own = db
+  const own = deps.db
     .select({ startsAt: hostBlocks.startsAt, endsAt: hostBlocks.endsAt })
     .from(hostBlocks)
-    .where(and(eq(hostBlocks.hostId, hostId), lt(hostBlocks.startsAt, to), gt(hostBlocks.endsAt, from)))
+    .where(and(eq(hostBlocks.hostId, hostId), gt(hostBlocks.endsAt, from)))
     .all();
-  const outside = db
+  const outside = deps.db
     .select({ startsAt: externalBusy.startsAt, endsAt: externalBusy.endsAt })
     .from(externalBusy)
-    .where(and(eq(externalBusy.hostId, hostId), lt(externalBusy.startsAt, to), gt(externalBusy.endsAt, from)))
+    .where(and(eq(externalBusy.hostId, hostId), gt(externalBusy.endsAt, from)))
     .all();
-  return [...own, ...outside];
+  return [...held, ...own, ...outside];
 }
 
 /** The ids of bookings holding `person`'s time over [startsAt, endsAt): as the host, or as either side. */
@@ -53,12 +48,34 @@ function holding(db: WriteTx | Db, person: { hostId: string } | { anySide: strin
     .all();
 }
 
+/** Is the host off over any of [startsAt, endsAt): a day off, a blocked time or an outside busy time? */
+function hostBlocked(db: WriteTx | Db, hostId: string, startsAt: number, endsAt: number) {
+  const own = db
+    .select({ id: hostBlocks.id })
+    .from(hostBlocks)
+    .where(and(eq(hostBlocks.hostId, hostId), lt(hostBlocks.startsAt, endsAt), gt(hostBlocks.endsAt, startsAt)))
+    .limit(1)
+    .get();
+  if (own) return true;
+  const outside = db
+    .select({ id: externalBusy.id })
+    .from(externalBusy)
+    .where(and(eq(externalBusy.hostId, hostId), lt(externalBusy.startsAt, endsAt), gt(externalBusy.endsAt, startsAt)))
+    .limit(1)
+    .get();
+  return outside !== undefined;
+}
+
+/** Does a booking (other than `exceptId`) hold the host's time over [startsAt, endsAt)? */
+const hostBooked = (db: WriteTx | Db, hostId: string, startsAt: number, endsAt: number, now: number, exceptId?: string) =>
+  holding(db, { hostId }, startsAt, endsAt, now).some((r) => r.id !== exceptId);
+
 /**
  * Inside a write transaction: does anything hold the host's time over [startsAt, endsAt)? A
  * booking, or a day off, blocked time or outside busy time.
  */
 export function hostBusy(tx: WriteTx | Db, hostId: string, startsAt: number, endsAt: number, now: number, exceptId?: string) {
-  return holding(tx, { hostId }, startsAt, endsAt, now).some((r) => r.id !== exceptId) || blockedIntervals(tx, hostId, startsAt, endsAt).length > 0;
+  return hostBooked(tx, hostId, startsAt, endsAt, now, exceptId) || hostBlocked(tx, hostId, startsAt, endsAt);
 }
 
 /** Inside a write transaction: does the guest already have somewhere to be then, as a guest or as a host? */
@@ -66,17 +83,13 @@ export function guestBusy(tx: WriteTx | Db, guestId: string, startsAt: number, e
   return holding(tx, { anySide: guestId }, startsAt, endsAt, now).some((r) => r.id !== exceptId);
 }
 
-export function slotFree(deps: Deps, activity: Activity, slot: Slot) {
-  return !hostBusy(deps.db, activity.hostId, slot.startsAt, slot.endsAt, deps.now());
-}
-
 /**
  * Before anything is held: the host's time must be free, and the guest must not already be
  * booked elsewhere then (nobody can be at two activities at once).
  */
 export function checkSlotOpen(deps: Deps, activity: Activity, slot: Slot, guestId: string) {
-  if (blockedIntervals(deps.db, activity.hostId, slot.startsAt, slot.endsAt).length) throw new DomainError("booking.hostUnavailable", 409);
-  if (!slotFree(deps, activity, slot)) throw new DomainError("booking.slotTaken", 409);
+  if (hostBlocked(deps.db, activity.hostId, slot.startsAt, slot.endsAt)) throw new DomainError("booking.hostUnavailable", 409);
+  if (hostBooked(deps.db, activity.hostId, slot.startsAt, slot.endsAt, deps.now())) throw new DomainError("booking.slotTaken", 409);
   if (guestBusy(deps.db, guestId, slot.startsAt, slot.endsAt, deps.now())) throw new DomainError("booking.guestBusy", 409);
 }
 

@@ -1,5 +1,5 @@
 import type { Activity } from "../../db/schema";
-import { cityByName } from "../lib/places";
+import { zoneOfCity } from "../lib/places";
 import { zonedAt } from "../lib/time";
 import { closedRanges, insideWeeklyHours, startTaken } from "../../shared/availability";
 
@@ -21,7 +21,7 @@ export type Flow = keyof typeof FLOWS;
 /** The booking dialog lists today and the next 29 days (the date-time screen, the activity's whole horizon). */
 export const DIALOG_DAYS = 29;
 
-export const activityZone = (activity: Pick<Activity, "city">) => cityByName(activity.city)?.timeZone ?? "UTC";
+export const activityZone = (activity: Pick<Activity, "city">) => zoneOfCity(activity.city);
 /** How many days ahead the activity may be booked (its host's choice, within the platform's most). */
 export const horizonOf = (activity: Pick<Activity, "horizonDays">) => Math.min(Math.max(activity.horizonDays, 0), BOOKING_WINDOW_DAYS);
 export const maxMinutesOf = (activity: Pick<Activity, "maxDurationMinutes">) => activity.maxDurationMinutes ?? MAX_MINUTES;

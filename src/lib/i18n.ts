@@ -10,6 +10,9 @@ import { IntlMessageFormat } from "intl-messageformat";
 export type Locale = "en" | "fr";
 export const locales: Locale[] = ["en", "fr"];
 
+/** A person's chosen language when it is one we speak, else `fallback` (the server's default). */
+export const chosenLocale = (chosen: string | null | undefined, fallback: Locale): Locale => ((locales as (string | null | undefined)[]).includes(chosen) ? (chosen as Locale) : fallback);
+
 /** Filled in by the app's catalogue (src/texts.ts): one member per catalogue key. */
 export interface TextKeys {}
 export type MessageKey = keyof TextKeys & string;

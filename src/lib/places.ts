@@ -153,6 +153,9 @@ export function cityByName(name: unknown): (City & { country: string }) | undefi
   return undefined;
 }
 
+/** The IANA zone of a city by its name; UTC for a place we do not know (or none). */
+export const zoneOfCity = (name: unknown): string => cityByName(name)?.timeZone ?? "UTC";
+
 export function findCity(countryName: unknown, cityName: unknown): City | undefined {
   return typeof cityName === "string" ? findCountry(countryName)?.cities.find((city) => city.name === cityName) : undefined;
 }

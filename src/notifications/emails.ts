@@ -6,7 +6,7 @@ import type { OutgoingEmail } from "../email/mailer";
 import { composeEmail, queueEmail, sendQueuedEmails, type EmailContent } from "../email/outbox";
 import { unsubscribeUrl } from "../email/unsubscribe";
 import type { DomainEvent } from "../events";
-import { locales, translator, type Locale, type MessageKey, type Translate } from "../texts";
+import { chosenLocale, translator, type Locale, type MessageKey, type Translate } from "../texts";
 import { defineJob, scheduleJob } from "../jobs";
 import { formatMoney } from "../lib/money";
 import { formatLocal, localOf } from "../lib/time";
@@ -54,8 +54,7 @@ function personOf(deps: Deps, id: string): Person | null {
 }
 
 /** The recipient's chosen language, else the server's default. */
-const localeOf = (deps: Deps, person: Person): Locale =>
-  (locales as string[]).includes(person.locale ?? "") ? (person.locale as Locale) : deps.config.defaultLanguage;
+const localeOf = (deps: Deps, person: Person): Locale => chosenLocale(person.locale, deps.config.defaultLanguage);
 
 /** What a booking's emails say about it. */
 interface Facts {

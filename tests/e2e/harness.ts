@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "bun:test";
@@ -6,6 +6,16 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { freePort, startServerProcess } from "../server-process";
 
 const root = join(import.meta.dir, "../..");
+
+/** Chromium keeps its shared memory in /dev/shm; where that is small (some containers), in /tmp instead. */
+const smallShm = (() => {
+  try {
+    const shm = statfsSync("/dev/shm");
+    return shm.bsize * shm.blocks < 1024 ** 3;
+  } catch {
+    return true;
+  }
+})();
 
 /** Debian's Chromium, started the way this machine's closed network needs. */
 export function launchBrowser(): Promise<Browser> {
@@ -19,6 +29,7 @@ export function launchBrowser(): Promise<Browser> {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      ...(smallShm ? ["--disable-dev-shm-usage"] : []),
     ],
   });
 }

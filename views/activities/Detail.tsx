@@ -27,7 +27,6 @@ export function formatDuration(view: Pick<View, "t">, minutes: number) {
 
 interface ActivityPageProps {
   view: View;
-  now: number;
   activity: Activity;
   host: PublicUser;
   rating: { average: number | null; count: number };
@@ -39,7 +38,7 @@ interface ActivityPageProps {
 
 /**
  * The page's body, kept per read of the page (`page`: the object the activity page's read cache
- * hands out, replaced whenever the database changes), language, day and whether the visitor is
+ * hands out, replaced whenever the database changes), language, hour and whether the visitor is
  * its host (decision 0018). It is rendered from the kept view (`remember` with `form`): its forms
  * carry an unguessable slot in place of the visitor's CSRF token, filled per request, and the path
  * is the activity's own, so nothing of one visitor is ever kept.
@@ -47,10 +46,10 @@ interface ActivityPageProps {
 const keptBodies = madeOnce((_page: object): KeptParts => new Map());
 
 /** /activity/{id}: photos, what, who, where, reviews, and Request & Pay. */
-export function ActivityDetail(props: ActivityPageProps & { page: object; day: string }) {
-  const { view, activity, page, day } = props;
+export function ActivityDetail(props: ActivityPageProps & { page: object; hour: string }) {
+  const { view, activity, page, hour } = props;
   const own = view.user?.id === activity.hostId;
-  const body = remember(keptBodies(page), `${view.locale}:${own ? "host" : "guest"}:${day}`, view, { path: `/activity/${activity.id}` }, (kept) => (
+  const body = remember(keptBodies(page), `${view.locale}:${own ? "host" : "guest"}:${hour}`, view, { path: `/activity/${activity.id}` }, (kept) => (
     <ActivityBody {...props} view={kept} own={own} />
   ));
   return (
@@ -60,7 +59,7 @@ export function ActivityDetail(props: ActivityPageProps & { page: object; day: s
   );
 }
 
-function ActivityBody({ view, own, activity, host, rating, reviews, maps, now, dialogTimes }: Omit<ActivityPageProps, "view"> & { view: KeptFormView; own: boolean }) {
+function ActivityBody({ view, own, activity, host, rating, reviews, maps, dialogTimes }: Omit<ActivityPageProps, "view"> & { view: KeptFormView; own: boolean }) {
   const { t } = view;
   const photos = activity.photos.length ? activity.photos : [categoryPhoto(activity.category)];
   const exact = activity.hasMeetingPoint && activity.meetingPoint;

@@ -1,5 +1,5 @@
 import { BUSY_URL_MAX } from "../../src/availability/busy-calendar";
-import { cityByName } from "../../src/lib/places";
+import { zoneOfCity } from "../../src/lib/places";
 import { formatLocal, localOf } from "../../src/lib/time";
 import type { View } from "../../src/shell/view";
 
@@ -20,7 +20,7 @@ export interface BusyCalendarProps {
  */
 export function BusyCalendarCard({ view, busyCalendar }: { view: View; busyCalendar: BusyCalendarProps }) {
   const { t } = view;
-  const zone = cityByName(view.user?.city)?.timeZone ?? "UTC";
+  const zone = zoneOfCity(view.user?.city);
   const { url, fetchedAt, error, events } = busyCalendar;
   return (
     <section id="busy-calendar" class="mt-6" aria-labelledby="busy-calendar-title">

@@ -85,7 +85,7 @@ function Card({ title, children }: { title: string; children: JSX.Element }) {
  * /settings: location, push notifications (`pushCard`), the calendar feed (`calendarCard`,
  * views/availability/CalendarFeedCard.tsx), theme, language, account, support and sign-out.
  */
-export function SettingsHub({ view, user, pushCard, calendarCard }: { view: View; user: User; pushCard: JSX.Element; calendarCard?: JSX.Element }) {
+export function SettingsHub({ view, user, pushCard, calendarCard }: { view: View; user: User; pushCard: JSX.Element; calendarCard: JSX.Element }) {
   const { t } = view;
   return (
     <AppLayout view={view} title={t("settings.title")}>
@@ -104,7 +104,7 @@ export function SettingsHub({ view, user, pushCard, calendarCard }: { view: View
           </form>
         </Card>
         {pushCard as "safe"}
-        {(calendarCard ?? "") as "safe"}
+        {calendarCard as "safe"}
         <Card title={t("settings.appearance")}>
           <div class="flex flex-col divide-y divide-line">
             <div class="flex items-center justify-between px-4 py-3">
