@@ -17,6 +17,8 @@ export interface DateTimePickerProps {
   lastHour: number;
   durations: number[];
   minMinutes: number;
+  /** The shortest booking one can start (the server's `openTimes`). */
+  shortest: number;
   maxMinutes: number;
   hourlyRateCents: number;
   selected: { date: string; time: string; durationMinutes: number };
@@ -47,7 +49,7 @@ function DateTimePicker(p: DateTimePickerProps) {
   const months = useMemo(() => [...new Set(p.dates.map((d) => d.slice(0, 7)))], [p.dates]);
 
   const busy = (d: string, from: number, to: number) => (p.busy[d] ?? []).some(([a, b]) => from < b && to > a);
-  const startTaken = (d: string, h: number) => !available.has(d) || takenOn(p.busy, p.now, d, h, Math.max(p.minMinutes, p.durations[0] ?? 30));
+  const startTaken = (d: string, h: number) => !available.has(d) || takenOn(p.busy, p.now, d, h, p.shortest);
   const hourOf = (t: string) => Number(t.slice(0, 2));
   const durationOff = (m: number) => m < p.minMinutes || m > p.maxMinutes || (date !== "" && time !== "" && busy(date, hourOf(time) * 60, hourOf(time) * 60 + m));
 

@@ -4,6 +4,7 @@ import type { Deps } from "../deps";
 import { DomainError } from "../lib/errors";
 import { zoneOfCity } from "../lib/places";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";
+import { parseDate, zonedAt } from "../lib/time";
 import { uuidLike } from "../lib/validation";
 import { MAX_BLOCK_DAYS, parseMinute } from "../../shared/availability";
 import type { BlockInput } from "./input";
@@ -19,15 +20,6 @@ export const hostZone = (host: Pick<User, "city">) => zoneOfCity(host.city);
 /** At most this many days off and blocked times ahead per host. */
 export const MAX_BLOCKS = 200;
 
-function plainDate(text: string | undefined): Temporal.PlainDate | null {
-  if (!text || !/^\d{4}-\d{2}-\d{2}$/.test(text)) return null;
-  try {
-    return Temporal.PlainDate.from(text, { overflow: "reject" });
-  } catch {
-    return null;
-  }
-}
-
 /** The start of a local date-time in a zone; a time the clocks skip moves forward, as a calendar does. */
 const instant = (date: Temporal.PlainDate, minute: number, zone: string) =>
   (minute >= 24 * 60 ? date.add({ days: 1 }).toPlainDateTime() : date.toPlainDateTime({ hour: Math.floor(minute / 60), minute: minute % 60 })).toZonedDateTime(zone, { disambiguation: "compatible" })
@@ -35,13 +27,13 @@ const instant = (date: Temporal.PlainDate, minute: number, zone: string) =>
 
 /** Reads the form into instants, or refuses with the field's message. */
 export function readBlock(input: BlockInput, zone: string, now: number) {
-  const date = plainDate(input.date);
+  const date = parseDate(input.date);
   if (!date) throw new DomainError("availability.dateInvalid", 400, { fields: { field: "date" } });
-  const today = Temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(zone).toPlainDate();
+  const today = zonedAt(now, zone).toPlainDate();
   const note = cleanText(input.note ?? "", "multiline") || null;
   if (note && hasDisallowedCharacters(note, "multiline")) throw new DomainError("availability.noteCharacters", 400);
   if (input.kind === "day") {
-    const end = input.endDate ? plainDate(input.endDate) : date;
+    const end = input.endDate ? parseDate(input.endDate) : date;
     if (!end) throw new DomainError("availability.dateInvalid", 400, { fields: { field: "endDate" } });
     if (Temporal.PlainDate.compare(end, date) < 0) throw new DomainError("availability.endDateBefore", 400, { fields: { field: "endDate" } });
     if (Temporal.PlainDate.compare(end, today) < 0) throw new DomainError("availability.blockPast", 400);

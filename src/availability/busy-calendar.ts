@@ -11,6 +11,7 @@ import { checkAddressText, checkDestination, DestinationRefused, pinnedLookup, s
 import { allowsLocalPushServices } from "../notifications/service";
 import { chosenLocale, translator, type Locale, type MessageKey } from "../texts";
 import { hostZone } from "./blocks";
+import { zonedAt } from "../lib/time";
 
 /**
  * A host's outside busy calendar (docs/decisions/0037): one iCal URL, read by a durable job every
@@ -317,7 +318,7 @@ export function busyTimes(text: string, zone: string, from: number): BusyInterva
     const startsAt = epochOf(start, startTz, zone);
     let endsAt = epochOf(end, endTz, zone);
     // An all-day event without an end is that one day.
-    if (start.isDate && endsAt <= startsAt) endsAt = Temporal.Instant.fromEpochMilliseconds(startsAt).toZonedDateTimeISO(zone).add({ days: 1 }).epochMilliseconds;
+    if (start.isDate && endsAt <= startsAt) endsAt = zonedAt(startsAt, zone).add({ days: 1 }).epochMilliseconds;
     return { startsAt, endsAt };
   };
 

@@ -8,6 +8,7 @@ import type { Deps } from "../deps";
 import { vtimezone } from "../email/calendar";
 import { chosenLocale, translator } from "../texts";
 import { meetingPointText } from "../activities/rules";
+import { zonedAt } from "../lib/time";
 
 /**
  * Private calendar feeds (docs/decisions/0037): every person may subscribe their calendar app to
@@ -143,7 +144,7 @@ export function calendarFeed(deps: Deps, user: User): string {
     const description = [t(asHost ? "availability.feed.descriptionHost" : "availability.feed.descriptionGuest", { name: other, url })];
     if (b.status === "pending") description.push(t("availability.feed.pending"));
     if (!place) description.push(asHost ? t("availability.feed.meetingLaterHost") : t("availability.feed.meetingLater", { name: hostName }));
-    const start = Temporal.Instant.fromEpochMilliseconds(b.startsAt).toZonedDateTimeISO(b.timeZone);
+    const start = zonedAt(b.startsAt, b.timeZone);
     cal.createEvent({
       id: `booking-${b.id}@${domain}`,
       stamp: new Date(now),

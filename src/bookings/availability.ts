@@ -16,24 +16,26 @@ export const HOLDING = ["pending", "accepted"] as const;
 const holdsTime = (now: number) => or(inArray(bookings.status, [...HOLDING]), and(eq(bookings.status, "awaiting_payment"), gt(bookings.holdUntil, now)));
 
 /**
- * Everything that keeps a host from being booked from `from` on, for the picker: bookings that
- * hold their time, their days off and blocked times, and their outside calendar's busy times.
+ * Everything that keeps a host from being booked from `from` on, over the next `days` days (and
+ * a day more, for zones ahead of UTC), for the picker: bookings that hold their time, their days
+ * off and blocked times, and their outside calendar's busy times.
  */
-export function busyIntervals(deps: Deps, hostId: string, from: number) {
+export function busyIntervals(deps: Deps, hostId: string, from: number, days: number) {
+  const to = from + (days + 2) * 24 * 60 * 60 * 1000;
   const held = deps.db
     .select({ startsAt: bookings.startsAt, endsAt: bookings.endsAt })
     .from(bookings)
-    .where(and(eq(bookings.hostId, hostId), gt(bookings.endsAt, from), holdsTime(deps.now())))
+    .where(and(eq(bookings.hostId, hostId), gt(bookings.endsAt, from), lt(bookings.startsAt, to), holdsTime(deps.now())))
     .all();
   const own = deps.db
     .select({ startsAt: hostBlocks.startsAt, endsAt: hostBlocks.endsAt })
     .from(hostBlocks)
-    .where(and(eq(hostBlocks.hostId, hostId), gt(hostBlocks.endsAt, from)))
+    .where(and(eq(hostBlocks.hostId, hostId), gt(hostBlocks.endsAt, from), lt(hostBlocks.startsAt, to)))
     .all();
   const outside = deps.db
     .select({ startsAt: externalBusy.startsAt, endsAt: externalBusy.endsAt })
     .from(externalBusy)
-    .where(and(eq(externalBusy.hostId, hostId), gt(externalBusy.endsAt, from)))
+    .where(and(eq(externalBusy.hostId, hostId), gt(externalBusy.endsAt, from), lt(externalBusy.startsAt, to)))
     .all();
   return [...held, ...own, ...outside];
 }

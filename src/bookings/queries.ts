@@ -15,8 +15,7 @@ import { publicUser } from "../profiles/serialize";
 import type { Activity, User } from "../../db/schema";
 import type { DateTimeData } from "../../views/bookings/DateTime";
 import { busyIntervals } from "./availability";
-import { bookableDates, DIALOG_DAYS, FLOWS, maxMinutesOf, openTimes } from "./times";
-import { startTaken } from "../../shared/availability";
+import { DIALOG_DAYS, horizonOf, maxMinutesOf, openTimes } from "./times";
 
 export interface HostRequest {
   id: string;
@@ -204,7 +203,7 @@ export async function bookingSummary(deps: Deps, activity: Activity): Promise<Bo
 /** The date-time screen: the bookable dates in the activity's zone, the host's busy times, and the choice shown. */
 export async function dateTimeScreenData(deps: Deps, user: User, activity: Activity, pick: { date?: string; time?: string; durationMinutes?: number }, error?: string): Promise<DateTimeData> {
   const now = deps.now();
-  const { zone, dates, busy, now: today } = openTimes(activity, busyIntervals(deps, activity.hostId, now), now, "datetime");
+  const { zone, dates, busy, now: today, shortest } = openTimes(activity, busyIntervals(deps, activity.hostId, now, horizonOf(activity)), now, "datetime");
   const viewerZone = cityByName(user.city)?.timeZone;
   return {
     ...(await bookingSummary(deps, activity)),
@@ -214,6 +213,7 @@ export async function dateTimeScreenData(deps: Deps, user: User, activity: Activ
     busy,
     now: today,
     minMinutes: activity.minDurationMinutes,
+    shortest,
     maxMinutes: maxMinutesOf(activity),
     selected: { date: pick.date && dates.includes(pick.date) ? pick.date : "", time: pick.time ?? "", durationMinutes: pick.durationMinutes ?? 0 },
     error,
@@ -230,14 +230,6 @@ export interface DialogTimes {
 /** What the booking dialog offers for an activity now (its dates, and per date the hours one can start at). */
 export function dialogTimes(deps: Deps, activity: Activity): DialogTimes {
   const now = deps.now();
-  const open = openTimes(activity, busyIntervals(deps, activity.hostId, now), now, "dialog");
-  const last = bookableDates(open.zone, now, DIALOG_DAYS).at(-1)!;
-  const rules = FLOWS.dialog;
-  const dates = open.dates.filter((d) => d <= last);
-  const hours: Record<string, number[]> = {};
-  for (const date of dates) {
-    hours[date] = [];
-    for (let h = rules.firstHour; h <= rules.lastHour; h++) if (!startTaken(open.busy, open.now, date, h, open.shortest)) hours[date].push(h);
-  }
-  return { today: open.now.date, dates, hours };
+  const open = openTimes(activity, busyIntervals(deps, activity.hostId, now, DIALOG_DAYS), now, "dialog", DIALOG_DAYS);
+  return { today: open.now.date, dates: open.dates, hours: open.hours };
 }

@@ -1,6 +1,6 @@
 import type { Activity } from "../../db/schema";
 import { zoneOfCity } from "../lib/places";
-import { zonedAt } from "../lib/time";
+import { parseDate, zonedAt } from "../lib/time";
 import { closedRanges, insideWeeklyHours, startTaken } from "../../shared/availability";
 
 /**
@@ -88,13 +88,8 @@ export function readSlot(
   if (!date) return { ok: false, error: "booking.dateRequired" };
   if (!time) return { ok: false, error: "booking.timeRequired" };
   if (input.durationMinutes === undefined || input.durationMinutes === null || input.durationMinutes === "") return { ok: false, error: "booking.durationRequired" };
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return { ok: false, error: "booking.dateInvalid" };
-  let plainDate: Temporal.PlainDate;
-  try {
-    plainDate = Temporal.PlainDate.from(date, { overflow: "reject" });
-  } catch {
-    return { ok: false, error: "booking.dateInvalid" };
-  }
+  const plainDate = parseDate(date);
+  if (!plainDate) return { ok: false, error: "booking.dateInvalid" };
   const tm = /^(\d{2}):00(?::00)?$/.exec(time);
   const hour = tm ? Number(tm[1]) : -1;
   if (hour < rules.firstHour || hour > rules.lastHour) return { ok: false, error: "booking.timeInvalid" };
@@ -170,21 +165,29 @@ export function busyByDate(intervals: { startsAt: number; endsAt: number }[], zo
  * date the local minute ranges that are busy or closed (bookings, blocks, outside busy times, the
  * notice, the hours outside the host's week). The server checks every choice again.
  */
-export function openTimes(activity: BookingRules, held: { startsAt: number; endsAt: number }[], now: number, flow: Flow) {
+export function openTimes(activity: BookingRules, held: { startsAt: number; endsAt: number }[], now: number, flow: Flow, days = horizonOf(activity)) {
   const zone = activityZone(activity);
   const rules = FLOWS[flow];
-  const all = bookableDates(zone, now, horizonOf(activity));
   const notice = activity.noticeMinutes > 0 ? [{ startsAt: now, endsAt: now + activity.noticeMinutes * 60_000 }] : [];
-  const busy = busyByDate([...held, ...notice], zone);
-  for (const date of all) {
-    const closed = closedRanges(activity.weeklyHours, weekdayOf(Temporal.PlainDate.from(date)));
-    if (closed.length) busy[date] = [...(busy[date] ?? []), ...closed];
-  }
-  const today = localNow(zone, now);
+  const heldByDate = busyByDate([...held, ...notice], zone);
+  const today = zonedAt(now, zone).toPlainDate();
+  const local = localNow(zone, now);
   const shortest = Math.max(activity.minDurationMinutes, rules.durations[0]);
-  const dates = all.filter((date) => {
-    for (let hour = rules.firstHour; hour <= rules.lastHour; hour++) if (!startTaken(busy, today, date, hour, shortest)) return true;
-    return false;
-  });
-  return { zone, dates, busy, now: today, shortest };
+  // Only the open dates are answered, with their busy and closed ranges and their open start hours.
+  const dates: string[] = [];
+  const busy: Record<string, [number, number][]> = {};
+  const hours: Record<string, number[]> = {};
+  for (let i = 0; i <= Math.min(days, horizonOf(activity)); i++) {
+    const day = today.add({ days: i });
+    const date = day.toString();
+    const ranges = [...(heldByDate[date] ?? []), ...closedRanges(activity.weeklyHours, weekdayOf(day))];
+    const onDay = { [date]: ranges };
+    const open: number[] = [];
+    for (let hour = rules.firstHour; hour <= rules.lastHour; hour++) if (!startTaken(onDay, local, date, hour, shortest)) open.push(hour);
+    if (!open.length) continue;
+    dates.push(date);
+    hours[date] = open;
+    if (ranges.length) busy[date] = ranges;
+  }
+  return { zone, dates, busy, hours, now: local, shortest };
 }

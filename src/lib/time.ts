@@ -22,6 +22,16 @@ export function parseLocal(local: string): Temporal.PlainDateTime | null {
   }
 }
 
+/** Parses "YYYY-MM-DD", or null when it is not a real date. */
+export function parseDate(text: string | undefined): Temporal.PlainDate | null {
+  if (!text || !/^\d{4}-\d{2}-\d{2}$/.test(text)) return null;
+  try {
+    return Temporal.PlainDate.from(text, { overflow: "reject" });
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The instant a wall-clock time in a zone happens. A time skipped by a daylight-saving jump is
  * refused (null) rather than moved, so nobody books an hour that does not exist.

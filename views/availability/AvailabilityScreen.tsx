@@ -1,7 +1,8 @@
 import type { Activity, HostBlock } from "../../db/schema";
 import type { View } from "../../src/shell/view";
 import { cachedFormatter } from "../../src/lib/intl";
-import { minuteText, rangesText } from "../../shared/availability";
+import { zonedAt } from "../../src/lib/time";
+import { MAX_BLOCK_NOTE, minuteText, rangesText } from "../../shared/availability";
 import { FormAlert, ScreenHeader, TextField } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
 import { BusyCalendarCard, type BusyCalendarProps } from "./BusyCalendarCard";
@@ -26,8 +27,8 @@ const weekdayName = (view: View, day: number) => weekdayFormat(view.locale).form
 
 /** A block as the host reads it, in the wall clock it was given in: "Sat 5 Dec 2026, all day" or "… 14:00–16:00". */
 export function blockText(view: View, block: HostBlock) {
-  const start = Temporal.Instant.fromEpochMilliseconds(block.startsAt).toZonedDateTimeISO(block.timeZone);
-  const end = Temporal.Instant.fromEpochMilliseconds(block.endsAt).toZonedDateTimeISO(block.timeZone);
+  const start = zonedAt(block.startsAt, block.timeZone);
+  const end = zonedAt(block.endsAt, block.timeZone);
   const day = (d: Temporal.PlainDate) => dateFormat(view.locale).format(Date.UTC(d.year, d.month - 1, d.day));
   if (block.allDay) {
     const last = end.toPlainDate().subtract({ days: 1 });
@@ -163,7 +164,7 @@ export function AvailabilityScreen({ view, data }: { view: View; data: Availabil
               <TextField name="from" type="time" label={t("availability.from")} value={values.from} error={fieldError("from")} attrs={{ step: "1800" }} />
               <TextField name="to" type="time" label={t("availability.to")} value={values.to} error={fieldError("to")} attrs={{ step: "1800" }} />
             </div>
-            <TextField name="note" label={t("availability.note")} value={values.note} maxlength={200} />
+            <TextField name="note" label={t("availability.note")} value={values.note} maxlength={MAX_BLOCK_NOTE} />
             <button type="submit" class="btn btn-primary w-full" safe>
               {t("availability.addBlock")}
             </button>

@@ -17,6 +17,8 @@ export interface DateTimeData {
   busy: Record<string, [number, number][]>;
   now: { date: string; minute: number };
   minMinutes: number;
+  /** The shortest booking one can start: the host's minimum, at least the screen's shortest duration. */
+  shortest: number;
   maxMinutes: number;
   selected: { date: string; time: string; durationMinutes: number };
   error?: string;
@@ -27,8 +29,7 @@ const hours = Array.from({ length: rules.lastHour - rules.firstHour + 1 }, (_, i
 const hh = (h: number) => `${String(h).padStart(2, "0")}:00`;
 
 /** A start hour is taken when it is past, or the shortest booking from it meets a busy or closed time. */
-const taken = (data: Pick<DateTimeData, "busy" | "now" | "minMinutes" | "dates">, date: string, hour: number) =>
-  !data.dates.includes(date) || startTaken(data.busy, data.now, date, hour, Math.max(data.minMinutes, rules.durations[0]));
+const taken = (data: Pick<DateTimeData, "busy" | "now" | "shortest">, date: string, hour: number) => startTaken(data.busy, data.now, date, hour, data.shortest);
 
 /** /booking/{id}/date-time: a date, a start time and a duration (spec "Date-time screen"). */
 export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData }) {
@@ -118,6 +119,7 @@ export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData 
               lastHour: rules.lastHour,
               durations: rules.durations,
               minMinutes: data.minMinutes,
+              shortest: data.shortest,
               maxMinutes: data.maxMinutes,
               hourlyRateCents: a.hourlyRateCents,
               selected: data.selected,

@@ -1,4 +1,3 @@
-import { remember, type KeptParts } from "../../src/lib/html/fragments";
 import { cachedFormatter } from "../../src/lib/intl";
 import type { Activity } from "../../db/schema";
 import { durationAllowed, FLOWS } from "../../src/bookings/times";
@@ -95,16 +94,11 @@ function DetailsFields({ view, activity, choice, open }: { view: KeptView; activ
   );
 }
 
-/** The dialog's fields before anything is chosen: the same for everyone who opens that activity while its open times stay. */
-const emptyDetailsKept: KeptParts = new Map();
-function emptyDetails(view: KeptView, activity: Activity, firstAllowed: number, open: DialogTimes) {
-  const key = `${view.locale}|${activity.id}|${activity.minDurationMinutes}|${activity.maxDurationMinutes}|${Bun.hash(JSON.stringify(open))}`;
-  return remember(emptyDetailsKept, key, view, (kept) => <DetailsFields view={kept} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60 }} open={open} />);
-}
-
 /**
  * The booking dialog on the activity page (spec "Booking dialog"), as a disclosure that works
  * without JavaScript: the details step posts to the server, which answers with the payment step.
+ * It is part of the activity page's kept body (views/activities/Detail.tsx), so it is rendered
+ * once per page read, language and hour, from the kept view.
  */
 export function RequestDialog({ view, activity, open }: { view: KeptFormView; activity: Activity; open: DialogTimes }) {
   const { t } = view;
@@ -116,7 +110,7 @@ export function RequestDialog({ view, activity, open }: { view: KeptFormView; ac
       </summary>
       <form method="post" action={`/activity/${activity.id}/request`} class="mt-3 flex flex-col gap-3">
         <input type="hidden" name="_csrf" value={view.csrf} />
-        {emptyDetails(view, activity, firstAllowed, open)}
+        <DetailsFields view={view} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60 }} open={open} />
         <button type="submit" class="btn btn-primary w-full" safe>
           {t("booking.dialogContinue")}
         </button>
