@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { bookings, ledgerEntries, messages, testPaymentIntents } from "../db/schema";
+import { bookings, testPaymentIntents } from "../db/schema";
 import { CARDS, FAKE_PUBLISHABLE_KEY, startFakeStripe, type FakeStripe } from "./fakes/stripe";
-import { Client, makeTestApp, ORIGIN, TENNIS } from "./helpers";
+import { Client, ledgerLines, makeTestApp, ORIGIN, systemMessageTypes, TENNIS } from "./helpers";
 import { islandProps } from "./html";
 
 /**
@@ -36,8 +36,8 @@ async function setUp(env: Record<string, string> = {}) {
   expect(res.status).toBe(201);
   const activityId = (await body(res)).id as string;
   const bookingsOf = () => t.db.select().from(bookings).where(eq(bookings.guestId, guestId)).all();
-  const ledgerOf = (id: string) => t.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id)).all().map((l) => `${l.kind}:${l.amountCents}`).sort();
-  const systemOf = (id: string) => t.db.select().from(messages).where(eq(messages.bookingId, id)).all().filter((m) => m.isSystemMessage).map((m) => m.systemMessageType);
+  const ledgerOf = (id: string) => ledgerLines(t.db, id);
+  const systemOf = (id: string) => systemMessageTypes(t.db, id);
   /** The date-time screen's choice, saved on the server; the payment screen reads it. */
   async function choose(c: Client = guest, date = nextDate()) {
     const res = await c.postForm(`/booking/${activityId}/date-time`, { date, time: "10:00", duration: "2" });

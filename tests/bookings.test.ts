@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { bookings, jobs, ledgerEntries, messages, testPaymentIntents, users } from "../db/schema";
+import { bookings, jobs, testPaymentIntents, users } from "../db/schema";
 import { insert, userRow } from "../db/factories";
 import { TestProvider } from "../src/payments/test-provider";
-import { bookingParties, Client, makeTestApp, ORIGIN, TEST_CARD } from "./helpers";
+import { bookingParties, Client, ledgerLines, makeTestApp, ORIGIN, systemMessageTypes, TEST_CARD } from "./helpers";
 
 /**
  * Bookings end to end through the API (docs/decisions/0010, 0017): prices, times, every
@@ -66,10 +66,8 @@ async function pendingBooking(c = guest, slot = nextSlot()) {
   return (await body(res)).id as string;
 }
 
-const ledgerOf = (id: string) =>
-  t.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id)).all().map((l) => `${l.kind}:${l.amountCents}`).sort();
-const systemOf = (id: string) =>
-  t.db.select().from(messages).where(eq(messages.bookingId, id)).all().filter((m) => m.isSystemMessage).map((m) => m.systemMessageType);
+const ledgerOf = (id: string) => ledgerLines(t.db, id);
+const systemOf = (id: string) => systemMessageTypes(t.db, id);
 const statusOf = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!.status;
 
 /**

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate, openDb } from "../db/client";
+import { migrate, openDb, type Db } from "../db/client";
 import { seedDemo } from "../db/seed";
 import { createApp, type AppOptions } from "../src/app";
 import { createSession } from "../src/auth/service";
@@ -14,7 +14,7 @@ import { loadSecrets } from "../src/lib/secrets";
 import { makeJpeg } from "./images";
 import { and, eq, gt, isNotNull } from "drizzle-orm";
 import { simpleParser, type AddressObject } from "mailparser";
-import { jobs, users } from "../db/schema";
+import { jobs, ledgerEntries, messages, users } from "../db/schema";
 import { makeMailer, outboxDir } from "../src/email/mailer";
 import { paymentProviderName } from "../src/payments";
 
@@ -342,3 +342,11 @@ export class Client {
     return { email, password, user: (await res.json()) as { id: string; email: string } };
   }
 }
+
+/** A booking's ledger as "kind:amount" lines, sorted: what the money tests compare. */
+export const ledgerLines = (db: Db, bookingId: string) =>
+  db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, bookingId)).all().map((l) => `${l.kind}:${l.amountCents}`).sort();
+
+/** The kinds of a booking's system messages, in order. */
+export const systemMessageTypes = (db: Db, bookingId: string) =>
+  db.select().from(messages).where(eq(messages.bookingId, bookingId)).all().filter((m) => m.isSystemMessage).map((m) => m.systemMessageType);

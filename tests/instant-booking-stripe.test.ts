@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { activities, bookings, ledgerEntries, messages } from "../db/schema";
+import { activities, bookings } from "../db/schema";
 import { INSTANT_ANSWER_MS, RECOVERY_GRACE_MS } from "../src/bookings/transitions";
 import { CARDS, startFakeStripe, type FakeStripe } from "./fakes/stripe";
-import { bookingParties, makeTestApp, ORIGIN, settled, until } from "./helpers";
+import { bookingParties, ledgerLines, makeTestApp, ORIGIN, settled, systemMessageTypes, until } from "./helpers";
 import { moneyViolations } from "./money-invariants";
 
 /**
@@ -39,22 +39,8 @@ afterAll(() => {
 });
 
 const row = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!;
-const ledgerOf = (id: string) =>
-  t.db
-    .select()
-    .from(ledgerEntries)
-    .where(eq(ledgerEntries.bookingId, id))
-    .all()
-    .map((l) => `${l.kind}:${l.amountCents}`)
-    .sort();
-const systemOf = (id: string) =>
-  t.db
-    .select()
-    .from(messages)
-    .where(eq(messages.bookingId, id))
-    .all()
-    .filter((m) => m.isSystemMessage)
-    .map((m) => m.systemMessageType);
+const ledgerOf = (id: string) => ledgerLines(t.db, id);
+const systemOf = (id: string) => systemMessageTypes(t.db, id);
 /** The distinct movements Stripe was asked for on one intent (a retry of one keeps its key). */
 const keysOf = (pattern: string, intentId: string) => new Set(fake.requestsTo("POST", pattern).filter((r) => r.path.includes(intentId)).map((r) => r.idempotencyKey)).size;
 const capturesAt = (intentId: string) => keysOf("/v1/payment_intents/:id/capture", intentId);

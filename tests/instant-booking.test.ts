@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, like } from "drizzle-orm";
-import { activities, bookings, jobs, ledgerEntries, messages, testPaymentOperations, users } from "../db/schema";
-import { instantAcceptJob, instantAcceptKey, schedule } from "../src/bookings/jobs";
+import { activities, bookings, jobs, messages, testPaymentOperations, users } from "../db/schema";
+import { instantAcceptJob, schedule } from "../src/bookings/jobs";
+import { jobKeys } from "../src/bookings/keys";
 import { RECOVERY_GRACE_MS } from "../src/bookings/transitions";
 import { asTestProvider } from "../src/payments";
 import type { TestProvider } from "../src/payments/test-provider";
-import { bookingParties, makeTestApp, ORIGIN, outboxEmails, settled, TEST_CARD, until, type Client } from "./helpers";
+import { bookingParties, ledgerLines, makeTestApp, ORIGIN, outboxEmails, settled, TEST_CARD, until, type Client } from "./helpers";
 import { moneyViolations } from "./money-invariants";
 
 /**
@@ -41,14 +42,7 @@ beforeAll(async () => {
 afterAll(() => t.cleanup());
 
 const row = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!;
-const ledgerOf = (id: string) =>
-  t.db
-    .select()
-    .from(ledgerEntries)
-    .where(eq(ledgerEntries.bookingId, id))
-    .all()
-    .map((l) => `${l.kind}:${l.amountCents}`)
-    .sort();
+const ledgerOf = (id: string) => ledgerLines(t.db, id);
 const systemOf = (id: string) =>
   t.db
     .select()
@@ -58,7 +52,7 @@ const systemOf = (id: string) =>
     .filter((m) => m.isSystemMessage)
     .map((m) => `${m.systemMessageType}:${m.senderId === parties.hostId ? "host" : m.senderId === parties.guestId ? "guest" : m.senderId}`);
 const capturesOf = (intentId: string) => t.db.select().from(testPaymentOperations).where(and(eq(testPaymentOperations.kind, "capture"), eq(testPaymentOperations.target, intentId))).all().length;
-const instantJob = (id: string) => t.db.select().from(jobs).where(eq(jobs.key, instantAcceptKey(id))).get();
+const instantJob = (id: string) => t.db.select().from(jobs).where(eq(jobs.key, jobKeys.instantAccept(id))).get();
 const expectSound = async (...ids: string[]) => expect(await moneyViolations(t.deps, ids)).toEqual([]);
 
 /** The date-time flow's card step: an intent for a new slot, authorised with the test card; `send` makes the request. */
@@ -211,8 +205,8 @@ describe("instant booking, when things go wrong", () => {
     const id = (await body(res)).id as string;
     expect((await parties.host.postJson(`/api/bookings/${id}/reject`, {})).status).toBe(200);
     // As if the request had been an instant one whose accept had not run yet.
-    schedule(t.db, instantAcceptJob, { bookingId: id }, { at: clock, key: instantAcceptKey(id) });
-    expect(await t.deps.jobs.runNow([instantAcceptKey(id)])).toBe(1);
+    schedule(t.db, instantAcceptJob, { bookingId: id }, { at: clock, key: jobKeys.instantAccept(id) });
+    expect(await t.deps.jobs.runNow([jobKeys.instantAccept(id)])).toBe(1);
     expect(instantJob(id)).toBeUndefined();
     expect(row(id).status).toBe("rejected");
     expect(ledgerOf(id)).toEqual(["authorize:8800", "release:8800"]);

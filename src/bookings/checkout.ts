@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, inArray, isNotNull, isNull } from "drizzle-orm";
 import { writeTransaction, type WriteTx } from "../../db/client";
-import { activities, bookings, type Activity, type Booking, type User } from "../../db/schema";
+import { activities, bookings, type Activity, type Booking, type BookingStatus, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { cancelJob } from "../jobs";
 import { decimalFromCents } from "../lib/money";
@@ -9,7 +9,7 @@ import { DomainError, isDomainError } from "../lib/errors";
 import { uuidLike } from "../lib/validation";
 import type { PaymentIntent } from "../payments/provider";
 import { guestBusy, hostBusy, checkSlotOpen } from "./availability";
-import { expireJob, holdJob, instantAcceptJob, instantAcceptKey, reconcileJob, schedule } from "./jobs";
+import { expireJob, holdJob, instantAcceptJob, reconcileJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys } from "./keys";
 import { getSelection, saveSelection } from "./selection";
 import {
@@ -36,10 +36,34 @@ import { acceptInstantlyNow, announce, endAwaitingPayment, INSTANT_ANSWER_MS, le
  * while the provider's hosted page takes the card) and the checkout page (the card form for a
  * booking awaiting payment). A booking becomes a request (pending) only with an authorised card.
  *
- * Both places that make a request pending (`createBooking`, `paymentAuthorised`) schedule, in the
- * same transaction, the instant accept of an activity that books instantly (docs/decisions/0037),
- * and run it right after the commit (`acceptInstantlyNow`).
+ * Both places that make a request pending (`createBooking`, `paymentAuthorised`) do it through
+ * `recordRequest` inside their transaction and `requestMade` after its commit.
  */
+
+/**
+ * What makes a booking a request, inside the transaction that makes it pending: the
+ * authorisation's ledger row, the request's system message, its answer window and, for an
+ * activity that books instantly (docs/decisions/0037), its accept, due at once. Answers the
+ * system message, for `requestMade` to announce.
+ */
+function recordRequest(tx: WriteTx, deps: Deps, booking: Booking, intentId: string, instant: boolean, now: number) {
+  ledger(tx, deps, booking, "authorize", booking.totalCents, intentId);
+  const request = systemMessage(tx, deps, booking.id, "booking_request", booking.guestId);
+  schedule(tx, expireJob, { bookingId: booking.id }, { at: booking.respondBy, key: jobKeys.expire(booking.id) });
+  if (instant) schedule(tx, instantAcceptJob, { bookingId: booking.id }, { at: now, key: jobKeys.instantAccept(booking.id) });
+  return request;
+}
+
+/**
+ * After the commit that made a request: it is announced and, for an instant activity, its accept
+ * runs now; `waitMs` is how long the answer waits for it (a guest's answer waits, a webhook does
+ * not). Answers the booking as it is then.
+ */
+async function requestMade(deps: Deps, booking: Booking, from: BookingStatus | null, request: ReturnType<typeof recordRequest>, instant: boolean, waitMs: number): Promise<Booking> {
+  announce(deps, booking, from, request);
+  if (!instant) return booking;
+  return (await acceptInstantlyNow(deps, booking.id, waitMs)) ?? booking;
+}
 
 function intentMetadata(guest: User, activity: Activity, slot: Slot, extra: Record<string, string> = {}) {
   return {
@@ -193,10 +217,7 @@ export async function createBooking(
       .values({ ...newBooking(deps, { guest, activity, slot, price, message, now }), status: "pending", paymentIntentId: intent.id })
       .returning()
       .get();
-    ledger(tx, deps, row, "authorize", row.totalCents, intent.id);
-    const request = systemMessage(tx, deps, row.id, "booking_request", guest.id);
-    schedule(tx, expireJob, { bookingId: row.id }, { at: row.respondBy, key: jobKeys.expire(row.id) });
-    if (activity.instantBooking) schedule(tx, instantAcceptJob, { bookingId: row.id }, { at: now, key: instantAcceptKey(row.id) });
+    const request = recordRequest(tx, deps, row, intent.id, activity.instantBooking, now);
     return { made: true as const, booking: row, request };
   });
   if (typeof made === "string") {
@@ -209,10 +230,8 @@ export async function createBooking(
     if (made.booking.guestId !== guest.id) throw new DomainError("booking.paymentNotFound", 404);
     return { booking: made.booking, created: false };
   }
-  announce(deps, made.booking, null, made.request);
-  // Instant booking: the guest is waiting for this answer, so it waits (briefly) for the accept.
-  if (activity.instantBooking) return { booking: (await acceptInstantlyNow(deps, made.booking.id, INSTANT_ANSWER_MS)) ?? made.booking, created: true };
-  return { booking: made.booking, created: true };
+  // The guest is waiting for this answer: it waits (briefly) for an instant accept.
+  return { booking: await requestMade(deps, made.booking, null, made.request, activity.instantBooking, INSTANT_ANSWER_MS), created: true };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -384,12 +403,9 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
       .returning()
       .get();
     if (!changed) return "lost";
-    ledger(tx, deps, changed, "authorize", changed.totalCents, intent.id);
-    const request = systemMessage(tx, deps, changed.id, "booking_request", changed.guestId);
     cancelJob(tx, jobKeys.hold(changed.id));
-    schedule(tx, expireJob, { bookingId: changed.id }, { at: respondBy, key: jobKeys.expire(changed.id) });
     const instant = tx.select({ on: activities.instantBooking }).from(activities).where(eq(activities.id, changed.activityId)).get()?.on ?? false;
-    if (instant) schedule(tx, instantAcceptJob, { bookingId: changed.id }, { at: now, key: instantAcceptKey(changed.id) });
+    const request = recordRequest(tx, deps, changed, intent.id, instant, now);
     return { changed, from: current.status, request, instant };
   });
   if (result === "lost") {
@@ -397,8 +413,7 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
     return "released";
   }
   if (result === "already") return result;
-  announce(deps, result.changed, result.from, result.request);
-  if (result.instant) await acceptInstantlyNow(deps, result.changed.id, waitForAcceptMs);
+  await requestMade(deps, result.changed, result.from, result.request, result.instant, waitForAcceptMs);
   return "advanced";
 }
 

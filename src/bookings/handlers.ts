@@ -14,9 +14,7 @@ import { acceptInstantly, autoComplete, expireRequest, payHost } from "./transit
 export const bookingJobs: JobKind<never>[] = [
   handle(holdJob, ({ bookingId }, { deps }) => lapseHold(deps, bookingId)),
   handle(expireJob, ({ bookingId }, { deps }) => expireRequest(deps, bookingId)),
-  handle(instantAcceptJob, async ({ bookingId }, { deps }) => {
-    await acceptInstantly(deps, bookingId);
-  }),
+  handle(instantAcceptJob, ({ bookingId }, { deps }) => acceptInstantly(deps, bookingId)),
   handle(autoCompleteJob, ({ bookingId }, { deps }) => autoComplete(deps, bookingId)),
   handle(payoutJob, async ({ bookingId }, { deps }) => {
     await payHost(deps, bookingId);

@@ -37,9 +37,6 @@ export const expireJob = declare<ById>({ kind: "booking.expire" });
  */
 export const instantAcceptJob = declare<ById>({ kind: "booking.instant-accept" });
 
-/** The instant accept's job key: one per booking, so every flow that makes it pending schedules it once. */
-export const instantAcceptKey = (bookingId: string) => `booking:${bookingId}:instant-accept`;
-
 /** An accepted booking nobody completed, 48 hours after its end. */
 export const autoCompleteJob = declare<ById>({ kind: "booking.autocomplete" });
 

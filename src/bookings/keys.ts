@@ -13,6 +13,8 @@ export const jobKeys = {
   /** The same window looked at again when it was moved later. */
   expireLater: (bookingId: string) => `booking.expire:${bookingId}:later`,
   autoComplete: (bookingId: string) => `booking.autocomplete:${bookingId}`,
+  /** The instant accept of a request (docs/decisions/0037): one per booking, whichever flow made it pending. */
+  instantAccept: (bookingId: string) => `booking:${bookingId}:instant-accept`,
   payout: (bookingId: string) => `booking.payout:${bookingId}`,
   /** Finishes claim number `attempt` if nobody recorded its answer (docs/decisions/0028). */
   recover: (bookingId: string, attempt: number) => `booking.recover:${bookingId}:${attempt}`,

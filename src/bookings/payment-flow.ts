@@ -61,17 +61,16 @@ export interface CardPost extends CardValues {
 
 const redirect = (to: string, toast?: FlashData): PaymentStep => ({ kind: "redirect", to, toast });
 const REQUEST_SENT: FlashData = { title: "toast.paymentSuccessful", body: "toast.requestSent", variant: "success" };
-/**
- * An instant booking accepted before the answer (docs/decisions/0037). On the success screen this
- * toast is also what makes it read "Booked!" (views/bookings/Success.tsx): the screen is reached
- * by a redirect and has no other way to learn it.
- */
+/** An instant booking accepted before the answer (docs/decisions/0037). */
 const BOOKED: FlashData = { title: "toast.booked", body: "toast.bookedBody", variant: "success" };
 
 /** The toast of a request just made: "Booked" when it was accepted at once (instant booking). */
-const madeToast = (deps: Deps, bookingId: string) => (currentBooking(deps, bookingId)?.status === "accepted" ? BOOKED : REQUEST_SENT);
+const toastFor = (booking: Pick<Booking, "status">) => (booking.status === "accepted" ? BOOKED : REQUEST_SENT);
 
-/** Where the date-time flow ends: the success screen, saying "Booked!" for a request accepted at once. */
+/**
+ * Where the date-time flow ends: the success screen, which reads the booking named in the
+ * address (its "Booked!" for a request accepted at once), with the toast of one.
+ */
 const succeeded = (booking: Booking) => redirect(`/booking-success?booking=${booking.id}`, booking.status === "accepted" ? BOOKED : undefined);
 
 /** A refusal as the card form shows it: the provider's words when it gave them for a card it did not authorise. */
@@ -250,7 +249,7 @@ export async function payForBooking(deps: Deps, user: User, bookingId: string, c
       if (!intentId || card.paymentIntentId!.length > 200) throw new DomainError("booking.paymentRequired", 400);
       checkAmount(amount, booking);
       const outcome = await paymentAuthorised(deps, booking.id, intentId, INSTANT_ANSWER_MS);
-      if (outcome === "advanced" || outcome === "already") return redirect("/", madeToast(deps, booking.id));
+      if (outcome === "advanced" || outcome === "already") return redirect("/", toastFor(currentBooking(deps, booking.id) ?? booking));
       if (outcome === "released") return failed({ key: "booking.slotTakenReleased" }, 409);
       const intent = await deps.payments.getIntent(intentId).catch(() => null);
       const own = intent && intent.metadata.bookingId === booking.id;
@@ -264,7 +263,7 @@ export async function payForBooking(deps: Deps, user: User, bookingId: string, c
     // Released: the booking ended meanwhile (cancelled in another tab, its hold taken over).
     if (outcome === "released") return failed({ key: "booking.slotTakenReleased" }, 409);
     if (outcome === "ignored") return failed({ key: "booking.paymentNotAuthorised" }, 402);
-    return redirect("/", madeToast(deps, booking.id));
+    return redirect("/", toastFor(currentBooking(deps, booking.id) ?? booking));
   } catch (err) {
     if (err instanceof PaymentError) return failed({ text: err.message }, 402);
     if (!isDomainError(err)) throw err;
@@ -275,11 +274,10 @@ export async function payForBooking(deps: Deps, user: User, bookingId: string, c
 /** `GET /checkout/{bookingId}/return`: back from the card's authentication. */
 export async function checkoutReturned(deps: Deps, user: User, bookingId: string): Promise<PaymentStep> {
   const booking = payableBooking(deps, user.id, bookingId);
-  if (booking?.paymentIntentId && (await paymentAuthorised(deps, booking.id, booking.paymentIntentId, INSTANT_ANSWER_MS)) === "advanced") return redirect("/", madeToast(deps, booking.id));
+  if (booking?.paymentIntentId && (await paymentAuthorised(deps, booking.id, booking.paymentIntentId, INSTANT_ANSWER_MS)) === "advanced") return redirect("/", toastFor(currentBooking(deps, booking.id) ?? booking));
   // The provider's event may have made it a request (accepted at once, for an instant booking) before the browser came back.
   const own = booking ? null : await bookingOf(deps, user.id, bookingId).catch(() => null);
-  if (own && own.booking.guestId === user.id && own.booking.status === "pending") return redirect("/", REQUEST_SENT);
-  if (own && own.booking.guestId === user.id && own.booking.status === "accepted") return redirect("/", BOOKED);
+  if (own && own.booking.guestId === user.id && (own.booking.status === "pending" || own.booking.status === "accepted")) return redirect("/", toastFor(own.booking));
   if (booking) return redirect(`/checkout/${booking.id}`, { title: "booking.paymentFailedTitle", body: "booking.paymentFailed", variant: "error" });
   return redirect("/bookings");
 }

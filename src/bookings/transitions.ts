@@ -6,7 +6,7 @@ import type { MessageRow } from "../events";
 import { cancelJob, settledWithin } from "../jobs";
 import { DomainError, isDomainError } from "../lib/errors";
 import { PaymentError } from "../payments/provider";
-import { autoCompleteJob, expireJob, instantAcceptKey, payoutJob, recoverJob, schedule } from "./jobs";
+import { autoCompleteJob, expireJob, payoutJob, recoverJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys, ledgerKey, movementKey } from "./keys";
 import { AUTO_COMPLETE_MS, bookingFor, providerRefusal, currentBooking, GUEST_CANCEL_NOTICE_MS, type Action, type Role, type SystemMessageType } from "./service";
 
@@ -508,7 +508,7 @@ export async function autoComplete(deps: Deps, bookingId: string) {
 export const INSTANT_ANSWER_MS = 3_000;
 
 /** Refusals that leave an instant accept nothing to do: the booking moved on, or its activity takes no more bookings. */
-const NOT_TO_ACCEPT = new Set([...ENDED, "booking.notFound", "booking.activityUnavailable"]);
+const NOT_TO_ACCEPT = new Set([...ENDED, "booking.notFound", "booking.activityUnavailable", "booking.paymentUnconfirmed"]);
 
 /**
  * The instant accept of a request (job `booking:{id}:instant-accept`): the host's own Accept, made
@@ -520,14 +520,13 @@ const NOT_TO_ACCEPT = new Set([...ENDED, "booking.notFound", "booking.activityUn
  * claim's recovery job, which records it or rolls it back (then the host answers as usual). A
  * refusal, or a booking busy with another change, is thrown: the job is retried.
  */
-export async function acceptInstantly(deps: Deps, bookingId: string): Promise<Booking | null> {
+export async function acceptInstantly(deps: Deps, bookingId: string): Promise<void> {
   const b = currentBooking(deps, bookingId);
-  if (!b || b.status !== "pending" || b.claim?.movement === "capture") return b ?? null;
+  if (!b || b.status !== "pending" || b.claim?.movement === "capture") return;
   try {
-    return await accept(deps, b.id, b.hostId, JOB_WAIT_MS);
+    await accept(deps, b.id, b.hostId, JOB_WAIT_MS);
   } catch (err) {
-    if (isDomainError(err) && (NOT_TO_ACCEPT.has(err.key) || err.key === "booking.paymentUnconfirmed")) return currentBooking(deps, bookingId) ?? null;
-    throw err;
+    if (!isDomainError(err) || !NOT_TO_ACCEPT.has(err.key)) throw err;
   }
 }
 
@@ -537,7 +536,7 @@ export async function acceptInstantly(deps: Deps, bookingId: string): Promise<Bo
  * is then: accepted, or still pending while the accept goes on (or is left to its job).
  */
 export async function acceptInstantlyNow(deps: Deps, bookingId: string, waitMs: number): Promise<Booking | undefined> {
-  const run = deps.jobs.runNow([instantAcceptKey(bookingId)]).catch((err) => console.error(`the instant accept of booking ${bookingId} failed; its job retries`, err));
+  const run = deps.jobs.runNow([jobKeys.instantAccept(bookingId)]).catch((err) => console.error(`the instant accept of booking ${bookingId} failed; its job retries`, err));
   if (waitMs > 0) await settledWithin(run, waitMs);
   return currentBooking(deps, bookingId);
 }
