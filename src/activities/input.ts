@@ -4,15 +4,12 @@ import type { Activity, User, activities } from "../../db/schema";
 import type { Deps } from "../deps";
 import { listFrom } from "../lib/http";
 import { firstIssue } from "../lib/validation";
-import type { MessageKey } from "../texts";
-import { cleanText } from "../lib/text";
-import { findCity } from "../lib/places";
+import type { MessageKey, Translate } from "../texts";
+import { cleanText, userText } from "../lib/text";
+import { cityByName, DEFAULT_CITY_NAME, findCity } from "../lib/places";
 import { ownedObjects } from "../uploads/service";
-import { userText } from "../lib/text";
-import { cityByName, DEFAULT_CITY_NAME } from "../lib/places";
 import { categories, isCategory, type Category } from "./categories";
 import { checkWeeklyHours, HORIZON_CHOICES, MAX_RANGES_PER_DAY, minuteText, NOTICE_CHOICES, parseMinute, type DayRanges, type WeeklyHours, type WeeklyHoursProblem } from "../../shared/availability";
-import type { Translate } from "../texts";
 
 const msg = (key: MessageKey) => ({ message: key });
 
@@ -123,6 +120,12 @@ export type ActivityErrors = Record<string, ActivityError>;
 /** The weekday's name in the language, 0 Monday … 6 Sunday. */
 export const dayNameKey = (day: number) => `activity.day${day}` as MessageKey;
 export const dayShortKey = (day: number) => `activity.dayShort${day}` as MessageKey;
+
+/** The weekday a refusal of the weekly hours is about (its field is marked), if it is about one. */
+export const hoursErrorDay = (errors: ActivityErrors): number | undefined => {
+  const e = errors.weeklyHours;
+  return e && typeof e === "object" ? e.day : undefined;
+};
 
 /** Field errors in the visitor's language, the weekday named in those about one day. */
 export function translateActivityErrors(t: Translate, errors: ActivityErrors): Record<string, string> {

@@ -18,7 +18,7 @@ import { publicUser } from "../profiles/serialize";
 import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
 import { createActivity, creationWait } from "./service";
-import { readActivityInput, readBrowseQuery, translateActivityErrors } from "./input";
+import { hoursErrorDay, readActivityInput, readBrowseQuery, translateActivityErrors } from "./input";
 import { postedAvailability } from "../../views/activities/Availability";
 import { dialogTimes, hostEarnings, hostRequests } from "../bookings/queries";
 import { activityRatingAndReviews, browseActivities, countOwnActivities, findListedActivity, findOwnActivity, hostOf, ownActivities } from "./queries";
@@ -89,7 +89,6 @@ export function activityRoutes(deps: Deps) {
       const str = (k: string) => (typeof input[k] === "string" ? (input[k] as string) : "");
       const photos = stringsFrom(input.photos);
       const errors = read && !read.ok ? translateActivityErrors(state.t, read.errors) : {};
-      const hoursError = read && !read.ok ? read.errors.weeklyHours : undefined;
       const formState: CreateFormState = {
         values: {
           title: str("title"),
@@ -102,7 +101,7 @@ export function activityRoutes(deps: Deps) {
           availability: postedAvailability(input),
         },
         errors,
-        hoursDay: typeof hoursError === "object" ? hoursError.day : undefined,
+        hoursDay: read && !read.ok ? hoursErrorDay(read.errors) : undefined,
         alert: { title: state.t("wizard.createError"), body: read ? (Object.values(errors)[0] ?? state.t("wizard.tryAgain")) : state.t("activity.tooManyCreated", waitParams(wait)) },
       };
       return render((view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(user)} />, { status: read ? 400 : 429, headers: waitHeaders(wait) });

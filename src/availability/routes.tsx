@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { AvailabilityScreen, type AvailabilityData } from "../../views/availability/AvailabilityScreen";
 import { findOwnActivity, ownActivities } from "../activities/queries";
-import { readActivityInput, translateActivityErrors } from "../activities/input";
+import { hoursErrorDay, readActivityInput, translateActivityErrors } from "../activities/input";
 import { updateActivity } from "../activities/service";
 import { ActivityNotFound } from "../../views/activities/Detail";
 import { availabilityValues, postedAvailability } from "../../views/activities/Availability";
@@ -71,9 +71,8 @@ export function availabilityRoutes(deps: Deps) {
       const input = Object.fromEntries(Object.entries(sent).filter(([k]) => k === "hoursMode" || /^hours[0-6]$/.test(k) || k === "noticeMinutes" || k === "horizonDays" || k === "instantBooking"));
       const read = await readActivityInput(deps, user, { hoursMode: "any", ...input }, activity);
       if (!read.ok) {
-        const hours = read.errors.weeklyHours;
-        const hoursDay = hours && typeof hours !== "string" ? hours.day : undefined;
-        return render((view) => <ActivityHoursScreen view={view} activity={activity} values={postedAvailability(sent)} errors={translateActivityErrors(state.t, read.errors)} hoursDay={hoursDay} />, { status: 400 });
+        const errors = translateActivityErrors(state.t, read.errors);
+        return render((view) => <ActivityHoursScreen view={view} activity={activity} values={postedAvailability(sent)} errors={errors} hoursDay={hoursErrorDay(read.errors)} />, { status: 400 });
       }
       await updateActivity(deps, activity, read.changes);
       return sendTo("/host/availability", { title: "availability.hoursSaved", body: "availability.hoursSavedBody", variant: "success" });

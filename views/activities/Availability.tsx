@@ -79,6 +79,26 @@ export function postedAvailability(input: Record<string, unknown>): Availability
   };
 }
 
+/** A labelled select of fixed choices, its refusal tied to it (notice, horizon). */
+function ChoiceSelect({ name, label, choices, value, error }: { name: string; label: string; choices: { value: number; label: string }[]; value: string; error?: string }) {
+  const id = `field-${name}`;
+  return (
+    <div class="field">
+      <label class="field-label" for={id} safe>
+        {label}
+      </label>
+      <select id={id} name={name} class="input" aria-invalid={error ? "true" : undefined} aria-describedby={error ? `${id}-error` : undefined}>
+        {choices.map((c) => (
+          <option value={String(c.value)} selected={value === String(c.value)} safe>
+            {c.label}
+          </option>
+        ))}
+      </select>
+      <FieldError id={`${id}-error`} message={error} />
+    </div>
+  );
+}
+
 /**
  * The form's availability, for keyboards, screen readers and browsers without JavaScript: a
  * choice between any day and weekly hours, one labelled text field per weekday ("09:00-12:00,
@@ -128,32 +148,8 @@ export function AvailabilityFieldset({ view, values, errors, hoursDay }: { view:
         </div>
         <FieldError id="field-weeklyHours-error" message={hoursError} />
       </fieldset>
-      <div class="field">
-        <label class="field-label" for="field-noticeMinutes" safe>
-          {t("activity.noticeLabel")}
-        </label>
-        <select id="field-noticeMinutes" name="noticeMinutes" class="input" aria-invalid={errors.noticeMinutes ? "true" : undefined} aria-describedby={errors.noticeMinutes ? "field-noticeMinutes-error" : undefined}>
-          {noticeChoices(t).map((c) => (
-            <option value={String(c.value)} selected={values.noticeMinutes === String(c.value)} safe>
-              {c.label}
-            </option>
-          ))}
-        </select>
-        <FieldError id="field-noticeMinutes-error" message={errors.noticeMinutes} />
-      </div>
-      <div class="field">
-        <label class="field-label" for="field-horizonDays" safe>
-          {t("activity.horizonLabel")}
-        </label>
-        <select id="field-horizonDays" name="horizonDays" class="input" aria-invalid={errors.horizonDays ? "true" : undefined} aria-describedby={errors.horizonDays ? "field-horizonDays-error" : undefined}>
-          {horizonChoices(t).map((c) => (
-            <option value={String(c.value)} selected={values.horizonDays === String(c.value)} safe>
-              {c.label}
-            </option>
-          ))}
-        </select>
-        <FieldError id="field-horizonDays-error" message={errors.horizonDays} />
-      </div>
+      <ChoiceSelect name="noticeMinutes" label={t("activity.noticeLabel")} choices={noticeChoices(t)} value={values.noticeMinutes} error={errors.noticeMinutes} />
+      <ChoiceSelect name="horizonDays" label={t("activity.horizonLabel")} choices={horizonChoices(t)} value={values.horizonDays} error={errors.horizonDays} />
       <div class="field">
         <label class="flex items-start gap-2">
           <input type="checkbox" name="instantBooking" value="on" checked={values.instantBooking} class="mt-1 h-5 w-5 accent-[#e8553d]" aria-describedby="instant-help" />
