@@ -420,6 +420,14 @@ describe("outside busy calendar", () => {
     expect(userOf(busyHost.id).busyCalendarUrl).toBe(calendarUrl);
   });
 
+  test("an address that is not text, or an unknown action, is refused and removes nothing", async () => {
+    for (const body of [{ url: [calendarUrl] }, { url: 42 }, { url: calendarUrl, action: "delete" }]) {
+      const res = await hostClient.postJson("/availability/busy-calendar", body);
+      expect(res.status).toBe(400);
+    }
+    expect(userOf(busyHost.id).busyCalendarUrl).toBe(calendarUrl);
+  });
+
   test("on a server that is not a development machine: this machine and names resolving to it are refused too", async () => {
     const prod = await makeTestApp({ env: { PUBLIC_URL: "https://offline.example" }, now });
     try {

@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import { context } from "../context";
 import type { Deps } from "../deps";
 import { isDomainError } from "../lib/errors";
+import { parseBody } from "../lib/validation";
+import { busyCalendarInput } from "./input";
 import { asRecord, json, safeNext, wantsJson } from "../lib/http";
 import type { MessageKey } from "../texts";
 import { clearBusyCalendar, setBusyCalendar } from "./busy-calendar";
@@ -59,11 +61,12 @@ export function feedRoutes(deps: Deps) {
     .post(
       "/availability/busy-calendar",
       async ({ request, body, user, sendTo }) => {
-        const input = asRecord(body);
-        const next = safeNext(input.next, "/settings");
-        const url = typeof input.url === "string" ? input.url : "";
-        const remove = input.action === "remove" || !url.trim();
+        const next = safeNext(asRecord(body).next, "/settings");
+        let remove = false;
         try {
+          const input = parseBody(busyCalendarInput, body);
+          const url = input.url ?? "";
+          remove = input.action === "remove" || !url.trim();
           if (remove) clearBusyCalendar(deps, user.id);
           else await setBusyCalendar(deps, user.id, url);
         } catch (err) {

@@ -16,3 +16,14 @@ export const blockInput = z.object({
   note: z.string().trim().max(MAX_BLOCK_NOTE, "availability.noteTooLong").optional(),
 });
 export type BlockInput = z.infer<typeof blockInput>;
+
+/**
+ * The outside busy calendar's form: `action` "save" (the default) with the address, or
+ * "remove"; saving an empty address removes it too. Length and address rules are checked when
+ * it is saved (`setBusyCalendar`).
+ */
+export const busyCalendarInput = z.object({
+  url: z.string({ error: "availability.busy.invalid" }).optional(),
+  action: z.enum(["save", "remove"], { error: "error.badRequest" }).optional(),
+  next: z.string().optional(),
+});
