@@ -247,11 +247,7 @@ test("with a reachable tile server the map shows the meeting point", async () =>
   const { startServer } = await import("./harness");
   const server = await startServer({ env: maps.env });
   const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
-  await page.goto(`${server.url}/api/login`);
-  await page.getByLabel("Email").fill("guest@offline.test");
-  await page.getByLabel("Password").fill("offline-demo");
-  await page.getByRole("button", { name: "Sign In" }).click();
-  await page.waitForURL(`${server.url}/`);
+  await signInAs(page, server.url, "guest@offline.test");
   await page.getByText("Tennis lesson for beginners").click();
   await page.locator('[data-map-state="ready"]').waitFor({ timeout: 15000 });
   expect(await page.locator(".leaflet-tile-loaded").count()).toBeGreaterThan(0);

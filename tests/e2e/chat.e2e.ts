@@ -2,8 +2,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { bookings } from "../../db/schema";
-import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../../db/demo-data";
+import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL } from "../../db/demo-data";
 import { makeTestApp } from "../helpers";
+import { signInContext } from "./flows";
 import { closeContexts, expectAccessible, sharedBrowser } from "./harness";
 
 /**
@@ -33,9 +34,8 @@ afterAll(async () => {
 /** A signed-in person in a context of their own (a phone-sized screen); returns the context and its CSRF token. */
 async function person(email: string) {
   const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
-  const res = await context.request.post(`${url}/api/login`, { data: { email, password: DEMO_PASSWORD }, headers: { origin: url } });
-  expect(res.status()).toBe(200);
-  return { context, csrf: res.headers()["x-csrf-token"]! };
+  const csrf = await signInContext(context, url, email);
+  return { context, csrf };
 }
 
 async function open(context: BrowserContext, path: string) {

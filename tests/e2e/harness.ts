@@ -116,6 +116,12 @@ let axeSource: string | undefined;
 /** The rule sets every screen is checked against: WCAG 2.0, 2.1 and 2.2 A and AA, and best practices. */
 const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
 
+/**
+ * The rules a theme can change: the dark theme recolours the same markup, so a screen already
+ * checked whole in the light theme needs only these again in the dark one.
+ */
+const COLOUR_RULES = ["color-contrast", "link-in-text-block"];
+
 export interface AxeFinding {
   id: string;
   impact: string | null;
@@ -130,12 +136,13 @@ export interface AxeFinding {
  * add it; the script is evaluated through the DevTools protocol instead, which the policy does
  * not govern, and the page itself is left as it is served.
  */
-export async function axeFindings(page: Page): Promise<AxeFinding[]> {
+export async function axeFindings(page: Page, only: "everything" | "colours" = "everything"): Promise<AxeFinding[]> {
   axeSource ??= await Bun.file(axeScript).text();
   if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axeSource);
-  return page.evaluate(async (tags) => {
+  const runOnly = only === "colours" ? { type: "rule", values: COLOUR_RULES } : { type: "tag", values: AXE_TAGS };
+  return page.evaluate(async (runOnly) => {
     const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] });
+    const result = await axe.run(document, { runOnly, resultTypes: ["violations"] });
     return result.violations.map((v) => ({
       id: v.id,
       impact: v.impact,
@@ -143,7 +150,7 @@ export async function axeFindings(page: Page): Promise<AxeFinding[]> {
       targets: v.nodes.slice(0, 5).map((n) => n.target.map(String).join(" ")),
       summary: v.nodes[0]?.failureSummary,
     }));
-  }, AXE_TAGS);
+  }, runOnly);
 }
 
 /** Fails with a readable list when axe finds a serious or critical violation on the page. */

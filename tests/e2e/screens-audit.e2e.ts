@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../../db/demo-data";
+import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL } from "../../db/demo-data";
 import { insert, userRow } from "../../db/factories";
 import { users } from "../../db/schema";
 import { createSession } from "../../src/auth/service";
 import { makeTestApp } from "../helpers";
+import { signInContext } from "./flows";
 import { closeContexts, expectAccessible, sharedBrowser } from "./harness";
 
 /**
@@ -37,10 +38,9 @@ afterAll(async () => {
 /** A demo person signed in, in a phone-sized context of their own; `dark` sets the theme before any page loads. */
 async function person(email: string, opts: { dark?: boolean } = {}) {
   const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
-  const res = await context.request.post(`${url}/api/login`, { data: { email, password: DEMO_PASSWORD }, headers: { origin: url } });
-  expect(res.status()).toBe(200);
+  const csrf = await signInContext(context, url, email);
   if (opts.dark) await context.addInitScript(() => localStorage.setItem("theme", "dark"));
-  return { context, csrf: res.headers()["x-csrf-token"]! };
+  return { context, csrf };
 }
 
 async function open(context: BrowserContext, path: string) {

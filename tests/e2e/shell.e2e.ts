@@ -111,7 +111,9 @@ test("a toast can be swiped away to the right", async () => {
 });
 
 test("an island that arrives in an htmx swap is mounted", async () => {
-  const page = await env.browser.newPage();
+  // Without the service worker: requests a worker takes over can slip past page.route, and which
+  // ones it takes depends on when it claims the page (a race this test is not about).
+  const page = await env.browser.newPage({ serviceWorkers: "block" });
   await page.goto(env.server.url);
   await page.waitForFunction(() => "htmx" in window);
   // Serve a fragment holding an island and swap it in with htmx, as any screen would.
