@@ -35,6 +35,8 @@ export function arm(toast: HTMLElement) {
 
   let startX: number | null = null;
   toast.addEventListener("pointerdown", (e) => {
+    // Capturing the pointer would send the click to the toast, not to its close button.
+    if ((e.target as Element).closest("[data-toast-close]")) return;
     startX = e.clientX;
     toast.setPointerCapture?.(e.pointerId);
   });

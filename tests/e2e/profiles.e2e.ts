@@ -92,8 +92,10 @@ test("a person edits their profile, reorders photos, changes username and passwo
   await page.getByLabel("Confirm new password").fill("second-password");
   await page.getByRole("button", { name: "Update" }).click();
   await page.waitForURL(`${env.server.url}/settings`);
-  // The "Password updated" toast sits over the list on a phone: closed as a person would.
-  await page.locator("#toasts [data-toast-close]").click();
+  // The "Password updated" toast sits over the list on a phone: closed as a person would, once
+  // the page script has armed its button.
+  await page.locator("#toasts .toast[data-armed] [data-toast-close]").click();
+  await page.locator("#toasts .toast").waitFor({ state: "detached" });
 
   // Sign out asks first, then lands on the landing page.
   await page.getByText("Sign Out").first().click();
