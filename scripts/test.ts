@@ -138,10 +138,13 @@ const MEASURED_SECONDS: Record<string, number> = {
   "file-requests": 0.9, "service-worker": 0.8, "compression": 0.8, "access": 0.8,
   "payments-test-provider": 0.7, "access-matrix": 0.7, "transactions": 0.6, "serializers": 0.1,
   "config": 0.1, "fragments": 0.1, "chat-state": 0.1, "time": 0.1, "pricing": 0.1,
-  // The browser tests (tests/e2e/*.e2e.ts).
-  "phone.e2e": 37, "inbox.e2e": 37, "profiles.e2e": 36, "screens-audit.e2e": 35, "activities.e2e": 35,
-  "bookings.e2e": 31, "signup.e2e": 29, "email.e2e": 25, "push.e2e": 25, "reviews.e2e": 18, "shell.e2e": 16,
-  "unsubscribe.e2e": 16, "chat.e2e": 14, "payments.e2e": 10, "binary.e2e": 10, "address.e2e": 9, "hardening.e2e": 7,
+  "instant-booking-stripe": 8, "instant-booking": 2.2, "availability-feeds": 1.3, "availability": 1,
+  "activity-availability": 0.8, "kept-parts": 0.5,
+  // The browser tests (tests/e2e/*.e2e.ts), as they run two at a time.
+  "phone.e2e": 77, "screens-audit.e2e": 68, "inbox.e2e": 51, "bookings.e2e": 48, "push.e2e": 42,
+  "profiles.e2e": 36, "activities.e2e": 35, "signup.e2e": 35, "email.e2e": 33, "reviews.e2e": 25,
+  "shell.e2e": 24, "chat.e2e": 21, "unsubscribe.e2e": 18, "binary.e2e": 16, "address.e2e": 14,
+  "payments.e2e": 13, "availability.e2e": 11, "hardening.e2e": 7,
 };
 
 function estimatedSeconds(file: string) {
