@@ -65,14 +65,19 @@ function stop(code: number): never {
   process.exit(code || 1);
 }
 
+/** How long output is still read after a command ends (its last lines may be in flight). */
+const PIPE_GRACE_MS = 5_000;
+
 /** Runs a command with its output (stdout and stderr together) kept, not shown. */
 async function captured(cmd: string[], extraEnv: Record<string, string> = {}, onLine?: (line: string) => void) {
   const started = performance.now();
   const proc = Bun.spawn(cmd, { cwd: root, stdout: "pipe", stderr: "pipe", env: { ...env, ...extraEnv } });
   let output = "";
+  const readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
   const pump = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
     const reader = stream.getReader();
+    readers.push(reader);
     let partial = "";
     for (;;) {
       const { done, value } = await reader.read();
@@ -85,8 +90,16 @@ async function captured(cmd: string[], extraEnv: Record<string, string> = {}, on
       for (const line of lines) onLine(line);
     }
   };
-  await Promise.all([pump(proc.stdout), pump(proc.stderr)]);
+  const pumped = Promise.all([pump(proc.stdout), pump(proc.stderr)]);
   const code = await proc.exited;
+  // A process the command started and left running (a server whose test timed out before its
+  // afterAll) keeps the pipes open after the command ends: reading stops after a grace period
+  // rather than waiting on it for ever.
+  const drained = await Promise.race([pumped.then(() => true), Bun.sleep(PIPE_GRACE_MS).then(() => false)]);
+  if (!drained) {
+    await Promise.all(readers.map((r) => r.cancel().catch(() => {})));
+    output += `\n(the command ended, but a process it started still held its output open ${PIPE_GRACE_MS / 1000} s later, and was left running)\n`;
+  }
   return { code, output, seconds: seconds(started) };
 }
 
