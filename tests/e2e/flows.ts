@@ -7,9 +7,10 @@ export const next = (page: Page) => page.locator("button[data-needs-valid]");
 
 /**
  * Signs a demo person in (the demo accounts share one password) and opens the home screen. The
- * sign-in screen itself is driven by hand in signup.e2e.ts and phone.e2e.ts; everywhere else the
- * session comes from the same POST /api/login the screen sends, which saves a page load, two
- * fields and a redirect per person (the suite signs someone in about forty times).
+ * sign-in screen itself is driven by hand in signup.e2e.ts (and in profiles.e2e.ts, with a changed
+ * password); everywhere else the session comes from the same POST /api/login the screen sends,
+ * which saves a page load, two fields and a redirect per person (the suite signs someone in about
+ * forty times).
  */
 export async function signInAs(page: Page, url: string, email: string) {
   await signInContext(page.context(), url, email);
