@@ -85,6 +85,24 @@ function nextRange(ranges: DayRanges): [number, number] {
  * duration, availability (decision 0037), location. Next stays disabled until the step's rule holds; the last step creates or
  * updates through the JSON API, and in edit mode can delete after a confirmation.
  */
+/** A labelled select of fixed numeric choices (minimum notice, how far ahead). */
+function ChoiceField({ id, label, choices, value, onChange }: { id: string; label?: string; choices: { value: number; label: string }[]; value: number; onChange: (value: number) => void }) {
+  return (
+    <div className="field">
+      <label className="field-label" htmlFor={id}>
+        {label}
+      </label>
+      <select id={id} className="input" value={value} onChange={(e) => onChange(Number(e.target.value))}>
+        {choices.map((c) => (
+          <option key={c.value} value={c.value}>
+            {c.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 export function ActivityWizard({ mode, activity, city, country, geocoderUrl, categories, photoTexts, days, noticeChoices, horizonChoices, tips, t }: ActivityWizardProps) {
   const [step, setStep] = useState(1);
   const [a, setA] = useState<WizardActivity>(activity);
@@ -360,30 +378,8 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
                 </p>
               </div>
             ) : null}
-            <div className="field">
-              <label className="field-label" htmlFor="wizard-notice">
-                {t.noticeLabel}
-              </label>
-              <select id="wizard-notice" className="input" value={a.noticeMinutes} onChange={(e) => update({ noticeMinutes: Number(e.target.value) })}>
-                {noticeChoices.map((c) => (
-                  <option key={c.value} value={c.value}>
-                    {c.label}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div className="field">
-              <label className="field-label" htmlFor="wizard-horizon">
-                {t.horizonLabel}
-              </label>
-              <select id="wizard-horizon" className="input" value={a.horizonDays} onChange={(e) => update({ horizonDays: Number(e.target.value) })}>
-                {horizonChoices.map((c) => (
-                  <option key={c.value} value={c.value}>
-                    {c.label}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <ChoiceField id="wizard-notice" label={t.noticeLabel} choices={noticeChoices} value={a.noticeMinutes} onChange={(noticeMinutes) => update({ noticeMinutes })} />
+            <ChoiceField id="wizard-horizon" label={t.horizonLabel} choices={horizonChoices} value={a.horizonDays} onChange={(horizonDays) => update({ horizonDays })} />
             <div className="rounded-xl border border-line p-3">
               <label className="flex items-center justify-between gap-3">
                 <span className="font-medium">{t.instantLabel}</span>

@@ -14,7 +14,7 @@ import { loadSecrets } from "../src/lib/secrets";
 import { makeJpeg } from "./images";
 import { and, eq, gt, isNotNull } from "drizzle-orm";
 import { simpleParser, type AddressObject } from "mailparser";
-import { jobs, ledgerEntries, messages, users } from "../db/schema";
+import { bookings, jobs, ledgerEntries, messages, users } from "../db/schema";
 import { makeMailer, outboxDir } from "../src/email/mailer";
 import { paymentProviderName } from "../src/payments";
 
@@ -27,6 +27,16 @@ export async function until(what: string, ok: () => boolean | Promise<boolean>, 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(everyMs);
   }
+}
+
+/** Waits for the booking a payment intent's request is recording (sent, not yet answered) and answers its id. */
+export async function bookingOfIntent(db: Db, intentId: string): Promise<string> {
+  let id = "";
+  await until("the request", () => {
+    id = db.select({ id: bookings.id }).from(bookings).where(eq(bookings.paymentIntentId, intentId)).get()?.id ?? "";
+    return id !== "";
+  }, 10_000, 1);
+  return id;
 }
 
 /**

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { activities, bookings } from "../db/schema";
 import { INSTANT_ANSWER_MS, RECOVERY_GRACE_MS } from "../src/bookings/transitions";
 import { CARDS, startFakeStripe, type FakeStripe } from "./fakes/stripe";
-import { bookingParties, ledgerLines, makeTestApp, ORIGIN, settled, systemMessageTypes, until } from "./helpers";
+import { bookingOfIntent, bookingParties, ledgerLines, makeTestApp, ORIGIN, settled, systemMessageTypes, until } from "./helpers";
 import { moneyViolations } from "./money-invariants";
 
 /**
@@ -143,11 +143,7 @@ describe("instant booking with Stripe", () => {
         late = i % 2 === 1;
         const { intentId, send } = await authorised();
         const making = send();
-        let id = "";
-        await until("the request", () => {
-          id = t.db.select().from(bookings).where(eq(bookings.paymentIntentId, intentId)).get()?.id ?? "";
-          return id !== "";
-        }, 10_000, 1);
+        const id = await bookingOfIntent(t.db, intentId);
         const declines = await Promise.all([1, 2].map(() => parties.host.postJson(`/api/bookings/${id}/reject`, {})));
         expect((await making).status).toBe(201);
         await settled(t.deps);

@@ -6,7 +6,7 @@ import { jobKeys } from "../src/bookings/keys";
 import { RECOVERY_GRACE_MS } from "../src/bookings/transitions";
 import { asTestProvider } from "../src/payments";
 import type { TestProvider } from "../src/payments/test-provider";
-import { bookingParties, ledgerLines, makeTestApp, ORIGIN, outboxEmails, settled, TEST_CARD, until, type Client } from "./helpers";
+import { bookingOfIntent, bookingParties, ledgerLines, makeTestApp, ORIGIN, outboxEmails, settled, TEST_CARD, until, type Client } from "./helpers";
 import { moneyViolations } from "./money-invariants";
 
 /**
@@ -221,11 +221,7 @@ describe("instant booking, when things go wrong", () => {
       for (let i = 0; i < 4; i++) {
         const { intentId, send } = await authorised();
         const making = send();
-        let id = "";
-        await until("the request", () => {
-          id = t.db.select().from(bookings).where(eq(bookings.paymentIntentId, intentId)).get()?.id ?? "";
-          return id !== "";
-        }, 10_000, 1);
+        const id = await bookingOfIntent(t.db, intentId);
         const decline = await parties.host.postJson(`/api/bookings/${id}/reject`, {});
         const made = { res: await making, intentId };
         expect(made.res.status).toBe(201);

@@ -1,13 +1,11 @@
 import { and, eq, gt, sql } from "drizzle-orm";
-import http from "node:http";
-import https from "node:https";
 import ICAL from "ical.js";
 import { writeTransaction } from "../../db/client";
 import { externalBusy, jobs, users, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { cancelJob, defineJob, scheduleJob, type JobDeps } from "../jobs";
 import { DomainError } from "../lib/errors";
-import { checkAddressText, checkDestination, DestinationRefused, pinnedLookup, systemResolver, type PushDestination, type Resolver } from "../notifications/destinations";
+import { checkAddressText, checkDestination, DestinationRefused, pinnedRequest, systemResolver, type PushDestination, type Resolver } from "../notifications/destinations";
 import { allowsLocalPushServices } from "../notifications/service";
 import { chosenLocale, translator, type Locale, type MessageKey } from "../texts";
 import { hostZone } from "./blocks";
@@ -141,8 +139,6 @@ export class BusyFetchError extends Error {
 
 /** One GET to checked addresses only, within `deadline` and `maxBytes`; no redirect followed. */
 function get(destination: PushDestination, deadline: number, maxBytes: number): Promise<{ status: number; location: string | null; body: Buffer }> {
-  const { url } = destination;
-  const send = url.protocol === "https:" ? https.request : http.request;
   return new Promise((resolve, reject) => {
     let settled = false;
     const finish = (fn: () => void) => {
@@ -151,16 +147,7 @@ function get(destination: PushDestination, deadline: number, maxBytes: number): 
       clearTimeout(timer);
       fn();
     };
-    const req = send({
-      protocol: url.protocol,
-      host: destination.host,
-      port: url.port || (url.protocol === "https:" ? 443 : 80),
-      path: `${url.pathname}${url.search}`,
-      method: "GET",
-      headers: { accept: "text/calendar, */*;q=0.5", "user-agent": "Offline busy-calendar reader", "accept-encoding": "identity" },
-      lookup: pinnedLookup(destination) as never,
-      agent: false,
-    });
+    const req = pinnedRequest(destination, "GET", { accept: "text/calendar, */*;q=0.5", "user-agent": "Offline busy-calendar reader", "accept-encoding": "identity" });
     const timer = setTimeout(() => {
       finish(() => reject(new BusyFetchError("availability.busy.error.timeout", {}, "no answer in time")));
       req.destroy();

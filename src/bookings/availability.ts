@@ -12,6 +12,10 @@ import type { Slot } from "./times";
  */
 export const HOLDING = ["pending", "accepted"] as const;
 
+/** The one condition "a row of `table` (a booking, a blocked time, an outside busy time) covers part of the host's [from, to)". */
+const overlapping = (table: typeof bookings | typeof hostBlocks | typeof externalBusy, hostId: string, from: number, to: number) =>
+  and(eq(table.hostId, hostId), lt(table.startsAt, to), gt(table.endsAt, from));
+
 /** The one condition "this booking holds its time at `now`", for every query below. */
 const holdsTime = (now: number) => or(inArray(bookings.status, [...HOLDING]), and(eq(bookings.status, "awaiting_payment"), gt(bookings.holdUntil, now)));
 
@@ -25,17 +29,17 @@ export function busyIntervals(deps: Deps, hostId: string, from: number, days: nu
   const held = deps.db
     .select({ startsAt: bookings.startsAt, endsAt: bookings.endsAt })
     .from(bookings)
-    .where(and(eq(bookings.hostId, hostId), gt(bookings.endsAt, from), lt(bookings.startsAt, to), holdsTime(deps.now())))
+    .where(and(overlapping(bookings, hostId, from, to), holdsTime(deps.now())))
     .all();
   const own = deps.db
     .select({ startsAt: hostBlocks.startsAt, endsAt: hostBlocks.endsAt })
     .from(hostBlocks)
-    .where(and(eq(hostBlocks.hostId, hostId), gt(hostBlocks.endsAt, from), lt(hostBlocks.startsAt, to)))
+    .where(overlapping(hostBlocks, hostId, from, to))
     .all();
   const outside = deps.db
     .select({ startsAt: externalBusy.startsAt, endsAt: externalBusy.endsAt })
     .from(externalBusy)
-    .where(and(eq(externalBusy.hostId, hostId), gt(externalBusy.endsAt, from), lt(externalBusy.startsAt, to)))
+    .where(overlapping(externalBusy, hostId, from, to))
     .all();
   return [...held, ...own, ...outside];
 }
@@ -55,14 +59,14 @@ function hostBlocked(db: WriteTx | Db, hostId: string, startsAt: number, endsAt:
   const own = db
     .select({ id: hostBlocks.id })
     .from(hostBlocks)
-    .where(and(eq(hostBlocks.hostId, hostId), lt(hostBlocks.startsAt, endsAt), gt(hostBlocks.endsAt, startsAt)))
+    .where(overlapping(hostBlocks, hostId, startsAt, endsAt))
     .limit(1)
     .get();
   if (own) return true;
   const outside = db
     .select({ id: externalBusy.id })
     .from(externalBusy)
-    .where(and(eq(externalBusy.hostId, hostId), lt(externalBusy.startsAt, endsAt), gt(externalBusy.endsAt, startsAt)))
+    .where(overlapping(externalBusy, hostId, startsAt, endsAt))
     .limit(1)
     .get();
   return outside !== undefined;

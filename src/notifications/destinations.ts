@@ -1,4 +1,6 @@
 import { lookup } from "node:dns/promises";
+import http from "node:http";
+import https from "node:https";
 import { isIP } from "node:net";
 
 /**
@@ -290,4 +292,24 @@ export function pinnedLookup(destination: PushDestination) {
     }
     queueMicrotask(() => (opts.all ? cb(null, addresses.map((a) => ({ ...a }))) : cb(null, addresses[0]!.address, addresses[0]!.family)));
   };
+}
+
+/**
+ * A request to the checked addresses only (`pinnedLookup`): `https.request` names the original
+ * host for TLS (SNI) and verifies its certificate against it, while the connection goes where the
+ * check looked. A connection of its own each time (no agent), made to the addresses just checked.
+ */
+export function pinnedRequest(destination: PushDestination, method: "GET" | "POST", headers: Record<string, string>): http.ClientRequest {
+  const { url } = destination;
+  const send = url.protocol === "https:" ? https.request : http.request;
+  return send({
+    protocol: url.protocol,
+    host: destination.host,
+    port: url.port || (url.protocol === "https:" ? 443 : 80),
+    path: `${url.pathname}${url.search}`,
+    method,
+    headers,
+    lookup: pinnedLookup(destination) as never,
+    agent: false,
+  });
 }

@@ -1,11 +1,9 @@
 import { eq } from "drizzle-orm";
-import http from "node:http";
-import https from "node:https";
 import webpush from "web-push";
 import { pushSubscriptions } from "../../db/schema";
 import type { Deps } from "../deps";
 import { defineJob, scheduleJob } from "../jobs";
-import { checkDestination, DestinationRefused, pinnedLookup, systemResolver, type PushDestination, type Resolver } from "./destinations";
+import { checkDestination, DestinationRefused, pinnedRequest, systemResolver, type PushDestination, type Resolver } from "./destinations";
 import { allowsLocalPushServices } from "./service";
 
 /**
@@ -50,27 +48,14 @@ export interface DeliveryOptions {
 }
 
 /**
- * Posts the request to the checked addresses only (`pinnedLookup`): `https.request` names the
- * original host for TLS (SNI) and verifies its certificate against it, while the connection goes
- * where the check looked. No redirect is followed. Rejects when there is no answer by `deadline`.
+ * Posts the request to the checked addresses only (`pinnedRequest`). No redirect is followed.
+ * Rejects when there is no answer by `deadline`.
  */
 function post(destination: PushDestination, request: ReturnType<typeof webpush.generateRequestDetails>, deadline: number): Promise<{ status: number; detail: string }> {
-  const { url } = destination;
-  const send = url.protocol === "https:" ? https.request : http.request;
   return new Promise((resolve, reject) => {
     let detail = "";
     let status = 0;
-    const req = send({
-      protocol: url.protocol,
-      host: destination.host,
-      port: url.port || (url.protocol === "https:" ? 443 : 80),
-      path: `${url.pathname}${url.search}`,
-      method: "POST",
-      headers: Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)])),
-      lookup: pinnedLookup(destination) as never,
-      // A connection of its own for each message, made to the addresses just checked.
-      agent: false,
-    });
+    const req = pinnedRequest(destination, "POST", Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)])));
     const timer = setTimeout(() => {
       // Past the deadline: an answer's status is enough, no answer is unreachable.
       if (status) resolve({ status, detail });

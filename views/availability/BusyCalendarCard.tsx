@@ -2,6 +2,7 @@ import { BUSY_URL_MAX } from "../../src/availability/busy-calendar";
 import { zoneOfCity } from "../../src/lib/places";
 import { formatLocal, localOf } from "../../src/lib/time";
 import type { View } from "../../src/shell/view";
+import { CardSection } from "../components/CardSection";
 
 export interface BusyCalendarProps {
   url: string | null;
@@ -23,11 +24,8 @@ export function BusyCalendarCard({ view, busyCalendar }: { view: View; busyCalen
   const zone = zoneOfCity(view.user?.city);
   const { url, fetchedAt, error, events } = busyCalendar;
   return (
-    <section id="busy-calendar" class="mt-6" aria-labelledby="busy-calendar-title">
-      <h2 id="busy-calendar-title" class="mb-2 px-1 text-sm font-semibold uppercase tracking-wide text-muted" safe>
-        {t("availability.busy.title")}
-      </h2>
-      <div class="card flex flex-col gap-3 p-4">
+    <CardSection id="busy-calendar" title={t("availability.busy.title")} cardClass="card flex flex-col gap-3 p-4">
+      <>
         <p class="text-sm text-muted" safe>
           {t("availability.busy.intro")}
         </p>
@@ -88,7 +86,7 @@ export function BusyCalendarCard({ view, busyCalendar }: { view: View; busyCalen
         ) : (
           ""
         )}
-      </div>
-    </section>
+      </>
+    </CardSection>
   );
 }

@@ -1,4 +1,5 @@
 import type { View } from "../../src/shell/view";
+import { CardSection } from "../components/CardSection";
 
 /**
  * The private calendar feed (docs/decisions/0037), on Settings for everyone and on the host's
@@ -20,11 +21,8 @@ export function CalendarFeedCard({ view, feed }: { view: View; feed: { url: stri
     </form>
   );
   return (
-    <section id="calendar-feed" class="mt-6" aria-labelledby="calendar-feed-title">
-      <h2 id="calendar-feed-title" class="mb-2 px-1 text-sm font-semibold uppercase tracking-wide text-muted" safe>
-        {t("availability.feed.title")}
-      </h2>
-      <div class="card flex flex-col items-start gap-3 p-4">
+    <CardSection id="calendar-feed" title={t("availability.feed.title")} cardClass="card flex flex-col items-start gap-3 p-4">
+      <>
         {feed.url ? (
           <>
             <div class="field w-full">
@@ -61,7 +59,7 @@ export function CalendarFeedCard({ view, feed }: { view: View; feed: { url: stri
             {action("on", t("availability.feed.turnOn"), "btn-primary")}
           </>
         )}
-      </div>
-    </section>
+      </>
+    </CardSection>
   );
 }

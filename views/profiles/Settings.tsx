@@ -10,6 +10,7 @@ import { ThemeToggle } from "../components/ThemeToggle";
 import { AppLayout } from "../layouts/AppLayout";
 import { LocationFields, UsernameField } from "./Onboarding";
 import { ResendForm } from "../auth/VerifyEmail";
+import { CardSection } from "../components/CardSection";
 
 /** "Verified" or "Not verified", next to the address. */
 function VerifiedBadge({ view, verified }: { view: View; verified: boolean }) {
@@ -70,17 +71,6 @@ function Row({ href, label, value, icon }: { href: string; label: string; value?
   );
 }
 
-function Card({ title, children }: { title: string; children: JSX.Element }) {
-  return (
-    <section class="mt-6">
-      <h2 class="mb-2 px-1 text-sm font-semibold uppercase tracking-wide text-muted" safe>
-        {title}
-      </h2>
-      <div class="card overflow-hidden">{children as "safe"}</div>
-    </section>
-  );
-}
-
 /**
  * /settings: location, push notifications (`pushCard`), the calendar feed (`calendarCard`,
  * views/availability/CalendarFeedCard.tsx), theme, language, account, support and sign-out.
@@ -91,7 +81,7 @@ export function SettingsHub({ view, user, pushCard, calendarCard }: { view: View
     <AppLayout view={view} title={t("settings.title")}>
       <>
         <ScreenHeader view={view} title={t("settings.title")} back="/profile" />
-        <Card title={t("settings.location")}>
+        <CardSection title={t("settings.location")}>
           {/* A country or city picked with the mouse or a phone's picker is saved at once (the
               selects' change); the visible Save button is there for everyone else: a keyboard, a
               screen reader, a browser without script. With script it saves through htmx too. */}
@@ -102,10 +92,10 @@ export function SettingsHub({ view, user, pushCard, calendarCard }: { view: View
               {t("common.save")}
             </button>
           </form>
-        </Card>
+        </CardSection>
         {pushCard as "safe"}
         {calendarCard as "safe"}
-        <Card title={t("settings.appearance")}>
+        <CardSection title={t("settings.appearance")}>
           <div class="flex flex-col divide-y divide-line">
             <div class="flex items-center justify-between px-4 py-3">
               <span safe>{t("settings.theme")}</span>
@@ -116,8 +106,8 @@ export function SettingsHub({ view, user, pushCard, calendarCard }: { view: View
               <LanguageSwitch view={view} />
             </div>
           </div>
-        </Card>
-        <Card title={t("settings.account")}>
+        </CardSection>
+        <CardSection title={t("settings.account")}>
           <ul class="divide-y divide-line">
             <Row href="/settings/account" label={t("settings.accountOverview")} />
             <Row href="/settings/name" label={t("settings.name")} value={user.name} />
@@ -126,12 +116,12 @@ export function SettingsHub({ view, user, pushCard, calendarCard }: { view: View
             <Row href="/settings/email" label={t("settings.email")} value={user.email && !user.emailVerified ? `${user.email} · ${t("settings.emailUnverified")}` : user.email} />
             <Row href="/settings/password" label={t("settings.password")} value={user.passwordHash ? "••••••••" : t("settings.passwordNotSet")} />
           </ul>
-        </Card>
-        <Card title={t("settings.support")}>
+        </CardSection>
+        <CardSection title={t("settings.support")}>
           <ul>
             <Row href="/help" label={t("settings.help")} icon="help" />
           </ul>
-        </Card>
+        </CardSection>
         <details class="card mt-6 overflow-hidden">
           <summary class="flex min-h-12 cursor-pointer list-none items-center gap-3 px-4 py-3 font-medium text-red-600 dark:text-red-300">
             <Icon name="logout" class="w-5 h-5" />
