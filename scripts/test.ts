@@ -18,7 +18,7 @@
  */
 import { Glob } from "bun";
 import { availableParallelism } from "node:os";
-import { statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 
 const root = new URL("..", import.meta.url).pathname;
 const bin = (name: string) => `${root}node_modules/.bin/${name}`;
@@ -151,7 +151,7 @@ const MEASURED_SECONDS: Record<string, number> = {
   "file-requests": 0.9, "service-worker": 0.8, "compression": 0.8, "access": 0.8,
   "payments-test-provider": 0.7, "access-matrix": 0.7, "transactions": 0.6, "serializers": 0.1,
   "config": 0.1, "fragments": 0.1, "chat-state": 0.1, "time": 0.1, "pricing": 0.1,
-  "instant-booking-stripe": 8, "instant-booking": 2.2, "availability-feeds": 1.3, "availability": 1,
+  "instant-booking-stripe": 8, "schema-engines": 4.5, "instant-booking": 2.2, "availability-feeds": 1.3, "availability": 1,
   "activity-availability": 0.8, "kept-parts": 0.5,
   // The browser tests (tests/e2e/*.e2e.ts), as they run two at a time.
   "phone.e2e": 77, "screens-audit.e2e": 68, "inbox.e2e": 51, "bookings.e2e": 48, "push.e2e": 42,
@@ -220,14 +220,25 @@ async function testFiles(name: string, files: string[], extraEnv: Record<string,
 
 /**
  * The Debian packages the tests drive (Chromium for the browser tests, redis-server for the tests
- * of several processes) are installed when missing, as a newcomer runs this and not `.ci/run`.
+ * of several processes, PostgreSQL for the second engine's tests) are installed when missing, as
+ * a newcomer runs this and not `.ci/run`.
  */
 function ensureDebianPackages() {
+  const postgresVersions = () => {
+    try {
+      return readdirSync("/usr/lib/postgresql");
+    } catch {
+      return [];
+    }
+  };
+  const installed = (path: string) => Bun.file(path).size > 0;
   const wanted = [
-    { pkg: "chromium", path: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium" },
-    { pkg: "redis-server", path: process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server" },
+    { pkg: "chromium", present: () => installed(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium") },
+    { pkg: "redis-server", present: () => installed(process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server") },
+    // Debian keeps each PostgreSQL major version in its own folder (tests/postgres.ts takes the newest).
+    { pkg: "postgresql", present: () => (process.env.POSTGRES_BIN ? installed(`${process.env.POSTGRES_BIN}/postgres`) : postgresVersions().some((v) => installed(`/usr/lib/postgresql/${v}/bin/postgres`))) },
   ];
-  const missing = wanted.filter((w) => !Bun.file(w.path).size).map((w) => w.pkg);
+  const missing = wanted.filter((w) => !w.present()).map((w) => w.pkg);
   if (!missing.length) return;
   console.log(`\n▶ installing Debian's ${missing.join(" ")} for the tests`);
   const sudo = process.getuid?.() === 0 ? [] : ["sudo"];
@@ -235,7 +246,7 @@ function ensureDebianPackages() {
   for (const cmd of [[...sudo, "apt-get", "update", "-qq"], [...sudo, "apt-get", "install", "-y", "-qq", ...missing]]) {
     const run = Bun.spawnSync(cmd, { stdout: "inherit", stderr: "inherit", env });
     if (run.exitCode !== 0) {
-      console.log(`\nCould not install ${missing.join(" ")} (${cmd.join(" ")} exited ${run.exitCode}): install them, or set CHROMIUM_PATH / REDIS_SERVER_PATH.`);
+      console.log(`\nCould not install ${missing.join(" ")} (${cmd.join(" ")} exited ${run.exitCode}): install them, or set CHROMIUM_PATH / REDIS_SERVER_PATH / POSTGRES_BIN.`);
       process.exit(1);
     }
   }

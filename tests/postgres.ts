@@ -1,0 +1,89 @@
+import { SQL } from "bun";
+import { chmodSync, chownSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { until } from "./helpers";
+import { freePort } from "./server-process";
+
+/**
+ * A throwaway PostgreSQL cluster for the tests, as `redis-server` is for live updates: Debian's
+ * `postgresql` package, a new cluster in a temporary folder, on a free port of 127.0.0.1,
+ * nothing kept. PostgreSQL refuses to run as root, so as root it runs as the package's
+ * `postgres` user.
+ */
+
+/** The newest installed PostgreSQL's programs (Debian keeps each major version apart), or POSTGRES_BIN. */
+export function postgresBin(): string | undefined {
+  if (process.env.POSTGRES_BIN) return process.env.POSTGRES_BIN;
+  try {
+    const versions = readdirSync("/usr/lib/postgresql").filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    return versions[0] && `/usr/lib/postgresql/${versions[0]}/bin`;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface Postgres {
+  /** `postgres://…` of the cluster's `postgres` database. */
+  url: string;
+  /** A new empty database in the cluster, by its URL. */
+  createDatabase(name: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startPostgres(): Promise<Postgres> {
+  const bin = postgresBin();
+  if (!bin) throw new Error("PostgreSQL is not installed: apt-get install postgresql (npm test installs it), or set POSTGRES_BIN");
+  const asRoot = process.getuid?.() === 0;
+  // setpriv runs the program itself as postgres (no process in between), so signals reach it.
+  const as = (cmd: string[]) => (asRoot ? ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--", ...cmd] : cmd);
+  const folder = mkdtempSync(join(tmpdir(), "offline-pg-"));
+  if (asRoot) {
+    chownSync(folder, Number(Bun.spawnSync(["id", "-u", "postgres"]).stdout.toString()), Number(Bun.spawnSync(["id", "-g", "postgres"]).stdout.toString()));
+    chmodSync(folder, 0o700);
+  }
+  const data = join(folder, "data");
+  const init = Bun.spawnSync(as([`${bin}/initdb`, "-D", data, "-U", "offline", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]), { stdout: "pipe", stderr: "pipe" });
+  if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
+  const port = freePort();
+  // Durability is not wanted here: a throwaway cluster need not survive a crash of the machine.
+  const proc = Bun.spawn(
+    as([`${bin}/postgres`, "-D", data, "-p", String(port), "-k", folder, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200"]),
+    { stdout: "ignore", stderr: "pipe" },
+  );
+  const url = `postgres://offline@127.0.0.1:${port}/postgres`;
+  await until(
+    "postgres",
+    async () => {
+      const probe = new SQL(url, { max: 1, connectionTimeout: 1 });
+      try {
+        await probe`select 1`;
+        return true;
+      } catch {
+        return false;
+      } finally {
+        await probe.close();
+      }
+    },
+    20_000,
+    50,
+  );
+  return {
+    url,
+    async createDatabase(name) {
+      const admin = new SQL(url, { max: 1 });
+      try {
+        await admin.unsafe(`CREATE DATABASE "${name.replace(/"/g, "")}"`);
+      } finally {
+        await admin.close();
+      }
+      return `postgres://offline@127.0.0.1:${port}/${name}`;
+    },
+    async stop() {
+      // SIGINT: PostgreSQL's fast shutdown, which ends every session and exits at once.
+      proc.kill("SIGINT");
+      await proc.exited;
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
