@@ -131,6 +131,7 @@ const startsSession = (response: Response, cookie: string) => response.headers.g
  * tests hand in a fresh database and their own clock.
  */
 export function createApp(options: AppOptions) {
+  const { live, presence, redis } = makeLive(options.config);
   const deps = {
     id: crypto.randomUUID(),
     config: options.config,
@@ -138,14 +139,15 @@ export function createApp(options: AppOptions) {
     secrets: options.secrets,
     assets: options.assets,
     storage: options.storage ?? makeStorage(options.config),
-    limits: { ...makeLimits(), ...options.limits },
+    limits: { ...makeLimits(redis), ...options.limits },
     cookies: cookieNames(options.config),
     now: options.now ?? Date.now,
     paymentEvents: options.paymentEvents ?? new PaymentEvents(),
     events: options.events ?? new DomainEvents(),
     mailer: options.mailer ?? makeMailer(options.config),
     passwords: options.passwords ?? argon2Passwords,
-    ...makeLive(options.config),
+    live,
+    presence,
   } satisfies Omit<Deps, "jobs" | "payments"> as Deps;
   deps.payments = options.payments ?? makePaymentProvider({ config: options.config, db: options.db, events: deps.paymentEvents, now: deps.now });
   // The runner hands `deps` to the jobs it runs, so it is made once the rest exists.

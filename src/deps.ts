@@ -1,10 +1,11 @@
+import type { RedisClient } from "bun";
 import type { Db } from "../db/client";
 import type { User } from "../db/schema";
 import type { Config } from "./config";
 import type { Locale, Translate } from "./texts";
 import type { AssetManifest } from "./lib/manifest";
 import type { JobRunner } from "./jobs";
-import { RateLimiter, SlowDown } from "./lib/rate-limit";
+import { MemoryCounts, RateLimiter, RedisCounts, SlowDown, type Counts } from "./lib/rate-limit";
 import type { Secrets } from "./lib/secrets";
 import type { ObjectStorage } from "./uploads/storage";
 import type { PaymentEvents, PaymentProvider } from "./payments/provider";
@@ -78,29 +79,34 @@ export interface Deps {
   now: () => number;
 }
 
-export function makeLimits(): Deps["limits"] {
+/**
+ * The app's limits. With Redis (`REDIS_URL`) every process counts in it, so several processes or
+ * machines limit one person together; without it, each counts in its own memory.
+ */
+export function makeLimits(redis: RedisClient | null = null): Deps["limits"] {
+  const counts = (limiter: string): Counts => (redis ? new RedisCounts(redis, limiter) : new MemoryCounts());
   const fifteenMinutes = 15 * 60 * 1000;
   const hour = 60 * 60 * 1000;
   return {
-    loginByPair: new RateLimiter(5, fifteenMinutes),
-    loginByIp: new RateLimiter(30, fifteenMinutes),
+    loginByPair: new RateLimiter(5, fifteenMinutes, counts("loginByPair")),
+    loginByIp: new RateLimiter(30, fifteenMinutes, counts("loginByIp")),
     // After 10 failures on one email, each try waits 0.5 s, 1 s, 2 s, 4 s, then 5 s at most.
-    loginByEmail: new SlowDown(10, fifteenMinutes, 500, 5000),
-    signupByIp: new RateLimiter(20, hour),
-    currentPassword: new RateLimiter(5, fifteenMinutes),
-    activityCreate: new RateLimiter(20, hour),
+    loginByEmail: new SlowDown(10, fifteenMinutes, 500, 5000, counts("loginByEmail")),
+    signupByIp: new RateLimiter(20, hour, counts("signupByIp")),
+    currentPassword: new RateLimiter(5, fifteenMinutes, counts("currentPassword")),
+    activityCreate: new RateLimiter(20, hour, counts("activityCreate")),
     // Filling a profile and a few activities takes about 20 photos; these stop a flood.
-    uploadsByUser: new RateLimiter(60, hour),
-    uploadBytesByUser: new RateLimiter(100 * 1024 * 1024, hour),
+    uploadsByUser: new RateLimiter(60, hour, counts("uploadsByUser")),
+    uploadBytesByUser: new RateLimiter(100 * 1024 * 1024, hour, counts("uploadBytesByUser")),
     // A quick back-and-forth stays well under it; a script flooding a conversation does not.
-    messagesByUser: new RateLimiter(30, 60 * 1000),
-    reportsByUser: new RateLimiter(10, hour),
-    resetByEmail: new RateLimiter(3, hour),
-    resetByIp: new RateLimiter(10, fifteenMinutes),
-    verifyResend: new RateLimiter(3, hour),
+    messagesByUser: new RateLimiter(30, 60 * 1000, counts("messagesByUser")),
+    reportsByUser: new RateLimiter(10, hour, counts("reportsByUser")),
+    resetByEmail: new RateLimiter(3, hour, counts("resetByEmail")),
+    resetByIp: new RateLimiter(10, fifteenMinutes, counts("resetByIp")),
+    verifyResend: new RateLimiter(3, hour, counts("verifyResend")),
     // At most one such email per address per hour, so sign-ups cannot flood someone's inbox.
-    signupNotice: new RateLimiter(1, hour),
-    linkEmail: new RateLimiter(3, hour),
+    signupNotice: new RateLimiter(1, hour, counts("signupNotice")),
+    linkEmail: new RateLimiter(3, hour, counts("linkEmail")),
   };
 }
 

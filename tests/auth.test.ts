@@ -146,7 +146,7 @@ describe("failed sign-ins lock a pair of email and address, not the email", () =
     const slow = new SlowDown(10, 15 * 60 * 1000, 500, 5000);
     slept = [];
     slow.wait = async (key, at) => {
-      const ms = slow.delay(key, at);
+      const ms = await slow.delay(key, at);
       slept.push(ms);
       return ms;
     };
@@ -201,18 +201,18 @@ describe("failed sign-ins lock a pair of email and address, not the email", () =
 test("a slow-down waits longer with each failure, within its bounds, and forgets after its window", async () => {
   const slow = new SlowDown(2, 1000, 100, 350);
   const at = 1_000_000;
-  expect(slow.delay("k", at)).toBe(0);
-  slow.hit("k", at);
-  slow.hit("k", at);
-  expect(slow.delay("k", at)).toBe(100);
-  slow.hit("k", at);
-  expect(slow.delay("k", at)).toBe(200);
-  slow.hit("k", at);
-  expect(slow.delay("k", at)).toBe(350);
-  for (let i = 0; i < 2000; i++) slow.hit("k", at);
-  expect(slow.delay("k", at)).toBe(350);
-  expect(slow.delay("other", at)).toBe(0);
-  expect(slow.delay("k", at + 1000)).toBe(0);
+  expect(await slow.delay("k", at)).toBe(0);
+  await slow.hit("k", at);
+  await slow.hit("k", at);
+  expect(await slow.delay("k", at)).toBe(100);
+  await slow.hit("k", at);
+  expect(await slow.delay("k", at)).toBe(200);
+  await slow.hit("k", at);
+  expect(await slow.delay("k", at)).toBe(350);
+  for (let i = 0; i < 2000; i++) await slow.hit("k", at);
+  expect(await slow.delay("k", at)).toBe(350);
+  expect(await slow.delay("other", at)).toBe(0);
+  expect(await slow.delay("k", at + 1000)).toBe(0);
   const started = performance.now();
   expect(await new SlowDown(0, 1000, 30, 30).wait("x", at)).toBe(30);
   expect(performance.now() - started).toBeGreaterThanOrEqual(25);

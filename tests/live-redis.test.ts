@@ -8,6 +8,7 @@ import { migrate, openDb, type Db } from "../db/client";
 import { activityRow, bookingRow, insert, userRow } from "../db/factories";
 import { leases } from "../db/schema";
 import { createSession } from "../src/auth/service";
+import { RateLimiter, RedisCounts } from "../src/lib/rate-limit";
 import { redisLive } from "../src/live/redis";
 import { LiveClient } from "./live-client";
 import { until as waitUntil } from "./helpers";
@@ -191,6 +192,24 @@ describe("two processes, one database, one Redis", () => {
     // The other process looks for the lease on its next pass, up to one job interval (5 s) later.
   }, 30_000);
 
+  test("the limits count in Redis: failed sign-ins through both processes lock the pair on either", async () => {
+    const attempt = (server: Server) =>
+      fetch(`${server.base}/api/login`, {
+        method: "POST",
+        headers: { origin: PUBLIC_URL, "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({ email: "nobody@offline.test", password: "not-the-password" }),
+      });
+    // The limit is five failures per email and address: counted apart, each process would allow five.
+    for (const server of [a, b, a, b, a]) expect((await attempt(server)).status).toBe(401);
+    expect((await attempt(b)).status).toBe(429);
+    expect((await attempt(a)).status).toBe(429);
+    // Redis holds only hashes of the keys, never the email or the address.
+    const keys = (await new RedisClient(redis.url).send("KEYS", ["offline:limit:*"])) as string[];
+    expect(keys.length).toBeGreaterThanOrEqual(3);
+    expect(keys.join(" ")).not.toContain("nobody");
+    expect(keys.join(" ")).not.toContain("127.0.0.1");
+  });
+
   test("after a Redis outage, clients are told to reconnect and catch up, and frames flow again", async () => {
     const guestOnB = await socket(b, "guest");
     await guestOnB.subscribe(bookingId);
@@ -267,5 +286,21 @@ describe("REUSE_PORT", () => {
       await Promise.all(started.map((s) => s.proc.exited));
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("rate limits when Redis is away", () => {
+  test("a process counts in its own memory, so the limit still holds there and nobody is shut out", async () => {
+    const away = new RedisClient(`redis://127.0.0.1:${freePort()}`, { enableOfflineQueue: false, autoReconnect: false, connectionTimeout: 200 });
+    const limiter = new RateLimiter(2, 60_000, new RedisCounts(away, "test"));
+    const now = Date.now();
+    expect(await limiter.retryAfter("k", now)).toBe(0);
+    await limiter.hit("k", now);
+    await limiter.hit("k", now);
+    expect(await limiter.count("k", now)).toBe(2);
+    expect(await limiter.retryAfter("k", now)).toBe(60_000);
+    await limiter.reset("k");
+    expect(await limiter.retryAfter("k", now)).toBe(0);
+    away.close();
   });
 });

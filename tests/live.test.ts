@@ -36,8 +36,8 @@ afterAll(async () => {
   t.cleanup();
 });
 // The clock stands still, so the sending limit's window never passes: each test starts with none spent.
-beforeEach(() => {
-  for (const id of [hostId, guestId]) t.deps.limits.messagesByUser.reset(id);
+beforeEach(async () => {
+  for (const id of [hostId, guestId]) await t.deps.limits.messagesByUser.reset(id);
 });
 
 let day = 2;
@@ -187,7 +187,7 @@ describe("reconnecting", () => {
 
     // Written while the guest was away.
     await send(host, bookingId, "Two");
-    t.deps.limits.messagesByUser.reset(hostId);
+    await t.deps.limits.messagesByUser.reset(hostId);
     await send(host, bookingId, "Three");
     await settle();
 
@@ -195,7 +195,7 @@ describe("reconnecting", () => {
     await again.subscribe(bookingId);
     const missed = await body(await guest.get(`/api/messages?bookingId=${bookingId}&after=${seen.message.id}`));
     expect((missed as unknown as Frame[]).map((m) => m.content)).toEqual(["Two", "Three"]);
-    t.deps.limits.messagesByUser.reset(hostId);
+    await t.deps.limits.messagesByUser.reset(hostId);
     await send(host, bookingId, "Four");
     expect((await again.next((f) => f.type === "new_message")).message.content).toBe("Four");
   });

@@ -49,8 +49,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.cleanup());
 // The clock stands still, so the sending limit's window would never pass between tests: each test starts with none spent.
-beforeEach(() => {
-  for (const id of [hostId, guestId]) t.deps.limits.messagesByUser.reset(id);
+beforeEach(async () => {
+  for (const id of [hostId, guestId]) await t.deps.limits.messagesByUser.reset(id);
 });
 
 let day = 2;

@@ -114,7 +114,7 @@ describe("processing checks the size before reading, and reads with a cap", () =
     // Refused for good: the same upload cannot be tried again.
     s3.objects.set(key, { data: await makeJpeg(), type: "image/jpeg" });
     expect((await c.putJson("/api/profile-images", { imageURL: started.imageURL })).status).toBe(409);
-    expect(app.deps.limits.uploadBytesByUser.count(user.id, app.deps.now())).toBe(0);
+    expect(await app.deps.limits.uploadBytesByUser.count(user.id, app.deps.now())).toBe(0);
     app.cleanup();
   });
 
@@ -154,7 +154,7 @@ describe("processing checks the size before reading, and reads with a cap", () =
       const started = await start(c);
       expect((await post(started, new Blob([jpeg]))).status).toBe(204);
       expect((await c.putJson("/api/profile-images", { imageURL: started.imageURL })).status).toBe(200);
-      expect(app.deps.limits.uploadBytesByUser.count(user.id, now)).toBe(jpeg.length * i);
+      expect(await app.deps.limits.uploadBytesByUser.count(user.id, now)).toBe(jpeg.length * i);
     }
     // A third upload is still handed out (there is room for a byte) but does not fit once processed.
     const third = await start(c);
@@ -165,7 +165,7 @@ describe("processing checks the size before reading, and reads with a cap", () =
     expect(s3.objects.has(`tmp/${idOf(third)}`)).toBe(false);
     expect(requestsFor(`tmp/${idOf(third)}`).some((r) => r.method === "GET")).toBe(false);
     // With the allowance spent, no new upload form is handed out.
-    app.deps.limits.uploadBytesByUser.hit(user.id, now, 100);
+    await app.deps.limits.uploadBytesByUser.hit(user.id, now, 100);
     expect((await c.postJson("/api/objects/upload", {})).status).toBe(429);
     now += HOUR + 1;
     expect((await c.postJson("/api/objects/upload", {})).status).toBe(200);
@@ -191,7 +191,7 @@ describe("one upload makes one photo", () => {
     expect(photoKeys().length - before).toBe(2); // one photo, in its two sizes
     expect(await app.db.$count(uploads, isNotNull(uploads.objectId))).toBe(1);
     expect(requestsFor(`tmp/${idOf(started)}`).filter((r) => r.method === "GET")).toHaveLength(1);
-    expect(app.deps.limits.uploadBytesByUser.count(user.id, app.deps.now())).toBe(jpeg.length);
+    expect(await app.deps.limits.uploadBytesByUser.count(user.id, app.deps.now())).toBe(jpeg.length);
     // Asked again once done (a retry whose answer was lost): the same photo, nothing read again.
     const { objectPath } = (await answers.find((r) => r.status === 200)!.json()) as { objectPath: string };
     const again = await c.putJson("/api/profile-images", { imageURL: started.imageURL });

@@ -55,7 +55,7 @@ export function activityApi(deps: Deps) {
       return activity ? json(await activityReviews(deps.db, activity.id)) : notFound(state);
     })
     .post("/api/activities", async ({ body, user, state }) => {
-      const wait = creationWait(deps, user.id);
+      const wait = await creationWait(deps, user.id);
       if (wait > 0) return json({ message: state.t("activity.tooManyCreated", waitParams(wait)) }, 429, waitHeaders(wait));
       const read = await readActivityInput(deps, user, asRecord(body));
       if (!read.ok) return activityErrors(state, read.errors);

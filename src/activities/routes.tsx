@@ -80,7 +80,7 @@ export function activityRoutes(deps: Deps) {
     )
     .post("/create-activity", async ({ body, state, user, render, sendTo }) => {
       const input = asRecord(body);
-      const wait = creationWait(deps, user.id);
+      const wait = await creationWait(deps, user.id);
       const read = wait > 0 ? null : await readActivityInput(deps, user, input);
       if (read?.ok) {
         await createActivity(deps, user, read.changes);

@@ -5,7 +5,7 @@ import type { Deps } from "../deps";
 import type { ActivityChanges } from "./input";
 
 /** Milliseconds before the user may create another activity (`limits.activityCreate`), 0 when they may. */
-export const creationWait = (deps: Deps, userId: string): number => deps.limits.activityCreate.retryAfter(userId, deps.now());
+export const creationWait = (deps: Deps, userId: string): Promise<number> => deps.limits.activityCreate.retryAfter(userId, deps.now());
 
 /** Creates an activity; every creation, from any screen or call, counts towards `creationWait`. */
 export async function createActivity(deps: Deps, host: User, changes: ActivityChanges): Promise<Activity> {
@@ -14,7 +14,7 @@ export async function createActivity(deps: Deps, host: User, changes: ActivityCh
     .insert(activities)
     .values({ ...(changes as typeof activities.$inferInsert), id: crypto.randomUUID(), hostId: host.id, createdAt: now, updatedAt: now })
     .returning();
-  deps.limits.activityCreate.hit(host.id, now);
+  await deps.limits.activityCreate.hit(host.id, now);
   return row!;
 }
 

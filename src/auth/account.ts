@@ -27,13 +27,13 @@ export type ResendResult = { ok: true; email: string } | { ok: false; status: nu
  * "Resend link": the pending email change's link again when there is one, else the current
  * address's. Limited per account (`limits.verifyResend`).
  */
-export function resendVerification(deps: Deps, user: User, locale: Locale, pendingEmail: string | null): ResendResult {
+export async function resendVerification(deps: Deps, user: User, locale: Locale, pendingEmail: string | null): Promise<ResendResult> {
   if (!pendingEmail && !user.email) return { ok: false, status: 400, reason: "verify.noEmail" };
   if (!pendingEmail && user.emailVerified) return { ok: false, status: 409, reason: "verify.alreadyVerified" };
   const now = deps.now();
-  const wait = deps.limits.verifyResend.retryAfter(user.id, now);
+  const wait = await deps.limits.verifyResend.retryAfter(user.id, now);
   if (wait > 0) return { ok: false, status: 429, reason: "verify.tooMany", retryAfterMs: wait };
-  deps.limits.verifyResend.hit(user.id, now);
+  await deps.limits.verifyResend.hit(user.id, now);
   const jobKeys = writeTransaction(deps.db, (tx) => {
     if (pendingEmail) return [queueEmailChange(tx, deps, user, pendingEmail, null, locale, true)];
     const key = queueVerification(tx, deps, user, locale);

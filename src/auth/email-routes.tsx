@@ -88,10 +88,10 @@ export function accountEmailRoutes(deps: Deps) {
       )
       .post(
         "/api/auth/verify-email/resend",
-        ({ request, body, user, state, sendTo }) => {
+        async ({ request, body, user, state, sendTo }) => {
           const next = safeNext(asRecord(body).next, "/settings/account");
           const pending = pendingEmailChange(deps.db, user.id, deps.now());
-          const result = resendVerification(deps, user, state.locale, pending);
+          const result = await resendVerification(deps, user, state.locale, pending);
           if (wantsJson(request)) {
             if (result.ok) return json({ message: state.t("verify.sent", { email: result.email }), email: result.email }, 202);
             return json({ message: state.t(result.reason, waitParams(result.retryAfterMs)) }, result.status, waitHeaders(result.retryAfterMs));
@@ -127,16 +127,16 @@ export function accountEmailRoutes(deps: Deps) {
           }
           const email = parsed.data;
           const now = deps.now();
-          const wait = deps.limits.resetByIp.retryAfter(state.ip, now);
+          const wait = await deps.limits.resetByIp.retryAfter(state.ip, now);
           if (wait > 0) {
             const message = state.t("forgot.tooMany", waitParams(wait));
             if (wantsJson(request)) return json({ message }, 429, waitHeaders(wait));
             return forgotPage(state, request, { email, errors: { form: message } }, 429, waitHeaders(wait));
           }
-          deps.limits.resetByIp.hit(state.ip, now);
+          await deps.limits.resetByIp.hit(state.ip, now);
           // Over the address's limit nothing more is sent, and the answer does not change.
-          if (deps.limits.resetByEmail.retryAfter(email, now) === 0) {
-            deps.limits.resetByEmail.hit(email, now);
+          if ((await deps.limits.resetByEmail.retryAfter(email, now)) === 0) {
+            await deps.limits.resetByEmail.hit(email, now);
             requestPasswordReset(deps, email, state.locale);
           }
           const rest = RESET_ANSWER_MS - (performance.now() - started);
@@ -181,7 +181,7 @@ export function accountEmailRoutes(deps: Deps) {
             return resetPage(state, request, { kind: "form", token, email, errors: { form: message } }, 403);
           }
           // Whoever was locked out of this address from here by wrong passwords is let in again.
-          deps.limits.loginByPair.reset(`${email}\n${state.ip}`);
+          await deps.limits.loginByPair.reset(`${email}\n${state.ip}`);
           const redirect = wantsJson(request)
             ? null
             : redirectTo(request, "/", { "Set-Cookie": flashCookie(deps, encodeFlash({ title: "toast.passwordReset", body: "toast.passwordResetBody" })) });

@@ -9,6 +9,7 @@ import { encodeFlash } from "../shell/view";
 import { completeLink, emailLink, pendingLink, type LinkResult, type PendingLink } from "./account";
 import { sessionAnswers } from "./answers";
 import type { OAuthFlow } from "./oauth";
+import { signInLimits } from "./service";
 import { tokenFrom } from "./tokens";
 
 /** The pending provider sign-in lasts as long as its token (one hour). */
@@ -111,19 +112,15 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
         if (password.length > 200) return fail(400, { password: state.t("login.passwordTooLong") });
         const email = link.user.email!;
         const now = deps.now();
-        const pair = `${email}\n${state.ip}`;
-        const wait = Math.max(deps.limits.loginByPair.retryAfter(pair, now), deps.limits.loginByIp.retryAfter(state.ip, now));
+        const wait = await signInLimits.wait(deps, email, state.ip, now);
         if (wait > 0) return fail(429, { form: state.t("error.tooMany", waitParams(wait)) }, waitHeaders(wait));
-        await deps.limits.loginByEmail.wait(email, now);
         const hash = link.user.passwordHash;
         const right = hash ? await deps.passwords.verify(password, hash) : false;
         if (!right) {
-          deps.limits.loginByPair.hit(pair, now);
-          deps.limits.loginByIp.hit(state.ip, now);
-          deps.limits.loginByEmail.hit(email, now);
+          await signInLimits.failed(deps, email, state.ip, now);
           return fail(401, { password: state.t("link.wrongPassword") });
         }
-        deps.limits.loginByPair.reset(pair);
+        await signInLimits.succeeded(deps, email, state.ip);
         const result = completeLink(deps, tokenFrom(state.cookies[cookieName]), false);
         if (!result.ok) return refused(state, request, result, providerName(link.provider), email);
         return linked(state, request, result);
@@ -133,17 +130,17 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
     // "Email me a link": a new link token, with the same provider identity, to the account's address.
     .post(
       "/link-account/email",
-      ({ request, state }) => {
+      async ({ request, state }) => {
         const link = fromCookie(state);
         if (!link) return expired(state, request);
         const now = deps.now();
-        const wait = deps.limits.linkEmail.retryAfter(link.user.id, now);
+        const wait = await deps.limits.linkEmail.retryAfter(link.user.id, now);
         if (wait > 0) {
           const message = state.t("link.tooMany", waitParams(wait));
           if (wantsJson(request)) return json({ message }, 429, waitHeaders(wait));
           return page(state, request, chooseState(link, { form: message }), 429, waitHeaders(wait));
         }
-        deps.limits.linkEmail.hit(link.user.id, now);
+        await deps.limits.linkEmail.hit(link.user.id, now);
         const provider = providerName(link.provider);
         emailLink(deps, link, provider, state.locale);
         const email = link.user.email!;

@@ -18,6 +18,7 @@ import { LINK_COOKIE_TTL_S, linkCookie } from "./link-routes";
 import {
   noticeSignupAttempt,
   registerWithPassword,
+  signInLimits,
   signInWithProvider,
   verifyCredentials,
   type OAuthOutcome,
@@ -117,23 +118,14 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
 
       const { email, password } = parsed.data;
       const now = deps.now();
-      // Failures lock an (email, address) pair and an address, never an email everywhere: the
-      // right password from another address still works, after a wait once the email is hammered.
-      const pair = `${email}\n${state.ip}`;
-      const wait = Math.max(
-        deps.limits.loginByPair.retryAfter(pair, now),
-        deps.limits.loginByIp.retryAfter(state.ip, now),
-      );
+      const wait = await signInLimits.wait(deps, email, state.ip, now);
       if (wait > 0) return tooMany(state, request, form, wait);
-      await deps.limits.loginByEmail.wait(email, now);
       const user = await verifyCredentials(deps, email, password);
       if (!user) {
-        deps.limits.loginByPair.hit(pair, now);
-        deps.limits.loginByIp.hit(state.ip, now);
-        deps.limits.loginByEmail.hit(email, now);
+        await signInLimits.failed(deps, email, state.ip, now);
         return failure(state, request, form, 401, { form: "login.invalidCredentials" });
       }
-      deps.limits.loginByPair.reset(pair);
+      await signInLimits.succeeded(deps, email, state.ip);
       // Told only to whoever knows the password, so suspension does not confirm the account to others.
       if (user.suspendedAt !== null) return failure(state, request, form, 403, { form: "login.suspended" });
       return success(state, user.id, redirect);
@@ -146,13 +138,13 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
       if (!parsed.success) return failure(state, request, form, 400, fieldErrors(parsed.error));
 
       const now = deps.now();
-      const wait = deps.limits.signupByIp.retryAfter(state.ip, now);
+      const wait = await deps.limits.signupByIp.retryAfter(state.ip, now);
       if (wait > 0) return tooMany(state, request, form, wait);
-      deps.limits.signupByIp.hit(state.ip, now);
+      await deps.limits.signupByIp.hit(state.ip, now);
       const result = await registerWithPassword(deps, parsed.data.email, parsed.data.password, state.locale);
       if (!result.ok) {
         // The clear message stays (the attempts are limited above), and the holder hears of it.
-        noticeSignupAttempt(deps, parsed.data.email, state.locale);
+        await noticeSignupAttempt(deps, parsed.data.email, state.locale);
         return failure(state, request, form, 409, { email: "login.emailTaken" });
       }
       return success(state, result.user.id, redirect, 201);

@@ -125,15 +125,38 @@ export async function registerWithPassword(deps: Deps, email: string, password: 
 }
 
 /**
+ * Failed sign-ins (with a password, on the sign-in screen or when joining a provider's account)
+ * lock an (email, address) pair and an address, never an email everywhere: the right password
+ * from another address still works, after a slow-down once the email is hammered. With
+ * `REDIS_URL` every process counts them together.
+ */
+export const signInLimits = {
+  /** Milliseconds before this pair may try again (0: now); then waits out the email's slow-down. */
+  async wait(deps: Deps, email: string, ip: string, now: number): Promise<number> {
+    const pair = `${email}\n${ip}`;
+    const wait = Math.max(...(await Promise.all([deps.limits.loginByPair.retryAfter(pair, now), deps.limits.loginByIp.retryAfter(ip, now)])));
+    if (wait === 0) await deps.limits.loginByEmail.wait(email, now);
+    return wait;
+  },
+  async failed(deps: Deps, email: string, ip: string, now: number) {
+    await Promise.all([deps.limits.loginByPair.hit(`${email}\n${ip}`, now), deps.limits.loginByIp.hit(ip, now), deps.limits.loginByEmail.hit(email, now)]);
+  },
+  /** The right password: this pair's failures are forgotten. */
+  succeeded(deps: Deps, email: string, ip: string) {
+    return deps.limits.loginByPair.reset(`${email}\n${ip}`);
+  },
+};
+
+/**
  * A sign-up with an address that has an account: its holder is told (at most once an hour per
  * address, `limits.signupNotice`, so nobody can flood an inbox with sign-ups).
  */
-export function noticeSignupAttempt(deps: Deps, email: string, requestLocale: Locale) {
+export async function noticeSignupAttempt(deps: Deps, email: string, requestLocale: Locale) {
   const now = deps.now();
-  if (deps.limits.signupNotice.retryAfter(email, now) > 0) return;
+  if ((await deps.limits.signupNotice.retryAfter(email, now)) > 0) return;
   const holder = deps.db.select().from(users).where(eq(users.email, email)).get();
   if (!holder) return;
-  deps.limits.signupNotice.hit(email, now);
+  await deps.limits.signupNotice.hit(email, now);
   const key = queueEmail(deps.db, deps, `signup-attempt:${holder.id}:${now}`, signupAttemptEmail(deps, recipientLocale(deps, holder, requestLocale), email));
   sendQueuedEmails(deps, [key]);
 }

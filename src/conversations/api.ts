@@ -18,9 +18,9 @@ export function messageApi(deps: Deps) {
     .use(context(deps))
     .guard({ onboarded: true })
     .get("/api/messages", ({ query, user }) => json(listMessages(deps, user.id, query.bookingId, query.after).map(messageView)))
-    .post("/api/messages", ({ body, user }) => {
+    .post("/api/messages", async ({ body, user }) => {
       const input = asRecord(body);
-      const { message } = sendMessage(deps, user.id, { bookingId: input.bookingId, content: input.content });
+      const { message } = await sendMessage(deps, user.id, { bookingId: input.bookingId, content: input.content });
       const clientId = clientIdOf(input.clientId);
       return json({ ...messageView(message), ...(clientId === undefined ? {} : { clientId }) }, 201);
     })

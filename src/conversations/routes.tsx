@@ -106,7 +106,7 @@ export function conversationPages(deps: Deps) {
     .post("/bookings/:id/messages", async ({ params, body, user, state, render, sendTo }) => {
       const content = asRecord(body).content;
       try {
-        sendMessage(deps, user.id, { bookingId: params.id, content });
+        await sendMessage(deps, user.id, { bookingId: params.id, content });
         return sendTo(`/bookings/${params.id}#latest`);
       } catch (err) {
         if (!isDomainError(err)) throw err;

@@ -42,9 +42,9 @@ export const sendWait = (deps: Deps, userId: string) => deps.limits.messagesByUs
  * this order: the booking is theirs (404), they are not sending too fast (429), the text (400),
  * the booking is accepted (409, checked again inside the transaction).
  */
-export function sendMessage(deps: Deps, senderId: string, input: { bookingId: unknown; content: unknown }): { message: MessageRow; booking: Booking } {
+export async function sendMessage(deps: Deps, senderId: string, input: { bookingId: unknown; content: unknown }): Promise<{ message: MessageRow; booking: Booking }> {
   const { booking } = bookingFor(deps, senderId, input.bookingId);
-  const wait = sendWait(deps, senderId);
+  const wait = await sendWait(deps, senderId);
   if (wait > 0) throw new DomainError("messages.rateLimited", 429, { retryAfterMs: wait, fields: { retryAfterMs: wait } });
   const content = messageText(input.content);
   if (booking.status !== "accepted") throw new DomainError("messages.notAccepted", 409, { fields: { status: booking.status } });
@@ -59,7 +59,7 @@ export function sendMessage(deps: Deps, senderId: string, input: { bookingId: un
       .get();
   });
   if (!message) throw new DomainError("messages.notAccepted", 409);
-  deps.limits.messagesByUser.hit(senderId, now);
+  await deps.limits.messagesByUser.hit(senderId, now);
   deps.events.emit({ type: "message.created", booking, message });
   return { message, booking };
 }

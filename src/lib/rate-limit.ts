@@ -1,41 +1,144 @@
+import type { RedisClient } from "bun";
+
 /**
- * Counts events (or amounts, such as bytes) per key in a fixed window, in memory. One process serves the app, so memory is
- * the right place; a restart forgets the counts, which only ever lets someone try again.
+ * Where a limiter keeps its counts: one process's memory, or Redis shared by every process
+ * (`REDIS_URL`), so that several processes or machines count one person's attempts together.
  */
-export class RateLimiter {
+export interface Counts {
+  /** The key's count in its current window and when that window ends; null when it has none. */
+  get(key: string, now: number): Promise<{ count: number; resetAt: number } | null>;
+  /** Adds `amount` to the key's count, starting a window of `windowMs` when it has none. */
+  add(key: string, amount: number, windowMs: number, now: number): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+/** Counts in this process's memory: all there is with one process; a restart forgets them, which only ever lets someone try again. */
+export class MemoryCounts implements Counts {
   private hits = new Map<string, { count: number; resetAt: number }>();
 
-  constructor(
-    private readonly limit: number,
-    private readonly windowMs: number,
-  ) {}
-
-  /** Milliseconds until the key may go on (with `amount` more), or 0 when that stays within the limit. */
-  retryAfter(key: string, now = Date.now(), amount = 1): number {
+  async get(key: string, now: number) {
     const entry = this.hits.get(key);
-    if (!entry || entry.resetAt <= now) return 0;
-    return entry.count + amount > this.limit ? entry.resetAt - now : 0;
+    return !entry || entry.resetAt <= now ? null : { ...entry };
   }
 
-  /** Events counted for the key in its current window. */
-  count(key: string, now = Date.now()): number {
+  async add(key: string, amount: number, windowMs: number, now: number) {
     const entry = this.hits.get(key);
-    return !entry || entry.resetAt <= now ? 0 : entry.count;
-  }
-
-  hit(key: string, now = Date.now(), amount = 1) {
-    const entry = this.hits.get(key);
-    if (!entry || entry.resetAt <= now) this.hits.set(key, { count: amount, resetAt: now + this.windowMs });
+    if (!entry || entry.resetAt <= now) this.hits.set(key, { count: amount, resetAt: now + windowMs });
     else entry.count += amount;
     if (this.hits.size > 50_000) this.sweep(now);
   }
 
-  reset(key: string) {
+  async delete(key: string) {
     this.hits.delete(key);
   }
 
   private sweep(now: number) {
     for (const [key, entry] of this.hits) if (entry.resetAt <= now) this.hits.delete(key);
+  }
+}
+
+/** Adds to a count and starts its window when the count is new, in one step (a Lua script runs whole). */
+const ADD_SCRIPT = `local c = redis.call('INCRBY', KEYS[1], ARGV[1])
+if c == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return c`;
+/** The count and the milliseconds left of its window, read together. */
+const GET_SCRIPT = `return {redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1])}`;
+
+/**
+ * Counts in Redis, shared by every process. A key is `offline:limit:{limiter}:{hash of the key}`
+ * (the keys are emails and addresses; Redis holds only their hashes) and expires with its window.
+ * The window is Redis's clock, not the app's: the limits count real attempts.
+ *
+ * When Redis cannot be reached, this process counts in its memory until it can, as it would
+ * with one process: an outage weakens a limit to one process's share, never shuts people out.
+ */
+export class RedisCounts implements Counts {
+  private readonly fallback = new MemoryCounts();
+  /** One line in the log per outage, not one per attempt. */
+  private failing = false;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly limiter: string,
+  ) {}
+
+  private key(key: string) {
+    return `offline:limit:${this.limiter}:${new Bun.CryptoHasher("sha256").update(key).digest("hex").slice(0, 32)}`;
+  }
+
+  private async shared<T>(work: () => Promise<T>, otherwise: () => Promise<T>): Promise<T> {
+    try {
+      const result = await work();
+      if (this.failing) console.error("rate limits: Redis is back; counting there again");
+      this.failing = false;
+      return result;
+    } catch (err) {
+      if (!this.failing) console.error(`rate limits: Redis failed (${err instanceof Error ? err.message : String(err)}); counting in this process until it is back`);
+      this.failing = true;
+      return otherwise();
+    }
+  }
+
+  get(key: string, now: number) {
+    return this.shared(
+      async () => {
+        const [count, ttl] = (await this.redis.send("EVAL", [GET_SCRIPT, "1", this.key(key)])) as [string | null, number];
+        return count === null || ttl <= 0 ? null : { count: Number(count), resetAt: now + ttl };
+      },
+      () => this.fallback.get(key, now),
+    );
+  }
+
+  add(key: string, amount: number, windowMs: number, now: number) {
+    return this.shared(
+      async () => {
+        await this.redis.send("EVAL", [ADD_SCRIPT, "1", this.key(key), String(amount), String(windowMs)]);
+      },
+      () => this.fallback.add(key, amount, windowMs, now),
+    );
+  }
+
+  delete(key: string) {
+    return this.shared(
+      async () => {
+        await this.redis.send("DEL", [this.key(key)]);
+      },
+      () => this.fallback.delete(key),
+    );
+  }
+}
+
+/**
+ * Counts events (or amounts, such as bytes) per key in a fixed window. The check (`retryAfter`)
+ * and the count (`hit`) are separate steps, so callers count only what should count (a failed
+ * sign-in, a photo received); requests at the same moment may each pass the check before either
+ * is counted, which lets a burst go over by at most its own size.
+ */
+export class RateLimiter {
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+    private readonly counts: Counts = new MemoryCounts(),
+  ) {}
+
+  /** Milliseconds until the key may go on (with `amount` more), or 0 when that stays within the limit. */
+  async retryAfter(key: string, now = Date.now(), amount = 1): Promise<number> {
+    const entry = await this.counts.get(key, now);
+    if (!entry) return 0;
+    return entry.count + amount > this.limit ? entry.resetAt - now : 0;
+  }
+
+  /** Events counted for the key in its current window. */
+  async count(key: string, now = Date.now()): Promise<number> {
+    return (await this.counts.get(key, now))?.count ?? 0;
+  }
+
+  hit(key: string, now = Date.now(), amount = 1): Promise<void> {
+    return this.counts.add(key, amount, this.windowMs, now);
+  }
+
+  reset(key: string): Promise<void> {
+    return this.counts.delete(key);
   }
 }
 
@@ -52,24 +155,25 @@ export class SlowDown {
     windowMs: number,
     private readonly baseMs: number,
     private readonly maxMs: number,
+    counts: Counts = new MemoryCounts(),
   ) {
-    this.counter = new RateLimiter(Number.POSITIVE_INFINITY, windowMs);
+    this.counter = new RateLimiter(Number.POSITIVE_INFINITY, windowMs, counts);
   }
 
   /** Milliseconds the next attempt for the key waits (0 while under `free`). */
-  delay(key: string, now = Date.now()): number {
-    const over = this.counter.count(key, now) - this.free;
+  async delay(key: string, now = Date.now()): Promise<number> {
+    const over = (await this.counter.count(key, now)) - this.free;
     return over < 0 ? 0 : Math.min(this.maxMs, this.baseMs * 2 ** over);
   }
 
   /** Waits as long as `delay` says; answers how long that was. */
   async wait(key: string, now = Date.now()): Promise<number> {
-    const ms = this.delay(key, now);
+    const ms = await this.delay(key, now);
     if (ms > 0) await Bun.sleep(ms);
     return ms;
   }
 
-  hit(key: string, now = Date.now()) {
-    this.counter.hit(key, now);
+  hit(key: string, now = Date.now()): Promise<void> {
+    return this.counter.hit(key, now);
   }
 }

@@ -1,4 +1,4 @@
-import type { Server } from "bun";
+import type { RedisClient, Server } from "bun";
 import type { Config } from "../config";
 import { LocalPresence, type Presence } from "../lib/presence";
 import { LocalBroadcaster, type Broadcaster } from "./broadcaster";
@@ -7,11 +7,16 @@ import { redisLive } from "./redis";
 
 /**
  * The live channel's parts for this configuration: in one process, Bun's pub/sub and presence
- * counted in memory; with `REDIS_URL`, both shared through Redis.
+ * counted in memory; with `REDIS_URL`, both shared through Redis, and `redis`, the command
+ * connection the live hub keeps (the rate limits count through it too).
  */
-export function makeLive(config: Config): { live: LiveHub; presence: Presence } {
-  const { broadcaster, presence } = config.redisUrl ? redisLive(config.redisUrl) : { broadcaster: new LocalBroadcaster(), presence: new LocalPresence() };
-  return { live: new LiveHub(broadcaster, presence), presence };
+export function makeLive(config: Config): { live: LiveHub; presence: Presence; redis: RedisClient | null } {
+  if (!config.redisUrl) {
+    const presence = new LocalPresence();
+    return { live: new LiveHub(new LocalBroadcaster(), presence), presence, redis: null };
+  }
+  const { broadcaster, presence, commands } = redisLive(config.redisUrl);
+  return { live: new LiveHub(broadcaster, presence), presence, redis: commands };
 }
 
 /** The parts of Bun's server socket the live channel uses. */

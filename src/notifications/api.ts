@@ -36,9 +36,9 @@ export function notificationApi(deps: Deps) {
     })
     .post("/api/notifications/test", async ({ user, body, state }) => {
       const now = deps.now();
-      const wait = testsByUser.retryAfter(user.id, now);
+      const wait = await testsByUser.retryAfter(user.id, now);
       if (wait > 0) throw new DomainError("error.tooMany", 429, { retryAfterMs: wait });
-      testsByUser.hit(user.id, now);
+      await testsByUser.hit(user.id, now);
       const sent = await sendTest(deps, user.id, parse(testInput, body), state.locale);
       if (!sent) throw new DomainError("notifications.testFailed", 502);
       return json({ sent });

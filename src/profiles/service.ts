@@ -196,9 +196,9 @@ export async function changeEmail(deps: Deps, user: User, input: EmailChange, ke
   // Each change emails its new address: as many an hour as "Resend link" allows, so nobody can
   // send a stranger's inbox a flood of links from here.
   const now = deps.now();
-  const wait = deps.limits.verifyResend.retryAfter(user.id, now);
+  const wait = await deps.limits.verifyResend.retryAfter(user.id, now);
   if (wait > 0) return { ok: false, status: 429, errors: { email: "verify.tooMany" }, retryAfterMs: wait };
-  deps.limits.verifyResend.hit(user.id, now);
+  await deps.limits.verifyResend.hit(user.id, now);
   requestEmailChange(deps, user, email, keepSid, locale);
   return { ok: true, user, pendingEmail: email };
 }
@@ -251,13 +251,13 @@ async function checkCurrentPassword(deps: Deps, user: User, current: string | un
   if (!user.passwordHash) return null;
   if (!current) return { ok: false, status: 400, errors: { currentPassword: "account.currentPasswordRequired" } };
   const now = deps.now();
-  const wait = deps.limits.currentPassword.retryAfter(user.id, now);
+  const wait = await deps.limits.currentPassword.retryAfter(user.id, now);
   if (wait > 0) return { ok: false, status: 429, errors: { currentPassword: "error.tooMany" }, retryAfterMs: wait };
   if (await deps.passwords.verify(current, user.passwordHash)) {
-    deps.limits.currentPassword.reset(user.id);
+    await deps.limits.currentPassword.reset(user.id);
     return null;
   }
-  deps.limits.currentPassword.hit(user.id, now);
+  await deps.limits.currentPassword.hit(user.id, now);
   return { ok: false, status: 403, errors: { currentPassword: "account.currentPasswordWrong" } };
 }
 

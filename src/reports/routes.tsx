@@ -56,7 +56,7 @@ export function reportRoutes(deps: Deps) {
         const sent = asRecord(body);
         const next = safeNext(sent.next, "/");
         try {
-          const report = fileReport(deps, user.id, parseReport(sent));
+          const report = await fileReport(deps, user.id, parseReport(sent));
           if (wantsJson(request)) return json(reportView(report), 201);
           if (isHtmx(request)) return htmlResponse(String(await (<ReportSent view={viewOf(deps, state, request)} />)), 200, toastHeader({ title: "reports.sent", body: "reports.sentBody" }));
           return sendTo(next, { title: "reports.sent", body: "reports.sentBody", variant: "success" });

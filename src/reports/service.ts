@@ -17,9 +17,9 @@ export const reasonLabel = (reason: ReportReason): MessageKey => `reports.reason
  * Files a report, its input checked (`reportInput`); refusals are `DomainError`s (404 unknown
  * target, 400 oneself, 409 already open, 429 too many).
  */
-export function fileReport(deps: Deps, reporterId: string, input: ReportInput): Report {
+export async function fileReport(deps: Deps, reporterId: string, input: ReportInput): Promise<Report> {
   const now = deps.now();
-  const wait = deps.limits.reportsByUser.retryAfter(reporterId, now);
+  const wait = await deps.limits.reportsByUser.retryAfter(reporterId, now);
   if (wait > 0) throw new DomainError("reports.tooMany", 429, { retryAfterMs: wait });
 
   let targetUserId: string | null = null;
@@ -47,7 +47,7 @@ export function fileReport(deps: Deps, reporterId: string, input: ReportInput): 
     .returning()
     .get();
   if (!report) throw new DomainError("reports.alreadyOpen", 409);
-  deps.limits.reportsByUser.hit(reporterId, now);
+  await deps.limits.reportsByUser.hit(reporterId, now);
   return report;
 }
 

@@ -36,9 +36,9 @@ const sign = (secret: string, id: string, userId: string, expires: number) =>
  * while their hourly allowance of bytes (`deps.limits.uploadBytesByUser`) is spent.
  */
 export async function createUpload(deps: Deps, userId: string): Promise<StartedUpload> {
-  const wait = Math.max(deps.limits.uploadsByUser.retryAfter(userId, deps.now()), deps.limits.uploadBytesByUser.retryAfter(userId, deps.now(), 1));
+  const wait = Math.max(await deps.limits.uploadsByUser.retryAfter(userId, deps.now()), await deps.limits.uploadBytesByUser.retryAfter(userId, deps.now(), 1));
   if (wait > 0) throw new DomainError("upload.tooMany", 429, { retryAfterMs: wait });
-  deps.limits.uploadsByUser.hit(userId, deps.now());
+  await deps.limits.uploadsByUser.hit(userId, deps.now());
   const id = crypto.randomUUID();
   const expiresAt = deps.now() + UPLOAD_TTL_MS;
   await deps.db.insert(uploads).values({ id, userId, expiresAt, createdAt: deps.now() });
@@ -74,13 +74,13 @@ export async function receiveUpload(deps: Deps, id: string, expires: string | un
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new DomainError("upload.invalid", 403);
   if (row.expiresAt < deps.now()) throw new DomainError("upload.expired", 403);
 
-  const allowance = (bytes: number) => {
-    const wait = deps.limits.uploadBytesByUser.retryAfter(row.userId, deps.now(), bytes);
+  const allowance = async (bytes: number) => {
+    const wait = await deps.limits.uploadBytesByUser.retryAfter(row.userId, deps.now(), bytes);
     if (wait > 0) throw new DomainError("upload.tooMany", 429, { retryAfterMs: wait });
   };
   const declared = Number(request.headers.get("content-length") ?? 0);
   if (declared > MAX_UPLOAD_BYTES) throw new DomainError("upload.tooLarge", 413);
-  allowance(Math.max(declared, 1));
+  await allowance(Math.max(declared, 1));
   let data: Uint8Array;
   try {
     data = await readBody(request, MAX_UPLOAD_BYTES);
@@ -89,7 +89,7 @@ export async function receiveUpload(deps: Deps, id: string, expires: string | un
     throw new DomainError("upload.failed", 400);
   }
   if (data.length === 0) throw new DomainError("upload.notImage", 400);
-  allowance(data.length);
+  await allowance(data.length);
   // Claimed first: of two PUTs racing with the same URL, one stores its bytes, the other is refused.
   const claimed = writeTransaction(deps.db, (tx) =>
     tx.update(uploads).set({ status: RECEIVING }).where(and(eq(uploads.id, id), eq(uploads.status, "pending"))).returning({ id: uploads.id }).all(),
@@ -101,7 +101,7 @@ export async function receiveUpload(deps: Deps, id: string, expires: string | un
     await deps.db.update(uploads).set({ status: "pending" }).where(eq(uploads.id, id));
     throw err;
   }
-  deps.limits.uploadBytesByUser.hit(row.userId, deps.now(), data.length);
+  await deps.limits.uploadBytesByUser.hit(row.userId, deps.now(), data.length);
   await deps.db.update(uploads).set({ status: "received" }).where(eq(uploads.id, id));
 }
 
@@ -190,9 +190,9 @@ export async function processUpload(deps: Deps, userId: string, imageURL: string
     if (size > MAX_UPLOAD_BYTES) throw new DomainError("upload.tooLarge", 413);
     if (size === 0) throw new DomainError("upload.notImage", 415);
     if (fromBucket) {
-      const wait = deps.limits.uploadBytesByUser.retryAfter(userId, deps.now(), size);
+      const wait = await deps.limits.uploadBytesByUser.retryAfter(userId, deps.now(), size);
       if (wait > 0) throw new DomainError("upload.tooMany", 429, { retryAfterMs: wait });
-      deps.limits.uploadBytesByUser.hit(userId, deps.now(), size);
+      await deps.limits.uploadBytesByUser.hit(userId, deps.now(), size);
     }
     let raw: Uint8Array | null;
     try {
