@@ -4,8 +4,20 @@
  * jsonb), with the same TypeScript types as on SQLite, so one set of queries serves both.
  */
 import { sql, type SQL } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, type AnyPgColumn } from "drizzle-orm/pg-core";
+import { bigint, boolean, customType, index, integer, pgTable, primaryKey, text, uniqueIndex, type AnyPgColumn } from "drizzle-orm/pg-core";
 import { model, type Kit } from "./model";
+
+/**
+ * A jsonb column that stores the value itself. drizzle's own `jsonb` hands the driver a JSON
+ * string, and Bun's client, which encodes every jsonb parameter as JSON, sends it as a JSON
+ * *string*: PostgreSQL would hold `"[\"a\"]"`, a string scalar, not the list, and SQL's JSON
+ * operators would find no list. Here the value goes to the client as it is; it reads back parsed.
+ */
+const jsonValue = customType<{ data: unknown; driverData: unknown }>({
+  dataType: () => "jsonb",
+  toDriver: (value) => value,
+  fromDriver: (value) => value,
+});
 
 export const pgKit = {
   table: pgTable,
@@ -13,7 +25,7 @@ export const pgKit = {
   instant: (name: string) => bigint(name, { mode: "number" }),
   integer: (name: string) => integer(name),
   flag: (name: string) => boolean(name),
-  json: (name: string) => jsonb(name),
+  json: (name: string) => jsonValue(name),
   index,
   uniqueIndex,
   primaryKey,

@@ -1,0 +1,103 @@
+import { SQL } from "bun";
+import { count, getTableName } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/bun-sql";
+import { migrate } from "drizzle-orm/bun-sql/migrator";
+import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { join } from "node:path";
+import type { Db } from "./client";
+import * as pg from "./schema-pg";
+import * as sqlite from "./schema";
+
+/**
+ * Copies a SQLite database into an empty PostgreSQL one (`bun run db:to-postgres`,
+ * docs/decisions/0038): the way a marketplace moves from one machine to several.
+ *
+ * Every table of the model is copied whole, through drizzle on both sides, so each value is
+ * read as the model's type and written as PostgreSQL stores it (flags become booleans, JSON text
+ * becomes jsonb). All of it happens in one PostgreSQL transaction, in an order where every row's
+ * foreign keys are already there; the row counts of both sides are compared before it commits.
+ * Anything wrong rolls the whole copy back, leaving the target empty.
+ */
+
+const root = join(import.meta.dir, "..");
+/** Rows per INSERT: well under PostgreSQL's 65,535 parameters for the widest table. */
+const BATCH = 500;
+
+export class CopyRefused extends Error {}
+
+/** The model's tables by name: SQLite's and PostgreSQL's of each. */
+function tablePairs() {
+  const pairs: { name: string; from: SQLiteTable; to: PgTable }[] = [];
+  for (const [key, value] of Object.entries(pg)) {
+    if (key === "pgKit") continue;
+    const to = value as unknown as PgTable;
+    pairs.push({ name: getTableName(to), from: (sqlite as unknown as Record<string, SQLiteTable>)[key]!, to });
+  }
+  return pairs;
+}
+
+/** The tables in an order where each comes after every table its foreign keys point to. */
+function inForeignKeyOrder<T extends { name: string; to: PgTable }>(tables: T[]): T[] {
+  const byName = new Map(tables.map((t) => [t.name, t]));
+  const ordered: T[] = [];
+  const placed = new Set<string>();
+  const place = (table: T, path: string[]) => {
+    if (placed.has(table.name)) return;
+    if (path.includes(table.name)) throw new Error(`foreign keys in a circle: ${[...path, table.name].join(" → ")}`);
+    for (const fk of getTableConfig(table.to).foreignKeys) {
+      const target = getTableName(fk.reference().foreignTable);
+      if (target !== table.name) place(byName.get(target)!, [...path, table.name]);
+    }
+    placed.add(table.name);
+    ordered.push(table);
+  };
+  for (const table of tables) place(table, []);
+  return ordered;
+}
+
+/** Applies the committed PostgreSQL migrations (db/migrations-pg) the database has not had yet. */
+export async function migratePostgres(client: SQL) {
+  await migrate(drizzle({ client }), { migrationsFolder: join(root, "db/migrations-pg") });
+}
+
+export interface CopyReport {
+  tables: { name: string; rows: number }[];
+}
+
+/**
+ * Copies `source` (a migrated SQLite database) into the PostgreSQL database at `targetUrl`,
+ * migrating it first. Throws `CopyRefused` when any table there already has a row.
+ */
+export async function copyToPostgres(source: Db, targetUrl: string, log: (line: string) => void = () => {}): Promise<CopyReport> {
+  const client = new SQL(targetUrl, { max: 1 });
+  try {
+    await migratePostgres(client);
+    const target = drizzle({ client });
+    const tables = inForeignKeyOrder(tablePairs());
+    for (const table of tables) {
+      const [row] = await target.select({ n: count() }).from(table.to);
+      if (row!.n > 0) throw new CopyRefused(`the target database is not empty (${table.name} has ${row!.n} rows): the copy goes only into an empty database`);
+    }
+    const report: CopyReport = { tables: [] };
+    // One read transaction on SQLite: every table as of the same moment, even if the app still writes.
+    source.$client.exec("BEGIN");
+    try {
+      await target.transaction(async (tx) => {
+        for (const table of tables) {
+          const rows = source.select().from(table.from).all() as Record<string, unknown>[];
+          for (let i = 0; i < rows.length; i += BATCH) await tx.insert(table.to).values(rows.slice(i, i + BATCH));
+          const [copied] = await tx.select({ n: count() }).from(table.to);
+          if (copied!.n !== rows.length) throw new Error(`${table.name}: ${rows.length} rows read, ${copied!.n} written`);
+          report.tables.push({ name: table.name, rows: rows.length });
+          log(`${table.name}: ${rows.length} rows`);
+        }
+      });
+    } finally {
+      source.$client.exec("COMMIT");
+    }
+    return report;
+  } finally {
+    await client.close();
+  }
+}
