@@ -83,6 +83,8 @@ export interface BookingClaim {
   /** The system message the change writes once recorded, and who sends it (null: nobody). */
   message: "booking_accepted" | "booking_declined" | "booking_expired" | "booking_canceled" | null;
   senderId: string | null;
+  /** An accept made on the host's behalf by instant booking (docs/decisions/0037), told to the host as such. */
+  instant?: true;
 }
 
 export const reportReasons = ["inappropriate_content", "scam_or_fraud", "safety_concern", "harassment", "fake_profile", "other"] as const;

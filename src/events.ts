@@ -9,8 +9,13 @@ export type MessageRow = typeof messages.$inferSelect;
  * never changes the outcome of the change it hears about: its failures are logged and dropped.
  */
 export type DomainEvent =
-  /** A booking's status changed (`from` null: it was created). `message` is the system message written with it. */
-  | { type: "booking.changed"; booking: Booking; from: BookingStatus | null; message: MessageRow | null }
+  /**
+   * A booking's status changed (`from` null: it was created). `message` is the system message
+   * written with it; `instant` marks an accept made on the host's behalf (instant booking).
+   */
+  | { type: "booking.changed"; booking: Booking; from: BookingStatus | null; message: MessageRow | null; instant?: boolean }
+  /** An instant-booking request was not accepted on the host's behalf in time: the host answers it like any request. */
+  | { type: "booking.awaitingHost"; booking: Booking }
   /** A person sent a message in a booking's conversation. */
   | { type: "message.created"; booking: Booking; message: MessageRow }
   /** Someone read a conversation up to now. */

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, like } from "drizzle-orm";
 import { activities, bookings, jobs, messages, testPaymentOperations, users } from "../db/schema";
-import { instantAcceptJob, schedule } from "../src/bookings/jobs";
+import { bookingRow, insert } from "../db/factories";
+import { instantAcceptJob, instantUnansweredJob, schedule } from "../src/bookings/jobs";
 import { jobKeys } from "../src/bookings/keys";
-import { RECOVERY_GRACE_MS } from "../src/bookings/transitions";
+import { INSTANT_UNANSWERED_MS, RECOVERY_GRACE_MS } from "../src/bookings/transitions";
+import { ledgerKey } from "../src/bookings/keys";
 import { asTestProvider } from "../src/payments";
 import type { TestProvider } from "../src/payments/test-provider";
 import { bookingOfIntent, bookingParties, ledgerLines, makeTestApp, ORIGIN, outboxEmails, settled, TEST_CARD, until, type Client } from "./helpers";
@@ -113,14 +115,19 @@ describe("instant booking, every flow that makes a request", () => {
     const host = t.db.select().from(users).where(eq(users.id, parties.hostId)).get()!;
     const guest = t.db.select().from(users).where(eq(users.id, parties.guestId)).get()!;
     expect(row(id).status).toBe("accepted");
-    // Both requests so far were instant ones: every email the host got about them says so.
-    await until("the host's emails", async () => (await outboxEmails(t.dataDir, host.email!, "booking.pending")).length >= 2);
-    const hostMails = await outboxEmails(t.dataDir, host.email!, "booking.pending");
+    // Both requests so far were instant ones: the host heard of each once it was accepted, as
+    // booked, and was never asked to answer one.
+    await until("the host's emails", async () => (await outboxEmails(t.dataDir, host.email!, "booking.accepted")).length >= 2);
+    const hostMails = await outboxEmails(t.dataDir, host.email!, "booking.accepted");
+    expect(hostMails.length).toBe(2);
     for (const mail of hostMails) {
       expect(mail.subject).toStartWith("Booked instantly: Tennis");
       expect(mail.text).toContain("there is nothing to accept");
       expect(mail.text).not.toContain("Accept or decline");
     }
+    expect(await outboxEmails(t.dataDir, host.email!, "booking.pending")).toEqual([]);
+    // The safety net scheduled with the accept is gone with it.
+    expect(t.db.select().from(jobs).where(eq(jobs.key, jobKeys.instantUnanswered(id))).get()).toBeUndefined();
     await until("the guest's email", async () => (await outboxEmails(t.dataDir, guest.email!, "booking.accepted")).length > 0);
     expect((await outboxEmails(t.dataDir, guest.email!, "booking.accepted")).at(-1)!.subject).toContain("Booking confirmed");
   });
@@ -200,6 +207,36 @@ describe("instant booking, every flow that makes a request", () => {
 });
 
 describe("instant booking, when things go wrong", () => {
+  test("a request the instant accept could not accept is put to the host ten minutes on, as a request to answer", async () => {
+    const host = t.db.select().from(users).where(eq(users.id, parties.hostId)).get()!;
+    const { intentId } = await authorised();
+    // As if the request had been recorded and its accept had given up: pending, with its safety net.
+    const activity = t.db.select().from(activities).where(eq(activities.id, parties.activityId)).get()!;
+    const booking = insert(t.db).booking(bookingRow(activity, { guestId: parties.guestId, startsAt: clock + 20 * 24 * HOUR, createdAt: clock, durationMinutes: 120, paymentIntentId: intentId }));
+    insert(t.db).ledger([{ id: crypto.randomUUID(), bookingId: booking.id, kind: "authorize", amountCents: booking.totalCents, provider: "test", providerRef: intentId, idempotencyKey: ledgerKey(booking.id, "authorize"), createdAt: clock }]);
+    schedule(t.db, instantUnansweredJob, { bookingId: booking.id }, { at: clock + INSTANT_UNANSWERED_MS, key: jobKeys.instantUnanswered(booking.id) });
+    const requestMails = async () => (await outboxEmails(t.dataDir, host.email!, "booking.pending")).filter((m) => m.links.some((l) => l.includes(booking.id)));
+
+    await t.deps.jobs.runDue();
+    await settled(t.deps);
+    expect(await requestMails()).toEqual([]);
+    clock += INSTANT_UNANSWERED_MS;
+    try {
+      await t.deps.jobs.runDue();
+      await settled(t.deps);
+      await until("the host's request email", async () => (await requestMails()).length > 0);
+      const [mail] = await requestMails();
+      expect(mail!.subject).not.toContain("Booked instantly");
+      expect(mail!.text).toContain("Accept or decline");
+      // The host answers it like any request, and the money follows.
+      expect((await parties.host.postJson(`/api/bookings/${booking.id}/reject`, {})).status).toBe(200);
+      expect(ledgerOf(booking.id)).toEqual(["authorize:8800", "release:8800"]);
+      await expectSound(booking.id);
+    } finally {
+      clock = START;
+    }
+  });
+
   test("the job finds the request declined by the host meanwhile: it does nothing, the card released once", async () => {
     const { res, intentId } = await requestByApi(askFirstId);
     const id = (await body(res)).id as string;
@@ -272,6 +309,10 @@ describe("instant booking, when things go wrong", () => {
       expect(capturesOf(intentId)).toBe(1);
       expect(instantJob(id)).toBeUndefined();
       expect(systemOf(id)).toEqual(["booking_request:guest", "booking_accepted:host"]);
+      // The accept the recovery finished is still the instant one: the host is told it was booked.
+      const host = t.db.select().from(users).where(eq(users.id, parties.hostId)).get()!;
+      await until("the host's email", async () => (await outboxEmails(t.dataDir, host.email!, "booking.accepted")).some((m) => m.links.some((l) => l.includes(id))));
+      expect((await outboxEmails(t.dataDir, host.email!, "booking.accepted")).find((m) => m.links.some((l) => l.includes(id)))!.subject).toStartWith("Booked instantly");
       await expectSound(id);
     } finally {
       clock = START;

@@ -9,7 +9,7 @@ import { DomainError, isDomainError } from "../lib/errors";
 import { uuidLike } from "../lib/validation";
 import type { PaymentIntent } from "../payments/provider";
 import { guestBusy, hostBusy, checkSlotOpen } from "./availability";
-import { expireJob, holdJob, instantAcceptJob, reconcileJob, schedule } from "./jobs";
+import { expireJob, holdJob, instantAcceptJob, instantUnansweredJob, reconcileJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys } from "./keys";
 import { getSelection, saveSelection } from "./selection";
 import {
@@ -28,7 +28,7 @@ import {
 } from "./service";
 import type { Amount } from "./input";
 import type { Slot } from "./times";
-import { acceptInstantlyNow, announce, endAwaitingPayment, INSTANT_ANSWER_MS, ledger, systemMessage } from "./transitions";
+import { acceptInstantlyNow, announce, endAwaitingPayment, INSTANT_ANSWER_MS, INSTANT_UNANSWERED_MS, ledger, systemMessage } from "./transitions";
 
 /**
  * The three ways a guest pays for a request (spec §7): the date-time screen (an intent for a
@@ -50,7 +50,10 @@ function recordRequest(tx: WriteTx, deps: Deps, booking: Booking, intentId: stri
   ledger(tx, deps, booking, "authorize", booking.totalCents, intentId);
   const request = systemMessage(tx, deps, booking.id, "booking_request", booking.guestId);
   schedule(tx, expireJob, { bookingId: booking.id }, { at: booking.respondBy, key: jobKeys.expire(booking.id) });
-  if (instant) schedule(tx, instantAcceptJob, { bookingId: booking.id }, { at: now, key: jobKeys.instantAccept(booking.id) });
+  if (instant) {
+    schedule(tx, instantAcceptJob, { bookingId: booking.id }, { at: now, key: jobKeys.instantAccept(booking.id) });
+    schedule(tx, instantUnansweredJob, { bookingId: booking.id }, { at: now + INSTANT_UNANSWERED_MS, key: jobKeys.instantUnanswered(booking.id) });
+  }
   return request;
 }
 

@@ -1,10 +1,10 @@
 import type { Deps } from "../deps";
 import type { JobKind } from "../jobs";
 import { checkoutEnded, lapseHold, paymentAuthorised } from "./checkout";
-import { autoCompleteJob, expireJob, handle, holdJob, instantAcceptJob, payoutJob, payoutSweepJob, paymentsSweepJob, reconcileJob, recoverJob } from "./jobs";
+import { autoCompleteJob, expireJob, handle, holdJob, instantAcceptJob, instantUnansweredJob, payoutJob, payoutSweepJob, paymentsSweepJob, reconcileJob, recoverJob } from "./jobs";
 import { hostOfAccount, owedPayouts } from "./payouts";
 import { reconcileIntent, recoverClaim, sweepPayments } from "./reconciliation";
-import { acceptInstantly, autoComplete, expireRequest, payHost } from "./transitions";
+import { acceptInstantly, autoComplete, expireRequest, payHost, tellHostIfUnanswered } from "./transitions";
 
 /**
  * What runs the bookings' timed work and answers the payment provider's news: the handlers
@@ -15,6 +15,7 @@ export const bookingJobs: JobKind<never>[] = [
   handle(holdJob, ({ bookingId }, { deps }) => lapseHold(deps, bookingId)),
   handle(expireJob, ({ bookingId }, { deps }) => expireRequest(deps, bookingId)),
   handle(instantAcceptJob, ({ bookingId }, { deps }) => acceptInstantly(deps, bookingId)),
+  handle(instantUnansweredJob, async ({ bookingId }, { deps }) => tellHostIfUnanswered(deps, bookingId)),
   handle(autoCompleteJob, ({ bookingId }, { deps }) => autoComplete(deps, bookingId)),
   handle(payoutJob, async ({ bookingId }, { deps }) => {
     await payHost(deps, bookingId);

@@ -15,6 +15,7 @@ export const jobKeys = {
   autoComplete: (bookingId: string) => `booking.autocomplete:${bookingId}`,
   /** The instant accept of a request (docs/decisions/0037): one per booking, whichever flow made it pending. */
   instantAccept: (bookingId: string) => `booking:${bookingId}:instant-accept`,
+  instantUnanswered: (bookingId: string) => `booking:${bookingId}:instant-unanswered`,
   payout: (bookingId: string) => `booking.payout:${bookingId}`,
   /** Finishes claim number `attempt` if nobody recorded its answer (docs/decisions/0028). */
   recover: (bookingId: string, attempt: number) => `booking.recover:${bookingId}:${attempt}`,

@@ -57,9 +57,9 @@ export function systemMessage(tx: WriteTx, deps: Deps, bookingId: string, type: 
     .get();
 }
 
-/** Tells the live channel and notifications, once committed, that a booking changed status. */
-export function announce(deps: Deps, booking: Booking, from: BookingStatus | null, message: MessageRow | null = null) {
-  deps.events.emit({ type: "booking.changed", booking, from, message });
+/** Tells the live channel and notifications, once committed, that a booking changed status (`instant`: accepted by instant booking). */
+export function announce(deps: Deps, booking: Booking, from: BookingStatus | null, message: MessageRow | null = null, instant = false) {
+  deps.events.emit({ type: "booking.changed", booking, from, message, ...(instant ? { instant } : {}) });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -131,6 +131,7 @@ function record(deps: Deps, bookingId: string, key: string, providerRef: string)
         ledger(tx, deps, b, "capture", b.totalCents, providerRef);
         cancelJob(tx, jobKeys.expire(b.id));
         cancelJob(tx, jobKeys.expireLater(b.id));
+        cancelJob(tx, jobKeys.instantUnanswered(b.id));
         schedule(tx, autoCompleteJob, { bookingId: b.id }, { at: b.endsAt + AUTO_COMPLETE_MS, key: jobKeys.autoComplete(b.id) });
         break;
       case "release":
@@ -138,6 +139,7 @@ function record(deps: Deps, bookingId: string, key: string, providerRef: string)
           ledger(tx, deps, b, "release", b.totalCents, providerRef);
           cancelJob(tx, jobKeys.expire(b.id));
           cancelJob(tx, jobKeys.expireLater(b.id));
+          cancelJob(tx, jobKeys.instantUnanswered(b.id));
         } else {
           cancelJob(tx, jobKeys.hold(b.id));
         }
@@ -161,7 +163,7 @@ export function finishClaim(deps: Deps, bookingId: string, key: string, provider
   const out = record(deps, bookingId, key, providerRef);
   if (!out) return currentBooking(deps, bookingId)!;
   if (out.claim.movement === "transfer") deps.events.emit({ type: "payout.sent", booking: out.booking, amountCents: out.booking.hostEarningsCents });
-  else announce(deps, out.booking, out.claim.from, out.message);
+  else announce(deps, out.booking, out.claim.from, out.message, out.claim.instant === true);
   return out.booking;
 }
 
@@ -244,7 +246,7 @@ const intentOf = (b: Booking) => {
   return b.paymentIntentId;
 };
 
-function accept(deps: Deps, bookingId: string, hostId: string, waitMs?: number) {
+function accept(deps: Deps, bookingId: string, hostId: string, waitMs?: number, instant = false) {
   return attempt(
     deps,
     bookingId,
@@ -256,7 +258,7 @@ function accept(deps: Deps, bookingId: string, hostId: string, waitMs?: number) 
       const activity = deps.db.select({ archivedAt: activities.archivedAt, hiddenAt: activities.hiddenAt }).from(activities).where(eq(activities.id, b.activityId)).get();
       if (!activity || activity.archivedAt !== null || activity.hiddenAt !== null) throw new DomainError("booking.activityUnavailable", 409);
     },
-    run: (b) => move(deps, b, "pending", intentOf(b), { movement: "capture", to: "accepted", canceledBy: null, message: "booking_accepted", senderId: hostId }),
+    run: (b) => move(deps, b, "pending", intentOf(b), { movement: "capture", to: "accepted", canceledBy: null, message: "booking_accepted", senderId: hostId, ...(instant ? { instant: true as const } : {}) }),
     },
     waitMs,
   );
@@ -507,6 +509,15 @@ export async function autoComplete(deps: Deps, bookingId: string) {
  */
 export const INSTANT_ANSWER_MS = 3_000;
 
+/** How long an instant request may stay unaccepted before the host is asked to answer it (`instantUnansweredJob`). */
+export const INSTANT_UNANSWERED_MS = 10 * 60 * 1000;
+
+/** The instant accept's safety net: a request still pending is told to the host as one to answer. */
+export function tellHostIfUnanswered(deps: Deps, bookingId: string) {
+  const b = currentBooking(deps, bookingId);
+  if (b?.status === "pending") deps.events.emit({ type: "booking.awaitingHost", booking: b });
+}
+
 /** Refusals that leave an instant accept nothing to do: the booking moved on, or its activity takes no more bookings. */
 const NOT_TO_ACCEPT = new Set([...ENDED, "booking.notFound", "booking.activityUnavailable", "booking.paymentUnconfirmed"]);
 
@@ -524,7 +535,7 @@ export async function acceptInstantly(deps: Deps, bookingId: string): Promise<vo
   const b = currentBooking(deps, bookingId);
   if (!b || b.status !== "pending" || b.claim?.movement === "capture") return;
   try {
-    await accept(deps, b.id, b.hostId, JOB_WAIT_MS);
+    await accept(deps, b.id, b.hostId, JOB_WAIT_MS, true);
   } catch (err) {
     if (!isDomainError(err) || !NOT_TO_ACCEPT.has(err.key)) throw err;
   }

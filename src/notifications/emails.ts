@@ -151,7 +151,7 @@ function bookingInvite(deps: Deps, f: Facts, method: "REQUEST" | "CANCEL", t: Tr
 }
 
 /** The emails of a booking's status change: the push notices' changes and recipients (notices.ts). */
-function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus | null, sender: string | null): PlannedEmail[] {
+function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus | null, sender: string | null, instant = false, awaitingHost = false): PlannedEmail[] {
   const to = booking.status;
   // A hold that lapsed or was given up before paying was never a request: nobody is told.
   if (from === "awaiting_payment" && to !== "pending") return [];
@@ -240,17 +240,9 @@ function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus | null,
 
   switch (to) {
     case "pending":
-      // Instant booking (docs/decisions/0037): accepted at once on the host's behalf; the host has nothing to answer.
-      if (activity.instantBooking) {
-        return [
-          status("host", "bookingRequests", f.guest.firstName, {
-            subject: "notifications.email.instant.subject",
-            heading: "notifications.email.instant.heading",
-            body: "notifications.email.instant.body",
-            more: (t) => (booking.message?.trim() ? [t("notifications.email.request.message", { name: f.guest.firstName, message: booking.message.trim() })] : []),
-          }),
-        ];
-      }
+      // Instant booking (docs/decisions/0037): the accept follows at once, and the host hears of the
+      // booking then; one that cannot be accepted reaches the host as a request ("booking.awaitingHost").
+      if (activity.instantBooking && !awaitingHost) return [];
       return [
         status(
           "host",
@@ -267,6 +259,17 @@ function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus | null,
       ];
     case "accepted":
       return [
+        // Accepted on the host's behalf: booked, with nothing for the host to answer.
+        ...(instant
+          ? [
+              status("host", "bookingRequests", f.guest.firstName, {
+                subject: "notifications.email.instant.subject",
+                heading: "notifications.email.instant.heading",
+                body: "notifications.email.instant.body",
+                more: (t) => (booking.message?.trim() ? [t("notifications.email.request.message", { name: f.guest.firstName, message: booking.message.trim() })] : []),
+              }),
+            ]
+          : []),
         status(
           "guest",
           "bookingConfirmations",
@@ -415,7 +418,9 @@ function payoutEmail(deps: Deps, booking: Booking, amountCents: number): Planned
 export function queueEmailsFor(deps: Deps, event: DomainEvent): string[] {
   switch (event.type) {
     case "booking.changed":
-      return queuePlanned(deps, bookingEmails(deps, event.booking, event.from, event.message?.senderId ?? null));
+      return queuePlanned(deps, bookingEmails(deps, event.booking, event.from, event.message?.senderId ?? null, event.instant));
+    case "booking.awaitingHost":
+      return event.booking.status === "pending" ? queuePlanned(deps, bookingEmails(deps, event.booking, null, null, false, true)) : [];
     case "payout.sent":
       return queuePlanned(deps, payoutEmail(deps, event.booking, event.amountCents));
     default:

@@ -66,8 +66,13 @@ function notice(
   };
 }
 
+/** The host's notice of a request to answer, for an instant request that could not be accepted for them. */
+function requestNotice(deps: Deps, booking: Booking): Notice[] {
+  return booking.status === "pending" ? bookingNotices(deps, booking, null, null, false, true) : [];
+}
+
 /** The notices of a booking's status change, to whoever did not make it. */
-function bookingNotices(deps: Deps, booking: Booking, from: BookingStatus | null, sender: string | null): Notice[] {
+function bookingNotices(deps: Deps, booking: Booking, from: BookingStatus | null, sender: string | null, instant = false, awaitingHost = false): Notice[] {
   const to = booking.status;
   // A hold that lapsed or was given up before paying was never a request: nobody is told.
   if (from === "awaiting_payment" && to !== "pending") return [];
@@ -89,13 +94,16 @@ function bookingNotices(deps: Deps, booking: Booking, from: BookingStatus | null
 
   switch (to) {
     case "pending":
-      // Instant booking (docs/decisions/0037): the request is accepted at once on the host's behalf, with nothing to answer.
-      if (p.instant) return [toHost("bookingRequests", "notifications.push.instant.title", "notifications.push.instant.body")];
+      // Instant booking (docs/decisions/0037): the accept follows at once, and the host hears of the
+      // booking then; one that cannot be accepted reaches the host as a request ("booking.awaitingHost").
+      if (p.instant && !awaitingHost) return [];
       return [toHost("bookingRequests", "notifications.push.request.title", "notifications.push.request.body")];
     case "accepted":
       return [
         toGuest("bookingConfirmations", "notifications.push.accepted.title", "notifications.push.accepted.body"),
         toGuest("paymentNotifications", "notifications.push.captured.title", "notifications.push.captured.body", "payment"),
+        // Accepted on the host's behalf: booked, with nothing for the host to answer.
+        ...(instant ? [toHost("bookingRequests", "notifications.push.instant.title", "notifications.push.instant.body")] : []),
       ];
     case "rejected":
       return [toGuest("bookingConfirmations", "notifications.push.declined.title", "notifications.push.declined.body"), released()];
@@ -145,7 +153,9 @@ export function preview(content: string) {
 export async function noticesFor(deps: Deps, event: DomainEvent): Promise<Notice[]> {
   switch (event.type) {
     case "booking.changed":
-      return bookingNotices(deps, event.booking, event.from, event.message?.senderId ?? null);
+      return bookingNotices(deps, event.booking, event.from, event.message?.senderId ?? null, event.instant);
+    case "booking.awaitingHost":
+      return requestNotice(deps, event.booking);
     case "message.created": {
       const { booking, message } = event;
       if (message.isSystemMessage || !message.senderId) return [];
