@@ -151,7 +151,7 @@ const MEASURED_SECONDS: Record<string, number> = {
   "file-requests": 0.9, "service-worker": 0.8, "compression": 0.8, "access": 0.8,
   "payments-test-provider": 0.7, "access-matrix": 0.7, "transactions": 0.6, "serializers": 0.1,
   "config": 0.1, "fragments": 0.1, "chat-state": 0.1, "time": 0.1, "pricing": 0.1,
-  "instant-booking-stripe": 8, "schema-engines": 4.5, "to-postgres": 4, "instant-booking": 2.2, "availability-feeds": 1.3, "availability": 1,
+  "instant-booking-stripe": 8, "schema-engines": 4.5, "to-postgres": 4, "dialect": 2, "instant-booking": 2.2, "availability-feeds": 1.3, "availability": 1,
   "activity-availability": 0.8, "kept-parts": 0.5,
   // The browser tests (tests/e2e/*.e2e.ts), as they run two at a time.
   "phone.e2e": 77, "screens-audit.e2e": 68, "inbox.e2e": 51, "bookings.e2e": 48, "push.e2e": 42,

@@ -2,6 +2,7 @@
  * Reading activities: browse, cards, ratings, a host's listings, and the lookups of the
  * activity page and of host management. Nothing here changes anything (service.ts does).
  */
+import { dialect } from "../../db/dialect";
 import { madeOnce } from "../lib/memo";
 import { and, avg, count, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { perDb, readCache, type Db } from "../../db/client";
@@ -65,7 +66,7 @@ function decodeCursor(cursor: string | undefined): { createdAt: number; id: stri
 export const BROWSE_COUNT_CAP = 1000;
 
 /** Listed: active, not archived, not hidden by an operator; spelled as the browse indexes' condition so SQLite uses them. */
-const listed = sql`${activities.active} = 1 AND ${activities.archivedAt} IS NULL AND ${activities.hiddenAt} IS NULL`;
+const listed = sql`${dialect.isTrue(activities.active)} AND ${activities.archivedAt} IS NULL AND ${activities.hiddenAt} IS NULL`;
 
 /**
  * The browse queries, prepared once per database: a page (with or without a category, first
@@ -106,7 +107,7 @@ const ratingStatement = perDb((db) =>
   db
     .select({ activityId: reviews.activityId, stars: avg(reviews.stars), n: count() })
     .from(reviews)
-    .where(and(sql`${reviews.activityId} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`, isNotNull(reviews.publishedAt)))
+    .where(and(dialect.inJsonList(reviews.activityId, sql.placeholder("ids")), isNotNull(reviews.publishedAt)))
     .groupBy(reviews.activityId)
     .prepare(),
 );
@@ -209,7 +210,7 @@ export async function hostActivities(db: Db, hostId: string, limit: number) {
 }
 
 function withRatings(db: Db, rows: { activity: Activity; host: PublicUserSource }[], today: Date): ActivityListing[] {
-  const ratings = rows.length ? ratingStatement(db).all({ ids: JSON.stringify(rows.map((r) => r.activity.id)) }) : [];
+  const ratings = rows.length ? ratingStatement(db).all({ ids: dialect.listParam(rows.map((r) => r.activity.id)) }) : [];
   const ratingOf = new Map(ratings.map((r) => [r.activityId, roundRating(r.stars)]));
   const countOf = new Map(ratings.map((r) => [r.activityId, r.n]));
   return rows.map(({ activity, host }) => ({
@@ -244,7 +245,7 @@ const pageStatements = perDb((db) => ({
   listed: db
     .select()
     .from(activities)
-    .where(and(eq(activities.id, sql.placeholder("id")), isNull(activities.archivedAt), isNull(activities.hiddenAt), sql`${activities.active} = 1`))
+    .where(and(eq(activities.id, sql.placeholder("id")), isNull(activities.archivedAt), isNull(activities.hiddenAt), dialect.isTrue(activities.active)))
     .prepare(),
   host: db.select(publicUserColumns).from(users).where(eq(users.id, sql.placeholder("id"))).prepare(),
 }));

@@ -1,4 +1,5 @@
-import { and, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
+import { dialect } from "../../db/dialect";
+import { and, desc, eq, gt, isNull, lt } from "drizzle-orm";
 import type { Db, WriteTx } from "../../db/client";
 import { emailTokens, type EmailToken, type EmailTokenData, type EmailTokenPurpose } from "../../db/schema";
 import { defineJob } from "../jobs";
@@ -79,7 +80,6 @@ export function findToken(db: Db | WriteTx, token: string | null, purpose: Email
 
 /** Voids the account's unused tokens of a purpose (`changes` only: the pending email changes among the verify ones). */
 export function voidTokens(tx: Db | WriteTx, userId: string, purpose: EmailTokenPurpose, now: number, only?: "changes" | "addressChecks") {
-  const change = sql`json_extract(${emailTokens.data}, '$.change')`;
   tx.update(emailTokens)
     .set({ usedAt: now })
     .where(
@@ -87,7 +87,7 @@ export function voidTokens(tx: Db | WriteTx, userId: string, purpose: EmailToken
         eq(emailTokens.userId, userId),
         eq(emailTokens.purpose, purpose),
         isNull(emailTokens.usedAt),
-        only === "changes" ? sql`${change} = 1` : only === "addressChecks" ? sql`${change} IS NULL` : undefined,
+        only === "changes" ? dialect.jsonFieldIsTrue(emailTokens.data, "change") : only === "addressChecks" ? dialect.jsonFieldIsNull(emailTokens.data, "change") : undefined,
       ),
     )
     .run();

@@ -1,4 +1,5 @@
-import { and, asc, eq, gt, or, sql } from "drizzle-orm";
+import { dialect } from "../../db/dialect";
+import { and, asc, eq, gt, not, or, sql } from "drizzle-orm";
 import { writeTransaction } from "../../db/client";
 import { bookings, messages, type Booking } from "../../db/schema";
 import { bookingFor } from "../bookings/service";
@@ -100,12 +101,12 @@ export function markRead(deps: Deps, readerId: string, bookingId: unknown): { up
   const updated = writeTransaction(deps.db, (tx) =>
     tx
       .update(messages)
-      .set({ readBy: sql`json_insert(${messages.readBy}, '$[#]', ${readerId})` })
+      .set({ readBy: dialect.jsonListAppend(messages.readBy, readerId) })
       .where(
         and(
           eq(messages.bookingId, booking.id),
-          sql`${messages.senderId} IS NOT ${readerId}`,
-          sql`NOT EXISTS (SELECT 1 FROM json_each(${messages.readBy}) WHERE json_each.value = ${readerId})`,
+          sql`${messages.senderId} IS DISTINCT FROM ${readerId}`,
+          not(dialect.jsonListHas(messages.readBy, readerId)),
         ),
       )
       .returning({ id: messages.id })
@@ -126,8 +127,8 @@ export function readUpTo(deps: Deps, bookingId: string, otherId: string): number
     .where(
       and(
         eq(messages.bookingId, bookingId),
-        sql`${messages.senderId} IS NOT ${otherId}`,
-        sql`EXISTS (SELECT 1 FROM json_each(${messages.readBy}) WHERE json_each.value = ${otherId})`,
+        sql`${messages.senderId} IS DISTINCT FROM ${otherId}`,
+        dialect.jsonListHas(messages.readBy, otherId),
       ),
     )
     .get();

@@ -1,4 +1,5 @@
-import { and, eq, or, sql } from "drizzle-orm";
+import { dialect } from "../../db/dialect";
+import { and, eq, not, or, sql } from "drizzle-orm";
 import { readCache, type Db } from "../../db/client";
 import { bookings, messages } from "../../db/schema";
 import type { MessageRow } from "../events";
@@ -32,8 +33,8 @@ export const unreadCountQuery = (db: Db, userId: string) =>
     .where(
       and(
         onBooking(userId),
-        sql`${messages.senderId} IS NOT ${userId}`,
-        sql`NOT EXISTS (SELECT 1 FROM json_each(${messages.readBy}) WHERE json_each.value = ${userId})`,
+        sql`${messages.senderId} IS DISTINCT FROM ${userId}`,
+        not(dialect.jsonListHas(messages.readBy, userId)),
       ),
     );
 

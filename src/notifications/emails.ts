@@ -1,4 +1,5 @@
-import { and, asc, eq, gte, lt, sql } from "drizzle-orm";
+import { dialect } from "../../db/dialect";
+import { and, asc, eq, gte, lt, not, sql } from "drizzle-orm";
 import { activities, bookings, messages, users, type Booking, type BookingStatus } from "../../db/schema";
 import type { Deps } from "../deps";
 import { calendarInvite, mailboxOf } from "../email/calendar";
@@ -474,7 +475,7 @@ export const messageEmailJob = defineJob<MessageEmailPayload>({
           eq(messages.isSystemMessage, false),
           gte(messages.createdAt, since),
           until === undefined ? undefined : lt(messages.createdAt, until),
-          sql`NOT EXISTS (SELECT 1 FROM json_each(${messages.readBy}) WHERE json_each.value = ${recipientId})`,
+          not(dialect.jsonListHas(messages.readBy, recipientId)),
         ),
       )
       .orderBy(asc(messages.createdAt), sql`${messages}.rowid`)

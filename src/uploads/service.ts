@@ -1,3 +1,4 @@
+import { dialect } from "../../db/dialect";
 import { and, eq, inArray, lt, notExists, or, sql } from "drizzle-orm";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { writeTransaction } from "../../db/client";
@@ -305,13 +306,13 @@ export async function deleteStaleUploads(deps: Deps) {
     .where(
       and(
         eq(users.id, uploads.userId),
-        or(eq(users.photo, path), eq(users.profileImageUrl, path), sql`exists (select 1 from json_each(${users.photos}) where value = ${path})`),
+        or(eq(users.photo, path), eq(users.profileImageUrl, path), dialect.jsonListHas(users.photos, path)),
       ),
     );
   const onActivity = deps.db
     .select({ one: sql`1` })
     .from(activities)
-    .where(and(eq(activities.hostId, uploads.userId), sql`exists (select 1 from json_each(${activities.photos}) where value = ${path})`));
+    .where(and(eq(activities.hostId, uploads.userId), dialect.jsonListHas(activities.photos, path)));
   const unattached = await deps.db
     .select({ id: uploads.id, objectId: uploads.objectId })
     .from(uploads)
