@@ -23,7 +23,42 @@ type Synchronous<T> = T extends PromiseLike<unknown> ? never : T;
  * inside. An async callback would commit at its first `await`, so it does not type-check.
  */
 export function writeTransaction<T>(db: Db, work: (tx: WriteTx) => Synchronous<T>): T {
-  return db.transaction((tx) => work(tx), { behavior: "immediate" }) as T;
+  openWriteTransactions++;
+  try {
+    return db.transaction((tx) => work(tx), { behavior: "immediate" }) as T;
+  } finally {
+    openWriteTransactions--;
+  }
+}
+
+/**
+ * Write transactions under way in this process. Their work is synchronous, so while one runs
+ * nothing else does: a count is exact. (When transactions become asynchronous, decision 0038,
+ * this becomes an AsyncLocalStorage mark of the work's own calls.)
+ */
+let openWriteTransactions = 0;
+
+/**
+ * Throws when called inside a write transaction. A transaction only touches the database: a
+ * payment provider's call, an email or an outbound request made inside one would happen even when
+ * the transaction rolls back, and would hold the database's write lock for as long as it takes.
+ */
+export function refuseInsideWriteTransaction(what: string) {
+  if (openWriteTransactions > 0) throw new Error(`${what} inside a write transaction: make outside calls before or after it (db/client.ts, writeTransaction)`);
+}
+
+/** `service` with every method refusing to run inside a write transaction (`refuseInsideWriteTransaction`). */
+export function outsideWriteTransactions<T extends object>(service: T, what: string): T {
+  return new Proxy(service, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        refuseInsideWriteTransaction(`${what} (${String(key)})`);
+        return value.apply(target, args);
+      };
+    },
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { html } from "@elysiajs/html";
 import { Elysia } from "elysia";
 import { timingSafeEqual } from "node:crypto";
+import { outsideWriteTransactions } from "../db/client";
 import { THEME_SCRIPT } from "../views/layouts/Document";
 import { ErrorScreen } from "../views/shell/NotFound";
 import { activitiesFeature } from "./activities";
@@ -144,12 +145,13 @@ export function createApp(options: AppOptions) {
     now: options.now ?? Date.now,
     paymentEvents: options.paymentEvents ?? new PaymentEvents(),
     events: options.events ?? new DomainEvents(),
-    mailer: options.mailer ?? makeMailer(options.config),
+    // Providers, mail and outbound requests refuse to run inside a write transaction (db/client.ts).
+    mailer: outsideWriteTransactions(options.mailer ?? makeMailer(options.config), "sending an email"),
     passwords: options.passwords ?? argon2Passwords,
     live,
     presence,
   } satisfies Omit<Deps, "jobs" | "payments"> as Deps;
-  deps.payments = options.payments ?? makePaymentProvider({ config: options.config, db: options.db, events: deps.paymentEvents, now: deps.now });
+  deps.payments = outsideWriteTransactions(options.payments ?? makePaymentProvider({ config: options.config, db: options.db, events: deps.paymentEvents, now: deps.now }), "a payment provider's call");
   // The runner hands `deps` to the jobs it runs, so it is made once the rest exists.
   deps.jobs = new JobRunner(deps);
   const stripe = deps.payments.name === "stripe" ? options.config.stripe : undefined;

@@ -4,6 +4,7 @@ import { writeTransaction } from "../db/client";
 import { activities, oauthAccounts, users } from "../db/schema";
 import { deleteActivity } from "../src/activities/service";
 import { findOrCreateOAuthUser } from "../src/auth/service";
+import { checkDestination, pinnedRequest } from "../src/notifications/destinations";
 import { makeTestApp } from "./helpers";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -76,5 +77,34 @@ describe("write transactions", () => {
     expect(t.db.select().from(activities).where(eq(activities.id, activity.id)).get()?.archivedAt).toBeNull();
     expect(await deleteActivity(t.deps, activity)).toBe("deleted");
     expect(t.db.select().from(activities).where(eq(activities.id, activity.id)).get()).toBeUndefined();
+  });
+});
+
+describe("a write transaction only touches the database", () => {
+  const attempt = (call: () => unknown) => {
+    const email = `inside-${crypto.randomUUID()}@example.com`;
+    let thrown: unknown;
+    try {
+      writeTransaction(t.db, (tx) => {
+        tx.insert(users).values({ id: crypto.randomUUID(), email }).run();
+        call();
+      });
+    } catch (err) {
+      thrown = err;
+    }
+    // Refused, and the transaction's own writes rolled back with it.
+    expect(t.db.select().from(users).where(eq(users.email, email)).get()).toBeUndefined();
+    return thrown instanceof Error ? thrown.message : String(thrown);
+  };
+
+  test("a payment provider's call, an email or an outbound request inside one is refused", async () => {
+    expect(attempt(() => t.deps.payments.getIntent("pi_nothing"))).toContain("a payment provider's call (getIntent) inside a write transaction");
+    expect(attempt(() => t.deps.mailer.send({ to: "a@example.com", kind: "test", subject: "s", text: "t", html: "<p>t</p>", links: [] } as never, "id"))).toContain("sending an email (send) inside a write transaction");
+    const destination = await checkDestination("https://push.example.com/x", false, async () => [{ address: "93.184.215.14", family: 4 }]);
+    expect(attempt(() => pinnedRequest(destination, "GET", {}))).toContain("an outbound request inside a write transaction");
+  });
+
+  test("outside one, the same calls go through", async () => {
+    expect(await t.deps.payments.getIntent("pi_nothing")).toBeNull();
   });
 });

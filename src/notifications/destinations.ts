@@ -1,5 +1,6 @@
 import { lookup } from "node:dns/promises";
 import http from "node:http";
+import { refuseInsideWriteTransaction } from "../../db/client";
 import https from "node:https";
 import { isIP } from "node:net";
 
@@ -300,6 +301,7 @@ export function pinnedLookup(destination: PushDestination) {
  * check looked. A connection of its own each time (no agent), made to the addresses just checked.
  */
 export function pinnedRequest(destination: PushDestination, method: "GET" | "POST", headers: Record<string, string>): http.ClientRequest {
+  refuseInsideWriteTransaction("an outbound request");
   const { url } = destination;
   const send = url.protocol === "https:" ? https.request : http.request;
   return send({
