@@ -140,7 +140,7 @@ export function createApp(options: AppOptions) {
     secrets: options.secrets,
     assets: options.assets,
     storage: options.storage ?? makeStorage(options.config),
-    limits: { ...makeLimits(redis), ...options.limits },
+    limits: { ...makeLimits(redis ? { redis, secret: options.secrets.sessionSecret } : null), ...options.limits },
     cookies: cookieNames(options.config),
     now: options.now ?? Date.now,
     paymentEvents: options.paymentEvents ?? new PaymentEvents(),

@@ -83,8 +83,8 @@ export interface Deps {
  * The app's limits. With Redis (`REDIS_URL`) every process counts in it, so several processes or
  * machines limit one person together; without it, each counts in its own memory.
  */
-export function makeLimits(redis: RedisClient | null = null): Deps["limits"] {
-  const counts = (limiter: string): Counts => (redis ? new RedisCounts(redis, limiter) : new MemoryCounts());
+export function makeLimits(shared: { redis: RedisClient; secret: string } | null = null): Deps["limits"] {
+  const counts = (limiter: string): Counts => (shared ? new RedisCounts(shared.redis, limiter, shared.secret) : new MemoryCounts());
   const fifteenMinutes = 15 * 60 * 1000;
   const hour = 60 * 60 * 1000;
   return {

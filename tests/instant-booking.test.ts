@@ -4,7 +4,7 @@ import { activities, bookings, jobs, messages, testPaymentOperations, users } fr
 import { bookingRow, insert } from "../db/factories";
 import { instantAcceptJob, instantUnansweredJob, schedule } from "../src/bookings/jobs";
 import { jobKeys } from "../src/bookings/keys";
-import { INSTANT_UNANSWERED_MS, RECOVERY_GRACE_MS } from "../src/bookings/transitions";
+import { INSTANT_UNANSWERED_MS, instantUnansweredAt, RECOVERY_GRACE_MS } from "../src/bookings/transitions";
 import { ledgerKey } from "../src/bookings/keys";
 import { asTestProvider } from "../src/payments";
 import type { TestProvider } from "../src/payments/test-provider";
@@ -207,6 +207,12 @@ describe("instant booking, every flow that makes a request", () => {
 });
 
 describe("instant booking, when things go wrong", () => {
+  test("the host is asked ten minutes on, or a minute before the answer is due when that is sooner", () => {
+    expect(instantUnansweredAt({ respondBy: clock + 24 * HOUR }, clock)).toBe(clock + INSTANT_UNANSWERED_MS);
+    expect(instantUnansweredAt({ respondBy: clock + 5 * 60_000 }, clock)).toBe(clock + 4 * 60_000);
+    expect(instantUnansweredAt({ respondBy: clock + 30_000 }, clock)).toBe(clock);
+  });
+
   test("a request the instant accept could not accept is put to the host ten minutes on, as a request to answer", async () => {
     const host = t.db.select().from(users).where(eq(users.id, parties.hostId)).get()!;
     const { intentId } = await authorised();
@@ -214,16 +220,31 @@ describe("instant booking, when things go wrong", () => {
     const activity = t.db.select().from(activities).where(eq(activities.id, parties.activityId)).get()!;
     const booking = insert(t.db).booking(bookingRow(activity, { guestId: parties.guestId, startsAt: clock + 20 * 24 * HOUR, createdAt: clock, durationMinutes: 120, paymentIntentId: intentId }));
     insert(t.db).ledger([{ id: crypto.randomUUID(), bookingId: booking.id, kind: "authorize", amountCents: booking.totalCents, provider: "test", providerRef: intentId, idempotencyKey: ledgerKey(booking.id, "authorize"), createdAt: clock }]);
-    schedule(t.db, instantUnansweredJob, { bookingId: booking.id }, { at: clock + INSTANT_UNANSWERED_MS, key: jobKeys.instantUnanswered(booking.id) });
+    schedule(t.db, instantUnansweredJob, { bookingId: booking.id }, { at: instantUnansweredAt(booking, clock), key: jobKeys.instantUnanswered(booking.id) });
+    // Its accept, refused so far, waits to try again in an hour.
+    schedule(t.db, instantAcceptJob, { bookingId: booking.id }, { at: clock + HOUR, key: jobKeys.instantAccept(booking.id) });
     const requestMails = async () => (await outboxEmails(t.dataDir, host.email!, "booking.pending")).filter((m) => m.links.some((l) => l.includes(booking.id)));
+    const unansweredJob = () => t.db.select().from(jobs).where(eq(jobs.key, jobKeys.instantUnanswered(booking.id))).get();
 
     await t.deps.jobs.runDue();
     await settled(t.deps);
     expect(await requestMails()).toEqual([]);
     clock += INSTANT_UNANSWERED_MS;
     try {
+      // A money movement under way (here a decline being made) is left to finish: not asked yet.
+      const claim = { movement: "release", key: "k-release", intentId, from: "pending", to: "rejected", canceledBy: null, message: "booking_declined", senderId: parties.hostId } as const;
+      t.db.update(bookings).set({ claim, claimedAt: clock }).where(eq(bookings.id, booking.id)).run();
       await t.deps.jobs.runDue();
       await settled(t.deps);
+      expect(await requestMails()).toEqual([]);
+      expect(unansweredJob()).toMatchObject({ attempts: 1, failedAt: null });
+      // The movement was refused and rolled back: the next look asks the host, and the instant accept stops.
+      t.db.update(bookings).set({ claim: null, claimedAt: null }).where(eq(bookings.id, booking.id)).run();
+      clock += 60_000;
+      await t.deps.jobs.runDue();
+      await settled(t.deps);
+      expect(unansweredJob()).toBeUndefined();
+      expect(instantJob(booking.id)).toBeUndefined();
       await until("the host's request email", async () => (await requestMails()).length > 0);
       const [mail] = await requestMails();
       expect(mail!.subject).not.toContain("Booked instantly");

@@ -210,6 +210,25 @@ describe("two processes, one database, one Redis", () => {
     expect(keys.join(" ")).not.toContain("127.0.0.1");
   });
 
+  test("a Redis that stops answering holds no request up: the limits count in memory meanwhile", async () => {
+    const commands = new RedisClient(redis.url, { enableOfflineQueue: false });
+    await commands.connect();
+    const limiter = new RateLimiter(1, 60_000, new RedisCounts(commands, "stalled", "secret"));
+    redis.proc.kill("SIGSTOP");
+    try {
+      const started = performance.now();
+      expect(await limiter.retryAfter("k")).toBe(0);
+      await limiter.hit("k");
+      // Counted in this process's memory: the limit still holds.
+      expect(await limiter.retryAfter("k")).toBeGreaterThan(0);
+      // Three calls, each given up after a quarter of a second.
+      expect(performance.now() - started).toBeLessThan(2_000);
+    } finally {
+      redis.proc.kill("SIGCONT");
+      commands.close();
+    }
+  });
+
   test("after a Redis outage, clients are told to reconnect and catch up, and frames flow again", async () => {
     const guestOnB = await socket(b, "guest");
     await guestOnB.subscribe(bookingId);
@@ -292,7 +311,7 @@ describe("REUSE_PORT", () => {
 describe("rate limits when Redis is away", () => {
   test("a process counts in its own memory, so the limit still holds there and nobody is shut out", async () => {
     const away = new RedisClient(`redis://127.0.0.1:${freePort()}`, { enableOfflineQueue: false, autoReconnect: false, connectionTimeout: 200 });
-    const limiter = new RateLimiter(2, 60_000, new RedisCounts(away, "test"));
+    const limiter = new RateLimiter(2, 60_000, new RedisCounts(away, "test", "secret"));
     const now = Date.now();
     expect(await limiter.retryAfter("k", now)).toBe(0);
     await limiter.hit("k", now);

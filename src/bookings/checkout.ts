@@ -28,7 +28,7 @@ import {
 } from "./service";
 import type { Amount } from "./input";
 import type { Slot } from "./times";
-import { acceptInstantlyNow, announce, endAwaitingPayment, INSTANT_ANSWER_MS, INSTANT_UNANSWERED_MS, ledger, systemMessage } from "./transitions";
+import { acceptInstantlyNow, announce, endAwaitingPayment, INSTANT_ANSWER_MS, instantUnansweredAt, ledger, systemMessage } from "./transitions";
 
 /**
  * The three ways a guest pays for a request (spec §7): the date-time screen (an intent for a
@@ -52,7 +52,7 @@ function recordRequest(tx: WriteTx, deps: Deps, booking: Booking, intentId: stri
   schedule(tx, expireJob, { bookingId: booking.id }, { at: booking.respondBy, key: jobKeys.expire(booking.id) });
   if (instant) {
     schedule(tx, instantAcceptJob, { bookingId: booking.id }, { at: now, key: jobKeys.instantAccept(booking.id) });
-    schedule(tx, instantUnansweredJob, { bookingId: booking.id }, { at: now + INSTANT_UNANSWERED_MS, key: jobKeys.instantUnanswered(booking.id) });
+    schedule(tx, instantUnansweredJob, { bookingId: booking.id }, { at: instantUnansweredAt(booking, now), key: jobKeys.instantUnanswered(booking.id) });
   }
   return request;
 }

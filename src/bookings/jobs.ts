@@ -38,11 +38,12 @@ export const expireJob = declare<ById>({ kind: "booking.expire" });
 export const instantAcceptJob = declare<ById>({ kind: "booking.instant-accept" });
 
 /**
- * The instant accept's safety net: scheduled with it, a few minutes on. A request still pending
- * then (its accept could not be made: the payment not confirmed, the capture refused, the job
- * out of tries) is told to the host as a request to answer, which it was not told before.
+ * The instant accept's safety net: scheduled with it, ten minutes on (`instantUnansweredAt`). A
+ * request still pending then (its accept could not be made: the payment not confirmed, the
+ * capture refused, the job out of tries) becomes the host's to answer, and the host is told it
+ * as a request, which it was not told before.
  */
-export const instantUnansweredJob = declare<ById>({ kind: "booking.instant-unanswered" });
+export const instantUnansweredJob = declare<ById>({ kind: "booking.instant-unanswered", maxAttempts: 12 });
 
 /** An accepted booking nobody completed, 48 hours after its end. */
 export const autoCompleteJob = declare<ById>({ kind: "booking.autocomplete" });

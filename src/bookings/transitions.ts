@@ -512,10 +512,24 @@ export const INSTANT_ANSWER_MS = 3_000;
 /** How long an instant request may stay unaccepted before the host is asked to answer it (`instantUnansweredJob`). */
 export const INSTANT_UNANSWERED_MS = 10 * 60 * 1000;
 
-/** The instant accept's safety net: a request still pending is told to the host as one to answer. */
+/** When the host of an instant request not yet accepted is asked to answer it: ten minutes on, or a minute before its answer is due if sooner. */
+export const instantUnansweredAt = (booking: Pick<Booking, "respondBy">, now: number) => Math.max(now, Math.min(now + INSTANT_UNANSWERED_MS, booking.respondBy - 60_000));
+
+/**
+ * The instant accept's safety net: a request still pending, with no money movement under way, is
+ * the host's to answer from now on. The instant accept stops (its waiting retry is cancelled) and
+ * the host is told it as a request. A movement under way (a capture whose answer was lost, a
+ * decline) is left to finish: this throws, and the job looks again later.
+ */
 export function tellHostIfUnanswered(deps: Deps, bookingId: string) {
-  const b = currentBooking(deps, bookingId);
-  if (b?.status === "pending") deps.events.emit({ type: "booking.awaitingHost", booking: b });
+  const b = writeTransaction(deps.db, (tx) => {
+    const row = tx.select().from(bookings).where(eq(bookings.id, bookingId)).get();
+    if (row?.status !== "pending") return null;
+    if (row.claim) throw new Error(`booking ${bookingId}: a ${row.claim.movement} is under way; the host is asked once it is settled`);
+    cancelJob(tx, jobKeys.instantAccept(row.id));
+    return row;
+  });
+  if (b) deps.events.emit({ type: "booking.awaitingHost", booking: b });
 }
 
 /** Refusals that leave an instant accept nothing to do: the booking moved on, or its activity takes no more bookings. */

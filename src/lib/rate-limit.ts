@@ -37,20 +37,27 @@ export class MemoryCounts implements Counts {
   }
 }
 
-/** Adds to a count and starts its window when the count is new, in one step (a Lua script runs whole). */
+/**
+ * Adds to a count and starts its window when it has none, in one step (a Lua script runs whole).
+ * "Has none" is read from the key's time to live, so a key that somehow lost it gets one again.
+ */
 const ADD_SCRIPT = `local c = redis.call('INCRBY', KEYS[1], ARGV[1])
-if c == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return c`;
+/** How long a count waits on Redis before this process counts in its memory instead: a limit must never hold a request up. */
+const REDIS_WAIT_MS = 250;
 /** The count and the milliseconds left of its window, read together. */
 const GET_SCRIPT = `return {redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1])}`;
 
 /**
- * Counts in Redis, shared by every process. A key is `offline:limit:{limiter}:{hash of the key}`
- * (the keys are emails and addresses; Redis holds only their hashes) and expires with its window.
- * The window is Redis's clock, not the app's: the limits count real attempts.
+ * Counts in Redis, shared by every process. A key is `offline:limit:{limiter}:{HMAC of the key}`
+ * (the keys are emails and addresses; Redis holds only their HMACs under the app's secret, which
+ * cannot be reversed by trying every address) and expires with its window. The window is Redis's
+ * clock, not the app's: the limits count real attempts.
  *
- * When Redis cannot be reached, this process counts in its memory until it can, as it would
- * with one process: an outage weakens a limit to one process's share, never shuts people out.
+ * When Redis cannot be reached, or does not answer within `REDIS_WAIT_MS`, this process counts
+ * in its memory until it can, as it would with one process: an outage weakens a limit to one
+ * process's share, never shuts people out or holds them up.
  */
 export class RedisCounts implements Counts {
   private readonly fallback = new MemoryCounts();
@@ -60,15 +67,18 @@ export class RedisCounts implements Counts {
   constructor(
     private readonly redis: RedisClient,
     private readonly limiter: string,
+    private readonly secret: string,
   ) {}
 
   private key(key: string) {
-    return `offline:limit:${this.limiter}:${new Bun.CryptoHasher("sha256").update(key).digest("hex").slice(0, 32)}`;
+    return `offline:limit:${this.limiter}:${new Bun.CryptoHasher("sha256", this.secret).update(key).digest("hex").slice(0, 32)}`;
   }
 
   private async shared<T>(work: () => Promise<T>, otherwise: () => Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const result = await work();
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${REDIS_WAIT_MS} ms`)), REDIS_WAIT_MS)));
+      const result = await Promise.race([work(), late]);
       if (this.failing) console.error("rate limits: Redis is back; counting there again");
       this.failing = false;
       return result;
@@ -76,6 +86,8 @@ export class RedisCounts implements Counts {
       if (!this.failing) console.error(`rate limits: Redis failed (${err instanceof Error ? err.message : String(err)}); counting in this process until it is back`);
       this.failing = true;
       return otherwise();
+    } finally {
+      clearTimeout(timer);
     }
   }
 
