@@ -25,6 +25,12 @@ const envSchema = z.object({
   DEFAULT_LANGUAGE: z.enum(["en", "fr"]).default("en"),
   ADMIN_EMAILS: z.string().default(""),
   REUSE_PORT: flag.default(false),
+  /**
+   * Read only to refuse it, until the app runs on PostgreSQL (docs/decisions/0038): a server that
+   * ignored it would write to its SQLite file while the operator believed it wrote to PostgreSQL
+   * (after `npm run db:to-postgres`, say), and the two would part ways.
+   */
+  DATABASE_URL: optional,
   REDIS_URL: z
     .string()
     .trim()
@@ -161,6 +167,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const adminEmails = [...new Set(e.ADMIN_EMAILS.split(",").map((v) => v.trim().toLowerCase()).filter(Boolean))];
   for (const email of adminEmails) if (!z.email().safeParse(email).success) problems.push(`  ADMIN_EMAILS: "${email}" is not an email address`);
+  if (e.DATABASE_URL)
+    problems.push("  DATABASE_URL: this version runs on the SQLite file in DATA_DIR only, not on PostgreSQL; unset DATABASE_URL to start (the database stays DATA_DIR's offline.db)");
   if (e.MAIL_FROM && !senderAddress(e.MAIL_FROM)) problems.push(`  MAIL_FROM must be an address, such as "Offline <no-reply@example.com>"`);
   if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
 

@@ -48,6 +48,8 @@ describe("configuration", () => {
     [{ ADMIN_EMAILS: "ops@offline.test, not-an-email" }, "ADMIN_EMAILS"],
     [{ REDIS_URL: "localhost:6379" }, "REDIS_URL"],
     [{ REUSE_PORT: "sometimes" }, "REUSE_PORT"],
+    // Not read yet: refused, so that a server never writes its SQLite file while PostgreSQL was meant.
+    [{ DATABASE_URL: "postgres://offline@db:5432/offline" }, "DATABASE_URL: this version runs on the SQLite file in DATA_DIR only"],
   ])("%j fails fast naming the setting", (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);
