@@ -53,7 +53,7 @@ export async function benchLive(opts: LiveBenchOptions) {
     const conversations = await seed(dataDir, pairs);
     const server = Bun.spawn([process.execPath, "src/server.ts"], {
       cwd: join(import.meta.dir, ".."),
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, DEMO_DATA: "false", NODE_ENV: "production" },
+      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, DEMO_DATA: "false", NODE_ENV: "production", DATABASE_URL: "" },
       stdout: "ignore",
       stderr: "inherit",
     });

@@ -225,7 +225,7 @@ function planChecks(db: ReturnType<typeof openDb>, check: (name: string, ok: boo
 async function startServer(dataDir: string, port: number, children: Subprocess[]) {
   const server = Bun.spawn([process.execPath, "src/server.ts"], {
     cwd: join(import.meta.dir, ".."),
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: `http://127.0.0.1:${port}`, DEMO_DATA: "false", NODE_ENV: "production" },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: `http://127.0.0.1:${port}`, DEMO_DATA: "false", NODE_ENV: "production", DATABASE_URL: "" },
     stdout: "ignore",
     stderr: "inherit",
   });
