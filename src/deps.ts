@@ -73,6 +73,8 @@ export interface Deps {
     signupNotice: RateLimiter;
     /** Link-account emails per account. */
     linkEmail: RateLimiter;
+    /** Test push notifications per person. */
+    pushTestsByUser: RateLimiter;
   };
   /** Cookie names: `__Host-` prefixed where cookies are Secure. */
   cookies: { session: string; flash: string; lang: string; oauth: string };
@@ -107,6 +109,7 @@ export function makeLimits(shared: { redis: RedisClient; secret: string } | null
     // At most one such email per address per hour, so sign-ups cannot flood someone's inbox.
     signupNotice: new RateLimiter(1, hour, counts("signupNotice")),
     linkEmail: new RateLimiter(3, hour, counts("linkEmail")),
+    pushTestsByUser: new RateLimiter(5, 10 * 60 * 1000, counts("pushTestsByUser")),
   };
 }
 

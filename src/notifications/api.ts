@@ -3,22 +3,16 @@ import { context } from "../context";
 import { type Deps } from "../deps";
 import { DomainError } from "../lib/errors";
 import { json } from "../lib/http";
-import { RateLimiter } from "../lib/rate-limit";
 import { parseBody as parse } from "../lib/validation";
 import { preferenceChange, subscriptionInput, testInput, unsubscribeInput } from "./input";
 import { sendTest } from "./notices";
 import { changePreferences, preferencesOf, subscribe, unsubscribe } from "./service";
-
-/** Test notifications one person may send in this window. */
-const TESTS_PER_WINDOW = 5;
-const TEST_WINDOW_MS = 10 * 60 * 1000;
 
 /**
  * The notification calls of spec §7: preferences, push subscriptions and the test notification.
  * Refusals are `DomainError`s, answered by the app's error handler.
  */
 export function notificationApi(deps: Deps) {
-  const testsByUser = new RateLimiter(TESTS_PER_WINDOW, TEST_WINDOW_MS);
 
   return new Elysia({ name: "offline.notifications.api", seed: deps.id })
     .use(context(deps))
@@ -36,9 +30,9 @@ export function notificationApi(deps: Deps) {
     })
     .post("/api/notifications/test", async ({ user, body, state }) => {
       const now = deps.now();
-      const wait = await testsByUser.retryAfter(user.id, now);
+      const wait = await deps.limits.pushTestsByUser.retryAfter(user.id, now);
       if (wait > 0) throw new DomainError("error.tooMany", 429, { retryAfterMs: wait });
-      await testsByUser.hit(user.id, now);
+      await deps.limits.pushTestsByUser.hit(user.id, now);
       const sent = await sendTest(deps, user.id, parse(testInput, body), state.locale);
       if (!sent) throw new DomainError("notifications.testFailed", 502);
       return json({ sent });
