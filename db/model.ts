@@ -1,5 +1,6 @@
-import { sql, type SQL } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sqliteDialect } from "./dialect";
 import type { WeeklyHours } from "../shared/availability";
 
 /**
@@ -34,8 +35,8 @@ export const sqliteKit = {
   /** The defaults of a JSON list and of a JSON object. */
   emptyList: sql`'[]'`,
   emptyObject: sql`'{}'`,
-  /** "This flag is set", in an index's condition (the queries it serves spell it the same way). */
-  isTrue: (column: AnySQLiteColumn): SQL => sql`${column} = 1`,
+  /** "This flag is set", in an index's condition: the dialect's own spelling, which the queries it serves use too. */
+  isTrue: sqliteDialect.isTrue,
 };
 
 export type Kit = typeof sqliteKit;

@@ -3,8 +3,9 @@
  * db/migrations-pg. The kit makes each column as PostgreSQL stores it (64-bit instants, booleans,
  * jsonb), with the same TypeScript types as on SQLite, so one set of queries serves both.
  */
-import { sql, type SQL } from "drizzle-orm";
-import { bigint, boolean, customType, index, integer, pgTable, primaryKey, text, uniqueIndex, type AnyPgColumn } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, boolean, customType, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { postgresDialect } from "./dialect";
 import { model, type Kit } from "./model";
 
 /**
@@ -32,7 +33,7 @@ export const pgKit = {
   now: sql`(floor(extract(epoch from clock_timestamp()) * 1000))::bigint`,
   emptyList: sql`'[]'::jsonb`,
   emptyObject: sql`'{}'::jsonb`,
-  isTrue: (column: AnyPgColumn): SQL => sql`${column} = true`,
+  isTrue: postgresDialect.isTrue,
   // The makers differ from SQLite's in their engine, not in the columns' TypeScript types.
 } as unknown as Kit;
 

@@ -1,13 +1,9 @@
 import { SQL } from "bun";
 import { count, getTableName } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
-import { migrate } from "drizzle-orm/bun-sql/migrator";
 import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
-import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { join } from "node:path";
 import type { Db } from "./client";
-import * as pg from "./schema-pg";
-import * as sqlite from "./schema";
+import { migratePostgres, modelTables } from "./postgres";
 
 /**
  * Copies a SQLite database into an empty PostgreSQL one (`bun run db:to-postgres`,
@@ -20,32 +16,20 @@ import * as sqlite from "./schema";
  * Anything wrong rolls the whole copy back, leaving the target empty.
  */
 
-const root = join(import.meta.dir, "..");
 /** Rows per INSERT: well under PostgreSQL's 65,535 parameters for the widest table. */
 const BATCH = 500;
 
 export class CopyRefused extends Error {}
 
-/** The model's tables by name: SQLite's and PostgreSQL's of each. */
-function tablePairs() {
-  const pairs: { name: string; from: SQLiteTable; to: PgTable }[] = [];
-  for (const [key, value] of Object.entries(pg)) {
-    if (key === "pgKit") continue;
-    const to = value as unknown as PgTable;
-    pairs.push({ name: getTableName(to), from: (sqlite as unknown as Record<string, SQLiteTable>)[key]!, to });
-  }
-  return pairs;
-}
-
 /** The tables in an order where each comes after every table its foreign keys point to. */
-function inForeignKeyOrder<T extends { name: string; to: PgTable }>(tables: T[]): T[] {
+function inForeignKeyOrder<T extends { name: string; pg: PgTable }>(tables: T[]): T[] {
   const byName = new Map(tables.map((t) => [t.name, t]));
   const ordered: T[] = [];
   const placed = new Set<string>();
   const place = (table: T, path: string[]) => {
     if (placed.has(table.name)) return;
     if (path.includes(table.name)) throw new Error(`foreign keys in a circle: ${[...path, table.name].join(" → ")}`);
-    for (const fk of getTableConfig(table.to).foreignKeys) {
+    for (const fk of getTableConfig(table.pg).foreignKeys) {
       const target = getTableName(fk.reference().foreignTable);
       if (target !== table.name) place(byName.get(target)!, [...path, table.name]);
     }
@@ -54,11 +38,6 @@ function inForeignKeyOrder<T extends { name: string; to: PgTable }>(tables: T[])
   };
   for (const table of tables) place(table, []);
   return ordered;
-}
-
-/** Applies the committed PostgreSQL migrations (db/migrations-pg) the database has not had yet. */
-export async function migratePostgres(client: SQL) {
-  await migrate(drizzle({ client }), { migrationsFolder: join(root, "db/migrations-pg") });
 }
 
 export interface CopyReport {
@@ -74,20 +53,21 @@ export async function copyToPostgres(source: Db, targetUrl: string, log: (line: 
   try {
     await migratePostgres(client);
     const target = drizzle({ client });
-    const tables = inForeignKeyOrder(tablePairs());
+    const tables = inForeignKeyOrder(modelTables());
     for (const table of tables) {
-      const [row] = await target.select({ n: count() }).from(table.to);
+      const [row] = await target.select({ n: count() }).from(table.pg);
       if (row!.n > 0) throw new CopyRefused(`the target database is not empty (${table.name} has ${row!.n} rows): the copy goes only into an empty database`);
     }
     const report: CopyReport = { tables: [] };
     // One read transaction on SQLite: every table as of the same moment, even if the app still writes.
     source.$client.exec("BEGIN");
     try {
-      await target.transaction(async (tx) => {
+      // A PostgreSQL transaction (drizzle over Bun's client): asynchronous, and atomic across its awaits.
+    await target.transaction(async (tx) => {
         for (const table of tables) {
-          const rows = source.select().from(table.from).all() as Record<string, unknown>[];
-          for (let i = 0; i < rows.length; i += BATCH) await tx.insert(table.to).values(rows.slice(i, i + BATCH));
-          const [copied] = await tx.select({ n: count() }).from(table.to);
+          const rows = source.select().from(table.sqlite).all() as Record<string, unknown>[];
+          for (let i = 0; i < rows.length; i += BATCH) await tx.insert(table.pg).values(rows.slice(i, i + BATCH));
+          const [copied] = await tx.select({ n: count() }).from(table.pg);
           if (copied!.n !== rows.length) throw new Error(`${table.name}: ${rows.length} rows read, ${copied!.n} written`);
           report.tables.push({ name: table.name, rows: rows.length });
           log(`${table.name}: ${rows.length} rows`);

@@ -18,7 +18,8 @@
  */
 import { Glob } from "bun";
 import { availableParallelism } from "node:os";
-import { readdirSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
+import { postgresBin } from "../tests/postgres-bin";
 
 const root = new URL("..", import.meta.url).pathname;
 const bin = (name: string) => `${root}node_modules/.bin/${name}`;
@@ -225,19 +226,11 @@ async function testFiles(name: string, files: string[], extraEnv: Record<string,
  * a newcomer runs this and not `.ci/run`.
  */
 function ensureDebianPackages() {
-  const postgresVersions = () => {
-    try {
-      return readdirSync("/usr/lib/postgresql");
-    } catch {
-      return [];
-    }
-  };
   const installed = (path: string) => Bun.file(path).size > 0;
   const wanted = [
     { pkg: "chromium", present: () => installed(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium") },
     { pkg: "redis-server", present: () => installed(process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server") },
-    // Debian keeps each PostgreSQL major version in its own folder (tests/postgres.ts takes the newest).
-    { pkg: "postgresql", present: () => (process.env.POSTGRES_BIN ? installed(`${process.env.POSTGRES_BIN}/postgres`) : postgresVersions().some((v) => installed(`/usr/lib/postgresql/${v}/bin/postgres`))) },
+    { pkg: "postgresql", present: () => postgresBin() !== undefined },
   ];
   const missing = wanted.filter((w) => !w.present()).map((w) => w.pkg);
   if (!missing.length) return;

@@ -14,7 +14,7 @@ export type DomainEvent =
    * written with it; `instant` marks an accept made on the host's behalf (instant booking).
    */
   | { type: "booking.changed"; booking: Booking; from: BookingStatus | null; message: MessageRow | null; instant?: boolean }
-  /** An instant-booking request was not accepted on the host's behalf in time: the host answers it like any request. */
+  /** An instant-booking request (pending) was not accepted on the host's behalf in time: the host answers it like any request. */
   | { type: "booking.awaitingHost"; booking: Booking }
   /** A person sent a message in a booking's conversation. */
   | { type: "message.created"; booking: Booking; message: MessageRow }
@@ -26,6 +26,14 @@ export type DomainEvent =
   | { type: "reviews.published"; booking: Booking; reviews: Review[] }
   /** Sessions ended (sign-out, an email change ending the others, a suspension): `all` of the user's, or these ids. */
   | { type: "sessions.ended"; userId: string; sessionIds: string[] | "all" };
+
+/** How a booking's news came about, for the push notices and emails that tell it (src/notifications/). */
+export interface BookingNews {
+  /** Accepted on the host's behalf by instant booking. */
+  instant?: boolean;
+  /** An instant request the host answers after all (`booking.awaitingHost`). */
+  awaitingHost?: boolean;
+}
 
 type Listener = (event: DomainEvent) => void | Promise<void>;
 

@@ -7,7 +7,7 @@ import { postgresDialect, sqliteDialect, type Dialect } from "../db/dialect";
 import { activityRow, userRow } from "../db/factories";
 import * as pg from "../db/schema-pg";
 import * as sqlite from "../db/schema";
-import { migratePostgres } from "../db/to-postgres";
+import { migratePostgres } from "../db/postgres";
 import { join } from "node:path";
 import { startPostgres, type Postgres } from "./postgres";
 

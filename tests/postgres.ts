@@ -1,8 +1,9 @@
 import { SQL } from "bun";
-import { chmodSync, chownSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { until } from "./helpers";
+import { postgresBin } from "./postgres-bin";
 import { freePort } from "./server-process";
 
 /**
@@ -11,17 +12,6 @@ import { freePort } from "./server-process";
  * nothing kept. PostgreSQL refuses to run as root, so as root it runs as the package's
  * `postgres` user.
  */
-
-/** The newest installed PostgreSQL's programs (Debian keeps each major version apart), or POSTGRES_BIN. */
-export function postgresBin(): string | undefined {
-  if (process.env.POSTGRES_BIN) return process.env.POSTGRES_BIN;
-  try {
-    const versions = readdirSync("/usr/lib/postgresql").filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
-    return versions[0] && `/usr/lib/postgresql/${versions[0]}/bin`;
-  } catch {
-    return undefined;
-  }
-}
 
 export interface Postgres {
   /** `postgres://…` of the cluster's `postgres` database. */

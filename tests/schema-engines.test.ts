@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
-import { drizzle } from "drizzle-orm/bun-sql";
-import { migrate as migratePg } from "drizzle-orm/bun-sql/migrator";
 import { migrate, openDb } from "../db/client";
+import { migratePostgres } from "../db/postgres";
 import { startPostgres, type Postgres } from "./postgres";
 
 /**
@@ -61,7 +60,7 @@ async function sqliteShape(): Promise<Record<string, Shape>> {
 async function postgresShape(url: string): Promise<Record<string, Shape>> {
   const client = new SQL(url, { max: 1 });
   try {
-    await migratePg(drizzle({ client }), { migrationsFolder: join(root, "db/migrations-pg") });
+    await migratePostgres(client);
     const columns = await client<{ table_name: string; column_name: string; data_type: string; is_nullable: string; column_default: string | null }[]>`
       SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns
       WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`;

@@ -1,15 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { getTableName } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
-import type { PgTable } from "drizzle-orm/pg-core";
-import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate, openDb, type Db } from "../db/client";
 import { activityRow, bookingRow, insert, userRow } from "../db/factories";
-import * as pg from "../db/schema-pg";
+import { modelTables } from "../db/postgres";
 import * as schema from "../db/schema";
 import { bookingStatuses } from "../db/schema";
 import { seedDemo } from "../db/seed";
@@ -67,12 +64,9 @@ const canonical = (value: unknown): unknown =>
   Array.isArray(value) ? value.map(canonical) : value && typeof value === "object" ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, canonical(v)])) : value;
 
 /** Every row of every table, each engine read through its own schema, in a stable order. */
-async function everything(read: (name: string) => Promise<Record<string, unknown>[]>) {
+async function everything(read: (table: ReturnType<typeof modelTables>[number]) => Promise<Record<string, unknown>[]>) {
   const tables: Record<string, string[]> = {};
-  for (const table of Object.values(pg).filter((v) => typeof v === "object" && v !== null && "getSQL" in v) as unknown as PgTable[]) {
-    const name = getTableName(table);
-    tables[name] = (await read(name)).map((row) => JSON.stringify(canonical(row))).sort();
-  }
+  for (const table of modelTables()) tables[table.name] = (await read(table)).map((row) => JSON.stringify(canonical(row))).sort();
   return tables;
 }
 
@@ -101,16 +95,10 @@ describe("db:to-postgres", () => {
     expect({ exit: run.exitCode, err: run.stderr.toString() }).toEqual({ exit: 0, err: "" });
     expect(run.stdout.toString()).toMatch(/Copied \d+ rows in 23 tables/);
 
-    const fromSqlite = await everything(async (name) => {
-      const table = Object.values(schema).find((v) => typeof v === "object" && v !== null && "getSQL" in v && getTableName(v as SQLiteTable) === name) as SQLiteTable;
-      return source.select().from(table).all() as Record<string, unknown>[];
-    });
+    const fromSqlite = await everything(async (table) => source.select().from(table.sqlite).all() as Record<string, unknown>[]);
     const client = new SQL(url, { max: 2 });
     const target = drizzle({ client });
-    const fromPostgres = await everything(async (name) => {
-      const table = Object.values(pg).find((v) => typeof v === "object" && v !== null && "getSQL" in v && getTableName(v as unknown as PgTable) === name) as unknown as PgTable;
-      return (await target.select().from(table)) as Record<string, unknown>[];
-    });
+    const fromPostgres = await everything(async (table) => (await target.select().from(table.pg)) as Record<string, unknown>[]);
     for (const [name, rows] of Object.entries(fromSqlite)) {
       expect({ name, hasRows: rows.length > 0 }).toEqual({ name, hasRows: true });
       expect({ name, rows: fromPostgres[name] }).toEqual({ name, rows });

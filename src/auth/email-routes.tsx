@@ -11,6 +11,7 @@ import { encodeFlash, type FlashData, type View } from "../shell/view";
 import { confirmEmail, requestPasswordReset, resendVerification, resetPassword, resetTokenEmail } from "./account";
 import { sessionAnswers } from "./answers";
 import { emailSchema, signUpSchema } from "./input";
+import { signInLimits } from "./service";
 import { findToken, pendingEmailChange, tokenFrom } from "./tokens";
 
 /**
@@ -181,7 +182,7 @@ export function accountEmailRoutes(deps: Deps) {
             return resetPage(state, request, { kind: "form", token, email, errors: { form: message } }, 403);
           }
           // Whoever was locked out of this address from here by wrong passwords is let in again.
-          await deps.limits.loginByPair.reset(`${email}\n${state.ip}`);
+          await signInLimits.succeeded(deps, email, state.ip);
           const redirect = wantsJson(request)
             ? null
             : redirectTo(request, "/", { "Set-Cookie": flashCookie(deps, encodeFlash({ title: "toast.passwordReset", body: "toast.passwordResetBody" })) });

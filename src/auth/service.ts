@@ -130,20 +130,20 @@ export async function registerWithPassword(deps: Deps, email: string, password: 
  * from another address still works, after a slow-down once the email is hammered. With
  * `REDIS_URL` every process counts them together.
  */
+const signInPair = (email: string, ip: string) => `${email}\n${ip}`;
 export const signInLimits = {
   /** Milliseconds before this pair may try again (0: now); then waits out the email's slow-down. */
   async wait(deps: Deps, email: string, ip: string, now: number): Promise<number> {
-    const pair = `${email}\n${ip}`;
-    const wait = Math.max(...(await Promise.all([deps.limits.loginByPair.retryAfter(pair, now), deps.limits.loginByIp.retryAfter(ip, now)])));
+    const wait = Math.max(...(await Promise.all([deps.limits.loginByPair.retryAfter(signInPair(email, ip), now), deps.limits.loginByIp.retryAfter(ip, now)])));
     if (wait === 0) await deps.limits.loginByEmail.wait(email, now);
     return wait;
   },
   async failed(deps: Deps, email: string, ip: string, now: number) {
-    await Promise.all([deps.limits.loginByPair.hit(`${email}\n${ip}`, now), deps.limits.loginByIp.hit(ip, now), deps.limits.loginByEmail.hit(email, now)]);
+    await Promise.all([deps.limits.loginByPair.hit(signInPair(email, ip), now), deps.limits.loginByIp.hit(ip, now), deps.limits.loginByEmail.hit(email, now)]);
   },
-  /** The right password: this pair's failures are forgotten. */
+  /** The right password (or a password reset from this address): this pair's failures are forgotten. */
   succeeded(deps: Deps, email: string, ip: string) {
-    return deps.limits.loginByPair.reset(`${email}\n${ip}`);
+    return deps.limits.loginByPair.reset(signInPair(email, ip));
   },
 };
 

@@ -6,7 +6,7 @@ import { calendarInvite, mailboxOf } from "../email/calendar";
 import type { OutgoingEmail } from "../email/mailer";
 import { composeEmail, queueEmail, sendQueuedEmails, type EmailContent } from "../email/outbox";
 import { unsubscribeUrl } from "../email/unsubscribe";
-import type { DomainEvent } from "../events";
+import type { BookingNews, DomainEvent } from "../events";
 import { chosenLocale, translator, type Locale, type MessageKey, type Translate } from "../texts";
 import { defineJob, scheduleJob } from "../jobs";
 import { formatMoney } from "../lib/money";
@@ -152,7 +152,8 @@ function bookingInvite(deps: Deps, f: Facts, method: "REQUEST" | "CANCEL", t: Tr
 }
 
 /** The emails of a booking's status change: the push notices' changes and recipients (notices.ts). */
-function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus | null, sender: string | null, instant = false, awaitingHost = false): PlannedEmail[] {
+function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus | null, sender: string | null, how: BookingNews = {}): PlannedEmail[] {
+  const { instant = false, awaitingHost = false } = how;
   const to = booking.status;
   // A hold that lapsed or was given up before paying was never a request: nobody is told.
   if (from === "awaiting_payment" && to !== "pending") return [];
@@ -419,9 +420,9 @@ function payoutEmail(deps: Deps, booking: Booking, amountCents: number): Planned
 export function queueEmailsFor(deps: Deps, event: DomainEvent): string[] {
   switch (event.type) {
     case "booking.changed":
-      return queuePlanned(deps, bookingEmails(deps, event.booking, event.from, event.message?.senderId ?? null, event.instant));
+      return queuePlanned(deps, bookingEmails(deps, event.booking, event.from, event.message?.senderId ?? null, { instant: event.instant }));
     case "booking.awaitingHost":
-      return event.booking.status === "pending" ? queuePlanned(deps, bookingEmails(deps, event.booking, null, null, false, true)) : [];
+      return queuePlanned(deps, bookingEmails(deps, event.booking, null, null, { awaitingHost: true }));
     case "payout.sent":
       return queuePlanned(deps, payoutEmail(deps, event.booking, event.amountCents));
     default:

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { activities, bookings, users, type Booking, type BookingStatus } from "../../db/schema";
 import type { Deps } from "../deps";
-import type { DomainEvent } from "../events";
+import type { BookingNews, DomainEvent } from "../events";
 import { locales, translator, type Locale, type MessageKey } from "../texts";
 import { defineJob, scheduleJob } from "../jobs";
 import { formatMoney } from "../lib/money";
@@ -66,13 +66,12 @@ function notice(
   };
 }
 
-/** The host's notice of a request to answer, for an instant request that could not be accepted for them. */
-function requestNotice(deps: Deps, booking: Booking): Notice[] {
-  return booking.status === "pending" ? bookingNotices(deps, booking, null, null, false, true) : [];
-}
-
-/** The notices of a booking's status change, to whoever did not make it. */
-function bookingNotices(deps: Deps, booking: Booking, from: BookingStatus | null, sender: string | null, instant = false, awaitingHost = false): Notice[] {
+/**
+ * The notices of a booking's status change, to whoever did not make it. `instant`: accepted on
+ * the host's behalf; `awaitingHost`: an instant request the host now answers (booking.awaitingHost).
+ */
+function bookingNotices(deps: Deps, booking: Booking, from: BookingStatus | null, sender: string | null, how: BookingNews = {}): Notice[] {
+  const { instant = false, awaitingHost = false } = how;
   const to = booking.status;
   // A hold that lapsed or was given up before paying was never a request: nobody is told.
   if (from === "awaiting_payment" && to !== "pending") return [];
@@ -153,9 +152,9 @@ export function preview(content: string) {
 export async function noticesFor(deps: Deps, event: DomainEvent): Promise<Notice[]> {
   switch (event.type) {
     case "booking.changed":
-      return bookingNotices(deps, event.booking, event.from, event.message?.senderId ?? null, event.instant);
+      return bookingNotices(deps, event.booking, event.from, event.message?.senderId ?? null, { instant: event.instant });
     case "booking.awaitingHost":
-      return requestNotice(deps, event.booking);
+      return bookingNotices(deps, event.booking, null, null, { awaitingHost: true });
     case "message.created": {
       const { booking, message } = event;
       if (message.isSystemMessage || !message.senderId) return [];
