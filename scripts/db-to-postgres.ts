@@ -28,7 +28,10 @@ try {
   const rows = report.tables.reduce((n, t) => n + t.rows, 0);
   console.log(`Copied ${rows} rows in ${report.tables.length} tables from ${file} in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
 } catch (err) {
-  console.error(err instanceof CopyRefused ? `Nothing copied: ${err.message}.` : `Nothing copied (the copy was rolled back): ${err instanceof Error ? err.message : String(err)}`);
+  // drizzle wraps the driver's error ("Failed query: …"); the driver's own words say what went wrong.
+  let cause: unknown = err;
+  while (cause instanceof Error && cause.cause instanceof Error) cause = cause.cause;
+  console.error(`Nothing copied: ${cause instanceof Error ? cause.message : String(cause)}${err instanceof CopyRefused ? "." : " (anything written was rolled back)."}`);
   process.exitCode = 1;
 } finally {
   source.$client.close();
