@@ -1,42 +1,92 @@
 import { Database, type Statement } from "bun:sqlite";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
+import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { readAssetText } from "../src/lib/assets";
 import { madeOnce } from "../src/lib/memo";
 import { StartupError } from "../src/lib/startup";
 import * as schema from "./schema";
 
-export type Db = ReturnType<typeof openDb>;
-/** The handle a write transaction's work gets: the same query builder, inside the transaction. */
-export type WriteTx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-
-/** A value that is not a promise: a transaction's work must finish before it commits. */
-type Synchronous<T> = T extends PromiseLike<unknown> ? never : T;
+/** The query builder every query of the app is written against: awaited, never `.get()`/`.all()`/`.run()`. */
+type Engine = BaseSQLiteDatabase<"async", unknown, typeof schema>;
+type Statements = "insert" | "update" | "delete" | "run" | "all" | "get" | "values" | "batch" | "transaction";
 
 /**
- * Runs `work` in one write transaction started with `BEGIN IMMEDIATE`, so a read-then-write
- * cannot be interleaved with another writer; a throw rolls everything back. The work is
- * synchronous (bun:sqlite's transactions are): run statements with `.run()`, `.get()` and
- * `.all()`, and make outside calls (payment providers, files, hashing) before or after, never
- * inside. An async callback would commit at its first `await`, so it does not type-check.
+ * The app's database handle: reads only. Its connection refuses writes (`PRAGMA query_only`);
+ * every write goes through `writeTransaction`, on the writer connection, one at a time.
  */
-export function writeTransaction<T>(db: Db, work: (tx: WriteTx) => Synchronous<T>): T {
-  openWriteTransactions++;
-  try {
-    return db.transaction((tx) => work(tx), { behavior: "immediate" }) as T;
-  } finally {
-    openWriteTransactions--;
-  }
+export type Db = Omit<Engine, Statements> & { readonly $client: Database };
+/** The handle a write transaction's work gets: reads and writes, inside the transaction. */
+export type WriteTx = Omit<Engine, Exclude<Statements, "insert" | "update" | "delete">> & { readonly $client: Database };
+
+/**
+ * The first row of a query, or undefined: `await one(db.select()…)`. Both engines' query builders
+ * are awaited the same way; SQLite's `.get()` has no PostgreSQL twin.
+ */
+export async function one<T>(query: PromiseLike<T[]>): Promise<T | undefined> {
+  return (await query)[0];
 }
 
+/** The row an `INSERT … RETURNING` wrote: `await written(tx.insert(t).values(v).returning())`. */
+export async function written<T>(query: PromiseLike<T[]>): Promise<T> {
+  const [row] = await query;
+  if (row === undefined) throw new Error("an INSERT … RETURNING returned no row");
+  return row;
+}
+
+/** What each database handle holds beside its read connection. */
+interface Handle {
+  /** The connection write transactions run on: `BEGIN IMMEDIATE` orders writers across processes. */
+  writer: WriteTx;
+  /** Write transactions of this process on this file wait here for the one before them to end. */
+  queue: { tail: Promise<unknown> };
+  version: Version;
+}
+const handles = new WeakMap<object, Handle>();
+
+function handleOf(db: Db | WriteTx): Handle {
+  const handle = handles.get(db);
+  if (!handle) throw new Error("a database handle not opened by openDb");
+  return handle;
+}
+
+/** Marks the calls made by a write transaction's work, however deep and however many awaits later. */
+const insideWriteTransaction = new AsyncLocalStorage<true>();
+
 /**
- * Write transactions under way in this process. Their work is synchronous, so while one runs
- * nothing else does: a count is exact. (When transactions become asynchronous, decision 0038,
- * this becomes an AsyncLocalStorage mark of the work's own calls.)
+ * Runs `work` in one write transaction on the writer connection, started with `BEGIN IMMEDIATE`,
+ * so a read-then-write cannot be interleaved with another writer; a throw rolls everything back.
+ * This process's transactions run one at a time. The work only touches the database, through
+ * `tx`: payment providers, email, push and outbound requests refuse to run inside it
+ * (`refuseInsideWriteTransaction`), as does a read through the app's own handle, which would not
+ * see the transaction's writes.
  */
-let openWriteTransactions = 0;
+export async function writeTransaction<T>(db: Db, work: (tx: WriteTx) => Promise<T> | T): Promise<T> {
+  if (insideWriteTransaction.getStore()) throw new Error("a write transaction inside another: pass the transaction's handle down instead (db/client.ts)");
+  const handle = handleOf(db);
+  const run = () =>
+    insideWriteTransaction.run(true, async () => {
+      const client = handle.writer.$client;
+      client.run("BEGIN IMMEDIATE");
+      try {
+        const result = await work(handle.writer);
+        client.run("COMMIT");
+        return result;
+      } catch (error) {
+        if (client.inTransaction) client.run("ROLLBACK");
+        throw error;
+      } finally {
+        // Whatever was read and kept during the transaction is of no version anyone else saw.
+        handle.version.writes++;
+      }
+    });
+  const result = handle.queue.tail.then(run, run);
+  handle.queue.tail = result.catch(() => undefined);
+  return result;
+}
 
 /**
  * Throws when called inside a write transaction. A transaction only touches the database: a
@@ -44,7 +94,7 @@ let openWriteTransactions = 0;
  * the transaction rolls back, and would hold the database's write lock for as long as it takes.
  */
 export function refuseInsideWriteTransaction(what: string) {
-  if (openWriteTransactions > 0) throw new Error(`${what} inside a write transaction: make outside calls before or after it (db/client.ts, writeTransaction)`);
+  if (insideWriteTransaction.getStore()) throw new Error(`${what} inside a write transaction: make outside calls before or after it (db/client.ts, writeTransaction)`);
 }
 
 /** `service` with every method refusing to run inside a write transaction (`refuseInsideWriteTransaction`). */
@@ -69,79 +119,31 @@ export function outsideWriteTransactions<T extends object>(service: T, what: str
 export const perDb = <T>(make: (db: Db) => T): ((db: Db) => T) => madeOnce(make);
 
 /**
- * What the version is made of, per handle: this handle's writes, counted as they run
- * (`countWrites`: every statement that is not a plain SELECT counts, whatever it turned out to
- * change, so the count moves with every write of this connection and sometimes when nothing
- * changed, never the other way round), and other connections' commits as last seen.
+ * What the version is made of, per handle: this process's write transactions, counted as they
+ * end, and other connections' commits (other processes, scripts) as last seen.
  */
 interface Version {
   writes: number;
-  /** Moves when another connection commits (another process, a script, a second handle). */
+  /** Moves when another connection commits, the writer included. */
   dataVersion: Statement<[number], []>;
   others: number;
   othersSeenAt: number;
 }
-const versions = new WeakMap<Database, Version>();
-const READ_ONLY_SQL = /^\s*select\b/i;
-
-function countWrites(sqlite: Database) {
-  // Moves when another connection commits (another process, a script, a second handle); prepared
-  // before the counting starts, as reading it writes nothing.
-  const version: Version = { writes: 0, dataVersion: sqlite.prepare<[number], []>("PRAGMA data_version"), others: 0, othersSeenAt: Number.NEGATIVE_INFINITY };
-  versions.set(sqlite, version);
-  const counted = new WeakSet<object>();
-  const counting = <S extends object>(statement: S, sql: string): S => {
-    if (READ_ONLY_SQL.test(sql) || counted.has(statement)) return statement;
-    counted.add(statement);
-    const target = statement as unknown as Record<"run" | "all" | "get" | "values" | "iterate", (...args: unknown[]) => unknown>;
-    for (const method of ["run", "all", "get", "values", "iterate"] as const) {
-      const original = target[method]!.bind(statement);
-      target[method] = (...args: unknown[]) => {
-        try {
-          return original(...args);
-        } finally {
-          version.writes++;
-        }
-      };
-    }
-    return statement;
-  };
-  const prepare = sqlite.prepare.bind(sqlite);
-  const query = sqlite.query.bind(sqlite);
-  const exec = sqlite.exec.bind(sqlite);
-  sqlite.prepare = ((sql: string, ...rest: unknown[]) => counting(prepare(sql, ...(rest as [])), sql)) as typeof sqlite.prepare;
-  sqlite.query = ((sql: string) => counting(query(sql), sql)) as typeof sqlite.query;
-  const execCounted = ((sql: string, ...rest: unknown[]) => {
-    try {
-      return exec(sql, ...(rest as []));
-    } finally {
-      if (!READ_ONLY_SQL.test(sql)) version.writes++;
-    }
-  }) as typeof sqlite.exec;
-  sqlite.exec = execCounted;
-  sqlite.run = execCounted;
-}
-
-function versionOf(db: Db): Version {
-  const version = versions.get(db.$client);
-  if (!version) throw new Error("a database handle not opened by openDb");
-  return version;
-}
 
 /** Reads other connections' commits now. Each request does once as it starts (src/context.ts). */
 export function seeOtherConnections(db: Db) {
-  const version = versionOf(db);
+  const version = handleOf(db).version;
   version.others = Number(version.dataVersion.values()[0]![0]);
   version.othersSeenAt = performance.now();
 }
 
 /**
  * What changes whenever anything in the database does: a commit of another connection
- * (`PRAGMA data_version`, read now) or a write of this one.
+ * (`PRAGMA data_version`, read now) or a write transaction of this process.
  */
 export function dbVersion(db: Db): string {
   seeOtherConnections(db);
-  const version = versionOf(db);
+  const version = handleOf(db).version;
   return `${version.others}:${version.writes}`;
 }
 
@@ -149,13 +151,13 @@ export function dbVersion(db: Db): string {
 const OTHERS_MAX_AGE_MS = 10;
 
 /**
- * `dbVersion` as `readCache` reads it: every write of this handle, and other connections'
- * commits as of the start of the current request (or at most `OTHERS_MAX_AGE_MS` ago). Reading
- * `PRAGMA data_version` takes a shared-memory lock; a browse page would otherwise take it three
- * times. A request sees every commit made before it began, and all of its own writes.
+ * `dbVersion` as `readCache` reads it: every write transaction of this process, and other
+ * connections' commits as of the start of the current request (or at most `OTHERS_MAX_AGE_MS`
+ * ago). Reading `PRAGMA data_version` takes a shared-memory lock; a browse page would otherwise
+ * take it three times. A request sees every commit made before it began, and all of its own writes.
  */
 function recentDbVersion(db: Db): string {
-  const version = versionOf(db);
+  const version = handleOf(db).version;
   if (performance.now() - version.othersSeenAt > OTHERS_MAX_AGE_MS) seeOtherConnections(db);
   return `${version.others}:${version.writes}`;
 }
@@ -163,42 +165,117 @@ function recentDbVersion(db: Db): string {
 /**
  * A cache of read results that lasts until the database changes in any way (`dbVersion`): hot
  * reads that many guests make alike (browse pages) run their queries once per change instead of
- * once per request. The version is read before `read` runs, so a result can only ever be newer
+ * once per request. The version is read before `read` starts, so a result can only ever be newer
  * than its version, never older. At most `max` results per database are kept; all are dropped
- * at the first change. `read` must be synchronous and its result must not be modified.
+ * at the first change. The promise is kept, so callers at the same moment share one read; a read
+ * that fails is forgotten. Inside a write transaction nothing is kept: `tx` sees writes no one
+ * else sees yet. The result must not be modified.
  */
-export function readCache<T>(max: number): (db: Db, key: string, read: () => T) => T {
-  const caches = new WeakMap<Db, { version: string; entries: Map<string, T> }>();
+export function readCache<T>(max: number): (db: Db, key: string, read: () => Promise<T>) => Promise<T> {
+  const caches = new WeakMap<Db, { version: string; entries: Map<string, Promise<T>> }>();
   return (db, key, read) => {
+    if (insideWriteTransaction.getStore()) return read();
     const version = recentDbVersion(db);
     let cache = caches.get(db);
     if (!cache || cache.version !== version) {
       cache = { version, entries: new Map() };
       caches.set(db, cache);
     }
-    let value = cache.entries.get(key);
-    if (value === undefined) {
-      value = read();
-      if (cache.entries.size >= max) cache.entries.delete(cache.entries.keys().next().value!);
-      cache.entries.set(key, value);
-    }
+    const entries = cache.entries;
+    const kept: Promise<T> | undefined = entries.get(key);
+    if (kept) return kept;
+    const value: Promise<T> = read();
+    if (entries.size >= max) entries.delete(entries.keys().next().value!);
+    entries.set(key, value);
+    void value.catch(() => {
+      const now: Promise<T> | undefined = entries.get(key);
+      if (now === value) entries.delete(key);
+    });
     return value;
   };
 }
 
-/**
- * Opens the SQLite file with the pragmas the app relies on: busy_timeout first (so a second
- * writer waits instead of failing), WAL for concurrent readers, foreign keys enforced.
- */
-export function openDb(file: string) {
-  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+/** Opens one connection to the file with the pragmas the app relies on. */
+function connect(file: string) {
   const sqlite = new Database(file, { create: true, strict: true });
-  countWrites(sqlite);
+  // busy_timeout first, so a second writer waits instead of failing; WAL for readers beside the
+  // writer; foreign keys enforced.
   sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
-  return drizzle({ client: sqlite, schema });
+  return sqlite;
+}
+
+/**
+ * A read connection's statements refuse to run inside a write transaction: they would not see
+ * its writes, and a write transaction's work reads through `tx`.
+ */
+function refuseInsideTransactions(sqlite: Database) {
+  const guard = <S extends object>(statement: S): S => {
+    const target = statement as unknown as Record<"run" | "all" | "get" | "values" | "iterate", (...args: unknown[]) => unknown>;
+    for (const method of ["run", "all", "get", "values", "iterate"] as const) {
+      const original = target[method]!.bind(statement);
+      target[method] = (...args: unknown[]) => {
+        if (insideWriteTransaction.getStore()) throw new Error("a read through the app's handle inside a write transaction: read through the transaction's `tx` (db/client.ts)");
+        return original(...args);
+      };
+    }
+    return statement;
+  };
+  const prepare = sqlite.prepare.bind(sqlite);
+  const query = sqlite.query.bind(sqlite);
+  sqlite.prepare = ((sql: string, ...rest: unknown[]) => guard(prepare(sql, ...(rest as [])))) as typeof sqlite.prepare;
+  sqlite.query = ((sql: string) => guard(query(sql))) as typeof sqlite.query;
+}
+
+/**
+ * One queue per file for the whole process, however many handles it opened: a second handle's
+ * `BEGIN IMMEDIATE` would wait for the first's transaction in SQLite's busy handler, which
+ * blocks the event loop, so the first could never commit.
+ */
+const writeQueues = new Map<string, { tail: Promise<unknown> }>();
+function writeQueueOf(file: string) {
+  if (file === ":memory:") return { tail: Promise.resolve() };
+  const path = resolve(file);
+  let queue = writeQueues.get(path);
+  if (!queue) writeQueues.set(path, (queue = { tail: Promise.resolve() }));
+  return queue;
+}
+
+/**
+ * Opens the SQLite file as two connections: the app's reads, which refuse writes, and the writer
+ * that `writeTransaction` runs on. In WAL mode the reads see every committed transaction and
+ * nothing of one under way. (An in-memory database is one connection, for both.)
+ */
+export function openDb(file: string): Db {
+  const memory = file === ":memory:";
+  if (!memory) mkdirSync(dirname(file), { recursive: true });
+  const writerClient = connect(file);
+  const readerClient = memory ? writerClient : connect(file);
+  if (!memory) {
+    readerClient.exec("PRAGMA query_only = ON");
+    refuseInsideTransactions(readerClient);
+  }
+  const reader = drizzle({ client: readerClient, schema }) as unknown as Db;
+  const writer = (memory ? reader : drizzle({ client: writerClient, schema })) as unknown as WriteTx;
+  const version: Version = { writes: 0, dataVersion: readerClient.prepare<[number], []>("PRAGMA data_version"), others: 0, othersSeenAt: Number.NEGATIVE_INFINITY };
+  const handle: Handle = { writer, queue: writeQueueOf(file), version };
+  handles.set(reader, handle);
+  return reader;
+}
+
+/** The writer connection itself, for raw SQL that writes: migrations, scripts, tests. */
+export function writerClient(db: Db): Database {
+  return handleOf(db).writer.$client;
+}
+
+/** Closes both connections. */
+export function closeDb(db: Db) {
+  handleOf(db).version.dataVersion.finalize();
+  const writer = writerClient(db);
+  if (writer !== db.$client) writer.close();
+  db.$client.close();
 }
 
 /**
@@ -235,6 +312,6 @@ export async function migrate(db: Db) {
   }
   // drizzle's own bun-sqlite migrator reads a folder from disk; the single binary has none, so
   // the same migration records are handed to its dialect directly.
-  const internal = db as unknown as { dialect: { migrate(m: unknown, s: unknown, c: object): void }; session: unknown };
+  const internal = handleOf(db).writer as unknown as { dialect: { migrate(m: unknown, s: unknown, c: object): void }; session: unknown };
   internal.dialect.migrate(migrations, internal.session, {});
 }

@@ -1,3 +1,4 @@
+import { writeTransaction, written } from "./client";
 import { cityByName } from "../src/lib/places";
 import { priceFor } from "../shared/pricing";
 import { localOf } from "../src/lib/time";
@@ -182,10 +183,10 @@ export function reviewRow(opts: { bookingId: string; reviewerId: string; reviewe
 /** Writes rows straight into the database and returns them as read back. */
 export function insert(db: Db) {
   return {
-    user: (row: NewUser) => db.insert(users).values(row).returning().get(),
-    activity: (row: NewActivity) => db.insert(activities).values(row).returning().get(),
-    booking: (row: NewBooking) => db.insert(bookings).values(row).returning().get(),
-    review: (row: NewReview) => db.insert(reviews).values(row).returning().get(),
-    ledger: (rows: NewLedgerEntry[]) => db.insert(ledgerEntries).values(rows).run(),
+    user: (row: NewUser) => writeTransaction(db, (tx) => written(tx.insert(users).values(row).returning())),
+    activity: (row: NewActivity) => writeTransaction(db, (tx) => written(tx.insert(activities).values(row).returning())),
+    booking: (row: NewBooking) => writeTransaction(db, (tx) => written(tx.insert(bookings).values(row).returning())),
+    review: (row: NewReview) => writeTransaction(db, (tx) => written(tx.insert(reviews).values(row).returning())),
+    ledger: (rows: NewLedgerEntry[]) => writeTransaction(db, async (tx) => void (await tx.insert(ledgerEntries).values(rows))),
   };
 }

@@ -1,3 +1,4 @@
+import { one } from "../db/client";
 import { count } from "drizzle-orm";
 import { activities, bookings, ledgerEntries, messages, reviews, testPaymentIntents, testPaymentOperations, users } from "./schema";
 import { writeTransaction, type Db } from "./client";
@@ -59,7 +60,7 @@ function personRow(person: DemoPerson, index: number, passwordHash: string) {
  *   before the app ran: the earnings show, and nothing is owed that could never be sent.
  */
 export async function seedDemo(db: Db, now = Date.now(), { provider = "test" }: { provider?: PaymentProvider["name"] } = {}) {
-  const existing = await db.select({ n: count() }).from(users).get();
+  const existing = await one(db.select({ n: count() }).from(users));
   if ((existing?.n ?? 0) > 0) return null;
 
   const random = seededRandom(42);
@@ -137,15 +138,15 @@ export async function seedDemo(db: Db, now = Date.now(), { provider = "test" }: 
     }
   });
 
-  writeTransaction(db, (tx) => {
-    tx.insert(users).values([...hostRows, guestRow]).run();
-    tx.insert(activities).values(activityRows).run();
-    for (let i = 0; i < bookingRows.length; i += 100) tx.insert(bookings).values(bookingRows.slice(i, i + 100)).run();
-    for (let i = 0; i < messageRows.length; i += 100) tx.insert(messages).values(messageRows.slice(i, i + 100)).run();
-    for (let i = 0; i < reviewRows.length; i += 100) tx.insert(reviews).values(reviewRows.slice(i, i + 100)).run();
-    for (let i = 0; i < ledgerRows.length; i += 100) tx.insert(ledgerEntries).values(ledgerRows.slice(i, i + 100)).run();
-    for (let i = 0; i < intentRows.length; i += 100) tx.insert(testPaymentIntents).values(intentRows.slice(i, i + 100)).run();
-    for (let i = 0; i < operationRows.length; i += 100) tx.insert(testPaymentOperations).values(operationRows.slice(i, i + 100)).run();
+  await writeTransaction(db, async (tx) => {
+    await tx.insert(users).values([...hostRows, guestRow]);
+    await tx.insert(activities).values(activityRows);
+    for (let i = 0; i < bookingRows.length; i += 100) await tx.insert(bookings).values(bookingRows.slice(i, i + 100));
+    for (let i = 0; i < messageRows.length; i += 100) await tx.insert(messages).values(messageRows.slice(i, i + 100));
+    for (let i = 0; i < reviewRows.length; i += 100) await tx.insert(reviews).values(reviewRows.slice(i, i + 100));
+    for (let i = 0; i < ledgerRows.length; i += 100) await tx.insert(ledgerEntries).values(ledgerRows.slice(i, i + 100));
+    for (let i = 0; i < intentRows.length; i += 100) await tx.insert(testPaymentIntents).values(intentRows.slice(i, i + 100));
+    for (let i = 0; i < operationRows.length; i += 100) await tx.insert(testPaymentOperations).values(operationRows.slice(i, i + 100));
   });
   const coveredCategories = new Set(activityRows.map((a) => a.category));
   if (coveredCategories.size !== categories.length) throw new Error("Demo data must cover every category");
@@ -162,7 +163,7 @@ export async function seedGeneratedActivities(db: Db, count: number, now = Date.
   const random = seededRandom(count);
   const adjectives = ["Relaxed", "Beginner", "Advanced", "Evening", "Morning", "Weekend", "Private", "Small-group"];
   const nouns = ["session", "class", "workshop", "walk", "lesson", "meetup", "tour", "practice"];
-  writeTransaction(db, (tx) => {
+  await writeTransaction(db, async (tx) => {
     for (let i = 0; i < count; i += 500) {
       const batch: (typeof activities.$inferInsert)[] = [];
       for (let k = i; k < Math.min(count, i + 500); k++) {
@@ -183,7 +184,7 @@ export async function seedGeneratedActivities(db: Db, count: number, now = Date.
           updatedAt: now - (k + 1) * 1000,
         });
       }
-      tx.insert(activities).values(batch).run();
+      await tx.insert(activities).values(batch);
     }
   });
 }

@@ -65,7 +65,7 @@ export async function copyToPostgres(source: Db, targetUrl: string, log: (line: 
       // A PostgreSQL transaction (drizzle over Bun's client): asynchronous, and atomic across its awaits.
     await target.transaction(async (tx) => {
         for (const table of tables) {
-          const rows = source.select().from(table.sqlite).all() as Record<string, unknown>[];
+          const rows = (await source.select().from(table.sqlite)) as Record<string, unknown>[];
           for (let i = 0; i < rows.length; i += BATCH) await tx.insert(table.pg).values(rows.slice(i, i + BATCH));
           const [copied] = await tx.select({ n: count() }).from(table.pg);
           if (copied!.n !== rows.length) throw new Error(`${table.name}: ${rows.length} rows read, ${copied!.n} written`);

@@ -14,7 +14,7 @@ import type { Subprocess } from "bun";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate, openDb } from "../db/client";
+import { migrate, openDb, writeTransaction } from "../db/client";
 import { activityRow, bookingRow, userRow } from "../db/factories";
 import { activities, bookings, users } from "../db/schema";
 import { createSession } from "../src/auth/service";
@@ -189,10 +189,10 @@ async function seed(dataDir: string, pairs: number) {
     rows.activities.push(activity);
     rows.bookings.push(booking);
   }
-  db.transaction((tx) => {
-    for (let i = 0; i < rows.users.length; i += 200) tx.insert(users).values(rows.users.slice(i, i + 200)).run();
-    for (let i = 0; i < pairs; i += 200) tx.insert(activities).values(rows.activities.slice(i, i + 200)).run();
-    for (let i = 0; i < pairs; i += 200) tx.insert(bookings).values(rows.bookings.slice(i, i + 200)).run();
+  await writeTransaction(db, async (tx) => {
+    for (let i = 0; i < rows.users.length; i += 200) await tx.insert(users).values(rows.users.slice(i, i + 200));
+    for (let i = 0; i < pairs; i += 200) await tx.insert(activities).values(rows.activities.slice(i, i + 200));
+    for (let i = 0; i < pairs; i += 200) await tx.insert(bookings).values(rows.bookings.slice(i, i + 200));
   });
   for (const booking of rows.bookings) {
     const people = [] as unknown as [Participant, Participant];
@@ -209,7 +209,7 @@ async function seed(dataDir: string, pairs: number) {
 function freePort(): number {
   const probe = Bun.serve({ port: 0, fetch: () => new Response() });
   const port = probe.port!;
-  probe.stop(true);
+  void probe.stop(true);
   return port;
 }
 

@@ -28,7 +28,7 @@ await run([process.execPath, "scripts/build.ts"]);
 
 const probe = Bun.serve({ port: 0, fetch: () => new Response() });
 const port = probe.port!;
-probe.stop(true);
+void probe.stop(true);
 const url = `http://127.0.0.1:${port}`;
 const dataDir = mkdtempSync(join(tmpdir(), "offline-lighthouse-"));
 const server = Bun.spawn([process.execPath, "src/server.ts"], {

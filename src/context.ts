@@ -50,7 +50,7 @@ export const isFileRequest = (request: Request) =>
  * (`isFileRequest`) get the language only: no session lookup.
  */
 export function requestState(deps: Deps, request: Request, ip?: string): Promise<RequestState> {
-  let state = cache.get(request);
+  let state: Promise<RequestState> | undefined = cache.get(request);
   if (!state) {
     state = readState(deps, request, ip, !isFileRequest(request));
     cache.set(request, state);

@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
-import type { Db, WriteTx } from "../db/client";
+import { writeTransaction, type Db, type WriteTx } from "../db/client";
 import { jobs, leases, type Job } from "../db/schema";
 import { troubleKind } from "./lib/startup";
 
@@ -57,19 +57,19 @@ export interface ScheduleOptions {
 }
 
 /**
- * Adds a job. Takes a transaction too, so a state change and the job it needs (a booking and its
- * expiry) are written together; synchronous for that reason.
+ * Adds a job, inside the transaction of the state change that needs it (a booking and its
+ * expiry are written together).
  */
-export function scheduleJob<Payload>(db: Db | WriteTx, kind: JobKind<Payload>, payload: Payload, options: ScheduleOptions) {
-  db.insert(jobs)
+export async function scheduleJob<Payload>(tx: WriteTx, kind: JobKind<Payload>, payload: Payload, options: ScheduleOptions) {
+  await tx
+    .insert(jobs)
     .values({ id: crypto.randomUUID(), kind: kind.kind, key: options.key ?? null, payload, runAt: options.at })
-    .onConflictDoNothing({ target: jobs.key })
-    .run();
+    .onConflictDoNothing({ target: jobs.key });
 }
 
-/** Removes a waiting job by its key (the work it would do is no longer needed). */
-export function cancelJob(db: Db | WriteTx, key: string) {
-  db.delete(jobs).where(and(eq(jobs.key, key), isNull(jobs.leaseUntil))).run();
+/** Removes a waiting job by its key (the work it would do is no longer needed), inside a transaction. */
+export async function cancelJob(tx: WriteTx, key: string) {
+  await tx.delete(jobs).where(and(eq(jobs.key, key), isNull(jobs.leaseUntil)));
 }
 
 export class JobRunner {
@@ -91,17 +91,31 @@ export class JobRunner {
     this.now = deps.now;
   }
 
-  /** Makes job kinds runnable; recurring chores get their one row if they have none yet. */
+  /**
+   * Makes job kinds runnable, as the app is put together (so it writes nothing yet): recurring
+   * chores get their one row, if they have none, before the next run (`runDue`).
+   */
   register(...kinds: JobKind<never>[]) {
     for (const kind of kinds) {
       this.kinds.set(kind.kind, kind);
-      if (kind.every) scheduleJob(this.db, kind, {} as never, { at: this.now() + kind.every, key: `every:${kind.kind}` });
+      if (kind.every) this.recurringToSchedule.push({ kind, at: this.now() + kind.every });
     }
   }
 
-  schedule<Payload>(kind: JobKind<Payload>, payload: Payload, options: ScheduleOptions) {
+  private recurringToSchedule: { kind: JobKind<never>; at: number }[] = [];
+
+  /** Gives each registered recurring chore its row, if it has none yet. */
+  private async scheduleRecurring() {
+    const chores = this.recurringToSchedule.splice(0);
+    if (!chores.length) return;
+    await writeTransaction(this.db, async (tx) => {
+      for (const { kind, at } of chores) await scheduleJob(tx, kind, {} as never, { at, key: `every:${kind.kind}` });
+    });
+  }
+
+  async schedule<Payload>(kind: JobKind<Payload>, payload: Payload, options: ScheduleOptions) {
     if (!this.kinds.has(kind.kind)) throw new Error(`Job kind ${kind.kind} is not registered`);
-    scheduleJob(this.db, kind, payload, options);
+    await writeTransaction(this.db, (tx) => scheduleJob(tx, kind, payload, options));
   }
 
   /** Runs every job that is due now (one batch after another); returns how many ran. */
@@ -112,9 +126,10 @@ export class JobRunner {
   }
 
   private async drain(batch: number) {
+    await this.scheduleRecurring();
     let ran = 0;
     for (;;) {
-      const claimed = this.claim(batch);
+      const claimed = await this.claim(batch);
       if (!claimed.length) return ran;
       for (const job of claimed) {
         await this.runOne(job);
@@ -130,7 +145,7 @@ export class JobRunner {
    */
   async runNow(keys: string[]): Promise<number> {
     if (!keys.length) return 0;
-    const claimed = this.claim(keys.length, keys);
+    const claimed = await this.claim(keys.length, keys);
     for (const job of claimed) await this.runOne(job);
     return claimed.length;
   }
@@ -139,7 +154,7 @@ export class JobRunner {
    * Takes up to `limit` due jobs (only those with `keys`, when given) with a lease, in one
    * statement, so two runners never share one.
    */
-  private claim(limit: number, keys?: string[]): Job[] {
+  private async claim(limit: number, keys?: string[]): Promise<Job[]> {
     const now = this.now();
     const known = [...this.kinds.keys()];
     if (!known.length) return [];
@@ -157,12 +172,11 @@ export class JobRunner {
       )
       .orderBy(jobs.runAt)
       .limit(limit);
-    return this.db
+    return await writeTransaction(this.db, (tx) => tx
       .update(jobs)
       .set({ leaseUntil: now + JOB_LEASE_MS, attempts: sql`${jobs.attempts} + 1` })
       .where(and(inArray(jobs.id, due), or(isNull(jobs.leaseUntil), lt(jobs.leaseUntil, now))))
-      .returning()
-      .all();
+      .returning());
   }
 
   private async runOne(job: Job) {
@@ -174,7 +188,7 @@ export class JobRunner {
       const message = err instanceof Error ? err.message : String(err);
       console.error(`job ${job.kind} (${job.id}) failed, attempt ${job.attempts}:`, err);
       const giveUp = !kind.every && job.attempts >= maxAttempts;
-      this.db
+      await writeTransaction(this.db, (tx) => tx
         .update(jobs)
         .set({
           leaseUntil: null,
@@ -182,14 +196,14 @@ export class JobRunner {
           runAt: this.now() + (kind.every ? kind.every : retryDelay(job.attempts)),
           failedAt: giveUp ? this.now() : null,
         })
-        .where(eq(jobs.id, job.id))
-        .run();
+        .where(eq(jobs.id, job.id)));
       return;
     }
-    if (kind.every) {
-      this.db.update(jobs).set({ leaseUntil: null, attempts: 0, lastError: null, runAt: this.now() + kind.every }).where(eq(jobs.id, job.id)).run();
+    const every = kind.every;
+    if (every) {
+      await writeTransaction(this.db, (tx) => tx.update(jobs).set({ leaseUntil: null, attempts: 0, lastError: null, runAt: this.now() + every }).where(eq(jobs.id, job.id)));
     } else {
-      this.db.delete(jobs).where(eq(jobs.id, job.id)).run();
+      await writeTransaction(this.db, (tx) => tx.delete(jobs).where(eq(jobs.id, job.id)));
     }
   }
 
@@ -197,10 +211,10 @@ export class JobRunner {
    * Takes the runner lease if it is free or has lapsed, or renews it if this runner holds it, in
    * one statement (so two processes never both get it). True while this runner holds it.
    */
-  holdLease(): boolean {
+  async holdLease(): Promise<boolean> {
     const now = this.now();
     const until = now + RUNNER_LEASE_MS;
-    const held = this.db
+    const held = await writeTransaction(this.db, (tx) => tx
       .insert(leases)
       .values({ name: RUNNER_LEASE, holder: this.holder, until })
       .onConflictDoUpdate({
@@ -208,14 +222,13 @@ export class JobRunner {
         set: { holder: this.holder, until },
         setWhere: or(eq(leases.holder, this.holder), lt(leases.until, now)),
       })
-      .returning({ holder: leases.holder })
-      .all();
+      .returning({ holder: leases.holder }));
     return held.length > 0;
   }
 
   /** Gives the runner lease up, so another process takes over at once rather than when it lapses. */
-  releaseLease() {
-    this.db.delete(leases).where(and(eq(leases.name, RUNNER_LEASE), eq(leases.holder, this.holder))).run();
+  async releaseLease() {
+    await writeTransaction(this.db, (tx) => tx.delete(leases).where(and(eq(leases.name, RUNNER_LEASE), eq(leases.holder, this.holder))));
   }
 
   /**
@@ -232,8 +245,8 @@ export class JobRunner {
     let holding = false;
     const tick = () => {
       this.pass = Promise.resolve()
-        .then(() => {
-          const held = this.holdLease();
+        .then(async () => {
+          const held = await this.holdLease();
           if (held !== holding) console.log(held ? `This process (${process.pid}) runs the durable jobs.` : `Another process runs the durable jobs now.`);
           holding = held;
           return held ? this.runDue() : 0;
@@ -280,7 +293,7 @@ export class JobRunner {
     this.timer = null;
     if (this.pass && !(await settledWithin(this.pass, waitMs))) console.error(`A job runner pass was still under way after ${waitMs} ms; its jobs run again once their lease lapses.`);
     try {
-      this.releaseLease();
+      await this.releaseLease();
     } catch (err) {
       console.error(`The runner lease could not be handed over; it lapses within ${RUNNER_LEASE_MS / 1000} s:`, err);
     }

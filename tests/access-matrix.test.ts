@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writerClient } from "../db/client";
 import { activityRow, bookingRow, insert, userRow } from "../db/factories";
 import type { Activity, Booking, User } from "../db/schema";
 import { makeTestApp, type Client } from "./helpers";
@@ -77,11 +78,11 @@ const clients = {} as Record<Who, Client>;
 beforeAll(async () => {
   t = await makeTestApp();
   const put = insert(t.db);
-  const host = put.user(userRow());
-  const guest = put.user(userRow());
-  const stranger = put.user(userRow());
-  const activity = put.activity(activityRow(host));
-  const booking = put.booking(bookingRow(activity, { guestId: guest.id, startsAt: Date.now() + 5 * 86_400_000 }));
+  const host = await put.user(userRow());
+  const guest = await put.user(userRow());
+  const stranger = await put.user(userRow());
+  const activity = await put.activity(activityRow(host));
+  const booking = await put.booking(bookingRow(activity, { guestId: guest.id, startsAt: Date.now() + 5 * 86_400_000 }));
   fixtures = { activity, booking, host, guest };
   for (const [who, user] of [["host", host], ["guest", guest], ["stranger", stranger]] as const) {
     clients[who] = t.client();
@@ -112,7 +113,7 @@ describe("who may touch what", () => {
 describe("push subscriptions belong to their person", () => {
   test("a stranger cannot unsubscribe the host's browser (404), nor read or send to it", async () => {
     const endpoint = "https://push.example.com/send/host-browser";
-    t.db.$client
+    writerClient(t.db)
       .query("insert into push_subscriptions (id, user_id, endpoint, p256dh_key, auth_key) values (?, ?, ?, ?, ?)")
       .run(crypto.randomUUID(), fixtures.host.id, endpoint, "key", "auth");
     const res = await clients.stranger.request("/api/notifications/unsubscribe", { method: "POST", json: { endpoint } });

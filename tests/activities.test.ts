@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { activities, bookings } from "../db/schema";
@@ -80,7 +81,7 @@ describe("creating activities through the API", () => {
   ])("durations %j are stored as %i and %p minutes", async (change, min, max) => {
     const res = await host.request("/api/activities", { method: "POST", json: { ...valid, ...change } });
     expect(res.status).toBe(201);
-    const row = await t.db.select().from(activities).where(eq(activities.id, (await body(res)).id as string)).get();
+    const row = await one(t.db.select().from(activities).where(eq(activities.id, (await body(res)).id as string)));
     expect([row!.minDurationMinutes, row!.maxDurationMinutes]).toEqual([min, max]);
   });
 
@@ -104,11 +105,11 @@ describe("who may change what", () => {
   });
 
   test("a stranger cannot edit or delete: 404, and nothing changes", async () => {
-    const before = await t.db.select().from(activities).where(eq(activities.id, id)).get();
+    const before = await one(t.db.select().from(activities).where(eq(activities.id, id)));
     expect((await stranger.request(`/api/activities/${id}`, { method: "PATCH", json: { title: "Mine now" } })).status).toBe(404);
     expect((await stranger.request(`/api/activities/${id}`, { method: "DELETE" })).status).toBe(404);
     expect((await stranger.get(`/edit-activity/${id}`)).status).toBe(404);
-    const row = await t.db.select().from(activities).where(eq(activities.id, id)).get();
+    const row = await one(t.db.select().from(activities).where(eq(activities.id, id)));
     expect(row).toEqual(before!);
   });
 
@@ -124,19 +125,19 @@ describe("who may change what", () => {
     const unbooked = (await body(await host.request("/api/activities", { method: "POST", json: valid }))).id as string;
     const res = await host.request(`/api/activities/${unbooked}`, { method: "DELETE" });
     expect(await body(res)).toEqual({ status: "deleted" });
-    expect(await t.db.select().from(activities).where(eq(activities.id, unbooked)).get()).toBeUndefined();
+    expect(await one(t.db.select().from(activities).where(eq(activities.id, unbooked)))).toBeUndefined();
 
     const booked = (await body(await host.request("/api/activities", { method: "POST", json: valid }))).id as string;
     const hostRow = (await body(await host.get("/api/user"))) as { id: string };
     const guestRow = (await body(await stranger.get("/api/user"))) as { id: string };
     const now = Date.now();
-    await t.db.insert(bookings).values({
+    await writeTransaction(t.db, (tx) => tx.insert(bookings).values({
       id: crypto.randomUUID(), guestId: guestRow.id, hostId: hostRow.id, activityId: booked, status: "completed",
       startsAtLocal: "2026-10-01T10:00:00", timeZone: "Europe/Paris", startsAt: now - 86400000, endsAt: now - 82800000, durationMinutes: 60,
       hourlyRateCents: 4550, ...priceFor(4550, 60), respondBy: now, createdAt: now,
-    });
+    }));
     expect(await body(await host.request(`/api/activities/${booked}`, { method: "DELETE" }))).toEqual({ status: "archived" });
-    const row = await t.db.select().from(activities).where(eq(activities.id, booked)).get();
+    const row = await one(t.db.select().from(activities).where(eq(activities.id, booked)));
     expect(row!.archivedAt).not.toBeNull();
     expect((await stranger.get(`/api/activities/${booked}`)).status).toBe(404);
     const page = await stranger.get(`/activity/${booked}`);
@@ -228,7 +229,7 @@ describe("browse", () => {
     expect(seen.size).toBe(total);
 
     const [hidden] = [...seen];
-    await b.db.update(activities).set({ archivedAt: Date.now(), active: false }).where(eq(activities.id, hidden!));
+    await writeTransaction(b.db, (tx) => tx.update(activities).set({ archivedAt: Date.now(), active: false }).where(eq(activities.id, hidden!)));
     const after = (await body(await guest.get("/api/activities?city=Tokyo&limit=100"))) as unknown as { id: string }[];
     expect(after.some((a) => a.id === hidden)).toBe(false);
   });
@@ -285,7 +286,7 @@ describe("pages", () => {
     const signedOut = await (await t.client().get(`/activity/${created.id}`)).text();
     expect(signedOut).not.toMatch(/csrfslot|<!--kept:/);
     expect(await (await host.get(`/activity/${created.id}`)).text()).toContain(`href="/edit-activity/${created.id}"`);
-    t.db.update(activities).set({ title: "Tennis at dawn" }).where(eq(activities.id, String(created.id))).run();
+    await writeTransaction(t.db, (tx) => tx.update(activities).set({ title: "Tennis at dawn" }).where(eq(activities.id, String(created.id))));
     expect(await (await stranger.get(`/activity/${created.id}`)).text()).toContain("Tennis at dawn");
   });
 
@@ -321,16 +322,16 @@ describe("pages", () => {
   test("the dashboard counts activities, requests and earnings from real data", async () => {
     const d = await makeTestApp();
     const put = insert(d.db);
-    const hostUser = put.user(userRow({ username: "counted" }));
-    const guestUser = put.user(userRow());
-    const made = [0, 1, 2].map((i) => put.activity(activityRow(hostUser, { title: `Lesson ${i}`, hourlyRateCents: 5000 })));
+    const hostUser = await put.user(userRow({ username: "counted" }));
+    const guestUser = await put.user(userRow());
+    const made = await Promise.all([0, 1, 2].map((i) => put.activity(activityRow(hostUser, { title: `Lesson ${i}`, hourlyRateCents: 5000 }))));
     const start = Date.parse("2026-12-10T15:00:00Z");
     // Two open requests, one completed booking of 2 hours at $50 (host earns 80 % of $100), one declined.
-    put.booking(bookingRow(made[0]!, { guestId: guestUser.id, startsAt: start }));
-    put.booking(bookingRow(made[1]!, { guestId: guestUser.id, startsAt: start + 86_400_000 }));
-    const done = put.booking(bookingRow(made[2]!, { guestId: guestUser.id, startsAt: start - 30 * 86_400_000, status: "completed", durationMinutes: 120 }));
-    put.ledger(completedLedgerRows(done));
-    put.booking(bookingRow(made[2]!, { guestId: guestUser.id, startsAt: start - 20 * 86_400_000, status: "rejected" }));
+    await put.booking(bookingRow(made[0]!, { guestId: guestUser.id, startsAt: start }));
+    await put.booking(bookingRow(made[1]!, { guestId: guestUser.id, startsAt: start + 86_400_000 }));
+    const done = await put.booking(bookingRow(made[2]!, { guestId: guestUser.id, startsAt: start - 30 * 86_400_000, status: "completed", durationMinutes: 120 }));
+    await put.ledger(completedLedgerRows(done));
+    await put.booking(bookingRow(made[2]!, { guestId: guestUser.id, startsAt: start - 20 * 86_400_000, status: "rejected" }));
     const c = d.client();
     await c.signInAs(hostUser.id);
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
-import { openDb } from "../db/client";
+import { closeDb, openDb, one } from "../db/client";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
 import { bookingRow, insert } from "../db/factories";
 import { activities, bookings, users } from "../db/schema";
@@ -50,11 +50,11 @@ async function signIn(email: string) {
 }
 
 const db = () => openDb(join(dataDir, "offline.db"));
-function demo() {
+async function demo() {
   const d = db();
-  const host = d.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL)).get()!;
-  const guest = d.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL)).get()!;
-  const activity = d.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York"))).get()!;
+  const host = (await one(d.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
+  const guest = (await one(d.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL))))!;
+  const activity = (await one(d.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;
   return { d, host, guest, activity };
 }
 const dateIn = (days: number) => new Date(Date.now() + days * 24 * HOUR).toISOString().slice(0, 10);
@@ -70,8 +70,8 @@ describe("against the running server", () => {
   });
 
   test("calendar squatting: a second unpaid hold is refused", async () => {
-    const { d, activity } = demo();
-    d.$client.close();
+    const { d, activity } = await demo();
+    closeDb(d);
     const guest = await signIn(DEMO_GUEST_EMAIL);
     const hold = (days: number) => guest.call("/api/create-payment-intent", { json: { activityId: activity.id, hours: 1, amount: ((activity.hourlyRateCents * 1.1) / 100).toFixed(2), proposedDate: dateIn(days), proposedTime: "10:00", message: "Hello" } });
     const first = await hold(20);
@@ -82,8 +82,8 @@ describe("against the running server", () => {
   });
 
   test("a request's message with control or text-direction characters is refused", async () => {
-    const { d, activity } = demo();
-    d.$client.close();
+    const { d, activity } = await demo();
+    closeDb(d);
     const guest = await signIn(DEMO_GUEST_EMAIL);
     const res = await guest.call("/api/create-payment-intent", { json: { activityId: activity.id, hours: 1, amount: ((activity.hourlyRateCents * 1.1) / 100).toFixed(2), proposedDate: dateIn(22), proposedTime: "10:00", message: "Pay me \u202Eelsewhere\u001b[0m" } });
     expect(res.status).toBe(400);
@@ -102,19 +102,19 @@ describe("against the running server", () => {
   });
 
   test("a host cannot cancel after the start, nor accept a request for a deleted activity", async () => {
-    const { d, guest, activity } = demo();
-    const started = insert(d).booking({ ...bookingRow(activity, { guestId: guest.id, startsAt: Math.floor((Date.now() - HOUR) / HOUR) * HOUR, status: "accepted" }), paymentIntentId: null });
-    d.$client.close();
+    const { d, guest, activity } = await demo();
+    const started = await insert(d).booking({ ...bookingRow(activity, { guestId: guest.id, startsAt: Math.floor((Date.now() - HOUR) / HOUR) * HOUR, status: "accepted" }), paymentIntentId: null });
+    closeDb(d);
     const host = await signIn(DEMO_HOST_EMAIL);
     const cancel = await host.call(`/api/bookings/${started.id}/cancel`, { json: {} });
     expect(cancel.status).toBe(409);
     const d2 = db();
-    expect(d2.select().from(bookings).where(eq(bookings.id, started.id)).get()!.status).toBe("accepted");
+    expect((await one(d2.select().from(bookings).where(eq(bookings.id, started.id))))!.status).toBe("accepted");
     // A request for an activity the host then deletes.
     const created = await host.call("/api/activities", { json: { title: "Padel", description: "An hour of padel.", category: "sports", hourlyRate: "40", duration: "1", maxDuration: "4" } });
     const padel = ((await created.json()) as { id: string }).id;
-    const request = insert(d2).booking({ ...bookingRow({ ...activity, id: padel }, { guestId: guest.id, startsAt: Math.floor((Date.now() + 72 * HOUR) / HOUR) * HOUR, status: "pending" }), paymentIntentId: null });
-    d2.$client.close();
+    const request = await insert(d2).booking({ ...bookingRow({ ...activity, id: padel }, { guestId: guest.id, startsAt: Math.floor((Date.now() + 72 * HOUR) / HOUR) * HOUR, status: "pending" }), paymentIntentId: null });
+    closeDb(d2);
     expect((await host.call(`/api/activities/${padel}`, { method: "DELETE" })).status).toBeLessThan(300);
     expect((await host.call(`/api/bookings/${request.id}/accept`, { json: {} })).status).toBe(409);
   });
@@ -157,7 +157,7 @@ describe("against a running server that keeps photos in a bucket", () => {
   afterAll(async () => {
     bucketServer.kill("SIGTERM");
     await bucketServer.exited;
-    s3.stop();
+    void s3.stop();
     rmSync(bucketDir, { recursive: true, force: true });
   });
 

@@ -1,3 +1,4 @@
+import { one } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { sessions, users } from "../db/schema";
@@ -25,7 +26,7 @@ describe("sign-up", () => {
     const user = (await me.json()) as Record<string, unknown>;
     expect(user.email).toBe("ana@example.com");
     expect(user).not.toHaveProperty("passwordHash");
-    const row = await t.db.select().from(users).where(eq(users.email, "ana@example.com")).get();
+    const row = await one(t.db.select().from(users).where(eq(users.email, "ana@example.com")));
     expect(row!.passwordHash).toStartWith("$argon2");
   });
 

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import ICAL from "ical.js";
@@ -33,15 +34,15 @@ let t: Awaited<ReturnType<typeof makeTestApp>>;
 let host: User;
 let guest: User;
 let other: User;
-let activity: ReturnType<ReturnType<typeof insert>["activity"]>;
+let activity: Awaited<ReturnType<ReturnType<typeof insert>["activity"]>>;
 
 beforeAll(async () => {
   t = await makeTestApp({ now });
   const put = insert(t.db);
-  host = put.user(userRow({ firstName: "Hana", lastName: "Host", locale: "en" }));
-  guest = put.user(userRow({ firstName: "Gaspard", lastName: "Guest", locale: "fr" }));
-  other = put.user(userRow({ firstName: "Olive", lastName: "Other" }));
-  activity = put.activity(activityRow(host, { title: "Tennis", hasMeetingPoint: true, meetingPoint: "Court 3, Central Park" }, START - 30 * DAY));
+  host = await put.user(userRow({ firstName: "Hana", lastName: "Host", locale: "en" }));
+  guest = await put.user(userRow({ firstName: "Gaspard", lastName: "Guest", locale: "fr" }));
+  other = await put.user(userRow({ firstName: "Olive", lastName: "Other" }));
+  activity = await put.activity(activityRow(host, { title: "Tennis", hasMeetingPoint: true, meetingPoint: "Court 3, Central Park" }, START - 30 * DAY));
 });
 afterAll(() => t.cleanup());
 
@@ -51,11 +52,11 @@ const signedIn = async (user: User) => {
   return c;
 };
 
-const userOf = (id: string) => t.db.select().from(users).where(eq(users.id, id)).get()!;
+const userOf = async (id: string) => (await one(t.db.select().from(users).where(eq(users.id, id))))!;
 
 /** The feed's path (for app.handle) from the person's current link. */
-const feedPath = (id: string) => {
-  const url = feedUrl(t.deps, userOf(id));
+const feedPath = async (id: string) => {
+  const url = feedUrl(t.deps, await userOf(id));
   return url ? new URL(url).pathname : null;
 };
 
@@ -86,22 +87,22 @@ describe("calendar feeds", () => {
   let accepted: { id: string };
   let pending: { id: string };
 
-  beforeAll(() => {
+  beforeAll(async () => {
     const put = insert(t.db);
-    accepted = put.booking(bookingRow(activity, { guestId: guest.id, startsAt: ny("2026-06-10T14:00"), status: "accepted", durationMinutes: 90 }));
-    pending = put.booking(bookingRow(activity, { guestId: guest.id, startsAt: ny("2026-06-12T09:30"), status: "pending", durationMinutes: 60 }));
+    accepted = await put.booking(bookingRow(activity, { guestId: guest.id, startsAt: ny("2026-06-10T14:00"), status: "accepted", durationMinutes: 90 }));
+    pending = await put.booking(bookingRow(activity, { guestId: guest.id, startsAt: ny("2026-06-12T09:30"), status: "pending", durationMinutes: 60 }));
     for (const status of ["canceled", "rejected", "expired", "awaiting_payment"] as const) {
-      put.booking(bookingRow(activity, { guestId: guest.id, startsAt: ny("2026-06-14T10:00"), status }));
+      await put.booking(bookingRow(activity, { guestId: guest.id, startsAt: ny("2026-06-14T10:00"), status }));
     }
     // Ended more than 30 days ago: no longer in the feed. Ended 10 days ago: still there.
-    put.booking(bookingRow(activity, { guestId: guest.id, startsAt: START - 40 * DAY, status: "accepted" }));
-    put.booking(bookingRow(activity, { guestId: guest.id, startsAt: START - 10 * DAY, status: "accepted" }));
+    await put.booking(bookingRow(activity, { guestId: guest.id, startsAt: START - 40 * DAY, status: "accepted" }));
+    await put.booking(bookingRow(activity, { guestId: guest.id, startsAt: START - 10 * DAY, status: "accepted" }));
     // Someone else's booking with the same host: in the host's feed, never in the guest's.
-    put.booking(bookingRow(activity, { guestId: other.id, startsAt: ny("2026-06-20T10:00"), status: "accepted" }));
+    await put.booking(bookingRow(activity, { guestId: other.id, startsAt: ny("2026-06-20T10:00"), status: "accepted" }));
     // Another host's activity booked by `other`: in nobody's feed here.
-    const elsewhere = put.activity(activityRow(other, { title: "Chess" }));
-    const stranger = put.user(userRow({ firstName: "Sol" }));
-    put.booking(bookingRow(elsewhere, { guestId: stranger.id, startsAt: ny("2026-06-11T10:00"), status: "accepted" }));
+    const elsewhere = await put.activity(activityRow(other, { title: "Chess" }));
+    const stranger = await put.user(userRow({ firstName: "Sol" }));
+    await put.booking(bookingRow(elsewhere, { guestId: stranger.id, startsAt: ny("2026-06-11T10:00"), status: "accepted" }));
   });
 
   test("off at first: Settings offers to turn it on, and no link opens anything", async () => {
@@ -109,7 +110,7 @@ describe("calendar feeds", () => {
     const html = await (await c.get("/settings")).text();
     expect(html).toContain("Turn on calendar feed");
     expect(html).not.toContain("/calendar/");
-    expect(feedPath(host.id)).toBeNull();
+    expect(await feedPath(host.id)).toBeNull();
   });
 
   test("a visitor without a session cannot turn a feed on, nor save a busy calendar", async () => {
@@ -118,7 +119,7 @@ describe("calendar feeds", () => {
     expect(on.status).toBe(401);
     const busy = await visitor.postJson("/availability/busy-calendar", { url: "https://calendar.example.com/x.ics" });
     expect(busy.status).toBe(401);
-    expect(userOf(host.id).calendarFeedVersion).toBe(0);
+    expect((await userOf(host.id)).calendarFeedVersion).toBe(0);
   });
 
   test("the host's feed: accepted and pending bookings only, in the booking's zone, with the guest's name", async () => {
@@ -126,7 +127,7 @@ describe("calendar feeds", () => {
     const on = await c.postForm("/settings/calendar-feed", { action: "on", next: "/settings" });
     expect(on.status).toBe(303);
     expect(on.headers.get("location")).toBe("/settings");
-    const path = feedPath(host.id)!;
+    const path = (await feedPath(host.id))!;
     expect(path).toMatch(new RegExp(`^/calendar/${host.id}/[A-Za-z0-9_-]{43}\\.ics$`));
     // Settings now shows the link, with the buttons.
     const html = await (await c.get("/settings")).text();
@@ -161,7 +162,7 @@ describe("calendar feeds", () => {
   test("the guest's feed: their own bookings, named after the host, in their language", async () => {
     const c = await signedIn(guest);
     expect((await c.postForm("/settings/calendar-feed", { action: "on" })).status).toBe(303);
-    const res = await t.client().get(feedPath(guest.id)!);
+    const res = await t.client().get((await feedPath(guest.id))!);
     expect(res.status).toBe(200);
     const { events } = eventsOf(await res.text());
     expect(events.length).toBe(3);
@@ -169,12 +170,12 @@ describe("calendar feeds", () => {
     expect(events.map((e) => e.status).sort()).toEqual(["CONFIRMED", "CONFIRMED", "TENTATIVE"]);
     expect(events.find((e) => e.uid === `booking-${pending.id}@localhost`)!.description).toContain("Demande en attente de réponse.");
     // Another person's link is not this one.
-    expect(feedPath(guest.id)).not.toBe(feedPath(host.id));
+    expect(await feedPath(guest.id)).not.toBe(await feedPath(host.id));
   });
 
   test("a wrong token, an old link after a reset and a turned-off feed: 404", async () => {
     const c = await signedIn(host);
-    const path = feedPath(host.id)!;
+    const path = (await feedPath(host.id))!;
     const wrong = path.replace(/\/([A-Za-z0-9_-])([A-Za-z0-9_-]{42})\.ics$/, (_, first: string, rest: string) => `/${first === "A" ? "B" : "A"}${rest}.ics`);
     expect(wrong).not.toBe(path);
     expect((await t.client().get(wrong)).status).toBe(404);
@@ -184,19 +185,19 @@ describe("calendar feeds", () => {
 
     const reset = await c.postForm("/settings/calendar-feed", { action: "reset" });
     expect(reset.status).toBe(303);
-    const renewed = feedPath(host.id)!;
+    const renewed = (await feedPath(host.id))!;
     expect(renewed).not.toBe(path);
     expect((await t.client().get(path)).status).toBe(404);
     expect((await t.client().get(renewed)).status).toBe(200);
 
     expect((await c.postForm("/settings/calendar-feed", { action: "off" })).status).toBe(303);
-    expect(feedPath(host.id)).toBeNull();
+    expect(await feedPath(host.id)).toBeNull();
     expect((await t.client().get(renewed)).status).toBe(404);
     expect(await (await c.get("/settings")).text()).toContain("Turn on calendar feed");
 
     // On again: a new link; none from before comes back.
     expect((await c.postForm("/settings/calendar-feed", { action: "on" })).status).toBe(303);
-    const again = feedPath(host.id)!;
+    const again = (await feedPath(host.id))!;
     expect(again).not.toBe(renewed);
     expect(again).not.toBe(path);
     expect((await t.client().get(renewed)).status).toBe(404);
@@ -276,12 +277,11 @@ const EXPECTED = [
   [ny("2026-07-13T10:00"), ny("2026-07-13T12:00")],
 ];
 
-const rowsOf = (hostId: string) =>
-  t.db
+const rowsOf = async (hostId: string) =>
+  (await t.db
     .select({ startsAt: externalBusy.startsAt, endsAt: externalBusy.endsAt })
     .from(externalBusy)
-    .where(eq(externalBusy.hostId, hostId))
-    .all()
+    .where(eq(externalBusy.hostId, hostId)))
     .map((r) => [r.startsAt, r.endsAt])
     .sort((a, b) => a[0]! - b[0]!);
 
@@ -329,8 +329,8 @@ describe("outside busy calendar", () => {
     });
     calendarUrl = `http://127.0.0.1:${server.port}/cal.ics`;
     const put = insert(t.db);
-    busyHost = put.user(userRow({ firstName: "Bea", locale: "en" }));
-    busyActivity = put.activity(activityRow(busyHost, { title: "Pottery" }, START - 30 * DAY));
+    busyHost = await put.user(userRow({ firstName: "Bea", locale: "en" }));
+    busyActivity = await put.activity(activityRow(busyHost, { title: "Pottery" }, START - 30 * DAY));
     hostClient = await signedIn(busyHost);
   });
   afterAll(() => server?.stop(true));
@@ -339,12 +339,12 @@ describe("outside busy calendar", () => {
     const res = await hostClient.postForm("/availability/busy-calendar", { url: calendarUrl, action: "save", next: "/availability" });
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/availability");
-    await until("the first read", () => userOf(busyHost.id).busyCalendarFetchedAt !== null);
-    expect(rowsOf(busyHost.id)).toEqual(EXPECTED);
-    const state = busyCalendarState(t.deps, busyHost);
+    await until("the first read", async () => (await userOf(busyHost.id)).busyCalendarFetchedAt !== null);
+    expect(await rowsOf(busyHost.id)).toEqual(EXPECTED);
+    const state = await busyCalendarState(t.deps, busyHost);
     expect(state).toMatchObject({ url: calendarUrl, fetchedAt: START, error: null, events: EXPECTED.length });
     // The next read waits 30 minutes, under the host's key.
-    const next = t.db.select().from(jobs).where(eq(jobs.key, busyJobKey(busyHost.id))).get()!;
+    const next = (await one(t.db.select().from(jobs).where(eq(jobs.key, busyJobKey(busyHost.id)))))!;
     expect(next.runAt).toBe(START + 30 * MINUTE);
   });
 
@@ -367,42 +367,42 @@ describe("outside busy calendar", () => {
   test("a body over 1 MB: the error is said, the earlier busy times stay", async () => {
     mode = "big";
     await nextRead();
-    const row = userOf(busyHost.id);
+    const row = await userOf(busyHost.id);
     expect(row.busyCalendarError).toBe("The calendar is too large (more than 1 MB) to be read.");
     expect(row.busyCalendarFetchedAt).toBe(START);
-    expect(rowsOf(busyHost.id)).toEqual(EXPECTED);
+    expect(await rowsOf(busyHost.id)).toEqual(EXPECTED);
 
     // Without a declared length, reading stops past the limit.
-    t.db.update(users).set({ busyCalendarError: null }).where(eq(users.id, busyHost.id)).run();
+    await writeTransaction(t.db, (tx) => tx.update(users).set({ busyCalendarError: null }).where(eq(users.id, busyHost.id)));
     mode = "stream";
     await nextRead();
-    expect(userOf(busyHost.id).busyCalendarError).toBe("The calendar is too large (more than 1 MB) to be read.");
-    expect(rowsOf(busyHost.id)).toEqual(EXPECTED);
+    expect((await userOf(busyHost.id)).busyCalendarError).toBe("The calendar is too large (more than 1 MB) to be read.");
+    expect(await rowsOf(busyHost.id)).toEqual(EXPECTED);
   });
 
   test("an answer slower than the limit: the error is said, the earlier busy times stay; a good read clears it", async () => {
     mode = "slow";
     setBusyFetchOptions(t.deps, { timeoutMs: 300 });
     await nextRead();
-    expect(userOf(busyHost.id).busyCalendarError).toBe("The calendar's server did not answer in time. It will be tried again in 30 minutes.");
-    expect(rowsOf(busyHost.id)).toEqual(EXPECTED);
+    expect((await userOf(busyHost.id)).busyCalendarError).toBe("The calendar's server did not answer in time. It will be tried again in 30 minutes.");
+    expect(await rowsOf(busyHost.id)).toEqual(EXPECTED);
 
     mode = "ok";
     setBusyFetchOptions(t.deps, {});
     await nextRead();
-    expect(userOf(busyHost.id)).toMatchObject({ busyCalendarError: null, busyCalendarFetchedAt: clock });
-    expect(rowsOf(busyHost.id)).toEqual(EXPECTED);
+    expect(await userOf(busyHost.id)).toMatchObject({ busyCalendarError: null, busyCalendarFetchedAt: clock });
+    expect(await rowsOf(busyHost.id)).toEqual(EXPECTED);
   });
 
   test("a redirect is followed only to an address that passes the same checks", async () => {
     mode = "away";
     await nextRead();
-    expect(userOf(busyHost.id).busyCalendarError).toBe("Enter a calendar address starting with https:// on the internet (not a private network or this machine).");
-    expect(rowsOf(busyHost.id)).toEqual(EXPECTED);
+    expect((await userOf(busyHost.id)).busyCalendarError).toBe("Enter a calendar address starting with https:// on the internet (not a private network or this machine).");
+    expect(await rowsOf(busyHost.id)).toEqual(EXPECTED);
     mode = "moved";
     await nextRead();
-    expect(userOf(busyHost.id)).toMatchObject({ busyCalendarError: null, busyCalendarFetchedAt: clock });
-    expect(rowsOf(busyHost.id)).toEqual(EXPECTED);
+    expect(await userOf(busyHost.id)).toMatchObject({ busyCalendarError: null, busyCalendarFetchedAt: clock });
+    expect(await rowsOf(busyHost.id)).toEqual(EXPECTED);
     mode = "ok";
   });
 
@@ -417,7 +417,7 @@ describe("outside busy calendar", () => {
     const form = await hostClient.postForm("/availability/busy-calendar", { url: "https://10.0.0.1/x.ics", next: "/availability" });
     expect(form.status).toBe(303);
     expect(form.headers.get("location")).toBe("/availability");
-    expect(userOf(busyHost.id).busyCalendarUrl).toBe(calendarUrl);
+    expect((await userOf(busyHost.id)).busyCalendarUrl).toBe(calendarUrl);
   });
 
   test("an address that is not text, or an unknown action, is refused and removes nothing", async () => {
@@ -425,13 +425,13 @@ describe("outside busy calendar", () => {
       const res = await hostClient.postJson("/availability/busy-calendar", body);
       expect(res.status).toBe(400);
     }
-    expect(userOf(busyHost.id).busyCalendarUrl).toBe(calendarUrl);
+    expect((await userOf(busyHost.id)).busyCalendarUrl).toBe(calendarUrl);
   });
 
   test("on a server that is not a development machine: this machine and names resolving to it are refused too", async () => {
     const prod = await makeTestApp({ env: { PUBLIC_URL: "https://offline.example" }, now });
     try {
-      const someone = insert(prod.db).user(userRow());
+      const someone = await insert(prod.db).user(userRow());
       const toLoopback: Resolver = async () => [{ address: "127.0.0.1", family: 4 }];
       const toPrivate: Resolver = async () => [{ address: "10.1.2.3", family: 4 }];
       const refusals = await Promise.all([
@@ -441,14 +441,14 @@ describe("outside busy calendar", () => {
         setBusyCalendar(prod.deps, someone.id, "http://calendar.example.com/x.ics", async () => [{ address: "8.8.8.8", family: 4 }]).catch((e) => e),
       ]);
       for (const err of refusals) expect(err).toMatchObject({ key: "availability.busy.invalid", status: 400 });
-      expect(prod.db.select().from(users).where(eq(users.id, someone.id)).get()!.busyCalendarUrl).toBeNull();
+      expect((await one(prod.db.select().from(users).where(eq(users.id, someone.id))))!.busyCalendarUrl).toBeNull();
     } finally {
       prod.cleanup();
     }
   });
 
-  test("the card: the address with Save and Remove, when it was read, or why it could not be", () => {
-    const view: View = { t: translator("en"), locale: "en", user: userOf(busyHost.id), csrf: "csrf-token", path: "/availability", assets: t.deps.assets, toast: null, unreadConversations: () => 0 };
+  test("the card: the address with Save and Remove, when it was read, or why it could not be", async () => {
+    const view: View = { t: translator("en"), locale: "en", user: await userOf(busyHost.id), csrf: "csrf-token", path: "/availability", assets: t.deps.assets, toast: null, unreadConversations: () => 0 };
     const read = String(BusyCalendarCard({ view, busyCalendar: { url: calendarUrl, fetchedAt: START, error: null, events: 7 } }));
     expect(read).toContain('action="/availability/busy-calendar"');
     expect(read).toContain('name="_csrf" value="csrf-token"');
@@ -472,9 +472,9 @@ describe("outside busy calendar", () => {
   test("removing the address removes its busy times and its waiting read", async () => {
     const res = await hostClient.postForm("/availability/busy-calendar", { url: calendarUrl, action: "remove" });
     expect(res.status).toBe(303);
-    expect(rowsOf(busyHost.id)).toEqual([]);
-    expect(userOf(busyHost.id)).toMatchObject({ busyCalendarUrl: null, busyCalendarFetchedAt: null, busyCalendarError: null });
-    expect(t.db.select().from(jobs).where(eq(jobs.key, busyJobKey(busyHost.id))).get()).toBeUndefined();
+    expect(await rowsOf(busyHost.id)).toEqual([]);
+    expect(await userOf(busyHost.id)).toMatchObject({ busyCalendarUrl: null, busyCalendarFetchedAt: null, busyCalendarError: null });
+    expect(await one(t.db.select().from(jobs).where(eq(jobs.key, busyJobKey(busyHost.id))))).toBeUndefined();
   });
 });
 

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { activities, bookings, hostBlocks, type Activity } from "../db/schema";
@@ -120,7 +121,7 @@ describe("through the app", () => {
   let stranger: Client;
   let hostId: string;
   let activityId: string;
-  const setRules = (over: Partial<Activity>) => t.db.update(activities).set(over).where(eq(activities.id, activityId)).run();
+  const setRules = async (over: Partial<Activity>) => await writeTransaction(t.db, (tx) => tx.update(activities).set(over).where(eq(activities.id, activityId)));
 
   beforeAll(async () => {
     t = await makeTestApp({ now: () => clock });
@@ -133,7 +134,7 @@ describe("through the app", () => {
   const message = async (res: Response) => ((await res.json()) as { message: string }).message;
 
   test("every flow refuses a time outside the host's week, with the spec-style message, in both languages", async () => {
-    setRules({ weeklyHours: WEEKEND_MORNINGS });
+    await setRules({ weeklyHours: WEEKEND_MORNINGS });
     try {
       const api = await intent(guest, "2026-06-08", "10:00", 1);
       expect(api.status).toBe(400);
@@ -155,14 +156,14 @@ describe("through the app", () => {
 
       // Inside the week: offered and accepted.
       expect((await intent(guest, "2026-06-06", "09:00", 3)).status).toBe(200);
-      expect(t.db.select().from(bookings).where(eq(bookings.activityId, activityId)).all()).toHaveLength(0);
+      expect(await t.db.select().from(bookings).where(eq(bookings.activityId, activityId))).toHaveLength(0);
     } finally {
-      setRules({ weeklyHours: null });
+      await setRules({ weeklyHours: null });
     }
   });
 
   test("notice and horizon are refused by the server", async () => {
-    setRules({ noticeMinutes: 24 * 60, horizonDays: 7 });
+    await setRules({ noticeMinutes: 24 * 60, horizonDays: 7 });
     try {
       const soon = await intent(guest, "2026-06-01", "20:00", 1);
       expect(soon.status).toBe(400);
@@ -172,12 +173,12 @@ describe("through the app", () => {
       expect(await message(far)).toBe("This activity can be booked up to 7 days ahead.");
       expect((await intent(guest, "2026-06-03", "10:00", 1)).status).toBe(200);
     } finally {
-      setRules({ noticeMinutes: 0, horizonDays: 90 });
+      await setRules({ noticeMinutes: 0, horizonDays: 90 });
     }
   });
 
   test("the date-time screen and the dialog offer only open dates and hours", async () => {
-    setRules({ weeklyHours: WEEKEND_MORNINGS, horizonDays: 14 });
+    await setRules({ weeklyHours: WEEKEND_MORNINGS, horizonDays: 14 });
     try {
       const page = await (await guest.get(`/booking/${activityId}/date-time?date=2026-06-06`)).text();
       const times = [...page.matchAll(/<option value="(\d\d:00)"( selected)?( disabled)?/g)].map((m) => [m[1], !m[3]]);
@@ -196,7 +197,7 @@ describe("through the app", () => {
         ["2026-06-14", "9 10 11"],
       ]);
     } finally {
-      setRules({ weeklyHours: null, horizonDays: 90 });
+      await setRules({ weeklyHours: null, horizonDays: 90 });
     }
   });
 
@@ -226,14 +227,14 @@ describe("through the app", () => {
     expect(await (await guest.get(`/activity/${activityId}`)).text()).not.toContain("Dentist");
     expect(await (await guest.get(`/booking/${activityId}/date-time?date=2026-06-10`)).text()).not.toContain("Dentist");
 
-    const blocks = t.db.select().from(hostBlocks).where(eq(hostBlocks.hostId, hostId)).all();
+    const blocks = await t.db.select().from(hostBlocks).where(eq(hostBlocks.hostId, hostId));
     expect(blocks).toHaveLength(2);
     // A stranger cannot remove it, and learns nothing.
     const strangers = await stranger.postForm(`/host/availability/blocks/${blocks[0]!.id}/remove`, {});
     expect(strangers.status).toBe(303);
-    expect(t.db.select().from(hostBlocks).where(eq(hostBlocks.hostId, hostId)).all()).toHaveLength(2);
+    expect(await t.db.select().from(hostBlocks).where(eq(hostBlocks.hostId, hostId))).toHaveLength(2);
     for (const b of blocks) expect((await host.postForm(`/host/availability/blocks/${b.id}/remove`, {})).status).toBe(303);
-    expect(t.db.select().from(hostBlocks).where(eq(hostBlocks.hostId, hostId)).all()).toHaveLength(0);
+    expect(await t.db.select().from(hostBlocks).where(eq(hostBlocks.hostId, hostId))).toHaveLength(0);
     expect((await intent(guest, "2026-06-10", "10:00", 1)).status).toBe(200);
   });
 
@@ -255,7 +256,7 @@ describe("through the app", () => {
     const api = await host.postJson("/host/availability/blocks", { kind: "time", date: "2026-06-12", from: "16:00", to: "15:00" });
     expect(api.status).toBe(400);
     expect(await message(api)).toBe("The end must be after the start.");
-    expect(t.db.select().from(hostBlocks).where(eq(hostBlocks.hostId, hostId)).all()).toHaveLength(0);
+    expect(await t.db.select().from(hostBlocks).where(eq(hostBlocks.hostId, hostId))).toHaveLength(0);
   });
 
   test("an activity's hours on the Availability screen's plain form: saved, refused with the day's message, the host's only", async () => {
@@ -265,18 +266,18 @@ describe("through the app", () => {
     const bad = await host.postForm(`/host/availability/activities/${activityId}`, { hoursMode: "weekly", hours5: "09:00-12:00, 11:00-13:00", noticeMinutes: "0", horizonDays: "90" });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain("Saturday: two ranges overlap.");
-    expect(t.db.select().from(activities).where(eq(activities.id, activityId)).get()!.weeklyHours).toBeNull();
+    expect((await one(t.db.select().from(activities).where(eq(activities.id, activityId))))!.weeklyHours).toBeNull();
 
     expect((await stranger.get(`/host/availability/activities/${activityId}`)).status).toBe(404);
     expect((await stranger.postForm(`/host/availability/activities/${activityId}`, { hoursMode: "any" })).status).toBe(404);
 
     const saved = await host.postForm(`/host/availability/activities/${activityId}`, { hoursMode: "weekly", hours5: "09:00-12:00", hours6: "9:00-12:00", noticeMinutes: "720", horizonDays: "30", instantBooking: "on", title: "Not read here" });
     expect(saved.status).toBe(303);
-    const row = t.db.select().from(activities).where(eq(activities.id, activityId)).get()!;
+    const row = (await one(t.db.select().from(activities).where(eq(activities.id, activityId))))!;
     expect(row).toMatchObject({ weeklyHours: WEEKEND_MORNINGS, noticeMinutes: 720, horizonDays: 30, instantBooking: true, title: "Tennis" });
     // Back to any day, no notice, 90 days, requests answered by the host.
     expect((await host.postForm(`/host/availability/activities/${activityId}`, { hoursMode: "any", noticeMinutes: "0", horizonDays: "90" })).status).toBe(303);
-    expect(t.db.select().from(activities).where(eq(activities.id, activityId)).get()!).toMatchObject({ weeklyHours: null, noticeMinutes: 0, horizonDays: 90, instantBooking: false });
+    expect((await one(t.db.select().from(activities).where(eq(activities.id, activityId))))!).toMatchObject({ weeklyHours: null, noticeMinutes: 0, horizonDays: 90, instantBooking: false });
   });
 
   test("the Availability screen needs a session, and the dashboard links to it", async () => {

@@ -1,3 +1,4 @@
+import { one } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings } from "../db/schema";
@@ -17,7 +18,7 @@ let t: Awaited<ReturnType<typeof makeTestApp>>;
 let p: Awaited<ReturnType<typeof bookingParties>>;
 let day = 3;
 const nextDate = () => new Date(START + day++ * 24 * HOUR).toISOString().slice(0, 10);
-const row = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!;
+const row = async (id: string) => (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!;
 const body = async (res: Response) => (await res.json()) as Record<string, any>;
 
 beforeAll(async () => {
@@ -39,7 +40,7 @@ describe("holding a host's time costs something", () => {
     expect(second.status).toBe(409);
     expect((await body(second)).message).toBe("You are already booking another time. Pay for it or cancel it in your bookings before holding a new one.");
     // Asking again for the same choice is the same hold, not a second one.
-    expect((await body(await hold(row(bookingId).startsAtLocal.slice(0, 10)))).bookingId).toBe(bookingId);
+    expect((await body(await hold((await row(bookingId)).startsAtLocal.slice(0, 10)))).bookingId).toBe(bookingId);
     expect((await p.guest.postJson(`/api/bookings/${bookingId}/cancel`, {})).status).toBe(200);
     const third = await hold(nextDate());
     expect(third.status).toBe(200);
@@ -69,7 +70,7 @@ describe("holding a host's time costs something", () => {
     expect(longer.status).toBe(429);
     expect(Number(longer.headers.get("retry-after"))).toBe((2 * ABANDONED_HOLD_PAUSE_MS) / 1000);
     // A real guest books the time the squatter gave up.
-    const date = row(givenUp).startsAtLocal.slice(0, 10);
+    const date = (await row(givenUp)).startsAtLocal.slice(0, 10);
     const { res } = await requestWithTestCard(p.guest, { activityId: p.activityId, date, hours: 2, total: "88.00" });
     expect(res.status).toBe(201);
   });
@@ -100,7 +101,7 @@ describe("the request's message goes through the one text normaliser, with one l
     const ok = await hold(nextDate(), "\u200B Caf\u0065\u0301 at 10?\r\nSee you \u200B");
     expect(ok.status).toBe(200);
     const kept = (await body(ok)).bookingId as string;
-    expect(row(kept).message).toBe("Café at 10?\nSee you");
+    expect((await row(kept)).message).toBe("Café at 10?\nSee you");
     expect((await p.guest.postJson(`/api/bookings/${kept}/cancel`, {})).status).toBe(200);
   });
 });
@@ -125,16 +126,16 @@ describe("rules a host could lean on", () => {
 
   test("a host cancels up to the start (the guest refunded in full), never after it", async () => {
     const before = await accepted();
-    clock = row(before).startsAt - 60 * 1000;
+    clock = (await row(before)).startsAt - 60 * 1000;
     expect((await p.host.postJson(`/api/bookings/${before}/cancel`, {})).status).toBe(200);
-    expect(row(before)).toMatchObject({ status: "canceled", canceledBy: "host" });
+    expect(await row(before)).toMatchObject({ status: "canceled", canceledBy: "host" });
 
     const after = await accepted();
-    clock = row(after).startsAt + 60 * 1000;
+    clock = (await row(after)).startsAt + 60 * 1000;
     const res = await p.host.postJson(`/api/bookings/${after}/cancel`, {});
     expect(res.status).toBe(409);
     expect((await body(res)).message).toBe("The activity has started: it can no longer be cancelled. Mark it complete, or report a problem.");
-    expect(row(after).status).toBe("accepted");
+    expect((await row(after)).status).toBe("accepted");
     // And it completes as usual, so the guest can review it.
     expect((await p.host.postJson(`/api/bookings/${after}/complete`, {})).status).toBe(200);
   });
@@ -149,7 +150,7 @@ describe("rules a host could lean on", () => {
     const accept = await p.host.postJson(`/api/bookings/${id}/accept`, {});
     expect(accept.status).toBe(409);
     expect((await body(accept)).message).toBe("This activity is no longer listed: decline the request instead.");
-    expect(row(id).status).toBe("pending");
+    expect((await row(id)).status).toBe("pending");
     expect((await p.host.postJson(`/api/bookings/${id}/reject`, {})).status).toBe(200);
   });
 });

@@ -1,3 +1,4 @@
+import { one } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -35,7 +36,7 @@ async function setUp(env: Record<string, string> = {}) {
   const res = await host.postJson("/api/activities", TENNIS);
   expect(res.status).toBe(201);
   const activityId = (await body(res)).id as string;
-  const bookingsOf = () => t.db.select().from(bookings).where(eq(bookings.guestId, guestId)).all();
+  const bookingsOf = async () => await t.db.select().from(bookings).where(eq(bookings.guestId, guestId));
   const ledgerOf = (id: string) => ledgerLines(t.db, id);
   const systemOf = (id: string) => systemMessageTypes(t.db, id);
   /** The date-time screen's choice, saved on the server; the payment screen reads it. */
@@ -50,7 +51,7 @@ async function setUp(env: Record<string, string> = {}) {
     expect(res.status).toBe(200);
     return (await body(res)) as { sessionId: string; url: string; bookingId: string };
   }
-  const statusOf = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!.status;
+  const statusOf = async (id: string) => (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!.status;
   return { t, host, guest, other, guestId, activityId, bookingsOf, ledgerOf, systemOf, choose, dialog, statusOf };
 }
 
@@ -115,12 +116,12 @@ describe("the card form with Stripe", () => {
     const { html } = await paymentPage();
     const intent = intentOfPage(html);
     const finish = (fields: Record<string, string>) => s.guest.postForm(`/booking/${s.activityId}/payment`, { amount: "88.00", ...fields });
-    const before = s.bookingsOf().length;
+    const before = (await s.bookingsOf()).length;
 
     // The browser claims success before anything was confirmed: Stripe's copy says otherwise.
     const early = await finish({ paymentIntentId: intent.id });
     expect(early.status).toBe(402);
-    expect(s.bookingsOf().length).toBe(before);
+    expect((await s.bookingsOf()).length).toBe(before);
 
     expect(() => fake.confirm(intent.id, CARDS.declined)).toThrow("Your card was declined.");
     const declined = await finish({ paymentIntentId: intent.id });
@@ -130,21 +131,21 @@ describe("the card form with Stripe", () => {
     expect(page).toContain("Your card was declined.");
     // The form is shown again for the same intent, to try another card.
     expect(islandProps(page, "StripePayment").clientSecret).toBe(intent.client_secret);
-    expect(s.bookingsOf().length).toBe(before);
+    expect((await s.bookingsOf()).length).toBe(before);
 
     // Nothing named, or something that is not an intent of this guest: refused, nothing written.
     expect((await finish({})).status).toBe(400);
     expect((await finish({ paymentIntentId: "pi_doesnotexist0000" })).status).toBe(404);
-    expect(s.bookingsOf().length).toBe(before);
+    expect((await s.bookingsOf()).length).toBe(before);
 
     fake.confirm(intent.id, CARDS.ok);
     const ok = await finish({ paymentIntentId: intent.id });
     expect(ok.status).toBe(303);
     expect(ok.headers.get("location")).toMatch(/^\/booking-success\?booking=[0-9a-f-]{36}$/);
-    const made = s.bookingsOf().filter((b) => b.paymentIntentId === intent.id);
+    const made = (await s.bookingsOf()).filter((b) => b.paymentIntentId === intent.id);
     expect(made.map((b) => b.status)).toEqual(["pending"]);
-    expect(s.ledgerOf(made[0]!.id)).toEqual(["authorize:8800"]);
-    expect(s.systemOf(made[0]!.id)).toEqual(["booking_request"]);
+    expect(await s.ledgerOf(made[0]!.id)).toEqual(["authorize:8800"]);
+    expect(await s.systemOf(made[0]!.id)).toEqual(["booking_request"]);
     // Stripe was asked, not the browser.
     expect(fake.requestsTo("GET", "/v1/payment_intents/:id").some((r) => r.path.endsWith(intent.id))).toBe(true);
   });
@@ -154,10 +155,10 @@ describe("the card form with Stripe", () => {
     const theirs = intentOfPage(await (await s.other.get(`/booking/${s.activityId}/payment`)).text());
     fake.confirm(theirs.id, CARDS.ok);
     await s.choose(s.guest, date);
-    const before = s.t.db.select().from(bookings).all().length;
+    const before = (await s.t.db.select().from(bookings)).length;
     const res = await s.guest.postForm(`/booking/${s.activityId}/payment`, { amount: "88.00", paymentIntentId: theirs.id });
     expect(res.status).toBe(404);
-    expect(s.t.db.select().from(bookings).all().length).toBe(before);
+    expect((await s.t.db.select().from(bookings)).length).toBe(before);
   });
 
   test("back from authentication (the return address), the booking is finished from Stripe's copy of the intent", async () => {
@@ -168,7 +169,7 @@ describe("the card form with Stripe", () => {
     // Authentication not done: redirect_status in the address proves nothing.
     const pending = await back(intent.id);
     expect(pending.status).toBe(402);
-    expect(s.bookingsOf().some((b) => b.paymentIntentId === intent.id)).toBe(false);
+    expect((await s.bookingsOf()).some((b) => b.paymentIntentId === intent.id)).toBe(false);
     // An unknown or foreign intent goes back to the screen.
     expect((await back("pi_doesnotexist0000")).headers.get("location")).toBe(`/booking/${s.activityId}/payment`);
 
@@ -178,7 +179,7 @@ describe("the card form with Stripe", () => {
     expect(done.headers.get("location")).toMatch(/^\/booking-success\?booking=[0-9a-f-]{36}$/);
     // Coming back twice (a reload) finds the same booking.
     expect((await back(intent.id)).status).toBe(303);
-    expect(s.bookingsOf().filter((b) => b.paymentIntentId === intent.id).map((b) => b.status)).toEqual(["pending"]);
+    expect((await s.bookingsOf()).filter((b) => b.paymentIntentId === intent.id).map((b) => b.status)).toEqual(["pending"]);
   });
 
   test("/checkout/{bookingId}: the Payment Element for the held booking; only an authorised intent of this booking sends the request", async () => {
@@ -193,25 +194,25 @@ describe("the card form with Stripe", () => {
     const pay = (id: string) => s.guest.postForm(`/checkout/${bookingId}`, { amount: "88.00", paymentIntentId: id });
 
     expect((await pay(intent.id)).status).toBe(402);
-    expect(s.statusOf(bookingId)).toBe("awaiting_payment");
+    expect(await s.statusOf(bookingId)).toBe("awaiting_payment");
     // An authorised intent made for something else does not pay for this booking.
     await s.choose();
     const stray = intentOfPage((await paymentPage()).html);
     fake.confirm(stray.id, CARDS.ok);
     expect((await pay(stray.id)).status).toBe(402);
-    expect(s.statusOf(bookingId)).toBe("awaiting_payment");
-    expect(s.ledgerOf(bookingId)).toEqual([]);
+    expect(await s.statusOf(bookingId)).toBe("awaiting_payment");
+    expect(await s.ledgerOf(bookingId)).toEqual([]);
 
     fake.confirm(intent.id, CARDS.ok);
     const ok = await pay(intent.id);
     expect(ok.status).toBe(303);
     expect(ok.headers.get("location")).toBe("/");
-    expect(s.statusOf(bookingId)).toBe("pending");
-    expect(s.ledgerOf(bookingId)).toEqual(["authorize:8800"]);
+    expect(await s.statusOf(bookingId)).toBe("pending");
+    expect(await s.ledgerOf(bookingId)).toEqual(["authorize:8800"]);
     // Back through the return address afterwards: still one request, and a success.
     const back = await s.guest.get(`/checkout/${bookingId}/return?payment_intent=${intent.id}`);
     expect(back.headers.get("location")).toBe("/");
-    expect(s.systemOf(bookingId)).toEqual(["booking_request"]);
+    expect(await s.systemOf(bookingId)).toEqual(["booking_request"]);
   });
 });
 
@@ -234,7 +235,7 @@ describe("Stripe's hosted Checkout, through the webhook", () => {
     const sent = fake.requestsTo("POST", "/v1/checkout/sessions").at(-1)!;
     // Stripe needs absolute addresses: the request's own origin.
     expect(sent.params).toMatchObject({ success_url: `${ORIGIN}/bookings?success=true`, cancel_url: `${ORIGIN}/bookings?canceled=true`, metadata: { bookingId } });
-    expect(s.statusOf(bookingId)).toBe("awaiting_payment");
+    expect(await s.statusOf(bookingId)).toBe("awaiting_payment");
 
     const first = fake.events.length;
     fake.completeCheckout(sessionId);
@@ -242,10 +243,10 @@ describe("Stripe's hosted Checkout, through the webhook", () => {
     expect(events.map((e) => e.type)).toEqual(["payment_intent.amount_capturable_updated", "checkout.session.completed"]);
     // Three deliveries of each, the completion first.
     for (const evt of [...events, ...events, ...events].reverse()) expect((await deliver(evt)).status).toBe(200);
-    expect(s.statusOf(bookingId)).toBe("pending");
-    expect(s.ledgerOf(bookingId)).toEqual(["authorize:8800"]);
-    expect(s.systemOf(bookingId)).toEqual(["booking_request"]);
-    const row = s.t.db.select().from(bookings).where(eq(bookings.id, bookingId)).get()!;
+    expect(await s.statusOf(bookingId)).toBe("pending");
+    expect(await s.ledgerOf(bookingId)).toEqual(["authorize:8800"]);
+    expect(await s.systemOf(bookingId)).toEqual(["booking_request"]);
+    const row = (await one(s.t.db.select().from(bookings).where(eq(bookings.id, bookingId))))!;
     expect(row.paymentIntentId).toBe(String(fake.sessions.get(sessionId)!.payment_intent));
     // The guest lands on the list with the toast, once.
     const back = await s.guest.get("/bookings?success=true");
@@ -259,8 +260,8 @@ describe("Stripe's hosted Checkout, through the webhook", () => {
     fake.completeCheckout(sessionId);
     const completed = fake.events.slice(first).find((e) => e.type === "checkout.session.completed")!;
     for (let i = 0; i < 3; i++) expect((await deliver(completed)).status).toBe(200);
-    expect(s.statusOf(bookingId)).toBe("pending");
-    expect(s.ledgerOf(bookingId)).toEqual(["authorize:8800"]);
+    expect(await s.statusOf(bookingId)).toBe("pending");
+    expect(await s.ledgerOf(bookingId)).toEqual(["authorize:8800"]);
   });
 
   test("with an https PUBLIC_URL, Checkout sends the guest back there", async () => {
@@ -318,21 +319,21 @@ describe("with the built-in test provider", () => {
   test("cancelling on the hosted checkout page frees the slot and releases the payment at once", async () => {
     const date = nextDate();
     const { url, bookingId, sessionId } = await s.dialog(s.guest, date);
-    const intentId = s.t.db.select().from(bookings).where(eq(bookings.id, bookingId)).get()!.paymentIntentId!;
+    const intentId = (await one(s.t.db.select().from(bookings).where(eq(bookings.id, bookingId))))!.paymentIntentId!;
     expect((await s.other.postForm(`${url}/cancel`, {})).status).toBe(404);
-    expect(s.statusOf(bookingId)).toBe("awaiting_payment");
+    expect(await s.statusOf(bookingId)).toBe("awaiting_payment");
     const res = await s.guest.postForm(`${url}/cancel`, {});
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe(`${ORIGIN}/bookings?canceled=true`);
-    expect(s.statusOf(bookingId)).toBe("expired");
-    expect(s.t.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)).get()!.status).toBe("canceled");
+    expect(await s.statusOf(bookingId)).toBe("expired");
+    expect((await one(s.t.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId))))!.status).toBe("canceled");
     // No hold job left behind, and another guest can take the time straight away.
     expect((await s.other.postJson("/api/create-payment-intent", { activityId: s.activityId, hours: 2, amount: "88.00", proposedDate: date, proposedTime: "10:00", message: "Hi" })).status).toBe(200);
     // Cancelling again, or paying the dead session, changes nothing.
     expect((await s.guest.postForm(`${url}/cancel`, {})).status).toBe(303);
     const late = await s.guest.postForm(url, { cardNumber: "4242 4242 4242 4242", expiry: "12/30", cvc: "123" });
     expect(late.status).toBe(402);
-    expect(s.statusOf(bookingId)).toBe("expired");
+    expect(await s.statusOf(bookingId)).toBe("expired");
     expect(sessionId).toStartWith("tcs_");
   });
 });

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings, jobs, testPaymentIntents, users } from "../db/schema";
@@ -68,7 +69,7 @@ async function pendingBooking(c = guest, slot = nextSlot()) {
 
 const ledgerOf = (id: string) => ledgerLines(t.db, id);
 const systemOf = (id: string) => systemMessageTypes(t.db, id);
-const statusOf = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!.status;
+const statusOf = async (id: string) => (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!.status;
 
 /**
  * Runs `work` with the host's payout account set up and enabled (pending shares are sent as it
@@ -77,15 +78,15 @@ const statusOf = (id: string) => t.db.select().from(bookings).where(eq(bookings.
 async function withHostPayouts<T>(work: () => Promise<T>): Promise<T> {
   const provider = t.deps.payments as TestProvider;
   const account = await provider.createConnectedAccount({ userId: hostId, email: null }, `host:${hostId}:account`);
-  t.db.update(users).set({ stripeAccountId: account.id }).where(eq(users.id, hostId)).run();
+  await writeTransaction(t.db, (tx) => tx.update(users).set({ stripeAccountId: account.id }).where(eq(users.id, hostId)));
   try {
     await provider.enableAccount(account.id); // account.updated: pending payouts are sent
     return await work();
   } finally {
-    t.db.update(users).set({ stripeAccountId: null }).where(eq(users.id, hostId)).run();
+    await writeTransaction(t.db, (tx) => tx.update(users).set({ stripeAccountId: null }).where(eq(users.id, hostId)));
   }
 }
-const intentStatus = (id: string) => t.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, id)).get()!.status;
+const intentStatus = async (id: string) => (await one(t.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, id))))!.status;
 
 describe("booking through the date-time flow", () => {
   test("a guest pays and the request is pending, with the server's prices, a ledger row and the system message", async () => {
@@ -95,9 +96,9 @@ describe("booking through the date-time flow", () => {
     const b = await body(res);
     expect(b).toMatchObject({ status: "pending", role: "guest", proposedDatetime: `${slot.date}T10:00:00`, timeZone: "America/New_York", durationHours: 2, subtotal: "80.00", serviceFee: "8.00", priceTotal: "88.00", hostEarnings: "64.00" });
     expect(JSON.stringify(b)).not.toContain("paymentIntent");
-    expect(ledgerOf(b.id)).toEqual(["authorize:8800"]);
-    expect(systemOf(b.id)).toEqual(["booking_request"]);
-    const row = t.db.select().from(bookings).where(eq(bookings.id, b.id)).get()!;
+    expect(await ledgerOf(b.id)).toEqual(["authorize:8800"]);
+    expect(await systemOf(b.id)).toEqual(["booking_request"]);
+    const row = (await one(t.db.select().from(bookings).where(eq(bookings.id, b.id))))!;
     // 10:00 in New York in June is 14:00 UTC.
     expect(row.startsAt).toBe(Date.parse(`${slot.date}T14:00:00Z`));
     expect(row.endsAt - row.startsAt).toBe(2 * HOUR);
@@ -123,11 +124,11 @@ describe("booking through the date-time flow", () => {
     // A booking sent with another total is refused, and its authorisation released.
     const intent = await body(ok);
     await guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...TEST_CARD });
-    const before = t.db.select().from(bookings).all().length;
+    const before = (await t.db.select().from(bookings)).length;
     const wrong = await guest.postJson("/api/bookings", { activityId, proposedDatetime: `${slot.date}T10:00:00`, durationHours: 2, priceTotal: "1.00", paymentIntentId: intent.paymentIntentId });
     expect(wrong.status).toBe(409);
-    expect(t.db.select().from(bookings).all().length).toBe(before);
-    expect(intentStatus(intent.paymentIntentId)).toBe("canceled");
+    expect((await t.db.select().from(bookings)).length).toBe(before);
+    expect(await intentStatus(intent.paymentIntentId)).toBe("canceled");
   });
 
   const bad: [string, Record<string, unknown>, number, string][] = [
@@ -146,23 +147,23 @@ describe("booking through the date-time flow", () => {
   for (const [name, input, status, message] of bad) {
     test(`create-payment-intent with ${name}: ${status}, a clear message, nothing written`, async () => {
       const json = JSON.parse(JSON.stringify(input).replace('"A"', JSON.stringify(activityId)));
-      const before = [t.db.select().from(bookings).all().length, t.db.select().from(testPaymentIntents).all().length];
+      const before = [(await t.db.select().from(bookings)).length, (await t.db.select().from(testPaymentIntents)).length];
       const res = await guest.postJson("/api/create-payment-intent", json);
       expect(res.status).toBe(status);
       expect((await body(res)).message).toContain(message);
-      expect([t.db.select().from(bookings).all().length, t.db.select().from(testPaymentIntents).all().length]).toEqual(before);
+      expect([(await t.db.select().from(bookings)).length, (await t.db.select().from(testPaymentIntents)).length]).toEqual(before);
     });
   }
 
   test("bad booking calls are 4xx with a message and write nothing", async () => {
-    const before = t.db.select().from(bookings).all().length;
+    const before = (await t.db.select().from(bookings)).length;
     for (const input of [{}, { activityId, proposedDatetime: "tomorrow", durationHours: 2, priceTotal: "88.00", paymentIntentId: "tpi_x" }, { activityId, proposedDatetime: "2026-06-20T10:00:00", durationHours: 2, priceTotal: "88.00", paymentIntentId: "tpi_nope" }, { activityId, proposedDatetime: "2026-06-20T10:00:00", durationHours: "two", priceTotal: "88.00", paymentIntentId: "tpi_x" }]) {
       const res = await guest.postJson("/api/bookings", input);
       expect(res.status).toBeGreaterThanOrEqual(400);
       expect(res.status).toBeLessThan(500);
       expect(typeof (await body(res)).message).toBe("string");
     }
-    expect(t.db.select().from(bookings).all().length).toBe(before);
+    expect((await t.db.select().from(bookings)).length).toBe(before);
   });
 
   test("a host cannot book their own activity", async () => {
@@ -176,10 +177,10 @@ describe("booking through the date-time flow", () => {
     const slot = nextSlot();
     const intent = await body(await guest.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId, date: slot.date, time: slot.time, duration: "2" } }));
     await guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...TEST_CARD });
-    expect(intentStatus(intent.paymentIntentId)).toBe("requires_capture");
+    expect(await intentStatus(intent.paymentIntentId)).toBe("requires_capture");
     clock += 31 * 60 * 1000;
     await t.deps.jobs.runDue();
-    expect(intentStatus(intent.paymentIntentId)).toBe("canceled");
+    expect(await intentStatus(intent.paymentIntentId)).toBe("canceled");
     clock = START;
   });
 });
@@ -190,7 +191,7 @@ describe("no double booking", () => {
     // Made with the factories: this is about the slot, not about signing up.
     const guests = await Promise.all(Array.from({ length: 50 }, async () => {
       const c = t.client();
-      await c.signInAs(insert(t.db).user(userRow()).id);
+      await c.signInAs((await insert(t.db).user(userRow())).id);
       return c;
     }));
     // Every guest authorises a card for the same slot first (nothing holds it yet).
@@ -204,7 +205,7 @@ describe("no double booking", () => {
     expect(statuses.filter((s) => s === 201).length).toBe(1);
     expect(statuses.filter((s) => s === 409).length).toBe(49);
     const won = intents[statuses.indexOf(201)]!;
-    for (const id of intents) expect(intentStatus(id)).toBe(id === won ? "requires_capture" : "canceled");
+    for (const id of intents) expect(await intentStatus(id)).toBe(id === won ? "requires_capture" : "canceled");
     const loser = await body(answers[statuses.indexOf(409)]!);
     expect(loser.message).toContain("not charged");
     // An overlapping slot (starting an hour later) is refused too.
@@ -231,7 +232,7 @@ describe("no double booking", () => {
     const second = await c.postJson("/api/bookings", { activityId: other.id, proposedDatetime: `${slot.date}T10:00:00`, durationHours: 2, priceTotal: slot.total, paymentIntentId: intents[1] });
     expect(second.status).toBe(409);
     expect((await body(second)).message).toBe("You already have a booking at this time. Your card was not charged: the hold on it has been released.");
-    expect(intentStatus(intents[1]!)).toBe("canceled");
+    expect(await intentStatus(intents[1]!)).toBe("canceled");
     // Asked again, an overlapping slot is refused before any card is held.
     const again = await c.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId: other.id, date: slot.date, time: "11:00", duration: "2" } });
     expect(again.status).toBe(409);
@@ -287,7 +288,7 @@ describe("the state machine, for guest, host and stranger", () => {
     }
     expect((await host.postJson(`/api/bookings/${id}/accept`, {})).status).toBe(200);
     if (state === "accepted") return id;
-    const row = t.db.select().from(bookings).where(eq(bookings.id, id)).get()!;
+    const row = (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!;
     clock = row.startsAt + 30 * 60 * 1000;
     if (state === "started") return id;
     expect((await host.postJson(`/api/bookings/${id}/complete`, {})).status).toBe(200);
@@ -300,9 +301,9 @@ describe("the state machine, for guest, host and stranger", () => {
       const res = await clientOf(who).postJson(`/api/bookings/${id}/${action}`, {});
       expect(res.status).toBe(status);
       expect(typeof (await body(res)).message === "string" || status === 200).toBe(true);
-      expect(statusOf(id)).toBe(to as never);
-      expect(ledgerOf(id)).toEqual(ledger);
-      expect(systemOf(id)).toEqual(system);
+      expect(await statusOf(id)).toBe(to as never);
+      expect(await ledgerOf(id)).toEqual(ledger);
+      expect(await systemOf(id)).toEqual(system);
       clock = START;
     });
   }
@@ -324,7 +325,7 @@ describe("the state machine, for guest, host and stranger", () => {
     const earnings = await body(await host.get("/api/host/earnings"));
     expect(Number(earnings.pendingPayouts)).toBeGreaterThanOrEqual(64);
     await withHostPayouts(async () => {
-      expect(ledgerOf(id)).toContain("transfer:6400");
+      expect(await ledgerOf(id)).toContain("transfer:6400");
       const after = await body(await host.get("/api/host/earnings"));
       expect(after.pendingPayouts).toBe("0.00");
       expect(Number(after.totalEarnings)).toBe(Number(earnings.totalEarnings));
@@ -341,7 +342,7 @@ describe("timed transitions survive a restart", () => {
     const expiring = await pendingBooking(guest, earlySlot());
     const accepted = await pendingBooking(guest, earlySlot());
     expect((await host.postJson(`/api/bookings/${accepted}/accept`, {})).status).toBe(200);
-    const jobsBefore = t.db.select().from(jobs).all().map((j) => j.key);
+    const jobsBefore = (await t.db.select().from(jobs)).map((j) => j.key);
     expect(jobsBefore).toContain(`booking.expire:${expiring}`);
     expect(jobsBefore).toContain(`booking.autocomplete:${accepted}`);
 
@@ -349,18 +350,18 @@ describe("timed transitions survive a restart", () => {
     const restarted = await makeTestApp({ dataDir, now });
     clock = START + 24 * HOUR + 1000;
     await restarted.deps.jobs.runDue();
-    expect(statusOf(expiring)).toBe("expired");
-    expect(ledgerOf(expiring)).toEqual(["authorize:8800", "release:8800"]);
-    expect(systemOf(expiring)).toEqual(["booking_request", "booking_expired"]);
-    expect(statusOf(accepted)).toBe("accepted");
+    expect(await statusOf(expiring)).toBe("expired");
+    expect(await ledgerOf(expiring)).toEqual(["authorize:8800", "release:8800"]);
+    expect(await systemOf(expiring)).toEqual(["booking_request", "booking_expired"]);
+    expect(await statusOf(accepted)).toBe("accepted");
 
-    const row = t.db.select().from(bookings).where(eq(bookings.id, accepted)).get()!;
+    const row = (await one(t.db.select().from(bookings).where(eq(bookings.id, accepted))))!;
     clock = row.endsAt + 48 * HOUR + 1000;
     // The host has an enabled payout account: completing sends their share too.
     await withHostPayouts(() => restarted.deps.jobs.runDue());
-    expect(statusOf(accepted)).toBe("completed");
-    expect(ledgerOf(accepted)).toEqual(["authorize:8800", "capture:8800", "payout_pending:6400", "platform_fee:2400", "transfer:6400"]);
-    expect(systemOf(accepted)).toEqual(["booking_request", "booking_accepted", "booking_completed"]);
+    expect(await statusOf(accepted)).toBe("completed");
+    expect(await ledgerOf(accepted)).toEqual(["authorize:8800", "capture:8800", "payout_pending:6400", "platform_fee:2400", "transfer:6400"]);
+    expect(await systemOf(accepted)).toEqual(["booking_request", "booking_accepted", "booking_completed"]);
     clock = START;
   });
 });
@@ -372,7 +373,7 @@ describe("the booking dialog and the checkout page", () => {
     expect(res.status).toBe(200);
     const { sessionId, url, bookingId } = await body(res);
     expect(url).toBe(`/payments/test/checkout/${sessionId}`);
-    expect(statusOf(bookingId)).toBe("awaiting_payment");
+    expect(await statusOf(bookingId)).toBe("awaiting_payment");
     // The slot is held: another guest cannot take it.
     const other = await stranger.postJson("/api/create-payment-intent", { amount: "88.00", metadata: { activityId, date: slot.date, time: "10:00", duration: "2" } });
     expect(other.status).toBe(409);
@@ -382,9 +383,9 @@ describe("the booking dialog and the checkout page", () => {
     const paid = await guest.postForm(url, TEST_CARD);
     expect(paid.status).toBe(303);
     expect(paid.headers.get("location")).toBe(`${ORIGIN}/bookings?success=true`);
-    expect(statusOf(bookingId)).toBe("pending");
-    expect(ledgerOf(bookingId)).toEqual(["authorize:8800"]);
-    expect(systemOf(bookingId)).toEqual(["booking_request"]);
+    expect(await statusOf(bookingId)).toBe("pending");
+    expect(await ledgerOf(bookingId)).toEqual(["authorize:8800"]);
+    expect(await systemOf(bookingId)).toEqual(["booking_request"]);
     expect((await guest.get("/bookings?success=true")).headers.get("location")).toBe("/bookings");
     expect(await (await guest.get("/bookings")).text()).toContain("Payment Successful!");
   });
@@ -400,7 +401,7 @@ describe("the booking dialog and the checkout page", () => {
     expect((await stranger.get(`/checkout/${bookingId}`)).status).toBe(404);
     clock = START + 16 * 60 * 1000;
     await t.deps.jobs.runDue();
-    expect(statusOf(bookingId)).toBe("expired");
+    expect(await statusOf(bookingId)).toBe("expired");
     expect((await guest.get(`/checkout/${bookingId}`)).status).toBe(404);
     clock = START;
   });
@@ -413,11 +414,11 @@ describe("the booking dialog and the checkout page", () => {
     const html = await declined.text();
     expect(html).toContain("Payment Failed");
     expect(html).toContain("Your card was declined.");
-    expect(statusOf(bookingId)).toBe("awaiting_payment");
+    expect(await statusOf(bookingId)).toBe("awaiting_payment");
     const ok = await guest.postForm(`/checkout/${bookingId}`, { ...TEST_CARD, amount: "44.00" });
     expect(ok.status).toBe(303);
     expect(ok.headers.get("location")).toBe("/");
-    expect(statusOf(bookingId)).toBe("pending");
+    expect(await statusOf(bookingId)).toBe("pending");
   });
 });
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { dbVersion, migrate, openDb, readCache, seeOtherConnections } from "../db/client";
+import { closeDb, dbVersion, migrate, openDb, readCache, seeOtherConnections, writeTransaction, writerClient } from "../db/client";
 import { activities } from "../db/schema";
 import { seedDemo, seedGeneratedActivities } from "../db/seed";
 import { BROWSE_COUNT_CAP, browseActivities, browseQueries } from "../src/activities/queries";
@@ -38,11 +38,10 @@ describe("the browse count", () => {
 
   test("under the cap the count is exact, with the spec's text", async () => {
     const exact = await browseActivities(t.db, { city: "New York", category: "food", limit: 20 });
-    const food = t.db
+    const food = (await t.db
       .select({ id: activities.id })
       .from(activities)
-      .where(and(eq(activities.city, "New York"), eq(activities.category, "food"), eq(activities.active, true), isNull(activities.archivedAt)))
-      .all().length;
+      .where(and(eq(activities.city, "New York"), eq(activities.category, "food"), eq(activities.active, true), isNull(activities.archivedAt)))).length;
     // 6,000 activities over 5 cities and 8 categories: a category of one city stays under the cap.
     expect(food).toBeLessThanOrEqual(BROWSE_COUNT_CAP);
     expect(exact).toMatchObject({ total: food, capped: false });
@@ -56,8 +55,10 @@ describe("the browse count", () => {
     expect(few.cards.length).toBe(3);
     const tokyo = await browseActivities(t.db, { city: "Tokyo", category: "music", limit: 50, countCap: 10_000 });
     const hidden = tokyo.cards.slice(0, 2).map((c) => c.id);
-    t.db.update(activities).set({ archivedAt: Date.now() }).where(eq(activities.id, hidden[0]!)).run();
-    t.db.update(activities).set({ active: false }).where(eq(activities.id, hidden[1]!)).run();
+    await writeTransaction(t.db, async (tx) => {
+      await tx.update(activities).set({ archivedAt: Date.now() }).where(eq(activities.id, hidden[0]!));
+      await tx.update(activities).set({ active: false }).where(eq(activities.id, hidden[1]!));
+    });
     const after = await browseActivities(t.db, { city: "Tokyo", category: "music", limit: 50, countCap: 10_000 });
     expect(after.total).toBe(tokyo.total - 2);
     expect(after.cards.map((c) => c.id)).not.toContain(hidden[0]!);
@@ -89,7 +90,16 @@ describe("the browse count", () => {
 });
 
 describe("browse query plans", () => {
-  const planOf = (sql: string) => (t.db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join("; ");
+  // Prepared and finalized: a cached EXPLAIN statement would keep the read connection on the
+  // snapshot it was run on (bun:sqlite), and later reads would not see the writer's commits.
+  const planOf = (sql: string) => {
+    const statement = t.db.$client.prepare(`EXPLAIN QUERY PLAN ${sql}`);
+    try {
+      return (statement.all() as { detail: string }[]).map((r) => r.detail).join("; ");
+    } finally {
+      statement.finalize();
+    }
+  };
 
   test("every page and count statement searches a browse index: no full scan, no sort", () => {
     const queries = browseQueries(t.db);
@@ -119,58 +129,77 @@ describe("browse pages read once per database change", () => {
 
     // A write: the hidden activity leaves the page at once.
     const hidden = first.cards[0]!.id;
-    t.db.update(activities).set({ active: false }).where(eq(activities.id, hidden)).run();
+    await writeTransaction(t.db, (tx) => tx.update(activities).set({ active: false }).where(eq(activities.id, hidden)));
     const afterOwn = await browseActivities(t.db, { city: "Paris", category: "art", limit: 5 });
     expect(afterOwn.cards.map((c) => c.id)).not.toContain(hidden);
     expect(afterOwn.total).toBe(first.total - 1);
   });
 
-  test("the database's version moves with a commit of another connection, and with every write of this one", async () => {
+  test("the database's version moves with a commit of another connection, and with every write transaction of this handle", async () => {
     const dir = mkdtempSync(join(tmpdir(), "offline-version-"));
     try {
       const one = openDb(join(dir, "v.db"));
       const two = openDb(join(dir, "v.db"));
       await migrate(one);
-      one.$client.exec("CREATE TABLE t (x)");
+      writerClient(one).exec("CREATE TABLE t (x)");
       const start = dbVersion(one);
-      two.$client.exec("INSERT INTO t VALUES (1)");
+      // Another handle (another process, a script) commits: its writer is another connection.
+      writerClient(two).exec("INSERT INTO t VALUES (1)");
       const afterOther = dbVersion(one);
       expect(afterOther).not.toBe(start);
-      one.$client.exec("UPDATE t SET x = 2");
+      await writeTransaction(one, (tx) => tx.$client.query("UPDATE t SET x = 2").run());
       expect(dbVersion(one)).not.toBe(afterOther);
       expect(dbVersion(one)).toBe(dbVersion(one));
-      // Every way this handle writes moves it; reading does not.
-      const writes: [string, () => unknown][] = [
-        ["a prepared statement", () => one.$client.prepare("INSERT INTO t VALUES (?)").run(3)],
-        ["a cached query", () => one.$client.query("DELETE FROM t WHERE x = ?").run(3)],
-        ["RETURNING through all()", () => one.$client.query("INSERT INTO t VALUES (4) RETURNING x").all()],
-        ["drizzle's raw SQL", () => one.run(sql`UPDATE t SET x = 5 WHERE x = 4`)],
-        ["a transaction", () => one.transaction((tx) => tx.run(sql`DELETE FROM t WHERE x = 5`))],
-        ["drizzle's query builder", () => one.update(activities).set({ featured: true }).where(eq(activities.id, "none")).run()],
+      // Every way of writing moves it, even a write transaction that changes no row; reading does not.
+      const writes: [string, () => Promise<unknown>][] = [
+        ["a write transaction's query builder", () => writeTransaction(one, (tx) => tx.update(activities).set({ featured: true }).where(eq(activities.id, "none")))],
+        ["a write transaction's raw SQL", () => writeTransaction(one, (tx) => tx.$client.query("INSERT INTO t VALUES (3)").run())],
+        ["a write transaction of several statements", () => writeTransaction(one, async (tx) => {
+          tx.$client.query("DELETE FROM t WHERE x = ?").run(3);
+          await tx.select().from(activities).limit(1);
+          return tx.$client.query("INSERT INTO t VALUES (4) RETURNING x").all();
+        })],
+        ["a write transaction that rolls back", () => writeTransaction(one, async (tx) => {
+          await tx.update(activities).set({ featured: true }).where(eq(activities.id, "none"));
+          throw new Error("rolled back");
+        }).catch(() => undefined)],
+        ["the writer connection's raw SQL", async () => writerClient(one).prepare("UPDATE t SET x = 5 WHERE x = 4").run()],
+        ["another handle's write transaction", () => writeTransaction(two, (tx) => tx.$client.query("DELETE FROM t WHERE x = 5").run())],
       ];
       for (const [how, write] of writes) {
         const before = dbVersion(one);
         one.$client.query("SELECT count(*) FROM t").get();
-        one.select().from(activities).limit(1).all();
-        expect(dbVersion(one)).toBe(before);
-        write();
+        await one.select().from(activities).limit(1);
+        expect(dbVersion(one), how).toBe(before);
+        await write();
         expect(dbVersion(one), how).not.toBe(before);
       }
-      // A kept read sees another connection's commit from the next request on (each request
-      // looks as it starts), or 10 ms later outside requests; its own writes at once.
+      // A kept read is kept while nothing is written, and dropped at once after any write
+      // transaction of this handle, even one that changed nothing.
       const kept = readCache<number>(10);
-      const rows = () => kept(one, "rows", () => (one.$client.query("SELECT count(*) AS n FROM t").get() as { n: number }).n);
-      const counted = rows();
-      two.$client.exec("INSERT INTO t VALUES (6)");
+      let reads = 0;
+      const counter = () => kept(one, "reads", async () => ++reads);
+      expect(await counter()).toBe(1);
+      one.$client.query("SELECT count(*) FROM t").get();
+      await one.select().from(activities).limit(1);
+      expect(await counter()).toBe(1);
+      await writeTransaction(one, (tx) => tx.update(activities).set({ featured: true }).where(eq(activities.id, "none")));
+      expect(await counter()).toBe(2);
+      expect(await counter()).toBe(2);
+      // A kept read sees another connection's commit from the next request on (each request
+      // looks as it starts), or 10 ms later outside requests; this handle's writes at once.
+      const rows = () => kept(one, "rows", async () => (one.$client.query("SELECT count(*) AS n FROM t").get() as { n: number }).n);
+      const counted = await rows();
+      await writeTransaction(two, (tx) => tx.$client.query("INSERT INTO t VALUES (6)").run());
       seeOtherConnections(one);
-      expect(rows()).toBe(counted + 1);
-      two.$client.exec("INSERT INTO t VALUES (7)");
+      expect(await rows()).toBe(counted + 1);
+      writerClient(two).exec("INSERT INTO t VALUES (7)");
       await Bun.sleep(11);
-      expect(rows()).toBe(counted + 2);
-      one.$client.exec("INSERT INTO t VALUES (8)");
-      expect(rows()).toBe(counted + 3);
-      one.$client.close();
-      two.$client.close();
+      expect(await rows()).toBe(counted + 2);
+      await writeTransaction(one, (tx) => tx.$client.query("INSERT INTO t VALUES (8)").run());
+      expect(await rows()).toBe(counted + 3);
+      closeDb(one);
+      closeDb(two);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate, openDb, type Db } from "../db/client";
+import { migrate, openDb, writerClient, type Db } from "../db/client";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
 import { activities, bookings, reviews, users } from "../db/schema";
 import { seedDemo } from "../db/seed";
@@ -48,7 +48,7 @@ describe("the database", () => {
 
   test("foreign keys are enforced", async () => {
     expect(() =>
-      db.$client.run(
+      writerClient(db).run(
         "INSERT INTO activities (id, host_id, country, city, category, title, description, hourly_rate_cents) VALUES ('a', 'nobody', 'France', 'Paris', 'food', 't', 'd', 100)",
       ),
     ).toThrow(/FOREIGN KEY/);

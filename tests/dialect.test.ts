@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL as BunSQL } from "bun";
 import { and, eq, not, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
-import { migrate, openDb, type Db } from "../db/client";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import { closeDb, migrate, openDb, type Db, one, writeTransaction } from "../db/client";
 import { postgresDialect, sqliteDialect, type Dialect } from "../db/dialect";
 import { activityRow, userRow } from "../db/factories";
 import * as pg from "../db/schema-pg";
@@ -62,10 +63,14 @@ beforeAll(async () => {
       name: "SQLite",
       dialect: sqliteDialect,
       t: sqlite,
-      ids: async (table, where) => (lite.select({ id: keyOf(sqlite, table) }).from(sqlite[table] as typeof sqlite.users).where(where(sqlite)).all() as { id: string }[]).map((r) => r.id).sort(),
-      run: async (query) => void lite.run(query(sqlite) as SQL),
-      readBy: async (id) => lite.select({ readBy: sqlite.messages.readBy }).from(sqlite.messages).where(eq(sqlite.messages.id, id)).get()!.readBy,
-      insert: async (table, rows) => void lite.insert(sqlite[table] as typeof sqlite.users).values(rows as never).run(),
+      ids: async (table, where) => ((await lite.select({ id: keyOf(sqlite, table) }).from(sqlite[table] as typeof sqlite.users).where(where(sqlite))) as { id: string }[]).map((r) => r.id).sort(),
+      run: async (query) => {
+        // A write transaction has no drizzle `run`: the statement goes to its connection as SQL.
+        const { sql: text, params } = new SQLiteSyncDialect().sqlToQuery(query(sqlite) as SQL);
+        await writeTransaction(lite, (tx) => void tx.$client.query(text).run(...(params as never[])));
+      },
+      readBy: async (id) => (await one(lite.select({ readBy: sqlite.messages.readBy }).from(sqlite.messages).where(eq(sqlite.messages.id, id))))!.readBy,
+      insert: async (table, rows) => void (await writeTransaction(lite, (tx) => tx.insert(sqlite[table] as typeof sqlite.users).values(rows as never))),
     },
     {
       name: "PostgreSQL",
@@ -91,7 +96,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.close();
-  lite?.$client.close();
+  if (lite) closeDb(lite);
   await postgres?.stop();
 });
 

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { emailTokens, jobs, oauthAccounts, sessions, users } from "../db/schema";
@@ -35,11 +36,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // The last emails are on their way: let them arrive before the server goes.
-  await until("the emails sent", () => t.db.select().from(jobs).where(eq(jobs.kind, "email.send")).all().length === 0).catch(() => {});
+  await until("the emails sent", async () => (await t.db.select().from(jobs).where(eq(jobs.kind, "email.send"))).length === 0).catch(() => {});
   t.deps.mailer.close();
   await smtp.close();
   t.cleanup();
-  oidc.stop();
+  await oidc.stop();
 });
 
 type Json = Record<string, any>;
@@ -61,7 +62,7 @@ const linkTo = (m: ReceivedEmail, path: string) => {
   if (!link) throw new Error(`no ${path} link in "${m.subject}": ${m.links.join(", ")}`);
   return pathOfLink(link);
 };
-const userRow = (email: string) => t.db.select().from(users).where(eq(users.email, email)).get();
+const userRow = async (email: string) => await one(t.db.select().from(users).where(eq(users.email, email)));
 const VERIFY = /^Confirm your email address$/;
 
 /** Signs up through the API and follows the verification link, unless asked not to. */
@@ -91,7 +92,7 @@ describe("verifying the address", () => {
     expect(await page.text()).toContain(`${email} is verified. Thank you!`);
     expect(await body(await c.get("/api/user"))).toMatchObject({ emailVerified: true });
     // Only the hash of the token is kept.
-    const stored = t.db.select().from(emailTokens).where(eq(emailTokens.userId, userRow(email)!.id)).all();
+    const stored = await t.db.select().from(emailTokens).where(eq(emailTokens.userId, (await userRow(email))!.id));
     expect(stored.map((r) => r.tokenHash)).not.toContain(link.split("=")[1]);
 
     const again = await c.get(link);
@@ -110,7 +111,7 @@ describe("verifying the address", () => {
     const visitor = t.client();
     const page = await visitor.get(linkTo(m, "/verify-email"));
     expect(page.status).toBe(200);
-    expect(userRow(email)!.emailVerified).toBe(true);
+    expect((await userRow(email))!.emailVerified).toBe(true);
   });
 
   test("bad or missing tokens get a clear 400 and change nothing", async () => {
@@ -130,7 +131,7 @@ describe("verifying the address", () => {
     const link = linkTo(await mail(email, VERIFY), "/verify-email");
     now += 7 * 24 * HOUR + 1;
     expect((await t.client().get(link)).status).toBe(400);
-    expect(userRow(email)!.emailVerified).toBe(false);
+    expect((await userRow(email))!.emailVerified).toBe(false);
   });
 
   test("'Resend link': a new link, three an hour per account, then a clear 429", async () => {
@@ -186,7 +187,7 @@ describe("changing the email", () => {
     const res = await c.putJson("/api/user/email", { email: target, currentPassword: password });
     expect(res.status).toBe(202);
     expect(await body(res)).toMatchObject({ email, emailVerified: true, pendingEmail: target, message: `We sent a link to ${target}. Your email changes when you follow it.` });
-    expect(userRow(email)).toBeDefined();
+    expect(await userRow(email)).toBeDefined();
     expect(await (await c.get("/settings/account")).text()).toContain(`Waiting for confirmation of ${target}`);
 
     const m = await mail(target, CHANGE);
@@ -313,7 +314,7 @@ describe("password reset", () => {
     expect(await body(await browser.get("/api/user"))).toMatchObject({ email, emailVerified: true });
     expect((await c.get("/api/user")).status).toBe(401);
     expect((await elsewhere.get("/api/user")).status).toBe(401);
-    expect(t.db.select().from(sessions).where(eq(sessions.userId, userRow(email)!.id)).all()).toHaveLength(1);
+    expect(await t.db.select().from(sessions).where(eq(sessions.userId, (await userRow(email))!.id))).toHaveLength(1);
     expect((await t.client().postJson("/api/login", { email, password })).status).toBe(401);
     expect((await t.client().postJson("/api/login", { email, password: "a-new-secret" })).status).toBe(200);
 
@@ -387,7 +388,7 @@ describe("password reset", () => {
   test("an account that signs in only with a provider can set a password; a suspended one gets no link", async () => {
     oidc.setUser({ sub: "provider-only", email: "provider-only@example.com", email_verified: true });
     await providerSignIn(t.client());
-    const row = userRow("provider-only@example.com")!;
+    const row = (await userRow("provider-only@example.com"))!;
     expect(row.passwordHash).toBeNull();
     await forgot(t.client(), row.email!);
     const link = linkTo(await mail(row.email!, RESET), "/reset-password");
@@ -396,7 +397,7 @@ describe("password reset", () => {
     expect((await t.client().postJson("/api/login", { email: row.email, password: "now-i-have-one" })).status).toBe(200);
 
     const { email } = await account(t.client(), fresh("suspended"));
-    t.db.update(users).set({ suspendedAt: now }).where(eq(users.email, email)).run();
+    await writeTransaction(t.db, (tx) => tx.update(users).set({ suspendedAt: now }).where(eq(users.email, email)));
     expect((await forgot(t.client(), email)).status).toBe(200);
     await settled(t.deps);
     expect(mails(email, RESET)).toEqual([]);
@@ -468,7 +469,7 @@ describe("rights that wait for a verified address", () => {
     const form = await c.postForm("/stripe-connect-setup", {});
     expect(form.status).toBe(403);
     expect(await form.text()).toContain("Verify your email address");
-    expect(userRow(email)!.stripeAccountId).toBeNull();
+    expect((await userRow(email))!.stripeAccountId).toBeNull();
 
     await c.get(linkTo(await mail(email, VERIFY), "/verify-email"));
     expect(await (await c.get("/stripe-connect-setup")).text()).toContain("Start Payment Setup");
@@ -483,7 +484,7 @@ async function providerSignIn(c: Client, next?: string) {
   const callback = new URL(atProvider.headers.get("location")!);
   return c.get(callback.pathname + callback.search);
 }
-const linksOf = (userId: string) => t.db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, userId)).all();
+const linksOf = async (userId: string) => await t.db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, userId));
 
 describe("a provider's sign-in with the email of an existing account", () => {
   const LINK = /^Link Acme ID to your Offline account$/;
@@ -499,9 +500,9 @@ describe("a provider's sign-in with the email of an existing account", () => {
     const cookie = c.cookies.get("link")!;
     expect(cookie).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(cookie).not.toContain("kept-1");
-    const row = t.db.select().from(emailTokens).where(eq(emailTokens.userId, user.id)).all().find((r) => r.purpose === "link")!;
+    const row = (await t.db.select().from(emailTokens).where(eq(emailTokens.userId, user.id))).find((r) => r.purpose === "link")!;
     expect(row.data).toMatchObject({ provider: "oidc", subject: "kept-1", next: "/bookings" });
-    expect(linksOf(user.id)).toEqual([]);
+    expect(await linksOf(user.id)).toEqual([]);
   });
 
   test("the password proves it: joined and signed in; a wrong password is refused, then rate-limited like sign-in", async () => {
@@ -519,7 +520,7 @@ describe("a provider's sign-in with the email of an existing account", () => {
     expect(ok.status).toBe(303);
     expect(ok.headers.get("location")).toBe("/bookings");
     expect(((await body(await c.get("/api/auth/user"))) as { id: string }).id).toBe(user.id);
-    expect(linksOf(user.id)).toHaveLength(1);
+    expect(await linksOf(user.id)).toHaveLength(1);
     expect(c.cookies.has("link")).toBe(false);
 
     // Guessing from one network address locks it, the right password too.
@@ -533,7 +534,7 @@ describe("a provider's sign-in with the email of an existing account", () => {
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(await locked.text()).toContain("Too many attempts");
-    expect(linksOf(other.user.id)).toEqual([]);
+    expect(await linksOf(other.user.id)).toEqual([]);
   });
 
   test("or an emailed link: its page joins nothing until its button is pressed; the address counts as verified", async () => {
@@ -554,17 +555,17 @@ describe("a provider's sign-in with the email of an existing account", () => {
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain("this link works only in the browser where you signed in with Acme ID");
     expect((await elsewhere.postForm("/link-account/confirm", { token })).status).toBe(403);
-    expect(linksOf(user.id)).toEqual([]);
+    expect(await linksOf(user.id)).toEqual([]);
     // The browser that signed in with the provider: a page, then its button joins.
     const page = await c.get(link);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("Link Acme ID and sign in");
-    expect(linksOf(user.id)).toEqual([]);
+    expect(await linksOf(user.id)).toEqual([]);
     const done = await c.postForm("/link-account/confirm", { token });
     expect(done.status).toBe(303);
     expect(done.headers.get("location")).toBe("/bookings");
     expect(((await body(await c.get("/api/auth/user"))) as { id: string }).id).toBe(user.id);
-    expect(linksOf(user.id)).toHaveLength(1);
+    expect(await linksOf(user.id)).toHaveLength(1);
     // Used: neither the link nor the pending sign-in works again.
     expect((await t.client().postForm("/link-account/confirm", { token })).status).toBe(400);
     expect((await t.client().postForm("/link-account", { password: "anything" })).status).toBe(400);
@@ -586,7 +587,7 @@ describe("a provider's sign-in with the email of an existing account", () => {
     expect(c.cookies.has("link")).toBe(false);
     expect((await c.postForm("/link-account", { password: "secret123" })).status).toBe(400);
     expect((await c.get("/api/auth/user")).status).toBe(401);
-    expect(linksOf(user.id)).toEqual([]);
+    expect(await linksOf(user.id)).toEqual([]);
   });
 
   test("the pending sign-in lasts an hour; 'Email me a link' is limited", async () => {
@@ -634,8 +635,8 @@ describe("whoever held an account before its owner took it back keeps nothing", 
     expect((await owner.postForm("/reset-password", { token, password: "owner-secret" })).status).toBe(303);
     // The squatter's saved link no longer moves the account.
     expect((await t.client().get(change)).status).toBe(400);
-    expect(userRow(email)?.emailVerified).toBe(true);
-    expect(userRow(theirs)).toBeUndefined();
+    expect((await userRow(email))?.emailVerified).toBe(true);
+    expect(await userRow(theirs)).toBeUndefined();
   });
 
   test("a provider's unverified address is not put on a new account", async () => {
@@ -645,7 +646,7 @@ describe("whoever held an account before its owner took it back keeps nothing", 
     expect((await providerSignIn(c)).status).toBe(303);
     const me = await body(await c.get("/api/auth/user"));
     expect(me.email).toBeNull();
-    expect(userRow(address)).toBeUndefined();
+    expect(await userRow(address)).toBeUndefined();
   });
 
   test("email changes are limited like 'Resend link', so no inbox can be flooded from here", async () => {

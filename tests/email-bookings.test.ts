@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { and, eq, isNull, like, lte } from "drizzle-orm";
 import { bookings, jobs, users } from "../db/schema";
@@ -83,15 +84,15 @@ async function say(sender: Client, bookingId: string, content: string) {
 /** Every email due now has been handed to the SMTP server (or failed and waits for its retry). */
 async function settled() {
   await t.deps.events.idle();
-  const waiting = () => t.db.select().from(jobs).where(and(eq(jobs.kind, "email.send"), lte(jobs.runAt, clock), isNull(jobs.failedAt))).all();
-  await until("the queued emails to be sent", () => waiting().length === 0);
+  const waiting = async () => await t.db.select().from(jobs).where(and(eq(jobs.kind, "email.send"), lte(jobs.runAt, clock), isNull(jobs.failedAt)));
+  await until("the queued emails to be sent", async () => (await waiting()).length === 0);
 }
 
-const bookingRow = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!;
+const bookingRow = async (id: string) => (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!;
 /** The emails one address received about one booking (its conversation, review or unsubscribe link names it). */
 const about = (address: string, bookingId: string) => smtp.to(address).filter((m) => m.text.includes(bookingId));
 /** The booking's start as the English emails write it. */
-const dateOf = (id: string, locale: "en" | "fr" = "en") => formatLocal(bookingRow(id).startsAtLocal, locale, "dateTime");
+const dateOf = async (id: string, locale: "en" | "fr" = "en") => formatLocal((await bookingRow(id)).startsAtLocal, locale, "dateTime");
 /** The iCalendar part of an email, unfolded. */
 function calendarOf(m: ReceivedEmail) {
   const part = m.parsed.attachments.find((a) => a.contentType.startsWith("text/calendar") || a.filename?.endsWith(".ics"));
@@ -108,9 +109,9 @@ describe("each booking email reaches the right person", () => {
     const [mail, ...more] = about(hostEmail, id);
     expect(more).toEqual([]);
     expect(about(guestEmail, id)).toEqual([]);
-    expect(mail!.subject).toBe(`New request: Tennis on ${dateOf(id)}`);
+    expect(mail!.subject).toBe(`New request: Tennis on ${await dateOf(id)}`);
     expect(mail!.text).toContain("Gabe would like to book Tennis");
-    expect(mail!.text).toContain(`Date and time: ${dateOf(id)}`);
+    expect(mail!.text).toContain(`Date and time: ${await dateOf(id)}`);
     expect(mail!.text).toContain("Duration: 2 hours");
     expect(mail!.text).toContain("Guest: Gabe");
     expect(mail!.text).toContain("Your earnings: $64.00");
@@ -125,7 +126,7 @@ describe("each booking email reaches the right person", () => {
     expect(mail!.text).toContain(unsubscribe);
     expect(calendarOf(mail!)).toBeNull();
     // Sent: no email job is left.
-    expect(t.db.select().from(jobs).where(eq(jobs.kind, "email.send")).all()).toEqual([]);
+    expect(await t.db.select().from(jobs).where(eq(jobs.kind, "email.send"))).toEqual([]);
   });
 
   test("accepted: one email to the guest, with the charge and a calendar invitation in the activity's zone", async () => {
@@ -134,7 +135,7 @@ describe("each booking email reaches the right person", () => {
     const mails = about(guestEmail, id);
     expect(mails.length).toBe(1);
     const mail = mails[0]!;
-    expect(mail.subject).toBe(`Booking confirmed: Tennis on ${dateOf(id)}`);
+    expect(mail.subject).toBe(`Booking confirmed: Tennis on ${await dateOf(id)}`);
     expect(mail.text).toContain("Hana accepted your request");
     expect(mail.text).toContain("$88.00 was charged to your card.");
     expect(mail.text).toContain("Price: $88.00");
@@ -142,11 +143,11 @@ describe("each booking email reaches the right person", () => {
     expect(mail.text).toContain("Meeting point: Hana will share it in the conversation");
     expect(mail.header("List-Unsubscribe")).toContain(unsubscribeToken(t.deps, guestId, "bookingConfirmations"));
     // The host who accepted is not told of it.
-    expect(about(hostEmail, id).map((m) => m.subject)).toEqual([`New request: Tennis on ${dateOf(id)}`]);
+    expect(about(hostEmail, id).map((m) => m.subject)).toEqual([`New request: Tennis on ${await dateOf(id)}`]);
 
     expect(mail.raw).toMatch(/Content-Type: text\/calendar; charset=utf-8; method=REQUEST/i);
     const ics = calendarOf(mail)!;
-    const local = bookingRow(id).startsAtLocal.replace(/[-:]/g, "").slice(0, 13);
+    const local = (await bookingRow(id)).startsAtLocal.replace(/[-:]/g, "").slice(0, 13);
     expect(ics).toContain("METHOD:REQUEST");
     expect(ics).toContain(`UID:booking-${id}@localhost`);
     expect(ics).toContain(`DTSTART;TZID=America/New_York:${local}00`);
@@ -184,17 +185,17 @@ describe("each booking email reaches the right person", () => {
   test("withdrawn by the guest: the host learns it; the guest who withdrew gets nothing", async () => {
     const id = await pendingBooking();
     await act(guest, id, "cancel");
-    expect(about(hostEmail, id).map((m) => m.subject)).toEqual([`New request: Tennis on ${dateOf(id)}`, "Request withdrawn: Tennis"]);
+    expect(about(hostEmail, id).map((m) => m.subject)).toEqual([`New request: Tennis on ${await dateOf(id)}`, "Request withdrawn: Tennis"]);
     expect(about(hostEmail, id)[1]!.text).toContain("Gabe withdrew their request");
     expect(about(guestEmail, id)).toEqual([]);
   });
 
   test("expired unanswered: the guest (card released) and the host (missed it)", async () => {
     const id = await pendingBooking();
-    clock = bookingRow(id).respondBy + 1000;
+    clock = (await bookingRow(id)).respondBy + 1000;
     await t.deps.jobs.runDue();
     await settled();
-    expect(bookingRow(id).status).toBe("expired");
+    expect((await bookingRow(id)).status).toBe("expired");
     const [guestMail] = about(guestEmail, id);
     expect(guestMail!.subject).toBe("Request expired: Tennis");
     expect(guestMail!.text).toContain("Hana did not answer your request for Tennis");
@@ -221,7 +222,7 @@ describe("each booking email reaches the right person", () => {
     await act(host, id, "accept");
     await act(host, id, "cancel");
     const mails = about(guestEmail, id);
-    expect(mails.map((m) => m.subject)).toEqual([`Booking confirmed: Tennis on ${dateOf(id)}`, `Booking canceled: Tennis on ${dateOf(id)}`]);
+    expect(mails.map((m) => m.subject)).toEqual([`Booking confirmed: Tennis on ${await dateOf(id)}`, `Booking canceled: Tennis on ${await dateOf(id)}`]);
     const mail = mails[1]!;
     expect(mail.text).toContain("Hana canceled your booking");
     expect(mail.text).toContain("$88.00 was refunded to your card.");
@@ -238,11 +239,11 @@ describe("each booking email reaches the right person", () => {
   test("completed: the guest is asked for a review; the payout reaches the host with the amount", async () => {
     const provider = t.deps.payments as TestProvider;
     const account = await provider.createConnectedAccount({ userId: hostId, email: null }, `host:${hostId}:account`);
-    t.db.update(users).set({ stripeAccountId: account.id }).where(eq(users.id, hostId)).run();
+    await writeTransaction(t.db, (tx) => tx.update(users).set({ stripeAccountId: account.id }).where(eq(users.id, hostId)));
     await provider.enableAccount(account.id);
     const id = await pendingBooking();
     await act(host, id, "accept");
-    clock = bookingRow(id).startsAt + HOUR;
+    clock = (await bookingRow(id)).startsAt + HOUR;
     await act(host, id, "complete");
     const review = about(guestEmail, id).find((m) => m.subject === "How was Tennis?");
     expect(review!.text).toContain("Tell others what Tennis with Hana was like: leave a review.");
@@ -251,16 +252,16 @@ describe("each booking email reaches the right person", () => {
     // The host marked it complete: no review email for them.
     expect(about(hostEmail, id).some((m) => m.subject.startsWith("How was"))).toBe(false);
     const payout = await smtp.waitFor(hostEmail, /^Payout sent: \$64\.00$/);
-    expect(payout.text).toContain(`$64.00 for Tennis on ${dateOf(id)} is on its way to your payout account.`);
+    expect(payout.text).toContain(`$64.00 for Tennis on ${await dateOf(id)} is on its way to your payout account.`);
     expect(payout.header("List-Unsubscribe")).toContain(unsubscribeToken(t.deps, hostId, "paymentNotifications"));
   });
 
   test("in the recipient's language: a French host gets the request in French", async () => {
-    t.db.update(users).set({ locale: "fr" }).where(eq(users.id, hostId)).run();
+    await writeTransaction(t.db, (tx) => tx.update(users).set({ locale: "fr" }).where(eq(users.id, hostId)));
     try {
       const id = await pendingBooking();
       const [mail] = about(hostEmail, id);
-      expect(mail!.subject).toBe(`Nouvelle demande : Tennis le ${dateOf(id, "fr")}`);
+      expect(mail!.subject).toBe(`Nouvelle demande : Tennis le ${await dateOf(id, "fr")}`);
       expect(mail!.text).toContain("Gabe souhaite réserver Tennis");
       expect(mail!.text).toContain(`Vos revenus: ${formatMoney(6400, "fr")}`);
       expect(mail!.text).toContain("Durée: 2 heures");
@@ -271,7 +272,7 @@ describe("each booking email reaches the right person", () => {
       await act(host, id, "accept");
       expect(about(guestEmail, id)[0]!.subject).toStartWith("Booking confirmed");
     } finally {
-      t.db.update(users).set({ locale: null }).where(eq(users.id, hostId)).run();
+      await writeTransaction(t.db, (tx) => tx.update(users).set({ locale: null }).where(eq(users.id, hostId)));
     }
   });
 
@@ -280,7 +281,7 @@ describe("each booking email reaches the right person", () => {
     const address = `sam-${crypto.randomUUID().slice(0, 8)}@example.com`;
     const { user } = await other.signUpComplete({ firstName: "Sam", email: address });
     const id = await pendingBooking(activityId, other);
-    t.db.update(users).set({ suspendedAt: clock }).where(eq(users.id, user.id)).run();
+    await writeTransaction(t.db, (tx) => tx.update(users).set({ suspendedAt: clock }).where(eq(users.id, user.id)));
     await act(host, id, "reject");
     expect(about(address, id)).toEqual([]);
   });
@@ -343,14 +344,14 @@ describe("one-click unsubscribe", () => {
     expect(html).toContain("This also stops push notifications about it");
     expect(html).toContain(`action="${new URL(url).pathname}${new URL(url).search}"`);
     expect(html).toContain(">Stop these emails<");
-    expect(preferencesOf(t.db, user.id).messages).toBe(true);
+    expect((await preferencesOf(t.db, user.id)).messages).toBe(true);
 
     const res = await post(url);
     expect(res.status).toBe(200);
     const done = await res.text();
     expect(done).toContain("<h1 class=\"text-2xl font-bold\">You&#x27;re unsubscribed</h1>");
     expect(done).toContain('href="/settings"');
-    expect(preferencesOf(t.db, user.id)).toMatchObject({ messages: false, bookingRequests: true, reviews: true });
+    expect(await preferencesOf(t.db, user.id)).toMatchObject({ messages: false, bookingRequests: true, reviews: true });
     // Again: still off, still fine.
     expect((await post(url)).status).toBe(200);
     // Settings shows the switch off.
@@ -364,7 +365,7 @@ describe("one-click unsubscribe", () => {
     const page = await (await c.get(path)).text();
     expect(page).toContain(`name="_csrf" value="${c.csrf}"`);
     expect((await c.postForm(path, { "List-Unsubscribe": "One-Click" })).status).toBe(200);
-    expect(preferencesOf(t.db, user.id).reminders).toBe(false);
+    expect((await preferencesOf(t.db, user.id)).reminders).toBe(false);
   });
 
   test("a bad or altered token: a 400 page that says so, nothing changed", async () => {
@@ -380,7 +381,7 @@ describe("one-click unsubscribe", () => {
       }
     }
     expect((await t.app.handle(new Request(`${ORIGIN}/email/unsubscribe`))).status).toBe(400);
-    expect(preferencesOf(t.db, user.id)).toMatchObject({ reviews: true, messages: true });
+    expect(await preferencesOf(t.db, user.id)).toMatchObject({ reviews: true, messages: true });
   });
 
   test("the email's own unsubscribe link works end to end", async () => {
@@ -389,7 +390,7 @@ describe("one-click unsubscribe", () => {
     const link = /^<(.+)>$/.exec(mail!.header("List-Unsubscribe")!)![1]!;
     try {
       expect((await post(link)).status).toBe(200);
-      expect(preferencesOf(t.db, hostId).bookingRequests).toBe(false);
+      expect((await preferencesOf(t.db, hostId)).bookingRequests).toBe(false);
       const next = await pendingBooking();
       expect(about(hostEmail, next)).toEqual([]);
     } finally {
@@ -405,7 +406,7 @@ describe("messages while away, batched", () => {
     await say(guest, id, "Hi Hana!");
     await say(guest, id, "Can we start at 10:15?\nTraffic.");
     await say(guest, id, "I'll bring balls.");
-    expect(t.db.select().from(jobs).where(like(jobs.key, `${messageEmailKey(id, hostId)}:%`)).all().length).toBe(1);
+    expect((await t.db.select().from(jobs).where(like(jobs.key, `${messageEmailKey(id, hostId)}:%`))).length).toBe(1);
     await settled();
     expect(about(hostEmail, id).filter((m) => m.subject.includes("message"))).toEqual([]);
 
@@ -444,7 +445,7 @@ describe("messages while away, batched", () => {
     await say(guest, id, "First, just before the end");
     clock += 2000;
     await say(guest, id, "Second, just after");
-    expect(t.db.select().from(jobs).where(like(jobs.key, `${messageEmailKey(id, hostId)}:%`)).all().length).toBe(2);
+    expect((await t.db.select().from(jobs).where(like(jobs.key, `${messageEmailKey(id, hostId)}:%`))).length).toBe(2);
     clock += MESSAGE_EMAIL_DELAY_MS;
     await t.deps.jobs.runDue();
     await settled();
@@ -470,7 +471,7 @@ describe("messages while away, batched", () => {
     } finally {
       t.deps.presence.leave(guestId, id);
     }
-    expect(t.db.select().from(jobs).where(like(jobs.key, `${messageEmailKey(id, guestId)}:%`)).all()).toEqual([]);
+    expect(await t.db.select().from(jobs).where(like(jobs.key, `${messageEmailKey(id, guestId)}:%`))).toEqual([]);
   });
 
   test("messages off: no job, no email", async () => {
@@ -479,7 +480,7 @@ describe("messages while away, batched", () => {
     await setPreference(guest, "messages", false);
     try {
       await say(host, id, "Hello?");
-      expect(t.db.select().from(jobs).where(like(jobs.key, `${messageEmailKey(id, guestId)}:%`)).all()).toEqual([]);
+      expect(await t.db.select().from(jobs).where(like(jobs.key, `${messageEmailKey(id, guestId)}:%`))).toEqual([]);
     } finally {
       await setPreference(guest, "messages", true);
     }
@@ -491,14 +492,14 @@ describe("durable", () => {
     smtp.refuseNext(1);
     const id = await pendingBooking();
     expect(about(hostEmail, id)).toEqual([]);
-    const [job] = t.db.select().from(jobs).where(eq(jobs.kind, "email.send")).all();
+    const [job] = await t.db.select().from(jobs).where(eq(jobs.kind, "email.send"));
     expect(job!.lastError).toContain("Try again later");
     expect(job!.runAt).toBe(clock + 30_000);
 
     clock += 30_000;
     await t.deps.jobs.runDue();
     await settled();
-    expect(about(hostEmail, id).map((m) => m.subject)).toEqual([`New request: Tennis on ${dateOf(id)}`]);
+    expect(about(hostEmail, id).map((m) => m.subject)).toEqual([`New request: Tennis on ${await dateOf(id)}`]);
     await t.deps.jobs.runDue();
     expect(about(hostEmail, id).length).toBe(1);
   });
@@ -513,7 +514,7 @@ describe("durable", () => {
       clock += 30_000;
       expect(await restarted.deps.jobs.runDue()).toBeGreaterThanOrEqual(1);
       await until("the queued email", () => about(hostEmail, id).length > 0);
-      expect(about(hostEmail, id).map((m) => m.subject)).toEqual([`New request: Tennis on ${dateOf(id)}`]);
+      expect(about(hostEmail, id).map((m) => m.subject)).toEqual([`New request: Tennis on ${await dateOf(id)}`]);
     } finally {
       restarted.deps.mailer.close();
     }

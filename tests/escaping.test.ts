@@ -1,3 +1,4 @@
+import { one } from "../db/client";
 /**
  * Text that looks like HTML comes back exactly as typed: saved through the API, shown in an edit
  * screen (read as a browser reads it: attributes and island props decoded), and posted back
@@ -35,7 +36,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.cleanup());
 
-const userRow = async () => (await t.db.select().from(users).where(eq(users.id, hostId)).get())!;
+const userRow = async () => (await one(t.db.select().from(users).where(eq(users.id, hostId))))!;
 
 describe("the server's JSX escapes every attribute value", () => {
   test("&, <, >, \" and ' in any attribute decode back to the string given", () => {
@@ -98,7 +99,7 @@ describe("activity screens", () => {
     expect(res.status).toBe(201);
     return ((await res.json()) as { id: string }).id;
   };
-  const row = async (id: string) => (await t.db.select().from(activities).where(eq(activities.id, id)).get())!;
+  const row = async (id: string) => (await one(t.db.select().from(activities).where(eq(activities.id, id))))!;
 
   test.each(TRICKY)("the activity page's map island gets exactly its props for the meeting point %p", async (value) => {
     const id = await create(value, "Tennis");

@@ -15,27 +15,27 @@ beforeAll(async () => {
 });
 afterAll(() => t.cleanup());
 
-const expiry = () => t.db.select({ expire: sessions.expire }).from(sessions).all().map((s) => s.expire);
+const expiry = async () => (await t.db.select({ expire: sessions.expire }).from(sessions)).map((s) => s.expire);
 const renewsCookie = (res: Response) => res.headers.getSetCookie().some((c) => c.startsWith("sid="));
 /** Moves the clock to 10 days before the session ends: past half its 30-day life, whatever ran before. */
-const pastHalfLife = () => (now = Math.max(...expiry()) - 10 * 24 * 60 * 60 * 1000);
+const pastHalfLife = async () => (now = Math.max(...await expiry()) - 10 * 24 * 60 * 60 * 1000);
 
 describe("files and probes", () => {
   test.each(["/static/icon.svg", "/favicon.ico", "/health", "/sw.js", "/manifest.webmanifest", "/static/nothing-here.svg", "/objects/00000000-0000-4000-8000-000000000000"])(
     "%s does not read the session",
     async (path) => {
-      pastHalfLife();
-      const before = expiry();
+      await pastHalfLife();
+      const before = await expiry();
       const res = await person.get(path);
       expect(res.status).toBeLessThan(500);
       expect(renewsCookie(res)).toBe(false);
-      expect(expiry()).toEqual(before);
+      expect(await expiry()).toEqual(before);
     },
   );
 
   test("a path under /assets/ that no file route matches still gets the full access check", async () => {
     // The catch-all route is not public: a signed-in person gets 404, a visitor the landing page.
-    pastHalfLife();
+    await pastHalfLife();
     const res = await person.get("/assets/a/b");
     expect(res.status).toBe(404);
     expect(renewsCookie(res)).toBe(true);
@@ -45,12 +45,12 @@ describe("files and probes", () => {
   });
 
   test("a page reads the session, extends it and sends its cookie again", async () => {
-    pastHalfLife();
-    const before = expiry();
+    await pastHalfLife();
+    const before = await expiry();
     const res = await person.get("/browse");
     expect(res.status).toBe(200);
     expect(renewsCookie(res)).toBe(true);
-    expect(expiry()).not.toEqual(before);
+    expect(await expiry()).not.toEqual(before);
   });
 
   test("writes to those paths are not files: the session is read and checked", async () => {

@@ -252,7 +252,7 @@ describe("(9) OpenID Connect: the callback's `iss` (RFC 9207) must be the config
   }
   afterAll(() => {
     for (const p of providers) {
-      p.fake.stop();
+      void p.fake.stop();
       p.app.cleanup();
     }
   });

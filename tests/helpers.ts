@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate, openDb, type Db } from "../db/client";
+import { closeDb, migrate, openDb, type Db, one, writeTransaction, writerClient } from "../db/client";
 import { seedDemo } from "../db/seed";
 import { createApp, type AppOptions } from "../src/app";
 import { createSession } from "../src/auth/service";
@@ -32,8 +32,8 @@ export async function until(what: string, ok: () => boolean | Promise<boolean>, 
 /** Waits for the booking a payment intent's request is recording (sent, not yet answered) and answers its id. */
 export async function bookingOfIntent(db: Db, intentId: string): Promise<string> {
   let id = "";
-  await until("the request", () => {
-    id = db.select({ id: bookings.id }).from(bookings).where(eq(bookings.paymentIntentId, intentId)).get()?.id ?? "";
+  await until("the request", async () => {
+    id = (await one(db.select({ id: bookings.id }).from(bookings).where(eq(bookings.paymentIntentId, intentId))))?.id ?? "";
     return id !== "";
   }, 10_000, 1);
   return id;
@@ -48,7 +48,7 @@ export async function bookingOfIntent(db: Db, intentId: string): Promise<string>
 export async function settled(deps: Pick<Deps, "db" | "events" | "now">, timeoutMs = 10_000) {
   await until("the app's event listeners and running jobs to finish", async () => {
     await deps.events.idle();
-    return !deps.db.select({ id: jobs.id }).from(jobs).where(and(isNotNull(jobs.leaseUntil), gt(jobs.leaseUntil, deps.now()))).get();
+    return !await one(deps.db.select({ id: jobs.id }).from(jobs).where(and(isNotNull(jobs.leaseUntil), gt(jobs.leaseUntil, deps.now()))));
   }, timeoutMs, 10);
 }
 
@@ -79,11 +79,11 @@ let migratedTemplate: string | undefined;
 async function freshDatabase(file: string) {
   if (!migratedTemplate) {
     const dir = mkdtempSync(join(tmpdir(), "offline-template-"));
-    const template = openDb(join(dir, "offline.db"));
+    const template = openDb(join(dir, "migrating.db"));
     await migrate(template);
-    template.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    template.$client.exec("PRAGMA journal_mode = DELETE");
-    template.$client.close();
+    // A copy in rollback-journal mode, whole in one file.
+    writerClient(template).exec(`VACUUM INTO '${join(dir, "offline.db")}'`);
+    closeDb(template);
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
     migratedTemplate = join(dir, "offline.db");
   }
@@ -177,8 +177,8 @@ export const pathOfLink = (link: string) => {
 };
 
 /** Marks a person's address verified in the database: for suites that are not about email. */
-export function verifyEmailOf(t: { db: Deps["db"] }, userId: string) {
-  t.db.update(users).set({ emailVerified: true }).where(eq(users.id, userId)).run();
+export async function verifyEmailOf(t: { db: Deps["db"] }, userId: string) {
+  await writeTransaction(t.db, (tx) => tx.update(users).set({ emailVerified: true }).where(eq(users.id, userId)));
 }
 
 /** The test provider's card that is always authorised. */
@@ -354,9 +354,9 @@ export class Client {
 }
 
 /** A booking's ledger as "kind:amount" lines, sorted: what the money tests compare. */
-export const ledgerLines = (db: Db, bookingId: string) =>
-  db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, bookingId)).all().map((l) => `${l.kind}:${l.amountCents}`).sort();
+export const ledgerLines = async (db: Db, bookingId: string) =>
+  (await db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, bookingId))).map((l) => `${l.kind}:${l.amountCents}`).sort();
 
 /** The kinds of a booking's system messages, in order. */
-export const systemMessageTypes = (db: Db, bookingId: string) =>
-  db.select().from(messages).where(eq(messages.bookingId, bookingId)).all().filter((m) => m.isSystemMessage).map((m) => m.systemMessageType);
+export const systemMessageTypes = async (db: Db, bookingId: string) =>
+  (await db.select().from(messages).where(eq(messages.bookingId, bookingId))).filter((m) => m.isSystemMessage).map((m) => m.systemMessageType);

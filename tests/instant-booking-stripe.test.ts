@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { activities, bookings } from "../db/schema";
@@ -30,7 +31,7 @@ beforeAll(async () => {
   fake = startFakeStripe();
   t = await makeTestApp({ now, env: fake.env });
   parties = await bookingParties(t);
-  t.db.update(activities).set({ instantBooking: true }).where(eq(activities.id, parties.activityId)).run();
+  await writeTransaction(t.db, (tx) => tx.update(activities).set({ instantBooking: true }).where(eq(activities.id, parties.activityId)));
   fake.setLatency(LATENCY_MS);
 });
 afterAll(() => {
@@ -38,7 +39,7 @@ afterAll(() => {
   t.cleanup();
 });
 
-const row = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!;
+const row = async (id: string) => (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!;
 const ledgerOf = (id: string) => ledgerLines(t.db, id);
 const systemOf = (id: string) => systemMessageTypes(t.db, id);
 /** The distinct movements Stripe was asked for on one intent (a retry of one keeps its key). */
@@ -64,8 +65,8 @@ describe("instant booking with Stripe", () => {
     expect(res.status).toBe(201);
     const view = await body(res);
     expect(view.status).toBe("accepted");
-    expect(ledgerOf(view.id)).toEqual(["authorize:8800", "capture:8800"]);
-    expect(systemOf(view.id)).toEqual(["booking_request", "booking_accepted"]);
+    expect(await ledgerOf(view.id)).toEqual(["authorize:8800", "capture:8800"]);
+    expect(await systemOf(view.id)).toEqual(["booking_request", "booking_accepted"]);
     expect(capturesAt(intentId)).toBe(1);
     expect(fake.intents.get(intentId)).toMatchObject({ status: "succeeded", amount_received: 8800 });
     // Its idempotency key is the claim's, as the host's Accept sends it.
@@ -83,7 +84,7 @@ describe("instant booking with Stripe", () => {
     const view = await body(res);
     expect(["accepted", "pending"]).toContain(view.status);
     const id = view.id as string;
-    if (view.status === "pending") expect(row(id).claim?.movement).toBe("capture");
+    if (view.status === "pending") expect((await row(id)).claim?.movement).toBe("capture");
     clock += RECOVERY_GRACE_MS + 60_000;
     try {
       await t.deps.jobs.runDue();
@@ -91,8 +92,8 @@ describe("instant booking with Stripe", () => {
     } finally {
       clock = START;
     }
-    expect(row(id)).toMatchObject({ status: "accepted", claim: null });
-    expect(ledgerOf(id)).toEqual(["authorize:8800", "capture:8800"]);
+    expect(await row(id)).toMatchObject({ status: "accepted", claim: null });
+    expect(await ledgerOf(id)).toEqual(["authorize:8800", "capture:8800"]);
     expect(capturesAt(intentId)).toBe(1);
     expect(fake.intents.get(intentId)).toMatchObject({ status: "succeeded", amount_received: 8800 });
     await expectSound(id);
@@ -114,9 +115,9 @@ describe("instant booking with Stripe", () => {
       const view = await body(res);
       expect(view.status).toBe("pending");
       expect(took).toBeLessThan(INSTANT_ANSWER_MS + 1_000);
-      await until("the instant accept", () => row(view.id).status === "accepted", 10_000);
+      await until("the instant accept", async () => (await row(view.id)).status === "accepted", 10_000);
       await settled(t.deps);
-      expect(ledgerOf(view.id)).toEqual(["authorize:8800", "capture:8800"]);
+      expect(await ledgerOf(view.id)).toEqual(["authorize:8800", "capture:8800"]);
       expect(capturesAt(intentId)).toBe(1);
       // The job, run again, changes nothing.
       await t.deps.jobs.runDue();
@@ -147,26 +148,26 @@ describe("instant booking with Stripe", () => {
         const declines = await Promise.all([1, 2].map(() => parties.host.postJson(`/api/bookings/${id}/reject`, {})));
         expect((await making).status).toBe(201);
         await settled(t.deps);
-        const b = row(id);
+        const b = await row(id);
         seen.add(b.status);
         expect(b.claim).toBeNull();
         for (const d of declines) expect([200, 409]).toContain(d.status);
         if (b.status === "accepted") {
           expect(declines.every((d) => d.status === 409)).toBe(true);
-          expect(ledgerOf(id)).toEqual(["authorize:8800", "capture:8800"]);
+          expect(await ledgerOf(id)).toEqual(["authorize:8800", "capture:8800"]);
           expect(capturesAt(intentId)).toBe(1);
           expect(releasesAt(intentId)).toBe(0);
           expect(fake.intents.get(intentId)!.status).toBe("succeeded");
         } else {
           expect(b.status).toBe("rejected");
           expect(declines.some((d) => d.status === 200)).toBe(true);
-          expect(ledgerOf(id)).toEqual(["authorize:8800", "release:8800"]);
+          expect(await ledgerOf(id)).toEqual(["authorize:8800", "release:8800"]);
           expect(capturesAt(intentId)).toBe(0);
           expect(releasesAt(intentId)).toBe(1);
           expect(fake.intents.get(intentId)!.status).toBe("canceled");
         }
         await t.deps.jobs.runDue();
-        expect(row(id).status).toBe(b.status);
+        expect((await row(id)).status).toBe(b.status);
         await expectSound(id);
       }
     } finally {
@@ -187,12 +188,12 @@ describe("instant booking with Stripe", () => {
     const deliver = (evt: (typeof events)[number]) => fake.sendWebhook(`${ORIGIN}/api/webhooks/stripe`, evt, { handle: (req) => t.app.handle(req) });
     const answers = await Promise.all([...events, ...events, ...events].map(deliver));
     for (const a of answers) expect(a.status).toBe(200);
-    await until("the instant accept", () => row(bookingId).status === "accepted", 10_000);
+    await until("the instant accept", async () => (await row(bookingId)).status === "accepted", 10_000);
     await settled(t.deps);
-    const intentId = row(bookingId).paymentIntentId!;
+    const intentId = (await row(bookingId)).paymentIntentId!;
     expect(intentId).toBe(String(fake.sessions.get(sessionId)!.payment_intent));
-    expect(ledgerOf(bookingId)).toEqual(["authorize:8800", "capture:8800"]);
-    expect(systemOf(bookingId)).toEqual(["booking_request", "booking_accepted"]);
+    expect(await ledgerOf(bookingId)).toEqual(["authorize:8800", "capture:8800"]);
+    expect(await systemOf(bookingId)).toEqual(["booking_request", "booking_accepted"]);
     expect(capturesAt(intentId)).toBe(1);
     // Delivered again later: nothing more.
     for (const evt of events) expect((await deliver(evt)).status).toBe(200);
@@ -204,11 +205,11 @@ describe("instant booking with Stripe", () => {
   test("the host cancels an accepted instant booking: one full refund at Stripe", async () => {
     const { intentId, send } = await authorised();
     const id = (await body(await send())).id as string;
-    expect(row(id).status).toBe("accepted");
+    expect((await row(id)).status).toBe("accepted");
     const answers = await Promise.all([1, 2, 3].map(() => parties.host.postJson(`/api/bookings/${id}/cancel`, {})));
     for (const a of answers) expect([200, 409]).toContain(a.status);
-    expect(row(id)).toMatchObject({ status: "canceled", canceledBy: "host", claim: null });
-    expect(ledgerOf(id)).toEqual(["authorize:8800", "capture:8800", "refund:8800"]);
+    expect(await row(id)).toMatchObject({ status: "canceled", canceledBy: "host", claim: null });
+    expect(await ledgerOf(id)).toEqual(["authorize:8800", "capture:8800", "refund:8800"]);
     const refunds = [...fake.refunds.values()].filter((r) => r.payment_intent === intentId);
     expect(refunds.length).toBe(1);
     expect(refunds[0]!.amount).toBe(8800);

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, like } from "drizzle-orm";
 import { activities, bookings, jobs, messages, testPaymentOperations, users } from "../db/schema";
@@ -36,25 +37,24 @@ beforeAll(async () => {
   t = await makeTestApp({ now });
   parties = await bookingParties(t);
   provider = asTestProvider(t.deps.payments)!;
-  t.db.update(activities).set({ instantBooking: true }).where(eq(activities.id, parties.activityId)).run();
+  await writeTransaction(t.db, (tx) => tx.update(activities).set({ instantBooking: true }).where(eq(activities.id, parties.activityId)));
   const res = await parties.host.postJson("/api/activities", { title: "Squash", description: "An hour of squash.", category: "sports", hourlyRate: "40", duration: "1", maxDuration: "4" });
   expect(res.status).toBe(201);
   askFirstId = (await body(res)).id;
 });
 afterAll(() => t.cleanup());
 
-const row = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!;
+const row = async (id: string) => (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!;
 const ledgerOf = (id: string) => ledgerLines(t.db, id);
-const systemOf = (id: string) =>
-  t.db
+const systemOf = async (id: string) =>
+  (await t.db
     .select()
     .from(messages)
-    .where(eq(messages.bookingId, id))
-    .all()
+    .where(eq(messages.bookingId, id)))
     .filter((m) => m.isSystemMessage)
     .map((m) => `${m.systemMessageType}:${m.senderId === parties.hostId ? "host" : m.senderId === parties.guestId ? "guest" : m.senderId}`);
-const capturesOf = (intentId: string) => t.db.select().from(testPaymentOperations).where(and(eq(testPaymentOperations.kind, "capture"), eq(testPaymentOperations.target, intentId))).all().length;
-const instantJob = (id: string) => t.db.select().from(jobs).where(eq(jobs.key, jobKeys.instantAccept(id))).get();
+const capturesOf = async (intentId: string) => (await t.db.select().from(testPaymentOperations).where(and(eq(testPaymentOperations.kind, "capture"), eq(testPaymentOperations.target, intentId)))).length;
+const instantJob = async (id: string) => await one(t.db.select().from(jobs).where(eq(jobs.key, jobKeys.instantAccept(id))));
 const expectSound = async (...ids: string[]) => expect(await moneyViolations(t.deps, ids)).toEqual([]);
 
 /** The date-time flow's card step: an intent for a new slot, authorised with the test card; `send` makes the request. */
@@ -88,23 +88,23 @@ describe("instant booking, every flow that makes a request", () => {
     const view = await body(res);
     expect(view.status).toBe("accepted");
     const id = view.id as string;
-    expect(row(id)).toMatchObject({ status: "accepted", claim: null, canceledBy: null });
-    expect(row(id).respondedAt).not.toBeNull();
-    expect(ledgerOf(id)).toEqual(["authorize:8800", "capture:8800"]);
-    expect(capturesOf(intentId)).toBe(1);
+    expect(await row(id)).toMatchObject({ status: "accepted", claim: null, canceledBy: null });
+    expect((await row(id)).respondedAt).not.toBeNull();
+    expect(await ledgerOf(id)).toEqual(["authorize:8800", "capture:8800"]);
+    expect(await capturesOf(intentId)).toBe(1);
     expect((await t.deps.payments.getIntent(intentId))?.status).toBe("succeeded");
     // The accept is the host's, as if they had pressed Accept: the request, then the acceptance.
-    expect(systemOf(id)).toEqual(["booking_request:guest", "booking_accepted:host"]);
+    expect(await systemOf(id)).toEqual(["booking_request:guest", "booking_accepted:host"]);
     // Its job ran and is gone; the request's expiry is cancelled, the auto-completion waits.
-    expect(instantJob(id)).toBeUndefined();
-    expect(t.db.select().from(jobs).where(eq(jobs.key, `booking.expire:${id}`)).get()).toBeUndefined();
-    expect(t.db.select().from(jobs).where(eq(jobs.key, `booking.autocomplete:${id}`)).get()).toBeDefined();
+    expect(await instantJob(id)).toBeUndefined();
+    expect(await one(t.db.select().from(jobs).where(eq(jobs.key, `booking.expire:${id}`)))).toBeUndefined();
+    expect(await one(t.db.select().from(jobs).where(eq(jobs.key, `booking.autocomplete:${id}`)))).toBeDefined();
     // The guest's and the host's lists show it accepted.
     const mine = (await body(await parties.guest.get("/api/bookings"))) as unknown as { id: string; status: string }[];
     expect(mine.find((b) => b.id === id)?.status).toBe("accepted");
     // Running the jobs again changes nothing.
     await t.deps.jobs.runDue();
-    expect(capturesOf(intentId)).toBe(1);
+    expect(await capturesOf(intentId)).toBe(1);
     await expectSound(id);
   });
 
@@ -112,9 +112,9 @@ describe("instant booking, every flow that makes a request", () => {
     const { res } = await requestByApi();
     const id = (await body(res)).id as string;
     await settled(t.deps);
-    const host = t.db.select().from(users).where(eq(users.id, parties.hostId)).get()!;
-    const guest = t.db.select().from(users).where(eq(users.id, parties.guestId)).get()!;
-    expect(row(id).status).toBe("accepted");
+    const host = (await one(t.db.select().from(users).where(eq(users.id, parties.hostId))))!;
+    const guest = (await one(t.db.select().from(users).where(eq(users.id, parties.guestId))))!;
+    expect((await row(id)).status).toBe("accepted");
     // Both requests so far were instant ones: the host heard of each once it was accepted, as
     // booked, and was never asked to answer one.
     await until("the host's emails", async () => (await outboxEmails(t.dataDir, host.email!, "booking.accepted")).length >= 2);
@@ -127,7 +127,7 @@ describe("instant booking, every flow that makes a request", () => {
     }
     expect(await outboxEmails(t.dataDir, host.email!, "booking.pending")).toEqual([]);
     // The safety net scheduled with the accept is gone with it.
-    expect(t.db.select().from(jobs).where(eq(jobs.key, jobKeys.instantUnanswered(id))).get()).toBeUndefined();
+    expect(await one(t.db.select().from(jobs).where(eq(jobs.key, jobKeys.instantUnanswered(id))))).toBeUndefined();
     await until("the guest's email", async () => (await outboxEmails(t.dataDir, guest.email!, "booking.accepted")).length > 0);
     expect((await outboxEmails(t.dataDir, guest.email!, "booking.accepted")).at(-1)!.subject).toContain("Booking confirmed");
   });
@@ -137,10 +137,10 @@ describe("instant booking, every flow that makes a request", () => {
     expect(res.status).toBe(201);
     const view = await body(res);
     expect(view.status).toBe("pending");
-    expect(instantJob(view.id)).toBeUndefined();
+    expect(await instantJob(view.id)).toBeUndefined();
     await t.deps.jobs.runDue();
-    expect(row(view.id).status).toBe("pending");
-    expect(capturesOf(intentId)).toBe(0);
+    expect((await row(view.id)).status).toBe("pending");
+    expect(await capturesOf(intentId)).toBe(0);
   });
 
   test("the payment screen: the guest lands on the success screen saying Booked!, in English and French", async () => {
@@ -148,7 +148,7 @@ describe("instant booking, every flow that makes a request", () => {
     expect((await parties.guest.postForm(`/booking/${parties.activityId}/date-time`, { date, time: "10:00", duration: "2" })).status).toBe(303);
     const paid = await parties.guest.postForm(`/booking/${parties.activityId}/payment`, { ...TEST_CARD, amount: "88.00" });
     expect(paid.status).toBe(303);
-    const made = t.db.select().from(bookings).where(and(eq(bookings.guestId, parties.guestId), like(bookings.startsAtLocal, `${date}T10:00%`))).get()!;
+    const made = (await one(t.db.select().from(bookings).where(and(eq(bookings.guestId, parties.guestId), like(bookings.startsAtLocal, `${date}T10:00%`)))))!;
     expect(paid.headers.get("location")).toBe(`/booking-success?booking=${made.id}`);
     expect(made.status).toBe("accepted");
     // Someone else's booking named in the address says nothing of it: the plain screen.
@@ -182,13 +182,13 @@ describe("instant booking, every flow that makes a request", () => {
     const paid = await parties.guest.postForm(`/checkout/${bookingId}`, { ...TEST_CARD, amount: "88.00" });
     expect(paid.status).toBe(303);
     expect(paid.headers.get("location")).toBe("/");
-    expect(row(bookingId).status).toBe("accepted");
-    expect(ledgerOf(bookingId)).toEqual(["authorize:8800", "capture:8800"]);
+    expect((await row(bookingId)).status).toBe("accepted");
+    expect(await ledgerOf(bookingId)).toEqual(["authorize:8800", "capture:8800"]);
     const home = await (await parties.guest.get("/")).text();
     expect(home).toContain("Your booking is confirmed. The host has been told.");
     expect(home).not.toContain("Your request has been sent to the host!");
     await settled(t.deps);
-    expect(capturesOf(row(bookingId).paymentIntentId!)).toBe(1);
+    expect(await capturesOf((await row(bookingId)).paymentIntentId!)).toBe(1);
     await expectSound(bookingId);
   });
 
@@ -197,11 +197,11 @@ describe("instant booking, every flow that makes a request", () => {
     const paid = await parties.guest.postForm(url, TEST_CARD);
     expect(paid.status).toBe(303);
     expect(paid.headers.get("location")).toBe(`${ORIGIN}/bookings?success=true`);
-    await until("the instant accept", () => row(bookingId).status === "accepted");
+    await until("the instant accept", async () => (await row(bookingId)).status === "accepted");
     await settled(t.deps);
-    expect(ledgerOf(bookingId)).toEqual(["authorize:8800", "capture:8800"]);
-    expect(capturesOf(row(bookingId).paymentIntentId!)).toBe(1);
-    expect(systemOf(bookingId)).toEqual(["booking_request:guest", "booking_accepted:host"]);
+    expect(await ledgerOf(bookingId)).toEqual(["authorize:8800", "capture:8800"]);
+    expect(await capturesOf((await row(bookingId)).paymentIntentId!)).toBe(1);
+    expect(await systemOf(bookingId)).toEqual(["booking_request:guest", "booking_accepted:host"]);
     await expectSound(bookingId);
   });
 });
@@ -214,17 +214,17 @@ describe("instant booking, when things go wrong", () => {
   });
 
   test("a request the instant accept could not accept is put to the host ten minutes on, as a request to answer", async () => {
-    const host = t.db.select().from(users).where(eq(users.id, parties.hostId)).get()!;
+    const host = (await one(t.db.select().from(users).where(eq(users.id, parties.hostId))))!;
     const { intentId } = await authorised();
     // As if the request had been recorded and its accept had given up: pending, with its safety net.
-    const activity = t.db.select().from(activities).where(eq(activities.id, parties.activityId)).get()!;
-    const booking = insert(t.db).booking(bookingRow(activity, { guestId: parties.guestId, startsAt: clock + 20 * 24 * HOUR, createdAt: clock, durationMinutes: 120, paymentIntentId: intentId }));
-    insert(t.db).ledger([{ id: crypto.randomUUID(), bookingId: booking.id, kind: "authorize", amountCents: booking.totalCents, provider: "test", providerRef: intentId, idempotencyKey: ledgerKey(booking.id, "authorize"), createdAt: clock }]);
-    schedule(t.db, instantUnansweredJob, { bookingId: booking.id }, { at: instantUnansweredAt(booking, clock), key: jobKeys.instantUnanswered(booking.id) });
+    const activity = (await one(t.db.select().from(activities).where(eq(activities.id, parties.activityId))))!;
+    const booking = await insert(t.db).booking(bookingRow(activity, { guestId: parties.guestId, startsAt: clock + 20 * 24 * HOUR, createdAt: clock, durationMinutes: 120, paymentIntentId: intentId }));
+    await insert(t.db).ledger([{ id: crypto.randomUUID(), bookingId: booking.id, kind: "authorize", amountCents: booking.totalCents, provider: "test", providerRef: intentId, idempotencyKey: ledgerKey(booking.id, "authorize"), createdAt: clock }]);
+    await writeTransaction(t.db, (tx) => schedule(tx, instantUnansweredJob, { bookingId: booking.id }, { at: instantUnansweredAt(booking, clock), key: jobKeys.instantUnanswered(booking.id) }));
     // Its accept, refused so far, waits to try again in an hour.
-    schedule(t.db, instantAcceptJob, { bookingId: booking.id }, { at: clock + HOUR, key: jobKeys.instantAccept(booking.id) });
+    await writeTransaction(t.db, (tx) => schedule(tx, instantAcceptJob, { bookingId: booking.id }, { at: clock + HOUR, key: jobKeys.instantAccept(booking.id) }));
     const requestMails = async () => (await outboxEmails(t.dataDir, host.email!, "booking.pending")).filter((m) => m.links.some((l) => l.includes(booking.id)));
-    const unansweredJob = () => t.db.select().from(jobs).where(eq(jobs.key, jobKeys.instantUnanswered(booking.id))).get();
+    const unansweredJob = async () => await one(t.db.select().from(jobs).where(eq(jobs.key, jobKeys.instantUnanswered(booking.id))));
 
     await t.deps.jobs.runDue();
     await settled(t.deps);
@@ -233,25 +233,25 @@ describe("instant booking, when things go wrong", () => {
     try {
       // A money movement under way (here a decline being made) is left to finish: not asked yet.
       const claim = { movement: "release", key: "k-release", intentId, from: "pending", to: "rejected", canceledBy: null, message: "booking_declined", senderId: parties.hostId } as const;
-      t.db.update(bookings).set({ claim, claimedAt: clock }).where(eq(bookings.id, booking.id)).run();
+      await writeTransaction(t.db, (tx) => tx.update(bookings).set({ claim, claimedAt: clock }).where(eq(bookings.id, booking.id)));
       await t.deps.jobs.runDue();
       await settled(t.deps);
       expect(await requestMails()).toEqual([]);
-      expect(unansweredJob()).toMatchObject({ attempts: 1, failedAt: null });
+      expect(await unansweredJob()).toMatchObject({ attempts: 1, failedAt: null });
       // The movement was refused and rolled back: the next look asks the host, and the instant accept stops.
-      t.db.update(bookings).set({ claim: null, claimedAt: null }).where(eq(bookings.id, booking.id)).run();
+      await writeTransaction(t.db, (tx) => tx.update(bookings).set({ claim: null, claimedAt: null }).where(eq(bookings.id, booking.id)));
       clock += 60_000;
       await t.deps.jobs.runDue();
       await settled(t.deps);
-      expect(unansweredJob()).toBeUndefined();
-      expect(instantJob(booking.id)).toBeUndefined();
+      expect(await unansweredJob()).toBeUndefined();
+      expect(await instantJob(booking.id)).toBeUndefined();
       await until("the host's request email", async () => (await requestMails()).length > 0);
       const [mail] = await requestMails();
       expect(mail!.subject).not.toContain("Booked instantly");
       expect(mail!.text).toContain("Accept or decline");
       // The host answers it like any request, and the money follows.
       expect((await parties.host.postJson(`/api/bookings/${booking.id}/reject`, {})).status).toBe(200);
-      expect(ledgerOf(booking.id)).toEqual(["authorize:8800", "release:8800"]);
+      expect(await ledgerOf(booking.id)).toEqual(["authorize:8800", "release:8800"]);
       await expectSound(booking.id);
     } finally {
       clock = START;
@@ -263,12 +263,12 @@ describe("instant booking, when things go wrong", () => {
     const id = (await body(res)).id as string;
     expect((await parties.host.postJson(`/api/bookings/${id}/reject`, {})).status).toBe(200);
     // As if the request had been an instant one whose accept had not run yet.
-    schedule(t.db, instantAcceptJob, { bookingId: id }, { at: clock, key: jobKeys.instantAccept(id) });
+    await writeTransaction(t.db, (tx) => schedule(tx, instantAcceptJob, { bookingId: id }, { at: clock, key: jobKeys.instantAccept(id) }));
     expect(await t.deps.jobs.runNow([jobKeys.instantAccept(id)])).toBe(1);
-    expect(instantJob(id)).toBeUndefined();
-    expect(row(id).status).toBe("rejected");
-    expect(ledgerOf(id)).toEqual(["authorize:8800", "release:8800"]);
-    expect(capturesOf(intentId)).toBe(0);
+    expect(await instantJob(id)).toBeUndefined();
+    expect((await row(id)).status).toBe("rejected");
+    expect(await ledgerOf(id)).toEqual(["authorize:8800", "release:8800"]);
+    expect(await capturesOf(intentId)).toBe(0);
     await expectSound(id);
   });
 
@@ -284,23 +284,23 @@ describe("instant booking, when things go wrong", () => {
         const made = { res: await making, intentId };
         expect(made.res.status).toBe(201);
         await settled(t.deps);
-        const b = row(id);
+        const b = await row(id);
         outcomes.push(b.status);
         expect(["accepted", "rejected"]).toContain(b.status);
         expect(b.claim).toBeNull();
         if (b.status === "accepted") {
           expect(decline.status).toBe(409);
-          expect(ledgerOf(id)).toEqual(["authorize:8800", "capture:8800"]);
-          expect(capturesOf(made.intentId)).toBe(1);
+          expect(await ledgerOf(id)).toEqual(["authorize:8800", "capture:8800"]);
+          expect(await capturesOf(made.intentId)).toBe(1);
         } else {
           expect(decline.status).toBe(200);
-          expect(ledgerOf(id)).toEqual(["authorize:8800", "release:8800"]);
-          expect(capturesOf(made.intentId)).toBe(0);
+          expect(await ledgerOf(id)).toEqual(["authorize:8800", "release:8800"]);
+          expect(await capturesOf(made.intentId)).toBe(0);
           expect((await t.deps.payments.getIntent(made.intentId))?.status).toBe("canceled");
         }
         // The job, run again later, changes nothing.
         await t.deps.jobs.runDue();
-        expect(row(id).status).toBe(b.status);
+        expect((await row(id)).status).toBe(b.status);
         await expectSound(id);
       }
       expect(outcomes.length).toBe(4);
@@ -317,21 +317,21 @@ describe("instant booking, when things go wrong", () => {
     const id = view.id as string;
     // The claim is under way: still pending to the guest, no error.
     expect(view.status).toBe("pending");
-    expect(row(id).claim?.movement).toBe("capture");
-    expect(capturesOf(intentId)).toBe(1);
+    expect((await row(id)).claim?.movement).toBe("capture");
+    expect(await capturesOf(intentId)).toBe(1);
     // The instant job hands the capture over to its claim's recovery, which finishes it from what the provider shows.
-    expect(instantJob(id)).toBeUndefined();
+    expect(await instantJob(id)).toBeUndefined();
     clock += RECOVERY_GRACE_MS + 60_000;
     try {
       await t.deps.jobs.runDue();
       await settled(t.deps);
-      expect(row(id)).toMatchObject({ status: "accepted", claim: null });
-      expect(ledgerOf(id)).toEqual(["authorize:8800", "capture:8800"]);
-      expect(capturesOf(intentId)).toBe(1);
-      expect(instantJob(id)).toBeUndefined();
-      expect(systemOf(id)).toEqual(["booking_request:guest", "booking_accepted:host"]);
+      expect(await row(id)).toMatchObject({ status: "accepted", claim: null });
+      expect(await ledgerOf(id)).toEqual(["authorize:8800", "capture:8800"]);
+      expect(await capturesOf(intentId)).toBe(1);
+      expect(await instantJob(id)).toBeUndefined();
+      expect(await systemOf(id)).toEqual(["booking_request:guest", "booking_accepted:host"]);
       // The accept the recovery finished is still the instant one: the host is told it was booked.
-      const host = t.db.select().from(users).where(eq(users.id, parties.hostId)).get()!;
+      const host = (await one(t.db.select().from(users).where(eq(users.id, parties.hostId))))!;
       await until("the host's email", async () => (await outboxEmails(t.dataDir, host.email!, "booking.accepted")).some((m) => m.links.some((l) => l.includes(id))));
       expect((await outboxEmails(t.dataDir, host.email!, "booking.accepted")).find((m) => m.links.some((l) => l.includes(id)))!.subject).toStartWith("Booked instantly");
       await expectSound(id);
@@ -351,9 +351,9 @@ describe("instant booking, when things go wrong", () => {
       expect(answers.filter((r) => r.status === 201).length).toBe(1);
       expect(answers.every((r) => r.status === 201 || r.status === 200)).toBe(true);
       await settled(t.deps);
-      const made = t.db.select().from(bookings).where(eq(bookings.paymentIntentId, intent.paymentIntentId)).all();
+      const made = await t.db.select().from(bookings).where(eq(bookings.paymentIntentId, intent.paymentIntentId));
       expect(made.map((b) => b.status)).toEqual(["accepted"]);
-      expect(capturesOf(intent.paymentIntentId)).toBe(1);
+      expect(await capturesOf(intent.paymentIntentId)).toBe(1);
       await expectSound(made[0]!.id);
     } finally {
       provider.faults.latencyMs = 0;
@@ -365,12 +365,12 @@ describe("the host cancels an accepted instant booking", () => {
   test("the guest is refunded in full, once", async () => {
     const { res, intentId } = await requestByApi();
     const id = (await body(res)).id as string;
-    expect(row(id).status).toBe("accepted");
+    expect((await row(id)).status).toBe("accepted");
     const answers = await Promise.all([1, 2, 3].map(() => parties.host.postJson(`/api/bookings/${id}/cancel`, {})));
     expect(answers.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
     for (const r of answers) expect([200, 409]).toContain(r.status);
-    expect(row(id)).toMatchObject({ status: "canceled", canceledBy: "host", claim: null });
-    expect(ledgerOf(id)).toEqual(["authorize:8800", "capture:8800", "refund:8800"]);
+    expect(await row(id)).toMatchObject({ status: "canceled", canceledBy: "host", claim: null });
+    expect(await ledgerOf(id)).toEqual(["authorize:8800", "capture:8800", "refund:8800"]);
     const refunds = await t.deps.payments.refundsOf(intentId);
     expect(refunds.reduce((s, r) => s + r.amountCents, 0)).toBe(8800);
     await expectSound(id);

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../db/client";
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { jobs, leases, sessions } from "../db/schema";
@@ -28,14 +29,14 @@ describe("durable jobs", () => {
     const remind = defineJob<{ name: string }>({ kind: "test.remind", run: ({ name }) => void ran.push(name) });
 
     const first = await app(time);
-    first.deps.jobs.register(remind);
-    first.deps.jobs.schedule(remind, { name: "Ada" }, { at: time.now() + 24 * HOUR, key: "remind:ada" });
+    await first.deps.jobs.register(remind);
+    await first.deps.jobs.schedule(remind, { name: "Ada" }, { at: time.now() + 24 * HOUR, key: "remind:ada" });
     // The same key scheduled again is the same job.
-    first.deps.jobs.schedule(remind, { name: "Ada" }, { at: time.now() + 24 * HOUR, key: "remind:ada" });
+    await first.deps.jobs.schedule(remind, { name: "Ada" }, { at: time.now() + 24 * HOUR, key: "remind:ada" });
 
     // The process stops; a new one opens the same database.
     const second = await app(time, first.dataDir);
-    second.deps.jobs.register(remind);
+    await second.deps.jobs.register(remind);
     time.advance(24 * HOUR - 1);
     await second.deps.jobs.runDue();
     expect(ran).toEqual([]);
@@ -46,7 +47,7 @@ describe("durable jobs", () => {
     time.advance(HOUR);
     await second.deps.jobs.runDue();
     expect(ran).toEqual(["Ada"]);
-    expect(second.db.select().from(jobs).where(eq(jobs.kind, "test.remind")).all()).toEqual([]);
+    expect(await second.db.select().from(jobs).where(eq(jobs.kind, "test.remind"))).toEqual([]);
   });
 
   test("runNow runs the due jobs with those keys only, and none another run holds", async () => {
@@ -54,15 +55,15 @@ describe("durable jobs", () => {
     const t = await app(time);
     const ran: string[] = [];
     const say = defineJob<{ name: string }>({ kind: "test.say", run: ({ name }) => void ran.push(name) });
-    t.deps.jobs.register(say);
-    for (const name of ["Ada", "Bo", "Cy"]) t.deps.jobs.schedule(say, { name }, { at: time.now(), key: `say:${name}` });
-    t.deps.jobs.schedule(say, { name: "Later" }, { at: time.now() + HOUR, key: "say:later" });
+    await t.deps.jobs.register(say);
+    for (const name of ["Ada", "Bo", "Cy"]) await t.deps.jobs.schedule(say, { name }, { at: time.now(), key: `say:${name}` });
+    await t.deps.jobs.schedule(say, { name: "Later" }, { at: time.now() + HOUR, key: "say:later" });
     // Cy's job is held by another run (its lease has not ended).
-    t.db.update(jobs).set({ leaseUntil: time.now() + JOB_LEASE_MS }).where(eq(jobs.key, "say:Cy")).run();
+    await writeTransaction(t.db, (tx) => tx.update(jobs).set({ leaseUntil: time.now() + JOB_LEASE_MS }).where(eq(jobs.key, "say:Cy")));
 
     expect(await t.deps.jobs.runNow(["say:Ada", "say:Cy", "say:later"])).toBe(1);
     expect(ran).toEqual(["Ada"]);
-    expect(t.db.select({ key: jobs.key }).from(jobs).where(eq(jobs.kind, "test.say")).all().map((j) => j.key).sort()).toEqual(["say:Bo", "say:Cy", "say:later"]);
+    expect((await t.db.select({ key: jobs.key }).from(jobs).where(eq(jobs.kind, "test.say"))).map((j) => j.key).sort()).toEqual(["say:Bo", "say:Cy", "say:later"]);
     expect(await t.deps.jobs.runNow([])).toBe(0);
   });
 
@@ -75,8 +76,8 @@ describe("durable jobs", () => {
         throw new Error("provider down");
       },
     });
-    t.deps.jobs.register(flaky);
-    t.deps.jobs.schedule(flaky, {}, { at: time.now() });
+    await t.deps.jobs.register(flaky);
+    await t.deps.jobs.schedule(flaky, {}, { at: time.now() });
 
     await t.deps.jobs.runDue();
     expect(calls).toBe(1);
@@ -92,7 +93,7 @@ describe("durable jobs", () => {
     time.advance(24 * HOUR);
     await t.deps.jobs.runDue();
     expect(calls).toBe(3);
-    const row = t.db.select().from(jobs).where(eq(jobs.kind, "test.flaky")).get()!;
+    const row = (await one(t.db.select().from(jobs).where(eq(jobs.kind, "test.flaky"))))!;
     expect(row.failedAt).not.toBeNull();
     expect(row.lastError).toBe("provider down");
     expect(row.attempts).toBe(3);
@@ -103,10 +104,10 @@ describe("durable jobs", () => {
     const t = await app(time);
     const ran: number[] = [];
     const work = defineJob({ kind: "test.work", run: () => void ran.push(time.now()) });
-    t.deps.jobs.register(work);
-    scheduleJob(t.db, work, {}, { at: time.now(), key: "work:1" });
+    await t.deps.jobs.register(work);
+    await writeTransaction(t.db, (tx) => scheduleJob(tx, work, {}, { at: time.now(), key: "work:1" }));
     // A run took the job and died before finishing.
-    t.db.update(jobs).set({ leaseUntil: time.now() + JOB_LEASE_MS, attempts: 1 }).where(eq(jobs.key, "work:1")).run();
+    await writeTransaction(t.db, (tx) => tx.update(jobs).set({ leaseUntil: time.now() + JOB_LEASE_MS, attempts: 1 }).where(eq(jobs.key, "work:1")));
     expect(await t.deps.jobs.runDue()).toBe(0);
     time.advance(JOB_LEASE_MS + 1);
     expect(await t.deps.jobs.runDue()).toBe(1);
@@ -119,9 +120,9 @@ describe("durable jobs", () => {
     const b = await app(time, a.dataDir);
     let runs = 0;
     const once = defineJob({ kind: "test.once", run: async () => void (runs++, await Bun.sleep(5)) });
-    a.deps.jobs.register(once);
-    b.deps.jobs.register(once);
-    for (let i = 0; i < 10; i++) a.deps.jobs.schedule(once, {}, { at: time.now() });
+    await a.deps.jobs.register(once);
+    await b.deps.jobs.register(once);
+    for (let i = 0; i < 10; i++) await a.deps.jobs.schedule(once, {}, { at: time.now() });
     const [x, y] = await Promise.all([a.deps.jobs.runDue(2), b.deps.jobs.runDue(2)]);
     expect(x + y).toBe(10);
     expect(runs).toBe(10);
@@ -133,12 +134,12 @@ describe("durable jobs", () => {
     const c = t.client();
     const { user } = await c.signUp();
     await createSession(t.db, user.id, time.now() - 31 * 24 * HOUR); // long expired
-    expect(t.db.select().from(sessions).where(eq(sessions.userId, user.id)).all()).toHaveLength(2);
+    expect(await t.db.select().from(sessions).where(eq(sessions.userId, user.id))).toHaveLength(2);
     time.advance(HOUR);
     await t.deps.jobs.runDue();
-    expect(t.db.select().from(sessions).where(eq(sessions.userId, user.id)).all()).toHaveLength(1);
+    expect(await t.db.select().from(sessions).where(eq(sessions.userId, user.id))).toHaveLength(1);
     // The chore stays scheduled for the next hour.
-    expect(t.db.select().from(jobs).where(eq(jobs.key, "every:sessions.cleanup")).get()?.runAt).toBe(time.now() + HOUR);
+    expect((await one(t.db.select().from(jobs).where(eq(jobs.key, "every:sessions.cleanup"))))?.runAt).toBe(time.now() + HOUR);
   });
 });
 
@@ -147,20 +148,20 @@ describe("the runner lease (several processes on one database)", () => {
     const time = clock();
     const a = await app(time);
     const b = await app(time, a.dataDir);
-    expect(a.deps.jobs.holdLease()).toBe(true);
-    expect(b.deps.jobs.holdLease()).toBe(false);
+    expect(await a.deps.jobs.holdLease()).toBe(true);
+    expect(await b.deps.jobs.holdLease()).toBe(false);
     // The holder renews it; the other keeps being refused while it does.
     time.advance(RUNNER_LEASE_MS - 1);
-    expect(a.deps.jobs.holdLease()).toBe(true);
+    expect(await a.deps.jobs.holdLease()).toBe(true);
     time.advance(RUNNER_LEASE_MS - 1);
-    expect(b.deps.jobs.holdLease()).toBe(false);
+    expect(await b.deps.jobs.holdLease()).toBe(false);
     // The holder stops renewing (it crashed): once the lease has lapsed, the other takes it.
     time.advance(2);
-    expect(b.deps.jobs.holdLease()).toBe(true);
-    expect(a.deps.jobs.holdLease()).toBe(false);
+    expect(await b.deps.jobs.holdLease()).toBe(true);
+    expect(await a.deps.jobs.holdLease()).toBe(false);
     // A holder that stops cleanly hands it over at once.
-    b.deps.jobs.releaseLease();
-    expect(a.deps.jobs.holdLease()).toBe(true);
+    await b.deps.jobs.releaseLease();
+    expect(await a.deps.jobs.holdLease()).toBe(true);
   });
 
   test("of two running loops, only the lease holder runs jobs; the other takes over when it stops", async () => {
@@ -169,26 +170,26 @@ describe("the runner lease (several processes on one database)", () => {
     const b = await app(time, a.dataDir);
     const ranBy: string[] = [];
     const note = (who: string) => defineJob({ kind: "test.note", run: () => void ranBy.push(who) });
-    a.deps.jobs.register(note("a"));
-    b.deps.jobs.register(note("b"));
+    await a.deps.jobs.register(note("a"));
+    await b.deps.jobs.register(note("b"));
     const waitFor = async (count: number) => {
       for (let i = 0; i < 200 && ranBy.length < count; i++) await Bun.sleep(5);
     };
 
     a.deps.jobs.start(5);
     // `a` has taken the lease by the time `b` starts asking for it.
-    await until("a to hold the runner lease", () => a.db.select().from(leases).get()?.holder === a.deps.jobs.holder);
+    await until("a to hold the runner lease", async () => (await one(a.db.select().from(leases)))?.holder === a.deps.jobs.holder);
     b.deps.jobs.start(5);
     for (let i = 0; i < 5; i++) {
-      scheduleJob(a.db, note("a"), {}, { at: time.now() });
+      await writeTransaction(a.db, (tx) => scheduleJob(tx, note("a"), {}, { at: time.now() }));
       await waitFor(i + 1);
     }
     expect(ranBy).toEqual(["a", "a", "a", "a", "a"]);
 
-    a.deps.jobs.stop();
-    scheduleJob(a.db, note("a"), {}, { at: time.now() });
+    await a.deps.jobs.stop();
+    await writeTransaction(a.db, (tx) => scheduleJob(tx, note("a"), {}, { at: time.now() }));
     await waitFor(6);
-    b.deps.jobs.stop();
+    await b.deps.jobs.stop();
     expect(ranBy).toEqual(["a", "a", "a", "a", "a", "b"]);
   });
 });

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
+import { writeTransaction } from "../db/client";
 import { activities, bookings, messages } from "../db/schema";
 import { CSRF_SLOT, expandText, pageBytes, remember, rememberAround, type KeptAround, type KeptParts } from "../src/lib/html/fragments";
 import type { KeptFormView, KeptView, View } from "../src/shell/view";
@@ -54,29 +55,30 @@ beforeAll(async () => {
   // Ana has one unread conversation (the host wrote last): her navigation shows a badge, Ben's does not.
   const now = Date.now();
   const bookingId = crypto.randomUUID();
-  t.db
-    .insert(bookings)
-    .values({
-      id: bookingId,
-      guestId: ana.id,
-      hostId,
-      activityId,
-      status: "pending",
-      startsAtLocal: "2030-01-02T10:00:00",
-      timeZone: "America/New_York",
-      startsAt: now + 86_400_000,
-      endsAt: now + 90_000_000,
-      durationMinutes: 60,
-      hourlyRateCents: 4000,
-      subtotalCents: 4000,
-      serviceFeeCents: 400,
-      totalCents: 4400,
-      platformFeeCents: 400,
-      hostEarningsCents: 3600,
-      respondBy: now + 86_400_000,
-    })
-    .run();
-  t.db.insert(messages).values({ id: crypto.randomUUID(), bookingId, senderId: hostId, content: "See you at the courts", readBy: [] }).run();
+  await writeTransaction(t.db, async (tx) => {
+    await tx
+      .insert(bookings)
+      .values({
+        id: bookingId,
+        guestId: ana.id,
+        hostId,
+        activityId,
+        status: "pending",
+        startsAtLocal: "2030-01-02T10:00:00",
+        timeZone: "America/New_York",
+        startsAt: now + 86_400_000,
+        endsAt: now + 90_000_000,
+        durationMinutes: 60,
+        hourlyRateCents: 4000,
+        subtotalCents: 4000,
+        serviceFeeCents: 400,
+        totalCents: 4400,
+        platformFeeCents: 400,
+        hostEarningsCents: 3600,
+        respondBy: now + 86_400_000,
+      });
+    await tx.insert(messages).values({ id: crypto.randomUUID(), bookingId, senderId: hostId, content: "See you at the courts", readBy: [] });
+  });
 });
 afterAll(() => t.cleanup());
 
@@ -84,7 +86,7 @@ afterAll(() => t.cleanup());
  * A change to the database: the browse and activity pages are read again, so their kept bodies
  * and cards are rendered again, by whoever asks next.
  */
-const touch = () => t.db.update(activities).set({ description: TENNIS.description }).where(eq(activities.id, activityId)).run();
+const touch = async () => await writeTransaction(t.db, (tx) => tx.update(activities).set({ description: TENNIS.description }).where(eq(activities.id, activityId)));
 
 /** The pages that show kept parts: the document's and the navigation's on all of them. */
 const SHARED_PAGES = () => [
@@ -140,7 +142,7 @@ describe("kept parts hold nothing of a person", () => {
       ["ben", "visitor", "ana"],
     ];
     for (const [round, order] of rounds.entries()) {
-      touch();
+      await touch();
       for (const path of SHARED_PAGES()) {
         for (const who of order) {
           const client = who === "ana" ? ana.client : who === "ben" ? ben.client : visitor;

@@ -4,7 +4,7 @@ import { RedisClient } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate, openDb, type Db } from "../db/client";
+import { closeDb, migrate, openDb, type Db } from "../db/client";
 import { activityRow, bookingRow, insert, userRow } from "../db/factories";
 import { leases } from "../db/schema";
 import { createSession } from "../src/auth/service";
@@ -101,12 +101,12 @@ beforeAll(async () => {
   const rows = insert(db);
   const now = Date.now();
   for (const [who, firstName] of [["guest", "Sam"], ["host", "Maya"], ["stranger", "Eve"]] as const) {
-    const user = rows.user(userRow({ firstName }));
+    const user = await rows.user(userRow({ firstName }));
     const session = await createSession(db, user.id, now);
     people[who] = { id: user.id, cookie: `sid=${session.token}`, csrf: session.csrf };
   }
-  const activity = rows.activity(activityRow({ id: people.host.id }));
-  bookingId = rows.booking(bookingRow(activity, { guestId: people.guest.id, startsAt: now + 3 * 24 * 3600 * 1000, status: "accepted" })).id;
+  const activity = await rows.activity(activityRow({ id: people.host.id }));
+  bookingId = (await rows.booking(bookingRow(activity, { guestId: people.guest.id, startsAt: now + 3 * 24 * 3600 * 1000, status: "accepted" }))).id;
 
   redis = await startRedis();
   [a, b] = await Promise.all([startServer(dataDir, { REDIS_URL: redis.url }), startServer(dataDir, { REDIS_URL: redis.url })]);
@@ -116,7 +116,7 @@ afterAll(async () => {
   for (const s of sockets) s.close();
   for (const p of [a?.proc, b?.proc, redis?.proc]) p?.kill();
   await Promise.all([a?.proc.exited, b?.proc.exited, redis?.proc.exited]);
-  db?.$client.close();
+  if (db) closeDb(db);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -177,7 +177,7 @@ describe("two processes, one database, one Redis", () => {
     const runners = [a, b].filter((s) => RUNS_JOBS.test(s.output));
     expect(runners).toHaveLength(1);
     const [holder, other] = runners[0] === a ? [a, b] : [b, a];
-    expect(db.select().from(leases).all()).toHaveLength(1);
+    expect(await db.select().from(leases)).toHaveLength(1);
 
     // The holder stops (and hands the lease over): the other process takes the jobs on.
     holder.proc.kill("SIGTERM");

@@ -1,3 +1,6 @@
+import { writeTransaction } from "../db/client";
+import { eq } from "drizzle-orm";
+import { sessions } from "../db/schema";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { LIVE_LIMITS } from "../src/live/routes";
 import { bookingParties, Client, makeTestApp, UPGRADE_HEADERS, requestWithTestCard } from "./helpers";
@@ -235,7 +238,7 @@ describe("ended sessions", () => {
     const c = t.client();
     await c.signInAs(guestId);
     const s = await socketOf(c);
-    t.db.$client.run("DELETE FROM sessions WHERE user_id = ?", [guestId]);
+    await writeTransaction(t.db, (tx) => tx.delete(sessions).where(eq(sessions.userId, guestId)));
     s.send({ type: "subscribe_booking", bookingId });
     expect(await s.closed).toBe(4401);
     await guest.signInAs(guestId);

@@ -1,3 +1,4 @@
+import { one, writeTransaction, writerClient } from "../db/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings, messages, users } from "../db/schema";
@@ -45,7 +46,7 @@ beforeAll(async () => {
     stranger: { firstName: "Eve" },
   }));
   // Languages come from the about section's spoken languages; set directly here.
-  t.db.update(users).set({ languages: ["French"] }).where(eq(users.id, hostId)).run();
+  await writeTransaction(t.db, (tx) => tx.update(users).set({ languages: ["French"] }).where(eq(users.id, hostId)));
 });
 afterAll(() => t.cleanup());
 // The clock stands still, so the sending limit's window would never pass between tests: each test starts with none spent.
@@ -79,7 +80,7 @@ const page = async (c: Client, path: string, headers: HeadersInit = {}) => {
 const inbox = async (c: Client, path = "/bookings") => select((await page(c, path)).html, "li[data-booking]").map((r) => ({ id: r.attributes["data-booking"]!, unread: r.attributes["data-unread"] === "true" }));
 const badge = async (c: Client) => select((await page(c, "/browse")).html, "[data-unread-badge]")[0]?.text ?? null;
 const systemLines = (html: string) => select(html, "li[data-system] p").map((p) => p.text);
-const startOf = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!.startsAt;
+const startOf = async (id: string) => (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!.startsAt;
 
 describe("sending", () => {
   test("a participant sends to an accepted booking: 201, the message's shape, saved, then announced; the clientId comes back unstored", async () => {
@@ -91,7 +92,7 @@ describe("sending", () => {
     expect(Object.keys(m).sort()).toEqual([...MESSAGE_VIEW_KEYS, "clientId"].sort());
     expect(m).toMatchObject({ bookingId: id, senderId: guestId, content: "Hello!\nSee you at the court.", isSystemMessage: false, systemMessageType: null, readBy: [guestId], clientId: "tmp-1" });
     expect(m.createdAt).toBe(new Date(START).toISOString());
-    expect(t.db.select().from(messages).where(eq(messages.id, m.id)).get()!.content).toBe("Hello!\nSee you at the court.");
+    expect((await one(t.db.select().from(messages).where(eq(messages.id, m.id))))!.content).toBe("Hello!\nSee you at the court.");
     await t.deps.events.idle();
     const created = events.filter((e) => e.type === "message.created");
     expect(created).toHaveLength(1);
@@ -138,7 +139,7 @@ describe("sending", () => {
 
   test("a stranger, or an id that does not exist, gets 404 from every call, and nothing is written", async () => {
     const id = await accepted();
-    const before = t.db.select().from(messages).all().length;
+    const before = (await t.db.select().from(messages)).length;
     const unknown = "00000000-0000-4000-8000-000000000000";
     for (const bookingId of [id, unknown, "not-an-id"]) {
       expect((await send(stranger, bookingId, "hi")).status).toBe(404);
@@ -149,7 +150,7 @@ describe("sending", () => {
     }
     expect(await body(await stranger.get(`/api/messages?bookingId=${id}`))).toEqual({ message: "Booking not found" });
     expect(((await body(await stranger.get("/api/bookings/last-messages"))) as unknown as unknown[]).length).toBe(0);
-    expect(t.db.select().from(messages).all().length).toBe(before);
+    expect((await t.db.select().from(messages)).length).toBe(before);
   });
 
   test("sending is rate-limited per user with a clear 429 and a Retry-After; the window passing lets them go on", async () => {
@@ -269,7 +270,7 @@ describe("system messages, from each side, in both languages", () => {
 
   test("the conversation screen words each line for its viewer, and so do the inbox previews", async () => {
     const id = await accepted();
-    clock = startOf(id) + 2 * HOUR;
+    clock = (await startOf(id)) + 2 * HOUR;
     expect((await host.postJson(`/api/bookings/${id}/complete`, {})).status).toBe(200);
     expect(systemLines((await page(guest, `/bookings/${id}`)).html)).toEqual(["You sent a booking request", "Maya accepted your request", "Maya marked the activity as complete"]);
     expect(systemLines((await page(host, `/bookings/${id}`)).html)).toEqual(["Sam sent you a booking request", "You accepted Sam's request", "You marked the activity as complete"]);
@@ -369,7 +370,11 @@ describe("unread conversations", () => {
 
   test("the count is read through indexes: each side's bookings, then each booking's newest message", () => {
     const { sql, params } = unreadCountQuery(t.db, hostId).toSQL();
-    const plan = (t.db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as string[])) as { detail: string }[]).map((r) => r.detail).join("\n");
+    // A statement of its own, finalized at once: an EXPLAIN left open holds the read connection's
+    // snapshot, and the app's reads after it would not see later writes.
+    const explain = t.db.$client.prepare(`EXPLAIN QUERY PLAN ${sql}`);
+    const plan = (explain.all(...(params as string[])) as { detail: string }[]).map((r) => r.detail).join("\n");
+    explain.finalize();
     for (const index of ["bookings_guest", "bookings_host", "messages_booking"]) expect(plan).toContain(index);
     expect(plan).not.toMatch(/SCAN (bookings|messages)\b/);
   });
@@ -377,7 +382,7 @@ describe("unread conversations", () => {
   test("a host does not see a booking that never became a request (still paying, or left the checkout)", async () => {
     // A guest of its own: the test above counts every conversation of fresh.guest.
     const guest = t.client();
-    await guest.signInAs(insert(t.db).user(userRow()).id);
+    await guest.signInAs((await insert(t.db).user(userRow())).id);
     const res = await guest.postJson("/api/create-payment-intent", { activityId: fresh.activityId, hours: 1, amount: "33.00", proposedDate: "2026-06-25", proposedTime: "10:00", message: "Hello!" });
     const { bookingId } = await body(res);
     expect((await inbox(guest)).some((r) => r.id === bookingId)).toBe(true);
@@ -515,7 +520,7 @@ describe("the host answers from the inbox and the conversation", () => {
     const early = await host.postForm(`/api/bookings/${id}/complete`, { next: `/bookings/${id}` });
     expect(early.headers.get("location")).toBe(`/bookings/${id}`);
     expect(toastOf((await page(host, `/bookings/${id}`)).html)).toEqual(["Error", "The activity can be marked complete once it has started."]);
-    clock = startOf(id) + 10 * 60 * 1000;
+    clock = (await startOf(id)) + 10 * 60 * 1000;
     expect(await rowForms()).toEqual([`/api/bookings/${id}/complete`]);
     await host.postForm(`/api/bookings/${id}/complete`, { next: "/bookings" });
     expect(toastOf((await page(host, "/bookings")).html)).toEqual(["Activity Completed", "Payment has been released to your account."]);
@@ -562,7 +567,7 @@ describe("the conversation screen", () => {
 
   test("an accepted booking: the guest cancels with the policy stated until 24 hours before; the host completes after the start; then both are asked for a review", async () => {
     const id = await accepted();
-    const start = startOf(id);
+    const start = await startOf(id);
     const asGuest = (await page(guest, `/bookings/${id}`)).html;
     expect(cards(asGuest)).toMatchObject({ cancel: 1, actions: ["cancel"] });
     expect(select(asGuest, "[data-cancel-card] p")[0]!.text).toMatch(/^You can cancel for a full refund until .+ \(24 hours before the start\)\.$/);
@@ -590,7 +595,7 @@ describe("the conversation screen", () => {
       const values = select(h, "[data-booking-card] dd").map((d) => d.text);
       return select(h, "[data-booking-card] dt").map((d, i) => `${d.text}: ${values[i]}`);
     };
-    const row = t.db.select().from(bookings).where(eq(bookings.id, id)).get()!;
+    const row = (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!;
     const date = new Intl.DateTimeFormat("en-US", { weekday: "long", year: "numeric", month: "long", day: "numeric", timeZone: "UTC" }).format(Date.parse(`${row.startsAtLocal.slice(0, 10)}T00:00:00Z`));
     expect(rows(html)).toEqual([`Date: ${date}`, "Time: 10:00 AM", "Duration: 1 hour", "Price: $44.00"]);
     expect(rows((await page(host, `/bookings/${id}`)).html).at(-1)).toBe("Your earnings: $32.00");
@@ -608,7 +613,7 @@ describe("the conversation screen", () => {
     expect(select(html, "[data-profile-sheet] img[alt='Photo 1 of 1']")).toHaveLength(1);
     expect(select(html, "[data-profile-sheet]")[0]!.text).toContain("Member since 2026");
     // The rating is the reviews the person received.
-    t.db.$client.run("INSERT INTO reviews (id, booking_id, reviewer_id, reviewed_user_id, stars, created_at, published_at) VALUES (?, ?, ?, ?, 4, ?, ?)", [crypto.randomUUID(), id, guestId, hostId, START, START]);
+    writerClient(t.db).run("INSERT INTO reviews (id, booking_id, reviewer_id, reviewed_user_id, stars, created_at, published_at) VALUES (?, ?, ?, ?, 4, ?, ?)", [crypto.randomUUID(), id, guestId, hostId, START, START]);
     expect(select((await page(guest, `/bookings/${id}`)).html, "[data-rating]")[0]!.text).toBe("★ 4.0 (1)");
   });
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
-import { openDb } from "../db/client";
+import { closeDb, one, openDb, writeTransaction } from "../db/client";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
 import { bookingRow, insert } from "../db/factories";
 import { activities, bookings, jobs, leases, ledgerEntries, users } from "../db/schema";
@@ -40,17 +40,17 @@ async function signIn(url: string, email: string) {
 /** A request of the demo guest to the demo host, its card held at Stripe, as the date-time flow leaves it. */
 async function pendingRequest(days: number) {
   const db = openDb(join(dataDir, "offline.db"));
-  const guest = db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL)).get()!;
-  const host = db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL)).get()!;
-  const activity = db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York"))).get()!;
+  const guest = (await one(db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL))))!;
+  const host = (await one(db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
+  const activity = (await one(db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;
   const startsAt = Math.floor((Date.now() + days * 24 * HOUR) / HOUR) * HOUR;
   const row = bookingRow(activity, { guestId: guest.id, startsAt, status: "pending", createdAt: Date.now() });
   const form = new URLSearchParams({ amount: String(row.totalCents), currency: "usd", capture_method: "manual", "metadata[guestId]": guest.id });
   const created = await fetch(`${fake.apiBase}/v1/payment_intents`, { method: "POST", headers: { authorization: `Bearer ${fake.secretKey}`, "content-type": "application/x-www-form-urlencoded" }, body: form });
   const intentId = ((await created.json()) as { id: string }).id;
   fake.confirm(intentId, CARDS.ok);
-  const booking = insert(db).booking({ ...row, paymentProvider: "stripe", paymentIntentId: intentId, respondBy: startsAt });
-  db.insert(ledgerEntries).values({ id: crypto.randomUUID(), bookingId: booking.id, kind: "authorize", amountCents: booking.totalCents, currency: "usd", provider: "stripe", providerRef: intentId, idempotencyKey: `booking:${booking.id}:authorize`, createdAt: Date.now() }).run();
+  const booking = await insert(db).booking({ ...row, paymentProvider: "stripe", paymentIntentId: intentId, respondBy: startsAt });
+  await writeTransaction(db, (tx) => tx.insert(ledgerEntries).values({ id: crypto.randomUUID(), bookingId: booking.id, kind: "authorize", amountCents: booking.totalCents, currency: "usd", provider: "stripe", providerRef: intentId, idempotencyKey: `booking:${booking.id}:authorize`, createdAt: Date.now() }));
   return { db, id: booking.id, intentId };
 }
 
@@ -71,25 +71,27 @@ test("killed after Stripe captured but before its answer arrived: the restarted 
   await server.proc.exited;
 
   // What the crash left: the guest charged, the booking claimed for the capture, nothing recorded.
-  const left = db.select().from(bookings).where(eq(bookings.id, id)).get()!;
+  const left = (await one(db.select().from(bookings).where(eq(bookings.id, id))))!;
   expect(left.status).toBe("pending");
   expect(left.claim?.movement).toBe("capture");
-  expect(db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id)).all().map((l) => l.kind)).toEqual(["authorize"]);
+  expect((await db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id))).map((l) => l.kind)).toEqual(["authorize"]);
 
   // The grace passes (moved back rather than waited for), and with it the killed process's lease
   // on the timed work; then the server starts again.
-  db.update(bookings).set({ claimedAt: left.claimedAt! - RECOVERY_GRACE_MS - 1000 }).where(eq(bookings.id, id)).run();
-  db.update(jobs).set({ runAt: Date.now() - 1000 }).where(eq(jobs.key, `booking.recover:${id}:1`)).run();
-  db.update(leases).set({ until: Date.now() - 1000 }).run();
+  await writeTransaction(db, async (tx) => {
+    await tx.update(bookings).set({ claimedAt: left.claimedAt! - RECOVERY_GRACE_MS - 1000 }).where(eq(bookings.id, id));
+    await tx.update(jobs).set({ runAt: Date.now() - 1000 }).where(eq(jobs.key, `booking.recover:${id}:1`));
+    await tx.update(leases).set({ until: Date.now() - 1000 });
+  });
   server = await startServer();
-  await until("the capture to be recorded", () => db.select().from(bookings).where(eq(bookings.id, id)).get()!.status === "accepted", 20_000, 100);
-  expect(db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id)).all().map((l) => `${l.kind}:${l.providerRef}`).sort()).toEqual([`authorize:${intentId}`, `capture:${intentId}`]);
+  await until("the capture to be recorded", async () => (await one(db.select().from(bookings).where(eq(bookings.id, id))))!.status === "accepted", 20_000, 100);
+  expect((await db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id))).map((l) => `${l.kind}:${l.providerRef}`).sort()).toEqual([`authorize:${intentId}`, `capture:${intentId}`]);
   // Stripe was asked what happened, never told to capture again.
   expect(fake.requestsTo("POST", "/v1/payment_intents/:id/capture").filter((r) => r.path.includes(intentId)).length).toBe(1);
   expect(await moneyViolations(depsFor(db), [id])).toEqual([]);
   server.proc.kill("SIGTERM");
   await server.proc.exited;
-  db.$client.close();
+  closeDb(db);
 }, 90_000);
 
 test("stopped with SIGTERM while Stripe is slow to capture: the accept finishes, then the server exits 0", async () => {
@@ -103,8 +105,8 @@ test("stopped with SIGTERM while Stripe is slow to capture: the accept finishes,
   expect((await answer).status).toBe(200);
   expect(await server.proc.exited).toBe(0);
   fake.setLatency(0);
-  expect(db.select().from(bookings).where(eq(bookings.id, id)).get()).toMatchObject({ status: "accepted", claim: null });
+  expect(await one(db.select().from(bookings).where(eq(bookings.id, id)))).toMatchObject({ status: "accepted", claim: null });
   expect(await moneyViolations(depsFor(db), [id])).toEqual([]);
   expect(fake.intents.get(intentId)?.status).toBe("succeeded");
-  db.$client.close();
+  closeDb(db);
 }, 90_000);

@@ -16,14 +16,14 @@ const sum = (xs: { amountCents: number }[]) => xs.reduce((s, x) => s + x.amountC
 
 export async function moneyViolations(deps: Deps, only?: string[]): Promise<string[]> {
   const out: string[] = [];
-  const all = deps.db.select().from(bookings).all().filter((b) => !only || only.includes(b.id));
+  const all = (await deps.db.select().from(bookings)).filter((b) => !only || only.includes(b.id));
   for (const b of all) out.push(...(await violationsOf(deps, b)).map((v) => `${b.id} (${b.status}): ${v}`));
   return out;
 }
 
 async function violationsOf(deps: Deps, b: Booking): Promise<string[]> {
   const out: string[] = [];
-  const rows = deps.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, b.id)).all();
+  const rows = await deps.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, b.id));
   const ledger = (kind: string) => rows.filter((r) => r.kind === kind);
   const has = (kind: string) => ledger(kind).length > 0;
   if (b.claim) out.push(`a claim is left under way (${b.claim.movement})`);

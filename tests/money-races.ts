@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../db/client";
 /**
  * Money under races, crashes and restarts (docs/decisions/0028), one suite for each payment
  * provider: the built-in test provider and Stripe (the real SDK against tests/fakes/stripe.ts),
@@ -50,7 +51,7 @@ export function runMoneyRaces(name: string, makeWorld: () => Promise<MoneyWorld>
       // The host can be paid: a payout account the provider has enabled.
       const account = await app.deps.payments.createConnectedAccount({ userId: parties.hostId, email: null }, `user:${parties.hostId}:connect-account`);
       await w.enablePayouts(app, account.id);
-      app.db.update(users).set({ stripeAccountId: account.id, payoutsEnabled: true }).where(eq(users.id, parties.hostId)).run();
+      await writeTransaction(app.db, (tx) => tx.update(users).set({ stripeAccountId: account.id, payoutsEnabled: true }).where(eq(users.id, parties.hostId)));
       w.setLatency(app, LATENCY_MS);
     });
     afterAll(() => {
@@ -58,8 +59,8 @@ export function runMoneyRaces(name: string, makeWorld: () => Promise<MoneyWorld>
       app.cleanup();
     });
 
-    const row = (id: string) => app.db.select().from(bookings).where(eq(bookings.id, id)).get()!;
-    const ledgerOf = (id: string) => app.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id)).all().map((l) => l.kind).sort();
+    const row = async (id: string) => (await one(app.db.select().from(bookings).where(eq(bookings.id, id))))!;
+    const ledgerOf = async (id: string) => (await app.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id))).map((l) => l.kind).sort();
     const expectSound = async (...ids: string[]) => expect(await moneyViolations(app.deps, ids)).toEqual([]);
     const statuses = (answers: Response[]) => answers.map((r) => r.status);
 
@@ -94,8 +95,8 @@ export function runMoneyRaces(name: string, makeWorld: () => Promise<MoneyWorld>
       const { id } = await pending();
       const answers = await times(TIMES, () => parties.host.postJson(`/api/bookings/${id}/accept`, {}));
       onlyWinsAndRefusals(answers);
-      expect(row(id).status).toBe("accepted");
-      expect(ledgerOf(id)).toEqual(["authorize", "capture"]);
+      expect((await row(id)).status).toBe("accepted");
+      expect(await ledgerOf(id)).toEqual(["authorize", "capture"]);
       await expectSound(id);
     });
 
@@ -103,8 +104,8 @@ export function runMoneyRaces(name: string, makeWorld: () => Promise<MoneyWorld>
       const { id } = await pending();
       const answers = await times(TIMES, () => parties.host.postJson(`/api/bookings/${id}/reject`, {}));
       onlyWinsAndRefusals(answers);
-      expect(row(id).status).toBe("rejected");
-      expect(ledgerOf(id)).toEqual(["authorize", "release"]);
+      expect((await row(id)).status).toBe("rejected");
+      expect(await ledgerOf(id)).toEqual(["authorize", "release"]);
       await expectSound(id);
     });
 
@@ -112,7 +113,7 @@ export function runMoneyRaces(name: string, makeWorld: () => Promise<MoneyWorld>
       const { id } = await pending();
       const answers = await times(TIMES, () => parties.guest.postJson(`/api/bookings/${id}/cancel`, {}));
       onlyWinsAndRefusals(answers);
-      expect(row(id)).toMatchObject({ status: "canceled", canceledBy: "guest" });
+      expect(await row(id)).toMatchObject({ status: "canceled", canceledBy: "guest" });
       await expectSound(id);
     });
 
@@ -121,25 +122,25 @@ export function runMoneyRaces(name: string, makeWorld: () => Promise<MoneyWorld>
         const id = await accepted();
         const answers = await times(TIMES, () => parties[side].postJson(`/api/bookings/${id}/cancel`, {}));
         onlyWinsAndRefusals(answers);
-        expect(row(id)).toMatchObject({ status: "canceled", canceledBy: side });
-        expect(ledgerOf(id)).toEqual(["authorize", "capture", "refund"]);
+        expect(await row(id)).toMatchObject({ status: "canceled", canceledBy: side });
+        expect(await ledgerOf(id)).toEqual(["authorize", "capture", "refund"]);
         await expectSound(id);
       });
     }
 
     test(`${TIMES} completions at once: completed once, the host paid once`, async () => {
       const id = await accepted();
-      clock = row(id).endsAt + HOUR;
+      clock = (await row(id)).endsAt + HOUR;
       const answers = await times(TIMES, () => parties.host.postJson(`/api/bookings/${id}/complete`, {}));
       onlyWinsAndRefusals(answers);
-      expect(row(id).status).toBe("completed");
-      expect(ledgerOf(id)).toEqual(["authorize", "capture", "payout_pending", "platform_fee", "transfer"]);
+      expect((await row(id)).status).toBe("completed");
+      expect(await ledgerOf(id)).toEqual(["authorize", "capture", "payout_pending", "platform_fee", "transfer"]);
       await expectSound(id);
     });
 
     test("the completion's own payout and the payout job at once: the host is paid by one of them", async () => {
       const id = await accepted();
-      clock = row(id).endsAt + HOUR;
+      clock = (await row(id)).endsAt + HOUR;
       // Both read the share as owed; the second one hears back about the payout account only
       // after the first has claimed, paid and recorded.
       const payments = app.deps.payments;
@@ -153,15 +154,15 @@ export function runMoneyRaces(name: string, makeWorld: () => Promise<MoneyWorld>
       };
       try {
         const completing = parties.host.postJson(`/api/bookings/${id}/complete`, {});
-        await until("the completion", () => row(id).status === "completed", 5_000, 1);
+        await until("the completion", async () => (await row(id)).status === "completed", 5_000, 1);
         await app.deps.jobs.runDue();
         expect((await completing).status).toBe(200);
       } finally {
         payments.getConnectedAccount = getAccount;
       }
-      expect(ledgerOf(id)).toEqual(["authorize", "capture", "payout_pending", "platform_fee", "transfer"]);
+      expect(await ledgerOf(id)).toEqual(["authorize", "capture", "payout_pending", "platform_fee", "transfer"]);
       // Two claims in all: the capture and one transfer (the other payout found nothing owed).
-      expect(row(id).claims).toBe(2);
+      expect((await row(id)).claims).toBe(2);
       await expectSound(id);
     });
 
@@ -177,7 +178,7 @@ export function runMoneyRaces(name: string, makeWorld: () => Promise<MoneyWorld>
       const answers = await times(TIMES, () => parties.guest.postJson("/api/bookings", send));
       expect(statuses(answers).filter((s) => s === 201).length).toBe(1);
       expect(statuses(answers).every((s) => s === 201 || s === 200)).toBe(true);
-      const made = app.db.select().from(bookings).where(eq(bookings.paymentIntentId, intent.paymentIntentId)).all();
+      const made = await app.db.select().from(bookings).where(eq(bookings.paymentIntentId, intent.paymentIntentId));
       expect(made.map((b) => b.status)).toEqual(["pending"]);
       expect((await app.deps.payments.getIntent(intent.paymentIntentId))?.status).toBe("requires_capture");
       // The host can accept it: the card is there to capture.
@@ -187,44 +188,44 @@ export function runMoneyRaces(name: string, makeWorld: () => Promise<MoneyWorld>
 
     test("a cancellation made just before the start, its refund under way, and a completion just after: cancelled, refunded once", async () => {
       const id = await accepted();
-      clock = row(id).startsAt - 60 * 1000;
+      clock = (await row(id)).startsAt - 60 * 1000;
       const cancel = parties.host.postJson(`/api/bookings/${id}/cancel`, {});
       // The refund is at the provider; the activity starts, and the host marks it complete.
-      await until("the cancellation's claim", () => row(id).claim?.movement === "refund", 5_000, 1);
-      clock = row(id).startsAt + 60 * 1000;
+      await until("the cancellation's claim", async () => (await row(id)).claim?.movement === "refund", 5_000, 1);
+      clock = (await row(id)).startsAt + 60 * 1000;
       const complete = await parties.host.postJson(`/api/bookings/${id}/complete`, {});
       expect((await cancel).status).toBe(200);
       expect(complete.status).toBe(409);
-      expect(row(id)).toMatchObject({ status: "canceled", canceledBy: "host" });
-      expect(ledgerOf(id)).toEqual(["authorize", "capture", "refund"]);
+      expect(await row(id)).toMatchObject({ status: "canceled", canceledBy: "host" });
+      expect(await ledgerOf(id)).toEqual(["authorize", "capture", "refund"]);
       await expectSound(id);
     });
 
     test("the host completes while the auto-completion job runs: completed once, paid once", async () => {
       const id = await accepted();
-      clock = row(id).endsAt + 48 * HOUR + 1000;
+      clock = (await row(id)).endsAt + 48 * HOUR + 1000;
       const [answer] = await Promise.all([parties.host.postJson(`/api/bookings/${id}/complete`, {}), app.deps.jobs.runDue()]);
       expect([200, 409]).toContain(answer.status);
-      expect(row(id).status).toBe("completed");
-      expect(ledgerOf(id)).toEqual(["authorize", "capture", "payout_pending", "platform_fee", "transfer"]);
+      expect((await row(id)).status).toBe("completed");
+      expect(await ledgerOf(id)).toEqual(["authorize", "capture", "payout_pending", "platform_fee", "transfer"]);
       await expectSound(id);
     });
 
     test("a host cancellation after the activity while the auto-completion job runs: refused, completed and paid once", async () => {
       const id = await accepted();
-      clock = row(id).endsAt + 48 * HOUR + 1000;
+      clock = (await row(id)).endsAt + 48 * HOUR + 1000;
       const [answer] = await Promise.all([parties.host.postJson(`/api/bookings/${id}/cancel`, {}), app.deps.jobs.runDue()]);
       expect(answer.status).toBe(409);
-      expect(row(id).status).toBe("completed");
-      expect(ledgerOf(id)).toEqual(["authorize", "capture", "payout_pending", "platform_fee", "transfer"]);
+      expect((await row(id)).status).toBe("completed");
+      expect(await ledgerOf(id)).toEqual(["authorize", "capture", "payout_pending", "platform_fee", "transfer"]);
       await expectSound(id);
     });
 
     test("the expiry job and an accept at once: one of the two, and the money follows it", async () => {
       const { id } = await pending();
-      clock = row(id).respondBy + 1000;
+      clock = (await row(id)).respondBy + 1000;
       const [answer] = await Promise.all([parties.host.postJson(`/api/bookings/${id}/accept`, {}), app.deps.jobs.runDue()]);
-      const won = row(id).status;
+      const won = (await row(id)).status;
       expect(["accepted", "expired"]).toContain(won);
       expect(answer.status).toBe(won === "accepted" ? 200 : 409);
       await expectSound(id);
@@ -252,11 +253,11 @@ export function runMoneyRaces(name: string, makeWorld: () => Promise<MoneyWorld>
         expect([200, 502]).toContain(answer.status);
         if (answer.status === 502) {
           expect(((await answer.json()) as { message: string }).message).toContain("finished automatically");
-          expect(row(id).claim?.movement).toBe(movement);
+          expect((await row(id)).claim?.movement).toBe(movement);
         }
         const restarted = await restartAndRecover();
-        expect(row(id).status).toBe(status);
-        expect(ledgerOf(id)).toEqual(ledger);
+        expect((await row(id)).status).toBe(status);
+        expect(await ledgerOf(id)).toEqual(ledger);
         expect(await moneyViolations(restarted.deps, [id])).toEqual([]);
         w.setLatency(restarted, 0);
       });
@@ -264,14 +265,14 @@ export function runMoneyRaces(name: string, makeWorld: () => Promise<MoneyWorld>
 
     test("a completion: the transfer to the host is made but its answer lost; after a restart it is recorded once", async () => {
       const id = await accepted();
-      clock = row(id).endsAt + HOUR;
+      clock = (await row(id)).endsAt + HOUR;
       w.loseAnswer(app, "transfer");
       expect((await parties.host.postJson(`/api/bookings/${id}/complete`, {})).status).toBe(200);
-      expect(row(id).status).toBe("completed");
-      expect(row(id).claim?.movement).toBe("transfer");
-      expect(ledgerOf(id)).not.toContain("transfer");
+      expect((await row(id)).status).toBe("completed");
+      expect((await row(id)).claim?.movement).toBe("transfer");
+      expect(await ledgerOf(id)).not.toContain("transfer");
       const restarted = await restartAndRecover();
-      expect(ledgerOf(id)).toEqual(["authorize", "capture", "payout_pending", "platform_fee", "transfer"]);
+      expect(await ledgerOf(id)).toEqual(["authorize", "capture", "payout_pending", "platform_fee", "transfer"]);
       expect(await moneyViolations(restarted.deps, [id])).toEqual([]);
       // The payout sweep later finds nothing owed: the host is paid once.
       clock += 2 * HOUR;

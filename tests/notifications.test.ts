@@ -1,3 +1,4 @@
+import { one, writeTransaction, written } from "../db/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings, jobs, messages, notificationPreferences, pushSubscriptions, reviews, users } from "../db/schema";
@@ -73,7 +74,7 @@ async function act(c: Client, id: string, action: string) {
   await t.deps.events.idle();
 }
 
-const bookingRow = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!;
+const bookingRow = async (id: string) => (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!;
 /** What a browser was shown: title, body, url and tag of each message it received, in order. */
 const received = (browser: FakeSubscription) => push.to(browser.id).map((d) => d.payload as { title: string; body: string; url: string; tag: string });
 const titles = (browser: FakeSubscription) => received(browser).map((p) => p.title);
@@ -130,7 +131,7 @@ describe("preferences", () => {
     const res = await c.postJson("/api/notifications/preferences", input);
     expect(res.status).toBe(400);
     expect((await body(res)).message).toBe("Send one notification preference at a time, set to true or false.");
-    expect(t.db.select().from(notificationPreferences).where(eq(notificationPreferences.userId, user.id)).get()).toBeUndefined();
+    expect(await one(t.db.select().from(notificationPreferences).where(eq(notificationPreferences.userId, user.id)))).toBeUndefined();
   });
 
   test("the Settings form without JavaScript saves every switch at once", async () => {
@@ -180,7 +181,7 @@ describe("subscriptions", () => {
     const other = t.client();
     const { user } = await other.signUpComplete();
     expect((await send(other)).status).toBe(200);
-    const rows = t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.endpoint, browser.endpoint)).all();
+    const rows = await t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.endpoint, browser.endpoint));
     expect(rows.map((r) => r.userId)).toEqual([user.id]);
   });
 
@@ -194,7 +195,7 @@ describe("subscriptions", () => {
       browsers.push(browser);
       expect((await c.postJson("/api/notifications/subscribe", { endpoint: browser.endpoint, keys: browser.keys })).status).toBe(201);
     }
-    const endpoints = t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, user.id)).all().map((r) => r.endpoint);
+    const endpoints = (await t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, user.id))).map((r) => r.endpoint);
     expect(endpoints.length).toBe(MAX_SUBSCRIPTIONS_PER_USER);
     expect(endpoints).not.toContain(browsers[0]!.endpoint);
     expect(endpoints).toContain(browsers.at(-1)!.endpoint);
@@ -221,7 +222,7 @@ describe("subscriptions", () => {
     const res = await c.postJson("/api/notifications/subscribe", input());
     expect(res.status).toBe(400);
     expect((await body(res)).message).toBeString();
-    expect(t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, user.id)).all()).toEqual([]);
+    expect(await t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, user.id))).toEqual([]);
   });
 
   test("a push service must be an https host on the internet; local http only on a plain-http (development) server", () => {
@@ -256,9 +257,9 @@ describe("subscriptions", () => {
     const refused = await stranger.postJson("/api/notifications/unsubscribe", { endpoint: mine.endpoint });
     expect(refused.status).toBe(404);
     expect((await body(refused)).message).toBe("Subscription not found");
-    expect(t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.endpoint, mine.endpoint)).get()).toBeDefined();
+    expect(await one(t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.endpoint, mine.endpoint)))).toBeDefined();
     expect((await c.postJson("/api/notifications/unsubscribe", { endpoint: mine.endpoint })).status).toBe(200);
-    expect(t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.endpoint, mine.endpoint)).get()).toBeUndefined();
+    expect(await one(t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.endpoint, mine.endpoint)))).toBeUndefined();
     expect((await c.postJson("/api/notifications/unsubscribe", { endpoint: mine.endpoint })).status).toBe(404);
     expect((await c.postJson("/api/notifications/unsubscribe", { endpoint: 42 })).status).toBe(400);
   });
@@ -268,7 +269,7 @@ describe("what is sent", () => {
   test("a new request reaches the host, signed with VAPID, encrypted, with a TTL, opening the conversation", async () => {
     const id = await pendingBooking();
     expect(received(hostBrowser)).toEqual([
-      { title: "New booking request", body: `Gabe would like to book Tennis on ${dateOf(id)}.`, url: `/bookings/${id}`, tag: `booking:${id}` },
+      { title: "New booking request", body: `Gabe would like to book Tennis on ${await dateOf(id)}.`, url: `/bookings/${id}`, tag: `booking:${id}` },
     ]);
     expect(received(guestBrowser)).toEqual([]);
     const delivery = push.to(hostBrowser.id)[0]!;
@@ -277,7 +278,7 @@ describe("what is sent", () => {
     expect(delivery.claims.sub).toBe("mailto:admin@localhost");
     expect(push.rejections).toEqual([]);
     // Sent: no job is left behind.
-    expect(t.db.select().from(jobs).where(eq(jobs.kind, "notifications.push")).all()).toEqual([]);
+    expect(await t.db.select().from(jobs).where(eq(jobs.kind, "notifications.push"))).toEqual([]);
   });
 
   test("accepted: the guest hears of it and of the charge; the host who accepted hears nothing", async () => {
@@ -285,7 +286,7 @@ describe("what is sent", () => {
     push.clear();
     await act(host, id, "accept");
     expect(received(guestBrowser)).toEqual([
-      { title: "Booking accepted", body: `Hana accepted your request for Tennis on ${dateOf(id)}.`, url: `/bookings/${id}`, tag: `booking:${id}` },
+      { title: "Booking accepted", body: `Hana accepted your request for Tennis on ${await dateOf(id)}.`, url: `/bookings/${id}`, tag: `booking:${id}` },
       { title: "Payment completed", body: "$88.00 was charged for Tennis.", url: `/bookings/${id}`, tag: `payment:${id}` },
     ]);
     expect(received(hostBrowser)).toEqual([]);
@@ -311,12 +312,12 @@ describe("what is sent", () => {
   test("expired unanswered: both sides hear of it, the guest also of the release", async () => {
     const id = await pendingBooking();
     push.clear();
-    clock = bookingRow(id).respondBy + 1000;
+    clock = (await bookingRow(id)).respondBy + 1000;
     await t.deps.jobs.runDue();
     await t.deps.events.idle();
-    expect(bookingRow(id).status).toBe("expired");
+    expect((await bookingRow(id)).status).toBe("expired");
     expect(about(guestBrowser, id).map((p) => p.title)).toEqual(["Request expired", "Payment released"]);
-    expect(about(hostBrowser, id)).toEqual([expect.objectContaining({ title: "Request expired", body: `Gabe's request for Tennis on ${dateOf(id)} expired without an answer.` })]);
+    expect(about(hostBrowser, id)).toEqual([expect.objectContaining({ title: "Request expired", body: `Gabe's request for Tennis on ${await dateOf(id)} expired without an answer.` })]);
   });
 
   test("an accepted booking canceled by the guest: the host hears of it, the guest of the refund", async () => {
@@ -325,7 +326,7 @@ describe("what is sent", () => {
     push.clear();
     await act(guest, id, "cancel");
     expect(titles(hostBrowser)).toEqual(["Booking canceled"]);
-    expect(received(hostBrowser)[0]!.body).toBe(`Gabe canceled Tennis on ${dateOf(id)}.`);
+    expect(received(hostBrowser)[0]!.body).toBe(`Gabe canceled Tennis on ${await dateOf(id)}.`);
     expect(received(guestBrowser)).toEqual([expect.objectContaining({ title: "Refund issued", body: "$88.00 for Tennis was refunded to your card.", tag: `payment:${id}` })]);
   });
 
@@ -335,19 +336,19 @@ describe("what is sent", () => {
     push.clear();
     await act(host, id, "cancel");
     expect(titles(guestBrowser)).toEqual(["Booking canceled", "Refund issued"]);
-    expect(received(guestBrowser)[0]!.body).toBe(`Hana canceled Tennis on ${dateOf(id)}.`);
+    expect(received(guestBrowser)[0]!.body).toBe(`Hana canceled Tennis on ${await dateOf(id)}.`);
     expect(received(hostBrowser)).toEqual([]);
   });
 
   test("completed: the guest is asked for a review; the payout sent reaches the host", async () => {
     const provider = t.deps.payments as TestProvider;
     const account = await provider.createConnectedAccount({ userId: hostId, email: null }, `host:${hostId}:account`);
-    t.db.update(users).set({ stripeAccountId: account.id }).where(eq(users.id, hostId)).run();
+    await writeTransaction(t.db, (tx) => tx.update(users).set({ stripeAccountId: account.id }).where(eq(users.id, hostId)));
     await provider.enableAccount(account.id);
     const id = await pendingBooking();
     await act(host, id, "accept");
     push.clear();
-    clock = bookingRow(id).startsAt + HOUR;
+    clock = (await bookingRow(id)).startsAt + HOUR;
     await act(host, id, "complete");
     expect(received(guestBrowser)).toEqual([
       { title: "How was Tennis?", body: "Leave a review for Hana.", url: `/review?bookingId=${id}&userType=guest`, tag: `booking:${id}` },
@@ -386,8 +387,8 @@ describe("what is sent", () => {
   test("a published review reaches the person it is about", async () => {
     const id = await pendingBooking();
     push.clear();
-    const review = t.db.insert(reviews).values(reviewRow({ bookingId: id, reviewerId: guestId, reviewedUserId: hostId, activityId, stars: 4 })).returning().get();
-    t.deps.events.emit({ type: "reviews.published", booking: bookingRow(id), reviews: [review] });
+    const review = await writeTransaction(t.db, (tx) => written(tx.insert(reviews).values(reviewRow({ bookingId: id, reviewerId: guestId, reviewedUserId: hostId, activityId, stars: 4 })).returning()));
+    t.deps.events.emit({ type: "reviews.published", booking: await bookingRow(id), reviews: [review] });
     await t.deps.events.idle();
     expect(received(hostBrowser)).toEqual([{ title: "New review", body: "Gabe left you a 4-star review.", url: "/reviews", tag: `review:${review.id}` }]);
     expect(received(guestBrowser)).toEqual([]);
@@ -399,8 +400,8 @@ describe("what is sent", () => {
     await act(host, kept, "accept");
     await act(host, canceled, "accept");
     await act(guest, canceled, "cancel");
-    const reminder = t.db.select().from(jobs).where(eq(jobs.key, `notifications.reminder:${kept}`)).get()!;
-    expect(reminder.runAt).toBe(bookingRow(kept).startsAt - 24 * HOUR);
+    const reminder = (await one(t.db.select().from(jobs).where(eq(jobs.key, `notifications.reminder:${kept}`))))!;
+    expect(reminder.runAt).toBe((await bookingRow(kept)).startsAt - 24 * HOUR);
     push.clear();
 
     clock = reminder.runAt - 1000;
@@ -413,21 +414,21 @@ describe("what is sent", () => {
     expect(reminders(guestBrowser)).toEqual([{ title: "Tomorrow: Tennis", body: "10:00 AM with Hana.", url: `/bookings/${kept}`, tag: `booking:${kept}` }]);
     expect(reminders(hostBrowser)).toEqual([{ title: "Tomorrow: Tennis", body: "10:00 AM with Gabe.", url: `/bookings/${kept}`, tag: `booking:${kept}` }]);
     // Kept only until the activity starts.
-    expect(push.to(guestBrowser.id).find((d) => String(d.payload.title).startsWith("Tomorrow"))!.ttl).toBe(Math.floor((bookingRow(kept).startsAt - clock) / 1000));
+    expect(push.to(guestBrowser.id).find((d) => String(d.payload.title).startsWith("Tomorrow"))!.ttl).toBe(Math.floor(((await bookingRow(kept)).startsAt - clock) / 1000));
   });
 
   test("a booking accepted less than 24 hours ahead gets no reminder", async () => {
     const id = await pendingBooking();
-    clock = bookingRow(id).startsAt - 2 * HOUR;
-    t.db.update(bookings).set({ respondBy: clock + HOUR }).where(eq(bookings.id, id)).run();
+    clock = (await bookingRow(id)).startsAt - 2 * HOUR;
+    await writeTransaction(t.db, (tx) => tx.update(bookings).set({ respondBy: clock + HOUR }).where(eq(bookings.id, id)));
     await act(host, id, "accept");
-    expect(t.db.select().from(jobs).where(eq(jobs.key, `notifications.reminder:${id}`)).get()).toBeUndefined();
+    expect(await one(t.db.select().from(jobs).where(eq(jobs.key, `notifications.reminder:${id}`)))).toBeUndefined();
   });
 });
 
 /** The booking's start as the English notifications write it. */
-function dateOf(id: string) {
-  const local = bookingRow(id).startsAtLocal;
+async function dateOf(id: string) {
+  const local = (await bookingRow(id)).startsAtLocal;
   return new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(Date.parse(`${local}Z`));
 }
 
@@ -453,8 +454,8 @@ describe("each kind respects its preference", () => {
       title: "New message from Hana",
       run: async () => {
         const id = await pendingBooking();
-        const message = t.db.insert(messages).values({ id: crypto.randomUUID(), bookingId: id, senderId: hostId, content: "Hello", createdAt: clock }).returning().get();
-        t.deps.events.emit({ type: "message.created", booking: bookingRow(id), message });
+        const message = await writeTransaction(t.db, (tx) => written(tx.insert(messages).values({ id: crypto.randomUUID(), bookingId: id, senderId: hostId, content: "Hello", createdAt: clock }).returning()));
+        t.deps.events.emit({ type: "message.created", booking: await bookingRow(id), message });
         await t.deps.events.idle();
       },
     },
@@ -464,8 +465,8 @@ describe("each kind respects its preference", () => {
       title: "New review",
       run: async () => {
         const id = await pendingBooking();
-        const review = t.db.insert(reviews).values(reviewRow({ bookingId: id, reviewerId: hostId, reviewedUserId: guestId })).returning().get();
-        t.deps.events.emit({ type: "reviews.published", booking: bookingRow(id), reviews: [review] });
+        const review = await writeTransaction(t.db, (tx) => written(tx.insert(reviews).values(reviewRow({ bookingId: id, reviewerId: hostId, reviewedUserId: guestId })).returning()));
+        t.deps.events.emit({ type: "reviews.published", booking: await bookingRow(id), reviews: [review] });
         await t.deps.events.idle();
       },
     },
@@ -476,7 +477,7 @@ describe("each kind respects its preference", () => {
       run: async () => {
         const id = await pendingBooking();
         await act(host, id, "accept");
-        clock = bookingRow(id).startsAt - 24 * HOUR;
+        clock = (await bookingRow(id)).startsAt - 24 * HOUR;
         await t.deps.jobs.runDue();
       },
     },
@@ -508,7 +509,7 @@ describe("each kind respects its preference", () => {
 describe("language", () => {
   test("the recipient's chosen language, else the language of the browser that subscribed", async () => {
     // The host chose French; the guest chose nothing, but subscribed a second browser in French.
-    t.db.update(users).set({ locale: "fr" }).where(eq(users.id, hostId)).run();
+    await writeTransaction(t.db, (tx) => tx.update(users).set({ locale: "fr" }).where(eq(users.id, hostId)));
     const frenchBrowser = await subscribeBrowser(guest, { "accept-language": "fr-FR,fr;q=0.9" });
     try {
       const id = await pendingBooking();
@@ -519,14 +520,16 @@ describe("language", () => {
       expect(titles(frenchBrowser)).toEqual(["Réservation acceptée", "Paiement effectué"]);
       expect(received(frenchBrowser)[1]!.body).toBe(`${formatMoney(8800, "fr")} ont été débités pour Tennis.`);
       // A language the person chose wins over their browser's.
-      t.db.update(users).set({ locale: "en" }).where(eq(users.id, guestId)).run();
+      await writeTransaction(t.db, (tx) => tx.update(users).set({ locale: "en" }).where(eq(users.id, guestId)));
       push.clear();
       await act(guest, id, "cancel");
       expect(titles(frenchBrowser)).toEqual(["Refund issued"]);
     } finally {
-      t.db.update(users).set({ locale: null }).where(eq(users.id, hostId)).run();
-      t.db.update(users).set({ locale: null }).where(eq(users.id, guestId)).run();
-      t.db.delete(pushSubscriptions).where(eq(pushSubscriptions.endpoint, frenchBrowser.endpoint)).run();
+      await writeTransaction(t.db, async (tx) => {
+        await tx.update(users).set({ locale: null }).where(eq(users.id, hostId));
+        await tx.update(users).set({ locale: null }).where(eq(users.id, guestId));
+        await tx.delete(pushSubscriptions).where(eq(pushSubscriptions.endpoint, frenchBrowser.endpoint));
+      });
     }
   });
 });
@@ -543,7 +546,7 @@ describe("delivery problems", () => {
     const res = await c.postJson("/api/notifications/test", {});
     expect(res.status).toBe(200);
     expect(await body(res)).toEqual({ sent: 1 });
-    const left = t.db.select().from(pushSubscriptions).all().map((s) => s.endpoint);
+    const left = (await t.db.select().from(pushSubscriptions)).map((s) => s.endpoint);
     expect(left).not.toContain(gone.endpoint);
     expect(left).not.toContain(expired.endpoint);
     expect(left).toContain(alive.endpoint);
@@ -553,7 +556,7 @@ describe("delivery problems", () => {
     const extra = await subscribeBrowser(host);
     push.answer(extra.id, 410);
     await pendingBooking();
-    expect(t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.endpoint, extra.endpoint)).get()).toBeUndefined();
+    expect(await one(t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.endpoint, extra.endpoint)))).toBeUndefined();
     expect(titles(hostBrowser)).toEqual(["New booking request"]);
   });
 
@@ -562,7 +565,7 @@ describe("delivery problems", () => {
     try {
       await pendingBooking();
       expect(received(hostBrowser)).toEqual([]);
-      const waiting = t.db.select().from(jobs).where(eq(jobs.kind, "notifications.push")).all();
+      const waiting = await t.db.select().from(jobs).where(eq(jobs.kind, "notifications.push"));
       expect(waiting.length).toBe(1);
       expect(waiting[0]!.attempts).toBe(1);
       push.answer(hostBrowser.id, 201);
@@ -571,7 +574,7 @@ describe("delivery problems", () => {
       clock += 31_000;
       await restarted.deps.jobs.runDue();
       expect(titles(hostBrowser)).toEqual(["New booking request"]);
-      expect(t.db.select().from(jobs).where(eq(jobs.kind, "notifications.push")).all()).toEqual([]);
+      expect(await t.db.select().from(jobs).where(eq(jobs.kind, "notifications.push"))).toEqual([]);
     } finally {
       push.answer(hostBrowser.id, 201);
     }

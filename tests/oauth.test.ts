@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
+import { writeTransaction } from "../db/client";
 import { oauthAccounts, users } from "../db/schema";
 import { startFakeOidc } from "./fakes/oidc";
 import { makeTestApp, type Client } from "./helpers";
@@ -21,9 +22,9 @@ beforeAll(async () => {
     },
   });
 });
-afterAll(() => {
+afterAll(async () => {
   t.cleanup();
-  fake.stop();
+  await fake.stop();
 });
 
 /** Runs the browser's part of the dance: our redirect, the provider's, back to our callback. */
@@ -84,7 +85,7 @@ describe("OpenID Connect sign-in", () => {
     expect(html).toContain("An account with dave@example.com already exists. To use Acme ID with it, prove it&#x27;s yours");
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect((await c.get("/api/auth/user")).status).toBe(401);
-    expect(t.db.select().from(oauthAccounts).where(eq(oauthAccounts.subject, "dave-oidc")).all()).toHaveLength(0);
+    expect(await t.db.select().from(oauthAccounts).where(eq(oauthAccounts.subject, "dave-oidc"))).toHaveLength(0);
     // The password proves it: the provider's account is joined and the person signed in.
     const linked = await c.postForm("/link-account", { password });
     expect(linked.status).toBe(303);
@@ -105,7 +106,7 @@ describe("OpenID Connect sign-in", () => {
     expect(res.status).toBe(200);
     expect((await c.get("/api/auth/user")).status).toBe(401);
     expect((await c.postForm("/link-account", { password: "a-guess" })).status).toBe(401);
-    expect(t.db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, user.id)).all()).toHaveLength(0);
+    expect(await t.db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, user.id))).toHaveLength(0);
   });
 
   test("a callback with a wrong state is refused and signs no one in", async () => {
@@ -164,7 +165,7 @@ describe("OpenID Connect sign-in", () => {
   test("a suspended person cannot sign in through a provider either", async () => {
     fake.setUser({ sub: "gina-1", email: "gina@example.com", email_verified: true });
     await signInWithProvider(t.client());
-    await t.db.update(users).set({ suspendedAt: Date.now() }).where(eq(users.email, "gina@example.com"));
+    await writeTransaction(t.db, (tx) => tx.update(users).set({ suspendedAt: Date.now() }).where(eq(users.email, "gina@example.com")));
     const c = t.client();
     const done = await signInWithProvider(c);
     expect(done.status).toBe(400);

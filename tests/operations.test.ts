@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, r
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate, openDb } from "../db/client";
+import { closeDb, migrate, one, openDb, writeTransaction, writerClient } from "../db/client";
 import { insert, userRow } from "../db/factories";
 import { jobs, leases, uploads, users } from "../db/schema";
 import { createSession } from "../src/auth/service";
@@ -78,7 +78,7 @@ function expectOneSentence(result: { code: number; stderr: string }, ...mentions
 async function damagedDatabase(file: string) {
   const db = openDb(file);
   await migrate(db);
-  const sqlite = db.$client;
+  const sqlite = writerClient(db);
   sqlite.run("CREATE TABLE filler (id INTEGER PRIMARY KEY, body TEXT)");
   sqlite.run("CREATE INDEX filler_body ON filler (body)");
   const add = sqlite.prepare("INSERT INTO filler (body) VALUES (?)");
@@ -88,7 +88,7 @@ async function damagedDatabase(file: string) {
   const { page_count } = sqlite.query<{ page_count: number }, []>("PRAGMA page_count").get()!;
   const { page_size } = sqlite.query<{ page_size: number }, []>("PRAGMA page_size").get()!;
   sqlite.run("PRAGMA wal_checkpoint(TRUNCATE)");
-  sqlite.close();
+  closeDb(db);
   const fd = openSync(file, "r+");
   writeSync(fd, Buffer.alloc(page_size, 0xa5), 0, page_size, (page_count - 5) * page_size);
   closeSync(fd);
@@ -135,8 +135,8 @@ describe("backup", () => {
     const out = tempDir("backup-out");
     const db = openDb(join(dataDir, "offline.db"));
     await migrate(db);
-    insert(db).user(userRow({ firstName: "Ada" }));
-    db.$client.close();
+    await insert(db).user(userRow({ firstName: "Ada" }));
+    closeDb(db);
     await loadSecrets(loadConfig({ DATA_DIR: dataDir }));
     mkdirSync(join(dataDir, "uploads/photos/0b7c1a9e-6a8e-4c53-9a76-6a1f7c1d2e3f"), { recursive: true });
     writeFileSync(join(dataDir, "uploads/photos/0b7c1a9e-6a8e-4c53-9a76-6a1f7c1d2e3f/thumb.webp"), "a photo");
@@ -199,7 +199,7 @@ describe("backup", () => {
     const dataDir = tempDir("backup-twice");
     const db = openDb(join(dataDir, "offline.db"));
     await migrate(db);
-    db.$client.close();
+    closeDb(db);
     for (const target of [join(out, "taken"), join(out, "taken.tar")]) {
       mkdirSync(join(out, "taken"), { recursive: true });
       writeFileSync(join(out, "taken.tar"), "something precious");
@@ -216,7 +216,7 @@ describe("backup", () => {
     const out = tempDir("backup-binary-out");
     const db = openDb(join(dataDir, "offline.db"));
     await migrate(db);
-    db.$client.close();
+    closeDb(db);
     const result = await run(["src/server.ts", "backup", join(out, "nightly")], { DATA_DIR: dataDir });
     expect(result.code).toBe(0);
     expect(quickCheck(join(out, "nightly/offline.db"))).toEqual(["ok"]);
@@ -275,7 +275,7 @@ describe("start-up failures are one sentence naming the folder, file or setting"
 
       const db = openDb(join(withDb, "offline.db"));
       await migrate(db);
-      db.$client.close();
+      closeDb(db);
       chmodSync(withDb, 0o555);
       chmodSync(join(withDb, "offline.db"), 0o444);
       expectOneSentence(await run(["src/server.ts"], { DATA_DIR: withDb }, { asUser }), `DATA_DIR (${withDb}) cannot be written`);
@@ -310,7 +310,7 @@ describe("start-up failures are one sentence naming the folder, file or setting"
     try {
       expectOneSentence(await run(["src/server.ts"], { DATA_DIR: tempDir("port"), PORT: String(taken.port) }), `PORT ${taken.port} is already in use`);
     } finally {
-      taken.stop(true);
+      await taken.stop(true);
     }
     const result = await run(["src/server.ts"], { DATA_DIR: tempDir("setting"), PORT: "eighty" });
     expect(result.code).toBe(1);
@@ -324,14 +324,15 @@ describe("start-up failures are one sentence naming the folder, file or setting"
     await migrate(db);
     // The database may not grow by a page: as on a full disk, SQLite answers SQLITE_FULL.
     const { page_count } = db.$client.query<{ page_count: number }, []>("PRAGMA page_count").get()!;
-    db.$client.run(`PRAGMA max_page_count = ${page_count}`);
+    // A limit of the connection it is set on: the writer's, where the inserts go.
+    writerClient(db).run(`PRAGMA max_page_count = ${page_count}`);
     let full: unknown;
     try {
-      for (let i = 0; i < 200; i++) insert(db).user(userRow({ bio: "x".repeat(2000) }));
+      for (let i = 0; i < 200; i++) await insert(db).user(userRow({ bio: "x".repeat(2000) }));
     } catch (err) {
       full = err;
     }
-    db.$client.close();
+    closeDb(db);
     expect(full).toBeDefined();
     expect(explainStartupFailure(full, { dataDir })).toBe(`The disk holding DATA_DIR (${dataDir}) is full: free some space there and start the server again.`);
 
@@ -397,16 +398,16 @@ describe("/health", () => {
     expect(await health()).toEqual({ status: 200, body: { ok: true } });
     t.deps.jobs.start(5);
     try {
-      await until("a first pass", () => t.db.select().from(leases).all().length === 1);
+      await until("a first pass", async () => (await t.db.select().from(leases)).length === 1);
       // The database turns read-only under the runner (as a remounted or full disk would).
-      t.db.$client.run("PRAGMA query_only = ON");
+      writerClient(t.db).run("PRAGMA query_only = ON");
       await until("the runner to report", async () => (await health()).status === 503);
       const failing = await health();
       expect(failing.body.ok).toBe(false);
       expect(Number(/failed its last (\d+) passes/.exec(failing.body.reason ?? "")?.[1])).toBeGreaterThanOrEqual(UNHEALTHY_AFTER_FAILED_PASSES);
       expect(failing.body.reason).toContain("the database cannot be written");
 
-      t.db.$client.run("PRAGMA query_only = OFF");
+      writerClient(t.db).run("PRAGMA query_only = OFF");
       await until("the runner to recover", async () => (await health()).status === 200);
       expect(await health()).toEqual({ status: 200, body: { ok: true } });
     } finally {
@@ -418,16 +419,16 @@ describe("/health", () => {
     const t = await makeTestApp();
     dirs.push(t.dataDir);
     const broken = defineJob({ kind: "test.broken", run: () => Promise.reject(new Error("the push service is down")) });
-    t.deps.jobs.register(broken);
-    scheduleJob(t.db, broken, {}, { at: Date.now(), key: "broken:1" });
+    await t.deps.jobs.register(broken);
+    await writeTransaction(t.db, (tx) => scheduleJob(tx, broken, {}, { at: Date.now(), key: "broken:1" }));
     t.deps.jobs.start(5);
     try {
-      await until("the job to fail", () => t.db.select().from(jobs).where(eq(jobs.key, "broken:1")).get()?.lastError === "the push service is down");
+      await until("the job to fail", async () => (await one(t.db.select().from(jobs).where(eq(jobs.key, "broken:1"))))?.lastError === "the push service is down");
       // Many passes later the runner is still healthy; the job waits for its retry, visible.
       await Bun.sleep(100);
       const res = await t.app.handle(new Request("http://localhost/health"));
       expect(res.status).toBe(200);
-      expect(t.db.select().from(jobs).where(eq(jobs.key, "broken:1")).get()).toMatchObject({ attempts: 1, lastError: "the push service is down" });
+      expect(await one(t.db.select().from(jobs).where(eq(jobs.key, "broken:1")))).toMatchObject({ attempts: 1, lastError: "the push service is down" });
     } finally {
       await t.deps.jobs.stop();
     }
@@ -454,19 +455,19 @@ describe("graceful stop", () => {
         done.push("job");
       },
     });
-    t.deps.jobs.register(slowJob);
-    scheduleJob(t.db, slowJob, {}, { at: Date.now(), key: "slow:1" });
+    await t.deps.jobs.register(slowJob);
+    await writeTransaction(t.db, (tx) => scheduleJob(tx, slowJob, {}, { at: Date.now(), key: "slow:1" }));
     t.app.listen({ port: 0, hostname: "127.0.0.1" });
     t.deps.jobs.start(5);
     await until("the job to start", () => jobStarted);
-    expect(t.db.select().from(leases).all()).toHaveLength(1);
+    expect(await t.db.select().from(leases)).toHaveLength(1);
     t.deps.events.emit({ type: "sessions.ended", userId: "someone", sessionIds: "all" });
 
     const finished = await shutDown(t.app.server, t.deps, { log: () => {} });
     expect(finished).toBe(true);
     expect(done.sort()).toEqual(["job", "notified"]);
-    expect(t.db.select().from(jobs).where(eq(jobs.key, "slow:1")).all()).toEqual([]);
-    expect(t.db.select().from(leases).all()).toEqual([]);
+    expect(await t.db.select().from(jobs).where(eq(jobs.key, "slow:1"))).toEqual([]);
+    expect(await t.db.select().from(leases)).toEqual([]);
   });
 
   test("in process: the wait is bounded; what is still running at the deadline is cut", async () => {
@@ -485,7 +486,7 @@ describe("graceful stop", () => {
     const dataDir = tempDir("sigterm");
     const db = openDb(join(dataDir, "offline.db"));
     await migrate(db);
-    const user = insert(db).user(userRow());
+    const user = await insert(db).user(userRow());
     const session = await createSession(db, user.id);
     const port = freePort();
     const base = `http://127.0.0.1:${port}`;
@@ -500,7 +501,7 @@ describe("graceful stop", () => {
     const errors = new Response(proc.stderr).text();
     try {
       await until("the server to run the jobs", () => /runs the durable jobs/.test(output) || proc.exitCode !== null);
-      expect(db.select().from(leases).where(eq(leases.name, "jobs")).all()).toHaveLength(1);
+      expect(await db.select().from(leases).where(eq(leases.name, "jobs"))).toHaveLength(1);
 
       // A photo upload, its body sent slowly (a phone on a poor connection): a real slow request.
       const created = await fetch(`${base}/api/objects/upload`, {
@@ -540,16 +541,16 @@ describe("graceful stop", () => {
       expect(answer).toStartWith("HTTP/1.1 200");
       expect(answer).toContain('{"ok":true}');
       expect(await proc.exited).toBe(0);
-      expect(db.select({ status: uploads.status }).from(uploads).all()).toEqual([{ status: "received" }]);
-      expect(db.select().from(leases).where(eq(leases.name, "jobs")).all()).toEqual([]);
+      expect(await db.select({ status: uploads.status }).from(uploads)).toEqual([{ status: "received" }]);
+      expect(await db.select().from(leases).where(eq(leases.name, "jobs"))).toEqual([]);
       expect(output).toContain("Stopped.");
       // Nothing failed on the way (a warning about unbuilt browser files may be there).
       expect(await errors).not.toMatch(/error|fail|cut/i);
-      expect(db.select({ id: users.id }).from(users).all()).toEqual([{ id: user.id }]);
+      expect(await db.select({ id: users.id }).from(users)).toEqual([{ id: user.id }]);
     } finally {
       proc.kill("SIGKILL");
       await proc.exited;
-      db.$client.close();
+      closeDb(db);
     }
   }, 30_000);
 });

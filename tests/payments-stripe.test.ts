@@ -1,3 +1,4 @@
+import { one } from "../db/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { paymentEvents, users } from "../db/schema";
@@ -249,14 +250,14 @@ describe("the Stripe webhook route", () => {
     const c = t.client();
     const { user } = await c.signUpComplete();
     expect((await c.postForm("/stripe-connect-setup", {})).status).toBe(303);
-    const accountId = (await t.db.select().from(users).where(eq(users.id, user.id)).get())!.stripeAccountId!;
+    const accountId = (await one(t.db.select().from(users).where(eq(users.id, user.id))))!.stripeAccountId!;
     const enabled = fake.setPayoutsEnabled(accountId, true);
     const disabled = fake.setPayoutsEnabled(accountId, false);
     fake.setPayoutsEnabled(accountId, true);
     // The older "disabled" event arrives last: the state stored is Stripe's current one.
     expect((await deliver(enabled)).status).toBe(200);
     expect((await deliver(disabled)).status).toBe(200);
-    expect((await t.db.select().from(users).where(eq(users.id, user.id)).get())!.payoutsEnabled).toBe(true);
+    expect((await one(t.db.select().from(users).where(eq(users.id, user.id))))!.payoutsEnabled).toBe(true);
   });
 });
 
@@ -276,7 +277,7 @@ describe("payout setup with Stripe", () => {
     t.cleanup();
   });
 
-  const stored = async () => (await t.db.select().from(users).where(eq(users.id, userId)).get())!;
+  const stored = async () => (await one(t.db.select().from(users).where(eq(users.id, userId))))!;
   /** The setup started once (the form sent), as each step after the first needs: those tests also pass alone. */
   const started = async () => {
     if (!(await stored()).stripeAccountId) expect((await c.postForm("/stripe-connect-setup", {})).status).toBe(303);

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../db/client";
 /**
  * The guard of docs/decisions/0007: with the demo loaded and private data on every demo person,
  * a brand-new stranger walks every route the app registers (read from `app.routes`, so routes
@@ -21,28 +22,30 @@ beforeAll(async () => {
   t = await makeTestApp({ demo: true });
   // Every demo person gets private data that is easy to recognise: a phone, Stripe ids and a
   // distinctive last name (the demo sets none of the first two); demo passwords are argon2id.
-  const people = await t.db.select().from(users);
-  for (const [i, person] of people.entries()) {
-    const lastName = `Privatelast${i}x`;
-    await t.db
+  await writeTransaction(t.db, async (tx) => {
+    const people = await tx.select().from(users);
+    for (const [i, person] of people.entries()) {
+      const lastName = `Privatelast${i}x`;
+      await tx
+        .update(users)
+        .set({
+          phone: `+1-555-01${String(i).padStart(2, "0")}-77`,
+          stripeCustomerId: `cus_Demo${i}Customer`,
+          stripeAccountId: `acct_Demo${i}Account`,
+          lastName,
+          name: `${person.firstName} ${lastName}`,
+        })
+        .where(eq(users.id, person.id));
+    }
+    for (const [i, b] of (await tx.select({ id: bookings.id }).from(bookings)).entries()) {
+      await tx.update(bookings).set({ paymentIntentId: `pi_Demo${i}Intent` }).where(eq(bookings.id, b.id));
+    }
+    // The demo host hides one about field and shows another.
+    await tx
       .update(users)
-      .set({
-        phone: `+1-555-01${String(i).padStart(2, "0")}-77`,
-        stripeCustomerId: `cus_Demo${i}Customer`,
-        stripeAccountId: `acct_Demo${i}Account`,
-        lastName,
-        name: `${person.firstName} ${lastName}`,
-      })
-      .where(eq(users.id, person.id));
-  }
-  for (const [i, b] of (await t.db.select({ id: bookings.id }).from(bookings)).entries()) {
-    await t.db.update(bookings).set({ paymentIntentId: `pi_Demo${i}Intent` }).where(eq(bookings.id, b.id));
-  }
-  // The demo host hides one about field and shows another.
-  await t.db
-    .update(users)
-    .set({ about: JSON.stringify({ work: VISIBLE_ABOUT, jobTitle: HIDDEN_ABOUT }), aboutVisibility: JSON.stringify({ jobtitle: false }) })
-    .where(eq(users.email, DEMO_HOST_EMAIL));
+      .set({ about: JSON.stringify({ work: VISIBLE_ABOUT, jobTitle: HIDDEN_ABOUT }), aboutVisibility: JSON.stringify({ jobtitle: false }) })
+      .where(eq(users.email, DEMO_HOST_EMAIL));
+  });
 });
 
 afterAll(() => t.cleanup());
@@ -117,9 +120,9 @@ function problemsOf(body: string, contentType: string, self: Stranger, forbidden
 
 /** Values for path parameters, by name; a name not listed gets the fallback values. */
 async function paramValues(self: Stranger, own: { activityId?: string; photoId?: string }) {
-  const host = (await t.db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL)).get())!;
-  const guest = (await t.db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL)).get())!;
-  const demoActivity = (await t.db.select().from(activities).where(eq(activities.hostId, host.id)).get())!;
+  const host = (await one(t.db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
+  const guest = (await one(t.db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL))))!;
+  const demoActivity = (await one(t.db.select().from(activities).where(eq(activities.hostId, host.id))))!;
   const asset = Object.keys(t.deps.assets.files)[0]?.split("/").pop() ?? "app.js";
   const byName: Record<string, string[]> = {
     id: [demoActivity.id, own.activityId, own.photoId].filter((v): v is string => Boolean(v)),
@@ -193,7 +196,7 @@ async function walk(s: Stranger, own: { activityId?: string; photoId?: string } 
 
 describe("a stranger never sees anyone's private data", () => {
   test("the private data is really there, and the hidden about field is the owner's to see", async () => {
-    const host = (await t.db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL)).get()) as User;
+    const host = (await one(t.db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL)))) as User;
     expect(host.passwordHash).toMatch(/^\$argon2id\$/);
     expect(host.stripeAccountId).toStartWith("acct_");
     const owner = t.client();
@@ -218,20 +221,22 @@ describe("a stranger never sees anyone's private data", () => {
     const me = (await (await client.get("/api/user")).json()) as { photo: string };
     // The stranger hosts one activity and has a pending request from the demo guest, so the
     // host's request list (a booking's other side) is walked with someone in it.
-    const guest = (await t.db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL)).get())!;
+    const guest = (await one(t.db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL))))!;
     const activityId = crypto.randomUUID();
     const now = Date.now();
-    await t.db.insert(activities).values({ id: activityId, hostId: user.id, country: "United States", city: "New York", category: "sports", title: "Stranger's tennis", description: "An hour of tennis.", hourlyRateCents: 4000 });
-    await t.db.insert(bookings).values({
-      id: crypto.randomUUID(), guestId: guest.id, hostId: user.id, activityId, status: "pending", startsAtLocal: "2030-01-01T10:00:00", timeZone: "America/New_York",
-      startsAt: now + 86_400_000, endsAt: now + 90_000_000, durationMinutes: 60, hourlyRateCents: 4000, subtotalCents: 4000, serviceFeeCents: 400, totalCents: 4400, hostEarningsCents: 3200, platformFeeCents: 1200, paymentIntentId: "pi_StrangerIntent", respondBy: now + 43_200_000,
-      createdAt: now, updatedAt: now,
+    await writeTransaction(t.db, async (tx) => {
+      await tx.insert(activities).values({ id: activityId, hostId: user.id, country: "United States", city: "New York", category: "sports", title: "Stranger's tennis", description: "An hour of tennis.", hourlyRateCents: 4000 });
+      await tx.insert(bookings).values({
+        id: crypto.randomUUID(), guestId: guest.id, hostId: user.id, activityId, status: "pending", startsAtLocal: "2030-01-01T10:00:00", timeZone: "America/New_York",
+        startsAt: now + 86_400_000, endsAt: now + 90_000_000, durationMinutes: 60, hourlyRateCents: 4000, subtotalCents: 4000, serviceFeeCents: 400, totalCents: 4400, hostEarningsCents: 3200, platformFeeCents: 1200, paymentIntentId: "pi_StrangerIntent", respondBy: now + 43_200_000,
+        createdAt: now, updatedAt: now,
+      });
     });
     const result = await walk({ client, email, password, id: user.id }, { activityId, photoId: me.photo.split("/")[2] });
     expect(result.found).toEqual([]);
 
     // The walk reached the data it guards: profiles, host activities, reviews and requests.
-    const host = (await t.db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL)).get())!;
+    const host = (await one(t.db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
     for (const path of [`/api/users/by-username/${host.username}`, `/api/users/by-username/${host.username}/activities`, `/api/users/by-username/${host.username}/reviews`, `/profile/${host.username}`, "/api/activities"]) {
       expect(result.answered.get(`GET ${path}`)).toBe(200);
     }

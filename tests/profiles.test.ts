@@ -1,3 +1,4 @@
+import { one } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { users } from "../db/schema";
@@ -185,7 +186,7 @@ describe("the profile call", () => {
     const victim = t.client();
     const { user } = await victim.signUpComplete({ username: "victim" });
     await c.putJson("/api/user/profile", { id: user.id, username: "hijacked", bio: "mine now" });
-    const row = await t.db.select().from(users).where(eq(users.id, user.id)).get();
+    const row = await one(t.db.select().from(users).where(eq(users.id, user.id)));
     expect(row!.username).toBe("victim");
     expect(row!.bio).toBeNull();
   });

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { readFileSync } from "node:fs";
@@ -326,7 +327,7 @@ describe("an https server (production)", () => {
       const res = await c.postJson("/api/notifications/subscribe", { endpoint, keys });
       expect([endpoint, res.status, (await body(res)).message]).toEqual([endpoint, 400, "The push service address must be an https address on the internet."]);
     }
-    expect(t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, user.id)).all()).toEqual([]);
+    expect(await t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, user.id))).toEqual([]);
     expect(target.connections + targetV6.connections).toBe(0);
     expect(push.deliveries.length + push.rejections.length).toBe(0);
   });
@@ -340,7 +341,7 @@ describe("an https server (production)", () => {
       const refused = await subscribe(t.deps, user.id, { endpoint: `https://push.attacker.example.com:${target.port}/x`, keys }, { userAgent: null, locale: "en" }, resolve).catch((e) => e);
       expect(refused).toMatchObject({ key: "notifications.error.endpoint", status: 400 });
     }
-    expect(t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, user.id)).all()).toEqual([]);
+    expect(await t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, user.id))).toEqual([]);
     expect(target.connections).toBe(0);
   });
 
@@ -351,7 +352,7 @@ describe("an https server (production)", () => {
     // Public when subscribing…
     const keys = push.subscribe().keys;
     expect(await subscribe(t.deps, user.id, { endpoint, keys }, { userAgent: null, locale: "en" }, scripted([v4("1.1.1.1")]).resolve)).toBe("created");
-    const subscription = t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, user.id)).get()!;
+    const subscription = (await one(t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, user.id))))!;
     // …public when checked before sending, this machine a moment later.
     const rebinding = scripted([v4("1.1.1.1")], [v4("127.0.0.1")]);
     const outcome = await deliver(t.deps, subscription, { title: "t", body: "b", url: "/", tag: "t" }, 60, { resolve: rebinding.resolve, deadline: Date.now() + 1_500 });
@@ -367,7 +368,7 @@ describe("an https server (production)", () => {
     const endpoint = `https://push.moved.example.com:${target.port}/x`;
     const keys = push.subscribe().keys;
     await subscribe(t.deps, user.id, { endpoint, keys }, { userAgent: null, locale: "en" }, scripted([v4("8.8.4.4")]).resolve);
-    const subscription = t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, user.id)).get()!;
+    const subscription = (await one(t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, user.id))))!;
     for (const answer of [[v4("127.0.0.1")], [v4("10.0.0.7")], [v6("::1")], [v4("8.8.8.8"), v4("169.254.169.254")]]) {
       const moved = scripted(answer);
       expect(await deliver(t.deps, subscription, { title: "t", body: "b", url: "/", tag: "t" }, 60, { resolve: moved.resolve })).toBe("refused");
@@ -382,10 +383,9 @@ describe("an https server (production)", () => {
     const now = Date.now();
     const browser = push.subscribe(t.deps.secrets.vapidPublicKey);
     for (const endpoint of [browser.endpoint, `https://localhost.:${target.port}/x`, `https://127.0.0.1:${target.port}/x`]) {
-      t.db
+      await writeTransaction(t.db, (tx) => tx
         .insert(pushSubscriptions)
-        .values({ id: crypto.randomUUID(), userId: user.id, endpoint, p256dhKey: browser.keys.p256dh, authKey: browser.keys.auth, userAgent: null, locale: "en", createdAt: now, updatedAt: now })
-        .run();
+        .values({ id: crypto.randomUUID(), userId: user.id, endpoint, p256dhKey: browser.keys.p256dh, authKey: browser.keys.auth, userAgent: null, locale: "en", createdAt: now, updatedAt: now }));
     }
     const res = await c.postJson("/api/notifications/test", {});
     expect(res.status).toBe(502);
@@ -448,7 +448,7 @@ describe("a development server (plain http on localhost)", () => {
       expect(trap.connections).toBe(0);
     } finally {
       trap.stop();
-      service.stop(true);
+      await service.stop(true);
     }
   });
 
@@ -513,7 +513,7 @@ describe("a development server (plain http on localhost)", () => {
     } finally {
       silent.stop();
       hangsUp.stop();
-      refuses.stop(true);
+      await refuses.stop(true);
     }
   }, 30_000);
 });

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings, jobs, ledgerEntries } from "../db/schema";
@@ -34,8 +35,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.cleanup());
 
-const row = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!;
-const ledgerOf = (id: string) => t.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id)).all().map((l) => l.kind).sort();
+const row = async (id: string) => (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!;
+const ledgerOf = async (id: string) => (await t.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id))).map((l) => l.kind).sort();
 
 async function pending() {
   clock = START;
@@ -51,8 +52,8 @@ describe("the sweep", () => {
     await provider.release(intentId, "released-at-the-provider");
     const out = await sweepPayments(t.deps);
     expect(out.repaired).toBeGreaterThanOrEqual(1);
-    expect(row(id).status).toBe("expired");
-    expect(ledgerOf(id)).toEqual(["authorize", "release"]);
+    expect((await row(id)).status).toBe("expired");
+    expect(await ledgerOf(id)).toEqual(["authorize", "release"]);
     expect(await moneyViolations(t.deps, [id])).toEqual([]);
   });
 
@@ -62,8 +63,8 @@ describe("the sweep", () => {
     await provider.refund(intentId, null, "refunded-at-the-provider");
     const out = await sweepPayments(t.deps);
     expect(out.flagged).toBeGreaterThanOrEqual(1);
-    expect(row(id).status).toBe("accepted");
-    expect(row(id).paymentIssue).toContain("8800 of 8800 cents were refunded at the provider");
+    expect((await row(id)).status).toBe("accepted");
+    expect((await row(id)).paymentIssue).toContain("8800 of 8800 cents were refunded at the provider");
 
     // Only an operator sees the page; anyone else gets the 404 of an unknown address.
     expect((await parties.host.get("/admin/payments")).status).toBe(404);
@@ -78,7 +79,7 @@ describe("the sweep", () => {
     expect((await parties.host.postForm(`/admin/payments/${id}/clear`, {})).status).toBe(404);
     const cleared = await operator.postForm(`/admin/payments/${id}/clear`, {});
     expect(cleared.status).toBe(303);
-    expect(row(id).paymentIssue).toBeNull();
+    expect((await row(id)).paymentIssue).toBeNull();
     expect(await (await operator.get("/admin/payments")).text()).toContain("Every open booking agrees with the payment provider.");
   });
 
@@ -107,19 +108,19 @@ describe("the sweep", () => {
     } finally {
       provider.getIntent = getIntent;
     }
-    expect(row(id)).toMatchObject({ status: "accepted", paymentIssue: null });
+    expect(await row(id)).toMatchObject({ status: "accepted", paymentIssue: null });
   });
 
   test("a claim whose recovery job was lost is recovered by the sweep", async () => {
     const { id } = await pending();
     provider.faults.loseAnswer.add("capture");
     expect((await parties.host.postJson(`/api/bookings/${id}/accept`, {})).status).toBe(502);
-    t.db.delete(jobs).where(eq(jobs.kind, "booking.recover")).run();
+    await writeTransaction(t.db, (tx) => tx.delete(jobs).where(eq(jobs.kind, "booking.recover")));
     clock += RECOVERY_GRACE_MS + 1000;
     const out = await sweepPayments(t.deps);
     expect(out.recovered).toBe(1);
-    expect(row(id)).toMatchObject({ status: "accepted", claim: null });
-    expect(ledgerOf(id)).toEqual(["authorize", "capture"]);
+    expect(await row(id)).toMatchObject({ status: "accepted", claim: null });
+    expect(await ledgerOf(id)).toEqual(["authorize", "capture"]);
     expect(await moneyViolations(t.deps, [id])).toEqual([]);
   });
 });
@@ -130,10 +131,10 @@ describe("recovery", () => {
     provider.faults.loseAnswer.add("release");
     expect((await parties.host.postJson(`/api/bookings/${id}/reject`, {})).status).toBe(502);
     expect(await recoverClaim(t.deps, id)).toBe("none");
-    expect(row(id).claim?.movement).toBe("release");
+    expect((await row(id)).claim?.movement).toBe("release");
     clock += RECOVERY_GRACE_MS + 1000;
     expect(await recoverClaim(t.deps, id)).toBe("recorded");
-    expect(row(id).status).toBe("rejected");
+    expect((await row(id)).status).toBe("rejected");
   });
 
   test("a capture the provider can no longer make is rolled back and flagged; the person can act again", async () => {
@@ -148,20 +149,20 @@ describe("recovery", () => {
     await provider.release(intentId, "the-hold-lapsed");
     clock += RECOVERY_GRACE_MS + 1000;
     expect(await recoverClaim(t.deps, id)).toBe("rolled back");
-    expect(row(id)).toMatchObject({ status: "pending", claim: null });
-    expect(row(id).paymentIssue).toContain("capture to accepted: the payment could not be captured: it is canceled");
+    expect(await row(id)).toMatchObject({ status: "pending", claim: null });
+    expect((await row(id)).paymentIssue).toContain("capture to accepted: the payment could not be captured: it is canceled");
     // The sweep leaves a flagged booking to the operator.
-    const flaggedBefore = row(id).paymentIssue;
+    const flaggedBefore = (await row(id)).paymentIssue;
     await sweepPayments(t.deps);
-    expect(row(id).paymentIssue).toBe(flaggedBefore);
+    expect((await row(id)).paymentIssue).toBe(flaggedBefore);
     // Nothing is claimed any more: the host can decline, and the books agree with the provider.
     expect((await parties.host.postJson(`/api/bookings/${id}/reject`, {})).status).toBe(200);
-    expect(ledgerOf(id)).toEqual(["authorize", "release"]);
+    expect(await ledgerOf(id)).toEqual(["authorize", "release"]);
     expect(await moneyViolations(t.deps, [id])).toEqual([]);
   });
 
   test("work that gave up is listed for the operator", async () => {
-    t.db.insert(jobs).values({ id: crypto.randomUUID(), kind: "booking.recover", key: "booking.recover:x:1", payload: { bookingId: "x" }, runAt: clock, attempts: 12, lastError: "The payment service did not answer in time.", failedAt: clock }).run();
+    await writeTransaction(t.db, (tx) => tx.insert(jobs).values({ id: crypto.randomUUID(), kind: "booking.recover", key: "booking.recover:x:1", payload: { bookingId: "x" }, runAt: clock, attempts: 12, lastError: "The payment service did not answer in time.", failedAt: clock }));
     const html = await (await operator.get("/admin/payments")).text();
     expect(html).toContain("booking.recover:x:1");
     expect(html).toContain("The payment service did not answer in time.");
@@ -183,11 +184,11 @@ describe("a late payment", () => {
     const otherId = ((await other.res.json()) as { id: string }).id;
     // Then the first guest pays on the page they kept open.
     await parties.guest.postForm(url, TEST_CARD);
-    expect(row(bookingId).status).not.toBe("pending");
-    expect((await t.deps.payments.getIntent(row(bookingId).paymentIntentId!))?.status).toBe("canceled");
-    expect(row(otherId).status).toBe("pending");
+    expect((await row(bookingId)).status).not.toBe("pending");
+    expect((await t.deps.payments.getIntent((await row(bookingId)).paymentIntentId!))?.status).toBe("canceled");
+    expect((await row(otherId)).status).toBe("pending");
     await t.deps.jobs.runDue();
-    expect(row(bookingId).status).toBe("expired");
+    expect((await row(bookingId)).status).toBe("expired");
     expect(await moneyViolations(t.deps, [bookingId, otherId])).toEqual([]);
   });
 });

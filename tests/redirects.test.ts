@@ -1,3 +1,4 @@
+import { one } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { users } from "../db/schema";
@@ -173,7 +174,7 @@ describe("a next outside Latin-1", () => {
     const res = await c.postForm("/api/locale", { locale: "fr", next: "/😀?q=\u00e9" });
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/%F0%9F%98%80?q=%C3%A9");
-    const row = await t.db.select().from(users).where(eq(users.email, account.email)).get();
+    const row = await one(t.db.select().from(users).where(eq(users.email, account.email)));
     expect(row!.locale).toBe("fr");
     await c.postForm("/api/locale", { locale: "en" });
   });

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, ne, type SQL } from "drizzle-orm";
 import { activityRow, insert, userRow } from "../db/factories";
@@ -31,10 +32,10 @@ beforeAll(async () => {
   t = await makeTestApp({ now: () => clock, env: { ADMIN_EMAILS: "ops@offline.test, Second@Offline.test" }, limits: { reportsByUser: new RateLimiter(1000, HOUR) } });
   t.deps.events.on((e) => void events.push(e));
   const put = insert(t.db);
-  reporter = put.user(userRow({ firstName: "Rita" }));
-  target = put.user(userRow({ firstName: "Tony" }));
-  operator = put.user(userRow({ firstName: "Olga", email: "ops@offline.test" }));
-  activity = put.activity(activityRow(target, { title: "Suspicious tour" }, clock - 1000));
+  reporter = await put.user(userRow({ firstName: "Rita" }));
+  target = await put.user(userRow({ firstName: "Tony" }));
+  operator = await put.user(userRow({ firstName: "Olga", email: "ops@offline.test" }));
+  activity = await put.activity(activityRow(target, { title: "Suspicious tour" }, clock - 1000));
   reporterClient = t.client();
   await reporterClient.signInAs(reporter.id);
   operatorClient = t.client();
@@ -42,15 +43,15 @@ beforeAll(async () => {
 });
 afterAll(() => t.cleanup());
 
-const openReports = () => t.db.select().from(reports).where(eq(reports.status, "pending")).all();
-const openReportsWhere = (where: SQL | undefined) => t.db.select().from(reports).where(and(eq(reports.status, "pending"), where)).all();
+const openReports = async () => await t.db.select().from(reports).where(eq(reports.status, "pending"));
+const openReportsWhere = async (where: SQL | undefined) => await t.db.select().from(reports).where(and(eq(reports.status, "pending"), where));
 
 /** Rita's reports about Tony and his activity, as the first test files them: made here when missing, so the tests after it pass alone too. */
 async function ritaReported() {
-  if (!openReportsWhere(and(eq(reports.reporterId, reporter.id), eq(reports.targetUserId, target.id))).length) {
+  if (!(await openReportsWhere(and(eq(reports.reporterId, reporter.id), eq(reports.targetUserId, target.id)))).length) {
     expect((await reporterClient.postJson("/api/reports", { targetUserId: target.id, reason: "harassment" })).status).toBe(201);
   }
-  if (!openReportsWhere(and(eq(reports.reporterId, reporter.id), eq(reports.targetActivityId, activity.id))).length) {
+  if (!(await openReportsWhere(and(eq(reports.reporterId, reporter.id), eq(reports.targetActivityId, activity.id)))).length) {
     expect((await reporterClient.postJson("/api/reports", { targetActivityId: activity.id, reason: "scam_or_fraud" })).status).toBe(201);
   }
 }
@@ -58,9 +59,9 @@ async function ritaReported() {
 /** Every report the filing tests leave: Rita's two and someone else's about Tony (made when missing). */
 async function filedReports() {
   await ritaReported();
-  if (!openReportsWhere(and(ne(reports.reporterId, reporter.id), eq(reports.targetUserId, target.id))).length) {
+  if (!(await openReportsWhere(and(ne(reports.reporterId, reporter.id), eq(reports.targetUserId, target.id)))).length) {
     const other = t.client();
-    await other.signInAs(insert(t.db).user(userRow()).id);
+    await other.signInAs((await insert(t.db).user(userRow())).id);
     expect((await other.postJson("/api/reports", { targetUserId: target.id, reason: "other" })).status).toBe(201);
   }
 }
@@ -82,7 +83,7 @@ describe("filing a report", () => {
     expect((await body(again)).message).toBe("You have already reported this. Our team is looking at it.");
     // Someone else may report the same person.
     const other = t.client();
-    await other.signInAs(insert(t.db).user(userRow()).id);
+    await other.signInAs((await insert(t.db).user(userRow())).id);
     expect((await other.postJson("/api/reports", { targetUserId: target.id, reason: "other" })).status).toBe(201);
   });
 
@@ -97,13 +98,13 @@ describe("filing a report", () => {
     [{ targetActivityId: "not-an-id", reason: "other" }, 404, "We couldn't find what you are reporting."],
     [{ targetUserId: "ME", reason: "fake_profile" }, 400, "You can't report yourself or your own activity."],
   ])("%j → %i %s", async (input, status, message) => {
-    const fresh = insert(t.db).user(userRow());
+    const fresh = await insert(t.db).user(userRow());
     const sub = (v: unknown) => (v === "T" ? fresh.id : v === "A" ? activity.id : v === "ME" ? reporter.id : v);
-    const before = t.db.select().from(reports).all().length;
+    const before = (await t.db.select().from(reports)).length;
     const res = await reporterClient.postJson("/api/reports", { ...input, targetUserId: sub(input.targetUserId), targetActivityId: sub(input.targetActivityId) });
     expect(res.status).toBe(status);
     expect((await body(res)).message).toBe(message);
-    expect(t.db.select().from(reports).all().length).toBe(before);
+    expect((await t.db.select().from(reports)).length).toBe(before);
   });
 
   test("nobody reports their own activity; signed-out visitors are asked to sign in", async () => {
@@ -116,11 +117,11 @@ describe("filing a report", () => {
   test("rate-limited per person: 429 with Retry-After, in the caller's language", async () => {
     const limited = await makeTestApp({ now: () => clock, limits: { reportsByUser: new RateLimiter(2, HOUR) } });
     const put = insert(limited.db);
-    const me = put.user(userRow());
+    const me = await put.user(userRow());
     const c = limited.client();
     await c.signInAs(me.id);
-    for (let i = 0; i < 2; i++) expect((await c.postJson("/api/reports", { targetUserId: put.user(userRow()).id, reason: "other" })).status).toBe(201);
-    const third = await c.request("/api/reports", { method: "POST", json: { targetUserId: put.user(userRow()).id, reason: "other" }, headers: { "accept-language": "fr" } });
+    for (let i = 0; i < 2; i++) expect((await c.postJson("/api/reports", { targetUserId: (await put.user(userRow())).id, reason: "other" })).status).toBe(201);
+    const third = await c.request("/api/reports", { method: "POST", json: { targetUserId: (await put.user(userRow())).id, reason: "other" }, headers: { "accept-language": "fr" } });
     expect(third.status).toBe(429);
     expect(Number(third.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await body(third)).message).toBe("Vous avez envoyé beaucoup de signalements récemment. Réessayez plus tard.");
@@ -130,7 +131,7 @@ describe("filing a report", () => {
 
 describe("the Report control", () => {
   test("on an activity page and a public profile, not on one's own; the form works without JavaScript", async () => {
-    const fresh = insert(t.db).activity(activityRow(target, { title: "Kayak" }, clock - 500));
+    const fresh = await insert(t.db).activity(activityRow(target, { title: "Kayak" }, clock - 500));
     const page = await (await reporterClient.get(`/activity/${fresh.id}`)).text();
     expect(page).toContain("Report this activity");
     expect(page).toContain(`name="targetActivityId" value="${fresh.id}"`);
@@ -159,7 +160,7 @@ describe("the Report control", () => {
   });
 
   test("with htmx: the confirmation replaces the form; a refusal is a toast", async () => {
-    const fresh = insert(t.db).activity(activityRow(target, { title: "Boat" }, clock - 400));
+    const fresh = await insert(t.db).activity(activityRow(target, { title: "Boat" }, clock - 400));
     const hx = { "hx-request": "true" };
     const sent = await reporterClient.postForm("/api/reports", { targetActivityId: fresh.id, reason: "other", next: "/" }, hx);
     expect(sent.status).toBe(200);
@@ -176,8 +177,8 @@ describe("the operators' page", () => {
   test("refused to everyone else with 404, signed out, signed in, or unfinished profile", async () => {
     await filedReports();
     const unfinished = t.client();
-    await unfinished.signInAs(insert(t.db).user(userRow({}, { complete: false })).id);
-    const pending = openReports()[0]!;
+    await unfinished.signInAs((await insert(t.db).user(userRow({}, { complete: false }))).id);
+    const pending = (await openReports())[0]!;
     for (const c of [t.client(), reporterClient, unfinished]) {
       const page = await c.get("/admin/reports");
       expect(page.status).toBe(404);
@@ -185,13 +186,13 @@ describe("the operators' page", () => {
       const act = await c.request(`/admin/reports/${pending.id}/dismiss`, { method: "POST", form: { _csrf: c.csrf } });
       expect(act.status).toBe(404);
     }
-    expect(t.db.select().from(reports).where(eq(reports.id, pending.id)).get()!.status).toBe("pending");
+    expect((await one(t.db.select().from(reports).where(eq(reports.id, pending.id))))!.status).toBe("pending");
   });
 
   test("lists pending reports newest first with their target and context; any listed email is an operator", async () => {
     await filedReports();
     clock += HOUR;
-    const latest = await reporterClient.postJson("/api/reports", { targetUserId: insert(t.db).user(userRow({ firstName: "Newest" })).id, reason: "fake_profile", notes: "Photos from a stock site" });
+    const latest = await reporterClient.postJson("/api/reports", { targetUserId: (await insert(t.db).user(userRow({ firstName: "Newest" }))).id, reason: "fake_profile", notes: "Photos from a stock site" });
     const page = await operatorClient.get("/admin/reports");
     expect(page.status).toBe(200);
     const html = await page.text();
@@ -207,7 +208,7 @@ describe("the operators' page", () => {
     expect(html).toContain("Hide the activity");
 
     const second = t.client();
-    await second.signInAs(insert(t.db).user(userRow({ email: "second@offline.test" })).id);
+    await second.signInAs((await insert(t.db).user(userRow({ email: "second@offline.test" }))).id);
     expect((await second.get("/admin/reports")).status).toBe(200);
   });
 
@@ -226,17 +227,17 @@ describe("the operators' page", () => {
 describe("moderation actions", () => {
   const reportAbout = async (input: Record<string, unknown>, by = reporterClient) => (await body(await by.postJson("/api/reports", { reason: "other", ...input }))).id as string;
   const act = (id: string, action: string) => operatorClient.request(`/admin/reports/${id}/${action}`, { method: "POST", form: { _csrf: operatorClient.csrf } });
-  const reportRow = (id: string) => t.db.select().from(reports).where(eq(reports.id, id)).get()!;
+  const reportRow = async (id: string) => (await one(t.db.select().from(reports).where(eq(reports.id, id))))!;
 
   test("dismiss: the report is resolved with who and when, nothing else changes; the reporter may report again", async () => {
-    const someone = insert(t.db).user(userRow({ firstName: "Dan" }));
+    const someone = await insert(t.db).user(userRow({ firstName: "Dan" }));
     const id = await reportAbout({ targetUserId: someone.id });
     clock += 1000;
     const res = await act(id, "dismiss");
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/admin/reports");
-    expect(reportRow(id)).toMatchObject({ status: "resolved", resolution: "dismissed", reviewedBy: operator.id, reviewedAt: clock });
-    expect(t.db.select().from(users).where(eq(users.id, someone.id)).get()!.suspendedAt).toBeNull();
+    expect(await reportRow(id)).toMatchObject({ status: "resolved", resolution: "dismissed", reviewedBy: operator.id, reviewedAt: clock });
+    expect((await one(t.db.select().from(users).where(eq(users.id, someone.id))))!.suspendedAt).toBeNull();
     const html = await (await operatorClient.get("/admin/reports")).text();
     expect(html).toContain("Done");
     expect(html).toContain("The report was dismissed.");
@@ -250,19 +251,19 @@ describe("moderation actions", () => {
   });
 
   test("hide: the activity leaves browse, its page and its host's profile; its open reports are resolved", async () => {
-    const hidden = insert(t.db).activity(activityRow(target, { title: "Hide me" }, clock - 100));
+    const hidden = await insert(t.db).activity(activityRow(target, { title: "Hide me" }, clock - 100));
     const byRita = await reportAbout({ targetActivityId: hidden.id });
     const other = t.client();
-    await other.signInAs(insert(t.db).user(userRow()).id);
+    await other.signInAs((await insert(t.db).user(userRow())).id);
     const byOther = await reportAbout({ targetActivityId: hidden.id }, other);
     const browseIds = async () => ((await (await reporterClient.get("/api/activities?city=New%20York")).json()) as { id: string }[]).map((a) => a.id);
     expect(await browseIds()).toContain(hidden.id);
 
     clock += 1000;
     expect((await act(byRita, "hide")).status).toBe(303);
-    expect(t.db.select().from(activities).where(eq(activities.id, hidden.id)).get()!.hiddenAt).toBe(clock);
-    expect(reportRow(byRita)).toMatchObject({ status: "resolved", resolution: "activity_hidden", reviewedBy: operator.id, reviewedAt: clock });
-    expect(reportRow(byOther)).toMatchObject({ status: "resolved", resolution: "activity_hidden" });
+    expect((await one(t.db.select().from(activities).where(eq(activities.id, hidden.id))))!.hiddenAt).toBe(clock);
+    expect(await reportRow(byRita)).toMatchObject({ status: "resolved", resolution: "activity_hidden", reviewedBy: operator.id, reviewedAt: clock });
+    expect(await reportRow(byOther)).toMatchObject({ status: "resolved", resolution: "activity_hidden" });
     expect(await browseIds()).not.toContain(hidden.id);
     expect(await (await reporterClient.get("/")).text()).not.toContain("Hide me");
     expect((await reporterClient.get(`/activity/${hidden.id}`)).status).toBe(404);
@@ -278,17 +279,17 @@ describe("moderation actions", () => {
     expect(dashboard).not.toContain(`/edit-activity/${hidden.id}`);
     expect((await host.get(`/edit-activity/${hidden.id}`)).status).toBe(404);
     // A person's report cannot hide an activity.
-    const aboutPerson = await reportAbout({ targetUserId: insert(t.db).user(userRow()).id });
+    const aboutPerson = await reportAbout({ targetUserId: (await insert(t.db).user(userRow())).id });
     await act(aboutPerson, "hide");
-    expect(reportRow(aboutPerson).status).toBe("pending");
+    expect((await reportRow(aboutPerson)).status).toBe("pending");
     expect(await (await operatorClient.get("/admin/reports")).text()).toContain("This report is not about an activity.");
   });
 
   test("an operator cannot suspend themself; unknown reports and actions are 404", async () => {
     const aboutMe = await reportAbout({ targetUserId: operator.id });
     await act(aboutMe, "suspend");
-    expect(reportRow(aboutMe).status).toBe("pending");
-    expect(t.db.select().from(users).where(eq(users.id, operator.id)).get()!.suspendedAt).toBeNull();
+    expect((await reportRow(aboutMe)).status).toBe("pending");
+    expect((await one(t.db.select().from(users).where(eq(users.id, operator.id))))!.suspendedAt).toBeNull();
     expect((await operatorClient.request(`/admin/reports/${aboutMe}/explode`, { method: "POST", form: { _csrf: operatorClient.csrf } })).status).toBe(404);
     expect((await operatorClient.request(`/admin/reports/${aboutMe}/toString`, { method: "POST", form: { _csrf: operatorClient.csrf } })).status).toBe(404);
     const unknown = await operatorClient.request("/admin/reports/00000000-0000-4000-8000-000000000000/dismiss", { method: "POST", json: {} });
@@ -316,9 +317,9 @@ describe("suspending a person", () => {
     expect(res.status).toBe(201);
     return (await body(res)).id as string;
   }
-  const statusOf = (id: string) => t.db.select().from(bookings).where(eq(bookings.id, id)).get()!;
-  const ledgerOf = (id: string) => t.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id)).all().map((l) => l.kind).sort();
-  const systemOf = (id: string) => t.db.select().from(messages).where(and(eq(messages.bookingId, id), eq(messages.isSystemMessage, true))).all().map((m) => `${m.systemMessageType}:${m.senderId ?? "system"}`);
+  const statusOf = async (id: string) => (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!;
+  const ledgerOf = async (id: string) => (await t.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id))).map((l) => l.kind).sort();
+  const systemOf = async (id: string) => (await t.db.select().from(messages).where(and(eq(messages.bookingId, id), eq(messages.isSystemMessage, true)))).map((m) => `${m.systemMessageType}:${m.senderId ?? "system"}`);
 
   beforeAll(async () => {
     host = t.client();
@@ -341,11 +342,11 @@ describe("suspending a person", () => {
     // One already under way stays, to be completed as usual.
     const underWay = await book(guest, hostActivityId);
     expect((await host.postJson(`/api/bookings/${underWay}/accept`, {})).status).toBe(200);
-    t.db.update(bookings).set({ startsAt: clock - HOUR, endsAt: clock + HOUR }).where(eq(bookings.id, underWay)).run();
+    await writeTransaction(t.db, (tx) => tx.update(bookings).set({ startsAt: clock - HOUR, endsAt: clock + HOUR }).where(eq(bookings.id, underWay)));
 
     const aboutActivity = await (await reporterClient.postJson("/api/reports", { targetActivityId: hostActivityId, reason: "scam_or_fraud" })).json() as { id: string };
     const aboutVictor = await (await reporterClient.postJson("/api/reports", { targetUserId: hostId, reason: "harassment" })).json() as { id: string };
-    expect(t.db.select().from(sessions).where(eq(sessions.userId, hostId)).all().length).toBeGreaterThan(0);
+    expect((await t.db.select().from(sessions).where(eq(sessions.userId, hostId))).length).toBeGreaterThan(0);
     events.length = 0;
 
     clock += 1000;
@@ -354,12 +355,12 @@ describe("suspending a person", () => {
     expect(res.status).toBe(303);
     await t.deps.events.idle();
 
-    expect(t.db.select().from(users).where(eq(users.id, hostId)).get()!.suspendedAt).toBe(clock);
+    expect((await one(t.db.select().from(users).where(eq(users.id, hostId))))!.suspendedAt).toBe(clock);
     for (const id of [aboutActivity.id, aboutVictor.id]) {
-      expect(t.db.select().from(reports).where(eq(reports.id, id)).get()).toMatchObject({ status: "resolved", resolution: "user_suspended", reviewedBy: operator.id, reviewedAt: clock });
+      expect(await one(t.db.select().from(reports).where(eq(reports.id, id)))).toMatchObject({ status: "resolved", resolution: "user_suspended", reviewedBy: operator.id, reviewedAt: clock });
     }
     // Sessions ended, and said so.
-    expect(t.db.select().from(sessions).where(eq(sessions.userId, hostId)).all()).toEqual([]);
+    expect(await t.db.select().from(sessions).where(eq(sessions.userId, hostId))).toEqual([]);
     expect(events).toContainEqual({ type: "sessions.ended", userId: hostId, sessionIds: "all" });
     expect((await host.get("/api/auth/user")).status).toBe(401);
     // No sign-in, with a clear message (only for the right password).
@@ -377,34 +378,34 @@ describe("suspending a person", () => {
     expect((await sneaky.get("/api/auth/user")).status).toBe(401);
 
     // Their activities and profile are gone.
-    expect(t.db.select().from(activities).where(eq(activities.hostId, hostId)).all().every((a) => a.hiddenAt === clock)).toBe(true);
+    expect((await t.db.select().from(activities).where(eq(activities.hostId, hostId))).every((a) => a.hiddenAt === clock)).toBe(true);
     expect((await reporterClient.get(`/activity/${hostActivityId}`)).status).toBe(404);
     const browse = (await (await reporterClient.get("/api/activities?city=New%20York")).json()) as { id: string }[];
     expect(browse.map((a) => a.id)).not.toContain(hostActivityId);
-    const victor = t.db.select().from(users).where(eq(users.id, hostId)).get()!;
+    const victor = (await one(t.db.select().from(users).where(eq(users.id, hostId))))!;
     expect((await reporterClient.get(`/profile/${victor.username}`)).status).toBe(404);
 
     // Bookings: declined and withdrawn requests released, accepted ones ahead refunded in full, system messages from no one.
-    expect(statusOf(requestToVictor)).toMatchObject({ status: "rejected" });
-    expect(ledgerOf(requestToVictor)).toEqual(["authorize", "release"]);
-    expect(systemOf(requestToVictor)).toContain("booking_declined:system");
-    expect(statusOf(requestByVictor)).toMatchObject({ status: "canceled", canceledBy: "guest" });
-    expect(ledgerOf(requestByVictor)).toEqual(["authorize", "release"]);
-    expect(statusOf(acceptedWithVictor)).toMatchObject({ status: "canceled", canceledBy: "host" });
-    expect(ledgerOf(acceptedWithVictor)).toEqual(["authorize", "capture", "refund"]);
-    expect(systemOf(acceptedWithVictor)).toContain("booking_canceled:system");
-    expect(statusOf(victorBooked)).toMatchObject({ status: "canceled", canceledBy: "guest" });
-    expect(ledgerOf(victorBooked)).toEqual(["authorize", "capture", "refund"]);
-    expect(statusOf(underWay)).toMatchObject({ status: "accepted" });
+    expect(await statusOf(requestToVictor)).toMatchObject({ status: "rejected" });
+    expect(await ledgerOf(requestToVictor)).toEqual(["authorize", "release"]);
+    expect(await systemOf(requestToVictor)).toContain("booking_declined:system");
+    expect(await statusOf(requestByVictor)).toMatchObject({ status: "canceled", canceledBy: "guest" });
+    expect(await ledgerOf(requestByVictor)).toEqual(["authorize", "release"]);
+    expect(await statusOf(acceptedWithVictor)).toMatchObject({ status: "canceled", canceledBy: "host" });
+    expect(await ledgerOf(acceptedWithVictor)).toEqual(["authorize", "capture", "refund"]);
+    expect(await systemOf(acceptedWithVictor)).toContain("booking_canceled:system");
+    expect(await statusOf(victorBooked)).toMatchObject({ status: "canceled", canceledBy: "guest" });
+    expect(await ledgerOf(victorBooked)).toEqual(["authorize", "capture", "refund"]);
+    expect(await statusOf(underWay)).toMatchObject({ status: "accepted" });
     const changed = events.filter((e) => e.type === "booking.changed").length;
     expect(changed).toBe(4);
 
     // The durable job that would retry finds nothing left to do.
-    expect(t.db.select().from(jobs).where(eq(jobs.key, `moderation.release:${hostId}`)).get()).toBeDefined();
+    expect(await one(t.db.select().from(jobs).where(eq(jobs.key, `moderation.release:${hostId}`)))).toBeDefined();
     await t.deps.jobs.runDue();
-    expect(t.db.select().from(jobs).where(eq(jobs.key, `moderation.release:${hostId}`)).get()).toBeUndefined();
+    expect(await one(t.db.select().from(jobs).where(eq(jobs.key, `moderation.release:${hostId}`)))).toBeUndefined();
     await t.deps.events.idle();
     expect(events.filter((e) => e.type === "booking.changed").length).toBe(changed);
-    expect(statusOf(underWay)).toMatchObject({ status: "accepted" });
+    expect(await statusOf(underWay)).toMatchObject({ status: "accepted" });
   });
 });

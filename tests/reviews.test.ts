@@ -1,3 +1,4 @@
+import { one } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { activityRow, bookingRow, insert, userRow } from "../db/factories";
@@ -25,10 +26,10 @@ beforeAll(async () => {
   t = await makeTestApp({ now: () => now });
   t.deps.events.on((e) => void events.push(e));
   const put = insert(t.db);
-  host = put.user(userRow({ firstName: "Maya" }));
-  guest = put.user(userRow({ firstName: "Noah" }));
-  stranger = put.user(userRow({ firstName: "Zed" }));
-  activity = put.activity(activityRow(host, { title: "Sunset tennis" }, now - 30 * DAY));
+  host = await put.user(userRow({ firstName: "Maya" }));
+  guest = await put.user(userRow({ firstName: "Noah" }));
+  stranger = await put.user(userRow({ firstName: "Zed" }));
+  activity = await put.activity(activityRow(host, { title: "Sunset tennis" }, now - 30 * DAY));
   for (const [who, user] of [["host", host], ["guest", guest], ["stranger", stranger]] as const) {
     clients[who] = t.client();
     await clients[who].signInAs(user.id);
@@ -45,7 +46,7 @@ function booking(status: BookingStatus = "completed", completedAgo = HOUR) {
 
 const body = async (res: Response) => (await res.json()) as Record<string, unknown>;
 const review = (who: keyof typeof clients, json: Record<string, unknown>) => clients[who].postJson("/api/reviews", json);
-const storedReviews = (bookingId: string) => t.db.select().from(reviews).where(eq(reviews.bookingId, bookingId)).all();
+const storedReviews = async (bookingId: string) => await t.db.select().from(reviews).where(eq(reviews.bookingId, bookingId));
 
 describe("who may review, by booking status and timing", () => {
   type Row = [who: "guest" | "host" | "stranger", status: BookingStatus, completedAgo: number, expected: number, message?: string];
@@ -66,11 +67,11 @@ describe("who may review, by booking status and timing", () => {
   ];
   for (const [who, status, ago, expected, message] of rows) {
     test(`${who}, ${status}, ${ago / HOUR} h after completion: ${expected}`, async () => {
-      const b = booking(status, ago);
+      const b = await booking(status, ago);
       const res = await review(who, { bookingId: b.id, reviewedUserId: who === "host" ? guest.id : host.id, stars: 4, text: "Lovely" });
       expect(res.status).toBe(expected);
       if (message) expect((await body(res)).message).toBe(message);
-      expect(storedReviews(b.id).length).toBe(expected === 201 ? 1 : 0);
+      expect((await storedReviews(b.id)).length).toBe(expected === 201 ? 1 : 0);
     });
   }
 
@@ -97,16 +98,16 @@ describe("what a review may say", () => {
     [{ stars: 4, reviewedUserId: "self" }, "You can only review the other person of this booking."],
     [{ stars: 4, reviewedUserId: "stranger" }, "You can only review the other person of this booking."],
   ])("%j is refused: %s", async (input, message) => {
-    const b = booking();
+    const b = await booking();
     const reviewedUserId = input.reviewedUserId === "self" ? guest.id : input.reviewedUserId === "stranger" ? stranger.id : host.id;
     const res = await review("guest", { bookingId: b.id, ...input, reviewedUserId });
     expect(res.status).toBe(400);
     expect((await body(res)).message).toBe(message);
-    expect(storedReviews(b.id)).toEqual([]);
+    expect(await storedReviews(b.id)).toEqual([]);
   });
 
   test("the comment is trimmed and normalised; exactly 500 characters and a form's string stars are fine; empty is none", async () => {
-    const b = booking();
+    const b = await booking();
     const text = ` \u200B Cafe\u0301 by the river\r\nGreat coach ${"!".repeat(470)}\u00A0`;
     const res = await review("guest", { bookingId: b.id, reviewedUserId: host.id, stars: "5", text });
     expect(res.status).toBe(201);
@@ -116,37 +117,37 @@ describe("what a review may say", () => {
     const hostSide = await review("host", { bookingId: b.id, reviewedUserId: guest.id, stars: 4, text: "   " });
     expect(hostSide.status).toBe(201);
     expect((await body(hostSide)).text).toBeNull();
-    const long = booking();
+    const long = await booking();
     expect((await review("guest", { bookingId: long.id, reviewedUserId: host.id, stars: 3, text: "y".repeat(500) })).status).toBe(201);
   });
 
   test("once per side: a second review of the same booking is 409 and changes nothing", async () => {
-    const b = booking();
+    const b = await booking();
     expect((await review("guest", { bookingId: b.id, reviewedUserId: host.id, stars: 5 })).status).toBe(201);
     const again = await review("guest", { bookingId: b.id, reviewedUserId: host.id, stars: 1, text: "changed my mind" });
     expect(again.status).toBe(409);
     expect((await body(again)).message).toBe("You have already reviewed this booking.");
-    expect(storedReviews(b.id).map((r) => r.stars)).toEqual([5]);
+    expect((await storedReviews(b.id)).map((r) => r.stars)).toEqual([5]);
   });
 
   test("two submissions at once write one review", async () => {
-    const b = booking();
+    const b = await booking();
     const answers = await Promise.all([1, 2, 3].map(() => review("guest", { bookingId: b.id, reviewedUserId: host.id, stars: 4 })));
     expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409]);
-    expect(storedReviews(b.id).length).toBe(1);
+    expect((await storedReviews(b.id)).length).toBe(1);
   });
 
   test("the guest's review of the host rates the activity; the host's of the guest does not", async () => {
-    const b = booking();
+    const b = await booking();
     await review("guest", { bookingId: b.id, reviewedUserId: host.id, stars: 5 });
     await review("host", { bookingId: b.id, reviewedUserId: guest.id, stars: 3 });
-    const rows = storedReviews(b.id);
+    const rows = await storedReviews(b.id);
     expect(rows.find((r) => r.reviewerId === guest.id)?.activityId).toBe(activity.id);
     expect(rows.find((r) => r.reviewerId === host.id)?.activityId).toBeNull();
   });
 
   test("French callers get French messages", async () => {
-    const b = booking("accepted");
+    const b = await booking("accepted");
     const res = await clients.guest.request("/api/reviews", { method: "POST", json: { bookingId: b.id, reviewedUserId: host.id, stars: 5 }, headers: { "accept-language": "fr" } });
     expect(res.status).toBe(409);
     expect((await body(res)).message).toBe("Vous pourrez évaluer cette réservation une fois l'activité terminée.");
@@ -156,9 +157,9 @@ describe("what a review may say", () => {
 describe("double-blind publication and ratings", () => {
   /** A fresh activity so its rating counts only this test's reviews. */
   async function freshActivity() {
-    const a = insert(t.db).activity(activityRow(host, { title: "Blind test" }, now - 10 * DAY));
+    const a = await insert(t.db).activity(activityRow(host, { title: "Blind test" }, now - 10 * DAY));
     const startsAt = Math.floor((now - 3 * HOUR) / HOUR) * HOUR;
-    const b = insert(t.db).booking({ ...bookingRow(a, { guestId: guest.id, startsAt, status: "completed" }), completedAt: now - HOUR });
+    const b = await insert(t.db).booking({ ...bookingRow(a, { guestId: guest.id, startsAt, status: "completed" }), completedAt: now - HOUR });
     return { a, b };
   }
   const ratingOf = async (activityId: string) => {
@@ -196,14 +197,14 @@ describe("double-blind publication and ratings", () => {
     // The host cannot see it either; the writer sees it with when it becomes visible.
     expect(await (await clients.host.get("/reviews")).text()).not.toContain("Hidden for now");
     expect(await visibilityOnMyReviews(first.id as string)).toBe("hidden:Visible once Maya has reviewed you or on Dec 6, 2026");
-    expect(t.db.select().from(jobs).where(eq(jobs.key, `reviews.publish:${b.id}`)).get()?.runAt).toBe(b.completedAt! + REVIEW_WINDOW_MS);
+    expect((await one(t.db.select().from(jobs).where(eq(jobs.key, `reviews.publish:${b.id}`))))?.runAt).toBe(b.completedAt! + REVIEW_WINDOW_MS);
     await t.deps.events.idle();
     expect(events.filter((e) => e.type === "reviews.published")).toEqual([]);
 
     now += HOUR;
     const second = await review("host", { bookingId: b.id, reviewedUserId: guest.id, stars: 5, text: "Great guest" });
     expect(await body(second)).toMatchObject({ published: true, visibleBy: null });
-    const rows = storedReviews(b.id);
+    const rows = await storedReviews(b.id);
     expect(rows.map((r) => r.publishedAt)).toEqual([now, now]);
     // Both visible, the activity rated by the guest's review only, the job no longer needed.
     const shown = await ratingOf(a.id);
@@ -214,7 +215,7 @@ describe("double-blind publication and ratings", () => {
     expect((await receivedBy(guest)).map((r) => r.text)).toContain("Great guest");
     expect((await receivedBy(guest)).length).toBe(guestReviewsBefore + 1);
     expect(await visibilityOnMyReviews(first.id as string)).toBe("published:Published");
-    expect(t.db.select().from(jobs).where(eq(jobs.key, `reviews.publish:${b.id}`)).get()).toBeUndefined();
+    expect(await one(t.db.select().from(jobs).where(eq(jobs.key, `reviews.publish:${b.id}`)))).toBeUndefined();
     await t.deps.events.idle();
     const published = events.filter((e) => e.type === "reviews.published");
     expect(published.length).toBe(1);
@@ -232,20 +233,20 @@ describe("double-blind publication and ratings", () => {
     restarted.deps.events.on((e) => void heard.push(e));
     now = deadline - 1;
     await restarted.deps.jobs.runDue();
-    expect(storedReviews(b.id)[0]!.publishedAt).toBeNull();
+    expect((await storedReviews(b.id))[0]!.publishedAt).toBeNull();
 
     now = deadline;
     await restarted.deps.jobs.runDue();
-    expect(storedReviews(b.id)[0]!.publishedAt).toBe(deadline);
-    expect(t.db.select().from(jobs).where(eq(jobs.key, `reviews.publish:${b.id}`)).get()).toBeUndefined();
+    expect((await storedReviews(b.id))[0]!.publishedAt).toBe(deadline);
+    expect(await one(t.db.select().from(jobs).where(eq(jobs.key, `reviews.publish:${b.id}`)))).toBeUndefined();
     await restarted.deps.events.idle();
     const ofThisBooking = () => heard.filter((e) => e.type === "reviews.published" && e.booking.id === b.id);
     expect(ofThisBooking().length).toBe(1);
     // Run again (at least once delivery): nothing changes, nothing announced twice.
     now += HOUR;
-    publishDueReviews(restarted.deps, b.id);
+    await publishDueReviews(restarted.deps, b.id);
     await restarted.deps.events.idle();
-    expect(storedReviews(b.id)[0]!.publishedAt).toBe(deadline);
+    expect((await storedReviews(b.id))[0]!.publishedAt).toBe(deadline);
     expect(ofThisBooking().length).toBe(1);
     // The guest's window closed at the same instant: too late to answer it.
     const late = await review("guest", { bookingId: b.id, reviewedUserId: host.id, stars: 1 });
@@ -257,18 +258,18 @@ describe("double-blind publication and ratings", () => {
 
   test("profile and browse averages count published reviews only, to one decimal", async () => {
     const put = insert(t.db);
-    const someone = put.user(userRow({ firstName: "Ola" }));
+    const someone = await put.user(userRow({ firstName: "Ola" }));
     const reviewer = await (async () => {
       const c = t.client();
       await c.signInAs(someone.id);
       return c;
     })();
-    const a = put.activity(activityRow(host, { title: "Averages" }, now - 5 * DAY));
+    const a = await put.activity(activityRow(host, { title: "Averages" }, now - 5 * DAY));
     const at = Math.floor((now - 3 * HOUR) / HOUR) * HOUR;
     const stars = [5, 4, 4];
     const ids: string[] = [];
     for (const [i, s] of stars.entries()) {
-      const b = put.booking({ ...bookingRow(a, { guestId: someone.id, startsAt: at - i * DAY, status: "completed" }), completedAt: now - HOUR });
+      const b = await put.booking({ ...bookingRow(a, { guestId: someone.id, startsAt: at - i * DAY, status: "completed" }), completedAt: now - HOUR });
       ids.push(b.id);
       await reviewer.postJson("/api/reviews", { bookingId: b.id, reviewedUserId: host.id, stars: s });
     }
@@ -284,7 +285,7 @@ describe("double-blind publication and ratings", () => {
 
 describe("screens", () => {
   test("the review screen: title, the other person, five stars as radios, the counter; strangers see 'Booking not found'", async () => {
-    const b = booking();
+    const b = await booking();
     const page = await clients.guest.get(`/review?bookingId=${b.id}&userType=guest`);
     expect(page.status).toBe(200);
     const html = await page.text();
@@ -308,18 +309,18 @@ describe("screens", () => {
   });
 
   test("a booking not reviewable now says why instead of showing the form", async () => {
-    const pending = booking("accepted");
+    const pending = await booking("accepted");
     const early = await (await clients.guest.get(`/review?bookingId=${pending.id}&userType=guest`)).text();
     expect(early).toContain("You can review this booking once the activity is completed.");
     expect(early).not.toContain('name="stars"');
-    const b = booking();
+    const b = await booking();
     await review("guest", { bookingId: b.id, reviewedUserId: host.id, stars: 5 });
     const done = await (await clients.guest.get(`/review?bookingId=${b.id}&userType=guest`)).text();
     expect(done).toContain("You have already reviewed this booking.");
   });
 
   test("without JavaScript: the form posts, goes to /bookings with 'Review Submitted', or shows the refusal with what was typed", async () => {
-    const b = booking();
+    const b = await booking();
     const missing = await clients.guest.postForm("/review", { bookingId: b.id, reviewedUserId: host.id, userType: "guest", text: "Kept text" });
     expect(missing.status).toBe(400);
     const again = await missing.text();
@@ -339,11 +340,11 @@ describe("screens", () => {
     const list = await (await clients.guest.get("/bookings")).text();
     expect(list).toContain("Review Submitted");
     expect(list).toContain("Thank you for your feedback!");
-    expect(storedReviews(b.id).map((r) => r.stars)).toEqual([4]);
+    expect((await storedReviews(b.id)).map((r) => r.stars)).toEqual([4]);
   });
 
   test("with htmx: success redirects, a refusal is a toast and the form stays", async () => {
-    const b = booking();
+    const b = await booking();
     const hx = { "hx-request": "true" };
     const refused = await clients.guest.postForm("/review", { bookingId: b.id, reviewedUserId: host.id }, hx);
     expect(refused.status).toBe(400);
@@ -357,19 +358,19 @@ describe("screens", () => {
   });
 
   test("the bookings list offers 'Leave a Review' while a completed booking may be reviewed", async () => {
-    const b = booking();
+    const b = await booking();
     const link = `/review?bookingId=${b.id}&amp;userType=guest`;
     expect(await (await clients.guest.get("/bookings")).text()).toContain(link);
     expect(await (await clients.host.get("/bookings")).text()).toContain(`/review?bookingId=${b.id}&amp;userType=host`);
     await review("guest", { bookingId: b.id, reviewedUserId: host.id, stars: 5 });
     expect(await (await clients.guest.get("/bookings")).text()).not.toContain(link);
-    const old = booking("completed", 20 * DAY);
+    const old = await booking("completed", 20 * DAY);
     expect(await (await clients.guest.get("/bookings")).text()).not.toContain(`/review?bookingId=${old.id}`);
   });
 
   test("/reviews: received and written, with empty states", async () => {
     const c = t.client();
-    await c.signInAs(insert(t.db).user(userRow()).id);
+    await c.signInAs((await insert(t.db).user(userRow())).id);
     const html = await (await c.get("/reviews")).text();
     expect(html).toContain("Received");
     expect(html).toContain("No reviews yet. Reviews about you appear here once they are published.");

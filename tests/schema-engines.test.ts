@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
-import { migrate, openDb } from "../db/client";
+import { closeDb, migrate, openDb } from "../db/client";
 import { migratePostgres } from "../db/postgres";
 import { startPostgres, type Postgres } from "./postgres";
 
@@ -53,7 +53,7 @@ async function sqliteShape(): Promise<Record<string, Shape>> {
     }
     return shapes;
   } finally {
-    db.$client.close();
+    closeDb(db);
   }
 }
 

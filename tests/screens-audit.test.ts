@@ -1,3 +1,4 @@
+import { one } from "../db/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, spyOn, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { insert, userRow } from "../db/factories";
@@ -46,8 +47,8 @@ async function request(days: number, time = "10:00") {
 }
 
 /** The host's dashboard lists the three newest requests: moves the clock past every booking made so far. */
-function afterEveryBooking() {
-  clock = Math.max(clock, ...t.db.select({ at: bookings.createdAt }).from(bookings).all().map((b) => b.at + 1));
+async function afterEveryBooking() {
+  clock = Math.max(clock, ...(await t.db.select({ at: bookings.createdAt }).from(bookings)).map((b) => b.at + 1));
 }
 
 beforeAll(async () => {
@@ -62,7 +63,7 @@ beforeEach(() => {
 
 describe("booking rows and amounts", () => {
   test("several requests for one activity each show their date and time, on the dashboard and in /bookings", async () => {
-    afterEveryBooking();
+    await afterEveryBooking();
     const first = await request(3, "10:00");
     const second = await request(4, "15:00");
     const dashboard = await html(host, "/host");
@@ -77,7 +78,7 @@ describe("booking rows and amounts", () => {
   });
 
   test("the host sees what the guest pays and what they earn, labelled alike, on the dashboard and in the conversation", async () => {
-    afterEveryBooking();
+    await afterEveryBooking();
     const id = await request(5);
     const dashboard = await html(host, "/host");
     const amounts = (scope: string) => {
@@ -106,7 +107,7 @@ describe("booking rows and amounts", () => {
   test("the dashboard's Earnings counter shows cents, as the spec shows earnings", async () => {
     const id = await request(6);
     expect((await host.postJson(`/api/bookings/${id}/accept`, {})).status).toBe(200);
-    clock = t.db.select().from(bookings).where(eq(bookings.id, id)).get()!.startsAt + HOUR;
+    clock = (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!.startsAt + HOUR;
     expect((await host.postJson(`/api/bookings/${id}/complete`, {})).status).toBe(200);
     const counters = text(select(await html(host, "/host"), "ul.grid-cols-3 > li > p"));
     expect(counters).toContain("$32.00");
@@ -125,7 +126,7 @@ describe("the guest's bookings list", () => {
     expect(select(await html(guest, "/bookings"), `li[data-booking="${bookingId}"] a[href="/checkout/${bookingId}"]`)).toHaveLength(1);
     // The guest leaves the checkout: the booking ends without ever being a request.
     await guest.postForm(`/payments/test/checkout/${sessionId}/cancel`, {});
-    expect(["canceled", "expired"]).toContain(t.db.select().from(bookings).where(eq(bookings.id, bookingId)).get()!.status);
+    expect(["canceled", "expired"]).toContain((await one(t.db.select().from(bookings).where(eq(bookings.id, bookingId))))!.status);
     expect(await row(guest)).toBe(0);
     expect(await row(host)).toBe(0);
 
@@ -138,9 +139,9 @@ describe("the guest's bookings list", () => {
 describe("the conversation of a booking that ended", () => {
   test("a declined or expired booking says messages are closed, not that they come after acceptance; a pending one says they do", async () => {
     const expiring = await request(26);
-    clock = t.db.select().from(bookings).where(eq(bookings.id, expiring)).get()!.respondBy + 1;
+    clock = (await one(t.db.select().from(bookings).where(eq(bookings.id, expiring))))!.respondBy + 1;
     await t.deps.jobs.runDue();
-    expect(t.db.select().from(bookings).where(eq(bookings.id, expiring)).get()!.status).toBe("expired");
+    expect((await one(t.db.select().from(bookings).where(eq(bookings.id, expiring))))!.status).toBe("expired");
     const pending = await request(27);
     const declined = await request(28);
     expect((await host.postJson(`/api/bookings/${declined}/reject`, {})).status).toBe(200);
@@ -210,7 +211,7 @@ describe("forms", () => {
 describe("onboarding's age rule", () => {
   /** A person at step 3 of onboarding (name and username given), signed in; `locale` their language. */
   async function atBirthday(locale: Locale = "en") {
-    const person = insert(t.db).user(userRow({ firstName: "Tia", lastName: "Young", username: `tia${Date.now()}`, locale }, { complete: false }));
+    const person = await insert(t.db).user(userRow({ firstName: "Tia", lastName: "Young", username: `tia${Date.now()}`, locale }, { complete: false }));
     const c = t.client();
     await c.signInAs(person.id);
     return c;
@@ -251,7 +252,7 @@ describe("onboarding's age rule", () => {
 
 describe("settings: the date of birth, the username check and the location form", () => {
   test("the date of birth reads as people write it, in the person's language, on /settings and /settings/account", async () => {
-    const person = insert(t.db).user(userRow({ dateOfBirth: "2008-11-23" }));
+    const person = await insert(t.db).user(userRow({ dateOfBirth: "2008-11-23" }));
     const c = t.client();
     await c.signInAs(person.id);
     const row = (page: string) => text(select(page, 'a[href="/settings/birthday"] span.truncate'));
@@ -265,8 +266,8 @@ describe("settings: the date of birth, the username check and the location form"
   });
 
   test("the username screen says a taken name as the spec does, 'This username is already taken', in its check and its Save; onboarding keeps its own words", async () => {
-    const person = insert(t.db).user(userRow({ username: "first.owner" }));
-    const other = insert(t.db).user(userRow());
+    const person = await insert(t.db).user(userRow({ username: "first.owner" }));
+    const other = await insert(t.db).user(userRow());
     const c = t.client();
     await c.signInAs(other.id);
     const screen = await html(c, "/settings/username");
@@ -287,7 +288,7 @@ describe("settings: the date of birth, the username check and the location form"
   });
 
   test("the location form has a visible submit button, outside <noscript>, that saves through htmx with script and by a plain post without", async () => {
-    const person = insert(t.db).user(userRow({ country: "United States", city: "New York" }));
+    const person = await insert(t.db).user(userRow({ country: "United States", city: "New York" }));
     const c = t.client();
     await c.signInAs(person.id);
     const page = await html(c, "/settings");
@@ -298,7 +299,7 @@ describe("settings: the date of birth, the username check and the location form"
     expect(select(page, 'form[action="/settings/location"]')[0]!.attributes).toMatchObject({ "hx-post": "/settings/location", "hx-target": "#location-fields" });
     const plain = await c.postForm("/settings/location", { country: "France", city: "Lyon" });
     expect(plain.status).toBe(303);
-    expect(t.db.select().from(users).where(eq(users.id, person.id)).get()).toMatchObject({ country: "France", city: "Lyon" });
+    expect(await one(t.db.select().from(users).where(eq(users.id, person.id)))).toMatchObject({ country: "France", city: "Lyon" });
   });
 });
 
@@ -306,13 +307,13 @@ describe("the demo's money", () => {
   test("each completed demo booking was paid with the test provider; once the demo host sets up payouts, the due jobs send the pending payouts", async () => {
     const d = await makeTestApp({ demo: true });
     try {
-      const host = d.db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL)).get()!;
-      const completed = d.db.select().from(bookings).where(and(eq(bookings.hostId, host.id), eq(bookings.status, "completed"))).all();
+      const host = (await one(d.db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
+      const completed = await d.db.select().from(bookings).where(and(eq(bookings.hostId, host.id), eq(bookings.status, "completed")));
       expect(completed.length).toBeGreaterThan(0);
       // A real payment behind each: captured at the test provider, the ledger as a real completion writes it.
       for (const b of completed) {
         expect(b.paymentIntentId).toBeTruthy();
-        expect(d.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, b.paymentIntentId!)).get()).toMatchObject({ status: "succeeded", amountCents: b.totalCents });
+        expect(await one(d.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, b.paymentIntentId!)))).toMatchObject({ status: "succeeded", amountCents: b.totalCents });
       }
       expect(await moneyViolations(d.deps)).toEqual([]);
 
@@ -331,7 +332,7 @@ describe("the demo's money", () => {
       await d.deps.jobs.runDue();
 
       for (const b of completed) {
-        const transfer = d.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.bookingId, b.id), eq(ledgerEntries.kind, "transfer"))).all();
+        const transfer = await d.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.bookingId, b.id), eq(ledgerEntries.kind, "transfer")));
         expect(transfer.map((r) => r.amountCents)).toEqual([b.hostEarningsCents]);
       }
       const after = (await (await c.get("/api/host/earnings")).json()) as { totalEarnings: string; pendingPayouts: string };
@@ -349,16 +350,16 @@ describe("the demo's money", () => {
     const d = await makeTestApp({ demo: true, env: { STRIPE_SECRET_KEY: "sk_test_demo", STRIPE_PUBLISHABLE_KEY: "pk_test_demo" } });
     try {
       expect(d.deps.payments.name).toBe("stripe");
-      const all = d.db.select().from(bookings).all();
+      const all = await d.db.select().from(bookings);
       expect(all.length).toBeGreaterThan(0);
       expect(all.every((b) => b.paymentIntentId === null)).toBe(true);
-      expect(d.db.select().from(testPaymentIntents).all()).toEqual([]);
+      expect(await d.db.select().from(testPaymentIntents)).toEqual([]);
       for (const b of all) {
-        const kinds = d.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, b.id)).all().map((r) => r.kind);
+        const kinds = (await d.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, b.id))).map((r) => r.kind);
         expect(kinds).toContain("payout_pending");
         expect(kinds).toContain("transfer");
       }
-      const host = d.db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL)).get()!;
+      const host = (await one(d.db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
       const c = d.client();
       await c.signInAs(host.id);
       const earnings = (await (await c.get("/api/host/earnings")).json()) as { totalEarnings: string; pendingPayouts: string };
@@ -379,7 +380,7 @@ describe("answers in the language a signed-in person chose, whatever their brows
 
   /** A person who chose `locale` (on another device: this browser has no `lang` cookie), signed in. */
   async function chooser(locale: Locale) {
-    const person = insert(lt.db).user(userRow({ locale }));
+    const person = await insert(lt.db).user(userRow({ locale }));
     const c = lt.client();
     await c.signInAs(person.id);
     return c;

@@ -11,7 +11,7 @@ const root = join(import.meta.dir, "..");
 export function freePort(): number {
   const probe = Bun.serve({ port: 0, fetch: () => new Response() });
   const port = probe.port!;
-  probe.stop(true);
+  void probe.stop(true);
   return port;
 }
 

@@ -1,3 +1,4 @@
+import { one } from "../db/client";
 /**
  * User text: cleaned the same way in every schema (NFC, trimmed of whitespace and invisible
  * characters), control and bidi override characters refused, wrong types refused rather than
@@ -53,7 +54,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.cleanup());
 
-const userRow = async () => (await t.db.select().from(users).where(eq(users.id, hostId)).get())!;
+const userRow = async () => (await one(t.db.select().from(users).where(eq(users.id, hostId))))!;
 const activityRows = () => t.db.select().from(activities).orderBy(activities.id);
 type Errors = { message: string; errors: Record<string, string> };
 
@@ -197,18 +198,18 @@ describe("activities: POST /api/activities and PATCH /api/activities/:id", () =>
     const res = await host.postJson("/api/activities", { ...valid, ...cleaned });
     expect(res.status).toBe(201);
     const id = ((await res.json()) as { id: string }).id;
-    expectCleaned((await t.db.select().from(activities).where(eq(activities.id, id)).get())!);
+    expectCleaned((await one(t.db.select().from(activities).where(eq(activities.id, id))))!);
   });
 
   test("PATCH: good values lose the invisible characters around them", async () => {
     const res = await host.request(`/api/activities/${activityId}`, { method: "PATCH", json: cleaned });
     expect(res.status).toBe(200);
-    expectCleaned((await t.db.select().from(activities).where(eq(activities.id, activityId)).get())!);
+    expectCleaned((await one(t.db.select().from(activities).where(eq(activities.id, activityId))))!);
   });
 
   test("a meeting point of invisible characters alone, without the switch, is 'share later'", async () => {
     const res = await host.request(`/api/activities/${activityId}`, { method: "PATCH", json: { meetingPoint: "\u200b\u2060" } });
     expect(res.status).toBe(200);
-    expect((await t.db.select().from(activities).where(eq(activities.id, activityId)).get())).toMatchObject({ hasMeetingPoint: false, meetingPoint: null });
+    expect((await one(t.db.select().from(activities).where(eq(activities.id, activityId))))).toMatchObject({ hasMeetingPoint: false, meetingPoint: null });
   });
 });

@@ -4,7 +4,7 @@ import { drizzle } from "drizzle-orm/bun-sql";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate, openDb, type Db } from "../db/client";
+import { closeDb, migrate, openDb, writeTransaction, type Db } from "../db/client";
 import { activityRow, bookingRow, insert, userRow } from "../db/factories";
 import { modelTables } from "../db/postgres";
 import * as schema from "../db/schema";
@@ -25,13 +25,13 @@ let dataDir: string;
 let source: Db;
 
 /** A row in every table the demo leaves empty, and bookings in every status. */
-function generate(db: Db, now: number) {
+async function generate(db: Db, now: number) {
   const rows = insert(db);
-  const host = rows.user(userRow({ firstName: "Ana", about: JSON.stringify({ work: "Coach" }), suspendedAt: null, busyCalendarUrl: "https://calendar.example/busy.ics" }));
-  const guest = rows.user(userRow({ firstName: "Ben", locale: "fr", interests: ["tennis", "food"], payoutsEnabled: true, calendarFeedVersion: 2 }));
-  const activity = rows.activity(activityRow(host, { weeklyHours: { mon: [["09:00", "12:00"]] } as never, instantBooking: true, tags: ["outdoor"] }));
-  bookingStatuses.forEach((status, i) => {
-    const booking = rows.booking(
+  const host = await rows.user(userRow({ firstName: "Ana", about: JSON.stringify({ work: "Coach" }), suspendedAt: null, busyCalendarUrl: "https://calendar.example/busy.ics" }));
+  const guest = await rows.user(userRow({ firstName: "Ben", locale: "fr", interests: ["tennis", "food"], payoutsEnabled: true, calendarFeedVersion: 2 }));
+  const activity = await rows.activity(activityRow(host, { weeklyHours: { mon: [["09:00", "12:00"]] } as never, instantBooking: true, tags: ["outdoor"] }));
+  for (const [i, status] of bookingStatuses.entries()) {
+    const booking = await rows.booking(
       bookingRow(activity, {
         guestId: guest.id,
         startsAt: now + (i + 2) * 24 * HOUR,
@@ -40,23 +40,25 @@ function generate(db: Db, now: number) {
         claim: i === 1 ? { movement: "capture", key: `k${i}`, intentId: `pi_generated_${i}`, from: "pending", to: "accepted", canceledBy: null, message: "booking_accepted", senderId: host.id } : null,
       }),
     );
-    db.insert(schema.messages).values({ id: crypto.randomUUID(), bookingId: booking.id, senderId: guest.id, content: `Hello ${i} — ünïcode ✓`, readBy: [guest.id] }).run();
+    await writeTransaction(db, (tx) => tx.insert(schema.messages).values({ id: crypto.randomUUID(), bookingId: booking.id, senderId: guest.id, content: `Hello ${i} — ünïcode ✓`, readBy: [guest.id] }));
+  }
+  await writeTransaction(db, async (tx) => {
+    await tx.insert(schema.oauthAccounts).values({ provider: "google", subject: "sub-1", userId: guest.id });
+    await tx.insert(schema.sessions).values({ sid: "hashed-sid", userId: guest.id, sess: { csrf: "token" }, expire: now + HOUR });
+    await tx.insert(schema.emailTokens).values({ tokenHash: "hash", userId: guest.id, purpose: "link", email: "ben@example.com", data: { provider: "google", subject: "sub-1", providerEmail: null, next: "/" }, expiresAt: now + HOUR });
+    await tx.insert(schema.hostBlocks).values({ id: crypto.randomUUID(), hostId: host.id, startsAt: now, endsAt: now + HOUR, timeZone: "America/New_York", allDay: true, note: "Day off" });
+    await tx.insert(schema.externalBusy).values({ id: crypto.randomUUID(), hostId: host.id, startsAt: now, endsAt: now + HOUR });
+    await tx.insert(schema.reports).values({ id: crypto.randomUUID(), reporterId: guest.id, targetActivityId: activity.id, reason: "other", notes: "Looks odd" });
+    await tx.insert(schema.pushSubscriptions).values({ id: crypto.randomUUID(), userId: guest.id, endpoint: "https://push.example/1", p256dhKey: "key", authKey: "auth", isActive: false });
+    await tx.insert(schema.notificationPreferences).values({ userId: guest.id, marketingEmails: true, messages: false });
+    await tx.insert(schema.uploads).values({ id: crypto.randomUUID(), userId: guest.id, status: "processed", objectId: "obj-1", expiresAt: now + HOUR });
+    await tx.insert(schema.jobs).values({ id: crypto.randomUUID(), kind: "booking.expire", key: "booking:x:expire", payload: { bookingId: "x", nested: [1, 2] }, runAt: now, attempts: 2, lastError: "boom" });
+    await tx.insert(schema.leases).values({ name: "jobs", holder: "process-1", until: now + 30_000 });
+    await tx.insert(schema.paymentEvents).values({ id: "evt_1", type: "payment_intent.succeeded", receivedAt: now });
+    await tx.insert(schema.bookingSelections).values({ userId: guest.id, activityId: activity.id, date: "2026-12-01", time: "10:00", durationMinutes: 90, nonce: "n" });
+    await tx.insert(schema.testCheckoutSessions).values({ id: "cs_1", paymentIntentId: "pi_generated_0", description: "Tennis", successUrl: "http://x/ok", cancelUrl: "http://x/no", idempotencyKey: "cs-key" });
+    await tx.insert(schema.testConnectedAccounts).values({ id: "acct_1", userId: host.id, email: null, payoutsEnabled: true, idempotencyKey: "acct-key" });
   });
-  db.insert(schema.oauthAccounts).values({ provider: "google", subject: "sub-1", userId: guest.id }).run();
-  db.insert(schema.sessions).values({ sid: "hashed-sid", userId: guest.id, sess: { csrf: "token" }, expire: now + HOUR }).run();
-  db.insert(schema.emailTokens).values({ tokenHash: "hash", userId: guest.id, purpose: "link", email: "ben@example.com", data: { provider: "google", subject: "sub-1", providerEmail: null, next: "/" }, expiresAt: now + HOUR }).run();
-  db.insert(schema.hostBlocks).values({ id: crypto.randomUUID(), hostId: host.id, startsAt: now, endsAt: now + HOUR, timeZone: "America/New_York", allDay: true, note: "Day off" }).run();
-  db.insert(schema.externalBusy).values({ id: crypto.randomUUID(), hostId: host.id, startsAt: now, endsAt: now + HOUR }).run();
-  db.insert(schema.reports).values({ id: crypto.randomUUID(), reporterId: guest.id, targetActivityId: activity.id, reason: "other", notes: "Looks odd" }).run();
-  db.insert(schema.pushSubscriptions).values({ id: crypto.randomUUID(), userId: guest.id, endpoint: "https://push.example/1", p256dhKey: "key", authKey: "auth", isActive: false }).run();
-  db.insert(schema.notificationPreferences).values({ userId: guest.id, marketingEmails: true, messages: false }).run();
-  db.insert(schema.uploads).values({ id: crypto.randomUUID(), userId: guest.id, status: "processed", objectId: "obj-1", expiresAt: now + HOUR }).run();
-  db.insert(schema.jobs).values({ id: crypto.randomUUID(), kind: "booking.expire", key: "booking:x:expire", payload: { bookingId: "x", nested: [1, 2] }, runAt: now, attempts: 2, lastError: "boom" }).run();
-  db.insert(schema.leases).values({ name: "jobs", holder: "process-1", until: now + 30_000 }).run();
-  db.insert(schema.paymentEvents).values({ id: "evt_1", type: "payment_intent.succeeded", receivedAt: now }).run();
-  db.insert(schema.bookingSelections).values({ userId: guest.id, activityId: activity.id, date: "2026-12-01", time: "10:00", durationMinutes: 90, nonce: "n" }).run();
-  db.insert(schema.testCheckoutSessions).values({ id: "cs_1", paymentIntentId: "pi_generated_0", description: "Tennis", successUrl: "http://x/ok", cancelUrl: "http://x/no", idempotencyKey: "cs-key" }).run();
-  db.insert(schema.testConnectedAccounts).values({ id: "acct_1", userId: host.id, email: null, payoutsEnabled: true, idempotencyKey: "acct-key" }).run();
 }
 
 /** A value as JSON with every object's keys in order (jsonb keeps its own order of keys). */
@@ -80,10 +82,10 @@ beforeAll(async () => {
   await migrate(source);
   const now = Date.now();
   await seedDemo(source, now);
-  generate(source, now);
+  await generate(source, now);
 });
 afterAll(async () => {
-  source?.$client.close();
+  if (source) closeDb(source);
   await postgres?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
@@ -95,7 +97,7 @@ describe("db:to-postgres", () => {
     expect({ exit: run.exitCode, err: run.stderr.toString() }).toEqual({ exit: 0, err: "" });
     expect(run.stdout.toString()).toMatch(/Copied \d+ rows in 23 tables/);
 
-    const fromSqlite = await everything(async (table) => source.select().from(table.sqlite).all() as Record<string, unknown>[]);
+    const fromSqlite = await everything(async (table) => (await source.select().from(table.sqlite)) as Record<string, unknown>[]);
     const client = new SQL(url, { max: 2 });
     const target = drizzle({ client });
     const fromPostgres = await everything(async (table) => (await target.select().from(table.pg)) as Record<string, unknown>[]);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { writeTransaction } from "../db/client";
+import { one, writeTransaction, writerClient, written } from "../db/client";
 import { activities, oauthAccounts, users } from "../db/schema";
 import { deleteActivity } from "../src/activities/service";
 import { findOrCreateOAuthUser } from "../src/auth/service";
@@ -17,32 +18,62 @@ const countOf = (table: string) => (t.db.$client.query(`select count(*) as n fro
 
 /** Makes the next statement of one kind on a table fail, as a full disk or a bug would. */
 function failNext(table: string, when: "INSERT" | "UPDATE" | "DELETE") {
-  t.db.$client.exec(`CREATE TRIGGER fail_${table} BEFORE ${when} ON ${table} BEGIN SELECT RAISE(ABORT, 'simulated failure'); END`);
-  return () => t.db.$client.exec(`DROP TRIGGER fail_${table}`);
+  writerClient(t.db).exec(`CREATE TRIGGER fail_${table} BEFORE ${when} ON ${table} BEGIN SELECT RAISE(ABORT, 'simulated failure'); END`);
+  return () => writerClient(t.db).exec(`DROP TRIGGER fail_${table}`);
 }
 
 describe("write transactions", () => {
-  test("a throw inside leaves nothing written", () => {
+  test("a throw inside leaves nothing written", async () => {
     const before = countOf("users");
-    expect(() =>
-      writeTransaction(t.db, (tx) => {
-        tx.insert(users).values({ id: crypto.randomUUID(), email: "first@example.com" }).run();
-        tx.insert(users).values({ id: crypto.randomUUID(), email: "second@example.com" }).run();
+    await expect(
+      writeTransaction(t.db, async (tx) => {
+        await tx.insert(users).values({ id: crypto.randomUUID(), email: "first@example.com" });
+        await tx.insert(users).values({ id: crypto.randomUUID(), email: "second@example.com" });
         throw new Error("changed my mind");
       }),
-    ).toThrow("changed my mind");
+    ).rejects.toThrow("changed my mind");
     expect(countOf("users")).toBe(before);
   });
 
-  test("the work's value is returned once committed", () => {
-    const id = writeTransaction(t.db, (tx) => tx.insert(users).values({ id: crypto.randomUUID(), email: "kept@example.com" }).returning().get().id);
-    expect(t.db.select().from(users).where(eq(users.id, id)).get()?.email).toBe("kept@example.com");
+  test("the work's value is returned once committed, and the app's reads see it", async () => {
+    const id = await writeTransaction(t.db, async (tx) => (await written(tx.insert(users).values({ id: crypto.randomUUID(), email: "kept@example.com" }).returning())).id);
+    expect((await one(t.db.select().from(users).where(eq(users.id, id))))?.email).toBe("kept@example.com");
   });
 
-  test("async work does not type-check (it would commit at its first await)", () => {
-    // @ts-expect-error: an async callback returns a promise
-    const attempt = () => writeTransaction(t.db, async (tx) => tx.select().from(users).all());
-    expect(typeof attempt).toBe("function");
+  test("what a transaction wrote is seen by nobody else until it commits", async () => {
+    const email = `pending-${crypto.randomUUID()}@example.com`;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const writing = writeTransaction(t.db, async (tx) => {
+      await tx.insert(users).values({ id: crypto.randomUUID(), email });
+      expect(await one(tx.select().from(users).where(eq(users.email, email)))).toBeDefined();
+      await held;
+    });
+    await Bun.sleep(5);
+    expect(await one(t.db.select().from(users).where(eq(users.email, email)))).toBeUndefined();
+    release();
+    await writing;
+    expect(await one(t.db.select().from(users).where(eq(users.email, email)))).toBeDefined();
+  });
+
+  test("transactions started at once run one after the other: no read-then-write is lost", async () => {
+    const id = await writeTransaction(t.db, async (tx) => (await written(tx.insert(users).values({ id: crypto.randomUUID(), email: `count-${crypto.randomUUID()}@example.com`, calendarFeedVersion: 0 }).returning())).id);
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        writeTransaction(t.db, async (tx) => {
+          const row = await one(tx.select({ n: users.calendarFeedVersion }).from(users).where(eq(users.id, id)));
+          await Bun.sleep(1); // another request's turn, were the transactions not queued
+          await tx.update(users).set({ calendarFeedVersion: row!.n + 1 }).where(eq(users.id, id));
+        }),
+      ),
+    );
+    expect((await one(t.db.select({ n: users.calendarFeedVersion }).from(users).where(eq(users.id, id))))?.n).toBe(20);
+  });
+
+  test("the app's own handle refuses to write; a read through it inside a transaction, or a transaction inside another, is refused", async () => {
+    expect(() => t.db.$client.exec("DELETE FROM users")).toThrow(/readonly/);
+    await expect(writeTransaction(t.db, async () => await one(t.db.select().from(users)))).rejects.toThrow("a read through the app's handle inside a write transaction");
+    await expect(writeTransaction(t.db, () => writeTransaction(t.db, () => 1))).rejects.toThrow("a write transaction inside another");
   });
 
   test("an OAuth sign-up that cannot link its account creates no user", async () => {
@@ -55,18 +86,17 @@ describe("write transactions", () => {
     }
     expect(countOf("users")).toBe(before);
     const made = await findOrCreateOAuthUser(t.db, { provider: "github", subject: "42", email: "new@example.com", emailVerified: true, firstName: "Ada" });
-    expect(t.db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, made.id)).all()).toHaveLength(1);
+    expect(await t.db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, made.id))).toHaveLength(1);
   });
 
   test("deleting an activity is all or nothing", async () => {
-    const host = writeTransaction(t.db, (tx) => tx.insert(users).values({ id: crypto.randomUUID(), email: "host@example.com" }).returning().get());
+    const host = await writeTransaction(t.db, async (tx) => await written(tx.insert(users).values({ id: crypto.randomUUID(), email: "host@example.com" }).returning()));
     const now = Date.now();
-    const activity = writeTransaction(t.db, (tx) =>
-      tx
+    const activity = await writeTransaction(t.db, async (tx) =>
+      await written(tx
         .insert(activities)
         .values({ id: crypto.randomUUID(), hostId: host.id, country: "France", city: "Paris", category: "food", title: "Bread", description: "Baking", hourlyRateCents: 3000, createdAt: now, updatedAt: now })
-        .returning()
-        .get(),
+        .returning()),
     );
     const restore = failNext("activities", "DELETE");
     try {
@@ -74,37 +104,52 @@ describe("write transactions", () => {
     } finally {
       restore();
     }
-    expect(t.db.select().from(activities).where(eq(activities.id, activity.id)).get()?.archivedAt).toBeNull();
+    expect((await one(t.db.select().from(activities).where(eq(activities.id, activity.id))))?.archivedAt).toBeNull();
     expect(await deleteActivity(t.deps, activity)).toBe("deleted");
-    expect(t.db.select().from(activities).where(eq(activities.id, activity.id)).get()).toBeUndefined();
+    expect(await one(t.db.select().from(activities).where(eq(activities.id, activity.id)))).toBeUndefined();
   });
 });
 
 describe("a write transaction only touches the database", () => {
-  const attempt = (call: () => unknown) => {
+  const attempt = async (call: () => unknown) => {
     const email = `inside-${crypto.randomUUID()}@example.com`;
     let thrown: unknown;
     try {
-      writeTransaction(t.db, (tx) => {
-        tx.insert(users).values({ id: crypto.randomUUID(), email }).run();
-        call();
+      await writeTransaction(t.db, async (tx) => {
+        await tx.insert(users).values({ id: crypto.randomUUID(), email });
+        await call();
       });
     } catch (err) {
       thrown = err;
     }
     // Refused, and the transaction's own writes rolled back with it.
-    expect(t.db.select().from(users).where(eq(users.email, email)).get()).toBeUndefined();
+    expect(await one(t.db.select().from(users).where(eq(users.email, email)))).toBeUndefined();
     return thrown instanceof Error ? thrown.message : String(thrown);
   };
 
-  test("a payment provider's call, an email or an outbound request inside one is refused", async () => {
-    expect(attempt(() => t.deps.payments.getIntent("pi_nothing"))).toContain("a payment provider's call (getIntent) inside a write transaction");
-    expect(attempt(() => t.deps.mailer.send({ to: "a@example.com", kind: "test", subject: "s", text: "t", html: "<p>t</p>", links: [] } as never, "id"))).toContain("sending an email (send) inside a write transaction");
+  test("a payment provider's call, an email or an outbound request inside one is refused, however many awaits deep", async () => {
+    expect(await attempt(() => t.deps.payments.getIntent("pi_nothing"))).toContain("a payment provider's call (getIntent) inside a write transaction");
+    expect(await attempt(() => t.deps.mailer.send({ to: "a@example.com", kind: "test", subject: "s", text: "t", html: "<p>t</p>", links: [] } as never, "id"))).toContain("sending an email (send) inside a write transaction");
     const destination = await checkDestination("https://push.example.com/x", false, async () => [{ address: "93.184.215.14", family: 4 }]);
-    expect(attempt(() => pinnedRequest(destination, "GET", {}))).toContain("an outbound request inside a write transaction");
+    expect(await attempt(() => pinnedRequest(destination, "GET", {}))).toContain("an outbound request inside a write transaction");
   });
 
   test("outside one, the same calls go through", async () => {
     expect(await t.deps.payments.getIntent("pi_nothing")).toBeNull();
+  });
+});
+
+describe("queries read the same on both engines", () => {
+  test("no query runs through SQLite's own .get(), .all() or .run(): each is awaited (db/client.ts, `one`)", async () => {
+    const offenders: string[] = [];
+    for await (const file of new Bun.Glob("{src,views,db}/**/*.{ts,tsx}").scan(join(import.meta.dir, ".."))) {
+      if (file === "db/client.ts" || file.startsWith("db/migrations")) continue;
+      const text = await Bun.file(join(import.meta.dir, "..", file)).text();
+      for (const [i, line] of text.split("\n").entries()) {
+        // bun:sqlite's own statements (`$client.query(…)`, backups, pragmas) are SQLite's alone by nature.
+        if (/\.(get|all|run)\((\s*\)|\{)/.test(line) && !/\.query[<(]|\$client|\.prepare<|headers\.|searchParams|cookies|formData/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+      }
+    }
+    expect(offenders).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { one } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, isNotNull } from "drizzle-orm";
 import { existsSync, readdirSync } from "node:fs";
@@ -110,7 +111,7 @@ describe("processing checks the size before reading, and reads with a cap", () =
     expect(((await res.json()) as { message: string }).message).toContain("10 MB");
     expect(requestsFor(key).map((r) => r.method)).toEqual(["HEAD", "DELETE"]);
     expect(s3.objects.has(key)).toBe(false);
-    expect((await app.db.select().from(uploads).where(eq(uploads.id, idOf(started))).get())!.status).toBe("failed" as never);
+    expect((await one(app.db.select().from(uploads).where(eq(uploads.id, idOf(started)))))!.status).toBe("failed" as never);
     // Refused for good: the same upload cannot be tried again.
     s3.objects.set(key, { data: await makeJpeg(), type: "image/jpeg" });
     expect((await c.putJson("/api/profile-images", { imageURL: started.imageURL })).status).toBe(409);

@@ -1,3 +1,4 @@
+import { one } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { existsSync } from "node:fs";
@@ -261,7 +262,7 @@ describe("upload quotas", () => {
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(await message(refused)).toContain("Please wait");
     const id = third.pathname.split("/").pop()!;
-    expect((await q.db.select().from(uploads).where(eq(uploads.id, id)).get())?.status).toBe("pending");
+    expect((await one(q.db.select().from(uploads).where(eq(uploads.id, id))))?.status).toBe("pending");
     expect(existsSync(join(q.dataDir, "uploads/tmp", id))).toBe(false);
     // With a declared length, before a byte is read.
     let pulled = 0;
@@ -360,7 +361,7 @@ describe("photo uploads to an S3-compatible bucket", () => {
     expect(s3.requests.filter((r) => r.presigned).map((r) => r.method)).toEqual(["POST"]);
     expect((await c.get("/")).headers.get("content-security-policy")).toMatch(new RegExp(`connect-src 'self'[^;]* ${s3.endpoint}`));
     app.cleanup();
-    s3.stop();
+    void s3.stop();
   });
 });
 

@@ -5,7 +5,7 @@
 import { dialect } from "../../db/dialect";
 import { madeOnce } from "../lib/memo";
 import { and, avg, count, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
-import { perDb, readCache, type Db } from "../../db/client";
+import { perDb, readCache, type Db, one } from "../../db/client";
 import { activities, reviews, users, type Activity } from "../../db/schema";
 import type { Deps } from "../deps";
 import { uuidLike } from "../lib/validation";
@@ -142,7 +142,7 @@ export async function browseListings(
   const cap = opts.countCap ?? BROWSE_COUNT_CAP;
   // Ages on the cards change with the day, so the day is part of the key.
   const key = [opts.city, opts.category ?? "", opts.cursor ?? "", opts.limit, cap, today.toISOString().slice(0, 10)].join("\u0000");
-  return browseCache(db, key, () => readBrowsePage(db, opts, cap, today));
+  return await browseCache(db, key, () => readBrowsePage(db, opts, cap, today));
 }
 
 type BrowsePage = { listings: ActivityListing[]; nextCursor: string | null } & BrowseTotal;
@@ -153,15 +153,15 @@ type BrowsePage = { listings: ActivityListing[]; nextCursor: string | null } & B
  */
 const browseCache = readCache<BrowsePage>(500);
 
-function readBrowsePage(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string }, cap: number, today: Date): BrowsePage {
+async function readBrowsePage(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string }, cap: number, today: Date): Promise<BrowsePage> {
   const after = decodeCursor(opts.cursor);
   const statements = browseStatements(db);
   const filter = { city: opts.city, category: opts.category ?? "" };
   const pageQuery = opts.category ? (after ? statements.page.categoryAfter : statements.page.category) : after ? statements.page.allAfter : statements.page.all;
-  const rows = pageQuery.all({ ...filter, limit: opts.limit + 1, afterCreatedAt: after?.createdAt ?? 0, afterId: after?.id ?? "" });
-  const counted = (opts.category ? statements.count.category : statements.count.all).get({ ...filter, cap: cap + 1 })?.n ?? 0;
+  const rows = await pageQuery.execute({ ...filter, limit: opts.limit + 1, afterCreatedAt: after?.createdAt ?? 0, afterId: after?.id ?? "" });
+  const counted = (await one((opts.category ? statements.count.category : statements.count.all).execute({ ...filter, cap: cap + 1 })))?.n ?? 0;
   const more = rows.length > opts.limit;
-  const list = withRatings(db, rows.slice(0, opts.limit), today);
+  const list = await withRatings(db, rows.slice(0, opts.limit), today);
   return {
     listings: list,
     total: Math.min(counted, cap),
@@ -198,9 +198,9 @@ export async function hostListings(db: Db, hostId: string, limit: number, today 
       .where(where)
       .orderBy(desc(activities.createdAt), desc(activities.id))
       .limit(limit),
-    db.select({ n: count() }).from(activities).where(where).get(),
+    await one(db.select({ n: count() }).from(activities).where(where)),
   ]);
-  return { listings: withRatings(db, rows, today), total: total?.n ?? 0 };
+  return { listings: await withRatings(db, rows, today), total: total?.n ?? 0 };
 }
 
 /** A host's listed activities as cards. */
@@ -209,8 +209,8 @@ export async function hostActivities(db: Db, hostId: string, limit: number) {
   return { cards: list.map(activityCard), total };
 }
 
-function withRatings(db: Db, rows: { activity: Activity; host: PublicUserSource }[], today: Date): ActivityListing[] {
-  const ratings = rows.length ? ratingStatement(db).all({ ids: dialect.listParam(rows.map((r) => r.activity.id)) }) : [];
+async function withRatings(db: Db, rows: { activity: Activity; host: PublicUserSource }[], today: Date): Promise<ActivityListing[]> {
+  const ratings = rows.length ? await ratingStatement(db).execute({ ids: dialect.listParam(rows.map((r) => r.activity.id)) }) : [];
   const ratingOf = new Map(ratings.map((r) => [r.activityId, roundRating(r.stars)]));
   const countOf = new Map(ratings.map((r) => [r.activityId, r.n]));
   return rows.map(({ activity, host }) => ({
@@ -253,7 +253,7 @@ const pageStatements = perDb((db) => ({
 /** A listed activity (not archived, not hidden by an operator), or undefined. */
 export async function findListedActivity(deps: Deps, id: string) {
   if (!uuidLike(id)) return undefined;
-  return pageStatements(deps.db).listed.get({ id });
+  return one(pageStatements(deps.db).listed.execute({ id }));
 }
 
 /** An activity its host may edit (archived ones are gone for editing too). */
@@ -264,7 +264,7 @@ export async function findOwnActivity(deps: Deps, hostId: string, id: string) {
 
 /** An activity's host, with only the columns their public view reads. */
 export async function hostOf(deps: Deps, activity: Activity) {
-  return pageStatements(deps.db).host.get({ id: activity.hostId });
+  return one(pageStatements(deps.db).host.execute({ id: activity.hostId }));
 }
 
 /** A host's activities (archived ones left out), newest first. */
@@ -279,10 +279,9 @@ export async function ownActivities(deps: Deps, hostId: string, limit?: number) 
 
 /** How many activities a host has (archived ones left out). */
 export async function countOwnActivities(deps: Deps, hostId: string) {
-  const row = await deps.db
+  const row = await one(deps.db
     .select({ n: count() })
     .from(activities)
-    .where(and(eq(activities.hostId, hostId), isNull(activities.archivedAt)))
-    .get();
+    .where(and(eq(activities.hostId, hostId), isNull(activities.archivedAt))));
   return row?.n ?? 0;
 }

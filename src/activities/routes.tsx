@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { readCache } from "../../db/client";
+import { madeOnce } from "../lib/memo";
 import type { Activity, User } from "../../db/schema";
 import type { ReviewView } from "../reviews/service";
 import type { PublicUserSource } from "../profiles/serialize";
@@ -20,14 +21,29 @@ import { viewOf } from "../shell/view";
 import { createActivity, creationWait } from "./service";
 import { hoursErrorDay, readActivityInput, readBrowseQuery, translateActivityErrors } from "./input";
 import { postedAvailability } from "../../views/activities/Availability";
-import { dialogTimes, hostEarnings, hostRequests } from "../bookings/queries";
+import { dialogTimes, hostEarnings, hostRequests, type DialogTimes } from "../bookings/queries";
 import { activityRatingAndReviews, browseActivities, countOwnActivities, findListedActivity, findOwnActivity, hostOf, ownActivities } from "./queries";
+
+/**
+ * The booking dialog's open times, worked out once per read of the page (a booking is a change, so
+ * it makes a new read) and hour, as the page's kept body is (views/activities/Detail.tsx).
+ */
+const keptTimes = madeOnce((_page: object) => new Map<string, Promise<DialogTimes>>());
+function keptDialogTimes(page: object, hour: string, work: () => Promise<DialogTimes>): Promise<DialogTimes> {
+  const kept = keptTimes(page);
+  let times: Promise<DialogTimes> | undefined = kept.get(hour);
+  if (!times) {
+    kept.clear();
+    kept.set(hour, (times = work()));
+  }
+  return times;
+}
 
 /**
  * What the activity page shows of an activity, its host and its reviews: read once per database
  * change (`readCache`), as browse pages are, since many guests open the same activities.
  */
-const activityPage = readCache<Promise<{ activity: Activity; host: PublicUserSource; rating: { average: number | null; count: number }; reviews: ReviewView[] } | null>>(500);
+const activityPage = readCache<{ activity: Activity; host: PublicUserSource; rating: { average: number | null; count: number }; reviews: ReviewView[] } | null>(500);
 
 /** The activity screens: browse, the activity page, the host dashboard, the create form and the wizard. */
 export function activityRoutes(deps: Deps) {
@@ -42,7 +58,7 @@ export function activityRoutes(deps: Deps) {
     const asked = readBrowseQuery(query, state.user);
     const page = await browseActivities(deps.db, asked);
     const browseState: BrowseState = { city: asked.city, category: asked.category, filtersOpen: query.filters === "1", ...page, shared: page };
-    const view = viewOf(deps, state, request);
+    const view = await viewOf(deps, state, request);
     // htmx asks for just the part it swaps: the next page of cards, or the list after a filter change.
     if (request.headers.get("hx-request") && !request.headers.get("hx-history-restore-request")) {
       if (query.page === "more") return htmlResponse(String(await (<BrowseCards view={view} state={browseState} />)));
@@ -125,6 +141,7 @@ export function activityRoutes(deps: Deps) {
       const now = deps.now();
       // The body is kept per hour: its open dates and hours (in the activity's city) and the host's age (UTC) move with it.
       const hour = `${todayIn(now, activityZone(activity))}/${new Date(now).toISOString().slice(0, 13)}`;
+      const times = await keptDialogTimes(page, hour, () => dialogTimes(deps, activity));
       return render((view) => (
         <ActivityDetail
           view={view}
@@ -135,7 +152,7 @@ export function activityRoutes(deps: Deps) {
           rating={rating}
           reviews={reviews}
           maps={deps.config.maps}
-          dialogTimes={() => dialogTimes(deps, activity)}
+          dialogTimes={times}
         />
       ));
     });

@@ -1,5 +1,5 @@
 import { count, eq } from "drizzle-orm";
-import { writeTransaction } from "../../db/client";
+import { writeTransaction, one } from "../../db/client";
 import { activities, bookings, type Activity, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { ActivityChanges } from "./input";
@@ -10,20 +10,20 @@ export const creationWait = (deps: Deps, userId: string): Promise<number> => dep
 /** Creates an activity; every creation, from any screen or call, counts towards `creationWait`. */
 export async function createActivity(deps: Deps, host: User, changes: ActivityChanges): Promise<Activity> {
   const now = deps.now();
-  const [row] = await deps.db
+  const [row] = await writeTransaction(deps.db, (tx) => tx
     .insert(activities)
     .values({ ...(changes as typeof activities.$inferInsert), id: crypto.randomUUID(), hostId: host.id, createdAt: now, updatedAt: now })
-    .returning();
+    .returning());
   await deps.limits.activityCreate.hit(host.id, now);
   return row!;
 }
 
 export async function updateActivity(deps: Deps, activity: Activity, changes: ActivityChanges): Promise<Activity> {
-  const [row] = await deps.db
+  const [row] = await writeTransaction(deps.db, (tx) => tx
     .update(activities)
     .set({ ...changes, updatedAt: deps.now() })
     .where(eq(activities.id, activity.id))
-    .returning();
+    .returning());
   return row!;
 }
 
@@ -32,13 +32,13 @@ export async function updateActivity(deps: Deps, activity: Activity, changes: Ac
  * still point at it, so it stays in the database but is no longer listed or bookable.
  */
 export async function deleteActivity(deps: Deps, activity: Activity): Promise<"deleted" | "archived"> {
-  return writeTransaction(deps.db, (tx) => {
-    const used = tx.select({ n: count() }).from(bookings).where(eq(bookings.activityId, activity.id)).get();
+  return writeTransaction(deps.db, async (tx) => {
+    const used = await one(tx.select({ n: count() }).from(bookings).where(eq(bookings.activityId, activity.id)));
     if ((used?.n ?? 0) > 0) {
-      tx.update(activities).set({ active: false, archivedAt: deps.now(), updatedAt: deps.now() }).where(eq(activities.id, activity.id)).run();
+      await tx.update(activities).set({ active: false, archivedAt: deps.now(), updatedAt: deps.now() }).where(eq(activities.id, activity.id));
       return "archived" as const;
     }
-    tx.delete(activities).where(eq(activities.id, activity.id)).run();
+    await tx.delete(activities).where(eq(activities.id, activity.id));
     return "deleted" as const;
   });
 }

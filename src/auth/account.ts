@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull, ne, notInArray } from "drizzle-orm";
-import { writeTransaction, type WriteTx } from "../../db/client";
+import { writeTransaction, type WriteTx, one } from "../../db/client";
 import { emailTokens, oauthAccounts, sessions, users, type EmailToken, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { queueEmail, sendQueuedEmails } from "../email/outbox";
@@ -14,10 +14,10 @@ import { consumeToken, findToken, hashToken, isChange, issueToken, voidTokens } 
  */
 
 /** Queues the email that verifies the account's current address (in the caller's transaction). */
-export function queueVerification(tx: WriteTx, deps: Deps, user: Pick<User, "id" | "email" | "locale">, locale: Locale): string | null {
+export async function queueVerification(tx: WriteTx, deps: Deps, user: Pick<User, "id" | "email" | "locale">, locale: Locale): Promise<string | null> {
   if (!user.email) return null;
   const now = deps.now();
-  const token = issueToken(tx, { userId: user.id, purpose: "verify", email: user.email, now });
+  const token = await issueToken(tx, { userId: user.id, purpose: "verify", email: user.email, now });
   return queueEmail(tx, deps, `verify:${hashToken(token)}`, verifyEmail(deps, recipientLocale(deps, user, locale), user.email, token));
 }
 
@@ -34,9 +34,9 @@ export async function resendVerification(deps: Deps, user: User, locale: Locale,
   const wait = await deps.limits.verifyResend.retryAfter(user.id, now);
   if (wait > 0) return { ok: false, status: 429, reason: "verify.tooMany", retryAfterMs: wait };
   await deps.limits.verifyResend.hit(user.id, now);
-  const jobKeys = writeTransaction(deps.db, (tx) => {
-    if (pendingEmail) return [queueEmailChange(tx, deps, user, pendingEmail, null, locale, true)];
-    const key = queueVerification(tx, deps, user, locale);
+  const jobKeys = await writeTransaction(deps.db, async (tx) => {
+    if (pendingEmail) return [await queueEmailChange(tx, deps, user, pendingEmail, null, locale, true)];
+    const key = await queueVerification(tx, deps, user, locale);
     return key ? [key] : [];
   });
   sendQueuedEmails(deps, jobKeys);
@@ -48,34 +48,33 @@ export async function resendVerification(deps: Deps, user: User, locale: Locale,
  * the new address and queues its email. `keepSid` is the session that asked, kept when the
  * change is confirmed (the others are ended). `again` keeps that session from the earlier token.
  */
-function queueEmailChange(tx: WriteTx, deps: Deps, user: User, newEmail: string, keepSid: string | null, locale: Locale, again = false): string {
+async function queueEmailChange(tx: WriteTx, deps: Deps, user: User, newEmail: string, keepSid: string | null, locale: Locale, again = false): Promise<string> {
   const now = deps.now();
   let sid = keepSid;
-  if (again) sid = pendingChangeSid(tx, user.id, newEmail, now) ?? null;
-  voidTokens(tx, user.id, "verify", now, "changes");
-  const token = issueToken(tx, { userId: user.id, purpose: "verify", email: newEmail, data: { change: true, sid }, now });
+  if (again) sid = (await pendingChangeSid(tx, user.id, newEmail, now)) ?? null;
+  await voidTokens(tx, user.id, "verify", now, "changes");
+  const token = await issueToken(tx, { userId: user.id, purpose: "verify", email: newEmail, data: { change: true, sid }, now });
   return queueEmail(tx, deps, `email-change:${hashToken(token)}`, emailChangeEmail(deps, recipientLocale(deps, user, locale), newEmail, token));
 }
 
-function pendingChangeSid(tx: WriteTx, userId: string, email: string, now: number): string | null | undefined {
-  const row = tx
+async function pendingChangeSid(tx: WriteTx, userId: string, email: string, now: number): Promise<string | null | undefined> {
+  const row = (await tx
     .select()
     .from(emailTokens)
-    .where(and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, "verify"), eq(emailTokens.email, email), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
-    .all()
+    .where(and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, "verify"), eq(emailTokens.email, email), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now))))
     .find(isChange);
   return row?.data && "sid" in row.data ? row.data.sid : undefined;
 }
 
 /** Starts an email change (the checks were made by the caller): nothing changes until the link is followed. */
-export function requestEmailChange(deps: Deps, user: User, newEmail: string, keepSid: string | null, locale: Locale) {
-  const key = writeTransaction(deps.db, (tx) => queueEmailChange(tx, deps, user, newEmail, keepSid, locale));
+export async function requestEmailChange(deps: Deps, user: User, newEmail: string, keepSid: string | null, locale: Locale) {
+  const key = await writeTransaction(deps.db, (tx) => queueEmailChange(tx, deps, user, newEmail, keepSid, locale));
   sendQueuedEmails(deps, [key]);
 }
 
 /** The account went back to its own address: a pending change is dropped. */
-export function cancelEmailChange(deps: Deps, userId: string) {
-  writeTransaction(deps.db, (tx) => voidTokens(tx, userId, "verify", deps.now(), "changes"));
+export async function cancelEmailChange(deps: Deps, userId: string) {
+  await writeTransaction(deps.db, (tx) => voidTokens(tx, userId, "verify", deps.now(), "changes"));
 }
 
 export type ConfirmResult =
@@ -90,38 +89,37 @@ export type ConfirmResult =
  * (all but the one that asked and `currentSid`, the browser following the link when it is the
  * account's) and the old address is told.
  */
-export function confirmEmail(deps: Deps, token: string | null, current: { userId: string; sid: string } | null, requestLocale: Locale): ConfirmResult {
+export async function confirmEmail(deps: Deps, token: string | null, current: { userId: string; sid: string } | null, requestLocale: Locale): Promise<ConfirmResult> {
   const now = deps.now();
-  const outcome = writeTransaction(deps.db, (tx): ConfirmResult & { jobKeys?: string[] } => {
-    const row = consumeToken(tx, token, "verify", now);
+  const outcome = await writeTransaction(deps.db, async (tx): Promise<ConfirmResult & { jobKeys?: string[] }> => {
+    const row = await consumeToken(tx, token, "verify", now);
     if (!row) return { kind: "invalid" };
-    const user = tx.select().from(users).where(eq(users.id, row.userId)).get();
+    const user = await one(tx.select().from(users).where(eq(users.id, row.userId)));
     if (!user) return { kind: "invalid" };
     if (!isChange(row)) {
       // A link for an address the account no longer has proves nothing about the current one.
       if (user.email !== row.email) return { kind: "invalid" };
-      const updated = user.emailVerified ? user : tx.update(users).set({ emailVerified: true, updatedAt: now }).where(eq(users.id, user.id)).returning().get()!;
+      const updated = user.emailVerified ? user : (await one(tx.update(users).set({ emailVerified: true, updatedAt: now }).where(eq(users.id, user.id)).returning()))!;
       return { kind: "verified", user: updated };
     }
     if (user.email === row.email) {
-      const updated = tx.update(users).set({ emailVerified: true, updatedAt: now }).where(eq(users.id, user.id)).returning().get()!;
+      const updated = (await one(tx.update(users).set({ emailVerified: true, updatedAt: now }).where(eq(users.id, user.id)).returning()))!;
       return { kind: "verified", user: updated };
     }
-    const holder = tx.select({ id: users.id }).from(users).where(and(eq(users.email, row.email), ne(users.id, user.id))).get();
+    const holder = await one(tx.select({ id: users.id }).from(users).where(and(eq(users.email, row.email), ne(users.id, user.id))));
     if (holder) return { kind: "taken", email: row.email };
-    const updated = tx.update(users).set({ email: row.email, emailVerified: true, updatedAt: now }).where(eq(users.id, user.id)).returning().get()!;
+    const updated = (await one(tx.update(users).set({ email: row.email, emailVerified: true, updatedAt: now }).where(eq(users.id, user.id)).returning()))!;
     // Links for the old address, or for another change, no longer mean anything.
-    voidTokens(tx, user.id, "verify", now);
-    voidTokens(tx, user.id, "reset", now);
+    await voidTokens(tx, user.id, "verify", now);
+    await voidTokens(tx, user.id, "reset", now);
     const keep = [row.data && "sid" in row.data ? row.data.sid : null, current?.userId === user.id ? current.sid : null].filter((s): s is string => !!s);
-    const ended = tx
+    const ended = (await tx
       .delete(sessions)
       .where(keep.length ? and(eq(sessions.userId, user.id), notInArray(sessions.sid, keep)) : eq(sessions.userId, user.id))
-      .returning({ sid: sessions.sid })
-      .all()
+      .returning({ sid: sessions.sid }))
       .map((s) => s.sid);
     const jobKeys = user.email
-      ? [queueEmail(tx, deps, `email-changed:${hashToken(token!)}`, emailChangedEmail(deps, recipientLocale(deps, user, requestLocale), user.email, row.email))]
+      ? [await queueEmail(tx, deps, `email-changed:${hashToken(token!)}`, emailChangedEmail(deps, recipientLocale(deps, user, requestLocale), user.email, row.email))]
       : [];
     return { kind: "changed", user: updated, ended, jobKeys };
   });
@@ -138,21 +136,21 @@ export function confirmEmail(deps: Deps, token: string | null, current: { userId
  * not suspended), voiding earlier ones. Says nothing of whether there was: the caller answers the
  * same either way.
  */
-export function requestPasswordReset(deps: Deps, email: string, requestLocale: Locale) {
+export async function requestPasswordReset(deps: Deps, email: string, requestLocale: Locale) {
   const now = deps.now();
-  const key = writeTransaction(deps.db, (tx) => {
-    const user = tx.select().from(users).where(eq(users.email, email)).get();
+  const key = await writeTransaction(deps.db, async (tx) => {
+    const user = await one(tx.select().from(users).where(eq(users.email, email)));
     if (!user || user.suspendedAt !== null) return null;
-    voidTokens(tx, user.id, "reset", now);
-    const token = issueToken(tx, { userId: user.id, purpose: "reset", email, now });
+    await voidTokens(tx, user.id, "reset", now);
+    const token = await issueToken(tx, { userId: user.id, purpose: "reset", email, now });
     return queueEmail(tx, deps, `password-reset:${hashToken(token)}`, resetEmail(deps, recipientLocale(deps, user, requestLocale), email, token));
   });
   if (key) sendQueuedEmails(deps, [key]);
 }
 
 /** The address a reset link is for, while it works (the page shown from the link; nothing is used). */
-export function resetTokenEmail(deps: Deps, token: string | null): string | null {
-  return findToken(deps.db, token, "reset", deps.now())?.email ?? null;
+export async function resetTokenEmail(deps: Deps, token: string | null): Promise<string | null> {
+  return (await findToken(deps.db, token, "reset", deps.now()))?.email ?? null;
 }
 
 export type ResetResult = { ok: true; user: User } | { ok: false; reason: "invalid" | "suspended" };
@@ -162,24 +160,24 @@ export type ResetResult = { ok: true; user: User } | { ok: false; reason: "inval
  * person read its mail) and every session of the account ends.
  */
 export async function resetPassword(deps: Deps, token: string | null, password: string): Promise<ResetResult> {
-  if (!findToken(deps.db, token, "reset", deps.now())) return { ok: false, reason: "invalid" };
+  if (!(await findToken(deps.db, token, "reset", deps.now()))) return { ok: false, reason: "invalid" };
   const passwordHash = await deps.passwords.hash(password);
   const now = deps.now();
-  const outcome = writeTransaction(deps.db, (tx): ResetResult => {
-    const row = consumeToken(tx, token, "reset", now);
+  const outcome = await writeTransaction(deps.db, async (tx): Promise<ResetResult> => {
+    const row = await consumeToken(tx, token, "reset", now);
     if (!row) return { ok: false, reason: "invalid" };
-    const user = tx.select().from(users).where(eq(users.id, row.userId)).get();
+    const user = await one(tx.select().from(users).where(eq(users.id, row.userId)));
     if (!user || user.email !== row.email) return { ok: false, reason: "invalid" };
     if (user.suspendedAt !== null) return { ok: false, reason: "suspended" };
-    const updated = tx.update(users).set({ passwordHash, emailVerified: true, updatedAt: now }).where(eq(users.id, user.id)).returning().get()!;
+    const updated = (await one(tx.update(users).set({ passwordHash, emailVerified: true, updatedAt: now }).where(eq(users.id, user.id)).returning()))!;
     // Whoever held the account before the mailbox's owner took it back keeps nothing: no reset,
     // email-change or joining link of theirs works any more, and when the address was not
     // verified until now, no provider sign-in they joined to it either.
-    voidTokens(tx, user.id, "reset", now);
-    voidTokens(tx, user.id, "verify", now);
-    voidTokens(tx, user.id, "link", now);
-    if (!user.emailVerified) tx.delete(oauthAccounts).where(eq(oauthAccounts.userId, user.id)).run();
-    tx.delete(sessions).where(eq(sessions.userId, user.id)).run();
+    await voidTokens(tx, user.id, "reset", now);
+    await voidTokens(tx, user.id, "verify", now);
+    await voidTokens(tx, user.id, "link", now);
+    if (!user.emailVerified) await tx.delete(oauthAccounts).where(eq(oauthAccounts.userId, user.id));
+    await tx.delete(sessions).where(eq(sessions.userId, user.id));
     return { ok: true, user: updated };
   });
   if (outcome.ok) deps.events.emit({ type: "sessions.ended", userId: outcome.user.id, sessionIds: "all" });
@@ -197,26 +195,26 @@ export interface PendingLink {
 }
 
 /** The provider identity waiting to be joined to `user` (written at the callback, kept server-side). */
-export function startLink(deps: Deps, user: User, profile: { provider: string; subject: string; email: string | null }, next: string): string {
-  return writeTransaction(deps.db, (tx) =>
+export async function startLink(deps: Deps, user: User, profile: { provider: string; subject: string; email: string | null }, next: string): Promise<string> {
+  return await writeTransaction(deps.db, (tx) =>
     issueToken(tx, { userId: user.id, purpose: "link", email: user.email!, data: { provider: profile.provider, subject: profile.subject, providerEmail: profile.email, next }, now: deps.now() }),
   );
 }
 
 /** A link token that still works, with its account. */
-export function pendingLink(deps: Deps, token: string | null): PendingLink | null {
-  const row = findToken(deps.db, token, "link", deps.now());
+export async function pendingLink(deps: Deps, token: string | null): Promise<PendingLink | null> {
+  const row = await findToken(deps.db, token, "link", deps.now());
   if (!row?.data || !("provider" in row.data)) return null;
-  const user = deps.db.select().from(users).where(eq(users.id, row.userId)).get();
+  const user = await one(deps.db.select().from(users).where(eq(users.id, row.userId)));
   if (!user || user.email !== row.email) return null;
   return { row, user, provider: row.data.provider, subject: row.data.subject, next: row.data.next };
 }
 
 /** "Email me a link": a new link token with the same provider identity, emailed to the account's address. */
-export function emailLink(deps: Deps, link: PendingLink, providerName: string, requestLocale: Locale) {
+export async function emailLink(deps: Deps, link: PendingLink, providerName: string, requestLocale: Locale) {
   const now = deps.now();
-  const key = writeTransaction(deps.db, (tx) => {
-    const token = issueToken(tx, { userId: link.user.id, purpose: "link", email: link.row.email, data: link.row.data, now });
+  const key = await writeTransaction(deps.db, async (tx) => {
+    const token = await issueToken(tx, { userId: link.user.id, purpose: "link", email: link.row.email, data: link.row.data, now });
     return queueEmail(tx, deps, `link-account:${hashToken(token)}`, linkAccountEmail(deps, recipientLocale(deps, link.user, requestLocale), link.row.email, token, providerName));
   });
   sendQueuedEmails(deps, [key]);
@@ -231,21 +229,21 @@ export type LinkResult =
  * person followed the emailed link, which verifies the address too; otherwise they proved the
  * password, and the address must already be verified.
  */
-export function completeLink(deps: Deps, token: string | null, byEmail: boolean): LinkResult {
+export async function completeLink(deps: Deps, token: string | null, byEmail: boolean): Promise<LinkResult> {
   const now = deps.now();
-  return writeTransaction(deps.db, (tx): LinkResult => {
-    const row = consumeToken(tx, token, "link", now);
+  return await writeTransaction(deps.db, async (tx): Promise<LinkResult> => {
+    const row = await consumeToken(tx, token, "link", now);
     if (!row?.data || !("provider" in row.data)) return { ok: false, reason: "invalid" };
-    const user = tx.select().from(users).where(eq(users.id, row.userId)).get();
+    const user = await one(tx.select().from(users).where(eq(users.id, row.userId)));
     if (!user || user.email !== row.email) return { ok: false, reason: "invalid" };
     if (user.suspendedAt !== null) return { ok: false, reason: "suspended" };
     if (!byEmail && !user.emailVerified) return { ok: false, reason: "unverified" };
     const { provider, subject, next } = row.data;
-    const linked = tx.select().from(oauthAccounts).where(and(eq(oauthAccounts.provider, provider), eq(oauthAccounts.subject, subject))).get();
+    const linked = await one(tx.select().from(oauthAccounts).where(and(eq(oauthAccounts.provider, provider), eq(oauthAccounts.subject, subject))));
     if (linked && linked.userId !== user.id) return { ok: false, reason: "takenByOther" };
-    if (!linked) tx.insert(oauthAccounts).values({ provider, subject, userId: user.id }).run();
-    const updated = byEmail && !user.emailVerified ? tx.update(users).set({ emailVerified: true, updatedAt: now }).where(eq(users.id, user.id)).returning().get()! : user;
-    voidTokens(tx, user.id, "link", now);
+    if (!linked) await tx.insert(oauthAccounts).values({ provider, subject, userId: user.id });
+    const updated = byEmail && !user.emailVerified ? (await one(tx.update(users).set({ emailVerified: true, updatedAt: now }).where(eq(users.id, user.id)).returning()))! : user;
+    await voidTokens(tx, user.id, "link", now);
     return { ok: true, user: updated, next };
   });
 }

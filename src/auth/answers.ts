@@ -1,3 +1,4 @@
+import { one } from "../../db/client";
 import { eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import type { Deps, RequestState } from "../deps";
@@ -32,7 +33,7 @@ export function sessionAnswers(deps: Deps) {
       redirect.headers.append("Set-Cookie", sessionCookie(session.token));
       return redirect;
     }
-    const user = await deps.db.select().from(users).where(eq(users.id, userId)).get();
+    const user = await one(deps.db.select().from(users).where(eq(users.id, userId)));
     const answer = json(selfUser(user!), status);
     const session = await signIn(state, userId);
     answer.headers.append("Set-Cookie", sessionCookie(session.token));

@@ -42,9 +42,9 @@ export function accountEmailRoutes(deps: Deps) {
     page(state, request, (view) => <ResetPassword view={view} state={screen} />, status);
 
   /** Uses a verification link and answers what it did. */
-  function verify(request: Request, state: RequestState, token: string | null) {
+  async function verify(request: Request, state: RequestState, token: string | null) {
     const current = state.user && state.session ? { userId: state.user.id, sid: state.session.sid } : null;
-    const result = confirmEmail(deps, token, current, state.locale);
+    const result = await confirmEmail(deps, token, current, state.locale);
     const outcome: VerifyOutcome =
       result.kind === "verified" || result.kind === "changed" ? { kind: result.kind, email: result.user.email! } : result;
     const status = outcome.kind === "taken" ? 409 : outcome.kind === "invalid" ? 400 : 200;
@@ -71,9 +71,9 @@ export function accountEmailRoutes(deps: Deps) {
       // whoever signed up with that address.
       .get(
         "/verify-email",
-        ({ request, query, state }) => {
+        async ({ request, query, state }) => {
           const token = tokenFrom(query.token);
-          const row = findToken(deps.db, token, "verify", deps.now());
+          const row = await findToken(deps.db, token, "verify", deps.now());
           if (token && row && deps.config.adminEmails.includes(row.email.toLowerCase())) {
             if (wantsJson(request)) return json({ message: state.t("verify.confirmBody", { email: row.email }) }, 200);
             return page(state, request, (view) => <VerifyEmailResult view={view} outcome={{ kind: "confirm", token, email: row.email }} />);
@@ -91,7 +91,7 @@ export function accountEmailRoutes(deps: Deps) {
         "/api/auth/verify-email/resend",
         async ({ request, body, user, state, sendTo }) => {
           const next = safeNext(asRecord(body).next, "/settings/account");
-          const pending = pendingEmailChange(deps.db, user.id, deps.now());
+          const pending = await pendingEmailChange(deps.db, user.id, deps.now());
           const result = await resendVerification(deps, user, state.locale, pending);
           if (wantsJson(request)) {
             if (result.ok) return json({ message: state.t("verify.sent", { email: result.email }), email: result.email }, 202);
@@ -138,7 +138,7 @@ export function accountEmailRoutes(deps: Deps) {
           // Over the address's limit nothing more is sent, and the answer does not change.
           if ((await deps.limits.resetByEmail.retryAfter(email, now)) === 0) {
             await deps.limits.resetByEmail.hit(email, now);
-            requestPasswordReset(deps, email, state.locale);
+            await requestPasswordReset(deps, email, state.locale);
           }
           const rest = RESET_ANSWER_MS - (performance.now() - started);
           if (rest > 0) await Bun.sleep(rest);
@@ -151,11 +151,11 @@ export function accountEmailRoutes(deps: Deps) {
       // (mail scanners follow links).
       .get(
         "/reset-password",
-        ({ request, query, state }) => {
+        async ({ request, query, state }) => {
           const token = tokenFrom(query.token);
-          const email = resetTokenEmail(deps, token);
+          const email = await resetTokenEmail(deps, token);
           if (!token || !email) return resetPage(state, request, { kind: "invalid" }, 400);
-          return resetPage(state, request, { kind: "form", token, email });
+          return await resetPage(state, request, { kind: "form", token, email });
         },
         { public: true },
       )
@@ -164,7 +164,7 @@ export function accountEmailRoutes(deps: Deps) {
         async ({ request, body, state }) => {
           const input = asRecord(body);
           const token = tokenFrom(input.token);
-          const email = resetTokenEmail(deps, token);
+          const email = await resetTokenEmail(deps, token);
           const invalid = () =>
             wantsJson(request) ? json({ message: state.t("reset.invalid") }, 400) : resetPage(state, request, { kind: "invalid" }, 400);
           if (!token || !email) return invalid();
@@ -172,14 +172,14 @@ export function accountEmailRoutes(deps: Deps) {
           if (!parsed.success) {
             const message = state.t(parsed.error.issues[0]!.message as MessageKey);
             if (wantsJson(request)) return json({ message, errors: { password: message } }, 400);
-            return resetPage(state, request, { kind: "form", token, email, errors: { password: message } }, 400);
+            return await resetPage(state, request, { kind: "form", token, email, errors: { password: message } }, 400);
           }
           const result = await resetPassword(deps, token, parsed.data);
           if (!result.ok) {
             if (result.reason === "invalid") return invalid();
             const message = state.t("login.suspended");
             if (wantsJson(request)) return json({ message }, 403);
-            return resetPage(state, request, { kind: "form", token, email, errors: { form: message } }, 403);
+            return await resetPage(state, request, { kind: "form", token, email, errors: { form: message } }, 403);
           }
           // Whoever was locked out of this address from here by wrong passwords is let in again.
           await signInLimits.succeeded(deps, email, state.ip);

@@ -52,8 +52,8 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
     wantsJson(request) ? json({ message: state.t("link.expired") }, 400) : page(state, request, { kind: "expired" }, 400);
 
   /** Whether this browser's pending sign-in is the one the emailed link is for (same account, provider and subject). */
-  const startedHere = (state: RequestState, emailed: PendingLink) => {
-    const own = fromCookie(state);
+  const startedHere = async (state: RequestState, emailed: PendingLink) => {
+    const own = await fromCookie(state);
     return !!own && own.user.id === emailed.user.id && own.provider === emailed.provider && own.subject === emailed.subject;
   };
   const otherBrowser = (state: RequestState, request: Request, link: PendingLink) =>
@@ -90,8 +90,8 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
     .use(context(deps))
     .get(
       "/link-account",
-      ({ request, state }) => {
-        const link = fromCookie(state);
+      async ({ request, state }) => {
+        const link = await fromCookie(state);
         if (!link) return expired(state, request);
         return page(state, request, chooseState(link));
       },
@@ -101,7 +101,7 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
     .post(
       "/link-account",
       async ({ request, body, state }) => {
-        const link = fromCookie(state);
+        const link = await fromCookie(state);
         if (!link) return expired(state, request);
         const password = asRecord(body).password;
         const fail = (status: number, errors: { password?: string; form?: string }, headers: Record<string, string> = {}) =>
@@ -121,7 +121,7 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
           return fail(401, { password: state.t("link.wrongPassword") });
         }
         await signInLimits.succeeded(deps, email, state.ip);
-        const result = completeLink(deps, tokenFrom(state.cookies[cookieName]), false);
+        const result = await completeLink(deps, tokenFrom(state.cookies[cookieName]), false);
         if (!result.ok) return refused(state, request, result, providerName(link.provider), email);
         return linked(state, request, result);
       },
@@ -131,7 +131,7 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
     .post(
       "/link-account/email",
       async ({ request, state }) => {
-        const link = fromCookie(state);
+        const link = await fromCookie(state);
         if (!link) return expired(state, request);
         const now = deps.now();
         const wait = await deps.limits.linkEmail.retryAfter(link.user.id, now);
@@ -142,7 +142,7 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
         }
         await deps.limits.linkEmail.hit(link.user.id, now);
         const provider = providerName(link.provider);
-        emailLink(deps, link, provider, state.locale);
+        await emailLink(deps, link, provider, state.locale);
         const email = link.user.email!;
         if (wantsJson(request)) return json({ message: state.t("link.sent", { email, provider }) }, 202);
         return page(state, request, { kind: "sent", email, provider });
@@ -154,23 +154,23 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
     // without owning the address cannot get the owner to join their provider account by a click.
     .get(
       "/link-account/confirm",
-      ({ request, query, state }) => {
+      async ({ request, query, state }) => {
         const token = tokenFrom(query.token);
-        const link = pendingLink(deps, token);
+        const link = await pendingLink(deps, token);
         if (!token || !link) return expired(state, request);
-        if (!startedHere(state, link)) return otherBrowser(state, request, link);
+        if (!(await startedHere(state, link))) return otherBrowser(state, request, link);
         return page(state, request, { kind: "confirm", token, email: link.user.email!, provider: providerName(link.provider) });
       },
       { public: true },
     )
     .post(
       "/link-account/confirm",
-      ({ request, body, state }) => {
+      async ({ request, body, state }) => {
         const token = tokenFrom(asRecord(body).token);
-        const link = pendingLink(deps, token);
+        const link = await pendingLink(deps, token);
         if (!link) return expired(state, request);
-        if (!startedHere(state, link)) return otherBrowser(state, request, link);
-        const result = completeLink(deps, token, true);
+        if (!(await startedHere(state, link))) return otherBrowser(state, request, link);
+        const result = await completeLink(deps, token, true);
         if (!result.ok) return refused(state, request, result, providerName(link.provider), link.user.email!);
         return linked(state, request, result);
       },

@@ -1,3 +1,4 @@
+import { writeTransaction } from "../../db/client";
 import { eq } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { users } from "../../db/schema";
@@ -165,7 +166,8 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
       }
       const headers = new Headers({ "Set-Cookie": languageCookie(deps, locale as Locale) });
       const answer = wantsJson(request) ? json({ locale }, 200, headers) : redirectTo(request, safeNext(input.next), headers);
-      if (state.user) await deps.db.update(users).set({ locale, updatedAt: deps.now() }).where(eq(users.id, state.user.id));
+      const user = state.user;
+      if (user) await writeTransaction(deps.db, (tx) => tx.update(users).set({ locale, updatedAt: deps.now() }).where(eq(users.id, user.id)));
       return answer;
     }, { public: true })
     .get("/api/auth/user", ({ user, state }) => json(selfUser(user), 200, { "X-CSRF-Token": state.session!.csrf }), { signedIn: true })
@@ -232,7 +234,7 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
             return res;
           });
         }
-        const token = startLink(deps, user, { provider: profile.provider, subject: profile.subject, email: profile.email ?? null }, next);
+        const token = await startLink(deps, user, { provider: profile.provider, subject: profile.subject, email: profile.email ?? null }, next);
         return linkPage(state, request, { kind: "choose", email: user.email!, provider, hasPassword: !!user.passwordHash }).then((res) => {
           res.headers.append("Set-Cookie", clearOAuth);
           res.headers.append("Set-Cookie", serializeCookie(linkCookieName, token, { maxAge: LINK_COOKIE_TTL_S, secure }));

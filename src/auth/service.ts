@@ -1,5 +1,5 @@
 import { and, eq, lt, sql } from "drizzle-orm";
-import { perDb, readCache, writeTransaction, type Db } from "../../db/client";
+import { perDb, readCache, writeTransaction, type Db, one, written } from "../../db/client";
 import { oauthAccounts, sessions, users, type User } from "../../db/schema";
 import type { Deps, SessionInfo } from "../deps";
 import { queueEmail, sendQueuedEmails } from "../email/outbox";
@@ -27,7 +27,7 @@ export async function createSession(db: Db, userId: string, now = Date.now()) {
   const token = randomToken();
   const csrf = randomToken();
   const expire = now + SESSION_TTL_MS;
-  await db.insert(sessions).values({ sid: sha256(token), userId, sess: { csrf }, expire, createdAt: now });
+  await writeTransaction(db, (tx) => tx.insert(sessions).values({ sid: sha256(token), userId, sess: { csrf }, expire, createdAt: now }));
   return { token, csrf, expire };
 }
 
@@ -39,8 +39,6 @@ const sessionStatements = perDb((db) => ({
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(eq(sessions.sid, sql.placeholder("sid")))
     .prepare(),
-  remove: db.delete(sessions).where(eq(sessions.sid, sql.placeholder("sid"))).prepare(),
-  extend: db.update(sessions).set({ expire: sql`${sql.placeholder("expire")}` }).where(eq(sessions.sid, sql.placeholder("sid"))).prepare(),
 }));
 
 /**
@@ -54,28 +52,28 @@ export async function loadSession(db: Db, token: string, now = Date.now()) {
   if (!token || token.length > 100) return null;
   const sid = sha256(token);
   const statements = sessionStatements(db);
-  const row = sessionRows(db, sid, () => statements.find.get({ sid }) ?? null);
+  const row = await sessionRows(db, sid, async () => (await one(statements.find.execute({ sid }))) ?? null);
   // A suspension deletes the person's sessions; one started in the meantime is refused all the same.
   if (!row || row.user.suspendedAt !== null) return null;
   if (row.session.expire <= now) {
-    await statements.remove.run({ sid });
+    await writeTransaction(db, (tx) => tx.delete(sessions).where(eq(sessions.sid, sid)));
     return null;
   }
   let expire = row.session.expire;
   const renewed = expire - now < SESSION_TTL_MS - SESSION_RENEW_AFTER_MS;
   if (renewed) {
     expire = now + SESSION_TTL_MS;
-    await statements.extend.run({ sid, expire });
+    await writeTransaction(db, (tx) => tx.update(sessions).set({ expire }).where(eq(sessions.sid, sid)));
   }
   return { session: { sid, csrf: row.session.sess.csrf, expire } satisfies SessionInfo, user: row.user, renewed };
 }
 
 export async function destroySession(db: Db, token: string) {
-  await db.delete(sessions).where(eq(sessions.sid, sha256(token)));
+  await writeTransaction(db, (tx) => tx.delete(sessions).where(eq(sessions.sid, sha256(token))));
 }
 
 export async function deleteExpiredSessions(db: Db, now = Date.now()) {
-  await db.delete(sessions).where(lt(sessions.expire, now));
+  await writeTransaction(db, (tx) => tx.delete(sessions).where(lt(sessions.expire, now)));
 }
 
 /** Hourly: expired sessions are removed (they are refused anyway; this keeps the table small). */
@@ -89,9 +87,9 @@ export const expiredSessionsCleanup = defineJob({
 const dummyHashes = new WeakMap<Deps["passwords"], Promise<string>>();
 
 export async function verifyCredentials(deps: Pick<Deps, "db" | "passwords">, email: string, password: string): Promise<User | null> {
-  const user = await deps.db.select().from(users).where(eq(users.email, email)).get();
+  const user = await one(deps.db.select().from(users).where(eq(users.email, email)));
   if (!user?.passwordHash) {
-    let dummy = dummyHashes.get(deps.passwords);
+    let dummy: Promise<string> | undefined = dummyHashes.get(deps.passwords);
     if (!dummy) dummyHashes.set(deps.passwords, (dummy = deps.passwords.hash("not-a-real-password")));
     await deps.passwords.verify(password, await dummy);
     return null;
@@ -107,13 +105,13 @@ export type RegisterResult = { ok: true; user: User } | { ok: false; reason: "em
  * follow the link.
  */
 export async function registerWithPassword(deps: Deps, email: string, password: string, locale: Locale): Promise<RegisterResult> {
-  const existing = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
+  const existing = await one(deps.db.select({ id: users.id }).from(users).where(eq(users.email, email)));
   if (existing) return { ok: false, reason: "emailTaken" };
   const passwordHash = await deps.passwords.hash(password);
   try {
-    const { user, jobKey } = writeTransaction(deps.db, (tx) => {
-      const user = tx.insert(users).values({ id: crypto.randomUUID(), email, passwordHash }).returning().get()!;
-      return { user, jobKey: queueVerification(tx, deps, user, locale) };
+    const { user, jobKey } = await writeTransaction(deps.db, async (tx) => {
+      const user = await written(tx.insert(users).values({ id: crypto.randomUUID(), email, passwordHash }).returning());
+      return { user, jobKey: await queueVerification(tx, deps, user, locale) };
     });
     if (jobKey) sendQueuedEmails(deps, [jobKey]);
     return { ok: true, user };
@@ -154,10 +152,10 @@ export const signInLimits = {
 export async function noticeSignupAttempt(deps: Deps, email: string, requestLocale: Locale) {
   const now = deps.now();
   if ((await deps.limits.signupNotice.retryAfter(email, now)) > 0) return;
-  const holder = deps.db.select().from(users).where(eq(users.email, email)).get();
+  const holder = await one(deps.db.select().from(users).where(eq(users.email, email)));
   if (!holder) return;
   await deps.limits.signupNotice.hit(email, now);
-  const key = queueEmail(deps.db, deps, `signup-attempt:${holder.id}:${now}`, signupAttemptEmail(deps, recipientLocale(deps, holder, requestLocale), email));
+  const key = await writeTransaction(deps.db, (tx) => queueEmail(tx, deps, `signup-attempt:${holder.id}:${now}`, signupAttemptEmail(deps, recipientLocale(deps, holder, requestLocale), email)));
   sendQueuedEmails(deps, [key]);
 }
 
@@ -185,19 +183,18 @@ export async function signInWithProvider(db: Db, profile: OAuthProfile): Promise
   if (linked) return { kind: "user", user: linked };
   const email = normalizedEmail(profile.email);
   // Verified or not by the provider: a provider that lets people choose their email vouches for nothing.
-  const existing = email ? await db.select().from(users).where(eq(users.email, email)).get() : undefined;
+  const existing = email ? await one(db.select().from(users).where(eq(users.email, email))) : undefined;
   if (existing) return { kind: "existing", user: existing };
   return { kind: "user", user: await findOrCreateOAuthUser(db, profile) };
 }
 
 /** The user a provider's account is linked to, if it is. */
 async function linkedUser(db: Db, profile: Pick<OAuthProfile, "provider" | "subject">): Promise<User | undefined> {
-  const row = await db
+  const row = await one(db
     .select({ user: users })
     .from(oauthAccounts)
     .innerJoin(users, eq(users.id, oauthAccounts.userId))
-    .where(and(eq(oauthAccounts.provider, profile.provider), eq(oauthAccounts.subject, profile.subject)))
-    .get();
+    .where(and(eq(oauthAccounts.provider, profile.provider), eq(oauthAccounts.subject, profile.subject))));
   return row?.user;
 }
 
@@ -213,12 +210,12 @@ export async function findOrCreateOAuthUser(db: Db, profile: OAuthProfile): Prom
   if (linked) return linked;
 
   const email = normalizedEmail(profile.email);
-  return writeTransaction(db, (tx) => {
-    const emailFree = email ? !tx.select({ id: users.id }).from(users).where(eq(users.email, email)).get() : false;
+  return writeTransaction(db, async (tx) => {
+    const emailFree = email ? !await one(tx.select({ id: users.id }).from(users).where(eq(users.email, email))) : false;
     // A provider's names follow the profile's rules; one that does not is asked for in onboarding.
     const firstName = validOrNull(firstNameSchema, profile.firstName);
     const lastName = validOrNull(lastNameSchema, profile.lastName);
-    const user = tx
+    const user = await written(tx
       .insert(users)
       .values({
         id: crypto.randomUUID(),
@@ -230,9 +227,8 @@ export async function findOrCreateOAuthUser(db: Db, profile: OAuthProfile): Prom
         lastName,
         name: [firstName, lastName].filter(Boolean).join(" ") || null,
       })
-      .returning()
-      .get();
-    tx.insert(oauthAccounts).values({ provider: profile.provider, subject: profile.subject, userId: user.id }).run();
+      .returning());
+    await tx.insert(oauthAccounts).values({ provider: profile.provider, subject: profile.subject, userId: user.id });
     return user;
   });
 }

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../../db/client";
 import { dialect } from "../../db/dialect";
 import { and, desc, eq, gt, isNull, lt } from "drizzle-orm";
 import type { Db, WriteTx } from "../../db/client";
@@ -35,12 +36,13 @@ export function tokenFrom(value: unknown): string | null {
 }
 
 /** Writes a new token (in the caller's transaction) and answers the raw token for the link. */
-export function issueToken(
-  tx: Db | WriteTx,
+export async function issueToken(
+  tx: WriteTx,
   t: { userId: string; purpose: EmailTokenPurpose; email: string; data?: EmailTokenData | null; now: number },
-): string {
+): Promise<string> {
   const token = randomToken();
-  tx.insert(emailTokens)
+  await tx
+    .insert(emailTokens)
     .values({
       tokenHash: hashToken(token),
       userId: t.userId,
@@ -49,8 +51,7 @@ export function issueToken(
       data: t.data ?? null,
       expiresAt: t.now + TOKEN_TTL_MS[t.purpose],
       createdAt: t.now,
-    })
-    .run();
+    });
   return token;
 }
 
@@ -58,29 +59,30 @@ export function issueToken(
  * Uses a token: a compare-and-set that succeeds once, while the token is unused and unexpired.
  * Run it inside the write transaction of the change it makes; answers the row, or undefined.
  */
-export function consumeToken(tx: Db | WriteTx, token: string | null, purpose: EmailTokenPurpose, now: number): EmailToken | undefined {
+export async function consumeToken(tx: WriteTx, token: string | null, purpose: EmailTokenPurpose, now: number): Promise<EmailToken | undefined> {
   if (!token) return undefined;
-  return tx
-    .update(emailTokens)
-    .set({ usedAt: now })
-    .where(and(eq(emailTokens.tokenHash, hashToken(token)), eq(emailTokens.purpose, purpose), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
-    .returning()
-    .get();
+  return await one(
+    tx
+      .update(emailTokens)
+      .set({ usedAt: now })
+      .where(and(eq(emailTokens.tokenHash, hashToken(token)), eq(emailTokens.purpose, purpose), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
+      .returning(),
+  );
 }
 
 /** Reads a token that would still work, without using it (a page shown from a link: mail scanners fetch links too). */
-export function findToken(db: Db | WriteTx, token: string | null, purpose: EmailTokenPurpose, now: number): EmailToken | undefined {
+export async function findToken(db: Db | WriteTx, token: string | null, purpose: EmailTokenPurpose, now: number): Promise<EmailToken | undefined> {
   if (!token) return undefined;
-  return db
+  return await one(db
     .select()
     .from(emailTokens)
-    .where(and(eq(emailTokens.tokenHash, hashToken(token)), eq(emailTokens.purpose, purpose), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
-    .get();
+    .where(and(eq(emailTokens.tokenHash, hashToken(token)), eq(emailTokens.purpose, purpose), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now))));
 }
 
 /** Voids the account's unused tokens of a purpose (`changes` only: the pending email changes among the verify ones). */
-export function voidTokens(tx: Db | WriteTx, userId: string, purpose: EmailTokenPurpose, now: number, only?: "changes" | "addressChecks") {
-  tx.update(emailTokens)
+export async function voidTokens(tx: WriteTx, userId: string, purpose: EmailTokenPurpose, now: number, only?: "changes" | "addressChecks") {
+  await tx
+    .update(emailTokens)
     .set({ usedAt: now })
     .where(
       and(
@@ -89,21 +91,19 @@ export function voidTokens(tx: Db | WriteTx, userId: string, purpose: EmailToken
         isNull(emailTokens.usedAt),
         only === "changes" ? dialect.jsonFieldIsTrue(emailTokens.data, "change") : only === "addressChecks" ? dialect.jsonFieldIsNull(emailTokens.data, "change") : undefined,
       ),
-    )
-    .run();
+    );
 }
 
 /** Whether a verify token is for an email change (rather than confirming the current address). */
 export const isChange = (row: Pick<EmailToken, "data">) => !!row.data && "change" in row.data && row.data.change === true;
 
 /** The new address of the account's pending email change, if one waits for its link. */
-export function pendingEmailChange(db: Db, userId: string, now: number): string | null {
-  const rows = db
+export async function pendingEmailChange(db: Db, userId: string, now: number): Promise<string | null> {
+  const rows = await db
     .select()
     .from(emailTokens)
     .where(and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, "verify"), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
-    .orderBy(desc(emailTokens.createdAt))
-    .all();
+    .orderBy(desc(emailTokens.createdAt));
   return rows.find(isChange)?.email ?? null;
 }
 
@@ -112,6 +112,6 @@ export const expiredTokensCleanup = defineJob({
   kind: "email-tokens.cleanup",
   every: 24 * HOUR,
   run: async (_, { deps }) => {
-    deps.db.delete(emailTokens).where(lt(emailTokens.expiresAt, deps.now() - 24 * HOUR)).run();
+    await writeTransaction(deps.db, (tx) => tx.delete(emailTokens).where(lt(emailTokens.expiresAt, deps.now() - 24 * HOUR)));
   },
 });

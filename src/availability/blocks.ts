@@ -1,3 +1,4 @@
+import { writeTransaction } from "../../db/client";
 import { and, asc, eq, gt } from "drizzle-orm";
 import { hostBlocks, type HostBlock, type User } from "../../db/schema";
 import type { Deps } from "../deps";
@@ -51,29 +52,28 @@ export function readBlock(input: BlockInput, zone: string, now: number) {
 }
 
 /** Adds a day off or a blocked time for the host. */
-export function addBlock(deps: Deps, host: User, input: BlockInput): HostBlock {
+export async function addBlock(deps: Deps, host: User, input: BlockInput): Promise<HostBlock> {
   const zone = hostZone(host);
   const now = deps.now();
   const read = readBlock(input, zone, now);
-  if (upcomingBlocks(deps, host.id).length >= MAX_BLOCKS) throw new DomainError("availability.tooManyBlocks", 400, { params: { count: MAX_BLOCKS } });
+  if ((await upcomingBlocks(deps, host.id)).length >= MAX_BLOCKS) throw new DomainError("availability.tooManyBlocks", 400, { params: { count: MAX_BLOCKS } });
   const row = { id: crypto.randomUUID(), hostId: host.id, timeZone: zone, ...read, createdAt: now };
-  deps.db.insert(hostBlocks).values(row).run();
+  await writeTransaction(deps.db, (tx) => tx.insert(hostBlocks).values(row));
   return row;
 }
 
 /** Removes one of the host's own blocks; anyone else's id is not found. */
-export function removeBlock(deps: Deps, hostId: string, blockId: string) {
+export async function removeBlock(deps: Deps, hostId: string, blockId: string) {
   if (!uuidLike(blockId)) throw new DomainError("availability.blockNotFound", 404);
-  const removed = deps.db.delete(hostBlocks).where(and(eq(hostBlocks.id, blockId), eq(hostBlocks.hostId, hostId))).returning({ id: hostBlocks.id }).all();
+  const removed = await writeTransaction(deps.db, (tx) => tx.delete(hostBlocks).where(and(eq(hostBlocks.id, blockId), eq(hostBlocks.hostId, hostId))).returning({ id: hostBlocks.id }));
   if (!removed.length) throw new DomainError("availability.blockNotFound", 404);
 }
 
 /** The host's blocks that have not ended, soonest first. */
-export function upcomingBlocks(deps: Deps, hostId: string): HostBlock[] {
-  return deps.db
+export async function upcomingBlocks(deps: Deps, hostId: string): Promise<HostBlock[]> {
+  return await deps.db
     .select()
     .from(hostBlocks)
     .where(and(eq(hostBlocks.hostId, hostId), gt(hostBlocks.endsAt, deps.now())))
-    .orderBy(asc(hostBlocks.startsAt))
-    .all();
+    .orderBy(asc(hostBlocks.startsAt));
 }

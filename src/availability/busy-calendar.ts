@@ -1,6 +1,6 @@
 import { and, eq, gt, sql } from "drizzle-orm";
 import ICAL from "ical.js";
-import { writeTransaction } from "../../db/client";
+import { writeTransaction, one } from "../../db/client";
 import { externalBusy, jobs, users, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { cancelJob, defineJob, scheduleJob, type JobDeps } from "../jobs";
@@ -83,43 +83,40 @@ export async function setBusyCalendar(deps: Deps, hostId: string, value: string,
     throw new DomainError(err.temporary ? "availability.busy.unreachable" : "availability.busy.invalid", 400, { log: `busy calendar refused: ${err.reason}` });
   }
   const now = deps.now();
-  writeTransaction(deps.db, (tx) => {
-    const before = tx.select({ url: users.busyCalendarUrl }).from(users).where(eq(users.id, hostId)).get();
+  await writeTransaction(deps.db, async (tx) => {
+    const before = await one(tx.select({ url: users.busyCalendarUrl }).from(users).where(eq(users.id, hostId)));
     const changed = before?.url !== url;
-    tx.update(users)
+    await tx.update(users)
       .set({ busyCalendarUrl: url, ...(changed ? { busyCalendarFetchedAt: null, busyCalendarError: null } : {}), updatedAt: now })
-      .where(eq(users.id, hostId))
-      .run();
+      .where(eq(users.id, hostId));
     // A new address's events replace the old one's at its first read; until then none block.
-    if (changed) tx.delete(externalBusy).where(eq(externalBusy.hostId, hostId)).run();
-    cancelJob(tx, busyJobKey(hostId));
-    scheduleJob(tx, busyCalendarJob, { hostId }, { at: now, key: busyJobKey(hostId) });
+    if (changed) await tx.delete(externalBusy).where(eq(externalBusy.hostId, hostId));
+    await cancelJob(tx, busyJobKey(hostId));
+    await scheduleJob(tx, busyCalendarJob, { hostId }, { at: now, key: busyJobKey(hostId) });
   });
   // Read it now rather than at the runner's next pass (a job under way is left to finish).
   void deps.jobs.runNow([busyJobKey(hostId)]).catch((err) => console.error("busy calendar read failed", err));
 }
 
 /** Removes the host's outside calendar, its busy times and its waiting read. */
-export function clearBusyCalendar(deps: Deps, hostId: string) {
-  writeTransaction(deps.db, (tx) => {
-    tx.update(users).set({ busyCalendarUrl: null, busyCalendarFetchedAt: null, busyCalendarError: null, updatedAt: deps.now() }).where(eq(users.id, hostId)).run();
-    tx.delete(externalBusy).where(eq(externalBusy.hostId, hostId)).run();
-    cancelJob(tx, busyJobKey(hostId));
+export async function clearBusyCalendar(deps: Deps, hostId: string) {
+  await writeTransaction(deps.db, async (tx) => {
+    await tx.update(users).set({ busyCalendarUrl: null, busyCalendarFetchedAt: null, busyCalendarError: null, updatedAt: deps.now() }).where(eq(users.id, hostId));
+    await tx.delete(externalBusy).where(eq(externalBusy.hostId, hostId));
+    await cancelJob(tx, busyJobKey(hostId));
   });
 }
 
 /** What the busy-calendar card shows. */
-export function busyCalendarState(deps: Pick<Deps, "db" | "now">, user: Pick<User, "id">) {
-  const row = deps.db
+export async function busyCalendarState(deps: Pick<Deps, "db" | "now">, user: Pick<User, "id">) {
+  const row = await one(deps.db
     .select({ url: users.busyCalendarUrl, fetchedAt: users.busyCalendarFetchedAt, error: users.busyCalendarError })
     .from(users)
-    .where(eq(users.id, user.id))
-    .get();
-  const events = deps.db
+    .where(eq(users.id, user.id)));
+  const events = await one(deps.db
     .select({ n: sql<number>`count(*)` })
     .from(externalBusy)
-    .where(and(eq(externalBusy.hostId, user.id), gt(externalBusy.endsAt, deps.now())))
-    .get();
+    .where(and(eq(externalBusy.hostId, user.id), gt(externalBusy.endsAt, deps.now()))));
   return { url: row?.url ?? null, fetchedAt: row?.fetchedAt ?? null, error: row?.error ?? null, events: events?.n ?? 0 };
 }
 
@@ -365,7 +362,7 @@ const localeOf = (deps: Deps, user: Pick<User, "locale">): Locale => chosenLocal
  * `jobId`: the job under way, whose row gives up its key so the next read can take it.
  */
 export async function refreshBusyCalendar(deps: Deps, hostId: string, jobId?: string): Promise<"read" | "failed" | "none"> {
-  const user = deps.db.select().from(users).where(eq(users.id, hostId)).get();
+  const user = await one(deps.db.select().from(users).where(eq(users.id, hostId)));
   if (!user?.busyCalendarUrl) return "none";
   const url = user.busyCalendarUrl;
   let outcome: { ok: true; times: BusyInterval[] } | { ok: false; error: string };
@@ -379,28 +376,28 @@ export async function refreshBusyCalendar(deps: Deps, hostId: string, jobId?: st
     outcome = { ok: false, error: t(known.key, known.params) };
   }
   const now = deps.now();
-  return writeTransaction(deps.db, (tx) => {
-    const current = tx.select({ url: users.busyCalendarUrl }).from(users).where(eq(users.id, hostId)).get();
+  return writeTransaction(deps.db, async (tx) => {
+    const current = await one(tx.select({ url: users.busyCalendarUrl }).from(users).where(eq(users.id, hostId)));
     const key = busyJobKey(hostId);
-    if (jobId) tx.update(jobs).set({ key: null }).where(eq(jobs.id, jobId)).run();
+    if (jobId) await tx.update(jobs).set({ key: null }).where(eq(jobs.id, jobId));
     // Removed meanwhile: nothing to write, no next read.
     if (!current?.url) return "none";
     // Changed meanwhile: what was read is the old address's; the new one is read at once.
     if (current.url !== url) {
-      scheduleJob(tx, busyCalendarJob, { hostId }, { at: now, key });
+      await scheduleJob(tx, busyCalendarJob, { hostId }, { at: now, key });
       return "none";
     }
     if (outcome.ok) {
-      tx.delete(externalBusy).where(eq(externalBusy.hostId, hostId)).run();
+      await tx.delete(externalBusy).where(eq(externalBusy.hostId, hostId));
       const rows = outcome.times.map((s) => ({ id: crypto.randomUUID(), hostId, startsAt: s.startsAt, endsAt: s.endsAt }));
       // SQLite's limit on bound values: 4 per row.
-      for (let i = 0; i < rows.length; i += 200) tx.insert(externalBusy).values(rows.slice(i, i + 200)).run();
-      tx.update(users).set({ busyCalendarFetchedAt: now, busyCalendarError: null }).where(eq(users.id, hostId)).run();
+      for (let i = 0; i < rows.length; i += 200) await tx.insert(externalBusy).values(rows.slice(i, i + 200));
+      await tx.update(users).set({ busyCalendarFetchedAt: now, busyCalendarError: null }).where(eq(users.id, hostId));
     } else {
-      tx.update(users).set({ busyCalendarError: outcome.error }).where(eq(users.id, hostId)).run();
+      await tx.update(users).set({ busyCalendarError: outcome.error }).where(eq(users.id, hostId));
     }
     // The next read (a read already waiting under the key, from a save made meanwhile, stays).
-    scheduleJob(tx, busyCalendarJob, { hostId }, { at: now + BUSY_REFRESH_MS, key });
+    await scheduleJob(tx, busyCalendarJob, { hostId }, { at: now + BUSY_REFRESH_MS, key });
     return outcome.ok ? "read" : "failed";
   });
 }

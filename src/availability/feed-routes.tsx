@@ -32,10 +32,10 @@ export function feedRoutes(deps: Deps) {
     .use(context(deps))
     .get(
       "/calendar/:userId/:file",
-      ({ params }) => {
-        const owner = feedOwner(deps, params.userId, params.file);
+      async ({ params }) => {
+        const owner = await feedOwner(deps, params.userId, params.file);
         if (!owner) return noFeed();
-        return new Response(calendarFeed(deps, owner), {
+        return new Response(await calendarFeed(deps, owner), {
           headers: {
             "Content-Type": "text/calendar; charset=utf-8",
             "Content-Disposition": 'inline; filename="offline.ics"',
@@ -48,11 +48,11 @@ export function feedRoutes(deps: Deps) {
     )
     .post(
       "/settings/calendar-feed",
-      ({ request, body, user, sendTo, state }) => {
+      async ({ request, body, user, sendTo, state }) => {
         const input = asRecord(body);
         const action = FEED_ACTIONS.find((a) => a === input.action);
         if (!action) return json({ message: state.t("error.badRequest") }, 400);
-        const version = changeCalendarFeed(deps, user.id, action);
+        const version = await changeCalendarFeed(deps, user.id, action);
         if (wantsJson(request)) return json({ url: feedUrl(deps, { id: user.id, calendarFeedVersion: version }) });
         return sendTo(safeNext(input.next, "/settings"), FEED_TOASTS[action]);
       },
@@ -67,7 +67,7 @@ export function feedRoutes(deps: Deps) {
           const input = parseBody(busyCalendarInput, body);
           const url = input.url ?? "";
           remove = input.action === "remove" || !url.trim();
-          if (remove) clearBusyCalendar(deps, user.id);
+          if (remove) await clearBusyCalendar(deps, user.id);
           else await setBusyCalendar(deps, user.id, url);
         } catch (err) {
           // The form says the refusal as a toast on the page it came from; callers of JSON get it as JSON.

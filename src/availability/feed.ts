@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { and, eq, gte, inArray, or } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import ical, { ICalEventStatus } from "ical-generator";
-import { writeTransaction } from "../../db/client";
+import { writeTransaction, one } from "../../db/client";
 import { activities, bookings, users, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { vtimezone } from "../email/calendar";
@@ -48,16 +48,16 @@ export type FeedAction = "on" | "reset" | "off";
  * Turns the feed on, makes a new link (reset), or turns it off; see the numbering above. Turning
  * on a feed that is on, or off one that is off, changes nothing. Returns the new number.
  */
-export function changeCalendarFeed(deps: Deps, userId: string, action: FeedAction): number {
-  return writeTransaction(deps.db, (tx) => {
-    const row = tx.select({ version: users.calendarFeedVersion }).from(users).where(eq(users.id, userId)).get();
+export async function changeCalendarFeed(deps: Deps, userId: string, action: FeedAction): Promise<number> {
+  return await writeTransaction(deps.db, async (tx) => {
+    const row = await one(tx.select({ version: users.calendarFeedVersion }).from(users).where(eq(users.id, userId)));
     if (!row) return 0;
     const current = row.version;
     let next = current;
     if (action === "on" && current <= 0) next = Math.abs(current) + 1;
     else if (action === "reset") next = Math.abs(current) + 1;
     else if (action === "off" && current > 0) next = -current;
-    if (next !== current) tx.update(users).set({ calendarFeedVersion: next, updatedAt: deps.now() }).where(eq(users.id, userId)).run();
+    if (next !== current) await tx.update(users).set({ calendarFeedVersion: next, updatedAt: deps.now() }).where(eq(users.id, userId));
     return next;
   });
 }
@@ -66,10 +66,10 @@ export function changeCalendarFeed(deps: Deps, userId: string, action: FeedActio
  * The person whose feed `file` (`<token>.ics`) opens, or null: unknown person, feed off, or a
  * token that is not this version's (compared in constant time).
  */
-export function feedOwner(deps: Deps, userId: string, file: string): User | null {
+export async function feedOwner(deps: Deps, userId: string, file: string): Promise<User | null> {
   const m = /^([A-Za-z0-9_-]{43})\.ics$/.exec(file);
   if (!m) return null;
-  const user = deps.db.select().from(users).where(eq(users.id, userId)).get();
+  const user = await one(deps.db.select().from(users).where(eq(users.id, userId)));
   if (!user || user.calendarFeedVersion <= 0 || user.suspendedAt !== null) return null;
   const expected = Buffer.from(feedToken(deps.secrets.sessionSecret, user.id, user.calendarFeedVersion));
   const given = Buffer.from(m[1]!);
@@ -81,8 +81,8 @@ const host = alias(users, "feed_host");
 const guest = alias(users, "feed_guest");
 
 /** The person's bookings the feed shows: as host or guest, accepted or pending, ended at most a month ago. */
-function feedBookings(deps: Deps, userId: string) {
-  return deps.db
+async function feedBookings(deps: Deps, userId: string) {
+  return await deps.db
     .select({
       id: bookings.id,
       status: bookings.status,
@@ -113,8 +113,7 @@ function feedBookings(deps: Deps, userId: string) {
         gte(bookings.endsAt, deps.now() - FEED_PAST_MS),
       ),
     )
-    .orderBy(bookings.startsAt)
-    .all();
+    .orderBy(bookings.startsAt);
 }
 
 const firstNameOf = (firstName: string | null, name: string | null) => firstName || name?.split(" ")[0] || "";
@@ -124,7 +123,7 @@ const firstNameOf = (firstName: string | null, name: string | null) => firstName
  * own zone (TZID, with the VTIMEZONE that zone needs, as the booking emails write them), the
  * texts in the person's language.
  */
-export function calendarFeed(deps: Deps, user: User): string {
+export async function calendarFeed(deps: Deps, user: User): Promise<string> {
   const locale = chosenLocale(user.locale, deps.config.defaultLanguage);
   const t = translator(locale);
   const domain = new URL(deps.config.publicUrl).hostname;
@@ -135,7 +134,7 @@ export function calendarFeed(deps: Deps, user: User): string {
     ttl: 60 * 60,
   });
   cal.timezone({ name: null, generator: (tz) => vtimezone(tz, now) });
-  for (const b of feedBookings(deps, user.id)) {
+  for (const b of await feedBookings(deps, user.id)) {
     const asHost = b.hostId === user.id;
     const other = asHost ? firstNameOf(b.guestFirstName, b.guestName) : firstNameOf(b.hostFirstName, b.hostName);
     const hostName = firstNameOf(b.hostFirstName, b.hostName);

@@ -23,10 +23,10 @@ async function availabilityData(deps: Deps, host: User, form?: AvailabilityData[
   return {
     zone: hostZone(host),
     activities: await ownActivities(deps, host.id),
-    blocks: upcomingBlocks(deps, host.id),
+    blocks: await upcomingBlocks(deps, host.id),
     form,
     feed: calendarFeedState(deps, host),
-    busyCalendar: busyCalendarState(deps, host),
+    busyCalendar: await busyCalendarState(deps, host),
   };
 }
 
@@ -47,8 +47,8 @@ export function availabilityRoutes(deps: Deps) {
     })
     .post("/host/availability/blocks", async ({ body, user, request, state, render, sendTo }) => {
       try {
-        const block = addBlock(deps, user, parseBody(blockInput, body));
-        const held = heldCount(deps, user.id, block.startsAt, block.endsAt);
+        const block = await addBlock(deps, user, parseBody(blockInput, body));
+        const held = await heldCount(deps, user.id, block.startsAt, block.endsAt);
         if (wantsJson(request)) return Response.json({ id: block.id, startsAt: block.startsAt, endsAt: block.endsAt, allDay: block.allDay, note: block.note, heldBookings: held }, { status: 201 });
         return sendTo("/host/availability", { title: "availability.blockAdded", body: held ? "availability.overlapsRequests" : "availability.blockAddedBody", variant: "success" });
       } catch (err) {
@@ -77,9 +77,9 @@ export function availabilityRoutes(deps: Deps) {
       await updateActivity(deps, activity, read.changes);
       return sendTo("/host/availability", { title: "availability.hoursSaved", body: "availability.hoursSavedBody", variant: "success" });
     })
-    .post("/host/availability/blocks/:id/remove", ({ params, user, request, sendTo }) => {
+    .post("/host/availability/blocks/:id/remove", async ({ params, user, request, sendTo }) => {
       try {
-        removeBlock(deps, user.id, params.id);
+        await removeBlock(deps, user.id, params.id);
       } catch (err) {
         if (!isDomainError(err) || wantsJson(request)) throw err;
         return sendTo("/host/availability", { title: "availability.blockFailed", body: err.key, variant: "error" });

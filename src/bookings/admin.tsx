@@ -20,11 +20,11 @@ export function adminPaymentRoutes(deps: Deps) {
     .use(context(deps))
     .get(
       "/admin/payments",
-      ({ request, state, render }) => {
+      async ({ request, state, render }) => {
         // A listed operator whose address is not verified yet is told to verify it (decision 0034).
         if (awaitsOperatorVerification(deps, state.user)) return verifyFirstAnswer(request, state, render);
         if (!isOperator(deps, state.user)) return notFoundAnswer(request, state, render);
-        const { flagged, failed } = paymentsNeedingAttention(deps);
+        const { flagged, failed } = await paymentsNeedingAttention(deps);
         if (wantsJson(request)) return json({ flagged, failed });
         return render((view) => <AdminPayments view={view} flagged={flagged} failed={failed} />);
       },
@@ -32,10 +32,10 @@ export function adminPaymentRoutes(deps: Deps) {
     )
     .post(
       "/admin/payments/:id/clear",
-      ({ params, request, state, render, sendTo }) => {
+      async ({ params, request, state, render, sendTo }) => {
         if (awaitsOperatorVerification(deps, state.user)) return verifyFirstAnswer(request, state, render);
         if (!isOperator(deps, state.user) || !uuidLike(params.id)) return notFoundAnswer(request, state, render);
-        const cleared = clearPaymentIssue(deps, params.id);
+        const cleared = await clearPaymentIssue(deps, params.id);
         if (wantsJson(request)) return json({ ok: cleared }, cleared ? 200 : 404);
         return sendTo("/admin/payments", { title: "payments.admin.title", body: "payments.admin.cleared", variant: "success" });
       },

@@ -1,3 +1,4 @@
+import { one } from "../../db/client";
 import { and, eq, gt, inArray, lt, or } from "drizzle-orm";
 import type { Db, WriteTx } from "../../db/client";
 import { bookings, externalBusy, hostBlocks, type Activity } from "../../db/schema";
@@ -24,82 +25,76 @@ const holdsTime = (now: number) => or(inArray(bookings.status, [...HOLDING]), an
  * a day more, for zones ahead of UTC), for the picker: bookings that hold their time, their days
  * off and blocked times, and their outside calendar's busy times.
  */
-export function busyIntervals(deps: Deps, hostId: string, from: number, days: number) {
+export async function busyIntervals(deps: Deps, hostId: string, from: number, days: number) {
   const to = from + (days + 2) * 24 * 60 * 60 * 1000;
-  const held = deps.db
+  const held = await deps.db
     .select({ startsAt: bookings.startsAt, endsAt: bookings.endsAt })
     .from(bookings)
-    .where(and(overlapping(bookings, hostId, from, to), holdsTime(deps.now())))
-    .all();
-  const own = deps.db
+    .where(and(overlapping(bookings, hostId, from, to), holdsTime(deps.now())));
+  const own = await deps.db
     .select({ startsAt: hostBlocks.startsAt, endsAt: hostBlocks.endsAt })
     .from(hostBlocks)
-    .where(overlapping(hostBlocks, hostId, from, to))
-    .all();
-  const outside = deps.db
+    .where(overlapping(hostBlocks, hostId, from, to));
+  const outside = await deps.db
     .select({ startsAt: externalBusy.startsAt, endsAt: externalBusy.endsAt })
     .from(externalBusy)
-    .where(overlapping(externalBusy, hostId, from, to))
-    .all();
+    .where(overlapping(externalBusy, hostId, from, to));
   return [...held, ...own, ...outside];
 }
 
 /** The ids of bookings holding `person`'s time over [startsAt, endsAt): as the host, or as either side. */
-function holding(db: WriteTx | Db, person: { hostId: string } | { anySide: string }, startsAt: number, endsAt: number, now: number) {
+async function holding(db: WriteTx | Db, person: { hostId: string } | { anySide: string }, startsAt: number, endsAt: number, now: number) {
   const whose = "hostId" in person ? eq(bookings.hostId, person.hostId) : or(eq(bookings.guestId, person.anySide), eq(bookings.hostId, person.anySide));
-  return db
+  return await db
     .select({ id: bookings.id })
     .from(bookings)
-    .where(and(whose, lt(bookings.startsAt, endsAt), gt(bookings.endsAt, startsAt), holdsTime(now)))
-    .all();
+    .where(and(whose, lt(bookings.startsAt, endsAt), gt(bookings.endsAt, startsAt), holdsTime(now)));
 }
 
 /** Is the host off over any of [startsAt, endsAt): a day off, a blocked time or an outside busy time? */
-function hostBlocked(db: WriteTx | Db, hostId: string, startsAt: number, endsAt: number) {
-  const own = db
+async function hostBlocked(db: WriteTx | Db, hostId: string, startsAt: number, endsAt: number) {
+  const own = await one(db
     .select({ id: hostBlocks.id })
     .from(hostBlocks)
     .where(overlapping(hostBlocks, hostId, startsAt, endsAt))
-    .limit(1)
-    .get();
+    .limit(1));
   if (own) return true;
-  const outside = db
+  const outside = await one(db
     .select({ id: externalBusy.id })
     .from(externalBusy)
     .where(overlapping(externalBusy, hostId, startsAt, endsAt))
-    .limit(1)
-    .get();
+    .limit(1));
   return outside !== undefined;
 }
 
 /** Does a booking (other than `exceptId`) hold the host's time over [startsAt, endsAt)? */
-const hostBooked = (db: WriteTx | Db, hostId: string, startsAt: number, endsAt: number, now: number, exceptId?: string) =>
-  holding(db, { hostId }, startsAt, endsAt, now).some((r) => r.id !== exceptId);
+const hostBooked = async (db: WriteTx | Db, hostId: string, startsAt: number, endsAt: number, now: number, exceptId?: string) =>
+  (await holding(db, { hostId }, startsAt, endsAt, now)).some((r) => r.id !== exceptId);
 
 /**
  * Inside a write transaction: does anything hold the host's time over [startsAt, endsAt)? A
  * booking, or a day off, blocked time or outside busy time.
  */
-export function hostBusy(tx: WriteTx | Db, hostId: string, startsAt: number, endsAt: number, now: number, exceptId?: string) {
-  return hostBooked(tx, hostId, startsAt, endsAt, now, exceptId) || hostBlocked(tx, hostId, startsAt, endsAt);
+export async function hostBusy(tx: WriteTx | Db, hostId: string, startsAt: number, endsAt: number, now: number, exceptId?: string): Promise<boolean> {
+  return (await hostBooked(tx, hostId, startsAt, endsAt, now, exceptId)) || (await hostBlocked(tx, hostId, startsAt, endsAt));
 }
 
 /** Inside a write transaction: does the guest already have somewhere to be then, as a guest or as a host? */
-export function guestBusy(tx: WriteTx | Db, guestId: string, startsAt: number, endsAt: number, now: number, exceptId?: string) {
-  return holding(tx, { anySide: guestId }, startsAt, endsAt, now).some((r) => r.id !== exceptId);
+export async function guestBusy(tx: WriteTx | Db, guestId: string, startsAt: number, endsAt: number, now: number, exceptId?: string) {
+  return (await holding(tx, { anySide: guestId }, startsAt, endsAt, now)).some((r) => r.id !== exceptId);
 }
 
 /**
  * Before anything is held: the host's time must be free, and the guest must not already be
  * booked elsewhere then (nobody can be at two activities at once).
  */
-export function checkSlotOpen(deps: Deps, activity: Activity, slot: Slot, guestId: string) {
-  if (hostBlocked(deps.db, activity.hostId, slot.startsAt, slot.endsAt)) throw new DomainError("booking.hostUnavailable", 409);
-  if (hostBooked(deps.db, activity.hostId, slot.startsAt, slot.endsAt, deps.now())) throw new DomainError("booking.slotTaken", 409);
-  if (guestBusy(deps.db, guestId, slot.startsAt, slot.endsAt, deps.now())) throw new DomainError("booking.guestBusy", 409);
+export async function checkSlotOpen(deps: Deps, activity: Activity, slot: Slot, guestId: string) {
+  if (await hostBlocked(deps.db, activity.hostId, slot.startsAt, slot.endsAt)) throw new DomainError("booking.hostUnavailable", 409);
+  if (await hostBooked(deps.db, activity.hostId, slot.startsAt, slot.endsAt, deps.now())) throw new DomainError("booking.slotTaken", 409);
+  if (await guestBusy(deps.db, guestId, slot.startsAt, slot.endsAt, deps.now())) throw new DomainError("booking.guestBusy", 409);
 }
 
 /** How many requests and bookings hold the host's time somewhere in [startsAt, endsAt) (a new block over them). */
-export function heldCount(deps: Deps, hostId: string, startsAt: number, endsAt: number) {
-  return holding(deps.db, { hostId }, startsAt, endsAt, deps.now()).length;
+export async function heldCount(deps: Deps, hostId: string, startsAt: number, endsAt: number) {
+  return (await holding(deps.db, { hostId }, startsAt, endsAt, deps.now())).length;
 }

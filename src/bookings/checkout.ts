@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, inArray, isNotNull, isNull } from "drizzle-orm";
-import { writeTransaction, type WriteTx } from "../../db/client";
+import { writeTransaction, type WriteTx, one, written } from "../../db/client";
 import { activities, bookings, type Activity, type Booking, type BookingStatus, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { cancelJob } from "../jobs";
@@ -46,13 +46,13 @@ import { acceptInstantlyNow, announce, endAwaitingPayment, INSTANT_ANSWER_MS, in
  * activity that books instantly (docs/decisions/0037), its accept, due at once. Answers the
  * system message, for `requestMade` to announce.
  */
-function recordRequest(tx: WriteTx, deps: Deps, booking: Booking, intentId: string, instant: boolean, now: number) {
-  ledger(tx, deps, booking, "authorize", booking.totalCents, intentId);
-  const request = systemMessage(tx, deps, booking.id, "booking_request", booking.guestId);
-  schedule(tx, expireJob, { bookingId: booking.id }, { at: booking.respondBy, key: jobKeys.expire(booking.id) });
+async function recordRequest(tx: WriteTx, deps: Deps, booking: Booking, intentId: string, instant: boolean, now: number) {
+  await ledger(tx, deps, booking, "authorize", booking.totalCents, intentId);
+  const request = await systemMessage(tx, deps, booking.id, "booking_request", booking.guestId);
+  await schedule(tx, expireJob, { bookingId: booking.id }, { at: booking.respondBy, key: jobKeys.expire(booking.id) });
   if (instant) {
-    schedule(tx, instantAcceptJob, { bookingId: booking.id }, { at: now, key: jobKeys.instantAccept(booking.id) });
-    schedule(tx, instantUnansweredJob, { bookingId: booking.id }, { at: instantUnansweredAt(booking, now), key: jobKeys.instantUnanswered(booking.id) });
+    await schedule(tx, instantAcceptJob, { bookingId: booking.id }, { at: now, key: jobKeys.instantAccept(booking.id) });
+    await schedule(tx, instantUnansweredJob, { bookingId: booking.id }, { at: instantUnansweredAt(booking, now), key: jobKeys.instantUnanswered(booking.id) });
   }
   return request;
 }
@@ -62,7 +62,7 @@ function recordRequest(tx: WriteTx, deps: Deps, booking: Booking, intentId: stri
  * runs now; `waitMs` is how long the answer waits for it (a guest's answer waits, a webhook does
  * not). Answers the booking as it is then.
  */
-async function requestMade(deps: Deps, booking: Booking, from: BookingStatus | null, request: ReturnType<typeof recordRequest>, instant: boolean, waitMs: number): Promise<Booking> {
+async function requestMade(deps: Deps, booking: Booking, from: BookingStatus | null, request: Awaited<ReturnType<typeof recordRequest>>, instant: boolean, waitMs: number): Promise<Booking> {
   announce(deps, booking, from, request);
   if (!instant) return booking;
   return (await acceptInstantlyNow(deps, booking.id, waitMs)) ?? booking;
@@ -97,7 +97,7 @@ export async function intentForSlot(deps: Deps, guest: User, input: { activityId
   const slot = slotOrThrow(activity, input, "datetime", deps.now());
   const price = priceFor(activity.hourlyRateCents, slot.durationMinutes);
   checkAmount(input.amount, price);
-  checkSlotOpen(deps, activity, slot, guest.id);
+  await checkSlotOpen(deps, activity, slot, guest.id);
   const key = `intent:${guest.id}:${activity.id}:${slot.startsAtLocal}:${slot.durationMinutes}:${price.totalCents}:${input.nonce ?? crypto.randomUUID()}`;
   const create = (k: string) =>
     providerCall(() =>
@@ -106,7 +106,7 @@ export async function intentForSlot(deps: Deps, guest: User, input: { activityId
   let intent = await create(key);
   // The intent this choice had was released (a lost race, a lapsed hold): a new one.
   if (intent.status === "canceled" || intent.status === "succeeded") intent = await create(`${key}:${crypto.randomUUID()}`);
-  schedule(deps.db, reconcileJob, { intentId: intent.id }, { at: deps.now() + RECONCILE_MS, key: jobKeys.reconcileIntent(intent.id) });
+  await writeTransaction(deps.db, (tx) => schedule(tx, reconcileJob, { intentId: intent.id }, { at: deps.now() + RECONCILE_MS, key: jobKeys.reconcileIntent(intent.id) }));
   return { intent, activity, slot, price };
 }
 
@@ -114,8 +114,8 @@ export async function intentForSlot(deps: Deps, guest: User, input: { activityId
  * The date-time screen's `POST /api/create-payment-intent`: for the choice the guest saved, the
  * intent is keyed by that choice's nonce, so asking again gives the same one.
  */
-export function intentForSavedChoice(deps: Deps, guest: User, input: { activityId: string; date: string; time: string; durationMinutes: number; amount: Amount }) {
-  const selection = getSelection(deps, guest.id, input.activityId);
+export async function intentForSavedChoice(deps: Deps, guest: User, input: { activityId: string; date: string; time: string; durationMinutes: number; amount: Amount }) {
+  const selection = await getSelection(deps, guest.id, input.activityId);
   const same = selection && selection.date === input.date && selection.time === input.time && selection.durationMinutes === input.durationMinutes;
   return intentForSlot(deps, guest, { ...input, nonce: same ? selection.nonce : undefined });
 }
@@ -124,7 +124,7 @@ export function intentForSavedChoice(deps: Deps, guest: User, input: { activityI
 export async function saveChoice(deps: Deps, guest: User, activity: Activity, pick: { date: string; time: string; durationMinutes?: number }) {
   await bookableActivity(deps, guest, activity.id);
   const slot = slotOrThrow(activity, { date: pick.date, time: pick.time, durationMinutes: pick.durationMinutes }, "datetime", deps.now());
-  checkSlotOpen(deps, activity, slot, guest.id);
+  await checkSlotOpen(deps, activity, slot, guest.id);
   return saveSelection(deps, guest.id, activity.id, slot);
 }
 
@@ -136,7 +136,7 @@ export async function quoteRequest(deps: Deps, guest: User, activity: Activity, 
   await bookableActivity(deps, guest, activity.id);
   bookingMessage(choice.message, { required: true });
   const slot = slotOrThrow(activity, { date: choice.date, time: choice.time, durationMinutes: choice.hours * 60 }, "dialog", deps.now());
-  checkSlotOpen(deps, activity, slot, guest.id);
+  await checkSlotOpen(deps, activity, slot, guest.id);
   return priceFor(activity.hourlyRateCents, slot.durationMinutes);
 }
 
@@ -166,7 +166,7 @@ function newBooking(
   };
 }
 
-const byIntent = (deps: Deps, intentId: string) => deps.db.select().from(bookings).where(eq(bookings.paymentIntentId, intentId)).get();
+const byIntent = async (deps: Deps, intentId: string) => await one(deps.db.select().from(bookings).where(eq(bookings.paymentIntentId, intentId)));
 
 /**
  * `POST /api/bookings`: the request, made once the card is authorised. The intent must be the
@@ -185,7 +185,7 @@ export async function createBooking(
   const message = bookingMessage(input.message, { required: false });
   const intentId = input.paymentIntentId?.trim();
   if (!intentId || input.paymentIntentId!.length > 200) throw new DomainError("booking.paymentRequired", 400);
-  const already = byIntent(deps, intentId);
+  const already = await byIntent(deps, intentId);
   if (already) {
     if (already.guestId !== guest.id) throw new DomainError("booking.paymentNotFound", 404);
     return { booking: already, created: false };
@@ -195,32 +195,31 @@ export async function createBooking(
   const intent = await providerCall(() => deps.payments.getIntent(intentId));
   if (!intent || intent.metadata.guestId !== guest.id) throw new DomainError("booking.paymentNotFound", 404);
   if (intent.metadata.activityId !== activity.id || intent.amountCents !== price.totalCents || intent.metadata.date !== slot.date || intent.metadata.time !== slot.time || intent.metadata.duration !== String(slot.durationMinutes / 60)) {
-    if (intent.status === "requires_capture" && !byIntent(deps, intent.id)) await releaseStray(deps, intent.id);
+    if (intent.status === "requires_capture" && !(await byIntent(deps, intent.id))) await releaseStray(deps, intent.id);
     throw new DomainError("booking.paymentMismatch", 409, { fields: { priceTotal: decimalFromCents(price.totalCents) } });
   }
   try {
     checkAmount(input.priceTotal, price);
   } catch (err) {
-    if (isDomainError(err) && err.status === 409 && intent.status === "requires_capture" && !byIntent(deps, intent.id)) await releaseStray(deps, intent.id);
+    if (isDomainError(err) && err.status === 409 && intent.status === "requires_capture" && !(await byIntent(deps, intent.id))) await releaseStray(deps, intent.id);
     throw err;
   }
   // The provider's words for it ("Your card was declined.") go with it, for the card form to show.
   if (intent.status !== "requires_capture") throw new DomainError("booking.paymentNotAuthorised", 402, intent.lastError ? { said: intent.lastError } : {});
 
   const now = deps.now();
-  const made = writeTransaction(deps.db, (tx) => {
+  const made = await writeTransaction(deps.db, async (tx) => {
     // The same authorisation sent twice at once: the first one made the booking, and it is the
     // answer, never a reason to release the card it holds.
-    const first = tx.select().from(bookings).where(eq(bookings.paymentIntentId, intent.id)).get();
+    const first = await one(tx.select().from(bookings).where(eq(bookings.paymentIntentId, intent.id)));
     if (first) return { made: false as const, booking: first };
-    if (hostBusy(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return "hostBusy" as const;
-    if (guestBusy(tx, guest.id, slot.startsAt, slot.endsAt, now)) return "guestBusy" as const;
-    const row = tx
+    if (await hostBusy(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return "hostBusy" as const;
+    if (await guestBusy(tx, guest.id, slot.startsAt, slot.endsAt, now)) return "guestBusy" as const;
+    const row = await written(tx
       .insert(bookings)
       .values({ ...newBooking(deps, { guest, activity, slot, price, message, now }), status: "pending", paymentIntentId: intent.id })
-      .returning()
-      .get();
-    const request = recordRequest(tx, deps, row, intent.id, activity.instantBooking, now);
+      .returning());
+    const request = await recordRequest(tx, deps, row, intent.id, activity.instantBooking, now);
     return { made: true as const, booking: row, request };
   });
   if (typeof made === "string") {
@@ -260,29 +259,27 @@ export async function startCheckout(
   checkAmount(input.amount, price);
   const now = deps.now();
 
-  const booking = writeTransaction(deps.db, (tx) => {
-    const mine = tx
+  const booking = await writeTransaction(deps.db, async (tx) => {
+    const mine = await one(tx
       .select()
       .from(bookings)
-      .where(and(eq(bookings.guestId, guest.id), eq(bookings.activityId, activity.id), eq(bookings.status, "awaiting_payment"), eq(bookings.startsAt, slot.startsAt), eq(bookings.durationMinutes, slot.durationMinutes), gt(bookings.holdUntil, now)))
-      .get();
+      .where(and(eq(bookings.guestId, guest.id), eq(bookings.activityId, activity.id), eq(bookings.status, "awaiting_payment"), eq(bookings.startsAt, slot.startsAt), eq(bookings.durationMinutes, slot.durationMinutes), gt(bookings.holdUntil, now))));
     if (mine) {
-      if (mine.message !== message) tx.update(bookings).set({ message, updatedAt: now }).where(eq(bookings.id, mine.id)).run();
+      if (mine.message !== message) await tx.update(bookings).set({ message, updatedAt: now }).where(eq(bookings.id, mine.id));
       return mine;
     }
     // Holding a host's time costs something (docs/decisions/0030): one unpaid hold per person at
     // a time, and a pause once several were left unpaid within the hour.
-    if (tx.select({ id: bookings.id }).from(bookings).where(and(eq(bookings.guestId, guest.id), eq(bookings.status, "awaiting_payment"), gt(bookings.holdUntil, now))).get()) return "holding" as const;
-    const wait = abandonedHoldPause(tx, guest.id, now);
+    if (await one(tx.select({ id: bookings.id }).from(bookings).where(and(eq(bookings.guestId, guest.id), eq(bookings.status, "awaiting_payment"), gt(bookings.holdUntil, now))))) return "holding" as const;
+    const wait = await abandonedHoldPause(tx, guest.id, now);
     if (wait > 0) return { pause: wait };
-    if (hostBusy(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return "hostBusy" as const;
-    if (guestBusy(tx, guest.id, slot.startsAt, slot.endsAt, now)) return "guestBusy" as const;
-    const row = tx
+    if (await hostBusy(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return "hostBusy" as const;
+    if (await guestBusy(tx, guest.id, slot.startsAt, slot.endsAt, now)) return "guestBusy" as const;
+    const row = await written(tx
       .insert(bookings)
       .values({ ...newBooking(deps, { guest, activity, slot, price, message, now }), status: "awaiting_payment", holdUntil: now + HOLD_MS })
-      .returning()
-      .get();
-    schedule(tx, holdJob, { bookingId: row.id }, { at: row.holdUntil!, key: jobKeys.hold(row.id) });
+      .returning());
+    await schedule(tx, holdJob, { bookingId: row.id }, { at: row.holdUntil!, key: jobKeys.hold(row.id) });
     return row;
   });
   if (booking === "hostBusy") throw new DomainError("booking.slotTaken", 409);
@@ -303,12 +300,12 @@ export async function startCheckout(
       bookingCallKeys.checkout(booking.id),
     ),
   );
-  deps.db
+  await writeTransaction(deps.db, (tx) => tx
     .update(bookings)
     .set({ checkoutSessionId: session.id, paymentIntentId: session.paymentIntentId ?? booking.paymentIntentId, updatedAt: deps.now() })
-    .where(and(eq(bookings.id, booking.id), eq(bookings.status, "awaiting_payment")))
-    .run();
-  if (session.paymentIntentId) schedule(deps.db, reconcileJob, { intentId: session.paymentIntentId }, { at: now + RECONCILE_MS, key: jobKeys.reconcileIntent(session.paymentIntentId) });
+    .where(and(eq(bookings.id, booking.id), eq(bookings.status, "awaiting_payment"))));
+  const intentId = session.paymentIntentId;
+  if (intentId) await writeTransaction(deps.db, (tx) => schedule(tx, reconcileJob, { intentId }, { at: now + RECONCILE_MS, key: jobKeys.reconcileIntent(intentId) }));
   return { booking, session };
 }
 
@@ -318,13 +315,12 @@ export async function startCheckout(
  * none for the first `FREE_ABANDONED_HOLDS`, then `ABANDONED_HOLD_PAUSE_MS` after the last one,
  * doubling with each further one, up to the hour.
  */
-function abandonedHoldPause(tx: WriteTx, guestId: string, now: number): number {
-  const abandoned = tx
+async function abandonedHoldPause(tx: WriteTx, guestId: string, now: number): Promise<number> {
+  const abandoned = await tx
     .select({ endedAt: bookings.updatedAt })
     .from(bookings)
     .where(and(eq(bookings.guestId, guestId), inArray(bookings.status, ["expired", "canceled"]), isNotNull(bookings.holdUntil), gt(bookings.updatedAt, now - HOUR_MS)))
-    .orderBy(desc(bookings.updatedAt))
-    .all();
+    .orderBy(desc(bookings.updatedAt));
   if (abandoned.length < FREE_ABANDONED_HOLDS) return 0;
   const pause = Math.min(ABANDONED_HOLD_PAUSE_MS * 2 ** (abandoned.length - FREE_ABANDONED_HOLDS), HOUR_MS);
   return Math.max(abandoned[0]!.endedAt + pause - now, 0);
@@ -333,16 +329,16 @@ function abandonedHoldPause(tx: WriteTx, guestId: string, now: number): number {
 const HOUR_MS = 60 * 60 * 1000;
 
 /** A booking its guest may pay for now (the checkout page), or null. */
-export function payableBooking(deps: Deps, guestId: string, bookingId: unknown): Booking | null {
+export async function payableBooking(deps: Deps, guestId: string, bookingId: unknown): Promise<Booking | null> {
   if (!uuidLike(bookingId)) return null;
-  const b = currentBooking(deps, bookingId);
+  const b = await currentBooking(deps, bookingId);
   if (!b || b.guestId !== guestId || b.status !== "awaiting_payment" || (b.holdUntil ?? 0) <= deps.now()) return null;
   return b;
 }
 
 /** The existing-booking `POST /api/create-payment-intent` (`bookingId`, `amount`): its intent. */
 export async function intentForBooking(deps: Deps, guest: User, input: { bookingId: string; amount: Amount }): Promise<{ booking: Booking; intent: PaymentIntent }> {
-  const booking = payableBooking(deps, guest.id, input.bookingId);
+  const booking = await payableBooking(deps, guest.id, input.bookingId);
   if (!booking) throw new DomainError("booking.notFound", 404);
   checkAmount(input.amount, booking);
   if (booking.paymentIntentId) {
@@ -359,8 +355,8 @@ export async function intentForBooking(deps: Deps, guest: User, input: { booking
       bookingCallKeys.intent(booking.id),
     ),
   );
-  deps.db.update(bookings).set({ paymentIntentId: intent.id, updatedAt: deps.now() }).where(and(eq(bookings.id, booking.id), eq(bookings.status, "awaiting_payment"))).run();
-  schedule(deps.db, reconcileJob, { intentId: intent.id }, { at: deps.now() + RECONCILE_MS, key: jobKeys.reconcileIntent(intent.id) });
+  await writeTransaction(deps.db, (tx) => tx.update(bookings).set({ paymentIntentId: intent.id, updatedAt: deps.now() }).where(and(eq(bookings.id, booking.id), eq(bookings.status, "awaiting_payment"))));
+  await writeTransaction(deps.db, (tx) => schedule(tx, reconcileJob, { intentId: intent.id }, { at: deps.now() + RECONCILE_MS, key: jobKeys.reconcileIntent(intent.id) }));
   return { booking: { ...booking, paymentIntentId: intent.id }, intent };
 }
 
@@ -374,9 +370,12 @@ export async function intentForBooking(deps: Deps, guest: User, input: { booking
  * once; `waitForAcceptMs` is how long to wait for it (a guest's answer waits, a webhook does not).
  */
 export async function paymentAuthorised(deps: Deps, bookingId: string, intentId: string, waitForAcceptMs = 0): Promise<"advanced" | "already" | "released" | "ignored"> {
-  const booking = currentBooking(deps, bookingId);
+  const booking = await currentBooking(deps, bookingId);
   if (!booking) return "ignored";
-  if (booking.status !== "awaiting_payment" && booking.paymentIntentId === intentId && booking.status !== "expired") return "already";
+  if (booking.status !== "awaiting_payment" && booking.paymentIntentId === intentId && booking.status !== "expired") {
+    if (waitForAcceptMs > 0 && booking.status === "pending") await acceptInstantlyNow(deps, booking.id, waitForAcceptMs);
+    return "already";
+  }
   const intent = await deps.payments.getIntent(intentId);
   if (!intent || intent.metadata.bookingId !== booking.id || intent.status !== "requires_capture") return "ignored";
   if (intent.amountCents !== booking.totalCents) {
@@ -384,14 +383,14 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
     return "released";
   }
   const now = deps.now();
-  const result = writeTransaction(deps.db, (tx) => {
-    const current = tx.select().from(bookings).where(eq(bookings.id, booking.id)).get()!;
+  const result = await writeTransaction(deps.db, async (tx) => {
+    const current = (await one(tx.select().from(bookings).where(eq(bookings.id, booking.id))))!;
     // Past its hold, the slot may have been taken meanwhile: a late payment makes a request only
     // while nothing else holds that time (the hold lapsed, whether or not its job has run yet).
-    const slotStillFree = () =>
-      current.startsAt > now && !hostBusy(tx, current.hostId, current.startsAt, current.endsAt, now, current.id) && !guestBusy(tx, current.guestId, current.startsAt, current.endsAt, now, current.id);
+    const slotStillFree = async () =>
+      current.startsAt > now && !(await hostBusy(tx, current.hostId, current.startsAt, current.endsAt, now, current.id)) && !(await guestBusy(tx, current.guestId, current.startsAt, current.endsAt, now, current.id));
     const lapsed = current.holdUntil !== null && current.holdUntil <= now;
-    const payable = current.status === "awaiting_payment" ? !lapsed || slotStillFree() : current.status === "expired" && current.holdUntil !== null && slotStillFree();
+    const payable = current.status === "awaiting_payment" ? !lapsed || (await slotStillFree()) : current.status === "expired" && current.holdUntil !== null && (await slotStillFree());
     if (!payable || current.claim) {
       // Paid already, with this intent; a second one (the hosted page and the checkout screen
       // both paid) is released.
@@ -399,30 +398,33 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
       return paid && current.paymentIntentId === intent.id ? "already" : "lost";
     }
     const respondBy = respondByOf(now, current.startsAt);
-    const changed = tx
+    const changed = await one(tx
       .update(bookings)
       .set({ status: "pending", paymentIntentId: intent.id, respondBy, holdUntil: null, updatedAt: now })
       .where(and(eq(bookings.id, current.id), eq(bookings.status, current.status), isNull(bookings.claim)))
-      .returning()
-      .get();
+      .returning());
     if (!changed) return "lost";
-    cancelJob(tx, jobKeys.hold(changed.id));
-    const instant = tx.select({ on: activities.instantBooking }).from(activities).where(eq(activities.id, changed.activityId)).get()?.on ?? false;
-    const request = recordRequest(tx, deps, changed, intent.id, instant, now);
+    await cancelJob(tx, jobKeys.hold(changed.id));
+    const instant = (await one(tx.select({ on: activities.instantBooking }).from(activities).where(eq(activities.id, changed.activityId))))?.on ?? false;
+    const request = await recordRequest(tx, deps, changed, intent.id, instant, now);
     return { changed, from: current.status, request, instant };
   });
   if (result === "lost") {
     await releaseStray(deps, intent.id);
     return "released";
   }
-  if (result === "already") return result;
+  if (result === "already") {
+    // The provider's news of this payment made the request first: the guest waits for its instant accept all the same.
+    if (waitForAcceptMs > 0) await acceptInstantlyNow(deps, booking.id, waitForAcceptMs);
+    return result;
+  }
   await requestMade(deps, result.changed, result.from, result.request, result.instant, waitForAcceptMs);
   return "advanced";
 }
 
 /** The hold of an awaiting-payment booking lapsed: the slot is freed and its payment stopped. */
 export async function lapseHold(deps: Deps, bookingId: string) {
-  const booking = currentBooking(deps, bookingId);
+  const booking = await currentBooking(deps, bookingId);
   if (!booking || booking.status !== "awaiting_payment") return;
   if (booking.paymentIntentId) {
     const intent = await deps.payments.getIntent(booking.paymentIntentId);
@@ -439,7 +441,7 @@ export async function lapseHold(deps: Deps, bookingId: string) {
  * news crossed): it becomes a request instead. Idempotent.
  */
 export async function checkoutEnded(deps: Deps, bookingId: string, sessionId: string): Promise<"ended" | "paid" | "ignored"> {
-  const booking = uuidLike(bookingId) ? currentBooking(deps, bookingId) : undefined;
+  const booking = uuidLike(bookingId) ? await currentBooking(deps, bookingId) : undefined;
   if (!booking || booking.status !== "awaiting_payment" || booking.checkoutSessionId !== sessionId) return "ignored";
   if (booking.paymentIntentId) {
     const intent = await deps.payments.getIntent(booking.paymentIntentId);

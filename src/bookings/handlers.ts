@@ -25,7 +25,7 @@ export const bookingJobs: JobKind<never>[] = [
   }),
   handle(reconcileJob, ({ intentId }, { deps }) => reconcileIntent(deps, intentId)),
   handle(payoutSweepJob, async (_payload, { deps }) => {
-    for (const id of owedPayouts(deps)) await payHost(deps, id).catch((err) => console.error(`payout of ${id} failed`, err));
+    for (const id of await owedPayouts(deps)) await payHost(deps, id).catch((err) => console.error(`payout of ${id} failed`, err));
   }),
   handle(paymentsSweepJob, async (_payload, { deps }) => {
     const out = await sweepPayments(deps);
@@ -43,8 +43,8 @@ export function listenToPayments(deps: Deps) {
     }
     if (event.type === "checkout.session.expired" && bookingId) await checkoutEnded(deps, bookingId, event.objectId);
     if (event.type === "account.updated") {
-      const hostId = hostOfAccount(deps, event.objectId);
-      if (hostId) for (const id of owedPayouts(deps, hostId)) await payHost(deps, id);
+      const hostId = await hostOfAccount(deps, event.objectId);
+      if (hostId) for (const id of await owedPayouts(deps, hostId)) await payHost(deps, id);
     }
   });
 }

@@ -1,4 +1,4 @@
-import type { Db, WriteTx } from "../../db/client";
+import type { WriteTx } from "../../db/client";
 import { defineJob, scheduleJob, type JobKind, type ScheduleOptions } from "../jobs";
 
 /**
@@ -71,8 +71,8 @@ export const paymentsSweepJob = declare({ kind: "payments.sweep", every: 15 * 60
 export const handle = <Payload>(declaration: JobDeclaration<Payload>, run: JobKind<Payload>["run"]): JobKind<Payload> => defineJob<Payload>({ ...declaration, run });
 
 /** Adds a job of a declared kind (in a transaction too, with the change that needs it). */
-export function schedule<Payload>(db: Db | WriteTx, declaration: JobDeclaration<Payload>, payload: Payload, options: ScheduleOptions) {
-  scheduleJob(db, handle(declaration, notRunHere), payload, options);
+export async function schedule<Payload>(tx: WriteTx, declaration: JobDeclaration<Payload>, payload: Payload, options: ScheduleOptions) {
+  await scheduleJob(tx, handle(declaration, notRunHere), payload, options);
 }
 
 /** Scheduling only reads the kind; the runner runs the handler `index.ts` registered for it. */

@@ -97,7 +97,7 @@ const authenticationAt = (nextActionUrl: string | undefined, back: string) => `$
 export async function paymentScreenData(deps: Deps, user: User, activityId: string): Promise<PaymentScreenData | null> {
   const activity = await findListedActivity(deps, activityId);
   if (!activity || activity.hostId === user.id) return null;
-  const selection = getSelection(deps, user.id, activity.id);
+  const selection = await getSelection(deps, user.id, activity.id);
   if (!selection) return null;
   const slot = slotOrThrow(activity, { date: selection.date, time: selection.time, durationMinutes: selection.durationMinutes }, "datetime", deps.now());
   return { ...(await bookingSummary(deps, activity)), selection, slot, price: priceFor(activity.hourlyRateCents, slot.durationMinutes), testMode: deps.payments.testMode };
@@ -206,7 +206,7 @@ export async function paymentReturned(deps: Deps, user: User, activityId: string
 
 /** The booking its guest may pay for now, with its activity, or null. */
 async function payable(deps: Deps, user: User, bookingId: string) {
-  const booking = payableBooking(deps, user.id, bookingId);
+  const booking = await payableBooking(deps, user.id, bookingId);
   const activity = booking ? await findListedActivity(deps, booking.activityId) : undefined;
   return booking && activity ? { booking, activity } : null;
 }
@@ -230,7 +230,7 @@ async function checkoutForm(deps: Deps, user: User, booking: Booking, activity: 
 export async function checkoutScreen(deps: Deps, user: User, bookingId: string, origin: string): Promise<PaymentStep> {
   const found = await payable(deps, user, bookingId);
   if (!found) return { kind: "notFound" };
-  return checkoutForm(deps, user, found.booking, found.activity, {}, 200, origin);
+  return await checkoutForm(deps, user, found.booking, found.activity, {}, 200, origin);
 }
 
 /** `POST /checkout/{bookingId}`: the booking becomes a request once its card is held. */
@@ -238,8 +238,8 @@ export async function payForBooking(deps: Deps, user: User, bookingId: string, c
   const found = await payable(deps, user, bookingId);
   if (!found) return { kind: "notFound" };
   const { booking, activity } = found;
-  const failed = (error: Wording, status: number) =>
-    checkoutForm(deps, user, booking, activity, { values: valuesOf(card), title: { key: "booking.paymentFailedTitle" }, error }, status, origin);
+  const failed = async (error: Wording, status: number) =>
+    await checkoutForm(deps, user, booking, activity, { values: valuesOf(card), title: { key: "booking.paymentFailedTitle" }, error }, status, origin);
   const amount = card.amount ?? decimalFromCents(booking.totalCents);
   try {
     if (!asTestProvider(deps.payments)) {
@@ -249,7 +249,7 @@ export async function payForBooking(deps: Deps, user: User, bookingId: string, c
       if (!intentId || card.paymentIntentId!.length > 200) throw new DomainError("booking.paymentRequired", 400);
       checkAmount(amount, booking);
       const outcome = await paymentAuthorised(deps, booking.id, intentId, INSTANT_ANSWER_MS);
-      if (outcome === "advanced" || outcome === "already") return redirect("/", toastFor(currentBooking(deps, booking.id) ?? booking));
+      if (outcome === "advanced" || outcome === "already") return redirect("/", toastFor(await currentBooking(deps, booking.id) ?? booking));
       if (outcome === "released") return failed({ key: "booking.slotTakenReleased" }, 409);
       const intent = await deps.payments.getIntent(intentId).catch(() => null);
       const own = intent && intent.metadata.bookingId === booking.id;
@@ -263,7 +263,7 @@ export async function payForBooking(deps: Deps, user: User, bookingId: string, c
     // Released: the booking ended meanwhile (cancelled in another tab, its hold taken over).
     if (outcome === "released") return failed({ key: "booking.slotTakenReleased" }, 409);
     if (outcome === "ignored") return failed({ key: "booking.paymentNotAuthorised" }, 402);
-    return redirect("/", toastFor(currentBooking(deps, booking.id) ?? booking));
+    return redirect("/", toastFor(await currentBooking(deps, booking.id) ?? booking));
   } catch (err) {
     if (err instanceof PaymentError) return failed({ text: err.message }, 402);
     if (!isDomainError(err)) throw err;
@@ -273,8 +273,8 @@ export async function payForBooking(deps: Deps, user: User, bookingId: string, c
 
 /** `GET /checkout/{bookingId}/return`: back from the card's authentication. */
 export async function checkoutReturned(deps: Deps, user: User, bookingId: string): Promise<PaymentStep> {
-  const booking = payableBooking(deps, user.id, bookingId);
-  if (booking?.paymentIntentId && (await paymentAuthorised(deps, booking.id, booking.paymentIntentId, INSTANT_ANSWER_MS)) === "advanced") return redirect("/", toastFor(currentBooking(deps, booking.id) ?? booking));
+  const booking = await payableBooking(deps, user.id, bookingId);
+  if (booking?.paymentIntentId && (await paymentAuthorised(deps, booking.id, booking.paymentIntentId, INSTANT_ANSWER_MS)) === "advanced") return redirect("/", toastFor(await currentBooking(deps, booking.id) ?? booking));
   // The provider's event may have made it a request (accepted at once, for an instant booking) before the browser came back.
   const own = booking ? null : await bookingOf(deps, user.id, bookingId).catch(() => null);
   if (own && own.booking.guestId === user.id && (own.booking.status === "pending" || own.booking.status === "accepted")) return redirect("/", toastFor(own.booking));

@@ -1,3 +1,4 @@
+import { one } from "../../db/client";
 import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import { bookings, ledgerEntries, users } from "../../db/schema";
 import type { Deps } from "../deps";
@@ -10,19 +11,18 @@ import type { Deps } from "../deps";
  */
 
 /** Completed bookings whose host share is still owed, optionally for one host. */
-export function owedPayouts(deps: Pick<Deps, "db">, hostId?: string) {
-  const done = deps.db
+export async function owedPayouts(deps: Pick<Deps, "db">, hostId?: string) {
+  const done = await deps.db
     .select({ id: bookings.id, kinds: ledgerEntries.kind })
     .from(bookings)
     .innerJoin(ledgerEntries, eq(ledgerEntries.bookingId, bookings.id))
-    .where(and(eq(bookings.status, "completed"), isNotNull(bookings.paymentIntentId), hostId ? eq(bookings.hostId, hostId) : undefined, inArray(ledgerEntries.kind, ["payout_pending", "transfer"])))
-    .all();
+    .where(and(eq(bookings.status, "completed"), isNotNull(bookings.paymentIntentId), hostId ? eq(bookings.hostId, hostId) : undefined, inArray(ledgerEntries.kind, ["payout_pending", "transfer"])));
   const byBooking = new Map<string, Set<string>>();
   for (const r of done) (byBooking.get(r.id) ?? byBooking.set(r.id, new Set()).get(r.id)!).add(r.kinds);
   return [...byBooking].filter(([, kinds]) => kinds.has("payout_pending") && !kinds.has("transfer")).map(([id]) => id);
 }
 
 /** The host whose payout account an `account.updated` event is about. */
-export function hostOfAccount(deps: Pick<Deps, "db">, accountId: string) {
-  return deps.db.select({ id: users.id }).from(users).where(eq(users.stripeAccountId, accountId)).get()?.id ?? null;
+export async function hostOfAccount(deps: Pick<Deps, "db">, accountId: string) {
+  return (await one(deps.db.select({ id: users.id }).from(users).where(eq(users.stripeAccountId, accountId))))?.id ?? null;
 }

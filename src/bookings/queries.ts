@@ -1,3 +1,4 @@
+import { one } from "../../db/client";
 import { and, asc, count, desc, eq, inArray, isNotNull, ne, notInArray, or, sql } from "drizzle-orm";
 import { uuidLike } from "../lib/validation";
 import { alias } from "drizzle-orm/sqlite-core";
@@ -52,7 +53,7 @@ export async function hostRequests(deps: Deps, hostId: string, limit?: number): 
     .innerJoin(users, eq(users.id, bookings.guestId))
     .where(where)
     .orderBy(desc(bookings.createdAt));
-  const [rows, total] = await Promise.all([limit ? query.limit(limit) : query, deps.db.select({ n: count() }).from(bookings).where(where).get()]);
+  const [rows, total] = await Promise.all([limit ? query.limit(limit) : query, await one(deps.db.select({ n: count() }).from(bookings).where(where))]);
   const today = new Date(deps.now());
   const requests = rows.map((r): HostRequest => {
     const guest = participantUser(r.guest, today);
@@ -83,8 +84,7 @@ export async function hostEarnings(deps: Deps, hostId: string) {
     .from(ledgerEntries)
     .innerJoin(bookings, eq(bookings.id, ledgerEntries.bookingId))
     .where(and(eq(bookings.hostId, hostId), inArray(ledgerEntries.kind, ["payout_pending", "transfer", "reverse"])))
-    .groupBy(ledgerEntries.kind)
-    .all();
+    .groupBy(ledgerEntries.kind);
   const of = (kind: string) => rows.find((r) => r.kind === kind);
   const earned = Number(of("payout_pending")?.total ?? 0);
   const sent = Number(of("transfer")?.total ?? 0) - Number(of("reverse")?.total ?? 0);
@@ -128,8 +128,7 @@ export async function bookingsOf(deps: Deps, userId: string, limit = 200): Promi
   const rows = await bookingsWith(deps)
     .where(or(eq(bookings.guestId, userId), eq(bookings.hostId, userId)))
     .orderBy(desc(bookings.createdAt))
-    .limit(limit)
-    .all();
+    .limit(limit);
   const today = new Date(deps.now());
   return rows.map((r) => ({ view: bookingView(r.booking, userId, r, today), booking: r.booking, activity: r.activity }));
 }
@@ -174,15 +173,14 @@ export async function inboxOf(deps: Deps, userId: string, order: InboxOrder, lim
       ),
     )
     .orderBy(order === "oldest" ? asc(activityAt) : desc(activityAt), order === "oldest" ? asc(bookings.id) : desc(bookings.id))
-    .limit(limit)
-    .all();
+    .limit(limit);
   return rows.map((r) => ({ booking: r.booking, activity: r.activity, guest: r.guest, host: r.host, last: r.last, activityAt: r.activityAt }));
 }
 
 /** One booking with its activity and people, for one of its two sides; 404 for anyone else. */
 export async function bookingOf(deps: Deps, userId: string, bookingId: string) {
   if (!uuidLike(bookingId)) throw new DomainError("booking.notFound", 404);
-  const row = await bookingsWith(deps).where(eq(bookings.id, bookingId)).get();
+  const row = await one(bookingsWith(deps).where(eq(bookings.id, bookingId)));
   if (!row || (row.booking.guestId !== userId && row.booking.hostId !== userId)) throw new DomainError("booking.notFound", 404);
   return { ...row, view: bookingView(row.booking, userId, row, new Date(deps.now())), details: bookingDetails(row.booking, row) };
 }
@@ -203,7 +201,7 @@ export async function bookingSummary(deps: Deps, activity: Activity): Promise<Bo
 /** The date-time screen: the bookable dates in the activity's zone, the host's busy times, and the choice shown. */
 export async function dateTimeScreenData(deps: Deps, user: User, activity: Activity, pick: { date?: string; time?: string; durationMinutes?: number }, error?: string): Promise<DateTimeData> {
   const now = deps.now();
-  const { zone, dates, busy, now: today, shortest } = openTimes(activity, busyIntervals(deps, activity.hostId, now, horizonOf(activity)), now, "datetime");
+  const { zone, dates, busy, now: today, shortest } = openTimes(activity, await busyIntervals(deps, activity.hostId, now, horizonOf(activity)), now, "datetime");
   const viewerZone = cityByName(user.city)?.timeZone;
   return {
     ...(await bookingSummary(deps, activity)),
@@ -228,8 +226,8 @@ export interface DialogTimes {
 }
 
 /** What the booking dialog offers for an activity now (its dates, and per date the hours one can start at). */
-export function dialogTimes(deps: Deps, activity: Activity): DialogTimes {
+export async function dialogTimes(deps: Deps, activity: Activity): Promise<DialogTimes> {
   const now = deps.now();
-  const open = openTimes(activity, busyIntervals(deps, activity.hostId, now, DIALOG_DAYS), now, "dialog", DIALOG_DAYS);
+  const open = openTimes(activity, await busyIntervals(deps, activity.hostId, now, DIALOG_DAYS), now, "dialog", DIALOG_DAYS);
   return { today: open.now.date, dates: open.dates, hours: open.hours };
 }

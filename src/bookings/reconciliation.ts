@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
-import { writeTransaction } from "../../db/client";
+import { writeTransaction, one } from "../../db/client";
 import { bookings, jobs, ledgerEntries, type Booking, type BookingClaim } from "../../db/schema";
 import type { Deps } from "../deps";
 import { cancelJob } from "../jobs";
@@ -49,14 +49,13 @@ async function shownByProvider(deps: Deps, b: Booking, c: BookingClaim): Promise
  * before the provider was asked: if it changed since (a transition ran meanwhile), what was
  * found may be that transition's own doing, and the next sweep looks again instead.
  */
-function flag(deps: Deps, bookingId: string, issue: string, as?: Pick<Booking, "status" | "updatedAt">): boolean {
+async function flag(deps: Deps, bookingId: string, issue: string, as?: Pick<Booking, "status" | "updatedAt">): Promise<boolean> {
   const unchanged = as ? and(eq(bookings.status, as.status), eq(bookings.updatedAt, as.updatedAt), isNull(bookings.claim)) : undefined;
-  const flagged = deps.db
+  const flagged = await one(writeTransaction(deps.db, (tx) => tx
     .update(bookings)
     .set({ paymentIssue: issue.slice(0, 500), updatedAt: deps.now() })
     .where(and(eq(bookings.id, bookingId), unchanged))
-    .returning({ id: bookings.id })
-    .get();
+    .returning({ id: bookings.id })));
   if (flagged) console.error(`payments: booking ${bookingId} needs an operator: ${issue}`);
   return !!flagged;
 }
@@ -69,25 +68,25 @@ function flag(deps: Deps, bookingId: string, issue: string, as?: Pick<Booking, "
  * person try again); no answer throws, and the job is retried.
  */
 export async function recoverClaim(deps: Deps, bookingId: string): Promise<"none" | "recorded" | "rolled back"> {
-  const b = currentBooking(deps, bookingId);
+  const b = await currentBooking(deps, bookingId);
   const c = b?.claim;
   if (!b || !c || (b.claimedAt ?? 0) + RECOVERY_GRACE_MS > deps.now()) return "none";
   const shown = await shownByProvider(deps, b, c);
   if ("made" in shown) {
-    finishClaim(deps, b.id, c.key, shown.made);
+    await finishClaim(deps, b.id, c.key, shown.made);
     return "recorded";
   }
   if ("impossible" in shown) {
-    rollBackClaim(deps, b.id, c.key);
-    flag(deps, b.id, `${c.movement} to ${c.to}: ${shown.impossible}`);
+    await rollBackClaim(deps, b.id, c.key);
+    await flag(deps, b.id, `${c.movement} to ${c.to}: ${shown.impossible}`);
     return "rolled back";
   }
   try {
-    finishClaim(deps, b.id, c.key, await callProvider(deps, b, c));
+    await finishClaim(deps, b.id, c.key, await callProvider(deps, b, c));
     return "recorded";
   } catch (err) {
     if (!refusedForSure(err)) throw err;
-    rollBackClaim(deps, b.id, c.key);
+    await rollBackClaim(deps, b.id, c.key);
     return "rolled back";
   }
 }
@@ -98,13 +97,13 @@ export async function recoverClaim(deps: Deps, bookingId: string): Promise<"none
  * belongs to that request: its claims move it, and their recovery finishes them.
  */
 export async function reconcileIntent(deps: Deps, intentId: string) {
-  const booking = deps.db.select().from(bookings).where(eq(bookings.paymentIntentId, intentId)).get();
+  const booking = await one(deps.db.select().from(bookings).where(eq(bookings.paymentIntentId, intentId)));
   if (booking) {
     if (booking.status === "awaiting_payment" && (booking.holdUntil ?? 0) > deps.now()) {
-      schedule(deps.db, reconcileJob, { intentId }, { at: booking.holdUntil! + RECONCILE_MS, key: jobKeys.reconcileIntentLater(intentId) });
+      await writeTransaction(deps.db, (tx) => schedule(tx, reconcileJob, { intentId }, { at: booking.holdUntil! + RECONCILE_MS, key: jobKeys.reconcileIntentLater(intentId) }));
       return;
     }
-    const authorised = deps.db.select({ id: ledgerEntries.id }).from(ledgerEntries).where(and(eq(ledgerEntries.bookingId, booking.id), eq(ledgerEntries.kind, "authorize"))).get();
+    const authorised = await one(deps.db.select({ id: ledgerEntries.id }).from(ledgerEntries).where(and(eq(ledgerEntries.bookingId, booking.id), eq(ledgerEntries.kind, "authorize"))));
     if (authorised || booking.claim) return;
   }
   const intent = await deps.payments.getIntent(intentId);
@@ -126,12 +125,11 @@ const SWEEP_BATCH = 500;
  */
 export async function sweepPayments(deps: Deps): Promise<{ recovered: number; repaired: number; flagged: number }> {
   const out = { recovered: 0, repaired: 0, flagged: 0 };
-  const stale = deps.db
+  const stale = await deps.db
     .select({ id: bookings.id })
     .from(bookings)
     .where(and(isNotNull(bookings.claim), lt(bookings.claimedAt, deps.now() - RECOVERY_GRACE_MS)))
-    .limit(SWEEP_BATCH)
-    .all();
+    .limit(SWEEP_BATCH);
   for (const { id } of stale) {
     try {
       if ((await recoverClaim(deps, id)) !== "none") out.recovered++;
@@ -140,8 +138,8 @@ export async function sweepPayments(deps: Deps): Promise<{ recovered: number; re
     }
   }
   // Open requests and bookings, and completed ones whose host share is still owed.
-  const owed = owedPayouts(deps);
-  const open = deps.db
+  const owed = await owedPayouts(deps);
+  const open = await deps.db
     .select()
     .from(bookings)
     .where(
@@ -153,8 +151,7 @@ export async function sweepPayments(deps: Deps): Promise<{ recovered: number; re
       ),
     )
     .orderBy(bookings.updatedAt)
-    .limit(SWEEP_BATCH)
-    .all();
+    .limit(SWEEP_BATCH);
   for (const b of open) {
     try {
       const result = await compare(deps, b);
@@ -173,10 +170,10 @@ async function compare(deps: Deps, b: Booking): Promise<"same" | "repaired" | "f
     const transfers = await deps.payments.transfersOf(bookingCallKeys.transferGroup(b.id));
     const sent = transfers.find((t) => t.amountCents - t.reversedCents > 0);
     if (!sent) return "same";
-    const recorded = writeTransaction(deps.db, (tx) => {
-      const row = tx.select().from(bookings).where(and(eq(bookings.id, b.id), eq(bookings.status, "completed"), isNull(bookings.claim))).get();
-      if (!row || !shareOwed(tx, row.id)) return null;
-      ledger(tx, deps, row, "transfer", row.hostEarningsCents, sent.id);
+    const recorded = await writeTransaction(deps.db, async (tx) => {
+      const row = await one(tx.select().from(bookings).where(and(eq(bookings.id, b.id), eq(bookings.status, "completed"), isNull(bookings.claim))));
+      if (!row || !(await shareOwed(tx, row.id))) return null;
+      await ledger(tx, deps, row, "transfer", row.hostEarningsCents, sent.id);
       return row;
     });
     if (!recorded) return "same";
@@ -184,33 +181,32 @@ async function compare(deps: Deps, b: Booking): Promise<"same" | "repaired" | "f
     return "repaired";
   }
   const intent = await deps.payments.getIntent(intentId);
-  if (!intent) return flag(deps, b.id, `${b.status}, but the payment ${intentId} does not exist at the provider`, b) ? "flagged" : "same";
+  if (!intent) return await flag(deps, b.id, `${b.status}, but the payment ${intentId} does not exist at the provider`, b) ? "flagged" : "same";
   if (b.status === "pending") {
     if (intent.status === "requires_capture") return "same";
-    if (intent.status === "canceled") return expireReleased(deps, b, intent.id) ? "repaired" : "same";
-    return flag(deps, b.id, `a request whose payment is ${intent.status} at the provider`, b) ? "flagged" : "same";
+    if (intent.status === "canceled") return await expireReleased(deps, b, intent.id) ? "repaired" : "same";
+    return await flag(deps, b.id, `a request whose payment is ${intent.status} at the provider`, b) ? "flagged" : "same";
   }
   // accepted
-  if (intent.status !== "succeeded") return flag(deps, b.id, `accepted, but the payment is ${intent.status} at the provider`, b) ? "flagged" : "same";
+  if (intent.status !== "succeeded") return await flag(deps, b.id, `accepted, but the payment is ${intent.status} at the provider`, b) ? "flagged" : "same";
   const refunded = (await deps.payments.refundsOf(intentId)).reduce((sum, r) => sum + r.amountCents, 0);
-  if (refunded > 0) return flag(deps, b.id, `accepted, but ${refunded} of ${b.totalCents} cents were refunded at the provider`, b) ? "flagged" : "same";
+  if (refunded > 0) return await flag(deps, b.id, `accepted, but ${refunded} of ${b.totalCents} cents were refunded at the provider`, b) ? "flagged" : "same";
   return "same";
 }
 
 /** A request whose authorisation the provider shows released: it ends as expired, the release recorded. */
-function expireReleased(deps: Deps, b: Booking, intentId: string): boolean {
-  const out = writeTransaction(deps.db, (tx) => {
-    const changed = tx
+async function expireReleased(deps: Deps, b: Booking, intentId: string): Promise<boolean> {
+  const out = await writeTransaction(deps.db, async (tx) => {
+    const changed = await one(tx
       .update(bookings)
       .set({ status: "expired", updatedAt: deps.now() })
       .where(and(eq(bookings.id, b.id), eq(bookings.status, "pending"), isNull(bookings.claim)))
-      .returning()
-      .get();
+      .returning());
     if (!changed) return null;
-    ledger(tx, deps, changed, "release", changed.totalCents, intentId);
-    cancelJob(tx, jobKeys.expire(changed.id));
-    cancelJob(tx, jobKeys.expireLater(changed.id));
-    return { changed, message: systemMessage(tx, deps, changed.id, "booking_expired", null) };
+    await ledger(tx, deps, changed, "release", changed.totalCents, intentId);
+    await cancelJob(tx, jobKeys.expire(changed.id));
+    await cancelJob(tx, jobKeys.expireLater(changed.id));
+    return { changed, message: await systemMessage(tx, deps, changed.id, "booking_expired", null) };
   });
   if (!out) return false;
   announce(deps, out.changed, "pending", out.message);
@@ -229,26 +225,24 @@ export interface FlaggedBooking {
 }
 
 /** What needs an operator: flagged bookings and timed work that gave up, newest first. */
-export function paymentsNeedingAttention(deps: Deps) {
-  const flagged: FlaggedBooking[] = deps.db
+export async function paymentsNeedingAttention(deps: Deps) {
+  const flagged: FlaggedBooking[] = (await deps.db
     .select({ id: bookings.id, status: bookings.status, totalCents: bookings.totalCents, currency: bookings.currency, issue: bookings.paymentIssue, paymentIntentId: bookings.paymentIntentId, updatedAt: bookings.updatedAt })
     .from(bookings)
     .where(isNotNull(bookings.paymentIssue))
     .orderBy(desc(bookings.updatedAt))
-    .limit(200)
-    .all()
+    .limit(200))
     .map((b) => ({ ...b, issue: b.issue ?? "" }));
-  const failed = deps.db
+  const failed = await deps.db
     .select({ id: jobs.id, kind: jobs.kind, key: jobs.key, attempts: jobs.attempts, lastError: jobs.lastError, failedAt: jobs.failedAt })
     .from(jobs)
     .where(isNotNull(jobs.failedAt))
     .orderBy(desc(jobs.failedAt))
-    .limit(200)
-    .all();
+    .limit(200);
   return { flagged, failed };
 }
 
 /** The operator has dealt with a flagged booking: the sweep compares it again from now on. */
-export function clearPaymentIssue(deps: Deps, bookingId: string): boolean {
-  return !!deps.db.update(bookings).set({ paymentIssue: null, updatedAt: deps.now() }).where(and(eq(bookings.id, bookingId), isNotNull(bookings.paymentIssue))).returning({ id: bookings.id }).get();
+export async function clearPaymentIssue(deps: Deps, bookingId: string): Promise<boolean> {
+  return !!await one(writeTransaction(deps.db, (tx) => tx.update(bookings).set({ paymentIssue: null, updatedAt: deps.now() }).where(and(eq(bookings.id, bookingId), isNotNull(bookings.paymentIssue))).returning({ id: bookings.id })));
 }

@@ -68,7 +68,7 @@ export function bookingPages(deps: Deps) {
   async function requestStep(render: Render, activity: Activity, choice: RequestChoice, outcome: { price: Price } | { error: { title: string; body: string }; status: number }) {
     const summary = await bookingSummary(deps, activity);
     const shown = "price" in outcome ? { price: outcome.price } : { error: outcome.error };
-    return render((view) => <RequestPaymentStep view={view} summary={summary} choice={choice} {...shown} testMode={deps.payments.testMode} open={dialogTimes(deps, activity)} />, {
+    return render(async (view) => <RequestPaymentStep view={view} summary={summary} choice={choice} {...shown} testMode={deps.payments.testMode} open={await dialogTimes(deps, activity)} />, {
       status: "status" in outcome ? outcome.status : 200,
     });
   }
@@ -83,7 +83,7 @@ export function bookingPages(deps: Deps) {
         const activity = await findListedActivity(deps, params.id);
         if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
         if (activity.hostId === user.id) return render((view) => <ErrorScreen view={view} title={view.t("booking.ownActivity")} body={view.t("booking.ownActivityBody")} />, { status: 400 });
-        const saved = getSelection(deps, user.id, activity.id);
+        const saved = await getSelection(deps, user.id, activity.id);
         const date = typeof query.date === "string" ? query.date : saved?.date;
         const data = await dateTimeScreenData(deps, user, activity, { date, time: saved?.time, durationMinutes: saved?.durationMinutes });
         return render((view) => <DateTimeScreen view={view} data={data} />);
@@ -116,10 +116,10 @@ export function bookingPages(deps: Deps) {
         const intentId = typeof query.payment_intent === "string" && query.payment_intent.length <= 200 ? query.payment_intent : "";
         return answer(await paymentReturned(deps, user, params.id, intentId, returnBase(deps, request)), ctx);
       })
-      .get("/booking-success", ({ query, user, render }) => {
-        clearSelections(deps, user.id);
+      .get("/booking-success", async ({ query, user, render }) => {
+        await clearSelections(deps, user.id);
         // Booked at once (instant booking) when the guest's own booking named here is accepted.
-        const booked = participantBooking(deps, user.id, query.booking)?.booking.status === "accepted";
+        const booked = (await participantBooking(deps, user.id, query.booking))?.booking.status === "accepted";
         return render((view) => <BookingSuccess view={view} booked={booked} />);
       })
 

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../../db/client";
 import { and, eq } from "drizzle-orm";
 import { bookingSelections, type BookingSelection } from "../../db/schema";
 import type { Deps } from "../deps";
@@ -8,22 +9,21 @@ import type { Slot } from "./times";
  * activity so a reload, a second tab or another device shows it; the success screen clears it.
  * A new choice gets a new nonce, which keys the payment made for it.
  */
-export function getSelection(deps: Deps, userId: string, activityId: string): BookingSelection | null {
-  return deps.db.select().from(bookingSelections).where(and(eq(bookingSelections.userId, userId), eq(bookingSelections.activityId, activityId))).get() ?? null;
+export async function getSelection(deps: Deps, userId: string, activityId: string): Promise<BookingSelection | null> {
+  return await one(deps.db.select().from(bookingSelections).where(and(eq(bookingSelections.userId, userId), eq(bookingSelections.activityId, activityId)))) ?? null;
 }
 
-export function saveSelection(deps: Deps, userId: string, activityId: string, slot: Pick<Slot, "date" | "time" | "durationMinutes">) {
-  const current = getSelection(deps, userId, activityId);
+export async function saveSelection(deps: Deps, userId: string, activityId: string, slot: Pick<Slot, "date" | "time" | "durationMinutes">) {
+  const current = await getSelection(deps, userId, activityId);
   if (current && current.date === slot.date && current.time === slot.time && current.durationMinutes === slot.durationMinutes) return current;
   const row = { userId, activityId, date: slot.date, time: slot.time, durationMinutes: slot.durationMinutes, nonce: crypto.randomUUID(), updatedAt: deps.now() };
-  deps.db
+  await writeTransaction(deps.db, (tx) => tx
     .insert(bookingSelections)
     .values(row)
-    .onConflictDoUpdate({ target: [bookingSelections.userId, bookingSelections.activityId], set: { date: row.date, time: row.time, durationMinutes: row.durationMinutes, nonce: row.nonce, updatedAt: row.updatedAt } })
-    .run();
+    .onConflictDoUpdate({ target: [bookingSelections.userId, bookingSelections.activityId], set: { date: row.date, time: row.time, durationMinutes: row.durationMinutes, nonce: row.nonce, updatedAt: row.updatedAt } }));
   return row;
 }
 
-export function clearSelections(deps: Deps, userId: string) {
-  deps.db.delete(bookingSelections).where(eq(bookingSelections.userId, userId)).run();
+export async function clearSelections(deps: Deps, userId: string) {
+  await writeTransaction(deps.db, (tx) => tx.delete(bookingSelections).where(eq(bookingSelections.userId, userId)));
 }

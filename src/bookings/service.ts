@@ -1,3 +1,4 @@
+import { one } from "../../db/client";
 import { eq } from "drizzle-orm";
 import { bookings, type Activity, type Booking, type User } from "../../db/schema";
 import { findListedActivity } from "../activities/queries";
@@ -100,20 +101,20 @@ export async function providerCall<T>(call: () => Promise<T>): Promise<T> {
 }
 
 /** The booking as it is now in the database. */
-export function currentBooking(deps: Pick<Deps, "db">, bookingId: string): Booking | undefined {
-  return deps.db.select().from(bookings).where(eq(bookings.id, bookingId)).get();
+export async function currentBooking(deps: Pick<Deps, "db">, bookingId: string): Promise<Booking | undefined> {
+  return await one(deps.db.select().from(bookings).where(eq(bookings.id, bookingId)));
 }
 
 /** A booking and the side `userId` is on, or null for anyone else and for ids that are not a booking's. */
-export function participantBooking(deps: Deps, userId: string, bookingId: unknown): { booking: Booking; role: Role } | null {
-  const booking = uuidLike(bookingId) ? currentBooking(deps, bookingId) : undefined;
+export async function participantBooking(deps: Deps, userId: string, bookingId: unknown): Promise<{ booking: Booking; role: Role } | null> {
+  const booking = uuidLike(bookingId) ? await currentBooking(deps, bookingId) : undefined;
   if (!booking || (booking.guestId !== userId && booking.hostId !== userId)) return null;
   return { booking, role: booking.guestId === userId ? "guest" : "host" };
 }
 
 /** A booking as one of its two sides sees it; anyone else gets 404 (ARCHITECTURE decision 11). */
-export function bookingFor(deps: Deps, userId: string, bookingId: unknown): { booking: Booking; role: Role } {
-  const found = participantBooking(deps, userId, bookingId);
+export async function bookingFor(deps: Deps, userId: string, bookingId: unknown): Promise<{ booking: Booking; role: Role }> {
+  const found = await participantBooking(deps, userId, bookingId);
   if (!found) throw new DomainError("booking.notFound", 404);
   return found;
 }

@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, or } from "drizzle-orm";
-import { writeTransaction, type WriteTx } from "../../db/client";
+import { writeTransaction, type WriteTx, one, written } from "../../db/client";
 import { activities, bookings, ledgerEntries, messages, users, type Booking, type BookingClaim, type BookingStatus, type LedgerKind, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { MessageRow } from "../events";
@@ -32,8 +32,8 @@ export const RECOVERY_GRACE_MS = 5 * 60 * 1000;
 /** How long a request waits for another change of the same booking to end before answering. */
 const WAIT_FOR_CLAIM_MS = 10_000;
 
-export function ledger(tx: WriteTx, deps: Deps, booking: Pick<Booking, "id" | "currency">, kind: LedgerKind, amountCents: number, providerRef: string | null) {
-  tx.insert(ledgerEntries)
+export async function ledger(tx: WriteTx, deps: Deps, booking: Pick<Booking, "id" | "currency">, kind: LedgerKind, amountCents: number, providerRef: string | null) {
+  await tx.insert(ledgerEntries)
     .values({
       id: crypto.randomUUID(),
       bookingId: booking.id,
@@ -45,16 +45,14 @@ export function ledger(tx: WriteTx, deps: Deps, booking: Pick<Booking, "id" | "c
       idempotencyKey: ledgerKey(booking.id, kind),
       createdAt: deps.now(),
     })
-    .onConflictDoNothing({ target: ledgerEntries.idempotencyKey })
-    .run();
+    .onConflictDoNothing({ target: ledgerEntries.idempotencyKey });
 }
 
-export function systemMessage(tx: WriteTx, deps: Deps, bookingId: string, type: SystemMessageType, senderId: string | null): MessageRow {
-  return tx
+export async function systemMessage(tx: WriteTx, deps: Deps, bookingId: string, type: SystemMessageType, senderId: string | null): Promise<MessageRow> {
+  return await written(tx
     .insert(messages)
     .values({ id: crypto.randomUUID(), bookingId, senderId, content: type, isSystemMessage: true, systemMessageType: type, readBy: senderId ? [senderId] : [], createdAt: deps.now() })
-    .returning()
-    .get();
+    .returning());
 }
 
 /** Tells the live channel and notifications, once committed, that a booking changed status (`instant`: accepted by instant booking). */
@@ -69,24 +67,24 @@ export function announce(deps: Deps, booking: Booking, from: BookingStatus | nul
 export type Plan = Omit<BookingClaim, "key" | "from" | "intentId">;
 
 /** The host's share of a completed booking is owed and not yet sent, by its ledger. */
-export function shareOwed(db: WriteTx | Deps["db"], bookingId: string) {
-  const kinds = new Set(db.select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.bookingId, bookingId)).all().map((r) => r.kind));
+export async function shareOwed(db: WriteTx | Deps["db"], bookingId: string) {
+  const kinds = new Set((await db.select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.bookingId, bookingId))).map((r) => r.kind));
   return kinds.has("payout_pending") && !kinds.has("transfer");
 }
 
 /** Step 1: claims the booking in status `from` for one movement, or null when another change got there first. */
-function claim(deps: Deps, bookingId: string, from: BookingStatus, intentId: string, plan: Plan): Booking | null {
+async function claim(deps: Deps, bookingId: string, from: BookingStatus, intentId: string, plan: Plan): Promise<Booking | null> {
   const now = deps.now();
-  return writeTransaction(deps.db, (tx) => {
-    const row = tx.select().from(bookings).where(and(eq(bookings.id, bookingId), eq(bookings.status, from), isNull(bookings.claim))).get();
+  return await writeTransaction(deps.db, async (tx) => {
+    const row = await one(tx.select().from(bookings).where(and(eq(bookings.id, bookingId), eq(bookings.status, from), isNull(bookings.claim))));
     if (!row) return null;
     // A payout is claimed only while the share is still owed: two payouts that both read it owed
     // before either claimed (the completion's own and its job) send it once.
-    if (plan.movement === "transfer" && !shareOwed(tx, row.id)) return null;
+    if (plan.movement === "transfer" && !(await shareOwed(tx, row.id))) return null;
     const attempt = row.claims + 1;
     const claimed: BookingClaim = { ...plan, from, intentId, key: movementKey(row.id, plan.movement, attempt) };
-    const updated = tx.update(bookings).set({ claim: claimed, claimedAt: now, claims: attempt, updatedAt: now }).where(eq(bookings.id, row.id)).returning().get();
-    schedule(tx, recoverJob, { bookingId: row.id }, { at: now + RECOVERY_GRACE_MS, key: jobKeys.recover(row.id, attempt) });
+    const updated = await one(tx.update(bookings).set({ claim: claimed, claimedAt: now, claims: attempt, updatedAt: now }).where(eq(bookings.id, row.id)).returning());
+    await schedule(tx, recoverJob, { bookingId: row.id }, { at: now + RECOVERY_GRACE_MS, key: jobKeys.recover(row.id, attempt) });
     return updated ?? null;
   });
 }
@@ -101,7 +99,7 @@ export async function callProvider(deps: Deps, booking: Booking, c: BookingClaim
     case "refund":
       return (await deps.payments.refund(c.intentId, null, c.key)).id;
     case "transfer": {
-      const host = deps.db.select({ accountId: users.stripeAccountId }).from(users).where(eq(users.id, booking.hostId)).get();
+      const host = await one(deps.db.select({ accountId: users.stripeAccountId }).from(users).where(eq(users.id, booking.hostId)));
       if (!host?.accountId) throw new PaymentError("The host has no payout account.", "invalid_request", 409);
       const transfer = await deps.payments.transfer(
         { amountCents: booking.hostEarningsCents, currency: booking.currency, destinationAccountId: host.accountId, sourceIntentId: c.intentId, transferGroup: bookingCallKeys.transferGroup(booking.id) },
@@ -118,62 +116,62 @@ export async function callProvider(deps: Deps, booking: Booking, c: BookingClaim
  */
 function record(deps: Deps, bookingId: string, key: string, providerRef: string) {
   const now = deps.now();
-  return writeTransaction(deps.db, (tx) => {
-    const row = tx.select().from(bookings).where(eq(bookings.id, bookingId)).get();
+  return writeTransaction(deps.db, async (tx) => {
+    const row = await one(tx.select().from(bookings).where(eq(bookings.id, bookingId)));
     const c = row?.claim;
     if (!row || !c || c.key !== key) return null;
     const change: Partial<typeof bookings.$inferInsert> = { status: c.to, claim: null, claimedAt: null, updatedAt: now };
     if (c.to === "accepted" || c.to === "rejected") change.respondedAt = now;
     if (c.to === "canceled") change.canceledBy = c.canceledBy;
-    const b = tx.update(bookings).set(change).where(eq(bookings.id, row.id)).returning().get()!;
+    const b = (await one(tx.update(bookings).set(change).where(eq(bookings.id, row.id)).returning()))!;
     switch (c.movement) {
       case "capture":
-        ledger(tx, deps, b, "capture", b.totalCents, providerRef);
-        cancelJob(tx, jobKeys.expire(b.id));
-        cancelJob(tx, jobKeys.expireLater(b.id));
-        cancelJob(tx, jobKeys.instantUnanswered(b.id));
-        schedule(tx, autoCompleteJob, { bookingId: b.id }, { at: b.endsAt + AUTO_COMPLETE_MS, key: jobKeys.autoComplete(b.id) });
+        await ledger(tx, deps, b, "capture", b.totalCents, providerRef);
+        await cancelJob(tx, jobKeys.expire(b.id));
+        await cancelJob(tx, jobKeys.expireLater(b.id));
+        await cancelJob(tx, jobKeys.instantUnanswered(b.id));
+        await schedule(tx, autoCompleteJob, { bookingId: b.id }, { at: b.endsAt + AUTO_COMPLETE_MS, key: jobKeys.autoComplete(b.id) });
         break;
       case "release":
         if (c.from === "pending") {
-          ledger(tx, deps, b, "release", b.totalCents, providerRef);
-          cancelJob(tx, jobKeys.expire(b.id));
-          cancelJob(tx, jobKeys.expireLater(b.id));
-          cancelJob(tx, jobKeys.instantUnanswered(b.id));
+          await ledger(tx, deps, b, "release", b.totalCents, providerRef);
+          await cancelJob(tx, jobKeys.expire(b.id));
+          await cancelJob(tx, jobKeys.expireLater(b.id));
+          await cancelJob(tx, jobKeys.instantUnanswered(b.id));
         } else {
-          cancelJob(tx, jobKeys.hold(b.id));
+          await cancelJob(tx, jobKeys.hold(b.id));
         }
         break;
       case "refund":
-        ledger(tx, deps, b, "refund", b.totalCents, providerRef);
-        cancelJob(tx, jobKeys.autoComplete(b.id));
+        await ledger(tx, deps, b, "refund", b.totalCents, providerRef);
+        await cancelJob(tx, jobKeys.autoComplete(b.id));
         break;
       case "transfer":
-        ledger(tx, deps, b, "transfer", b.hostEarningsCents, providerRef);
+        await ledger(tx, deps, b, "transfer", b.hostEarningsCents, providerRef);
         break;
     }
-    cancelJob(tx, jobKeys.recover(b.id, b.claims));
-    const message = c.message ? systemMessage(tx, deps, b.id, c.message, c.senderId) : null;
+    await cancelJob(tx, jobKeys.recover(b.id, b.claims));
+    const message = c.message ? await systemMessage(tx, deps, b.id, c.message, c.senderId) : null;
     return { booking: b, claim: c, message };
   });
 }
 
 /** Records claim `key`'s answer and tells whoever listens; answers the booking as it is then. */
-export function finishClaim(deps: Deps, bookingId: string, key: string, providerRef: string): Booking {
-  const out = record(deps, bookingId, key, providerRef);
-  if (!out) return currentBooking(deps, bookingId)!;
+export async function finishClaim(deps: Deps, bookingId: string, key: string, providerRef: string): Promise<Booking> {
+  const out = await record(deps, bookingId, key, providerRef);
+  if (!out) return (await currentBooking(deps, bookingId))!;
   if (out.claim.movement === "transfer") deps.events.emit({ type: "payout.sent", booking: out.booking, amountCents: out.booking.hostEarningsCents });
   else announce(deps, out.booking, out.claim.from, out.message, out.claim.instant === true);
   return out.booking;
 }
 
 /** The provider refused claim `key`: nothing moved, the booking is free for the next change. */
-export function rollBackClaim(deps: Deps, bookingId: string, key: string) {
-  writeTransaction(deps.db, (tx) => {
-    const row = tx.select().from(bookings).where(eq(bookings.id, bookingId)).get();
+export async function rollBackClaim(deps: Deps, bookingId: string, key: string) {
+  await writeTransaction(deps.db, async (tx) => {
+    const row = await one(tx.select().from(bookings).where(eq(bookings.id, bookingId)));
     if (!row?.claim || row.claim.key !== key) return;
-    tx.update(bookings).set({ claim: null, claimedAt: null, updatedAt: deps.now() }).where(eq(bookings.id, row.id)).run();
-    cancelJob(tx, jobKeys.recover(row.id, row.claims));
+    await tx.update(bookings).set({ claim: null, claimedAt: null, updatedAt: deps.now() }).where(eq(bookings.id, row.id));
+    await cancelJob(tx, jobKeys.recover(row.id, row.claims));
   });
 }
 
@@ -186,7 +184,7 @@ export const refusedForSure = (err: unknown): err is PaymentError => err instanc
  * leaves the claim to the recovery job and tells the person it is being finished.
  */
 export async function move(deps: Deps, booking: Booking, from: BookingStatus, intentId: string, plan: Plan): Promise<Booking | null> {
-  const claimed = claim(deps, booking.id, from, intentId, plan);
+  const claimed = await claim(deps, booking.id, from, intentId, plan);
   if (!claimed?.claim) return null;
   const c = claimed.claim;
   let ref: string;
@@ -194,7 +192,7 @@ export async function move(deps: Deps, booking: Booking, from: BookingStatus, in
     ref = await callProvider(deps, claimed, c);
   } catch (err) {
     if (refusedForSure(err)) {
-      rollBackClaim(deps, claimed.id, c.key);
+      await rollBackClaim(deps, claimed.id, c.key);
       throw providerRefusal(err, err.status === 404 ? 404 : 409);
     }
     console.error(`${c.movement} of booking ${claimed.id} got no answer; its recovery finishes it`, err);
@@ -208,7 +206,7 @@ interface Change {
   /** The booking already is as this change would leave it: an identical retry gets the same answer. */
   done(b: Booking): boolean;
   /** Throws the refusal when the booking, as it is now, cannot take this change. */
-  check(b: Booking): void;
+  check(b: Booking): void | Promise<void>;
   /** Makes the change; null when another change got there first. */
   run(b: Booking): Promise<Booking | null>;
 }
@@ -224,11 +222,11 @@ async function attempt(deps: Deps, bookingId: string, change: Change, waitMs = W
   const deadline = performance.now() + waitMs;
   let raced = false;
   for (;;) {
-    const b = currentBooking(deps, bookingId);
+    const b = await currentBooking(deps, bookingId);
     if (!b) throw new DomainError("booking.notFound", 404);
     if (raced && !b.claim && change.done(b)) return b;
     if (!b.claim) {
-      change.check(b);
+      await change.check(b);
       const out = await change.run(b);
       if (out) return out;
     }
@@ -252,10 +250,10 @@ function accept(deps: Deps, bookingId: string, hostId: string, waitMs?: number, 
     bookingId,
     {
     done: (b) => b.status === "accepted",
-    check: (b) => {
+    check: async (b) => {
       if (b.status !== "pending") throw new DomainError("booking.notPending", 409);
       // A deleted (archived) or taken-down activity takes no more bookings: its requests are declined or expire.
-      const activity = deps.db.select({ archivedAt: activities.archivedAt, hiddenAt: activities.hiddenAt }).from(activities).where(eq(activities.id, b.activityId)).get();
+      const activity = await one(deps.db.select({ archivedAt: activities.archivedAt, hiddenAt: activities.hiddenAt }).from(activities).where(eq(activities.id, b.activityId)));
       if (!activity || activity.archivedAt !== null || activity.hiddenAt !== null) throw new DomainError("booking.activityUnavailable", 409);
     },
     run: (b) => move(deps, b, "pending", intentOf(b), { movement: "capture", to: "accepted", canceledBy: null, message: "booking_accepted", senderId: hostId, ...(instant ? { instant: true as const } : {}) }),
@@ -293,19 +291,18 @@ function cancelAccepted(deps: Deps, b: Booking, by: Role, senderId: string | nul
  */
 export async function endAwaitingPayment(deps: Deps, bookingId: string, to: "expired" | "canceled", by: Role | null): Promise<Booking | null> {
   for (let tries = 0; tries < 3; tries++) {
-    const b = currentBooking(deps, bookingId);
+    const b = await currentBooking(deps, bookingId);
     if (!b || b.status !== "awaiting_payment" || b.claim) return null;
     if (b.paymentIntentId) return move(deps, b, "awaiting_payment", b.paymentIntentId, { movement: "release", to, canceledBy: by, message: null, senderId: null });
     const now = deps.now();
     // No payment to release, as long as none was attached meanwhile (then: read again, release it).
-    const changed = writeTransaction(deps.db, (tx) => {
-      const row = tx
+    const changed = await writeTransaction(deps.db, async (tx) => {
+      const row = await one(tx
         .update(bookings)
         .set({ status: to, canceledBy: by, updatedAt: now })
         .where(and(eq(bookings.id, b.id), eq(bookings.status, "awaiting_payment"), isNull(bookings.claim), isNull(bookings.paymentIntentId)))
-        .returning()
-        .get();
-      if (row) cancelJob(tx, jobKeys.hold(row.id));
+        .returning());
+      if (row) await cancelJob(tx, jobKeys.hold(row.id));
       return row;
     });
     if (changed) {
@@ -317,21 +314,20 @@ export async function endAwaitingPayment(deps: Deps, bookingId: string, to: "exp
 }
 
 /** Accepted → completed in one transaction (no money moves yet); null when another change got there first. */
-function completeNow(deps: Deps, bookingId: string, by: string | null): Booking | null {
+async function completeNow(deps: Deps, bookingId: string, by: string | null): Promise<Booking | null> {
   const now = deps.now();
-  const out = writeTransaction(deps.db, (tx) => {
-    const b = tx
+  const out = await writeTransaction(deps.db, async (tx) => {
+    const b = await one(tx
       .update(bookings)
       .set({ status: "completed", completedAt: now, updatedAt: now })
       .where(and(eq(bookings.id, bookingId), eq(bookings.status, "accepted"), isNull(bookings.claim)))
-      .returning()
-      .get();
+      .returning());
     if (!b) return null;
-    ledger(tx, deps, b, "platform_fee", b.totalCents - b.hostEarningsCents, null);
-    ledger(tx, deps, b, "payout_pending", b.hostEarningsCents, null);
-    cancelJob(tx, jobKeys.autoComplete(b.id));
-    schedule(tx, payoutJob, { bookingId: b.id }, { at: now, key: jobKeys.payout(b.id) });
-    return { b, message: systemMessage(tx, deps, b.id, "booking_completed", by) };
+    await ledger(tx, deps, b, "platform_fee", b.totalCents - b.hostEarningsCents, null);
+    await ledger(tx, deps, b, "payout_pending", b.hostEarningsCents, null);
+    await cancelJob(tx, jobKeys.autoComplete(b.id));
+    await schedule(tx, payoutJob, { bookingId: b.id }, { at: now, key: jobKeys.payout(b.id) });
+    return { b, message: await systemMessage(tx, deps, b.id, "booking_completed", by) };
   });
   if (!out) return null;
   announce(deps, out.b, "accepted", out.message);
@@ -366,9 +362,9 @@ export async function completeBooking(deps: Deps, bookingId: string, by: string 
  * otherwise it stays a pending payout (the sweep and `account.updated` retry).
  */
 export async function payHost(deps: Deps, bookingId: string): Promise<"sent" | "waiting" | "nothing"> {
-  const b = currentBooking(deps, bookingId);
-  if (!b || b.status !== "completed" || !b.paymentIntentId || b.claim || !shareOwed(deps.db, b.id)) return "nothing";
-  const host = deps.db.select({ accountId: users.stripeAccountId }).from(users).where(eq(users.id, b.hostId)).get();
+  const b = await currentBooking(deps, bookingId);
+  if (!b || b.status !== "completed" || !b.paymentIntentId || b.claim || !(await shareOwed(deps.db, b.id))) return "nothing";
+  const host = await one(deps.db.select({ accountId: users.stripeAccountId }).from(users).where(eq(users.id, b.hostId)));
   if (!host?.accountId) return "waiting";
   const account = await deps.payments.getConnectedAccount(host.accountId);
   if (!account?.payoutsEnabled) return "waiting";
@@ -406,7 +402,7 @@ function cancel(deps: Deps, bookingId: string, role: Role, senderId: string | nu
 
 /** The guarded transitions of spec §4 and ARCHITECTURE decision 7, for either side. */
 export async function act(deps: Deps, user: User, bookingId: unknown, action: Action): Promise<{ booking: Booking; role: Role }> {
-  const { booking, role } = bookingFor(deps, user.id, bookingId);
+  const { booking, role } = await bookingFor(deps, user.id, bookingId);
   const hostOnly = () => {
     if (role !== "host") throw new DomainError("booking.hostOnly", 403);
   };
@@ -438,11 +434,10 @@ const ENDED = new Set(["booking.notPending", "booking.notAccepted", "booking.can
  * after a provider failure) only does what is left; the first failure is thrown once the rest ran.
  */
 export async function endBookingsOfSuspended(deps: Deps, userId: string): Promise<number> {
-  const open = deps.db
+  const open = await deps.db
     .select()
     .from(bookings)
-    .where(and(or(eq(bookings.guestId, userId), eq(bookings.hostId, userId)), inArray(bookings.status, ["awaiting_payment", "pending", "accepted"])))
-    .all();
+    .where(and(or(eq(bookings.guestId, userId), eq(bookings.hostId, userId)), inArray(bookings.status, ["awaiting_payment", "pending", "accepted"])));
   let ended = 0;
   let failure: unknown = null;
   for (const b of open) {
@@ -470,10 +465,10 @@ const JOB_WAIT_MS = 2_000;
 
 /** A pending request nobody answered in time: released (job). */
 export async function expireRequest(deps: Deps, bookingId: string) {
-  const b = currentBooking(deps, bookingId);
+  const b = await currentBooking(deps, bookingId);
   if (!b || b.status !== "pending") return;
   if (deps.now() < b.respondBy) {
-    schedule(deps.db, expireJob, { bookingId }, { at: b.respondBy, key: jobKeys.expireLater(b.id) });
+    await writeTransaction(deps.db, (tx) => schedule(tx, expireJob, { bookingId }, { at: b.respondBy, key: jobKeys.expireLater(b.id) }));
     return;
   }
   try {
@@ -485,7 +480,7 @@ export async function expireRequest(deps: Deps, bookingId: string) {
 
 /** An accepted booking nobody marked complete, 48 hours after its end (job). */
 export async function autoComplete(deps: Deps, bookingId: string) {
-  const b = currentBooking(deps, bookingId);
+  const b = await currentBooking(deps, bookingId);
   if (!b || b.status !== "accepted") return;
   if (deps.now() < b.endsAt + AUTO_COMPLETE_MS) return;
   try {
@@ -521,12 +516,12 @@ export const instantUnansweredAt = (booking: Pick<Booking, "respondBy">, now: nu
  * the host is told it as a request. A movement under way (a capture whose answer was lost, a
  * decline) is left to finish: this throws, and the job looks again later.
  */
-export function tellHostIfUnanswered(deps: Deps, bookingId: string) {
-  const b = writeTransaction(deps.db, (tx) => {
-    const row = tx.select().from(bookings).where(eq(bookings.id, bookingId)).get();
+export async function tellHostIfUnanswered(deps: Deps, bookingId: string) {
+  const b = await writeTransaction(deps.db, async (tx) => {
+    const row = await one(tx.select().from(bookings).where(eq(bookings.id, bookingId)));
     if (row?.status !== "pending") return null;
     if (row.claim) throw new Error(`booking ${bookingId}: a ${row.claim.movement} is under way; the host is asked once it is settled`);
-    cancelJob(tx, jobKeys.instantAccept(row.id));
+    await cancelJob(tx, jobKeys.instantAccept(row.id));
     return row;
   });
   if (b) deps.events.emit({ type: "booking.awaitingHost", booking: b });
@@ -546,7 +541,7 @@ const NOT_TO_ACCEPT = new Set([...ENDED, "booking.notFound", "booking.activityUn
  * refusal, or a booking busy with another change, is thrown: the job is retried.
  */
 export async function acceptInstantly(deps: Deps, bookingId: string): Promise<void> {
-  const b = currentBooking(deps, bookingId);
+  const b = await currentBooking(deps, bookingId);
   if (!b || b.status !== "pending" || b.claim?.movement === "capture") return;
   try {
     await accept(deps, b.id, b.hostId, JOB_WAIT_MS, true);
@@ -558,10 +553,22 @@ export async function acceptInstantly(deps: Deps, bookingId: string): Promise<vo
 /**
  * Runs the instant accept the commit just scheduled, now, and waits for it up to `waitMs` (0: not
  * at all, for flows nobody waits on, such as the provider's webhooks); answers the booking as it
- * is then: accepted, or still pending while the accept goes on (or is left to its job).
+ * is then: accepted, or still pending while the accept goes on (or is left to its job). When
+ * someone else runs the accept already (the provider's news of the payment got there first),
+ * the wait is for the booking to be answered.
  */
 export async function acceptInstantlyNow(deps: Deps, bookingId: string, waitMs: number): Promise<Booking | undefined> {
+  const deadline = performance.now() + waitMs;
   const run = deps.jobs.runNow([jobKeys.instantAccept(bookingId)]).catch((err) => console.error(`the instant accept of booking ${bookingId} failed; its job retries`, err));
   if (waitMs > 0) await settledWithin(run, waitMs);
-  return currentBooking(deps, bookingId);
+  let booking = await currentBooking(deps, bookingId);
+  const instant = booking?.status === "pending" && (await one(deps.db.select({ on: activities.instantBooking }).from(activities).where(eq(activities.id, booking.activityId))))?.on;
+  while (instant && booking?.status === "pending" && performance.now() < deadline) {
+    await Bun.sleep(WAIT_FOR_ANSWER_POLL_MS);
+    booking = await currentBooking(deps, bookingId);
+  }
+  return booking;
 }
+
+/** How often a guest's answer looks again for an instant accept that another caller runs. */
+const WAIT_FOR_ANSWER_POLL_MS = 20;

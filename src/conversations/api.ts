@@ -17,16 +17,16 @@ export function messageApi(deps: Deps) {
   return new Elysia({ name: "offline.messages.api", seed: deps.id })
     .use(context(deps))
     .guard({ onboarded: true })
-    .get("/api/messages", ({ query, user }) => json(listMessages(deps, user.id, query.bookingId, query.after).map(messageView)))
+    .get("/api/messages", async ({ query, user }) => json((await listMessages(deps, user.id, query.bookingId, query.after)).map(messageView)))
     .post("/api/messages", async ({ body, user }) => {
       const input = asRecord(body);
       const { message } = await sendMessage(deps, user.id, { bookingId: input.bookingId, content: input.content });
       const clientId = clientIdOf(input.clientId);
       return json({ ...messageView(message), ...(clientId === undefined ? {} : { clientId }) }, 201);
     })
-    .post("/api/messages/:bookingId/mark-read", ({ params, user }) => {
-      const { updated, at } = markRead(deps, user.id, params.bookingId);
+    .post("/api/messages/:bookingId/mark-read", async ({ params, user }) => {
+      const { updated, at } = await markRead(deps, user.id, params.bookingId);
       return json({ bookingId: params.bookingId, readerId: user.id, updated, at: new Date(at).toISOString() });
     })
-    .get("/api/bookings/last-messages", ({ user }) => json(lastMessages(deps, user.id).map(lastMessageView)));
+    .get("/api/bookings/last-messages", async ({ user }) => json((await lastMessages(deps, user.id)).map(lastMessageView)));
 }

@@ -29,12 +29,12 @@ async function conversationData(deps: Deps, state: RequestState, user: User, boo
   const row = await bookingOf(deps, user.id, bookingId);
   const booking = row.booking;
   const role = booking.guestId === user.id ? "guest" : "host";
-  if (opts.read) markRead(deps, user.id, booking.id);
+  if (opts.read) await markRead(deps, user.id, booking.id);
   const now = deps.now();
   const other = participantUser(role === "guest" ? row.host : row.guest, new Date(now));
   const [listed, received] = await Promise.all([hostListings(deps.db, other.id, 0), reviewsOf(deps.db, other.id, 0)]);
-  const messages = listMessages(deps, user.id, booking.id);
-  const seenUpTo = readUpTo(deps, booking.id, other.id);
+  const messages = await listMessages(deps, user.id, booking.id);
+  const seenUpTo = await readUpTo(deps, booking.id, other.id);
   const texts = systemTexts(state.t, role, other.firstName, booking);
   const t = state.t;
   const chat: ChatProps = {
@@ -75,7 +75,7 @@ async function conversationData(deps: Deps, state: RequestState, user: User, boo
     seenUpTo,
     chat,
     guestCancelUntil: booking.startsAt - GUEST_CANCEL_NOTICE_MS,
-    canReview: bookingsToReview(deps, user.id, [booking]).has(booking.id),
+    canReview: (await bookingsToReview(deps, user.id, [booking])).has(booking.id),
     now,
     draft: opts.draft,
     error: opts.error,
@@ -127,10 +127,10 @@ export function conversationPages(deps: Deps) {
     const order = orderOf(query.sort);
     const rows = await inboxOf(deps, user.id, order);
     // Completed bookings the person may still review (once per side, within 14 days) get a link.
-    const toReview = bookingsToReview(deps, user.id, rows.map((r) => r.booking));
+    const toReview = await bookingsToReview(deps, user.id, rows.map((r) => r.booking));
     const now = deps.now();
     if (isHtmx(request) && !request.headers.get("hx-history-restore-request")) {
-      return htmlResponse(String(<InboxList view={viewOf(deps, state, request)} rows={rows} order={order} now={now} toReview={toReview} />));
+      return htmlResponse(String(<InboxList view={await viewOf(deps, state, request)} rows={rows} order={order} now={now} toReview={toReview} />));
     }
     return render((view) => <BookingsScreen view={view} rows={rows} order={order} now={now} toReview={toReview} />);
   }

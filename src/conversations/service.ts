@@ -1,6 +1,6 @@
 import { dialect } from "../../db/dialect";
 import { and, asc, eq, gt, not, or, sql } from "drizzle-orm";
-import { writeTransaction } from "../../db/client";
+import { writeTransaction, one, written } from "../../db/client";
 import { bookings, messages, type Booking } from "../../db/schema";
 import { bookingFor } from "../bookings/service";
 import { DomainError } from "../lib/errors";
@@ -44,20 +44,19 @@ export const sendWait = (deps: Deps, userId: string) => deps.limits.messagesByUs
  * the booking is accepted (409, checked again inside the transaction).
  */
 export async function sendMessage(deps: Deps, senderId: string, input: { bookingId: unknown; content: unknown }): Promise<{ message: MessageRow; booking: Booking }> {
-  const { booking } = bookingFor(deps, senderId, input.bookingId);
+  const { booking } = await bookingFor(deps, senderId, input.bookingId);
   const wait = await sendWait(deps, senderId);
   if (wait > 0) throw new DomainError("messages.rateLimited", 429, { retryAfterMs: wait, fields: { retryAfterMs: wait } });
   const content = messageText(input.content);
   if (booking.status !== "accepted") throw new DomainError("messages.notAccepted", 409, { fields: { status: booking.status } });
   const now = deps.now();
-  const message = writeTransaction(deps.db, (tx) => {
-    const current = tx.select({ status: bookings.status }).from(bookings).where(eq(bookings.id, booking.id)).get();
+  const message = await writeTransaction(deps.db, async (tx) => {
+    const current = await one(tx.select({ status: bookings.status }).from(bookings).where(eq(bookings.id, booking.id)));
     if (current?.status !== "accepted") return null;
-    return tx
+    return await written(tx
       .insert(messages)
       .values({ id: crypto.randomUUID(), bookingId: booking.id, senderId, content, isSystemMessage: false, systemMessageType: null, readBy: [senderId], createdAt: now })
-      .returning()
-      .get();
+      .returning());
   });
   if (!message) throw new DomainError("messages.notAccepted", 409);
   await deps.limits.messagesByUser.hit(senderId, now);
@@ -70,24 +69,22 @@ export async function sendMessage(deps: Deps, senderId: string, input: { booking
  * message of this conversation), only what was written after it, for catching up after a
  * reconnection.
  */
-export function listMessages(deps: Deps, userId: string, bookingId: unknown, after?: unknown): MessageRow[] {
-  const { booking } = bookingFor(deps, userId, bookingId);
-  if (after === undefined || after === "") return deps.db.select().from(messages).where(eq(messages.bookingId, booking.id)).orderBy(...chronological).all();
+export async function listMessages(deps: Deps, userId: string, bookingId: unknown, after?: unknown): Promise<MessageRow[]> {
+  const { booking } = await bookingFor(deps, userId, bookingId);
+  if (after === undefined || after === "") return await deps.db.select().from(messages).where(eq(messages.bookingId, booking.id)).orderBy(...chronological);
   const mark =
     typeof after === "string" && after.length <= 64
-      ? deps.db
+      ? await one(deps.db
           .select({ createdAt: messages.createdAt, rowid: sql<number>`${messages}.rowid` })
           .from(messages)
-          .where(and(eq(messages.id, after), eq(messages.bookingId, booking.id)))
-          .get()
+          .where(and(eq(messages.id, after), eq(messages.bookingId, booking.id))))
       : undefined;
   if (!mark) throw new DomainError("messages.afterUnknown", 400);
-  return deps.db
+  return await deps.db
     .select()
     .from(messages)
     .where(and(eq(messages.bookingId, booking.id), or(gt(messages.createdAt, mark.createdAt), and(eq(messages.createdAt, mark.createdAt), sql`${messages}.rowid > ${mark.rowid}`))))
-    .orderBy(...chronological)
-    .all();
+    .orderBy(...chronological);
 }
 
 /**
@@ -95,11 +92,11 @@ export function listMessages(deps: Deps, userId: string, bookingId: unknown, aft
  * they did not send (system messages with no sender included). Announced when it changed
  * something, so the other side's 'Seen' moves only when there was something new to read.
  */
-export function markRead(deps: Deps, readerId: string, bookingId: unknown): { updated: number; at: number } {
-  const { booking } = bookingFor(deps, readerId, bookingId);
+export async function markRead(deps: Deps, readerId: string, bookingId: unknown): Promise<{ updated: number; at: number }> {
+  const { booking } = await bookingFor(deps, readerId, bookingId);
   const at = deps.now();
-  const updated = writeTransaction(deps.db, (tx) =>
-    tx
+  const updated = (await writeTransaction(deps.db, async (tx) =>
+    await tx
       .update(messages)
       .set({ readBy: dialect.jsonListAppend(messages.readBy, readerId) })
       .where(
@@ -109,9 +106,8 @@ export function markRead(deps: Deps, readerId: string, bookingId: unknown): { up
           not(dialect.jsonListHas(messages.readBy, readerId)),
         ),
       )
-      .returning({ id: messages.id })
-      .all(),
-  ).length;
+      .returning({ id: messages.id }),
+  )).length;
   if (updated > 0) deps.events.emit({ type: "messages.read", booking, readerId, at });
   return { updated, at };
 }
@@ -120,8 +116,8 @@ export function markRead(deps: Deps, readerId: string, bookingId: unknown): { up
  * How far `otherId` has read a conversation: the instant of the newest message they did not
  * send that holds them in `readBy` (they read everything up to it), or null.
  */
-export function readUpTo(deps: Deps, bookingId: string, otherId: string): number | null {
-  const row = deps.db
+export async function readUpTo(deps: Deps, bookingId: string, otherId: string): Promise<number | null> {
+  const row = await one(deps.db
     .select({ at: sql<number | null>`max(${messages.createdAt})` })
     .from(messages)
     .where(
@@ -130,18 +126,16 @@ export function readUpTo(deps: Deps, bookingId: string, otherId: string): number
         sql`${messages.senderId} IS DISTINCT FROM ${otherId}`,
         dialect.jsonListHas(messages.readBy, otherId),
       ),
-    )
-    .get();
+    ));
   return row?.at ?? null;
 }
 
 /** `GET /api/bookings/last-messages`: the newest message of each of the person's bookings that has one. */
-export function lastMessages(deps: Deps, userId: string): MessageRow[] {
-  return deps.db
+export async function lastMessages(deps: Deps, userId: string): Promise<MessageRow[]> {
+  return (await deps.db
     .select({ message: messages })
     .from(bookings)
     .innerJoin(messages, eq(messages.id, latestMessageId))
-    .where(onBooking(userId))
-    .all()
+    .where(onBooking(userId)))
     .map((r) => r.message);
 }

@@ -1,6 +1,6 @@
 import { dialect } from "../../db/dialect";
 import { and, eq, not, or, sql } from "drizzle-orm";
-import { readCache, type Db } from "../../db/client";
+import { readCache, type Db, one } from "../../db/client";
 import { bookings, messages } from "../../db/schema";
 import type { MessageRow } from "../events";
 
@@ -39,6 +39,6 @@ export const unreadCountQuery = (db: Db, userId: string) =>
     );
 
 /** How many of the person's conversations are unread, by the rule of `isUnread`. */
-export function unreadConversations(deps: { db: Db }, userId: string): number {
-  return unreadCounts(deps.db, userId, () => unreadCountQuery(deps.db, userId).get()?.n ?? 0);
+export async function unreadConversations(deps: { db: Db }, userId: string): Promise<number> {
+  return await unreadCounts(deps.db, userId, async () => (await one(unreadCountQuery(deps.db, userId)))?.n ?? 0);
 }

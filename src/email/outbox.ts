@@ -1,4 +1,4 @@
-import type { Db, WriteTx } from "../../db/client";
+import type { WriteTx } from "../../db/client";
 import { EmailLayout, emailText, type EmailContent } from "../../views/email/EmailLayout";
 import type { Deps } from "../deps";
 import { defineJob, scheduleJob } from "../jobs";
@@ -54,9 +54,9 @@ export const emailJob = defineJob<{ key: string; email: OutgoingEmail }>({
  * `key` is the email's identity: queuing the same key twice sends it once. Returns the job key,
  * to hand to `sendQueuedEmails` once the transaction is committed.
  */
-export function queueEmail(db: Db | WriteTx, deps: Pick<Deps, "now">, key: string, email: OutgoingEmail, at = deps.now()): string {
+export async function queueEmail(tx: WriteTx, deps: Pick<Deps, "now">, key: string, email: OutgoingEmail, at = deps.now()): Promise<string> {
   const jobKey = `email:${key}`;
-  scheduleJob(db, emailJob, { key: jobKey, email }, { at, key: jobKey });
+  await scheduleJob(tx, emailJob, { key: jobKey, email }, { at, key: jobKey });
   return jobKey;
 }
 

@@ -1,3 +1,4 @@
+import { one } from "../../db/client";
 import { eq } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { users } from "../../db/schema";
@@ -24,12 +25,12 @@ export function emailRoutes(deps: Deps) {
       const action = `/email/unsubscribe?t=${encodeURIComponent(String(query.t))}`;
       return render((view) => <UnsubscribeConfirm view={view} kind={view.t(`notifications.type.${token.kind}`)} action={action} />);
     })
-    .post("/email/unsubscribe", ({ query, render }) => {
+    .post("/email/unsubscribe", async ({ query, render }) => {
       const token = readUnsubscribeToken(deps, query.t);
       if (!token) return render((view) => <UnsubscribeInvalid view={view} />, { status: 400 });
       // Someone whose account is gone gets no email anyway.
-      const exists = deps.db.select({ id: users.id }).from(users).where(eq(users.id, token.userId)).get();
-      if (exists) changePreferences(deps, token.userId, { [token.kind]: false });
+      const exists = await one(deps.db.select({ id: users.id }).from(users).where(eq(users.id, token.userId)));
+      if (exists) await changePreferences(deps, token.userId, { [token.kind]: false });
       return render((view) => <Unsubscribed view={view} kind={view.t(`notifications.type.${token.kind}`)} />);
     });
 }

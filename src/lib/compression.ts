@@ -185,7 +185,7 @@ export function compressResponse(request: Request, response: Response): Response
   if (!bytes) {
     const read = Bun.peek(response.clone().bytes());
     if (read instanceof Promise) {
-      read.catch(() => {});
+      void read.catch(() => {});
       return response;
     }
     bytes = read;

@@ -43,7 +43,7 @@ export class RedisBroadcaster implements Broadcaster {
 
   publish(topic: string, data: string) {
     // A topic never holds a line break, so the first one ends it.
-    this.commands.publish(LIVE_CHANNEL, `${topic}\n${data}`).then(
+    void this.commands.publish(LIVE_CHANNEL, `${topic}\n${data}`).then(
       () => (this.failing = false),
       (err: Error) => {
         if (!this.failing) console.error(`live updates: publishing through Redis failed (${err.message}); clients catch up once it is back`);
@@ -183,6 +183,6 @@ export class RedisPresence implements Presence {
 
   private run(command: string, args: string[]) {
     // Presence is a hint for notifications: a failed update is not worth more than dropping it.
-    this.commands.send(command, args).catch(() => {});
+    void this.commands.send(command, args).catch(() => {});
   }
 }

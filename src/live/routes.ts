@@ -79,7 +79,7 @@ export function liveRoutes(deps: Deps) {
   /** The session the socket was opened with still exists and is the same person's. */
   const sessionHolds = async (conn: Connection) => (await loadSession(deps.db, conn.token, deps.now()))?.user.id === conn.userId;
 
-  const isParticipant = (userId: string, bookingId: string) => participantBooking(deps, userId, bookingId) !== null;
+  const isParticipant = async (userId: string, bookingId: string) => (await participantBooking(deps, userId, bookingId)) !== null;
 
   async function handle(conn: Connection, raw: unknown): Promise<void> {
     // The socket closed while earlier frames were handled: what is left changes nothing.
@@ -94,7 +94,7 @@ export function liveRoutes(deps: Deps) {
         if (conn.bookings.size >= LIVE_LIMITS.subscriptions) return send(conn, { type: "error", bookingId, message: conn.t("live.tooManySubscriptions") });
         if (!(await sessionHolds(conn))) return conn.ws.close(CLOSE.signedOut, "signed out");
         // A stranger and a booking that does not exist get the same answer.
-        if (!isParticipant(conn.userId, bookingId)) return send(conn, { type: "error", bookingId, message: conn.t("live.notFound") });
+        if (!(await isParticipant(conn.userId, bookingId))) return send(conn, { type: "error", bookingId, message: conn.t("live.notFound") });
         if (conn.ws.readyState !== WebSocket.OPEN) return;
         conn.ws.subscribe(bookingTopic(bookingId));
         conn.bookings.add(bookingId);

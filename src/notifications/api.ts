@@ -17,15 +17,15 @@ export function notificationApi(deps: Deps) {
   return new Elysia({ name: "offline.notifications.api", seed: deps.id })
     .use(context(deps))
     .guard({ onboarded: true })
-    .get("/api/notifications/preferences", ({ user }) => json(preferencesOf(deps.db, user.id)))
-    .post("/api/notifications/preferences", ({ user, body }) => json(changePreferences(deps, user.id, parse(preferenceChange, body))))
+    .get("/api/notifications/preferences", async ({ user }) => json(await preferencesOf(deps.db, user.id)))
+    .post("/api/notifications/preferences", async ({ user, body }) => json(await changePreferences(deps, user.id, parse(preferenceChange, body))))
     .get("/api/notifications/vapid-public-key", () => json({ publicKey: deps.secrets.vapidPublicKey }))
     .post("/api/notifications/subscribe", async ({ user, body, request, state }) => {
       const outcome = await subscribe(deps, user.id, parse(subscriptionInput, body), { userAgent: request.headers.get("user-agent"), locale: state.locale });
       return json({ subscribed: true }, outcome === "created" ? 201 : 200);
     })
-    .post("/api/notifications/unsubscribe", ({ user, body }) => {
-      unsubscribe(deps, user.id, parse(unsubscribeInput, body).endpoint);
+    .post("/api/notifications/unsubscribe", async ({ user, body }) => {
+      await unsubscribe(deps, user.id, parse(unsubscribeInput, body).endpoint);
       return json({ subscribed: false });
     })
     .post("/api/notifications/test", async ({ user, body, state }) => {

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../../db/client";
 import { dialect } from "../../db/dialect";
 import { and, asc, eq, gte, lt, not, sql } from "drizzle-orm";
 import { activities, bookings, messages, users, type Booking, type BookingStatus } from "../../db/schema";
@@ -44,12 +45,11 @@ interface Person {
   suspended: boolean;
 }
 
-function personOf(deps: Deps, id: string): Person | null {
-  const u = deps.db
+async function personOf(deps: Deps, id: string): Promise<Person | null> {
+  const u = await one(deps.db
     .select({ id: users.id, email: users.email, locale: users.locale, firstName: users.firstName, name: users.name, suspendedAt: users.suspendedAt })
     .from(users)
-    .where(eq(users.id, id))
-    .get();
+    .where(eq(users.id, id)));
   if (!u) return null;
   return { id: u.id, email: u.email, locale: u.locale, firstName: u.firstName || u.name || "", suspended: u.suspendedAt !== null };
 }
@@ -65,14 +65,12 @@ interface Facts {
   host: Person;
 }
 
-function factsOf(deps: Deps, booking: Booking): Facts | null {
-  const activity = deps.db
+async function factsOf(deps: Deps, booking: Booking): Promise<Facts | null> {
+  const activity = await one(deps.db
     .select({ title: activities.title, meetingPoint: activities.meetingPoint, hasMeetingPoint: activities.hasMeetingPoint, city: activities.city, country: activities.country, instantBooking: activities.instantBooking })
     .from(activities)
-    .where(eq(activities.id, booking.activityId))
-    .get();
-  const guest = personOf(deps, booking.guestId);
-  const host = personOf(deps, booking.hostId);
+    .where(eq(activities.id, booking.activityId)));
+  const [guest, host] = await Promise.all([personOf(deps, booking.guestId), personOf(deps, booking.hostId)]);
   if (!activity || !guest || !host) return null;
   return { booking, activity, guest, host };
 }
@@ -101,12 +99,12 @@ interface PlannedEmail {
 }
 
 /** Writes the planned emails as jobs (synchronously) and returns their job keys. */
-function queuePlanned(deps: Deps, planned: PlannedEmail[]): string[] {
+async function queuePlanned(deps: Deps, planned: PlannedEmail[]): Promise<string[]> {
   const keys: string[] = [];
   for (const first of planned) {
     const person = first.to;
     if (!person.email || person.suspended) continue;
-    const preferences = preferencesOf(deps.db, person.id);
+    const preferences = await preferencesOf(deps.db, person.id);
     const chosen = [first, first.orElse].find((p): p is PlannedEmail => !!p && p.type !== "marketingEmails" && preferences[p.type]);
     if (!chosen) continue;
     const locale = localeOf(deps, person);
@@ -119,7 +117,7 @@ function queuePlanned(deps: Deps, planned: PlannedEmail[]): string[] {
     };
     const email = composeEmail(deps, chosen.kind, person.email, content);
     const calendar = chosen.calendar?.(t);
-    keys.push(queueEmail(deps.db, deps, chosen.key, calendar ? { ...email, calendar } : email));
+    keys.push(await writeTransaction(deps.db, (tx) => queueEmail(tx, deps, chosen.key, calendar ? { ...email, calendar } : email)));
   }
   return keys;
 }
@@ -152,13 +150,13 @@ function bookingInvite(deps: Deps, f: Facts, method: "REQUEST" | "CANCEL", t: Tr
 }
 
 /** The emails of a booking's status change: the push notices' changes and recipients (notices.ts). */
-function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus | null, sender: string | null, how: BookingNews = {}): PlannedEmail[] {
+async function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus | null, sender: string | null, how: BookingNews = {}): Promise<PlannedEmail[]> {
   const { instant = false, awaitingHost = false } = how;
   const to = booking.status;
   // A hold that lapsed or was given up before paying was never a request: nobody is told.
   if (from === "awaiting_payment" && to !== "pending") return [];
   if (!["pending", "accepted", "rejected", "expired", "canceled", "completed"].includes(to)) return [];
-  const f = factsOf(deps, booking);
+  const f = await factsOf(deps, booking);
   if (!f) return [];
   const { activity } = f;
   const when = (locale: Locale) => formatLocal(booking.startsAtLocal, locale, "dateTime");
@@ -387,8 +385,8 @@ function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus | null,
 }
 
 /** The host's email when their share of a completed booking was sent. */
-function payoutEmail(deps: Deps, booking: Booking, amountCents: number): PlannedEmail[] {
-  const f = factsOf(deps, booking);
+async function payoutEmail(deps: Deps, booking: Booking, amountCents: number): Promise<PlannedEmail[]> {
+  const f = await factsOf(deps, booking);
   if (!f) return [];
   return [
     {
@@ -417,14 +415,14 @@ function payoutEmail(deps: Deps, booking: Booking, amountCents: number): Planned
 }
 
 /** The emails an event calls for, written as jobs; returns their job keys. Synchronous. */
-export function queueEmailsFor(deps: Deps, event: DomainEvent): string[] {
+export async function queueEmailsFor(deps: Deps, event: DomainEvent): Promise<string[]> {
   switch (event.type) {
     case "booking.changed":
-      return queuePlanned(deps, bookingEmails(deps, event.booking, event.from, event.message?.senderId ?? null, { instant: event.instant }));
+      return await queuePlanned(deps, await bookingEmails(deps, event.booking, event.from, event.message?.senderId ?? null, { instant: event.instant }));
     case "booking.awaitingHost":
-      return queuePlanned(deps, bookingEmails(deps, event.booking, null, null, { awaitingHost: true }));
+      return await queuePlanned(deps, await bookingEmails(deps, event.booking, null, null, { awaitingHost: true }));
     case "payout.sent":
-      return queuePlanned(deps, payoutEmail(deps, event.booking, event.amountCents));
+      return await queuePlanned(deps, await payoutEmail(deps, event.booking, event.amountCents));
     default:
       return [];
   }
@@ -460,13 +458,13 @@ const messageWindow = (createdAt: number) => Math.floor(createdAt / MESSAGE_EMAI
  */
 export const messageEmailJob = defineJob<MessageEmailPayload>({
   kind: "email.messages",
-  run({ bookingId, recipientId, since, until }, { deps }) {
-    const booking = deps.db.select().from(bookings).where(eq(bookings.id, bookingId)).get();
+  async run({ bookingId, recipientId, since, until }, { deps }) {
+    const booking = await one(deps.db.select().from(bookings).where(eq(bookings.id, bookingId)));
     if (!booking || (recipientId !== booking.guestId && recipientId !== booking.hostId)) return;
-    const person = personOf(deps, recipientId);
-    if (!person?.email || person.suspended || !preferencesOf(deps.db, recipientId).messages) return;
+    const person = await personOf(deps, recipientId);
+    if (!person?.email || person.suspended || !(await preferencesOf(deps.db, recipientId)).messages) return;
     const senderId = recipientId === booking.guestId ? booking.hostId : booking.guestId;
-    const unread = deps.db
+    const unread = await deps.db
       .select({ id: messages.id, content: messages.content })
       .from(messages)
       .where(
@@ -479,10 +477,9 @@ export const messageEmailJob = defineJob<MessageEmailPayload>({
           not(dialect.jsonListHas(messages.readBy, recipientId)),
         ),
       )
-      .orderBy(asc(messages.createdAt), sql`${messages}.rowid`)
-      .all();
+      .orderBy(asc(messages.createdAt), sql`${messages}.rowid`);
     if (!unread.length) return;
-    const f = factsOf(deps, booking);
+    const f = await factsOf(deps, booking);
     if (!f) return;
     const sender = senderId === booking.guestId ? f.guest : f.host;
     const side = recipientId === booking.guestId ? "guest" : "host";
@@ -510,7 +507,7 @@ export const messageEmailJob = defineJob<MessageEmailPayload>({
         };
       },
     };
-    sendQueuedEmails(deps, queuePlanned(deps, [planned]));
+    sendQueuedEmails(deps, await queuePlanned(deps, [planned]));
   },
 });
 
@@ -522,15 +519,17 @@ async function scheduleMessageEmail(deps: Deps, event: Extract<DomainEvent, { ty
   const { booking, message } = event;
   if (message.isSystemMessage || !message.senderId) return;
   const recipient = message.senderId === booking.guestId ? booking.hostId : booking.guestId;
-  if (!preferencesOf(deps.db, recipient).messages) return;
+  if (!(await preferencesOf(deps.db, recipient)).messages) return;
   // Reading the conversation right now: the message is already on their screen.
   if (await deps.presence.isViewing(recipient, booking.id)) return;
   const window = messageWindow(message.createdAt);
-  scheduleJob(
-    deps.db,
-    messageEmailJob,
-    { bookingId: booking.id, recipientId: recipient, since: message.createdAt, until: window + MESSAGE_EMAIL_DELAY_MS },
-    { at: message.createdAt + MESSAGE_EMAIL_DELAY_MS, key: `${messageEmailKey(booking.id, recipient)}:${window}` },
+  await writeTransaction(deps.db, (tx) =>
+    scheduleJob(
+      tx,
+      messageEmailJob,
+      { bookingId: booking.id, recipientId: recipient, since: message.createdAt, until: window + MESSAGE_EMAIL_DELAY_MS },
+      { at: message.createdAt + MESSAGE_EMAIL_DELAY_MS, key: `${messageEmailKey(booking.id, recipient)}:${window}` },
+    ),
   );
 }
 
@@ -540,8 +539,8 @@ async function scheduleMessageEmail(deps: Deps, event: Extract<DomainEvent, { ty
  * at once, and retried by the job runner if that fails.
  */
 export function listenForEmails(deps: Deps) {
-  deps.events.on((event) => {
-    sendQueuedEmails(deps, queueEmailsFor(deps, event));
+  deps.events.on(async (event) => {
+    sendQueuedEmails(deps, await queueEmailsFor(deps, event));
     if (event.type === "message.created") return scheduleMessageEmail(deps, event);
   });
 }

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../../db/client";
 import { eq } from "drizzle-orm";
 import { activities, bookings, users, type Booking, type BookingStatus } from "../../db/schema";
 import type { Deps } from "../deps";
@@ -38,15 +39,16 @@ const MESSAGE_PREVIEW = 140;
 const conversation = (bookingId: string) => `/bookings/${bookingId}`;
 
 /** How a notice names a person: their first name, else their name. */
-function firstNameOf(deps: Deps, id: string) {
-  const u = deps.db.select({ firstName: users.firstName, name: users.name }).from(users).where(eq(users.id, id)).get();
+async function firstNameOf(deps: Deps, id: string) {
+  const u = await one(deps.db.select({ firstName: users.firstName, name: users.name }).from(users).where(eq(users.id, id)));
   return u?.firstName || u?.name || "";
 }
 
 /** The names a booking's notices need: the activity's title and both people's first names. */
-function partiesOf(deps: Deps, booking: Booking) {
-  const activity = deps.db.select({ title: activities.title, instantBooking: activities.instantBooking }).from(activities).where(eq(activities.id, booking.activityId)).get();
-  return { activity: activity?.title ?? "", instant: activity?.instantBooking ?? false, guest: firstNameOf(deps, booking.guestId), host: firstNameOf(deps, booking.hostId) };
+async function partiesOf(deps: Deps, booking: Booking) {
+  const activity = await one(deps.db.select({ title: activities.title, instantBooking: activities.instantBooking }).from(activities).where(eq(activities.id, booking.activityId)));
+  const [guest, host] = await Promise.all([firstNameOf(deps, booking.guestId), firstNameOf(deps, booking.hostId)]);
+  return { activity: activity?.title ?? "", instant: activity?.instantBooking ?? false, guest, host };
 }
 
 /** A notice whose text is two catalogue entries filled with `params` (some of them per language). */
@@ -70,12 +72,12 @@ function notice(
  * The notices of a booking's status change, to whoever did not make it. `instant`: accepted on
  * the host's behalf; `awaitingHost`: an instant request the host now answers (booking.awaitingHost).
  */
-function bookingNotices(deps: Deps, booking: Booking, from: BookingStatus | null, sender: string | null, how: BookingNews = {}): Notice[] {
+async function bookingNotices(deps: Deps, booking: Booking, from: BookingStatus | null, sender: string | null, how: BookingNews = {}): Promise<Notice[]> {
   const { instant = false, awaitingHost = false } = how;
   const to = booking.status;
   // A hold that lapsed or was given up before paying was never a request: nobody is told.
   if (from === "awaiting_payment" && to !== "pending") return [];
-  const p = partiesOf(deps, booking);
+  const p = await partiesOf(deps, booking);
   const when = (locale: Locale) => formatLocal(booking.startsAtLocal, locale, "dateTime");
   const amount = (locale: Locale) => formatMoney(booking.totalCents, locale, { currency: booking.currency });
   const base = (recipient: string, type: PreferenceKey, topic: string, url = conversation(booking.id)) => ({
@@ -161,7 +163,7 @@ export async function noticesFor(deps: Deps, event: DomainEvent): Promise<Notice
       const recipient = message.senderId === booking.guestId ? booking.hostId : booking.guestId;
       // Reading the conversation right now: the message is already on their screen.
       if (await deps.presence.isViewing(recipient, booking.id)) return [];
-      const p = partiesOf(deps, booking);
+      const p = await partiesOf(deps, booking);
       const sender = message.senderId === booking.guestId ? p.guest : p.host;
       return [
         {
@@ -175,18 +177,18 @@ export async function noticesFor(deps: Deps, event: DomainEvent): Promise<Notice
       ];
     }
     case "reviews.published":
-      return event.reviews.map((review) => {
-        const reviewer = firstNameOf(deps, review.reviewerId);
+      return Promise.all(event.reviews.map(async (review) => {
+        const reviewer = await firstNameOf(deps, review.reviewerId);
         return notice(
           { to: review.reviewedUserId, type: "reviews", key: `review:${review.id}`, url: "/reviews", tag: `review:${review.id}` },
           "notifications.push.review.title",
           "notifications.push.review.body",
           () => ({ name: reviewer, stars: review.stars }),
         );
-      });
+      }));
     case "payout.sent": {
       const { booking, amountCents } = event;
-      const p = partiesOf(deps, booking);
+      const p = await partiesOf(deps, booking);
       return [
         notice(
           { to: booking.hostId, type: "paymentNotifications", key: `payout:${booking.id}`, url: "/host", tag: `payment:${booking.id}` },
@@ -208,10 +210,10 @@ export async function noticesFor(deps: Deps, event: DomainEvent): Promise<Notice
 export async function send(deps: Deps, notices: Notice[]) {
   const pushes: Parameters<typeof queuePushes>[1] = [];
   for (const n of notices) {
-    if (!preferencesOf(deps.db, n.to)[n.type]) continue;
-    const subscriptions = subscriptionsOf(deps.db, n.to);
+    if (!(await preferencesOf(deps.db, n.to))[n.type]) continue;
+    const subscriptions = await subscriptionsOf(deps.db, n.to);
     if (!subscriptions.length) continue;
-    const chosen = deps.db.select({ locale: users.locale }).from(users).where(eq(users.id, n.to)).get()?.locale;
+    const chosen = (await one(deps.db.select({ locale: users.locale }).from(users).where(eq(users.id, n.to))))?.locale;
     const byLocale = new Map<Locale, PushMessage>();
     for (const s of subscriptions) {
       const locale = [chosen, s.locale].find((l): l is Locale => (locales as (string | null | undefined)[]).includes(l)) ?? deps.config.defaultLanguage;
@@ -234,9 +236,9 @@ export async function send(deps: Deps, notices: Notice[]) {
 export const reminderJob = defineJob<{ bookingId: string }>({
   kind: "notifications.reminder",
   async run({ bookingId }, { deps }) {
-    const booking = deps.db.select().from(bookings).where(eq(bookings.id, bookingId)).get();
+    const booking = await one(deps.db.select().from(bookings).where(eq(bookings.id, bookingId)));
     if (!booking || booking.status !== "accepted" || deps.now() >= booking.startsAt) return;
-    const p = partiesOf(deps, booking);
+    const p = await partiesOf(deps, booking);
     // Worth showing until the activity starts, and no longer.
     const ttlSeconds = Math.max(60, Math.min(PUSH_TTL_SECONDS, Math.floor((booking.startsAt - deps.now()) / 1000)));
     const remind = (to: string, name: string): Notice =>
@@ -251,10 +253,10 @@ export const reminderJob = defineJob<{ bookingId: string }>({
 });
 
 /** Schedules the reminder of a booking just accepted, unless it starts too soon for one. */
-function scheduleReminder(deps: Deps, booking: Booking) {
+async function scheduleReminder(deps: Deps, booking: Booking) {
   const at = booking.startsAt - REMINDER_BEFORE_MS;
   if (at <= deps.now()) return;
-  scheduleJob(deps.db, reminderJob, { bookingId: booking.id }, { at, key: `notifications.reminder:${booking.id}` });
+  await writeTransaction(deps.db, (tx) => scheduleJob(tx, reminderJob, { bookingId: booking.id }, { at, key: `notifications.reminder:${booking.id}` }));
 }
 
 /**
@@ -263,7 +265,7 @@ function scheduleReminder(deps: Deps, booking: Booking) {
  */
 export function listenForNotices(deps: Deps) {
   deps.events.on(async (event) => {
-    if (event.type === "booking.changed" && event.booking.status === "accepted") scheduleReminder(deps, event.booking);
+    if (event.type === "booking.changed" && event.booking.status === "accepted") await scheduleReminder(deps, event.booking);
     const notices = await noticesFor(deps, event);
     if (notices.length) await send(deps, notices);
   });
@@ -282,7 +284,7 @@ export const TEST_DEADLINE_MS = 3_000;
  * Returns how many browsers' push services took it: at once when all did, else at the deadline.
  */
 export async function sendTest(deps: Deps, userId: string, { title, body }: TestInput, locale: Locale, options: { resolve?: Resolver } = {}): Promise<number> {
-  const subscriptions = subscriptionsOf(deps.db, userId);
+  const subscriptions = await subscriptionsOf(deps.db, userId);
   if (!subscriptions.length) throw new DomainError("notifications.notSubscribedBody", 409);
   const t = translator(locale);
   const message: PushMessage = { title: title || t("notifications.push.test.title"), body: body || t("notifications.push.test.body"), url: "/settings", tag: "test" };

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../../db/client";
 import { eq } from "drizzle-orm";
 import webpush from "web-push";
 import { pushSubscriptions } from "../../db/schema";
@@ -126,7 +127,7 @@ export async function deliver(deps: Deps, subscription: Subscription, message: P
   const { status, detail } = answer;
   if (status >= 200 && status < 300) return "sent";
   if (status === 404 || status === 410) {
-    deps.db.delete(pushSubscriptions).where(eq(pushSubscriptions.id, subscription.id)).run();
+    await writeTransaction(deps.db, (tx) => tx.delete(pushSubscriptions).where(eq(pushSubscriptions.id, subscription.id)));
     return "gone";
   }
   if (status === 429 || status >= 500) {
@@ -146,7 +147,7 @@ export const pushJob = defineJob<{ subscriptionId: string; message: PushMessage;
   // 30 s, 1, 2, 4 and 8 minutes: a notification that late is still worth having, one hours late is not.
   maxAttempts: 6,
   async run({ subscriptionId, message, ttlSeconds }, { deps }) {
-    const subscription = deps.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.id, subscriptionId)).get();
+    const subscription = await one(deps.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.id, subscriptionId)));
     if (!subscription?.isActive) return;
     if ((await deliver(deps, subscription, message, ttlSeconds)) === "retry") throw new Error("push service busy or unreachable");
   },
@@ -159,7 +160,7 @@ export const pushJob = defineJob<{ subscriptionId: string; message: PushMessage;
 export async function queuePushes(deps: Deps, pushes: { key: string; subscriptionId: string; message: PushMessage; ttlSeconds?: number }[]) {
   const now = deps.now();
   for (const push of pushes) {
-    scheduleJob(deps.db, pushJob, { subscriptionId: push.subscriptionId, message: push.message, ttlSeconds: push.ttlSeconds ?? PUSH_TTL_SECONDS }, { at: now, key: push.key });
+    await writeTransaction(deps.db, (tx) => scheduleJob(tx, pushJob, { subscriptionId: push.subscriptionId, message: push.message, ttlSeconds: push.ttlSeconds ?? PUSH_TTL_SECONDS }, { at: now, key: push.key }));
   }
   await deps.jobs.runNow(pushes.map((p) => p.key));
 }

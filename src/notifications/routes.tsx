@@ -10,8 +10,8 @@ export function notificationRoutes(deps: Deps) {
   return new Elysia({ name: "offline.notifications", seed: deps.id })
     .use(context(deps))
     .guard({ onboarded: true })
-    .post("/settings/notifications", ({ user, body, sendTo }) => {
-      changePreferences(deps, user.id, preferencesForm.parse(asRecord(body)));
+    .post("/settings/notifications", async ({ user, body, sendTo }) => {
+      await changePreferences(deps, user.id, preferencesForm.parse(asRecord(body)));
       return sendTo("/settings", { title: "notifications.saved" });
     });
 }

@@ -1,5 +1,5 @@
 import { and, desc, eq, ne, notInArray } from "drizzle-orm";
-import { writeTransaction, type Db } from "../../db/client";
+import { writeTransaction, type Db, one } from "../../db/client";
 import { notificationPreferences, pushSubscriptions } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { Locale } from "../texts";
@@ -15,28 +15,27 @@ import { allowsLoopbackPushServices, checkAddressText, DestinationRefused, resol
 
 
 /** A person's preferences: their row, or the defaults when they never changed one. */
-export function preferencesOf(db: Db, userId: string): Preferences {
-  const row = db.select().from(notificationPreferences).where(eq(notificationPreferences.userId, userId)).get();
+export async function preferencesOf(db: Db, userId: string): Promise<Preferences> {
+  const row = await one(db.select().from(notificationPreferences).where(eq(notificationPreferences.userId, userId)));
   if (!row) return { ...DEFAULT_PREFERENCES };
   return Object.fromEntries(PREFERENCE_KEYS.map((key) => [key, row[key]])) as Preferences;
 }
 
-function writePreferences(deps: Deps, userId: string, change: Partial<Preferences>) {
+async function writePreferences(deps: Deps, userId: string, change: Partial<Preferences>) {
   const now = deps.now();
-  deps.db
+  await writeTransaction(deps.db, (tx) => tx
     .insert(notificationPreferences)
     .values({ userId, ...DEFAULT_PREFERENCES, ...change, createdAt: now, updatedAt: now })
-    .onConflictDoUpdate({ target: notificationPreferences.userId, set: { ...change, updatedAt: now } })
-    .run();
+    .onConflictDoUpdate({ target: notificationPreferences.userId, set: { ...change, updatedAt: now } }));
 }
 
 /**
  * Changes some of a person's preferences (`POST /api/notifications/preferences` changes one, the
  * Settings form without JavaScript all of them, an email's unsubscribe link one); returns them all.
  */
-export function changePreferences(deps: Deps, userId: string, change: Partial<Preferences>): Preferences {
-  writePreferences(deps, userId, change);
-  return preferencesOf(deps.db, userId);
+export async function changePreferences(deps: Deps, userId: string, change: Partial<Preferences>): Promise<Preferences> {
+  await writePreferences(deps, userId, change);
+  return await preferencesOf(deps.db, userId);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -126,48 +125,43 @@ export async function subscribe(
   const sub = await readSubscription(input, allowsLocalPushServices(deps), resolve);
   const now = deps.now();
   const userAgent = from.userAgent?.slice(0, 300) ?? null;
-  return writeTransaction(deps.db, (tx) => {
-    const renewed = tx
+  return writeTransaction(deps.db, async (tx) => {
+    const renewed = await one(tx
       .update(pushSubscriptions)
       .set({ userId, p256dhKey: sub.p256dh, authKey: sub.auth, userAgent, locale: from.locale, isActive: true, updatedAt: now })
       .where(eq(pushSubscriptions.endpoint, sub.endpoint))
-      .returning({ id: pushSubscriptions.id })
-      .get();
+      .returning({ id: pushSubscriptions.id }));
     const id = renewed?.id ?? crypto.randomUUID();
     if (!renewed) {
-      tx.insert(pushSubscriptions)
-        .values({ id, userId, endpoint: sub.endpoint, p256dhKey: sub.p256dh, authKey: sub.auth, userAgent, locale: from.locale, createdAt: now, updatedAt: now })
-        .run();
+      await tx.insert(pushSubscriptions)
+        .values({ id, userId, endpoint: sub.endpoint, p256dhKey: sub.p256dh, authKey: sub.auth, userAgent, locale: from.locale, createdAt: now, updatedAt: now });
     }
     // This one and the most recently renewed others, up to the limit.
-    const kept = tx
+    const kept = (await tx
       .select({ id: pushSubscriptions.id })
       .from(pushSubscriptions)
       .where(and(eq(pushSubscriptions.userId, userId), ne(pushSubscriptions.id, id)))
       .orderBy(desc(pushSubscriptions.updatedAt))
-      .limit(MAX_SUBSCRIPTIONS_PER_USER - 1)
-      .all()
+      .limit(MAX_SUBSCRIPTIONS_PER_USER - 1))
       .map((s) => s.id);
-    tx.delete(pushSubscriptions).where(and(eq(pushSubscriptions.userId, userId), notInArray(pushSubscriptions.id, [id, ...kept]))).run();
+    await tx.delete(pushSubscriptions).where(and(eq(pushSubscriptions.userId, userId), notInArray(pushSubscriptions.id, [id, ...kept])));
     return renewed ? "renewed" : "created";
   });
 }
 
 /** `POST /api/notifications/unsubscribe` with `endpoint`: only one of the caller's own (404 otherwise). */
-export function unsubscribe(deps: Deps, userId: string, endpoint: string) {
-  const gone = deps.db
+export async function unsubscribe(deps: Deps, userId: string, endpoint: string) {
+  const gone = await one(writeTransaction(deps.db, (tx) => tx
     .delete(pushSubscriptions)
     .where(and(eq(pushSubscriptions.endpoint, endpoint), eq(pushSubscriptions.userId, userId)))
-    .returning({ id: pushSubscriptions.id })
-    .get();
+    .returning({ id: pushSubscriptions.id })));
   if (!gone) throw new DomainError("notifications.error.notFound", 404);
 }
 
 /** The browsers a person has push notifications on in. */
-export function subscriptionsOf(db: Db, userId: string) {
-  return db
+export async function subscriptionsOf(db: Db, userId: string) {
+  return await db
     .select()
     .from(pushSubscriptions)
-    .where(and(eq(pushSubscriptions.userId, userId), eq(pushSubscriptions.isActive, true)))
-    .all();
+    .where(and(eq(pushSubscriptions.userId, userId), eq(pushSubscriptions.isActive, true)));
 }

@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../../db/client";
 import { and, eq, isNull } from "drizzle-orm";
 import { users, type User } from "../../db/schema";
 import type { Deps } from "../deps";
@@ -31,11 +32,11 @@ export async function ensureConnectedAccount(deps: Deps, user: User): Promise<st
   if (user.stripeAccountId) return user.stripeAccountId;
   const account = await deps.payments.createConnectedAccount({ userId: user.id, email: user.email }, connectAccountKey(user.id));
   // Compare-and-set: two tabs racing both got the same account (same key); the first write stays.
-  await deps.db
+  await writeTransaction(deps.db, (tx) => tx
     .update(users)
     .set({ stripeAccountId: account.id, payoutsEnabled: account.payoutsEnabled, updatedAt: deps.now() })
-    .where(and(eq(users.id, user.id), isNull(users.stripeAccountId)));
-  const stored = await deps.db.select({ id: users.stripeAccountId }).from(users).where(eq(users.id, user.id)).get();
+    .where(and(eq(users.id, user.id), isNull(users.stripeAccountId))));
+  const stored = await one(deps.db.select({ id: users.stripeAccountId }).from(users).where(eq(users.id, user.id)));
   return stored?.id ?? account.id;
 }
 
@@ -75,7 +76,7 @@ export function missingOf(requirements: string[]): MessageKey[] {
 
 /** Stores what the provider says of an account on its host, when that changed. */
 async function storePayoutsEnabled(deps: Deps, accountId: string, enabled: boolean) {
-  await deps.db.update(users).set({ payoutsEnabled: enabled, updatedAt: deps.now() }).where(and(eq(users.stripeAccountId, accountId), eq(users.payoutsEnabled, !enabled)));
+  await writeTransaction(deps.db, (tx) => tx.update(users).set({ payoutsEnabled: enabled, updatedAt: deps.now() }).where(and(eq(users.stripeAccountId, accountId), eq(users.payoutsEnabled, !enabled))));
 }
 
 /** The host's payout setup as the provider knows it now; stores whether payouts are enabled. */

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { writeTransaction, type Db, type WriteTx } from "../../db/client";
+import { writeTransaction, type Db, type WriteTx, one, written } from "../../db/client";
 import { type Movement, testCheckoutSessions, testConnectedAccounts, testPaymentIntents, testPaymentOperations } from "../../db/schema";
 import {
   PaymentError,
@@ -109,12 +109,12 @@ export class TestProvider implements PaymentProvider {
     };
   }
 
-  private row(intentId: string) {
-    return this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)).get();
+  private async row(intentId: string) {
+    return await one(this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)));
   }
 
-  private setStatus(intentId: string, status: PaymentIntentStatus, lastError: string | null = null) {
-    this.db.update(testPaymentIntents).set({ status, lastError, updatedAt: this.now() }).where(eq(testPaymentIntents.id, intentId)).run();
+  private async setStatus(intentId: string, status: PaymentIntentStatus, lastError: string | null = null) {
+    await writeTransaction(this.db, (tx) => tx.update(testPaymentIntents).set({ status, lastError, updatedAt: this.now() }).where(eq(testPaymentIntents.id, intentId)));
   }
 
   private async emit(event: Omit<PaymentEvent, "id">) {
@@ -129,10 +129,10 @@ export class TestProvider implements PaymentProvider {
   async createIntent(input: Parameters<PaymentProvider["createIntent"]>[0], idempotencyKey: string): Promise<PaymentIntent> {
     await this.roundTrip();
     if (!Number.isInteger(input.amountCents) || input.amountCents < 50) throw new PaymentError("Amount must be at least 50 cents.", "invalid_request", 400);
-    const existing = this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.idempotencyKey, idempotencyKey)).get();
+    const existing = await one(this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.idempotencyKey, idempotencyKey)));
     if (existing) return this.toIntent(existing);
     const intentId = id("tpi");
-    const row = this.db
+    const row = await written(writeTransaction(this.db, (tx) => tx
       .insert(testPaymentIntents)
       .values({
         id: intentId,
@@ -146,20 +146,19 @@ export class TestProvider implements PaymentProvider {
         createdAt: this.now(),
         updatedAt: this.now(),
       })
-      .returning()
-      .get();
+      .returning()));
     return this.toIntent(row);
   }
 
   async getIntent(intentId: string): Promise<PaymentIntent | null> {
     await this.roundTrip();
-    const row = this.row(intentId);
+    const row = await this.row(intentId);
     return row ? this.toIntent(row) : null;
   }
 
   /** The intent a browser holds the client secret of, or null. */
-  intentBySecret(clientSecret: string): PaymentIntent | null {
-    const row = this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.clientSecret, clientSecret)).get();
+  async intentBySecret(clientSecret: string): Promise<PaymentIntent | null> {
+    const row = await one(this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.clientSecret, clientSecret)));
     return row ? this.toIntent(row) : null;
   }
 
@@ -168,7 +167,7 @@ export class TestProvider implements PaymentProvider {
    * the intent. Confirming an intent that is already authorised answers its state again.
    */
   async confirmCard(input: CardInput): Promise<ConfirmResult> {
-    const row = this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.clientSecret, input.clientSecret)).get();
+    const row = await one(this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.clientSecret, input.clientSecret)));
     if (!row) throw new PaymentError(CARD_MESSAGES.notFound, "not_found", 404);
     const intent = this.toIntent(row);
     const answer = (status: PaymentIntentStatus, error?: string): ConfirmResult => ({
@@ -180,8 +179,8 @@ export class TestProvider implements PaymentProvider {
     if (intent.status === "requires_capture" || intent.status === "succeeded" || intent.status === "requires_action") return answer(intent.status);
     if (intent.status === "canceled") return answer("canceled", CARD_MESSAGES.canceled);
 
-    const refuse = (message: string) => {
-      this.setStatus(row.id, "requires_payment_method", message);
+    const refuse = async (message: string) => {
+      await this.setStatus(row.id, "requires_payment_method", message);
       return answer("requires_payment_method", message);
     };
     const number = String(input.cardNumber ?? "").replace(/[\s-]/g, "");
@@ -204,7 +203,7 @@ export class TestProvider implements PaymentProvider {
         await this.emit({ type: "payment_intent.payment_failed", objectId: row.id, metadata: row.metadata, paymentIntentId: row.id });
         return refuse(CARD_MESSAGES.insufficientFunds);
       case TEST_CARDS.authentication:
-        this.setStatus(row.id, "requires_action");
+        await this.setStatus(row.id, "requires_action");
         return answer("requires_action");
       default:
         return refuse(CARD_MESSAGES.unknownCard);
@@ -213,21 +212,21 @@ export class TestProvider implements PaymentProvider {
 
   /** The test authentication page's answer: approve authorises, fail refuses the card. */
   async authenticate(intentId: string, approve: boolean): Promise<ConfirmResult> {
-    const row = this.row(intentId);
+    const row = await this.row(intentId);
     if (!row) throw new PaymentError(CARD_MESSAGES.notFound, "not_found", 404);
     if (row.status !== "requires_action") return { status: row.status as PaymentIntentStatus, paymentIntentId: row.id, ...(row.lastError ? { error: row.lastError } : {}) };
     if (approve) return this.authorise(row.id);
-    this.setStatus(row.id, "requires_payment_method", CARD_MESSAGES.authenticationFailed);
+    await this.setStatus(row.id, "requires_payment_method", CARD_MESSAGES.authenticationFailed);
     return { status: "requires_payment_method", paymentIntentId: row.id, error: CARD_MESSAGES.authenticationFailed };
   }
 
   private async authorise(intentId: string): Promise<ConfirmResult> {
-    this.setStatus(intentId, "requires_capture");
-    const row = this.row(intentId)!;
+    await this.setStatus(intentId, "requires_capture");
+    const row = (await this.row(intentId))!;
     await this.emit({ type: "payment_intent.amount_capturable_updated", objectId: row.id, metadata: row.metadata, paymentIntentId: row.id });
-    const session = this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.paymentIntentId, intentId)).get();
+    const session = await one(this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.paymentIntentId, intentId)));
     if (session && session.status === "open") {
-      this.db.update(testCheckoutSessions).set({ status: "complete" }).where(eq(testCheckoutSessions.id, session.id)).run();
+      await writeTransaction(this.db, (tx) => tx.update(testCheckoutSessions).set({ status: "complete" }).where(eq(testCheckoutSessions.id, session.id)));
       await this.emit({ type: "checkout.session.completed", objectId: session.id, metadata: row.metadata, paymentIntentId: row.id });
     }
     return { status: "requires_capture", paymentIntentId: intentId };
@@ -247,33 +246,32 @@ export class TestProvider implements PaymentProvider {
   }
 
   /** An operation already made with this key, inside a transaction. */
-  private doneIn(tx: WriteTx, key: string) {
-    return tx.select().from(testPaymentOperations).where(eq(testPaymentOperations.idempotencyKey, key)).get() ?? null;
+  private async doneIn(tx: WriteTx, key: string) {
+    return await one(tx.select().from(testPaymentOperations).where(eq(testPaymentOperations.idempotencyKey, key))) ?? null;
   }
 
   /** Records an operation in the transaction that also changes what it acted on: a crash never splits them. */
-  private recordIn(tx: WriteTx, kind: (typeof testPaymentOperations.$inferInsert)["kind"], target: string, amountCents: number, key: string, extra: { destination?: string; transferGroup?: string } = {}) {
+  private async recordIn(tx: WriteTx, kind: (typeof testPaymentOperations.$inferInsert)["kind"], target: string, amountCents: number, key: string, extra: { destination?: string; transferGroup?: string } = {}) {
     const opId = id(kind === "refund" ? "tre" : kind === "transfer" ? "ttr" : kind === "reverse" ? "trv" : "top");
-    tx.insert(testPaymentOperations)
-      .values({ id: opId, kind, target, amountCents, destination: extra.destination ?? null, transferGroup: extra.transferGroup ?? null, idempotencyKey: key, createdAt: this.now() })
-      .run();
+    await tx.insert(testPaymentOperations)
+      .values({ id: opId, kind, target, amountCents, destination: extra.destination ?? null, transferGroup: extra.transferGroup ?? null, idempotencyKey: key, createdAt: this.now() });
     return opId;
   }
 
-  private setStatusIn(tx: WriteTx, intentId: string, status: PaymentIntentStatus) {
-    tx.update(testPaymentIntents).set({ status, lastError: null, updatedAt: this.now() }).where(eq(testPaymentIntents.id, intentId)).run();
+  private async setStatusIn(tx: WriteTx, intentId: string, status: PaymentIntentStatus) {
+    await tx.update(testPaymentIntents).set({ status, lastError: null, updatedAt: this.now() }).where(eq(testPaymentIntents.id, intentId));
   }
 
   async capture(intentId: string, idempotencyKey: string): Promise<PaymentIntent> {
     await this.roundTrip();
-    const out = writeTransaction(this.db, (tx) => {
-      const row = tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)).get();
+    const out = await writeTransaction(this.db, async (tx) => {
+      const row = await one(tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)));
       if (!row) return { error: new PaymentError(CARD_MESSAGES.notFound, "not_found", 404) };
       // The same key answers as the first time; another key on a captured payment is refused, as Stripe does.
-      if (this.doneIn(tx, idempotencyKey)) return { row, acted: false };
+      if (await this.doneIn(tx, idempotencyKey)) return { row, acted: false };
       if (row.status !== "requires_capture") return { error: new PaymentError(`This payment cannot be captured: it is ${row.status}.`, "invalid_request", 409) };
-      this.recordIn(tx, "capture", intentId, row.amountCents, idempotencyKey);
-      this.setStatusIn(tx, intentId, "succeeded");
+      await this.recordIn(tx, "capture", intentId, row.amountCents, idempotencyKey);
+      await this.setStatusIn(tx, intentId, "succeeded");
       return { row, acted: true };
     });
     if ("error" in out) throw out.error;
@@ -281,19 +279,19 @@ export class TestProvider implements PaymentProvider {
       await this.emit({ type: "payment_intent.succeeded", objectId: intentId, metadata: out.row.metadata, paymentIntentId: intentId });
       this.answerLost("capture");
     }
-    return this.toIntent(this.row(intentId)!);
+    return this.toIntent((await this.row(intentId))!);
   }
 
   async release(intentId: string, idempotencyKey: string): Promise<PaymentIntent> {
     await this.roundTrip();
-    const out = writeTransaction(this.db, (tx) => {
-      const row = tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)).get();
+    const out = await writeTransaction(this.db, async (tx) => {
+      const row = await one(tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)));
       if (!row) return { error: new PaymentError(CARD_MESSAGES.notFound, "not_found", 404) };
-      if (this.doneIn(tx, idempotencyKey) || row.status === "canceled") return { row, acted: false };
+      if (await this.doneIn(tx, idempotencyKey) || row.status === "canceled") return { row, acted: false };
       if (row.status === "succeeded") return { error: new PaymentError("This payment was already captured: refund it instead.", "invalid_request", 409) };
-      this.recordIn(tx, "release", intentId, row.amountCents, idempotencyKey);
-      this.setStatusIn(tx, intentId, "canceled");
-      tx.update(testCheckoutSessions).set({ status: "expired" }).where(eq(testCheckoutSessions.paymentIntentId, intentId)).run();
+      await this.recordIn(tx, "release", intentId, row.amountCents, idempotencyKey);
+      await this.setStatusIn(tx, intentId, "canceled");
+      await tx.update(testCheckoutSessions).set({ status: "expired" }).where(eq(testCheckoutSessions.paymentIntentId, intentId));
       return { row, acted: true };
     });
     if ("error" in out) throw out.error;
@@ -301,22 +299,22 @@ export class TestProvider implements PaymentProvider {
       await this.emit({ type: "payment_intent.canceled", objectId: intentId, metadata: out.row.metadata, paymentIntentId: intentId });
       this.answerLost("release");
     }
-    return this.toIntent(this.row(intentId)!);
+    return this.toIntent((await this.row(intentId))!);
   }
 
   async refund(intentId: string, amountCents: number | null, idempotencyKey: string): Promise<{ id: string }> {
     await this.roundTrip();
-    const out = writeTransaction(this.db, (tx) => {
-      const previous = this.doneIn(tx, idempotencyKey);
+    const out = await writeTransaction(this.db, async (tx) => {
+      const previous = await this.doneIn(tx, idempotencyKey);
       if (previous) return { id: previous.id, acted: false };
-      const row = tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)).get();
+      const row = await one(tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)));
       if (!row) return { error: new PaymentError(CARD_MESSAGES.notFound, "not_found", 404) };
       if (row.status !== "succeeded") return { error: new PaymentError(`Only a captured payment can be refunded: it is ${row.status}.`, "invalid_request", 409) };
-      const ops = tx.select().from(testPaymentOperations).where(eq(testPaymentOperations.target, intentId)).all();
+      const ops = await tx.select().from(testPaymentOperations).where(eq(testPaymentOperations.target, intentId));
       const refunded = ops.filter((o) => o.kind === "refund").reduce((sum, o) => sum + o.amountCents, 0);
       const amount = amountCents ?? row.amountCents - refunded;
       if (amount <= 0 || refunded + amount > row.amountCents) return { error: new PaymentError("The refund is more than what is left of the payment.", "invalid_request", 409) };
-      return { id: this.recordIn(tx, "refund", intentId, amount, idempotencyKey), acted: true };
+      return { id: await this.recordIn(tx, "refund", intentId, amount, idempotencyKey), acted: true };
     });
     if ("error" in out) throw out.error;
     if (out.acted) this.answerLost("refund");
@@ -325,80 +323,78 @@ export class TestProvider implements PaymentProvider {
 
   async refundsOf(intentId: string): Promise<{ id: string; amountCents: number }[]> {
     await this.roundTrip();
-    return this.operationsOn(intentId)
+    return (await this.operationsOn(intentId))
       .filter((o) => o.kind === "refund")
       .map((o) => ({ id: o.id, amountCents: o.amountCents }));
   }
 
   async transfersOf(transferGroup: string): Promise<{ id: string; amountCents: number; reversedCents: number }[]> {
     await this.roundTrip();
-    return this.db
+    const transfers = (await this.db
       .select()
       .from(testPaymentOperations)
-      .where(eq(testPaymentOperations.transferGroup, transferGroup))
-      .all()
-      .filter((o) => o.kind === "transfer")
-      .map((o) => ({ id: o.id, amountCents: o.amountCents, reversedCents: this.reversedOf(o.id) }));
+      .where(eq(testPaymentOperations.transferGroup, transferGroup)))
+      .filter((o) => o.kind === "transfer");
+    return Promise.all(transfers.map(async (o) => ({ id: o.id, amountCents: o.amountCents, reversedCents: await this.reversedOf(this.db, o.id) })));
   }
 
-  private operationsOn(target: string) {
-    return this.db.select().from(testPaymentOperations).where(eq(testPaymentOperations.target, target)).all();
+  private async operationsOn(target: string, db: Db = this.db) {
+    return await db.select().from(testPaymentOperations).where(eq(testPaymentOperations.target, target));
   }
 
   async transfer(input: Parameters<PaymentProvider["transfer"]>[0], idempotencyKey: string): Promise<{ id: string }> {
     await this.roundTrip();
-    const out = writeTransaction(this.db, (tx) => {
-      const previous = this.doneIn(tx, idempotencyKey);
+    const out = await writeTransaction(this.db, async (tx) => {
+      const previous = await this.doneIn(tx, idempotencyKey);
       if (previous) return { id: previous.id, acted: false };
-      const account = tx.select().from(testConnectedAccounts).where(eq(testConnectedAccounts.id, input.destinationAccountId)).get();
+      const account = await one(tx.select().from(testConnectedAccounts).where(eq(testConnectedAccounts.id, input.destinationAccountId)));
       if (!account) return { error: new PaymentError("No such payout account.", "not_found", 404) };
       if (!account.payoutsEnabled) return { error: new PaymentError("This payout account cannot receive transfers yet.", "invalid_request", 409) };
       if (!Number.isInteger(input.amountCents) || input.amountCents <= 0) return { error: new PaymentError("A transfer needs a positive amount.", "invalid_request", 400) };
       // As with Stripe's source_transaction: only a charged payment pays a transfer, up to what is left of it.
-      const source = tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, input.sourceIntentId)).get();
+      const source = await one(tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, input.sourceIntentId)));
       if (!source) return { error: new PaymentError(CARD_MESSAGES.notFound, "not_found", 404) };
       if (source.status !== "succeeded") return { error: new PaymentError("This payment has not been captured.", "invalid_request", 409) };
-      const ops = tx.select().from(testPaymentOperations).where(eq(testPaymentOperations.target, source.id)).all();
+      const ops = await tx.select().from(testPaymentOperations).where(eq(testPaymentOperations.target, source.id));
       const refunded = ops.filter((o) => o.kind === "refund").reduce((sum, o) => sum + o.amountCents, 0);
       let transferred = 0;
-      for (const t of ops.filter((o) => o.kind === "transfer")) transferred += t.amountCents - this.reversedOf(t.id);
+      for (const t of ops.filter((o) => o.kind === "transfer")) transferred += t.amountCents - (await this.reversedOf(tx, t.id));
       if (input.amountCents > source.amountCents - refunded - transferred) return { error: new PaymentError("The transfer is more than what is left of the payment.", "invalid_request", 409) };
-      return { id: this.recordIn(tx, "transfer", input.sourceIntentId, input.amountCents, idempotencyKey, { destination: account.id, transferGroup: input.transferGroup }), acted: true };
+      return { id: await this.recordIn(tx, "transfer", input.sourceIntentId, input.amountCents, idempotencyKey, { destination: account.id, transferGroup: input.transferGroup }), acted: true };
     });
     if ("error" in out) throw out.error;
     if (out.acted) this.answerLost("transfer");
     return { id: out.id };
   }
 
-  private reversedOf(transferId: string) {
-    return this.operationsOn(transferId).filter((o) => o.kind === "reverse").reduce((sum, o) => sum + o.amountCents, 0);
+  private async reversedOf(db: Db, transferId: string) {
+    return (await this.operationsOn(transferId, db)).filter((o) => o.kind === "reverse").reduce((sum, o) => sum + o.amountCents, 0);
   }
 
   async reverseTransfer(transferId: string, amountCents: number | null, idempotencyKey: string): Promise<{ id: string }> {
     await this.roundTrip();
-    const out = writeTransaction(this.db, (tx) => {
-      const previous = this.doneIn(tx, idempotencyKey);
+    const out = await writeTransaction(this.db, async (tx) => {
+      const previous = await this.doneIn(tx, idempotencyKey);
       if (previous) return { id: previous.id };
-      const transfer = tx.select().from(testPaymentOperations).where(eq(testPaymentOperations.id, transferId)).get();
+      const transfer = await one(tx.select().from(testPaymentOperations).where(eq(testPaymentOperations.id, transferId)));
       if (!transfer || transfer.kind !== "transfer") return { error: new PaymentError("No such transfer.", "not_found", 404) };
-      const left = transfer.amountCents - this.reversedOf(transfer.id);
+      const left = transfer.amountCents - (await this.reversedOf(tx, transfer.id));
       const amount = amountCents ?? left;
       if (!Number.isInteger(amount) || amount <= 0 || amount > left) return { error: new PaymentError("The reversal is more than what is left of the transfer.", "invalid_request", 409) };
-      return { id: this.recordIn(tx, "reverse", transferId, amount, idempotencyKey) };
+      return { id: await this.recordIn(tx, "reverse", transferId, amount, idempotencyKey) };
     });
     if ("error" in out) throw out.error;
     return { id: out.id };
   }
 
   async createCheckoutSession(input: Parameters<PaymentProvider["createCheckoutSession"]>[0], idempotencyKey: string): Promise<CheckoutSession> {
-    const existing = this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.idempotencyKey, idempotencyKey)).get();
+    const existing = await one(this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.idempotencyKey, idempotencyKey)));
     if (existing) return { id: existing.id, url: `/payments/test/checkout/${existing.id}`, paymentIntentId: existing.paymentIntentId };
     const intent = await this.createIntent({ amountCents: input.amountCents, currency: input.currency, metadata: input.metadata, description: input.description }, `${idempotencyKey}:intent`);
     const sessionId = id("tcs");
-    this.db
+    await writeTransaction(this.db, (tx) => tx
       .insert(testCheckoutSessions)
-      .values({ id: sessionId, paymentIntentId: intent.id, description: input.description, successUrl: input.successUrl, cancelUrl: input.cancelUrl, idempotencyKey, createdAt: this.now() })
-      .run();
+      .values({ id: sessionId, paymentIntentId: intent.id, description: input.description, successUrl: input.successUrl, cancelUrl: input.cancelUrl, idempotencyKey, createdAt: this.now() }));
     return { id: sessionId, url: `/payments/test/checkout/${sessionId}`, paymentIntentId: intent.id };
   }
 
@@ -408,31 +404,30 @@ export class TestProvider implements PaymentProvider {
    * session stays as it is.
    */
   async expireCheckout(sessionId: string): Promise<void> {
-    const session = this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.id, sessionId)).get();
+    const session = await one(this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.id, sessionId)));
     if (!session || session.status === "complete") return;
-    const row = this.row(session.paymentIntentId);
+    const row = await this.row(session.paymentIntentId);
     if (row && row.status !== "requires_capture" && row.status !== "succeeded") await this.release(row.id, `checkout:${session.id}:expire`);
     if (session.status === "expired") return;
-    this.db.update(testCheckoutSessions).set({ status: "expired" }).where(eq(testCheckoutSessions.id, session.id)).run();
+    await writeTransaction(this.db, (tx) => tx.update(testCheckoutSessions).set({ status: "expired" }).where(eq(testCheckoutSessions.id, session.id)));
     await this.emit({ type: "checkout.session.expired", objectId: session.id, metadata: row?.metadata ?? {}, paymentIntentId: session.paymentIntentId });
   }
 
   /** The hosted checkout page's data: the session and its intent. */
-  checkoutSession(sessionId: string) {
-    const session = this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.id, sessionId)).get();
+  async checkoutSession(sessionId: string) {
+    const session = await one(this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.id, sessionId)));
     if (!session) return null;
-    const row = this.row(session.paymentIntentId);
+    const row = await this.row(session.paymentIntentId);
     return row ? { session, intent: this.toIntent(row) } : null;
   }
 
   async createConnectedAccount(input: { userId: string; email: string | null }, idempotencyKey: string): Promise<ConnectedAccount> {
-    const existing = this.db.select().from(testConnectedAccounts).where(eq(testConnectedAccounts.idempotencyKey, idempotencyKey)).get();
+    const existing = await one(this.db.select().from(testConnectedAccounts).where(eq(testConnectedAccounts.idempotencyKey, idempotencyKey)));
     if (existing) return this.toAccount(existing);
-    const row = this.db
+    const row = await written(writeTransaction(this.db, (tx) => tx
       .insert(testConnectedAccounts)
       .values({ id: id("tacct"), userId: input.userId, email: input.email, idempotencyKey, createdAt: this.now() })
-      .returning()
-      .get();
+      .returning()));
     return this.toAccount(row);
   }
 
@@ -447,7 +442,7 @@ export class TestProvider implements PaymentProvider {
 
   async getConnectedAccount(accountId: string): Promise<ConnectedAccount | null> {
     await this.roundTrip();
-    const row = this.db.select().from(testConnectedAccounts).where(eq(testConnectedAccounts.id, accountId)).get();
+    const row = await one(this.db.select().from(testConnectedAccounts).where(eq(testConnectedAccounts.id, accountId)));
     return row ? this.toAccount(row) : null;
   }
 
@@ -458,7 +453,7 @@ export class TestProvider implements PaymentProvider {
 
   /** The host finishing onboarding (true), or the account losing its payouts (false); reported as `account.updated`. */
   async setPayoutsEnabled(accountId: string, enabled: boolean): Promise<ConnectedAccount | null> {
-    const row = this.db.update(testConnectedAccounts).set({ payoutsEnabled: enabled }).where(eq(testConnectedAccounts.id, accountId)).returning().get();
+    const row = await one(writeTransaction(this.db, (tx) => tx.update(testConnectedAccounts).set({ payoutsEnabled: enabled }).where(eq(testConnectedAccounts.id, accountId)).returning()));
     if (!row) return null;
     await this.emit({ type: "account.updated", objectId: row.id, metadata: { userId: row.userId }, paymentIntentId: null });
     return this.toAccount(row);

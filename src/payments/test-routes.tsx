@@ -26,7 +26,7 @@ export function testPaymentRoutes(deps: Deps) {
       const read = testConfirmInput.safeParse(asRecord(body));
       if (!test) return json({ message: state.t("payments.notFound") }, 404);
       if (!read.success) return json({ message: state.t("payments.confirmInvalid") }, 400);
-      const intent = test.intentBySecret(read.data.clientSecret);
+      const intent = await test.intentBySecret(read.data.clientSecret);
       if (!intent || (intent.metadata.guestId && intent.metadata.guestId !== user.id)) return json({ message: state.t("payments.notFound") }, 404);
       const result = await test.confirmCard(read.data);
       const returnUrl = asRecord(body).returnUrl;
@@ -37,13 +37,13 @@ export function testPaymentRoutes(deps: Deps) {
       }
       return json(result, result.error ? 402 : 200);
     })
-    .get("/payments/test/checkout/:id", ({ params, user, render }) => {
-      const found = test?.checkoutSession(params.id);
+    .get("/payments/test/checkout/:id", async ({ params, user, render }) => {
+      const found = await test?.checkoutSession(params.id);
       if (!found || found.intent.metadata.guestId !== user.id) return notFound(render);
       return render((view) => <CheckoutPage view={view} session={found.session} intent={found.intent} card={{}} />);
     })
     .post("/payments/test/checkout/:id", async ({ params, body, user, render, sendTo }) => {
-      const found = test?.checkoutSession(params.id);
+      const found = await test?.checkoutSession(params.id);
       if (!test || !found || found.intent.metadata.guestId !== user.id) return notFound(render);
       if (found.session.status === "complete") return sendTo(found.session.successUrl);
       const b = asRecord(body);
@@ -59,14 +59,14 @@ export function testPaymentRoutes(deps: Deps) {
         return render((view) => <CheckoutPage view={view} session={found.session} intent={found.intent} card={{ values: card, error: err.message }} />, { status: 402 });
       }
     })
-    .get("/payments/test/checkout/:id/return", ({ params, user, render, sendTo }) => {
-      const found = test?.checkoutSession(params.id);
+    .get("/payments/test/checkout/:id/return", async ({ params, user, render, sendTo }) => {
+      const found = await test?.checkoutSession(params.id);
       if (!found || found.intent.metadata.guestId !== user.id) return notFound(render);
       if (found.session.status === "complete") return sendTo(found.session.successUrl);
       return render((view) => <CheckoutPage view={view} session={found.session} intent={found.intent} card={{ error: found.intent.lastError ?? undefined }} />, { status: found.intent.lastError ? 402 : 200 });
     })
     .post("/payments/test/checkout/:id/cancel", async ({ params, user, render, sendTo }) => {
-      const found = test?.checkoutSession(params.id);
+      const found = await test?.checkoutSession(params.id);
       if (!test || !found || found.intent.metadata.guestId !== user.id) return notFound(render);
       if (found.session.status === "complete") return sendTo(found.session.successUrl);
       // Leaving unpaid ends the session now: the held slot and any authorisation are released at once.

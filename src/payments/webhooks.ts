@@ -1,3 +1,4 @@
+import { writeTransaction } from "../../db/client";
 import { eq } from "drizzle-orm";
 import { paymentEvents } from "../../db/schema";
 import type { Deps } from "../deps";
@@ -22,16 +23,16 @@ export async function receiveWebhook(deps: Deps, rawBody: string, signature: str
   } catch {
     return "invalid";
   }
-  const fresh = await deps.db
+  const fresh = await writeTransaction(deps.db, (tx) => tx
     .insert(paymentEvents)
     .values({ id: event.id, type: event.type, receivedAt: deps.now() })
     .onConflictDoNothing()
-    .returning({ id: paymentEvents.id });
+    .returning({ id: paymentEvents.id }));
   if (!fresh.length) return "duplicate";
   try {
     await deps.paymentEvents.dispatch(event);
   } catch (err) {
-    await deps.db.delete(paymentEvents).where(eq(paymentEvents.id, event.id));
+    await writeTransaction(deps.db, (tx) => tx.delete(paymentEvents).where(eq(paymentEvents.id, event.id)));
     throw err;
   }
   return "handled";

@@ -110,15 +110,15 @@ export function profileRoutes(deps: Deps) {
       const check = await checkUsername(deps, user, query.username);
       const message = check.state === "tooShort" || check.state === "invalid" ? state.t(check.message) : undefined;
       const screen = query.screen === "settings" ? "settings" : "onboarding";
-      return htmlResponse(String(<UsernameStatus view={viewOf(deps, state, request)} state={check.state} message={message} screen={screen} />));
+      return htmlResponse(String(<UsernameStatus view={await viewOf(deps, state, request)} state={check.state} message={message} screen={screen} />));
     }, { signedIn: true })
-    .get("/fragments/location", ({ request, query, state, user, render }) => {
-      const view = viewOf(deps, state, request);
+    .get("/fragments/location", async ({ request, query, state, user, render }) => {
+      const view = await viewOf(deps, state, request);
       const country = findCountry(query.country)?.name ?? null;
       return htmlResponse(String(<LocationFields view={view} country={country} city={null} />));
     }, { signedIn: true })
     .post("/settings/location", async ({ request, body, state, user, toastHeader, render }) => {
-      const view = viewOf(deps, state, request);
+      const view = await viewOf(deps, state, request);
       const input = asRecord(body);
       const country = findCountry(input.country);
       // Choosing a country resets the city to that country's first city, and saves at once.
@@ -197,25 +197,26 @@ export function profileRoutes(deps: Deps) {
       };
       return render((view) => <EditProfile view={view} state={draft} />, { status: result.status });
     })
-    .get("/settings", ({ request, state, user, render }) =>
-      render((view) => (
+    .get("/settings", async ({ request, state, user, render }) => {
+      const [preferences, feed] = await Promise.all([preferencesOf(deps.db, user.id), calendarFeedState(deps, user)]);
+      return render((view) => (
         <SettingsHub
           view={view}
           user={user}
-          pushCard={<PushCard view={view} preferences={preferencesOf(deps.db, user.id)} vapidPublicKey={deps.secrets.vapidPublicKey} />}
-          calendarCard={<CalendarFeedCard view={view} feed={calendarFeedState(deps, user)} />}
+          pushCard={<PushCard view={view} preferences={preferences} vapidPublicKey={deps.secrets.vapidPublicKey} />}
+          calendarCard={<CalendarFeedCard view={view} feed={feed} />}
         />
-      )),
-    )
-    .get("/settings/account", ({ request, state, user, render }) => {
-      const pending = pendingEmailChange(deps.db, user.id, deps.now());
+      ));
+    })
+    .get("/settings/account", async ({ request, state, user, render }) => {
+      const pending = await pendingEmailChange(deps.db, user.id, deps.now());
       return render((view) => <AccountOverview view={view} user={user} pendingEmail={pending} />);
     })
     .get("/help", ({ request, state, user, render }) => render((view) => <Help view={view} />))
-    .get("/settings/:screen", ({ params, request, state, user, render }) => {
+    .get("/settings/:screen", async ({ params, request, state, user, render }) => {
       const screen = params.screen as AccountScreen;
       if (!SCREENS.includes(screen)) return render((view) => <NotFound view={view} />, { status: 404 });
-      const formState: AccountFormState = { values: accountValues(user), pendingEmail: pendingEmailChange(deps.db, user.id, deps.now()) };
+      const formState: AccountFormState = { values: accountValues(user), pendingEmail: await pendingEmailChange(deps.db, user.id, deps.now()) };
       return render((view) => <AccountForm view={view} screen={screen} user={user} state={formState} />);
     })
     .post("/settings/:screen", async ({ params, request, body, state, user, render, sendTo }) => {
@@ -244,7 +245,7 @@ export function profileRoutes(deps: Deps) {
         values: { ...accountValues(user), ...typed },
         errors,
         alert: failure ? state.t(failure) : undefined,
-        pendingEmail: screen === "email" ? pendingEmailChange(deps.db, user.id, deps.now()) : null,
+        pendingEmail: screen === "email" ? await pendingEmailChange(deps.db, user.id, deps.now()) : null,
       };
       return render((view) => <AccountForm view={view} screen={screen} user={user} state={formState} />, { status: result.status, headers: waitHeaders(result.retryAfterMs) });
     });

@@ -1,5 +1,5 @@
 import { and, eq, isNull, ne } from "drizzle-orm";
-import { writeTransaction, type Db, type WriteTx } from "../../db/client";
+import { writeTransaction, type Db, type WriteTx, one } from "../../db/client";
 import { sessions, users, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { listFrom } from "../lib/http";
@@ -27,11 +27,10 @@ import {
 } from "./input";
 
 export async function isUsernameTaken(db: Db, username: string, exceptUserId?: string): Promise<boolean> {
-  const row = await db
+  const row = await one(db
     .select({ id: users.id })
     .from(users)
-    .where(exceptUserId ? and(eq(users.username, username), ne(users.id, exceptUserId)) : eq(users.username, username))
-    .get();
+    .where(exceptUserId ? and(eq(users.username, username), ne(users.id, exceptUserId)) : eq(users.username, username)));
   return Boolean(row);
 }
 
@@ -163,11 +162,11 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
   }
   if (!Object.keys(set).length) return { ok: true, user };
   try {
-    const [updated] = await deps.db
+    const [updated] = await writeTransaction(deps.db, (tx) => tx
       .update(users)
       .set({ ...set, updatedAt: deps.now() })
       .where(eq(users.id, user.id))
-      .returning();
+      .returning());
     return { ok: true, user: updated! };
   } catch (err) {
     if (String(err).includes("UNIQUE") && set.username) return { ok: false, status: 409, errors: { username: "profile.usernameTaken" } };
@@ -186,12 +185,12 @@ export async function changeEmail(deps: Deps, user: User, input: EmailChange, ke
   if (refused) return refused;
   const email = input.email;
   if (email === user.email) {
-    cancelEmailChange(deps, user.id);
+    await cancelEmailChange(deps, user.id);
     return { ok: true, user };
   }
   // An operator's address (ADMIN_EMAILS) is for the operator's own account (docs/decisions/0024).
   if (deps.config.adminEmails.includes(email.toLowerCase())) return { ok: false, status: 409, errors: { email: "account.emailReserved" } };
-  const taken = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
+  const taken = await one(deps.db.select({ id: users.id }).from(users).where(eq(users.email, email)));
   if (taken) return { ok: false, status: 409, errors: { email: "account.emailTaken" } };
   // Each change emails its new address: as many an hour as "Resend link" allows, so nobody can
   // send a stranger's inbox a flood of links from here.
@@ -199,7 +198,7 @@ export async function changeEmail(deps: Deps, user: User, input: EmailChange, ke
   const wait = await deps.limits.verifyResend.retryAfter(user.id, now);
   if (wait > 0) return { ok: false, status: 429, errors: { email: "verify.tooMany" }, retryAfterMs: wait };
   await deps.limits.verifyResend.hit(user.id, now);
-  requestEmailChange(deps, user, email, keepSid, locale);
+  await requestEmailChange(deps, user, email, keepSid, locale);
   return { ok: true, user, pendingEmail: email };
 }
 
@@ -211,14 +210,14 @@ export async function changePassword(deps: Deps, user: User, input: PasswordChan
   const refused = await checkCurrentPassword(deps, user, input.currentPassword);
   if (refused) return refused;
   const passwordHash = await deps.passwords.hash(input.newPassword);
-  const { row, ended } = writeTransaction(deps.db, (tx) => {
-    const row = tx.update(users).set({ passwordHash, updatedAt: deps.now() }).where(eq(users.id, user.id)).returning().get();
+  const { row, ended } = await writeTransaction(deps.db, async (tx) => {
+    const row = await one(tx.update(users).set({ passwordHash, updatedAt: deps.now() }).where(eq(users.id, user.id)).returning());
     // A new password shuts out whoever knew the old one: their pending email change or
     // provider joining goes with their sessions.
-    voidTokens(tx, user.id, "verify", deps.now(), "changes");
-    voidTokens(tx, user.id, "link", deps.now());
-    voidTokens(tx, user.id, "reset", deps.now());
-    return { row: row!, ended: endOtherSessions(tx, user.id, keepSid) };
+    await voidTokens(tx, user.id, "verify", deps.now(), "changes");
+    await voidTokens(tx, user.id, "link", deps.now());
+    await voidTokens(tx, user.id, "reset", deps.now());
+    return { row: row!, ended: await endOtherSessions(tx, user.id, keepSid) };
   });
   announceEnded(deps, user.id, ended);
   return { ok: true, user: row };
@@ -228,12 +227,11 @@ export async function changePassword(deps: Deps, user: User, input: PasswordChan
  * Signs the account out everywhere but the session making the change (inside its transaction);
  * returns the ids of the sessions it ended.
  */
-function endOtherSessions(tx: WriteTx, userId: string, keepSid: string | null): string[] {
-  return tx
+async function endOtherSessions(tx: WriteTx, userId: string, keepSid: string | null): Promise<string[]> {
+  return (await tx
     .delete(sessions)
     .where(keepSid ? and(eq(sessions.userId, userId), ne(sessions.sid, keepSid)) : eq(sessions.userId, userId))
-    .returning({ sid: sessions.sid })
-    .all()
+    .returning({ sid: sessions.sid }))
     .map((s) => s.sid);
 }
 
@@ -266,5 +264,5 @@ export async function findByUsername(db: Db, username: unknown): Promise<User | 
   if (typeof username !== "string") return undefined;
   const normalized = username.trim().toLowerCase();
   if (!normalized || normalized.length > 40) return undefined;
-  return db.select().from(users).where(and(eq(users.username, normalized), isNull(users.suspendedAt))).get();
+  return await one(db.select().from(users).where(and(eq(users.username, normalized), isNull(users.suspendedAt))));
 }

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { uuidLike } from "../lib/validation";
 import { alias } from "drizzle-orm/sqlite-core";
-import { writeTransaction, type WriteTx } from "../../db/client";
+import { writeTransaction, type WriteTx, one } from "../../db/client";
 import { activities, reports, sessions, users, type ReportReason, type ReportResolution, type User } from "../../db/schema";
 import { endBookingsOfSuspended } from "../bookings/transitions";
 import type { Deps } from "../deps";
@@ -68,8 +68,8 @@ const personOf = (u: { id: string; name: string | null; username: string | null;
 
 
 /** Pending reports, newest first, with their target and context. */
-export function pendingReports(deps: Deps, limit = 100): PendingReport[] {
-  const rows = deps.db
+export async function pendingReports(deps: Deps, limit = 100): Promise<PendingReport[]> {
+  const rows = await deps.db
     .select({
       report: reports,
       reporter: { id: reporter.id, name: reporter.name, username: reporter.username, email: reporter.email, suspendedAt: reporter.suspendedAt },
@@ -83,20 +83,18 @@ export function pendingReports(deps: Deps, limit = 100): PendingReport[] {
     .leftJoin(reported, eq(reported.id, sql`coalesce(${reports.targetUserId}, ${activities.hostId})`))
     .where(eq(reports.status, "pending"))
     .orderBy(desc(reports.createdAt), desc(reports.id))
-    .limit(limit)
-    .all();
-  const countsOf = (column: typeof reports.targetUserId | typeof reports.targetActivityId, ids: string[]) => {
+    .limit(limit);
+  const countsOf = async (column: typeof reports.targetUserId | typeof reports.targetActivityId, ids: string[]) => {
     if (!ids.length) return new Map<string, { pending: number; total: number }>();
-    const counted = deps.db
+    const counted = await deps.db
       .select({ id: column, total: count(), pending: sql<number>`sum(${reports.status} = 'pending')` })
       .from(reports)
       .where(inArray(column, ids))
-      .groupBy(column)
-      .all();
+      .groupBy(column);
     return new Map(counted.map((c) => [c.id!, { pending: Number(c.pending), total: c.total }]));
   };
-  const byUser = countsOf(reports.targetUserId, rows.flatMap((r) => (r.report.targetUserId ? [r.report.targetUserId] : [])));
-  const byActivity = countsOf(reports.targetActivityId, rows.flatMap((r) => (r.report.targetActivityId ? [r.report.targetActivityId] : [])));
+  const byUser = await countsOf(reports.targetUserId, rows.flatMap((r) => (r.report.targetUserId ? [r.report.targetUserId] : [])));
+  const byActivity = await countsOf(reports.targetActivityId, rows.flatMap((r) => (r.report.targetActivityId ? [r.report.targetActivityId] : [])));
   return rows.map(({ report, reporter: by, person, activity }) => ({
     id: report.id,
     reason: report.reason,
@@ -110,8 +108,8 @@ export function pendingReports(deps: Deps, limit = 100): PendingReport[] {
 }
 
 /** The reports handled last, newest first: what was done, by whom, when. */
-export function handledReports(deps: Deps, limit = 20): HandledReport[] {
-  return deps.db
+export async function handledReports(deps: Deps, limit = 20): Promise<HandledReport[]> {
+  return (await deps.db
     .select({ report: reports, operator: { name: operator.name, email: operator.email }, activityTitle: activities.title, personName: reported.name })
     .from(reports)
     .leftJoin(operator, eq(operator.id, reports.reviewedBy))
@@ -119,8 +117,7 @@ export function handledReports(deps: Deps, limit = 20): HandledReport[] {
     .leftJoin(reported, eq(reported.id, reports.targetUserId))
     .where(eq(reports.status, "resolved"))
     .orderBy(desc(reports.reviewedAt))
-    .limit(limit)
-    .all()
+    .limit(limit))
     .map((r) => ({
       id: r.report.id,
       reason: r.report.reason,
@@ -134,13 +131,12 @@ export function handledReports(deps: Deps, limit = 20): HandledReport[] {
 export type ModerationAction = "dismiss" | "hide" | "suspend";
 
 /** Resolves pending reports matching `which` as `resolution`, by the operator, now. */
-function resolve(tx: WriteTx, which: ReturnType<typeof and>, resolution: ReportResolution, operatorId: string, now: number) {
-  return tx
+async function resolve(tx: WriteTx, which: ReturnType<typeof and>, resolution: ReportResolution, operatorId: string, now: number) {
+  return await tx
     .update(reports)
     .set({ status: "resolved", resolution, reviewedBy: operatorId, reviewedAt: now })
     .where(and(eq(reports.status, "pending"), which))
-    .returning({ id: reports.id })
-    .all();
+    .returning({ id: reports.id });
 }
 
 /**
@@ -155,13 +151,13 @@ function resolve(tx: WriteTx, which: ReturnType<typeof and>, resolution: ReportR
  * Each resolved report records the operator and the time.
  */
 export async function moderate(deps: Deps, operatorUser: User, reportId: string, action: ModerationAction): Promise<void> {
-  const report = uuidLike(reportId) ? deps.db.select().from(reports).where(eq(reports.id, reportId)).get() : undefined;
+  const report = uuidLike(reportId) ? await one(deps.db.select().from(reports).where(eq(reports.id, reportId))) : undefined;
   if (!report) throw new DomainError("moderation.reportNotFound", 404);
   if (report.status !== "pending") throw new DomainError("moderation.alreadyHandled", 409);
   const now = deps.now();
 
   if (action === "dismiss") {
-    const done = writeTransaction(deps.db, (tx) => resolve(tx, eq(reports.id, report.id), "dismissed", operatorUser.id, now));
+    const done = await writeTransaction(deps.db, (tx) => resolve(tx, eq(reports.id, report.id), "dismissed", operatorUser.id, now));
     if (!done.length) throw new DomainError("moderation.alreadyHandled", 409);
     return;
   }
@@ -169,10 +165,10 @@ export async function moderate(deps: Deps, operatorUser: User, reportId: string,
   if (action === "hide") {
     if (!report.targetActivityId) throw new DomainError("moderation.notAnActivity", 400);
     const activityId = report.targetActivityId;
-    const done = writeTransaction(deps.db, (tx) => {
-      if (!resolve(tx, eq(reports.id, report.id), "activity_hidden", operatorUser.id, now).length) return false;
-      tx.update(activities).set({ hiddenAt: now, updatedAt: now }).where(and(eq(activities.id, activityId), isNull(activities.hiddenAt))).run();
-      resolve(tx, eq(reports.targetActivityId, activityId), "activity_hidden", operatorUser.id, now);
+    const done = await writeTransaction(deps.db, async (tx) => {
+      if (!(await resolve(tx, eq(reports.id, report.id), "activity_hidden", operatorUser.id, now)).length) return false;
+      await tx.update(activities).set({ hiddenAt: now, updatedAt: now }).where(and(eq(activities.id, activityId), isNull(activities.hiddenAt)));
+      await resolve(tx, eq(reports.targetActivityId, activityId), "activity_hidden", operatorUser.id, now);
       return true;
     });
     if (!done) throw new DomainError("moderation.alreadyHandled", 409);
@@ -181,17 +177,17 @@ export async function moderate(deps: Deps, operatorUser: User, reportId: string,
 
   const userId =
     report.targetUserId ??
-    deps.db.select({ hostId: activities.hostId }).from(activities).where(eq(activities.id, report.targetActivityId ?? "")).get()?.hostId;
+    (await one(deps.db.select({ hostId: activities.hostId }).from(activities).where(eq(activities.id, report.targetActivityId ?? ""))))?.hostId;
   if (!userId) throw new DomainError("moderation.reportNotFound", 404);
   if (userId === operatorUser.id) throw new DomainError("moderation.notYourself", 400);
-  const done = writeTransaction(deps.db, (tx) => {
-    if (!resolve(tx, eq(reports.id, report.id), "user_suspended", operatorUser.id, now).length) return false;
-    tx.update(users).set({ suspendedAt: now, updatedAt: now }).where(and(eq(users.id, userId), isNull(users.suspendedAt))).run();
-    tx.update(activities).set({ hiddenAt: now, updatedAt: now }).where(and(eq(activities.hostId, userId), isNull(activities.hiddenAt))).run();
+  const done = await writeTransaction(deps.db, async (tx) => {
+    if (!(await resolve(tx, eq(reports.id, report.id), "user_suspended", operatorUser.id, now)).length) return false;
+    await tx.update(users).set({ suspendedAt: now, updatedAt: now }).where(and(eq(users.id, userId), isNull(users.suspendedAt)));
+    await tx.update(activities).set({ hiddenAt: now, updatedAt: now }).where(and(eq(activities.hostId, userId), isNull(activities.hiddenAt)));
     const theirActivities = tx.select({ id: activities.id }).from(activities).where(eq(activities.hostId, userId));
-    resolve(tx, or(eq(reports.targetUserId, userId), inArray(reports.targetActivityId, theirActivities)), "user_suspended", operatorUser.id, now);
-    tx.delete(sessions).where(eq(sessions.userId, userId)).run();
-    scheduleJob(tx, releaseSuspendedJob, { userId }, { at: now, key: `moderation.release:${userId}` });
+    await resolve(tx, or(eq(reports.targetUserId, userId), inArray(reports.targetActivityId, theirActivities)), "user_suspended", operatorUser.id, now);
+    await tx.delete(sessions).where(eq(sessions.userId, userId));
+    await scheduleJob(tx, releaseSuspendedJob, { userId }, { at: now, key: `moderation.release:${userId}` });
     return true;
   });
   if (!done) throw new DomainError("moderation.alreadyHandled", 409);

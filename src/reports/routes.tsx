@@ -58,7 +58,7 @@ export function reportRoutes(deps: Deps) {
         try {
           const report = await fileReport(deps, user.id, parseReport(sent));
           if (wantsJson(request)) return json(reportView(report), 201);
-          if (isHtmx(request)) return htmlResponse(String(await (<ReportSent view={viewOf(deps, state, request)} />)), 200, toastHeader({ title: "reports.sent", body: "reports.sentBody" }));
+          if (isHtmx(request)) return htmlResponse(String(await (<ReportSent view={await viewOf(deps, state, request)} />)), 200, toastHeader({ title: "reports.sent", body: "reports.sentBody" }));
           return sendTo(next, { title: "reports.sent", body: "reports.sentBody", variant: "success" });
         } catch (err) {
           // JSON callers get the app's answer to a refusal; a page and htmx get a toast.
@@ -72,11 +72,10 @@ export function reportRoutes(deps: Deps) {
     )
     .get(
       "/admin/reports",
-      ({ request, state, render }) => {
+      async ({ request, state, render }) => {
         if (awaitsOperatorVerification(deps, state.user)) return verifyFirstAnswer(request, state, render);
         if (!isOperator(deps, state.user)) return notFoundAnswer(request, state, render);
-        const pending = pendingReports(deps);
-        const handled = handledReports(deps);
+        const [pending, handled] = await Promise.all([pendingReports(deps), handledReports(deps)]);
         return render((view) => <AdminReports view={view} pending={pending} handled={handled} />);
       },
       { public: true },

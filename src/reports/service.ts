@@ -1,3 +1,4 @@
+import { one, writeTransaction } from "../../db/client";
 import { eq } from "drizzle-orm";
 import { activities, reports, users, type Report, type ReportReason } from "../../db/schema";
 import type { Deps } from "../deps";
@@ -26,13 +27,13 @@ export async function fileReport(deps: Deps, reporterId: string, input: ReportIn
   let targetActivityId: string | null = null;
   const { target } = input;
   if (target.kind === "user") {
-    const user = uuidLike(target.id) ? deps.db.select({ id: users.id }).from(users).where(eq(users.id, target.id)).get() : undefined;
+    const user = uuidLike(target.id) ? await one(deps.db.select({ id: users.id }).from(users).where(eq(users.id, target.id))) : undefined;
     if (!user) throw new DomainError("reports.targetNotFound", 404);
     if (user.id === reporterId) throw new DomainError("reports.notYourself", 400);
     targetUserId = user.id;
   } else {
     const activity = uuidLike(target.id)
-      ? deps.db.select({ id: activities.id, hostId: activities.hostId }).from(activities).where(eq(activities.id, target.id)).get()
+      ? await one(deps.db.select({ id: activities.id, hostId: activities.hostId }).from(activities).where(eq(activities.id, target.id)))
       : undefined;
     if (!activity) throw new DomainError("reports.targetNotFound", 404);
     if (activity.hostId === reporterId) throw new DomainError("reports.notYourself", 400);
@@ -40,12 +41,11 @@ export async function fileReport(deps: Deps, reporterId: string, input: ReportIn
   }
 
   // The partial unique indexes keep one open report per reporter and target, also under concurrency.
-  const report = deps.db
+  const report = await one(writeTransaction(deps.db, (tx) => tx
     .insert(reports)
     .values({ id: crypto.randomUUID(), reporterId, targetUserId, targetActivityId, reason: input.reason, notes: input.notes, status: "pending", createdAt: now })
     .onConflictDoNothing()
-    .returning()
-    .get();
+    .returning()));
   if (!report) throw new DomainError("reports.alreadyOpen", 409);
   await deps.limits.reportsByUser.hit(reporterId, now);
   return report;

@@ -1,5 +1,5 @@
 import { and, avg, count, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
-import { perDb, type Db } from "../../db/client";
+import { one, perDb, type Db } from "../../db/client";
 import { activities, bookings, reviews, users, type Booking } from "../../db/schema";
 import type { Deps } from "../deps";
 import { roundRating } from "../lib/labels";
@@ -35,8 +35,8 @@ const reviewStatements = perDb((db) => {
 async function reviewsBy(db: Db, kind: "activity" | "reviewed", id: string, limit?: number) {
   const statements = reviewStatements(db)[kind];
   // SQLite reads LIMIT -1 as no limit.
-  const rows = limit === 0 ? [] : await statements.page.all({ id, limit: limit ?? -1 });
-  const stats = await statements.stats.get({ id });
+  const rows = limit === 0 ? [] : await statements.page.execute({ id, limit: limit ?? -1 });
+  const stats = await one(statements.stats.execute({ id }));
   const list: ReviewView[] = rows.map(({ review, by }) => reviewView(review, publicUser(by)));
   const total = stats?.n ?? 0;
   return { reviews: list, total, average: total ? roundRating(stats!.average) : null };
@@ -57,22 +57,20 @@ export async function writtenReviews(deps: Deps, userId: string): Promise<Writte
     .innerJoin(activities, eq(activities.id, bookings.activityId))
     .innerJoin(users, eq(users.id, reviews.reviewedUserId))
     .where(eq(reviews.reviewerId, userId))
-    .orderBy(desc(reviews.createdAt))
-    .all();
+    .orderBy(desc(reviews.createdAt));
   const today = new Date(deps.now());
   return rows.map((r) => writtenReviewView(r.review, { activityTitle: r.activityTitle, about: publicUser(r.about, today), visibleBy: reviewDeadline(r), timeZone: r.timeZone }));
 }
 
 /** Of these bookings, the ones the person may review now: completed, within their 14 days, not reviewed by them yet. */
-export function bookingsToReview(deps: Deps, userId: string, list: Pick<Booking, "id" | "status" | "completedAt">[]): Set<string> {
+export async function bookingsToReview(deps: Deps, userId: string, list: Pick<Booking, "id" | "status" | "completedAt">[]): Promise<Set<string>> {
   const now = deps.now();
   const open = list.filter((b) => b.status === "completed" && b.completedAt !== null && now < reviewDeadline(b)).map((b) => b.id);
   if (!open.length) return new Set();
-  const done = deps.db
+  const done = await deps.db
     .select({ bookingId: reviews.bookingId })
     .from(reviews)
-    .where(and(eq(reviews.reviewerId, userId), inArray(reviews.bookingId, open)))
-    .all();
+    .where(and(eq(reviews.reviewerId, userId), inArray(reviews.bookingId, open)));
   const reviewed = new Set(done.map((r) => r.bookingId));
   return new Set(open.filter((id) => !reviewed.has(id)));
 }

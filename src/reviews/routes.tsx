@@ -40,16 +40,16 @@ export function reviewRoutes(deps: Deps) {
     .use(context(deps))
     .guard({ onboarded: true })
     // The booking first: someone else's is 404 whatever else is sent (ARCHITECTURE decision 11).
-    .post("/api/reviews", ({ body, user }) => {
+    .post("/api/reviews", async ({ body, user }) => {
       const sent = asRecord(body);
-      const target = reviewTarget(deps, user.id, bookingIdOf(sent.bookingId));
-      return json(submitReview(deps, user.id, target, parseReview(sent)).review, 201);
+      const target = await reviewTarget(deps, user.id, bookingIdOf(sent.bookingId));
+      return json((await submitReview(deps, user.id, target, parseReview(sent))).review, 201);
     })
     // The role comes from the booking itself; `userType` in the address (spec) only names it.
-    .get("/review", ({ query, user, render }) => {
+    .get("/review", async ({ query, user, render }) => {
       let target: ReviewTarget;
       try {
-        target = reviewTarget(deps, user.id, query.bookingId);
+        target = await reviewTarget(deps, user.id, query.bookingId);
       } catch (err) {
         if (isDomainError(err)) return render((view) => <ReviewScreen view={view} subject={null} />, { status: 404 });
         throw err;
@@ -57,12 +57,12 @@ export function reviewRoutes(deps: Deps) {
       const refusal = target.refusal?.key;
       return render((view) => <ReviewScreen view={view} subject={subjectOf(target)} refusal={refusal && view.t(refusal)} />);
     })
-    .post("/review", ({ body, user, request, state, render, sendTo, toastHeader }) => {
+    .post("/review", async ({ body, user, request, state, render, sendTo, toastHeader }) => {
       const sent = asRecord(body);
       let target: ReviewTarget | undefined;
       try {
-        target = reviewTarget(deps, user.id, bookingIdOf(sent.bookingId));
-        submitReview(deps, user.id, target, parseReview(sent));
+        target = await reviewTarget(deps, user.id, bookingIdOf(sent.bookingId));
+        await submitReview(deps, user.id, target, parseReview(sent));
         return sendTo("/bookings", { title: "reviews.submitted", body: "reviews.submittedBody", variant: "success" });
       } catch (err) {
         if (!isDomainError(err)) {

@@ -1,5 +1,5 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { writeTransaction, type WriteTx } from "../../db/client";
+import { writeTransaction, type WriteTx, one } from "../../db/client";
 import { activities, bookings, reviews, users, type Booking, type Review } from "../../db/schema";
 import type { Deps } from "../deps";
 import { DomainError } from "../lib/errors";
@@ -30,23 +30,22 @@ export interface ReviewTarget {
 }
 
 /** The booking to review, for one of its two sides; anyone else gets 404 (ARCHITECTURE decision 11). */
-export function reviewTarget(deps: Deps, userId: string, bookingId: string | undefined): ReviewTarget {
-  const found = participantBooking(deps, userId, bookingId);
+export async function reviewTarget(deps: Deps, userId: string, bookingId: string | undefined): Promise<ReviewTarget> {
+  const found = await participantBooking(deps, userId, bookingId);
   if (!found) throw new DomainError("reviews.bookingNotFound", 404);
   const { booking, role } = found;
   const otherId = role === "guest" ? booking.hostId : booking.guestId;
-  const other = deps.db.select(publicUserColumns).from(users).where(eq(users.id, otherId)).get()!;
-  const activity = deps.db.select({ title: activities.title }).from(activities).where(eq(activities.id, booking.activityId)).get()!;
-  return { booking, role, other, activityTitle: activity.title, refusal: refusalOf(deps, userId, booking) };
+  const other = (await one(deps.db.select(publicUserColumns).from(users).where(eq(users.id, otherId))))!;
+  const activity = (await one(deps.db.select({ title: activities.title }).from(activities).where(eq(activities.id, booking.activityId))))!;
+  return { booking, role, other, activityTitle: activity.title, refusal: await refusalOf(deps, userId, booking) };
 }
 
-function refusalOf(deps: Deps, userId: string, booking: Booking): DomainError | null {
+async function refusalOf(deps: Deps, userId: string, booking: Booking): Promise<DomainError | null> {
   if (booking.status !== "completed" || booking.completedAt === null) return new DomainError("reviews.notCompleted", 409);
-  const written = deps.db
+  const written = await one(deps.db
     .select({ id: reviews.id })
     .from(reviews)
-    .where(and(eq(reviews.bookingId, booking.id), eq(reviews.reviewerId, userId)))
-    .get();
+    .where(and(eq(reviews.bookingId, booking.id), eq(reviews.reviewerId, userId))));
   if (written) return new DomainError("reviews.alreadyReviewed", 409);
   if (deps.now() >= reviewDeadline(booking)) return new DomainError("reviews.windowClosed", 409);
   return null;
@@ -61,7 +60,7 @@ const publishKey = (bookingId: string) => `reviews.publish:${bookingId}`;
  * publishes both in the same transaction, and the first one schedules their publication at the
  * end of the 14 days (a durable job, cancelled if both arrive first).
  */
-export function submitReview(deps: Deps, userId: string, target: ReviewTarget, input: ReviewInput): { review: WrittenReviewView; published: boolean } {
+export async function submitReview(deps: Deps, userId: string, target: ReviewTarget, input: ReviewInput): Promise<{ review: WrittenReviewView; published: boolean }> {
   const { booking, role, other } = target;
   // The target is the caller's reading of `reviewTarget` for this person: never another's booking.
   if (booking.guestId !== userId && booking.hostId !== userId) throw new DomainError("reviews.bookingNotFound", 404);
@@ -70,8 +69,8 @@ export function submitReview(deps: Deps, userId: string, target: ReviewTarget, i
 
   const now = deps.now();
   const deadline = reviewDeadline(booking);
-  const written = writeTransaction(deps.db, (tx) => {
-    const review = tx
+  const written = await writeTransaction(deps.db, async (tx) => {
+    const review = await one(tx
       .insert(reviews)
       .values({
         id: crypto.randomUUID(),
@@ -86,21 +85,19 @@ export function submitReview(deps: Deps, userId: string, target: ReviewTarget, i
         createdAt: now,
       })
       .onConflictDoNothing()
-      .returning()
-      .get();
+      .returning());
     // Two submissions at once: the unique index let the first one in.
     if (!review) return null;
-    const theirs = tx
+    const theirs = await one(tx
       .select({ id: reviews.id })
       .from(reviews)
-      .where(and(eq(reviews.bookingId, booking.id), eq(reviews.reviewerId, other.id)))
-      .get();
+      .where(and(eq(reviews.bookingId, booking.id), eq(reviews.reviewerId, other.id))));
     if (!theirs) {
-      scheduleJob(tx, publishJob, { bookingId: booking.id }, { at: deadline, key: publishKey(booking.id) });
+      await scheduleJob(tx, publishJob, { bookingId: booking.id }, { at: deadline, key: publishKey(booking.id) });
       return { review, published: [] as Review[] };
     }
-    const published = publishHidden(tx, booking.id, now);
-    cancelJob(tx, publishKey(booking.id));
+    const published = await publishHidden(tx, booking.id, now);
+    await cancelJob(tx, publishKey(booking.id));
     return { review: published.find((r) => r.id === review.id) ?? review, published };
   });
   if (!written) throw new DomainError("reviews.alreadyReviewed", 409);
@@ -110,23 +107,22 @@ export function submitReview(deps: Deps, userId: string, target: ReviewTarget, i
 }
 
 /** Publishes a booking's hidden reviews; returns them as published. */
-function publishHidden(tx: WriteTx, bookingId: string, now: number): Review[] {
-  return tx
+async function publishHidden(tx: WriteTx, bookingId: string, now: number): Promise<Review[]> {
+  return await tx
     .update(reviews)
     .set({ publishedAt: now })
     .where(and(eq(reviews.bookingId, bookingId), isNull(reviews.publishedAt)))
-    .returning()
-    .all();
+    .returning();
 }
 
 /**
  * The 14 days of a completed booking are over: whatever was written is published (job).
  * Idempotent: a second run finds nothing hidden.
  */
-export function publishDueReviews(deps: Deps, bookingId: string) {
-  const booking = deps.db.select().from(bookings).where(eq(bookings.id, bookingId)).get();
+export async function publishDueReviews(deps: Deps, bookingId: string) {
+  const booking = await one(deps.db.select().from(bookings).where(eq(bookings.id, bookingId)));
   if (!booking) return;
-  const published = writeTransaction(deps.db, (tx) => publishHidden(tx, bookingId, deps.now()));
+  const published = await writeTransaction(deps.db, (tx) => publishHidden(tx, bookingId, deps.now()));
   if (published.length) deps.events.emit({ type: "reviews.published", booking, reviews: published });
 }
 

@@ -37,7 +37,7 @@ export async function renderPage(
   screen: (view: View) => JSX.Element,
   init: { status?: number; headers?: HeadersInit } = {},
 ): Promise<Response> {
-  const view = viewOf(deps, state, request);
+  const view = await viewOf(deps, state, request);
   const headers = new Headers(init.headers);
   // For the service worker (islands/worker/sw.ts): whose page this is, so it keeps pages for
   // offline reading for one person only, and its language, for the offline page it shows.

@@ -91,7 +91,7 @@ export function shellRoutes(deps: Deps) {
     // The service worker stores it on install, in each language: nobody's page, no user, no token.
     .get("/offline", async ({ query, request, state }) => {
       const locale = (locales as string[]).includes(String(query.lang)) ? (query.lang as Locale) : state.locale;
-      const view: View = { ...viewOf(deps, state, request), t: translator(locale), locale, user: null, csrf: "", toast: null };
+      const view: View = { ...(await viewOf(deps, state, request)), t: translator(locale), locale, user: null, csrf: "", toast: null };
       return htmlResponse(await (<OfflinePage view={view} />), 200, { "Content-Language": locale });
     });
 }

@@ -48,9 +48,10 @@ export function decodeFlash(value: string | undefined, t: Translate): Toast | nu
   }
 }
 
-export function viewOf(deps: Deps, state: RequestState, request: Request): View {
-  let unread: number | undefined;
+/** What a screen renders with. The unread count is read now (once per database change, `readCache`): the bottom navigation shows it. */
+export async function viewOf(deps: Deps, state: RequestState, request: Request): Promise<View> {
   const user = state.user;
+  const unread = user ? await unreadConversations(deps, user.id) : 0;
   return {
     t: state.t,
     locale: state.locale,
@@ -59,6 +60,6 @@ export function viewOf(deps: Deps, state: RequestState, request: Request): View 
     path: new URL(request.url).pathname,
     assets: deps.assets,
     toast: decodeFlash(state.cookies[deps.cookies.flash], state.t),
-    unreadConversations: () => (unread ??= user ? unreadConversations(deps, user.id) : 0),
+    unreadConversations: () => unread,
   };
 }

@@ -1,7 +1,7 @@
 import { dialect } from "../../db/dialect";
 import { and, eq, inArray, lt, notExists, or, sql } from "drizzle-orm";
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { writeTransaction } from "../../db/client";
+import { writeTransaction, one } from "../../db/client";
 import { activities, uploads, users } from "../../db/schema";
 import type { Deps } from "../deps";
 import { bodyRefusal, readBody } from "../lib/body";
@@ -42,7 +42,7 @@ export async function createUpload(deps: Deps, userId: string): Promise<StartedU
   await deps.limits.uploadsByUser.hit(userId, deps.now());
   const id = crypto.randomUUID();
   const expiresAt = deps.now() + UPLOAD_TTL_MS;
-  await deps.db.insert(uploads).values({ id, userId, expiresAt, createdAt: deps.now() });
+  await writeTransaction(deps.db, (tx) => tx.insert(uploads).values({ id, userId, expiresAt, createdAt: deps.now() }));
   const { presignPost, objectUrl } = deps.storage;
   if (presignPost && objectUrl) {
     const form = presignPost(`tmp/${id}`, { expiresInSeconds: UPLOAD_TTL_MS / 1000, minBytes: 1, maxBytes: MAX_UPLOAD_BYTES });
@@ -68,7 +68,7 @@ export type StartedUpload =
  * within the uploader's hourly allowance of stored bytes (`deps.limits.uploadBytesByUser`).
  */
 export async function receiveUpload(deps: Deps, id: string, expires: string | undefined, sig: string | undefined, request: Request) {
-  const row = await deps.db.select().from(uploads).where(eq(uploads.id, id)).get();
+  const row = await one(deps.db.select().from(uploads).where(eq(uploads.id, id)));
   if (!row || row.status !== "pending" || !sig || String(row.expiresAt) !== expires) throw new DomainError("upload.invalid", 403);
   const expected = Buffer.from(sign(deps.secrets.sessionSecret, id, row.userId, row.expiresAt));
   const given = Buffer.from(sig);
@@ -92,18 +92,18 @@ export async function receiveUpload(deps: Deps, id: string, expires: string | un
   if (data.length === 0) throw new DomainError("upload.notImage", 400);
   await allowance(data.length);
   // Claimed first: of two PUTs racing with the same URL, one stores its bytes, the other is refused.
-  const claimed = writeTransaction(deps.db, (tx) =>
-    tx.update(uploads).set({ status: RECEIVING }).where(and(eq(uploads.id, id), eq(uploads.status, "pending"))).returning({ id: uploads.id }).all(),
+  const claimed = await writeTransaction(deps.db, async (tx) =>
+    await tx.update(uploads).set({ status: RECEIVING }).where(and(eq(uploads.id, id), eq(uploads.status, "pending"))).returning({ id: uploads.id }),
   );
   if (!claimed.length) throw new DomainError("upload.invalid", 403);
   try {
     await deps.storage.write(`tmp/${id}`, data, "application/octet-stream");
   } catch (err) {
-    await deps.db.update(uploads).set({ status: "pending" }).where(eq(uploads.id, id));
+    await writeTransaction(deps.db, (tx) => tx.update(uploads).set({ status: "pending" }).where(eq(uploads.id, id)));
     throw err;
   }
   await deps.limits.uploadBytesByUser.hit(row.userId, deps.now(), data.length);
-  await deps.db.update(uploads).set({ status: "received" }).where(eq(uploads.id, id));
+  await writeTransaction(deps.db, (tx) => tx.update(uploads).set({ status: "received" }).where(eq(uploads.id, id)));
 }
 
 const UPLOAD_ID = "([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})";
@@ -155,15 +155,15 @@ const RECEIVING = status("receiving");
  */
 export async function processUpload(deps: Deps, userId: string, imageURL: string, requestOrigin: string): Promise<{ objectPath: string }> {
   const id = uploadIdFrom(deps, imageURL, requestOrigin);
-  const row = id ? await deps.db.select().from(uploads).where(eq(uploads.id, id)).get() : undefined;
+  const row = id ? await one(deps.db.select().from(uploads).where(eq(uploads.id, id))) : undefined;
   if (!row || row.userId !== userId) throw new DomainError("upload.invalid", 404);
   const key = `tmp/${row.id}`;
   const fromBucket = deps.storage.kind === "s3";
   // With a bucket the browser's POST goes straight there: the record stays `pending` until now.
   const claimable: UploadStatus[] = fromBucket ? ["pending", "received"] : ["received"];
 
-  const claim = writeTransaction(deps.db, (tx) => {
-    const current = tx.select().from(uploads).where(eq(uploads.id, row.id)).get();
+  const claim = await writeTransaction(deps.db, async (tx) => {
+    const current = await one(tx.select().from(uploads).where(eq(uploads.id, row.id)));
     if (!current) return { error: new DomainError("upload.invalid", 404) };
     const state = current.status as UploadStatus;
     if (state === "processed" && current.objectId) return { done: `/objects/${current.objectId}` };
@@ -171,15 +171,14 @@ export async function processUpload(deps: Deps, userId: string, imageURL: string
     if (state === "failed" || state === "processed") return { error: new DomainError("upload.used", 409) };
     if (!claimable.includes(state)) return { error: new DomainError("upload.failed", 400) };
     if (current.expiresAt + PROCESS_TTL_MS < deps.now()) return { error: new DomainError("upload.expired", 410) };
-    const won = tx
+    const won = await tx
       .update(uploads)
       .set({ status: status("processing") })
       .where(and(eq(uploads.id, row.id), sql`${uploads.status} in (${sql.join(claimable.map(status), sql`, `)})`))
-      .returning({ id: uploads.id })
-      .all();
+      .returning({ id: uploads.id });
     if (!won.length) return { error: new DomainError("upload.inProgress", 409) };
     // A bucket takes POSTs with this upload's form until it expires: what arrives later is deleted then.
-    if (fromBucket) scheduleJob(tx, leftoverUploadCleanup, { id: row.id }, { at: current.expiresAt + LEFTOVER_GRACE_MS, key: `uploads.leftover:${row.id}` });
+    if (fromBucket) await scheduleJob(tx, leftoverUploadCleanup, { id: row.id }, { at: current.expiresAt + LEFTOVER_GRACE_MS, key: `uploads.leftover:${row.id}` });
     return { claimed: true as const };
   });
   if ("done" in claim) return { objectPath: claim.done! };
@@ -210,11 +209,11 @@ export async function processUpload(deps: Deps, userId: string, imageURL: string
       await deps.storage.write(`photos/${objectId}/${size}.webp`, variants[size], "image/webp");
     }
     await deps.storage.delete(key);
-    await deps.db.update(uploads).set({ status: "processed", objectId }).where(eq(uploads.id, row.id));
+    await writeTransaction(deps.db, (tx) => tx.update(uploads).set({ status: "processed", objectId }).where(eq(uploads.id, row.id)));
     return { objectPath: `/objects/${objectId}` };
   } catch (err) {
     // Refused or failed, for good: the upload cannot make a photo any more, and its object goes.
-    await deps.db.update(uploads).set({ status: status("failed") }).where(eq(uploads.id, row.id));
+    await writeTransaction(deps.db, (tx) => tx.update(uploads).set({ status: status("failed") }).where(eq(uploads.id, row.id)));
     await deps.storage.delete(key).catch(() => {});
     throw err;
   }
@@ -231,7 +230,7 @@ const LEFTOVER_GRACE_MS = 60 * 1000;
 export const leftoverUploadCleanup = defineJob<{ id: string }>({
   kind: "uploads.leftover",
   run: async ({ id }, { deps }) => {
-    const row = await deps.db.select({ status: uploads.status }).from(uploads).where(eq(uploads.id, id)).get();
+    const row = await one(deps.db.select({ status: uploads.status }).from(uploads).where(eq(uploads.id, id)));
     const state = row?.status as UploadStatus | undefined;
     if (state === "pending" || state === "received" || state === "processing") return;
     await deps.storage.delete(`tmp/${id}`);
@@ -295,7 +294,7 @@ export async function deleteStaleUploads(deps: Deps) {
     .from(uploads)
     .where(and(sql`${uploads.status} <> 'processed'`, lt(uploads.expiresAt, deps.now() - PROCESS_TTL_MS)));
   for (const { id } of stale) await deps.storage.delete(`tmp/${id}`);
-  if (stale.length) await deps.db.delete(uploads).where(inArray(uploads.id, stale.map((s) => s.id)));
+  if (stale.length) await writeTransaction(deps.db, (tx) => tx.delete(uploads).where(inArray(uploads.id, stale.map((s) => s.id))));
 
   // Only its uploader can attach a photo (ownedObjects), so only their profile and activities
   // are looked at: by primary key and by the host index.
@@ -321,7 +320,7 @@ export async function deleteStaleUploads(deps: Deps) {
     if (!objectId) continue;
     for (const size of Object.keys(SIZES) as PhotoSize[]) await deps.storage.delete(`photos/${objectId}/${size}.webp`);
   }
-  if (unattached.length) await deps.db.delete(uploads).where(inArray(uploads.id, unattached.map((u) => u.id)));
+  if (unattached.length) await writeTransaction(deps.db, (tx) => tx.delete(uploads).where(inArray(uploads.id, unattached.map((u) => u.id))));
   return { unfinished: stale.length, unattached: unattached.length };
 }
 

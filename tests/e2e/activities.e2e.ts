@@ -255,5 +255,5 @@ test("with a reachable tile server the map shows the meeting point", async () =>
   expect(maps.searches.some((q) => q.startsWith("Central Park Tennis Center"))).toBe(true);
   await page.close();
   await server.stop();
-  maps.stop();
+  void maps.stop();
 });

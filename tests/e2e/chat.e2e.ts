@@ -1,3 +1,4 @@
+import { one } from "../../db/client";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -132,7 +133,7 @@ test("a host accepts from the conversation; the two chat live; the host complete
   await g.page.evaluate(() => ((window as unknown as { untouched: boolean }).untouched = true));
 
   // The activity starts (the server's clock moves on): the host marks it complete.
-  clock = t.db.select().from(bookings).where(eq(bookings.id, bookingId)).get()!.startsAt + 30 * 60 * 1000;
+  clock = (await one(t.db.select().from(bookings).where(eq(bookings.id, bookingId))))!.startsAt + 30 * 60 * 1000;
   await h.page.reload();
   await h.page.getByRole("button", { name: "Mark complete" }).click();
   await h.page.getByText("Activity Completed").waitFor();

@@ -17,7 +17,7 @@ const env = serverAndBrowser({
 });
 afterAll(async () => {
   await smtp.close();
-  oidc.stop();
+  void oidc.stop();
 });
 
 async function phone() {

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
-import { openDb } from "../../db/client";
+import { closeDb, one, openDb, writeTransaction } from "../../db/client";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL } from "../../db/demo-data";
 import { bookingRow, insert } from "../../db/factories";
 import { activities, jobs, users } from "../../db/schema";
@@ -20,13 +20,13 @@ const ISSUE = "accepted, but 8800 of 8800 cents were refunded at the provider";
 
 test("an operator reads what differs from the provider and marks a booking handled", async () => {
   const db = openDb(join(env.server.dataDir, "offline.db"));
-  const guest = db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL)).get()!;
-  const host = db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL)).get()!;
-  const activity = db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York"))).get()!;
+  const guest = (await one(db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL))))!;
+  const host = (await one(db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
+  const activity = (await one(db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;
   const startsAt = Math.floor((Date.now() + 72 * HOUR) / HOUR) * HOUR;
-  const booking = insert(db).booking({ ...bookingRow(activity, { guestId: guest.id, startsAt, status: "accepted" }), paymentIntentId: "tpi_flagged_in_e2e", paymentIssue: ISSUE });
-  db.insert(jobs).values({ id: crypto.randomUUID(), kind: "booking.recover", key: `booking.recover:${booking.id}:1`, payload: { bookingId: booking.id }, runAt: Date.now(), attempts: 12, lastError: "The payment service did not answer in time.", failedAt: Date.now() }).run();
-  db.$client.close();
+  const booking = await insert(db).booking({ ...bookingRow(activity, { guestId: guest.id, startsAt, status: "accepted" }), paymentIntentId: "tpi_flagged_in_e2e", paymentIssue: ISSUE });
+  await writeTransaction(db, (tx) => tx.insert(jobs).values({ id: crypto.randomUUID(), kind: "booking.recover", key: `booking.recover:${booking.id}:1`, payload: { bookingId: booking.id }, runAt: Date.now(), attempts: 12, lastError: "The payment service did not answer in time.", failedAt: Date.now() }));
+  closeDb(db);
 
   const context = await env.browser.newContext({ viewport: { width: 360, height: 740 } });
   const page = await context.newPage();

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
-import { openDb } from "../../db/client";
+import { closeDb, openDb, one } from "../../db/client";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL } from "../../db/demo-data";
 import { bookingRow, insert } from "../../db/factories";
 import { activities, users } from "../../db/schema";
@@ -23,20 +23,20 @@ const signIn = (page: Page, email: string) => signInAs(page, env.server.url, ema
 const serverDb = () => openDb(join(env.server.dataDir, "offline.db"));
 
 /** One of the demo host's activities and the demo guest. */
-function demoPair() {
+async function demoPair() {
   const db = serverDb();
-  const guest = db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL)).get()!;
-  const host = db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL)).get()!;
-  const activity = db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York"))).get()!;
+  const guest = (await one(db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL))))!;
+  const host = (await one(db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
+  const activity = (await one(db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;
   return { db, guest, host, activity };
 }
 
 test("a guest leaves a review after a completed activity, choosing the stars with the keyboard", async () => {
-  const { db, guest, activity } = demoPair();
+  const { db, guest, activity } = await demoPair();
   // Finished an hour ago.
   const startsAt = Math.floor((Date.now() - 3 * HOUR) / HOUR) * HOUR;
-  const booking = insert(db).booking({ ...bookingRow(activity, { guestId: guest.id, startsAt, status: "completed" }), completedAt: Date.now() - HOUR });
-  db.$client.close();
+  const booking = await insert(db).booking({ ...bookingRow(activity, { guestId: guest.id, startsAt, status: "completed" }), completedAt: Date.now() - HOUR });
+  closeDb(db);
 
   const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
   const errors: string[] = [];
@@ -81,8 +81,8 @@ test("a guest leaves a review after a completed activity, choosing the stars wit
 }, 60_000);
 
 test("a guest reports an activity; an operator sees it and dismisses it", async () => {
-  const { db, activity } = demoPair();
-  db.$client.close();
+  const { db, activity } = await demoPair();
+  closeDb(db);
 
   const guestPage = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
   const errors: string[] = [];

@@ -1,3 +1,4 @@
+import { one } from "../../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -300,7 +301,7 @@ test("dark mode: the wizard's chosen category is dark, and a closed chat's messa
  * turns JavaScript off.
  */
 async function newPerson(overrides: Parameters<typeof userRow>[0], opts: { complete?: boolean; dark?: boolean; script?: boolean } = {}) {
-  const row = insert(t.db).user(userRow(overrides, { complete: opts.complete ?? true }));
+  const row = await insert(t.db).user(userRow(overrides, { complete: opts.complete ?? true }));
   const context = await browser.newContext({ viewport: { width: 360, height: 740 }, javaScriptEnabled: opts.script ?? true });
   const session = await createSession(t.db, row.id, Date.now());
   await context.addCookies([{ name: t.deps.cookies.session, value: session.token, url }]);
@@ -396,7 +397,7 @@ describe("settings on a phone", () => {
     await save.focus();
     await page.keyboard.press("Enter");
     await page.getByText("Profil mis à jour").first().waitFor();
-    expect(t.db.select().from(users).where(eq(users.id, row.id)).get()!.city).toBe("Chicago");
+    expect((await one(t.db.select().from(users).where(eq(users.id, row.id))))!.city).toBe("Chicago");
     // Still there after the swap, for the next change.
     expect(await save.isVisible()).toBe(true);
     await expectAccessible(page, "settings, location saved (fr, dark)");

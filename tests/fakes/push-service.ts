@@ -145,7 +145,7 @@ export class FakePushService {
   }
 
   stop() {
-    this.server.stop(true);
+    void this.server.stop(true);
   }
 
   private reject(status: number, reason: string) {

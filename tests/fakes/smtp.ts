@@ -50,7 +50,7 @@ export async function startFakeSmtp(opts: { user?: string; password?: string } =
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("end", async () => {
+      const ended = async () => {
         if (refusals > 0) {
           refusals--;
           const err = new Error("Try again later") as Error & { responseCode: number };
@@ -76,7 +76,9 @@ export async function startFakeSmtp(opts: { user?: string; password?: string } =
           },
         });
         callback();
-      });
+      };
+      // A message that cannot be parsed fails its delivery, as a real server's error would.
+      stream.on("end", () => void ended().catch((err: Error) => callback(err)));
     },
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));

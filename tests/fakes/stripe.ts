@@ -612,7 +612,7 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
     },
     stop: () => {
       for (const resolve of held.splice(0)) resolve();
-      server.stop(true);
+      void server.stop(true);
     },
   };
 }

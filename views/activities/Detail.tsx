@@ -32,8 +32,8 @@ interface ActivityPageProps {
   rating: { average: number | null; count: number };
   reviews: ReviewView[];
   maps: Config["maps"];
-  /** The booking dialog's open dates and hours, worked out only when the body is rendered (not kept). */
-  dialogTimes: () => DialogTimes;
+  /** The booking dialog's open dates and hours, worked out once per read of the page and hour, like the body. */
+  dialogTimes: DialogTimes;
 }
 
 /**
@@ -161,7 +161,7 @@ function ActivityBody({ view, own, activity, host, rating, reviews, maps, dialog
           </a>
         </section>
 
-        {own ? "" : <RequestDialog view={view} activity={activity} open={dialogTimes()} />}
+        {own ? "" : <RequestDialog view={view} activity={activity} open={dialogTimes} />}
 
         <section class="mt-6">
           <h2 class="mb-2 text-lg font-semibold" safe>
