@@ -265,6 +265,8 @@ if (runs("checks")) {
   // Longest first, so the pool ends together.
   await sideBySide([
     typeCheck("type-check", "."),
+    // Every query is asynchronous: a promise nobody waits for is a write that may not have happened.
+    { name: "awaited promises", cmd: [process.execPath, "scripts/check-promises.ts"] },
     { name: "xss-scan", cmd: [bin("xss-scan"), "-s"] },
     typeCheck("type-check islands", "islands"),
     build,
