@@ -1,26 +1,30 @@
-import { Database, type Statement } from "bun:sqlite";
+import { Database } from "bun:sqlite";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sqlite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/bun-sql";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { readAssetText } from "../src/lib/assets";
 import { madeOnce } from "../src/lib/memo";
 import { StartupError } from "../src/lib/startup";
-import * as schema from "./schema";
+import type { Engine } from "./engine";
+import * as pgSchema from "./schema-pg";
+import * as schema from "./schema-sqlite";
 
 /** The query builder every query of the app is written against: awaited, never `.get()`/`.all()`/`.run()`. */
-type Engine = BaseSQLiteDatabase<"async", unknown, typeof schema>;
+type Builder = BaseSQLiteDatabase<"async", unknown, typeof schema>;
 type Statements = "insert" | "update" | "delete" | "run" | "all" | "get" | "values" | "batch" | "transaction";
 
 /**
  * The app's database handle: reads only. Its connection refuses writes (`PRAGMA query_only`);
  * every write goes through `writeTransaction`, on the writer connection, one at a time.
  */
-export type Db = Omit<Engine, Statements> & { readonly $client: Database };
+export type Db = Omit<Builder, Statements> & { readonly $client: Database };
 /** The handle a write transaction's work gets: reads and writes, inside the transaction. */
-export type WriteTx = Omit<Engine, Exclude<Statements, "insert" | "update" | "delete">> & { readonly $client: Database };
+export type WriteTx = Omit<Builder, Exclude<Statements, "insert" | "update" | "delete">> & { readonly $client: Database };
 
 /**
  * The first row of a query, or undefined: `await one(db.select()…)`. Both engines' query builders
@@ -37,55 +41,54 @@ export async function written<T>(query: PromiseLike<T[]>): Promise<T> {
   return row;
 }
 
-/** What each database handle holds beside its read connection. */
+/** What each database handle holds beside its reads: how it writes, and what says it changed. */
 interface Handle {
-  /** The connection write transactions run on: `BEGIN IMMEDIATE` orders writers across processes. */
-  writer: WriteTx;
-  /** Write transactions of this process on this file wait here for the one before them to end. */
-  queue: { tail: Promise<unknown> };
+  engine: Engine;
+  /** Runs `work` as one write transaction (the caller has set the mark); retried where the engine asks. */
+  transact<T>(work: (tx: WriteTx) => Promise<T> | T): Promise<T>;
+  /** After a committed write transaction, outside its mark: tells the other machines (PostgreSQL). */
+  committed?(): Promise<void>;
+  /** Reads the other connections' (machines') commits now. */
+  readOthers(): number | Promise<number>;
   version: Version;
+  /** SQLite: the writer connection (migrations, scripts and tests' raw SQL). */
+  writer?: WriteTx;
+  close(): Promise<void>;
 }
 const handles = new WeakMap<object, Handle>();
 
 function handleOf(db: Db | WriteTx): Handle {
   const handle = handles.get(db);
-  if (!handle) throw new Error("a database handle not opened by openDb");
+  if (!handle) throw new Error("a database handle not opened by openDb or openPostgres");
   return handle;
 }
+
+/** The engine a handle runs on. */
+export const engineOf = (db: Db): Engine => handleOf(db).engine;
 
 /** Marks the calls made by a write transaction's work, however deep and however many awaits later. */
 const insideWriteTransaction = new AsyncLocalStorage<true>();
 
 /**
- * Runs `work` in one write transaction on the writer connection, started with `BEGIN IMMEDIATE`,
- * so a read-then-write cannot be interleaved with another writer; a throw rolls everything back.
- * This process's transactions run one at a time. The work only touches the database, through
- * `tx`: payment providers, email, push and outbound requests refuse to run inside it
- * (`refuseInsideWriteTransaction`), as does a read through the app's own handle, which would not
- * see the transaction's writes.
+ * Runs `work` in one write transaction; a throw rolls everything back. On SQLite it runs on the
+ * writer connection, started with `BEGIN IMMEDIATE`, one at a time in this process, so a
+ * read-then-write cannot be interleaved with another writer. On PostgreSQL it runs at
+ * SERIALIZABLE and is run again from the start when PostgreSQL found it raced another
+ * (`runSerializable`). The work only touches the database, through `tx`: payment providers,
+ * email, push and outbound requests refuse to run inside it (`refuseInsideWriteTransaction`), as
+ * does a read through the app's own handle, which would not see the transaction's writes.
  */
 export async function writeTransaction<T>(db: Db, work: (tx: WriteTx) => Promise<T> | T): Promise<T> {
   if (insideWriteTransaction.getStore()) throw new Error("a write transaction inside another: pass the transaction's handle down instead (db/client.ts)");
   const handle = handleOf(db);
-  const run = () =>
-    insideWriteTransaction.run(true, async () => {
-      const client = handle.writer.$client;
-      client.run("BEGIN IMMEDIATE");
-      try {
-        const result = await work(handle.writer);
-        client.run("COMMIT");
-        return result;
-      } catch (error) {
-        if (client.inTransaction) client.run("ROLLBACK");
-        throw error;
-      } finally {
-        // Whatever was read and kept during the transaction is of no version anyone else saw.
-        handle.version.writes++;
-      }
-    });
-  const result = handle.queue.tail.then(run, run);
-  handle.queue.tail = result.catch(() => undefined);
-  return result;
+  try {
+    const result = await insideWriteTransaction.run(true, () => handle.transact(work));
+    await handle.committed?.();
+    return result;
+  } finally {
+    // Whatever was read and kept during the transaction is of no version anyone else saw.
+    handle.version.writes++;
+  }
 }
 
 /**
@@ -120,29 +123,27 @@ export const perDb = <T>(make: (db: Db) => T): ((db: Db) => T) => madeOnce(make)
 
 /**
  * What the version is made of, per handle: this process's write transactions, counted as they
- * end, and other connections' commits (other processes, scripts) as last seen.
+ * end, and other connections' commits (other processes, other machines, scripts) as last seen.
  */
 interface Version {
   writes: number;
-  /** Moves when another connection commits, the writer included. */
-  dataVersion: Statement<[number], []>;
   others: number;
   othersSeenAt: number;
 }
 
 /** Reads other connections' commits now. Each request does once as it starts (src/context.ts). */
-export function seeOtherConnections(db: Db) {
-  const version = handleOf(db).version;
-  version.others = Number(version.dataVersion.values()[0]![0]);
-  version.othersSeenAt = performance.now();
+export async function seeOtherConnections(db: Db) {
+  const handle = handleOf(db);
+  handle.version.others = await handle.readOthers();
+  handle.version.othersSeenAt = performance.now();
 }
 
 /**
- * What changes whenever anything in the database does: a commit of another connection
- * (`PRAGMA data_version`, read now) or a write transaction of this process.
+ * What changes whenever anything in the database does: a commit of another connection or
+ * machine (read now) or a write transaction of this process.
  */
-export function dbVersion(db: Db): string {
-  seeOtherConnections(db);
+export async function dbVersion(db: Db): Promise<string> {
+  await seeOtherConnections(db);
   const version = handleOf(db).version;
   return `${version.others}:${version.writes}`;
 }
@@ -156,9 +157,9 @@ const OTHERS_MAX_AGE_MS = 10;
  * ago). Reading `PRAGMA data_version` takes a shared-memory lock; a browse page would otherwise
  * take it three times. A request sees every commit made before it began, and all of its own writes.
  */
-function recentDbVersion(db: Db): string {
+async function recentDbVersion(db: Db): Promise<string> {
   const version = handleOf(db).version;
-  if (performance.now() - version.othersSeenAt > OTHERS_MAX_AGE_MS) seeOtherConnections(db);
+  if (performance.now() - version.othersSeenAt > OTHERS_MAX_AGE_MS) await seeOtherConnections(db);
   return `${version.others}:${version.writes}`;
 }
 
@@ -173,9 +174,9 @@ function recentDbVersion(db: Db): string {
  */
 export function readCache<T>(max: number): (db: Db, key: string, read: () => Promise<T>) => Promise<T> {
   const caches = new WeakMap<Db, { version: string; entries: Map<string, Promise<T>> }>();
-  return (db, key, read) => {
+  return async (db, key, read) => {
     if (insideWriteTransaction.getStore()) return read();
-    const version = recentDbVersion(db);
+    const version = await recentDbVersion(db);
     let cache = caches.get(db);
     if (!cache || cache.version !== version) {
       cache = { version, entries: new Map() };
@@ -259,23 +260,132 @@ export function openDb(file: string): Db {
   }
   const reader = drizzle({ client: readerClient, schema }) as unknown as Db;
   const writer = (memory ? reader : drizzle({ client: writerClient, schema })) as unknown as WriteTx;
-  const version: Version = { writes: 0, dataVersion: readerClient.prepare<[number], []>("PRAGMA data_version"), others: 0, othersSeenAt: Number.NEGATIVE_INFINITY };
-  const handle: Handle = { writer, queue: writeQueueOf(file), version };
+  // Moves when another connection commits, the writer included.
+  const dataVersion = readerClient.prepare<[number], []>("PRAGMA data_version");
+  const queue = writeQueueOf(file);
+  const transact = async <T>(work: (tx: WriteTx) => Promise<T> | T): Promise<T> => {
+    const client = writerClient;
+    client.run("BEGIN IMMEDIATE");
+    try {
+      const result = await work(writer);
+      client.run("COMMIT");
+      return result;
+    } catch (error) {
+      if (client.inTransaction) client.run("ROLLBACK");
+      throw error;
+    }
+  };
+  const handle: Handle = {
+    engine: "sqlite",
+    transact: (work) => {
+      const result = queue.tail.then(() => transact(work), () => transact(work));
+      queue.tail = result.catch(() => undefined);
+      return result;
+    },
+    readOthers: () => Number(dataVersion.values()[0]![0]),
+    version: { writes: 0, others: 0, othersSeenAt: Number.NEGATIVE_INFINITY },
+    writer,
+    close: async () => {
+      dataVersion.finalize();
+      if (writerClient !== readerClient) writerClient.close();
+      readerClient.close();
+    },
+  };
   handles.set(reader, handle);
   return reader;
 }
 
-/** The writer connection itself, for raw SQL that writes: migrations, scripts, tests. */
+/** The SQLite writer connection itself, for raw SQL that writes: migrations, scripts, tests. */
 export function writerClient(db: Db): Database {
-  return handleOf(db).writer.$client;
+  const writer = handleOf(db).writer;
+  if (!writer) throw new Error("only a SQLite handle has a writer connection");
+  return writer.$client;
 }
 
-/** Closes both connections. */
-export function closeDb(db: Db) {
-  handleOf(db).version.dataVersion.finalize();
-  const writer = writerClient(db);
-  if (writer !== db.$client) writer.close();
-  db.$client.close();
+/** Closes the handle's connections. */
+export async function closeDb(db: Db) {
+  await handleOf(db).close();
+}
+
+/** How often a write transaction runs in all when PostgreSQL keeps finding it raced another machine's. */
+const SERIALIZABLE_ATTEMPTS = 10;
+
+/**
+ * Runs `work` at SERIALIZABLE isolation: PostgreSQL lets it commit only if it has the effect it
+ * would have had alone, and otherwise fails it with a serialization failure (SQLSTATE 40001) or
+ * a deadlock (40P01). Such a transaction is run again from the start, after a random wait that
+ * doubles each time (from about 5 ms), up to `SERIALIZABLE_ATTEMPTS` times; then the error goes
+ * to the caller, as any failure.
+ * Running again is safe because a transaction only touches the database (`writeTransaction`).
+ */
+async function runSerializable<T>(pg: PgDatabase, work: (tx: WriteTx) => Promise<T> | T): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await pg.transaction(async (tx) => await work(tx as unknown as WriteTx), { isolationLevel: "serializable" });
+    } catch (err) {
+      if (attempt >= SERIALIZABLE_ATTEMPTS || !racedAnother(err)) throw err;
+      await Bun.sleep(Math.random() * 5 * 2 ** attempt);
+    }
+  }
+}
+
+/** Whether PostgreSQL failed a transaction because it raced another (its SQLSTATE, wherever drizzle wrapped it). */
+export function racedAnother(err: unknown): boolean {
+  for (let e = err; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { errno?: unknown }).errno;
+    if (code === "40001" || code === "40P01") return true;
+  }
+  return false;
+}
+
+type PgDatabase = ReturnType<typeof drizzlePostgres<typeof pgSchema>>;
+
+/** Connections the app keeps open to PostgreSQL, per process. */
+const POSTGRES_POOL = 20;
+
+/**
+ * Opens the PostgreSQL database at `url` (decision 0038): a pool of connections through Bun's
+ * client, the same query builders as on SQLite. Migrations are applied by `migratePostgres`.
+ */
+export function openPostgres(url: string): Db {
+  // Idle connections close after a while, so a quiet machine holds few of the server's slots.
+  const client = new SQL(url, { max: POSTGRES_POOL, idleTimeout: 60 });
+  const pg = drizzlePostgres({ client, schema: pgSchema });
+  // A read through the app's handle inside a write transaction would run on another connection,
+  // without the transaction's writes: refused, as on SQLite. (The transaction's own connection
+  // is another object, made by `begin`.)
+  const unsafe = client.unsafe.bind(client);
+  client.unsafe = ((...args: Parameters<typeof client.unsafe>) => {
+    if (insideWriteTransaction.getStore()) throw new Error("a read through the app's handle inside a write transaction: read through the transaction's `tx` (db/client.ts)");
+    return unsafe(...args);
+  }) as typeof client.unsafe;
+  // As on SQLite, this process's write transactions run one at a time: those of one machine
+  // never race each other, and PostgreSQL's SERIALIZABLE orders them with other machines'.
+  const queue = { tail: Promise.resolve() as Promise<unknown> };
+  const handle: Handle = {
+    engine: "postgres",
+    transact: (work) => {
+      const result = queue.tail.then(() => runSerializable(pg, work), () => runSerializable(pg, work));
+      queue.tail = result.catch(() => undefined);
+      return result;
+    },
+    // One row counts the commits of every machine; moved after each commit, in its own statement
+    // (inside the transaction, every two writers would race on it). A reader that read the count
+    // just before it moved keeps a newer read under the older count, never an older one.
+    committed: async () => {
+      try {
+        await client.unsafe("UPDATE data_version SET version = version + 1 WHERE id = 1");
+      } catch (err) {
+        console.error("the change count could not be moved; other machines see this change at the next one", err);
+      }
+    },
+    readOthers: async () => Number((await client.unsafe("SELECT version FROM data_version WHERE id = 1"))[0]?.version ?? 0),
+    version: { writes: 0, others: 0, othersSeenAt: Number.NEGATIVE_INFINITY },
+    close: () => client.close(),
+  };
+  const db = pg as unknown as Db;
+  handles.set(db, handle);
+  return db;
 }
 
 /**
@@ -297,12 +407,16 @@ interface Journal {
   entries: { idx: number; when: number; tag: string; breakpoints: boolean }[];
 }
 
-/** Applies the committed migrations (db/migrations) that this database has not had yet. */
-export async function migrate(db: Db) {
-  const journal = JSON.parse(await readAssetText("db/migrations/meta/_journal.json")) as Journal;
+/**
+ * The committed migrations of one folder (db/migrations, db/migrations-pg), as drizzle's migrator
+ * takes them. Read through the app's files, which the single binary embeds: drizzle's own
+ * migrators read a folder from disk, which the binary has not.
+ */
+export async function readMigrations(folder: "db/migrations" | "db/migrations-pg") {
+  const journal = JSON.parse(await readAssetText(`${folder}/meta/_journal.json`)) as Journal;
   const migrations = [];
   for (const entry of journal.entries) {
-    const query = await readAssetText(`db/migrations/${entry.tag}.sql`);
+    const query = await readAssetText(`${folder}/${entry.tag}.sql`);
     migrations.push({
       sql: query.split("--> statement-breakpoint"),
       bps: entry.breakpoints,
@@ -310,8 +424,12 @@ export async function migrate(db: Db) {
       hash: createHash("sha256").update(query).digest("hex"),
     });
   }
-  // drizzle's own bun-sqlite migrator reads a folder from disk; the single binary has none, so
-  // the same migration records are handed to its dialect directly.
+  return migrations;
+}
+
+/** Applies the committed migrations (db/migrations) that this SQLite database has not had yet. */
+export async function migrate(db: Db) {
+  const migrations = await readMigrations("db/migrations");
   const internal = handleOf(db).writer as unknown as { dialect: { migrate(m: unknown, s: unknown, c: object): void }; session: unknown };
   internal.dialect.migrate(migrations, internal.session, {});
 }

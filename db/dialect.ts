@@ -1,4 +1,5 @@
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { engine } from "./engine";
 
 /**
  * The SQL that differs between the two engines (docs/decisions/0038), in one place: features
@@ -50,8 +51,8 @@ export const sqliteDialect: Dialect = {
 
 export const postgresDialect: Dialect = {
   // jsonb's `?` finds a string among a list's top-level elements (and uses a GIN index where there is one).
-  jsonListHas: (list, value) => sql`(${list} ? ${sql`${value}::text`})`,
-  jsonListAppend: (list, value) => sql`(${list} || jsonb_build_array(${sql`${value}::text`}))`,
+  jsonListHas: (list, value) => sql`(${list} ? (${value})::text)`,
+  jsonListAppend: (list, value) => sql`(${list} || jsonb_build_array((${value})::text))`,
   inJsonList: (column, ids) => sql`${column} IN (SELECT jsonb_array_elements_text(${sql`${ids}::jsonb`}))`,
   // Bun's client encodes a jsonb parameter as JSON itself: it takes the list, not its JSON text.
   listParam: (values) => values,
@@ -61,5 +62,5 @@ export const postgresDialect: Dialect = {
   isTrue: (column) => sql`${column} = true`,
 };
 
-/** The engine the app runs on. SQLite until the app reads `DATABASE_URL` (decision 0038, step 3). */
-export const dialect: Dialect = sqliteDialect;
+/** The SQL of the engine this process runs on (db/engine.ts). */
+export const dialect: Dialect = engine === "postgres" ? postgresDialect : sqliteDialect;

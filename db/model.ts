@@ -4,8 +4,9 @@ import { sqliteDialect } from "./dialect";
 import type { WeeklyHours } from "../shared/availability";
 
 /**
- * The whole data model, written once for both engines (docs/decisions/0038): `db/schema.ts`
- * builds it for SQLite and `db/schema-pg.ts` for PostgreSQL, each with its kit of column makers.
+ * The whole data model, written once for both engines (docs/decisions/0038): `db/schema-sqlite.ts`
+ * builds it for SQLite and `db/schema-pg.ts` for PostgreSQL, each with its kit of column makers;
+ * `db/schema.ts` hands the app the build of the engine it runs on.
  * Conventions: ids are random UUID text; instants are integer milliseconds since the epoch, UTC
  * (`instant`); money is integer cents and durations integer minutes (`integer`); lists and the
  * structured fields are JSON (`json`: JSON text on SQLite, jsonb on PostgreSQL).
@@ -381,8 +382,14 @@ export function model(k: Kit) {
       systemMessageType: k.text("system_message_type"),
       readBy: jsonList("read_by"),
       createdAt: createdAt(),
+      /**
+       * The message's place in its conversation, 1 for the first: what orders messages written in
+       * the same millisecond, on either engine (set by `nextMessageSeq` in the transaction that
+       * writes it; unique per conversation).
+       */
+      seq: k.integer("seq").notNull().default(0),
     },
-    (t) => [k.index("messages_booking").on(t.bookingId, t.createdAt)],
+    (t) => [k.index("messages_booking").on(t.bookingId, t.createdAt), k.uniqueIndex("messages_booking_seq").on(t.bookingId, t.seq)],
   );
 
   const reviews = k.table(
@@ -554,6 +561,17 @@ export function model(k: Kit) {
    * the durable jobs ("jobs"): the holder renews its row before `until`; once a holder stops renewing
    * (it stopped or crashed), another process takes the row over.
    */
+  /**
+   * One row counting the changes made through any machine (PostgreSQL; docs/decisions/0038): each
+   * machine drops what it kept of the database (`readCache`) when the count moves. SQLite has
+   * `PRAGMA data_version` and leaves this table empty.
+   */
+  const dataVersion = k.table("data_version", {
+    id: k.integer("id").primaryKey(),
+    /** Moves by one after every committed write transaction (a 64-bit count). */
+    version: k.instant("version").notNull(),
+  });
+
   const leases = k.table("leases", {
     name: k.text("name").primaryKey(),
     /** The holding process's random id, made when it starts. */
@@ -668,5 +686,5 @@ export function model(k: Kit) {
     (t) => [k.uniqueIndex("test_connected_accounts_key").on(t.idempotencyKey)],
   );
 
-  return { users, oauthAccounts, sessions, emailTokens, activities, bookings, hostBlocks, externalBusy, messages, reviews, reports, pushSubscriptions, notificationPreferences, ledgerEntries, uploads, jobs, leases, paymentEvents, bookingSelections, testPaymentIntents, testPaymentOperations, testCheckoutSessions, testConnectedAccounts };
+  return { users, oauthAccounts, sessions, emailTokens, activities, bookings, hostBlocks, externalBusy, messages, reviews, reports, pushSubscriptions, notificationPreferences, ledgerEntries, uploads, jobs, leases, dataVersion, paymentEvents, bookingSelections, testPaymentIntents, testPaymentOperations, testCheckoutSessions, testConnectedAccounts };
 }

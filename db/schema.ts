@@ -1,11 +1,17 @@
 /**
- * The data model (db/model.ts) built for SQLite: the tables the app queries, and drizzle-kit's
- * source for db/migrations.
+ * The tables the app queries: the data model (db/model.ts) built for the engine this process runs
+ * on (db/engine.ts). They are typed as SQLite's; PostgreSQL's build (db/schema-pg.ts) has the same
+ * row types by construction, so one set of queries serves both.
  */
-import { model, sqliteKit } from "./model";
+import { engine } from "./engine";
+import * as postgres from "./schema-pg";
+import * as sqlite from "./schema-sqlite";
 
 export * from "./model";
-export const { users, oauthAccounts, sessions, emailTokens, activities, bookings, hostBlocks, externalBusy, messages, reviews, reports, pushSubscriptions, notificationPreferences, ledgerEntries, uploads, jobs, leases, paymentEvents, bookingSelections, testPaymentIntents, testPaymentOperations, testCheckoutSessions, testConnectedAccounts } = model(sqliteKit);
+
+const tables: typeof sqlite = engine === "postgres" ? (postgres as unknown as typeof sqlite) : sqlite;
+
+export const { users, oauthAccounts, sessions, emailTokens, activities, bookings, hostBlocks, externalBusy, messages, reviews, reports, pushSubscriptions, notificationPreferences, ledgerEntries, uploads, jobs, leases, dataVersion, paymentEvents, bookingSelections, testPaymentIntents, testPaymentOperations, testCheckoutSessions, testConnectedAccounts } = tables;
 
 export type User = typeof users.$inferSelect;
 export type Activity = typeof activities.$inferSelect;

@@ -126,9 +126,9 @@ export async function seedDemo(db: Db, now = Date.now(), { provider = "test" }: 
       // account yet, so the share is owed (test provider), or it was paid out before (Stripe).
       ledgerRows.push(...completedLedgerRows({ ...booking, createdAt: requestedAt }, { paidOut: provider !== "test" }));
       messageRows.push(
-        { id: crypto.randomUUID(), bookingId, senderId: guest.id, content: "booking_request", isSystemMessage: true, systemMessageType: "booking_request", readBy: [guest.id, activity.hostId], createdAt: startsAt - 4 * DAY },
-        { id: crypto.randomUUID(), bookingId, senderId: activity.hostId, content: "booking_accepted", isSystemMessage: true, systemMessageType: "booking_accepted", readBy: [guest.id, activity.hostId], createdAt: startsAt - 3 * DAY },
-        { id: crypto.randomUUID(), bookingId, senderId: activity.hostId, content: "booking_completed", isSystemMessage: true, systemMessageType: "booking_completed", readBy: [guest.id, activity.hostId], createdAt: startsAt + durationMinutes * 60 * 1000 },
+        { id: crypto.randomUUID(), bookingId, senderId: guest.id, content: "booking_request", isSystemMessage: true, systemMessageType: "booking_request", readBy: [guest.id, activity.hostId], createdAt: startsAt - 4 * DAY, seq: 1 },
+        { id: crypto.randomUUID(), bookingId, senderId: activity.hostId, content: "booking_accepted", isSystemMessage: true, systemMessageType: "booking_accepted", readBy: [guest.id, activity.hostId], createdAt: startsAt - 3 * DAY, seq: 2 },
+        { id: crypto.randomUUID(), bookingId, senderId: activity.hostId, content: "booking_completed", isSystemMessage: true, systemMessageType: "booking_completed", readBy: [guest.id, activity.hostId], createdAt: startsAt + durationMinutes * 60 * 1000, seq: 3 },
       );
       const text = demoReviewTexts[Math.floor(random() * demoReviewTexts.length)]!;
       reviewRows.push(

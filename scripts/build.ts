@@ -132,7 +132,7 @@ console.log(`Built ${Object.keys(files).length} files (${compressed} compressed 
 if (process.argv.includes("--compile")) {
   // Every file the server reads at run time, embedded by import so the binary needs nothing else.
   const shipped: string[] = ["build/manifest.json"];
-  for (const pattern of ["db/migrations/**/*", "public/**/*", "build/public/**/*", "build/precompressed/**/*"]) {
+  for (const pattern of ["db/migrations/**/*", "db/migrations-pg/**/*", "public/**/*", "build/public/**/*", "build/precompressed/**/*"]) {
     for await (const file of new Glob(pattern).scan(root)) shipped.push(file);
   }
   // sharp's libvips is loaded from a path relative to node_modules, which the binary lacks:

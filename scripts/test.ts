@@ -10,6 +10,7 @@
  *
  *   bun scripts/test.ts                   everything (what `npm test` runs)
  *   bun scripts/test.ts --only unit       only the bun test suites (tests/*.test.ts), after the build
+ *   bun scripts/test.ts --only postgres   only the bun test suites on PostgreSQL (TEST_DATABASE=postgres)
  *   bun scripts/test.ts --only e2e        only the browser tests, after the build
  *   bun scripts/test.ts --only checks     only the type-checks, xss-scan and build (side by side)
  *   bun scripts/test.ts --jobs 3          three test processes at once (default: cores + 1 for the
@@ -26,7 +27,7 @@ const bin = (name: string) => `${root}node_modules/.bin/${name}`;
 let passed = 0;
 let failed = 0;
 
-const PARTS = ["checks", "unit", "e2e"] as const;
+const PARTS = ["checks", "unit", "postgres", "e2e"] as const;
 type Part = (typeof PARTS)[number];
 function flag(name: string): string | undefined {
   const args = process.argv.slice(2);
@@ -142,7 +143,7 @@ async function sideBySide(steps: { name: string; cmd: string[] }[]) {
  * a file grows much slower.
  */
 const MEASURED_SECONDS: Record<string, number> = {
-  "operations": 10.9, "live-redis": 10.3, "notifications": 9.9, "push-destinations": 7.7,
+  "operations": 10.9, "live-redis": 10.3, "two-machines": 6.0, "notifications": 9.9, "push-destinations": 7.7,
   "email-account": 6.8, "money-races-test-provider": 6.4, "money-crash": 5.6, "attacks": 5.2,
   "money-races-stripe": 5.2, "uploads-bucket": 3.3, "screens-audit": 2.8, "profiles": 2.7,
   "email-bookings": 2.7, "uploads": 2.6, "live": 2.5, "payments-stripe": 2.5, "messages": 2.3,
@@ -275,10 +276,18 @@ if (runs("checks")) {
 } else {
   await step(build.name, build.cmd);
 }
-if (runs("unit")) {
+/**
+ * Suites left out of the run on PostgreSQL: each starts PostgreSQL itself (the copy command, the
+ * dialect, the two schemas, two machines), or its subject is SQLite's own file: its pragmas and
+ * query plans, the backup of DATA_DIR's database, a full disk or read-only folder.
+ */
+const SQLITE_ONLY = new Set(["tests/to-postgres.test.ts", "tests/dialect.test.ts", "tests/schema-engines.test.ts", "tests/two-machines.test.ts", "tests/db.test.ts", "tests/browse-scale.test.ts", "tests/operations.test.ts"]);
+if (runs("unit") || runs("postgres")) {
   const unit: string[] = [];
   for await (const file of new Glob("tests/*.test.ts").scan(root)) unit.push(file);
-  await testFiles("bun test", unit.sort());
+  if (runs("unit")) await testFiles("bun test", unit.sort());
+  // The same suites on PostgreSQL (docs/decisions/0038): a throwaway cluster per test process.
+  if (runs("postgres")) await testFiles("bun test on PostgreSQL", unit.filter((f) => !SQLITE_ONLY.has(f)).sort(), { TEST_DATABASE: "postgres" });
 }
 if (runs("e2e")) {
   const e2e: string[] = [];

@@ -25,12 +25,15 @@ const envSchema = z.object({
   DEFAULT_LANGUAGE: z.enum(["en", "fr"]).default("en"),
   ADMIN_EMAILS: z.string().default(""),
   REUSE_PORT: flag.default(false),
-  /**
-   * Read only to refuse it, until the app runs on PostgreSQL (docs/decisions/0038): a server that
-   * ignored it would write to its SQLite file while the operator believed it wrote to PostgreSQL
-   * (after `npm run db:to-postgres`, say), and the two would part ways.
-   */
-  DATABASE_URL: optional,
+  /** PostgreSQL, shared by several machines, in place of DATA_DIR's SQLite file (docs/decisions/0038). */
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .transform((v) => (v === "" ? undefined : v))
+    .pipe(z.url({ protocol: /^postgres(ql)?$/, message: "DATABASE_URL must be a postgres:// URL, such as postgres://offline:secret@db:5432/offline" }).optional())
+    .optional(),
+  /** PostgreSQL on one machine only: photos may stay in DATA_DIR and Redis may be left out. */
+  ONE_MACHINE: flag.default(false),
   REDIS_URL: z
     .string()
     .trim()
@@ -96,6 +99,8 @@ export interface Config {
   trustProxy: boolean;
   /** Several processes may listen on the same port (SO_REUSEPORT): the system spreads connections among them. */
   reusePort: boolean;
+  /** PostgreSQL in place of the SQLite file (docs/decisions/0038). */
+  databaseUrl?: string;
   /** Live updates go through Redis pub/sub, so that clients of different processes reach each other. */
   redisUrl?: string;
   sessionSecret?: string;
@@ -167,8 +172,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const adminEmails = [...new Set(e.ADMIN_EMAILS.split(",").map((v) => v.trim().toLowerCase()).filter(Boolean))];
   for (const email of adminEmails) if (!z.email().safeParse(email).success) problems.push(`  ADMIN_EMAILS: "${email}" is not an email address`);
-  if (e.DATABASE_URL)
-    problems.push("  DATABASE_URL: this version runs on the SQLite file in DATA_DIR only, not on PostgreSQL; unset DATABASE_URL to start (the database stays DATA_DIR's offline.db)");
+  // Several machines share PostgreSQL; what stays in one machine cannot work for the others.
+  if (e.DATABASE_URL && !e.ONE_MACHINE) {
+    if (!e.S3_BUCKET) problems.push("  DATABASE_URL needs S3_BUCKET: on several machines, photos kept in one machine's DATA_DIR cannot be served by the others (set ONE_MACHINE=true to run a single machine on PostgreSQL)");
+    if (!e.REDIS_URL) problems.push("  DATABASE_URL needs REDIS_URL: on several machines, live chat, presence and rate limits must be shared through Redis (set ONE_MACHINE=true to run a single machine on PostgreSQL)");
+  }
   if (e.MAIL_FROM && !senderAddress(e.MAIL_FROM)) problems.push(`  MAIL_FROM must be an address, such as "Offline <no-reply@example.com>"`);
   if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
 
@@ -183,6 +191,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     demoData: e.DEMO_DATA,
     trustProxy: e.TRUST_PROXY,
     reusePort: e.REUSE_PORT,
+    databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     sessionSecret: e.SESSION_SECRET,
     defaultLanguage: e.DEFAULT_LANGUAGE,

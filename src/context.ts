@@ -60,7 +60,7 @@ export function requestState(deps: Deps, request: Request, ip?: string): Promise
 
 async function readState(deps: Deps, request: Request, ip: string | undefined, withSession: boolean): Promise<RequestState> {
   // What other processes committed before this request began is what its kept reads see (db/client.ts).
-  if (withSession) seeOtherConnections(deps.db);
+  if (withSession) await seeOtherConnections(deps.db);
   const cookies = parseCookies(request.headers.get("cookie"));
   const token = withSession ? (cookies[deps.cookies.session] ?? null) : null;
   const loaded = token ? await loadSession(deps.db, token, deps.now()) : null;

@@ -172,11 +172,15 @@ export class JobRunner {
       )
       .orderBy(jobs.runAt)
       .limit(limit);
-    return await writeTransaction(this.db, (tx) => tx
+    const claimed = await writeTransaction(this.db, (tx) => tx
       .update(jobs)
       .set({ leaseUntil: now + JOB_LEASE_MS, attempts: sql`${jobs.attempts} + 1` })
       .where(and(inArray(jobs.id, due), or(isNull(jobs.leaseUntil), lt(jobs.leaseUntil, now))))
       .returning());
+    // RETURNING promises no order (PostgreSQL's follows the table's pages): jobs run by their time,
+    // then in the order asked for (a change's push notifications arrive as they were written).
+    const asked = new Map(keys?.map((key, i) => [key, i]));
+    return claimed.sort((a, b) => a.runAt - b.runAt || (asked.get(a.key ?? "") ?? 0) - (asked.get(b.key ?? "") ?? 0));
   }
 
   private async runOne(job: Job) {

@@ -1,5 +1,6 @@
 import { inArray } from "drizzle-orm";
-import { checkDatabase, migrate, openDb, type Db } from "../db/client";
+import { checkDatabase, closeDb, migrate, openDb, type Db } from "../db/client";
+import { startPostgres } from "../db/postgres";
 import { users } from "../db/schema";
 import { seedDemo } from "../db/seed";
 import { createApp } from "./app";
@@ -34,10 +35,7 @@ async function main() {
 }
 
 async function serve(config: Config) {
-  const dbFile = databaseFile(config.dataDir);
-  const db = openDb(dbFile);
-  checkDatabase(db, dbFile);
-  await migrate(db);
+  const db = await openDatabase(config);
   if (config.demoData) {
     // The demo's bookings are paid the way the app's provider can show (db/seed.ts).
     const seeded = await seedDemo(db, Date.now(), { provider: paymentProviderName(config) });
@@ -77,7 +75,7 @@ async function serve(config: Config) {
     console.log(`${signal}: finishing the requests and work under way, then stopping (a second signal stops at once).`);
     void shutDown(server, deps).then(
       (finished) => {
-        db.$client.close();
+        void closeDb(db);
         console.log(finished ? "Stopped." : "Stopped; some work was cut (it is retried or redone).");
         process.exit(0);
       },
@@ -96,6 +94,33 @@ async function serve(config: Config) {
  * yet, has no operator: rights come only once the address is verified (docs/decisions/0034), so
  * the person running the server is told what is left to do.
  */
+/**
+ * The database the server runs on: PostgreSQL when DATABASE_URL is set, else DATA_DIR's SQLite
+ * file, checked for damage; migrated either way.
+ */
+async function openDatabase(config: Config): Promise<Db> {
+  if (config.databaseUrl) {
+    try {
+      return await startPostgres(config.databaseUrl);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new StartupError(`DATABASE_URL: cannot use PostgreSQL at ${redactedUrl(config.databaseUrl)} (${reason})`);
+    }
+  }
+  const dbFile = databaseFile(config.dataDir);
+  const db = openDb(dbFile);
+  checkDatabase(db, dbFile);
+  await migrate(db);
+  return db;
+}
+
+/** A database URL as it may be printed: without its password. */
+function redactedUrl(url: string) {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "***";
+  return parsed.toString();
+}
+
 async function warnUnclaimedOperators(db: Db, adminEmails: string[]) {
   if (!adminEmails.length) return;
   const rows = await db.select({ email: users.email, verified: users.emailVerified }).from(users).where(inArray(users.email, adminEmails));

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writerClient } from "../db/client";
+import { count, eq } from "drizzle-orm";
+import { one, writeTransaction } from "../db/client";
 import { activityRow, bookingRow, insert, userRow } from "../db/factories";
-import type { Activity, Booking, User } from "../db/schema";
+import { activities, bookings, messages, pushSubscriptions, type Activity, type Booking, type User } from "../db/schema";
 import { makeTestApp, type Client } from "./helpers";
 
 /**
@@ -102,23 +103,21 @@ describe("who may touch what", () => {
   }
 
   test("a stranger's refusals changed nothing", async () => {
-    const booking = t.db.$client.query("select status from bookings where id = ?").get(fixtures.booking.id) as { status: string };
-    expect(booking.status).toBe("pending");
-    const activity = t.db.$client.query("select archived_at, title from activities where id = ?").get(fixtures.activity.id) as { archived_at: number | null; title: string };
-    expect(activity).toEqual({ archived_at: null, title: fixtures.activity.title });
-    expect(t.db.$client.query("select count(*) as n from messages where booking_id = ?").get(fixtures.booking.id)).toEqual({ n: 0 });
+    const booking = await one(t.db.select({ status: bookings.status }).from(bookings).where(eq(bookings.id, fixtures.booking.id)));
+    expect(booking?.status).toBe("pending");
+    const activity = await one(t.db.select({ archivedAt: activities.archivedAt, title: activities.title }).from(activities).where(eq(activities.id, fixtures.activity.id)));
+    expect(activity).toEqual({ archivedAt: null, title: fixtures.activity.title });
+    expect(await one(t.db.select({ n: count() }).from(messages).where(eq(messages.bookingId, fixtures.booking.id)))).toEqual({ n: 0 });
   });
 });
 
 describe("push subscriptions belong to their person", () => {
   test("a stranger cannot unsubscribe the host's browser (404), nor read or send to it", async () => {
     const endpoint = "https://push.example.com/send/host-browser";
-    writerClient(t.db)
-      .query("insert into push_subscriptions (id, user_id, endpoint, p256dh_key, auth_key) values (?, ?, ?, ?, ?)")
-      .run(crypto.randomUUID(), fixtures.host.id, endpoint, "key", "auth");
+    await writeTransaction(t.db, (tx) => tx.insert(pushSubscriptions).values({ id: crypto.randomUUID(), userId: fixtures.host.id, endpoint, p256dhKey: "key", authKey: "auth" }));
     const res = await clients.stranger.request("/api/notifications/unsubscribe", { method: "POST", json: { endpoint } });
     expect(res.status).toBe(404);
-    expect(t.db.$client.query("select user_id from push_subscriptions where endpoint = ?").get(endpoint)).toEqual({ user_id: fixtures.host.id });
+    expect(await t.db.select({ userId: pushSubscriptions.userId }).from(pushSubscriptions).where(eq(pushSubscriptions.endpoint, endpoint))).toEqual([{ userId: fixtures.host.id }]);
     // The stranger's test notification goes to their own browsers only: they have none.
     expect((await clients.stranger.request("/api/notifications/test", { method: "POST", json: {} })).status).toBe(409);
   });

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { count } from "drizzle-orm";
+import { one } from "../db/client";
+import { activities } from "../db/schema";
 import { DEFAULT_ACCESS, type Access } from "../src/context";
 import { Client, makeTestApp, UPGRADE_HEADERS } from "./helpers";
 
@@ -108,7 +111,6 @@ describe("declared access", () => {
     const form = await c.postForm("/create-activity", { title: "Tennis", description: "A lesson", category: "sports", hourlyRate: "20" });
     expect(form.status).toBe(303);
     expect(form.headers.get("location")).toBe("/onboarding");
-    const count = t.db.$client.query("select count(*) as n from activities").get() as { n: number };
-    expect(count.n).toBe(0);
+    expect(await one(t.db.select({ n: count() }).from(activities))).toEqual({ n: 0 });
   });
 });

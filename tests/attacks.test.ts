@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
-import { closeDb, openDb, one } from "../db/client";
+import { closeDb, one } from "../db/client";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
 import { bookingRow, insert } from "../db/factories";
 import { activities, bookings, users } from "../db/schema";
@@ -12,6 +12,7 @@ import { makeJpeg } from "./images";
 import { startFakeS3 } from "./fakes/s3";
 import { LiveClient } from "./live-client";
 import { startServerProcess, type ServerProcess } from "./server-process";
+import { openDatabaseOf } from "./helpers";
 
 /**
  * The third probe's attacks (docs/decisions/0030, 0032, 0033) tried again against the real
@@ -49,9 +50,9 @@ async function signIn(email: string) {
   return { cookie, call };
 }
 
-const db = () => openDb(join(dataDir, "offline.db"));
+const db = () => openDatabaseOf(dataDir);
 async function demo() {
-  const d = db();
+  const d = await db();
   const host = (await one(d.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
   const guest = (await one(d.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL))))!;
   const activity = (await one(d.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;
@@ -71,7 +72,7 @@ describe("against the running server", () => {
 
   test("calendar squatting: a second unpaid hold is refused", async () => {
     const { d, activity } = await demo();
-    closeDb(d);
+    await closeDb(d);
     const guest = await signIn(DEMO_GUEST_EMAIL);
     const hold = (days: number) => guest.call("/api/create-payment-intent", { json: { activityId: activity.id, hours: 1, amount: ((activity.hourlyRateCents * 1.1) / 100).toFixed(2), proposedDate: dateIn(days), proposedTime: "10:00", message: "Hello" } });
     const first = await hold(20);
@@ -83,7 +84,7 @@ describe("against the running server", () => {
 
   test("a request's message with control or text-direction characters is refused", async () => {
     const { d, activity } = await demo();
-    closeDb(d);
+    await closeDb(d);
     const guest = await signIn(DEMO_GUEST_EMAIL);
     const res = await guest.call("/api/create-payment-intent", { json: { activityId: activity.id, hours: 1, amount: ((activity.hourlyRateCents * 1.1) / 100).toFixed(2), proposedDate: dateIn(22), proposedTime: "10:00", message: "Pay me \u202Eelsewhere\u001b[0m" } });
     expect(res.status).toBe(400);
@@ -104,17 +105,17 @@ describe("against the running server", () => {
   test("a host cannot cancel after the start, nor accept a request for a deleted activity", async () => {
     const { d, guest, activity } = await demo();
     const started = await insert(d).booking({ ...bookingRow(activity, { guestId: guest.id, startsAt: Math.floor((Date.now() - HOUR) / HOUR) * HOUR, status: "accepted" }), paymentIntentId: null });
-    closeDb(d);
+    await closeDb(d);
     const host = await signIn(DEMO_HOST_EMAIL);
     const cancel = await host.call(`/api/bookings/${started.id}/cancel`, { json: {} });
     expect(cancel.status).toBe(409);
-    const d2 = db();
+    const d2 = await db();
     expect((await one(d2.select().from(bookings).where(eq(bookings.id, started.id))))!.status).toBe("accepted");
     // A request for an activity the host then deletes.
     const created = await host.call("/api/activities", { json: { title: "Padel", description: "An hour of padel.", category: "sports", hourlyRate: "40", duration: "1", maxDuration: "4" } });
     const padel = ((await created.json()) as { id: string }).id;
     const request = await insert(d2).booking({ ...bookingRow({ ...activity, id: padel }, { guestId: guest.id, startsAt: Math.floor((Date.now() + 72 * HOUR) / HOUR) * HOUR, status: "pending" }), paymentIntentId: null });
-    closeDb(d2);
+    await closeDb(d2);
     expect((await host.call(`/api/activities/${padel}`, { method: "DELETE" })).status).toBeLessThan(300);
     expect((await host.call(`/api/bookings/${request.id}/accept`, { json: {} })).status).toBe(409);
   });

@@ -142,14 +142,14 @@ describe("browse pages read once per database change", () => {
       const two = openDb(join(dir, "v.db"));
       await migrate(one);
       writerClient(one).exec("CREATE TABLE t (x)");
-      const start = dbVersion(one);
+      const start = await dbVersion(one);
       // Another handle (another process, a script) commits: its writer is another connection.
       writerClient(two).exec("INSERT INTO t VALUES (1)");
-      const afterOther = dbVersion(one);
+      const afterOther = await dbVersion(one);
       expect(afterOther).not.toBe(start);
       await writeTransaction(one, (tx) => tx.$client.query("UPDATE t SET x = 2").run());
-      expect(dbVersion(one)).not.toBe(afterOther);
-      expect(dbVersion(one)).toBe(dbVersion(one));
+      expect(await dbVersion(one)).not.toBe(afterOther);
+      expect(await dbVersion(one)).toBe(await dbVersion(one));
       // Every way of writing moves it, even a write transaction that changes no row; reading does not.
       const writes: [string, () => Promise<unknown>][] = [
         ["a write transaction's query builder", () => writeTransaction(one, (tx) => tx.update(activities).set({ featured: true }).where(eq(activities.id, "none")))],
@@ -167,12 +167,12 @@ describe("browse pages read once per database change", () => {
         ["another handle's write transaction", () => writeTransaction(two, (tx) => tx.$client.query("DELETE FROM t WHERE x = 5").run())],
       ];
       for (const [how, write] of writes) {
-        const before = dbVersion(one);
+        const before = await dbVersion(one);
         one.$client.query("SELECT count(*) FROM t").get();
         await one.select().from(activities).limit(1);
-        expect(dbVersion(one), how).toBe(before);
+        expect(await dbVersion(one), how).toBe(before);
         await write();
-        expect(dbVersion(one), how).not.toBe(before);
+        expect(await dbVersion(one), how).not.toBe(before);
       }
       // A kept read is kept while nothing is written, and dropped at once after any write
       // transaction of this handle, even one that changed nothing.
@@ -191,15 +191,15 @@ describe("browse pages read once per database change", () => {
       const rows = () => kept(one, "rows", async () => (one.$client.query("SELECT count(*) AS n FROM t").get() as { n: number }).n);
       const counted = await rows();
       await writeTransaction(two, (tx) => tx.$client.query("INSERT INTO t VALUES (6)").run());
-      seeOtherConnections(one);
+      await seeOtherConnections(one);
       expect(await rows()).toBe(counted + 1);
       writerClient(two).exec("INSERT INTO t VALUES (7)");
       await Bun.sleep(11);
       expect(await rows()).toBe(counted + 2);
       await writeTransaction(one, (tx) => tx.$client.query("INSERT INTO t VALUES (8)").run());
       expect(await rows()).toBe(counted + 3);
-      closeDb(one);
-      closeDb(two);
+      await closeDb(one);
+      await closeDb(two);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

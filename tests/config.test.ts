@@ -48,11 +48,20 @@ describe("configuration", () => {
     [{ ADMIN_EMAILS: "ops@offline.test, not-an-email" }, "ADMIN_EMAILS"],
     [{ REDIS_URL: "localhost:6379" }, "REDIS_URL"],
     [{ REUSE_PORT: "sometimes" }, "REUSE_PORT"],
-    // Not read yet: refused, so that a server never writes its SQLite file while PostgreSQL was meant.
-    [{ DATABASE_URL: "postgres://offline@db:5432/offline" }, "DATABASE_URL: this version runs on the SQLite file in DATA_DIR only"],
+    [{ DATABASE_URL: "mysql://offline@db/offline", ONE_MACHINE: "true" }, "DATABASE_URL must be a postgres:// URL"],
+    // Several machines: what stays in one machine is refused at start, unless it is one machine.
+    [{ DATABASE_URL: "postgres://offline@db:5432/offline", REDIS_URL: "redis://cache:6379" }, "DATABASE_URL needs S3_BUCKET"],
+    [{ DATABASE_URL: "postgres://offline@db:5432/offline", S3_BUCKET: "photos", S3_ACCESS_KEY_ID: "k", S3_SECRET_ACCESS_KEY: "s" }, "DATABASE_URL needs REDIS_URL"],
   ])("%j fails fast naming the setting", (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);
+  });
+
+  test("PostgreSQL runs with Redis and a bucket for several machines, or alone with ONE_MACHINE", () => {
+    const shared = { DATABASE_URL: "postgres://offline:secret@db:5432/offline", REDIS_URL: "redis://cache:6379", S3_BUCKET: "photos", S3_ACCESS_KEY_ID: "k", S3_SECRET_ACCESS_KEY: "s" };
+    expect(loadConfig(shared).databaseUrl).toBe("postgres://offline:secret@db:5432/offline");
+    expect(loadConfig({ DATABASE_URL: "postgresql://offline@localhost/offline", ONE_MACHINE: "true" }).databaseUrl).toBe("postgresql://offline@localhost/offline");
+    expect(loadConfig({}).databaseUrl).toBeUndefined();
   });
 
   test("providers are enabled by their settings", () => {

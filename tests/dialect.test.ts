@@ -46,7 +46,7 @@ const activity = activityRow(host, { photos: ["/objects/c"] });
 const hidden = activityRow(host, { active: false, title: "Hidden" });
 const booking = { id: crypto.randomUUID(), guestId: guest.id, hostId: host.id, activityId: activity.id, startsAtLocal: "2026-12-01T10:00:00", timeZone: "UTC", startsAt: 1, endsAt: 2, durationMinutes: 60, hourlyRateCents: 4000, subtotalCents: 4000, serviceFeeCents: 400, totalCents: 4400, platformFeeCents: 800, hostEarningsCents: 3200, respondBy: 3 };
 const message = (readBy: string[], senderId: string | null = guest.id) => ({ id: crypto.randomUUID(), bookingId: booking.id, senderId, content: "Hi", readBy, createdAt: 1 });
-const messages = [message([guest.id]), message([guest.id, host.id]), message([], null), message([host.id], host.id)];
+const messages = [message([guest.id]), message([guest.id, host.id]), message([], null), message([host.id], host.id)].map((m, i) => ({ ...m, seq: i + 1 }));
 const token = (data: unknown) => ({ tokenHash: crypto.randomUUID(), userId: guest.id, purpose: "verify", email: "a@example.com", data, expiresAt: 1 });
 const tokens = [token({ change: true, sid: null }), token(null), token({ provider: "google", subject: "s", providerEmail: null, next: "/" })];
 
@@ -96,7 +96,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.close();
-  if (lite) closeDb(lite);
+  if (lite) await closeDb(lite);
   await postgres?.stop();
 });
 

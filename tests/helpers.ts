@@ -1,7 +1,11 @@
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { closeDb, migrate, openDb, type Db, one, writeTransaction, writerClient } from "../db/client";
+import { SQL } from "bun";
+import { closeDb, migrate, openDb, openPostgres, type Db, one, writeTransaction, writerClient } from "../db/client";
+import { engine } from "../db/engine";
+import { startPostgres } from "../db/postgres";
+import { chronological } from "../src/conversations/order";
 import { seedDemo } from "../db/seed";
 import { createApp, type AppOptions } from "../src/app";
 import { createSession } from "../src/auth/service";
@@ -83,7 +87,7 @@ async function freshDatabase(file: string) {
     await migrate(template);
     // A copy in rollback-journal mode, whole in one file.
     writerClient(template).exec(`VACUUM INTO '${join(dir, "offline.db")}'`);
-    closeDb(template);
+    await closeDb(template);
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
     migratedTemplate = join(dir, "offline.db");
   }
@@ -91,14 +95,58 @@ async function freshDatabase(file: string) {
   return openDb(file);
 }
 
+/**
+ * On PostgreSQL (`TEST_DATABASE=postgres`: tests/preload.ts started a throwaway cluster), each app
+ * gets a database of its own, copied from one migrated once per test process; by data directory,
+ * so that an app made again on an earlier one's directory (a restart) finds the same database.
+ */
+const postgresDatabases = new Map<string, string>();
+let postgresTemplate: Promise<string> | undefined;
+
+async function postgresDatabase(dataDir: string): Promise<{ db: Db; url: string }> {
+  const url = await postgresDatabaseUrl(dataDir);
+  return { db: openPostgres(url), url };
+}
+
+/** The PostgreSQL database of a data directory (made on first use): what its app or server runs on. */
+export async function postgresDatabaseUrl(dataDir: string): Promise<string> {
+  const known = postgresDatabases.get(dataDir);
+  if (known) return known;
+  const cluster = globalThis.testPostgresCluster!;
+  const admin = new SQL(cluster, { max: 1 });
+  try {
+    postgresTemplate ??= (async () => {
+      await admin.unsafe(`CREATE DATABASE offline_template`);
+      const template = new URL(cluster);
+      template.pathname = "/offline_template";
+      await closeDb(await startPostgres(template.toString()));
+      return "offline_template";
+    })();
+    const name = `offline_${crypto.randomUUID().replace(/-/g, "")}`;
+    await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${await postgresTemplate}`);
+    const url = new URL(cluster);
+    url.pathname = `/${name}`;
+    postgresDatabases.set(dataDir, url.toString());
+    return url.toString();
+  } finally {
+    await admin.close();
+  }
+}
+
+/** The database a server process on `dataDir` runs on (tests/server-process.ts), opened here too. */
+export async function openDatabaseOf(dataDir: string): Promise<Db> {
+  return engine === "postgres" ? openPostgres(await postgresDatabaseUrl(dataDir)) : openDb(join(dataDir, "offline.db"));
+}
+
 /** A fresh app on a fresh database in a temporary data directory; `demo` loads the demo data into it. */
 export async function makeTestApp(opts: { env?: Record<string, string>; limits?: AppOptions["limits"]; now?: () => number; demo?: boolean; dataDir?: string } = {}) {
   // Handing in the data directory of an earlier app is a restart: same database, new process state.
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "offline-test-"));
-  const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: ORIGIN, DEMO_DATA: "false", ...opts.env });
   const file = join(dataDir, "offline.db");
-  const db = opts.dataDir && existsSync(file) ? openDb(file) : await freshDatabase(file);
-  if (opts.dataDir) await migrate(db);
+  const onPostgres = engine === "postgres" ? await postgresDatabase(dataDir) : undefined;
+  const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: ORIGIN, DEMO_DATA: "false", ...(onPostgres ? { DATABASE_URL: onPostgres.url, ONE_MACHINE: "true" } : {}), ...opts.env });
+  const db = onPostgres ? onPostgres.db : opts.dataDir && existsSync(file) ? openDb(file) : await freshDatabase(file);
+  if (opts.dataDir && !onPostgres) await migrate(db);
   // Elysia merges the `deps` decorator of each of the app's two dozen plugins into the app's by
   // walking it deeply, through drizzle's whole schema: about half a second per app. An object
   // whose toString names a class is taken whole instead (elysia/dist/utils.mjs, isClass), with
@@ -119,7 +167,11 @@ export async function makeTestApp(opts: { env?: Record<string, string>; limits?:
     db,
     dataDir,
     client: () => new Client(app, deps),
-    cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
+    cleanup: () => {
+      rmSync(dataDir, { recursive: true, force: true });
+      // The pool's connections end with it (a cluster has a limit); the database stays for a restart.
+      if (onPostgres) void closeDb(db);
+    },
   };
 }
 
@@ -359,4 +411,4 @@ export const ledgerLines = async (db: Db, bookingId: string) =>
 
 /** The kinds of a booking's system messages, in order. */
 export const systemMessageTypes = async (db: Db, bookingId: string) =>
-  (await db.select().from(messages).where(eq(messages.bookingId, bookingId))).filter((m) => m.isSystemMessage).map((m) => m.systemMessageType);
+  (await db.select().from(messages).where(eq(messages.bookingId, bookingId)).orderBy(...chronological)).filter((m) => m.isSystemMessage).map((m) => m.systemMessageType);

@@ -1,3 +1,4 @@
+import { chronological } from "../src/conversations/order";
 import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, like } from "drizzle-orm";
@@ -50,7 +51,8 @@ const systemOf = async (id: string) =>
   (await t.db
     .select()
     .from(messages)
-    .where(eq(messages.bookingId, id)))
+    .where(eq(messages.bookingId, id))
+    .orderBy(...chronological))
     .filter((m) => m.isSystemMessage)
     .map((m) => `${m.systemMessageType}:${m.senderId === parties.hostId ? "host" : m.senderId === parties.guestId ? "guest" : m.senderId}`);
 const capturesOf = async (intentId: string) => (await t.db.select().from(testPaymentOperations).where(and(eq(testPaymentOperations.kind, "capture"), eq(testPaymentOperations.target, intentId)))).length;

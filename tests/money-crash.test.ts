@@ -3,14 +3,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
-import { closeDb, one, openDb, writeTransaction } from "../db/client";
+import { closeDb, one, writeTransaction, type Db } from "../db/client";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
 import { bookingRow, insert } from "../db/factories";
 import { activities, bookings, jobs, leases, ledgerEntries, users } from "../db/schema";
 import type { Deps } from "../src/deps";
 import { StripeProvider } from "../src/payments/stripe";
 import { CARDS, startFakeStripe } from "./fakes/stripe";
-import { until } from "./helpers";
+import { openDatabaseOf, until } from "./helpers";
 import { startServerProcess } from "./server-process";
 import { RECOVERY_GRACE_MS } from "../src/bookings/transitions";
 import { moneyViolations } from "./money-invariants";
@@ -39,7 +39,7 @@ async function signIn(url: string, email: string) {
 
 /** A request of the demo guest to the demo host, its card held at Stripe, as the date-time flow leaves it. */
 async function pendingRequest(days: number) {
-  const db = openDb(join(dataDir, "offline.db"));
+  const db = await openDatabaseOf(dataDir);
   const guest = (await one(db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL))))!;
   const host = (await one(db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
   const activity = (await one(db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;
@@ -57,7 +57,7 @@ async function pendingRequest(days: number) {
 const accept = (url: string, who: { cookie: string; csrf: string }, id: string) =>
   fetch(`${url}/api/bookings/${id}/accept`, { method: "POST", headers: { cookie: who.cookie, "x-csrf-token": who.csrf, origin: url, "content-type": "application/json" }, body: "{}" });
 
-const depsFor = (db: ReturnType<typeof openDb>) =>
+const depsFor = (db: Db) =>
   ({ db, now: Date.now, payments: new StripeProvider({ secretKey: fake.secretKey, publishableKey: "pk_test_fake", webhookSecret: undefined, apiBase: fake.apiBase }) }) as unknown as Deps;
 
 test("killed after Stripe captured but before its answer arrived: the restarted server records the capture once", async () => {
@@ -91,7 +91,7 @@ test("killed after Stripe captured but before its answer arrived: the restarted 
   expect(await moneyViolations(depsFor(db), [id])).toEqual([]);
   server.proc.kill("SIGTERM");
   await server.proc.exited;
-  closeDb(db);
+  await closeDb(db);
 }, 90_000);
 
 test("stopped with SIGTERM while Stripe is slow to capture: the accept finishes, then the server exits 0", async () => {
@@ -108,5 +108,5 @@ test("stopped with SIGTERM while Stripe is slow to capture: the accept finishes,
   expect(await one(db.select().from(bookings).where(eq(bookings.id, id)))).toMatchObject({ status: "accepted", claim: null });
   expect(await moneyViolations(depsFor(db), [id])).toEqual([]);
   expect(fake.intents.get(intentId)?.status).toBe("succeeded");
-  closeDb(db);
+  await closeDb(db);
 }, 90_000);

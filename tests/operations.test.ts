@@ -88,7 +88,7 @@ async function damagedDatabase(file: string) {
   const { page_count } = sqlite.query<{ page_count: number }, []>("PRAGMA page_count").get()!;
   const { page_size } = sqlite.query<{ page_size: number }, []>("PRAGMA page_size").get()!;
   sqlite.run("PRAGMA wal_checkpoint(TRUNCATE)");
-  closeDb(db);
+  await closeDb(db);
   const fd = openSync(file, "r+");
   writeSync(fd, Buffer.alloc(page_size, 0xa5), 0, page_size, (page_count - 5) * page_size);
   closeSync(fd);
@@ -136,7 +136,7 @@ describe("backup", () => {
     const db = openDb(join(dataDir, "offline.db"));
     await migrate(db);
     await insert(db).user(userRow({ firstName: "Ada" }));
-    closeDb(db);
+    await closeDb(db);
     await loadSecrets(loadConfig({ DATA_DIR: dataDir }));
     mkdirSync(join(dataDir, "uploads/photos/0b7c1a9e-6a8e-4c53-9a76-6a1f7c1d2e3f"), { recursive: true });
     writeFileSync(join(dataDir, "uploads/photos/0b7c1a9e-6a8e-4c53-9a76-6a1f7c1d2e3f/thumb.webp"), "a photo");
@@ -199,7 +199,7 @@ describe("backup", () => {
     const dataDir = tempDir("backup-twice");
     const db = openDb(join(dataDir, "offline.db"));
     await migrate(db);
-    closeDb(db);
+    await closeDb(db);
     for (const target of [join(out, "taken"), join(out, "taken.tar")]) {
       mkdirSync(join(out, "taken"), { recursive: true });
       writeFileSync(join(out, "taken.tar"), "something precious");
@@ -216,7 +216,7 @@ describe("backup", () => {
     const out = tempDir("backup-binary-out");
     const db = openDb(join(dataDir, "offline.db"));
     await migrate(db);
-    closeDb(db);
+    await closeDb(db);
     const result = await run(["src/server.ts", "backup", join(out, "nightly")], { DATA_DIR: dataDir });
     expect(result.code).toBe(0);
     expect(quickCheck(join(out, "nightly/offline.db"))).toEqual(["ok"]);
@@ -275,7 +275,7 @@ describe("start-up failures are one sentence naming the folder, file or setting"
 
       const db = openDb(join(withDb, "offline.db"));
       await migrate(db);
-      closeDb(db);
+      await closeDb(db);
       chmodSync(withDb, 0o555);
       chmodSync(join(withDb, "offline.db"), 0o444);
       expectOneSentence(await run(["src/server.ts"], { DATA_DIR: withDb }, { asUser }), `DATA_DIR (${withDb}) cannot be written`);
@@ -332,7 +332,7 @@ describe("start-up failures are one sentence naming the folder, file or setting"
     } catch (err) {
       full = err;
     }
-    closeDb(db);
+    await closeDb(db);
     expect(full).toBeDefined();
     expect(explainStartupFailure(full, { dataDir })).toBe(`The disk holding DATA_DIR (${dataDir}) is full: free some space there and start the server again.`);
 
@@ -550,7 +550,7 @@ describe("graceful stop", () => {
     } finally {
       proc.kill("SIGKILL");
       await proc.exited;
-      closeDb(db);
+      await closeDb(db);
     }
   }, 30_000);
 });

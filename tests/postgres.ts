@@ -38,7 +38,7 @@ export async function startPostgres(): Promise<Postgres> {
   const port = freePort();
   // Durability is not wanted here: a throwaway cluster need not survive a crash of the machine.
   const proc = Bun.spawn(
-    as([`${bin}/postgres`, "-D", data, "-p", String(port), "-k", folder, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200"]),
+    as([`${bin}/postgres`, "-D", data, "-p", String(port), "-k", folder, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=500"]),
     { stdout: "ignore", stderr: "pipe" },
   );
   const url = `postgres://offline@127.0.0.1:${port}/postgres`;

@@ -42,9 +42,28 @@ if (!timeoutGiven) {
   });
 }
 
+// `TEST_DATABASE=postgres` runs the suites on PostgreSQL (docs/decisions/0038): a throwaway
+// cluster for this test process, named by DATABASE_URL before any test file picks the engine
+// (db/engine.ts); each test app gets a database of its own in it (tests/helpers.ts).
+// The engine is fixed as db/engine.ts is first read; the variable is then taken back, so the
+// servers that suites start as processes of their own run on their SQLite files as before.
+if (process.env.TEST_DATABASE === "postgres") {
+  // Set before anything reads it: starting the cluster loads the test helpers, and the app with them.
+  process.env.DATABASE_URL = "postgres://test-cluster";
+  const { engine } = await import("../db/engine");
+  if (engine !== "postgres") throw new Error("db/engine.ts was read before TEST_DATABASE could choose PostgreSQL");
+  const { startPostgres } = await import("./postgres");
+  const cluster = await startPostgres();
+  delete process.env.DATABASE_URL;
+  globalThis.testPostgresCluster = cluster.url;
+  afterAll(() => cluster.stop());
+}
+
 /** Set by tests/e2e/harness.ts when a browser test file has launched the process's shared Chromium. */
 declare global {
   var closeSharedBrowser: (() => Promise<void>) | undefined;
+  /** The throwaway PostgreSQL cluster's URL, with `TEST_DATABASE=postgres`. */
+  var testPostgresCluster: string | undefined;
 }
 
 // Registered here, this runs once, after the last test file of the process: the shared Chromium

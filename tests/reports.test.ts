@@ -1,3 +1,4 @@
+import { chronological } from "../src/conversations/order";
 import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, ne, type SQL } from "drizzle-orm";
@@ -319,7 +320,7 @@ describe("suspending a person", () => {
   }
   const statusOf = async (id: string) => (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!;
   const ledgerOf = async (id: string) => (await t.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id))).map((l) => l.kind).sort();
-  const systemOf = async (id: string) => (await t.db.select().from(messages).where(and(eq(messages.bookingId, id), eq(messages.isSystemMessage, true)))).map((m) => `${m.systemMessageType}:${m.senderId ?? "system"}`);
+  const systemOf = async (id: string) => (await t.db.select().from(messages).where(and(eq(messages.bookingId, id), eq(messages.isSystemMessage, true))).orderBy(...chronological)).map((m) => `${m.systemMessageType}:${m.senderId ?? "system"}`);
 
   beforeAll(async () => {
     host = t.client();

@@ -53,7 +53,7 @@ async function sqliteShape(): Promise<Record<string, Shape>> {
     }
     return shapes;
   } finally {
-    closeDb(db);
+    await closeDb(db);
   }
 }
 
@@ -148,7 +148,7 @@ describe("one data model on both engines", () => {
     const folder = relative(root, mkdtempSync(join(root, ".tmp", "migrations-")));
     try {
       for (const [dialect, schema, migrations] of [
-        ["sqlite", "db/schema.ts", "db/migrations"],
+        ["sqlite", "db/schema-sqlite.ts", "db/migrations"],
         ["postgresql", "db/schema-pg.ts", "db/migrations-pg"],
       ] as const) {
         const out = join(folder, dialect);

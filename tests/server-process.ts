@@ -4,6 +4,7 @@
  */
 import type { Subprocess } from "bun";
 import { join } from "node:path";
+import { engine } from "../db/engine";
 
 const root = join(import.meta.dir, "..");
 
@@ -19,6 +20,8 @@ export interface ServerProcess {
   proc: Subprocess<"ignore", "pipe", "pipe" | "inherit">;
   url: string;
   port: number;
+  /** What the server has printed so far. */
+  output(): string;
 }
 
 /**
@@ -28,9 +31,20 @@ export interface ServerProcess {
 export async function startServerProcess(opts: { env: Record<string, string | undefined>; port?: number; command?: string[]; cwd?: string; stderr?: "pipe" | "inherit"; timeoutMs?: number }): Promise<ServerProcess> {
   const port = opts.port ?? freePort();
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, PORT: String(port), HOST: "127.0.0.1", ...opts.env })) if (v !== undefined) env[k] = v;
+  // With the suites on PostgreSQL, a server runs there too: on its data directory's database.
+  const onPostgres = engine === "postgres" && !("DATABASE_URL" in opts.env) && opts.env.DATA_DIR;
+  const database = onPostgres ? { DATABASE_URL: await (await import("./helpers")).postgresDatabaseUrl(opts.env.DATA_DIR!), ONE_MACHINE: "true" } : {};
+  for (const [k, v] of Object.entries({ ...process.env, PORT: String(port), HOST: "127.0.0.1", ...database, ...opts.env })) if (v !== undefined) env[k] = v;
   const proc = Bun.spawn(opts.command ?? [process.execPath, "src/server.ts"], { cwd: opts.cwd ?? root, env, stdout: "pipe", stderr: opts.stderr ?? "inherit" });
   const url = `http://127.0.0.1:${port}`;
+  // What the server prints, kept for the tests that read it (`output`); read as it comes, so the pipe never fills.
+  let printed = "";
+  const printing = (async () => {
+    const decoder = new TextDecoder();
+    const reader = proc.stdout.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) printed += decoder.decode(read.value, { stream: true });
+  })();
+  void printing.catch(() => undefined);
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   for (;;) {
     try {
@@ -39,5 +53,5 @@ export async function startServerProcess(opts: { env: Record<string, string | un
     if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`server did not start (exit ${proc.exitCode})`);
     await Bun.sleep(100);
   }
-  return { proc, url, port };
+  return { proc, url, port, output: () => printed };
 }

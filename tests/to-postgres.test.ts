@@ -54,6 +54,7 @@ async function generate(db: Db, now: number) {
     await tx.insert(schema.uploads).values({ id: crypto.randomUUID(), userId: guest.id, status: "processed", objectId: "obj-1", expiresAt: now + HOUR });
     await tx.insert(schema.jobs).values({ id: crypto.randomUUID(), kind: "booking.expire", key: "booking:x:expire", payload: { bookingId: "x", nested: [1, 2] }, runAt: now, attempts: 2, lastError: "boom" });
     await tx.insert(schema.leases).values({ name: "jobs", holder: "process-1", until: now + 30_000 });
+    await tx.insert(schema.dataVersion).values({ id: 1, version: 41 });
     await tx.insert(schema.paymentEvents).values({ id: "evt_1", type: "payment_intent.succeeded", receivedAt: now });
     await tx.insert(schema.bookingSelections).values({ userId: guest.id, activityId: activity.id, date: "2026-12-01", time: "10:00", durationMinutes: 90, nonce: "n" });
     await tx.insert(schema.testCheckoutSessions).values({ id: "cs_1", paymentIntentId: "pi_generated_0", description: "Tennis", successUrl: "http://x/ok", cancelUrl: "http://x/no", idempotencyKey: "cs-key" });
@@ -85,7 +86,7 @@ beforeAll(async () => {
   await generate(source, now);
 });
 afterAll(async () => {
-  if (source) closeDb(source);
+  if (source) await closeDb(source);
   await postgres?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
@@ -95,7 +96,7 @@ describe("db:to-postgres", () => {
     const url = await postgres.createDatabase("moved");
     const run = copy(url);
     expect({ exit: run.exitCode, err: run.stderr.toString() }).toEqual({ exit: 0, err: "" });
-    expect(run.stdout.toString()).toMatch(/Copied \d+ rows in 23 tables/);
+    expect(run.stdout.toString()).toMatch(/Copied \d+ rows in 24 tables/);
 
     const fromSqlite = await everything(async (table) => (await source.select().from(table.sqlite)) as Record<string, unknown>[]);
     const client = new SQL(url, { max: 2 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
-import { one, writeTransaction, writerClient, written } from "../db/client";
+import type { SQL } from "bun";
+import { count, eq } from "drizzle-orm";
+import { engineOf, one, writeTransaction, writerClient, written } from "../db/client";
 import { activities, oauthAccounts, users } from "../db/schema";
 import { deleteActivity } from "../src/activities/service";
 import { findOrCreateOAuthUser } from "../src/auth/service";
@@ -14,17 +15,31 @@ beforeAll(async () => {
 });
 afterAll(() => t.cleanup());
 
-const countOf = (table: string) => (t.db.$client.query(`select count(*) as n from ${table}`).get() as { n: number }).n;
+const userCount = async () => (await one(t.db.select({ n: count() }).from(users)))!.n;
 
-/** Makes the next statement of one kind on a table fail, as a full disk or a bug would. */
-function failNext(table: string, when: "INSERT" | "UPDATE" | "DELETE") {
-  writerClient(t.db).exec(`CREATE TRIGGER fail_${table} BEFORE ${when} ON ${table} BEGIN SELECT RAISE(ABORT, 'simulated failure'); END`);
-  return () => writerClient(t.db).exec(`DROP TRIGGER fail_${table}`);
+/**
+ * Makes the next statement of one kind on a table fail, as a full disk or a bug would: a trigger,
+ * in each engine's own SQL. Answers what takes it away again.
+ */
+async function failNext(table: string, when: "INSERT" | "UPDATE" | "DELETE"): Promise<() => Promise<void>> {
+  if (engineOf(t.db) === "sqlite") {
+    writerClient(t.db).exec(`CREATE TRIGGER fail_${table} BEFORE ${when} ON ${table} BEGIN SELECT RAISE(ABORT, 'simulated failure'); END`);
+    return async () => {
+      writerClient(t.db).exec(`DROP TRIGGER fail_${table}`);
+    };
+  }
+  const pg = t.db.$client as unknown as SQL;
+  await pg.unsafe(`CREATE FUNCTION fail_${table}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'simulated failure'; END $$`);
+  await pg.unsafe(`CREATE TRIGGER fail_${table} BEFORE ${when} ON ${table} FOR EACH ROW EXECUTE FUNCTION fail_${table}()`);
+  return async () => {
+    await pg.unsafe(`DROP TRIGGER fail_${table} ON ${table}`);
+    await pg.unsafe(`DROP FUNCTION fail_${table}()`);
+  };
 }
 
 describe("write transactions", () => {
   test("a throw inside leaves nothing written", async () => {
-    const before = countOf("users");
+    const before = await userCount();
     await expect(
       writeTransaction(t.db, async (tx) => {
         await tx.insert(users).values({ id: crypto.randomUUID(), email: "first@example.com" });
@@ -32,7 +47,7 @@ describe("write transactions", () => {
         throw new Error("changed my mind");
       }),
     ).rejects.toThrow("changed my mind");
-    expect(countOf("users")).toBe(before);
+    expect(await userCount()).toBe(before);
   });
 
   test("the work's value is returned once committed, and the app's reads see it", async () => {
@@ -71,20 +86,32 @@ describe("write transactions", () => {
   });
 
   test("the app's own handle refuses to write; a read through it inside a transaction, or a transaction inside another, is refused", async () => {
-    expect(() => t.db.$client.exec("DELETE FROM users")).toThrow(/readonly/);
-    await expect(writeTransaction(t.db, async () => await one(t.db.select().from(users)))).rejects.toThrow("a read through the app's handle inside a write transaction");
+    // SQLite's own refusal (`PRAGMA query_only` on the read connection); PostgreSQL's pool has no such switch.
+    if (engineOf(t.db) === "sqlite") expect(() => t.db.$client.exec("DELETE FROM users")).toThrow(/readonly/);
+    // PostgreSQL's driver wraps the refusal in drizzle's "Failed query" error: its reason is the cause.
+    const reasons = async (work: Promise<unknown>) => {
+      const messages: string[] = [];
+      await work.then(
+        () => messages.push("(not refused)"),
+        (err: unknown) => {
+          for (let e = err; e instanceof Error; e = e.cause) messages.push(e.message);
+        },
+      );
+      return messages.join("\n");
+    };
+    expect(await reasons(writeTransaction(t.db, async () => await one(t.db.select().from(users))))).toContain("a read through the app's handle inside a write transaction");
     await expect(writeTransaction(t.db, () => writeTransaction(t.db, () => 1))).rejects.toThrow("a write transaction inside another");
   });
 
   test("an OAuth sign-up that cannot link its account creates no user", async () => {
-    const before = countOf("users");
-    const restore = failNext("oauth_accounts", "INSERT");
+    const before = await userCount();
+    const restore = await failNext("oauth_accounts", "INSERT");
     try {
       await expect(findOrCreateOAuthUser(t.db, { provider: "github", subject: "42", email: "new@example.com", emailVerified: true, firstName: "Ada" })).rejects.toThrow();
     } finally {
-      restore();
+      await restore();
     }
-    expect(countOf("users")).toBe(before);
+    expect(await userCount()).toBe(before);
     const made = await findOrCreateOAuthUser(t.db, { provider: "github", subject: "42", email: "new@example.com", emailVerified: true, firstName: "Ada" });
     expect(await t.db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, made.id))).toHaveLength(1);
   });
@@ -98,11 +125,11 @@ describe("write transactions", () => {
         .values({ id: crypto.randomUUID(), hostId: host.id, country: "France", city: "Paris", category: "food", title: "Bread", description: "Baking", hourlyRateCents: 3000, createdAt: now, updatedAt: now })
         .returning()),
     );
-    const restore = failNext("activities", "DELETE");
+    const restore = await failNext("activities", "DELETE");
     try {
       await expect(deleteActivity(t.deps, activity)).rejects.toThrow();
     } finally {
-      restore();
+      await restore();
     }
     expect((await one(t.db.select().from(activities).where(eq(activities.id, activity.id))))?.archivedAt).toBeNull();
     expect(await deleteActivity(t.deps, activity)).toBe("deleted");

@@ -1,4 +1,4 @@
-import { and, eq, gt, sql } from "drizzle-orm";
+import { and, count, eq, gt } from "drizzle-orm";
 import ICAL from "ical.js";
 import { writeTransaction, one } from "../../db/client";
 import { externalBusy, jobs, users, type User } from "../../db/schema";
@@ -114,7 +114,7 @@ export async function busyCalendarState(deps: Pick<Deps, "db" | "now">, user: Pi
     .from(users)
     .where(eq(users.id, user.id)));
   const events = await one(deps.db
-    .select({ n: sql<number>`count(*)` })
+    .select({ n: count() })
     .from(externalBusy)
     .where(and(eq(externalBusy.hostId, user.id), gt(externalBusy.endsAt, deps.now()))));
   return { url: row?.url ?? null, fetchedAt: row?.fetchedAt ?? null, error: row?.error ?? null, events: events?.n ?? 0 };

@@ -80,7 +80,7 @@ export async function hostRequests(deps: Deps, hostId: string, limit?: number): 
  */
 export async function hostEarnings(deps: Deps, hostId: string) {
   const rows = await deps.db
-    .select({ kind: ledgerEntries.kind, total: sql<number>`coalesce(sum(${ledgerEntries.amountCents}), 0)`, n: count() })
+    .select({ kind: ledgerEntries.kind, total: sql<number>`coalesce(sum(${ledgerEntries.amountCents}), 0)`.mapWith(Number), n: count() })
     .from(ledgerEntries)
     .innerJoin(bookings, eq(bookings.id, ledgerEntries.bookingId))
     .where(and(eq(bookings.hostId, hostId), inArray(ledgerEntries.kind, ["payout_pending", "transfer", "reverse"])))
@@ -156,7 +156,7 @@ export interface InboxRow {
  * Bookings made before messages were kept (imported, or the demo's past ones) show by their status.
  */
 export async function inboxOf(deps: Deps, userId: string, order: InboxOrder, limit = 200): Promise<InboxRow[]> {
-  const activityAt = sql<number>`coalesce(${messages.createdAt}, ${bookings.updatedAt}, ${bookings.createdAt})`;
+  const activityAt = sql<number>`coalesce(${messages.createdAt}, ${bookings.updatedAt}, ${bookings.createdAt})`.mapWith(Number);
   // Ended before it was ever a request (a lapsed hold, a left checkout): no request message.
   const wasRequest = or(notInArray(bookings.status, ["expired", "canceled"]), isNotNull(messages.id));
   const rows = await deps.db

@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNull, or } from "drizzle-orm";
 import { writeTransaction, type WriteTx, one, written } from "../../db/client";
+import { nextMessageSeq } from "../conversations/order";
 import { activities, bookings, ledgerEntries, messages, users, type Booking, type BookingClaim, type BookingStatus, type LedgerKind, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { MessageRow } from "../events";
@@ -51,7 +52,7 @@ export async function ledger(tx: WriteTx, deps: Deps, booking: Pick<Booking, "id
 export async function systemMessage(tx: WriteTx, deps: Deps, bookingId: string, type: SystemMessageType, senderId: string | null): Promise<MessageRow> {
   return await written(tx
     .insert(messages)
-    .values({ id: crypto.randomUUID(), bookingId, senderId, content: type, isSystemMessage: true, systemMessageType: type, readBy: senderId ? [senderId] : [], createdAt: deps.now() })
+    .values({ id: crypto.randomUUID(), bookingId, senderId, content: type, isSystemMessage: true, systemMessageType: type, readBy: senderId ? [senderId] : [], createdAt: deps.now(), seq: nextMessageSeq(bookingId) })
     .returning());
 }
 

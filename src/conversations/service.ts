@@ -1,5 +1,5 @@
 import { dialect } from "../../db/dialect";
-import { and, asc, eq, gt, not, or, sql } from "drizzle-orm";
+import { and, eq, gt, max, not, sql } from "drizzle-orm";
 import { writeTransaction, one, written } from "../../db/client";
 import { bookings, messages, type Booking } from "../../db/schema";
 import { bookingFor } from "../bookings/service";
@@ -8,6 +8,7 @@ import type { Deps } from "../deps";
 import type { MessageRow } from "../events";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";
 import { latestMessageId, onBooking } from "./unread";
+import { chronological, nextMessageSeq } from "./order";
 
 export { isUnread, unreadConversations } from "./unread";
 
@@ -22,8 +23,6 @@ export { isUnread, unreadConversations } from "./unread";
 /** The longest message, in UTF-16 code units (what a textarea's `maxlength` counts). */
 export const MAX_MESSAGE_LENGTH = 2000;
 
-/** Messages of a booking, oldest first: by instant, then in the order they were written. */
-const chronological = [asc(messages.createdAt), asc(sql`${messages}.rowid`)];
 
 /** A message's text as it is stored: cleaned like other user text, multi-line, 1–2,000 characters. */
 export function messageText(content: unknown): string {
@@ -55,7 +54,7 @@ export async function sendMessage(deps: Deps, senderId: string, input: { booking
     if (current?.status !== "accepted") return null;
     return await written(tx
       .insert(messages)
-      .values({ id: crypto.randomUUID(), bookingId: booking.id, senderId, content, isSystemMessage: false, systemMessageType: null, readBy: [senderId], createdAt: now })
+      .values({ id: crypto.randomUUID(), bookingId: booking.id, senderId, content, isSystemMessage: false, systemMessageType: null, readBy: [senderId], createdAt: now, seq: nextMessageSeq(booking.id) })
       .returning());
   });
   if (!message) throw new DomainError("messages.notAccepted", 409);
@@ -75,7 +74,7 @@ export async function listMessages(deps: Deps, userId: string, bookingId: unknow
   const mark =
     typeof after === "string" && after.length <= 64
       ? await one(deps.db
-          .select({ createdAt: messages.createdAt, rowid: sql<number>`${messages}.rowid` })
+          .select({ seq: messages.seq })
           .from(messages)
           .where(and(eq(messages.id, after), eq(messages.bookingId, booking.id))))
       : undefined;
@@ -83,7 +82,8 @@ export async function listMessages(deps: Deps, userId: string, bookingId: unknow
   return await deps.db
     .select()
     .from(messages)
-    .where(and(eq(messages.bookingId, booking.id), or(gt(messages.createdAt, mark.createdAt), and(eq(messages.createdAt, mark.createdAt), sql`${messages}.rowid > ${mark.rowid}`))))
+    // What was written after the mark: its place in the conversation says so, whatever the clocks said.
+    .where(and(eq(messages.bookingId, booking.id), gt(messages.seq, mark.seq)))
     .orderBy(...chronological);
 }
 
@@ -118,7 +118,7 @@ export async function markRead(deps: Deps, readerId: string, bookingId: unknown)
  */
 export async function readUpTo(deps: Deps, bookingId: string, otherId: string): Promise<number | null> {
   const row = await one(deps.db
-    .select({ at: sql<number | null>`max(${messages.createdAt})` })
+    .select({ at: max(messages.createdAt) })
     .from(messages)
     .where(
       and(

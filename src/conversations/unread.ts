@@ -1,5 +1,5 @@
 import { dialect } from "../../db/dialect";
-import { and, eq, not, or, sql } from "drizzle-orm";
+import { and, count, eq, not, or, sql } from "drizzle-orm";
 import { readCache, type Db, one } from "../../db/client";
 import { bookings, messages } from "../../db/schema";
 import type { MessageRow } from "../events";
@@ -12,7 +12,7 @@ import type { MessageRow } from "../events";
  */
 
 /** The newest message of a booking: the one with the latest instant, the last written among equals. */
-export const latestMessageId = sql`(SELECT latest.id FROM messages AS latest WHERE latest.booking_id = ${bookings.id} ORDER BY latest.created_at DESC, latest.rowid DESC LIMIT 1)`;
+export const latestMessageId = sql`(SELECT latest.id FROM messages AS latest WHERE latest.booking_id = ${bookings.id} ORDER BY latest.created_at DESC, latest.seq DESC LIMIT 1)`;
 
 /** Bookings a person is on, either side. */
 export const onBooking = (userId: string) => or(eq(bookings.guestId, userId), eq(bookings.hostId, userId));
@@ -27,7 +27,7 @@ const unreadCounts = readCache<number>(10_000);
 /** The count of `unreadConversations`, as one query: each of the person's bookings reaches its newest message through the (booking, instant) index. */
 export const unreadCountQuery = (db: Db, userId: string) =>
   db
-    .select({ n: sql<number>`count(*)` })
+    .select({ n: count() })
     .from(bookings)
     .innerJoin(messages, eq(messages.id, latestMessageId))
     .where(

@@ -1,6 +1,7 @@
 import { one, writeTransaction } from "../../db/client";
+import { chronological } from "../conversations/order";
 import { dialect } from "../../db/dialect";
-import { and, asc, eq, gte, lt, not, sql } from "drizzle-orm";
+import { and, eq, gte, lt, not } from "drizzle-orm";
 import { activities, bookings, messages, users, type Booking, type BookingStatus } from "../../db/schema";
 import type { Deps } from "../deps";
 import { calendarInvite, mailboxOf } from "../email/calendar";
@@ -477,7 +478,7 @@ export const messageEmailJob = defineJob<MessageEmailPayload>({
           not(dialect.jsonListHas(messages.readBy, recipientId)),
         ),
       )
-      .orderBy(asc(messages.createdAt), sql`${messages}.rowid`);
+      .orderBy(...chronological);
     if (!unread.length) return;
     const f = await factsOf(deps, booking);
     if (!f) return;

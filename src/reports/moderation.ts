@@ -87,7 +87,7 @@ export async function pendingReports(deps: Deps, limit = 100): Promise<PendingRe
   const countsOf = async (column: typeof reports.targetUserId | typeof reports.targetActivityId, ids: string[]) => {
     if (!ids.length) return new Map<string, { pending: number; total: number }>();
     const counted = await deps.db
-      .select({ id: column, total: count(), pending: sql<number>`sum(${reports.status} = 'pending')` })
+      .select({ id: column, total: count(), pending: sql<number>`sum(CASE WHEN ${reports.status} = 'pending' THEN 1 ELSE 0 END)`.mapWith(Number) })
       .from(reports)
       .where(inArray(column, ids))
       .groupBy(column);

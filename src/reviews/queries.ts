@@ -34,8 +34,8 @@ const reviewStatements = perDb((db) => {
 /** Reviews of `kind` for `id`, newest first (`limit` of them; all when absent), with their count and average to one decimal. */
 async function reviewsBy(db: Db, kind: "activity" | "reviewed", id: string, limit?: number) {
   const statements = reviewStatements(db)[kind];
-  // SQLite reads LIMIT -1 as no limit.
-  const rows = limit === 0 ? [] : await statements.page.execute({ id, limit: limit ?? -1 });
+  // No limit: the largest both engines take (SQLite's -1 is an error on PostgreSQL).
+  const rows = limit === 0 ? [] : await statements.page.execute({ id, limit: limit ?? Number.MAX_SAFE_INTEGER });
   const stats = await one(statements.stats.execute({ id }));
   const list: ReviewView[] = rows.map(({ review, by }) => reviewView(review, publicUser(by)));
   const total = stats?.n ?? 0;

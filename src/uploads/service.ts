@@ -298,7 +298,7 @@ export async function deleteStaleUploads(deps: Deps) {
 
   // Only its uploader can attach a photo (ownedObjects), so only their profile and activities
   // are looked at: by primary key and by the host index.
-  const path = sql`'/objects/' || ${uploads.objectId}`;
+  const path = sql`('/objects/' || ${uploads.objectId})`;
   const onProfile = deps.db
     .select({ one: sql`1` })
     .from(users)

@@ -26,7 +26,7 @@ test("an operator reads what differs from the provider and marks a booking handl
   const startsAt = Math.floor((Date.now() + 72 * HOUR) / HOUR) * HOUR;
   const booking = await insert(db).booking({ ...bookingRow(activity, { guestId: guest.id, startsAt, status: "accepted" }), paymentIntentId: "tpi_flagged_in_e2e", paymentIssue: ISSUE });
   await writeTransaction(db, (tx) => tx.insert(jobs).values({ id: crypto.randomUUID(), kind: "booking.recover", key: `booking.recover:${booking.id}:1`, payload: { bookingId: booking.id }, runAt: Date.now(), attempts: 12, lastError: "The payment service did not answer in time.", failedAt: Date.now() }));
-  closeDb(db);
+  await closeDb(db);
 
   const context = await env.browser.newContext({ viewport: { width: 360, height: 740 } });
   const page = await context.newPage();

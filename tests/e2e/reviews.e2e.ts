@@ -36,7 +36,7 @@ test("a guest leaves a review after a completed activity, choosing the stars wit
   // Finished an hour ago.
   const startsAt = Math.floor((Date.now() - 3 * HOUR) / HOUR) * HOUR;
   const booking = await insert(db).booking({ ...bookingRow(activity, { guestId: guest.id, startsAt, status: "completed" }), completedAt: Date.now() - HOUR });
-  closeDb(db);
+  await closeDb(db);
 
   const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
   const errors: string[] = [];
@@ -82,7 +82,7 @@ test("a guest leaves a review after a completed activity, choosing the stars wit
 
 test("a guest reports an activity; an operator sees it and dismisses it", async () => {
   const { db, activity } = await demoPair();
-  closeDb(db);
+  await closeDb(db);
 
   const guestPage = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
   const errors: string[] = [];
