@@ -4,14 +4,16 @@ import { RedisClient } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { closeDb, migrate, openDb, type Db } from "../db/client";
+import { closeDb, engineOf, migrate, type Db } from "../db/client";
+import { engine } from "../db/engine";
 import { activityRow, bookingRow, insert, userRow } from "../db/factories";
 import { leases } from "../db/schema";
 import { createSession } from "../src/auth/service";
 import { RateLimiter, RedisCounts } from "../src/lib/rate-limit";
 import { redisLive } from "../src/live/redis";
 import { LiveClient } from "./live-client";
-import { until as waitUntil } from "./helpers";
+import { startRedis } from "./redis";
+import { openDatabaseOf, postgresDatabaseUrl, until as waitUntil } from "./helpers";
 import { freePort } from "./server-process";
 
 /**
@@ -22,7 +24,6 @@ import { freePort } from "./server-process";
  * processes listen on one port.
  */
 const root = join(import.meta.dir, "..");
-const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server";
 const PUBLIC_URL = "http://localhost";
 
 /** Processes and Redis take longer to come and go than one app in this process. */
@@ -31,23 +32,6 @@ const until = (what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 1
 
 
 /** A `redis-server` of its own on a free port, nothing saved. */
-async function startRedis(port = freePort()) {
-  const proc = Bun.spawn([REDIS_SERVER, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdout: "ignore", stderr: "inherit" });
-  const url = `redis://127.0.0.1:${port}`;
-  await until("redis-server", async () => {
-    const probe = new RedisClient(url, { autoReconnect: false, connectionTimeout: 500 });
-    try {
-      await probe.connect();
-      return (await probe.send("PING", [])) === "PONG";
-    } catch {
-      return false;
-    } finally {
-      probe.close();
-    }
-  });
-  return { url, port, proc };
-}
-
 /** One server process; `output` collects what it prints. */
 interface Server {
   base: string;
@@ -56,9 +40,10 @@ interface Server {
 }
 
 async function startServer(dataDir: string, env: Record<string, string>, port = freePort()): Promise<Server> {
+  const database = engine === "postgres" ? { DATABASE_URL: await postgresDatabaseUrl(dataDir), ONE_MACHINE: "true" } : {};
   const proc = Bun.spawn([process.execPath, "src/server.ts"], {
     cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL, DEMO_DATA: "false", ...env },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL, DEMO_DATA: "false", ...database, ...env },
     stdout: "pipe",
     stderr: "inherit",
   });
@@ -96,8 +81,9 @@ let bookingId: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "offline-live-redis-"));
-  db = openDb(join(dataDir, "offline.db"));
-  await migrate(db);
+  // The servers' database: the data directory's SQLite file, or its PostgreSQL database when the suites run there.
+  db = await openDatabaseOf(dataDir);
+  if (engineOf(db) === "sqlite") await migrate(db);
   const rows = insert(db);
   const now = Date.now();
   for (const [who, firstName] of [["guest", "Sam"], ["host", "Maya"], ["stranger", "Eve"]] as const) {
@@ -116,7 +102,7 @@ afterAll(async () => {
   for (const s of sockets) s.close();
   for (const p of [a?.proc, b?.proc, redis?.proc]) p?.kill();
   await Promise.all([a?.proc.exited, b?.proc.exited, redis?.proc.exited]);
-  if (db) closeDb(db);
+  if (db) await closeDb(db);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
