@@ -14,10 +14,11 @@ import type { Subprocess } from "bun";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate, openDb, writeTransaction } from "../db/client";
+import { closeDb, writeTransaction } from "../db/client";
 import { activityRow, bookingRow, userRow } from "../db/factories";
 import { activities, bookings, users } from "../db/schema";
 import { createSession } from "../src/auth/service";
+import { openBenchDb, serverDatabase } from "./bench-db";
 
 export interface LiveBenchOptions {
   /** Two-person conversations: twice as many clients. */
@@ -53,7 +54,7 @@ export async function benchLive(opts: LiveBenchOptions) {
     const conversations = await seed(dataDir, pairs);
     const server = Bun.spawn([process.execPath, "src/server.ts"], {
       cwd: join(import.meta.dir, ".."),
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, DEMO_DATA: "false", NODE_ENV: "production", DATABASE_URL: "" },
+      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, DEMO_DATA: "false", NODE_ENV: "production", ...serverDatabase() },
       stdout: "ignore",
       stderr: "inherit",
     });
@@ -175,8 +176,7 @@ export async function benchLive(opts: LiveBenchOptions) {
 
 /** `pairs` accepted bookings, each between its own guest and host, with a session for each person. */
 async function seed(dataDir: string, pairs: number) {
-  const db = openDb(join(dataDir, "offline.db"));
-  await migrate(db);
+  const db = await openBenchDb(dataDir);
   const now = Date.now();
   const conversations: { bookingId: string; people: [Participant, Participant] }[] = [];
   const rows = { users: [] as ReturnType<typeof userRow>[], activities: [] as ReturnType<typeof activityRow>[], bookings: [] as ReturnType<typeof bookingRow>[] };
@@ -202,7 +202,7 @@ async function seed(dataDir: string, pairs: number) {
     }
     conversations.push({ bookingId: booking.id, people });
   }
-  db.$client.close();
+  await closeDb(db);
   return conversations;
 }
 

@@ -17,6 +17,7 @@
  * and the server's memory per connection.
  * Exits non-zero when one fails.
  *   --only pages|live  run one section (pages: everything but the live chat)
+ *   --postgres       on PostgreSQL (a throwaway cluster, Debian's postgresql) instead of SQLite
  *   --activities N   activities for the first part (default 10000)
  *   --large N        activities for the second part (default 100000)
  *   --rounds N       alternating rounds (default 3; the live section's rounds too)
@@ -34,14 +35,30 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { migrate, openDb } from "../db/client";
+import { closeDb, writerClient, type Db } from "../db/client";
+import { engine } from "../db/engine";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
 import { seedDemo, seedGeneratedActivities } from "../db/seed";
 import { browseQueries } from "../src/activities/queries";
 import { benchLive, waitFor } from "./bench-live";
+import { engineName, openBenchDb, serverDatabase } from "./bench-db";
 
 const helloAt = process.argv.indexOf("--hello");
-if (helloAt >= 0) {
+if (process.argv.includes("--postgres") && !process.env.DATABASE_URL) {
+  // The engine is chosen as the app's modules load: the bench runs itself again, on a throwaway cluster.
+  const { startPostgres } = await import("../tests/postgres");
+  const cluster = await startPostgres();
+  let code = 1;
+  try {
+    const url = await cluster.createDatabase("offline_bench");
+    const args = process.argv.slice(1).filter((a) => a !== "--postgres");
+    const child = Bun.spawn([process.execPath, ...args], { env: { ...process.env, DATABASE_URL: url }, stdout: "inherit", stderr: "inherit" });
+    code = await child.exited;
+  } finally {
+    await cluster.stop();
+  }
+  process.exit(code);
+} else if (helloAt >= 0) {
   const port = Number(process.argv[helloAt + 1]);
   new Elysia().get("/", () => "Hello, world!").listen({ port, hostname: "127.0.0.1" });
   console.log(`hello on ${port}`);
@@ -99,15 +116,13 @@ async function bench() {
     console.log(`${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per target\n`);
 
     // The database, filled before the server starts.
-    const dbFile = join(dataDir, "offline.db");
     let seedStarted = performance.now();
     {
-      const db = openDb(dbFile);
-      await migrate(db);
+      const db = await openBenchDb(dataDir);
       await seedDemo(db);
       await seedGeneratedActivities(db, ACTIVITIES);
-      planChecks(db, check);
-      db.$client.close();
+      if (engine === "sqlite") planChecks(db, check);
+      await closeDb(db);
     }
     console.log(`seeded ${ACTIVITIES} generated activities + the demo in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
 
@@ -167,11 +182,13 @@ async function bench() {
     await server.exited;
     seedStarted = performance.now();
     {
-      const db = openDb(dbFile);
+      const db = await openBenchDb(dataDir);
       await seedGeneratedActivities(db, LARGE - ACTIVITIES);
-      db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-      planChecks(db, check);
-      db.$client.close();
+      if (engine === "sqlite") {
+        writerClient(db).exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        planChecks(db, check);
+      }
+      await closeDb(db);
     }
     console.log(`\ngrew to ${LARGE} generated activities in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
     server = await startServer(dataDir, appPort, children);
@@ -196,7 +213,7 @@ async function bench() {
     );
   }
 
-  console.log(`Offline bench on ${cpus().length} CPU cores (${cpus()[0]?.model.trim()}), Bun ${Bun.version}`);
+  console.log(`Offline bench on ${engineName}, ${cpus().length} CPU cores (${cpus()[0]?.model.trim()}), Bun ${Bun.version}`);
   try {
     if (sections.has("pages")) await pages();
     if (sections.has("live")) await benchLive({ pairs: LIVE_PAIRS, rate: LIVE_RATE, seconds: LIVE_SECONDS, rounds: ROUNDS, children, check });
@@ -213,7 +230,7 @@ async function bench() {
   console.log("All budgets met.");
 }
 
-function planChecks(db: ReturnType<typeof openDb>, check: (name: string, ok: boolean, detail: string) => void) {
+function planChecks(db: Db, check: (name: string, ok: boolean, detail: string) => void) {
   const rows = (db.$client.query("SELECT count(*) AS n FROM activities").get() as { n: number }).n;
   for (const [name, sql] of Object.entries(browseQueries(db))) {
     const plan = (db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join("; ");
@@ -225,7 +242,7 @@ function planChecks(db: ReturnType<typeof openDb>, check: (name: string, ok: boo
 async function startServer(dataDir: string, port: number, children: Subprocess[]) {
   const server = Bun.spawn([process.execPath, "src/server.ts"], {
     cwd: join(import.meta.dir, ".."),
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: `http://127.0.0.1:${port}`, DEMO_DATA: "false", NODE_ENV: "production", DATABASE_URL: "" },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: `http://127.0.0.1:${port}`, DEMO_DATA: "false", NODE_ENV: "production", ...serverDatabase() },
     stdout: "ignore",
     stderr: "inherit",
   });
