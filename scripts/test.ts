@@ -10,7 +10,8 @@
  *
  *   bun scripts/test.ts                   everything (what `npm test` runs)
  *   bun scripts/test.ts --only unit       only the bun test suites (tests/*.test.ts), after the build
- *   bun scripts/test.ts --only postgres   only the bun test suites on PostgreSQL (TEST_DATABASE=postgres)
+ *   bun scripts/test.ts --only postgres   only the bun test suites on PostgreSQL (TEST_DATABASE=postgres);
+ *                                         with e2e, the browser tests on PostgreSQL too
  *   bun scripts/test.ts --only e2e        only the browser tests, after the build
  *   bun scripts/test.ts --only checks     only the type-checks, xss-scan and build (side by side)
  *   bun scripts/test.ts --jobs 3          three test processes at once (default: cores + 1 for the
@@ -295,5 +296,7 @@ if (runs("e2e")) {
   // Two browser-test processes unless --jobs says otherwise: each spends much of its time waiting
   // on its server and Chromium, so two keep two cores busy; more made timing-sensitive waits slow.
   if (e2e.length) await testFiles("browser tests", e2e.sort(), { OFFLINE_BINARY_BUILT: "1" }, flag("--jobs") ? jobs : 2);
+  // And with the servers on PostgreSQL, when the suites run there too.
+  if (e2e.length && runs("postgres")) await testFiles("browser tests on PostgreSQL", e2e.sort(), { OFFLINE_BINARY_BUILT: "1", TEST_DATABASE: "postgres" }, flag("--jobs") ? jobs : 2);
 }
 console.log(`\ntests: ${passed} passed, ${failed} failed (${seconds(started)} s)`);

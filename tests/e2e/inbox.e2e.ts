@@ -1,6 +1,8 @@
-import { Database } from "bun:sqlite";
-import { join } from "node:path";
 import { expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { closeDb, one, writeTransaction } from "../../db/client";
+import { bookings } from "../../db/schema";
+import { openDatabaseOf } from "../helpers";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { expectAccessible, serverAndBrowser } from "./harness";
 import { signInAs, dateAhead } from "./flows";
@@ -131,11 +133,11 @@ test("without JavaScript: the guest's paid request reaches the host, who accepts
 test("without JavaScript: once the activity has started, the host marks it complete and both are asked for a review", async () => {
   expect(bookingId).not.toBe("");
   // The activity starts: the booking's start and end move into the past, as time passing would.
-  const db = new Database(join(env.server.dataDir, "offline.db"));
+  const db = await openDatabaseOf(env.server.dataDir);
   const hour = 60 * 60 * 1000;
-  const { duration_minutes: minutes } = db.query("select duration_minutes from bookings where id = ?").get(bookingId) as { duration_minutes: number };
-  db.run("update bookings set starts_at = ?, ends_at = ? where id = ?", [Date.now() - hour, Date.now() - hour + minutes * 60_000, bookingId]);
-  db.close();
+  const { minutes } = (await one(db.select({ minutes: bookings.durationMinutes }).from(bookings).where(eq(bookings.id, bookingId))))!;
+  await writeTransaction(db, (tx) => tx.update(bookings).set({ startsAt: Date.now() - hour, endsAt: Date.now() - hour + minutes * 60_000 }).where(eq(bookings.id, bookingId)));
+  await closeDb(db);
 
   const host = await noScript(env.browser);
   await signIn(host.page, "host@offline.test");

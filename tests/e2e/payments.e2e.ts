@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
-import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
-import { closeDb, one, openDb, writeTransaction } from "../../db/client";
+import { closeDb, one, writeTransaction } from "../../db/client";
+import { openDatabaseOf } from "../helpers";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL } from "../../db/demo-data";
 import { bookingRow, insert } from "../../db/factories";
 import { activities, jobs, users } from "../../db/schema";
@@ -19,7 +19,7 @@ const HOUR = 60 * 60 * 1000;
 const ISSUE = "accepted, but 8800 of 8800 cents were refunded at the provider";
 
 test("an operator reads what differs from the provider and marks a booking handled", async () => {
-  const db = openDb(join(env.server.dataDir, "offline.db"));
+  const db = await openDatabaseOf(env.server.dataDir);
   const guest = (await one(db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL))))!;
   const host = (await one(db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
   const activity = (await one(db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;

@@ -1,8 +1,8 @@
 import { expect, test } from "bun:test";
-import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
-import { closeDb, openDb, one } from "../../db/client";
+import { closeDb, one } from "../../db/client";
+import { openDatabaseOf } from "../helpers";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL } from "../../db/demo-data";
 import { bookingRow, insert } from "../../db/factories";
 import { activities, users } from "../../db/schema";
@@ -19,12 +19,12 @@ const HOUR = 60 * 60 * 1000;
 
 const signIn = (page: Page, email: string) => signInAs(page, env.server.url, email);
 
-/** The running server's database, opened alongside it (SQLite in WAL mode lets both in). */
-const serverDb = () => openDb(join(env.server.dataDir, "offline.db"));
+/** The running server's database, opened alongside it (SQLite in WAL mode lets both in; or its PostgreSQL database). */
+const serverDb = () => openDatabaseOf(env.server.dataDir);
 
 /** One of the demo host's activities and the demo guest. */
 async function demoPair() {
-  const db = serverDb();
+  const db = await serverDb();
   const guest = (await one(db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL))))!;
   const host = (await one(db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
   const activity = (await one(db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;
