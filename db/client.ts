@@ -19,8 +19,9 @@ type Builder = BaseSQLiteDatabase<"async", unknown, typeof schema>;
 type Statements = "insert" | "update" | "delete" | "run" | "all" | "get" | "values" | "batch" | "transaction";
 
 /**
- * The app's database handle: reads only. Its connection refuses writes (`PRAGMA query_only`);
- * every write goes through `writeTransaction`, on the writer connection, one at a time.
+ * The app's database handle: reads only. Every write goes through `writeTransaction` (on SQLite,
+ * on the writer connection, while this one refuses writes with `PRAGMA query_only`). Its type is
+ * SQLite's builder on both engines; `$client` is bun:sqlite's on SQLite, Bun's `SQL` on PostgreSQL.
  */
 export type Db = Omit<Builder, Statements> & { readonly $client: Database };
 /** The handle a write transaction's work gets: reads and writes, inside the transaction. */
