@@ -54,6 +54,11 @@ interface Handle {
   version: Version;
   /** SQLite: the writer connection (migrations, scripts and tests' raw SQL). */
   writer?: WriteTx;
+  /**
+   * PostgreSQL: kept reads last at most this long, whatever the count says. A machine that died
+   * between a commit and moving the count leaves it unmoved until someone's next commit.
+   */
+  keptAtMostMs?: number;
   close(): Promise<void>;
 }
 const handles = new WeakMap<object, Handle>();
@@ -134,9 +139,15 @@ interface Version {
 
 /** Reads other connections' commits now. Each request does once as it starts (src/context.ts). */
 export async function seeOtherConnections(db: Db) {
-  const handle = handleOf(db);
-  handle.version.others = await handle.readOthers();
-  handle.version.othersSeenAt = performance.now();
+  const { version, readOthers } = handleOf(db);
+  const startedAt = performance.now();
+  const others = await readOthers();
+  // Both counts only grow. On PostgreSQL reads overlap, and the answer of one begun earlier may
+  // arrive after a newer one: it must not put the older count back.
+  if (others >= version.others) {
+    version.others = others;
+    version.othersSeenAt = Math.max(version.othersSeenAt, startedAt);
+  }
 }
 
 /**
@@ -159,9 +170,10 @@ const OTHERS_MAX_AGE_MS = 10;
  * take it three times. A request sees every commit made before it began, and all of its own writes.
  */
 async function recentDbVersion(db: Db): Promise<string> {
-  const version = handleOf(db).version;
-  if (performance.now() - version.othersSeenAt > OTHERS_MAX_AGE_MS) await seeOtherConnections(db);
-  return `${version.others}:${version.writes}`;
+  const { version, keptAtMostMs } = handleOf(db);
+  const now = performance.now();
+  if (now - version.othersSeenAt > OTHERS_MAX_AGE_MS) await seeOtherConnections(db);
+  return keptAtMostMs ? `${version.others}:${version.writes}:${Math.floor(now / keptAtMostMs)}` : `${version.others}:${version.writes}`;
 }
 
 /**
@@ -340,6 +352,9 @@ export function racedAnother(err: unknown): boolean {
 
 type PgDatabase = ReturnType<typeof drizzlePostgres<typeof pgSchema>>;
 
+/** How long a kept read lasts on PostgreSQL at most (`Handle.keptAtMostMs`). */
+const KEPT_AT_MOST_MS = 5_000;
+
 /** Connections the app keeps open to PostgreSQL, per process. */
 const POSTGRES_POOL = 20;
 
@@ -373,12 +388,18 @@ export function openPostgres(url: string): Db {
     // (inside the transaction, every two writers would race on it). A reader that read the count
     // just before it moved keeps a newer read under the older count, never an older one.
     committed: async () => {
-      try {
-        await client.unsafe("UPDATE data_version SET version = version + 1 WHERE id = 1");
-      } catch (err) {
-        console.error("the change count could not be moved; other machines see this change at the next one", err);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.unsafe("UPDATE data_version SET version = version + 1 WHERE id = 1");
+          return;
+        } catch (err) {
+          if (attempt < 3) continue;
+          console.error(`the change count could not be moved; other machines see this change at the next one, or within ${KEPT_AT_MOST_MS / 1000} s`, err);
+          return;
+        }
       }
     },
+    keptAtMostMs: KEPT_AT_MOST_MS,
     readOthers: async () => Number((await client.unsafe("SELECT version FROM data_version WHERE id = 1"))[0]?.version ?? 0),
     version: { writes: 0, others: 0, othersSeenAt: Number.NEGATIVE_INFINITY },
     close: () => client.close(),

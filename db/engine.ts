@@ -6,4 +6,5 @@
  */
 export type Engine = "sqlite" | "postgres";
 
-export const engine: Engine = process.env.DATABASE_URL ? "postgres" : "sqlite";
+// Read as src/config.ts reads it: a blank value is no value.
+export const engine: Engine = process.env.DATABASE_URL?.trim() ? "postgres" : "sqlite";

@@ -108,9 +108,15 @@ export class JobRunner {
   private async scheduleRecurring() {
     const chores = this.recurringToSchedule.splice(0);
     if (!chores.length) return;
-    await writeTransaction(this.db, async (tx) => {
-      for (const { kind, at } of chores) await scheduleJob(tx, kind, {} as never, { at, key: `every:${kind.kind}` });
-    });
+    try {
+      await writeTransaction(this.db, async (tx) => {
+        for (const { kind, at } of chores) await scheduleJob(tx, kind, {} as never, { at, key: `every:${kind.kind}` });
+      });
+    } catch (err) {
+      // Written at the next run instead: a chore without its row would never run.
+      this.recurringToSchedule.unshift(...chores);
+      throw err;
+    }
   }
 
   async schedule<Payload>(kind: JobKind<Payload>, payload: Payload, options: ScheduleOptions) {

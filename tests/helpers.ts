@@ -121,7 +121,10 @@ export async function postgresDatabaseUrl(dataDir: string): Promise<string> {
       template.pathname = "/offline_template";
       await closeDb(await startPostgres(template.toString()));
       return "offline_template";
-    })();
+    })().catch((err) => {
+      postgresTemplate = undefined; // the next app tries again
+      throw err;
+    });
     const name = `offline_${crypto.randomUUID().replace(/-/g, "")}`;
     await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${await postgresTemplate}`);
     const url = new URL(cluster);
