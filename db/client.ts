@@ -333,6 +333,8 @@ const SERIALIZABLE_ATTEMPTS = 10;
 async function runSerializable<T>(pg: PgDatabase, work: (tx: WriteTx) => Promise<T> | T): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
+      // PostgreSQL's transaction (Bun's client reserves one connection for it) holds across the
+      // work's awaits; SQLite's async transactions are the writer connection's (`openDb`).
       return await pg.transaction(async (tx) => await work(tx as unknown as WriteTx), { isolationLevel: "serializable" });
     } catch (err) {
       if (attempt >= SERIALIZABLE_ATTEMPTS || !racedAnother(err)) throw err;

@@ -62,8 +62,9 @@ export async function copyToPostgres(source: Db, targetUrl: string, log: (line: 
     // One read transaction on SQLite: every table as of the same moment, even if the app still writes.
     source.$client.exec("BEGIN");
     try {
-      // A PostgreSQL transaction (drizzle over Bun's client): asynchronous, and atomic across its awaits.
-    await target.transaction(async (tx) => {
+      // A PostgreSQL transaction (drizzle over Bun's client, which keeps one connection for it):
+      // asynchronous, and atomic across its awaits, unlike a bun:sqlite transaction.
+      await target.transaction(async (tx) => {
         for (const table of tables) {
           const rows = (await source.select().from(table.sqlite)) as Record<string, unknown>[];
           for (let i = 0; i < rows.length; i += BATCH) await tx.insert(table.pg).values(rows.slice(i, i + BATCH));

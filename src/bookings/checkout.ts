@@ -372,10 +372,12 @@ export async function intentForBooking(deps: Deps, guest: User, input: { booking
 export async function paymentAuthorised(deps: Deps, bookingId: string, intentId: string, waitForAcceptMs = 0): Promise<"advanced" | "already" | "released" | "ignored"> {
   const booking = await currentBooking(deps, bookingId);
   if (!booking) return "ignored";
-  if (booking.status !== "awaiting_payment" && booking.paymentIntentId === intentId && booking.status !== "expired") {
-    if (waitForAcceptMs > 0 && booking.status === "pending") await acceptInstantlyNow(deps, booking.id, waitForAcceptMs);
-    return "already";
-  }
+  // The provider's news of this payment made the request first: the guest waits for its instant accept all the same.
+  const already = async () => {
+    if (waitForAcceptMs > 0) await acceptInstantlyNow(deps, bookingId, waitForAcceptMs);
+    return "already" as const;
+  };
+  if (booking.status !== "awaiting_payment" && booking.paymentIntentId === intentId && booking.status !== "expired") return already();
   const intent = await deps.payments.getIntent(intentId);
   if (!intent || intent.metadata.bookingId !== booking.id || intent.status !== "requires_capture") return "ignored";
   if (intent.amountCents !== booking.totalCents) {
@@ -413,11 +415,7 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
     await releaseStray(deps, intent.id);
     return "released";
   }
-  if (result === "already") {
-    // The provider's news of this payment made the request first: the guest waits for its instant accept all the same.
-    if (waitForAcceptMs > 0) await acceptInstantlyNow(deps, booking.id, waitForAcceptMs);
-    return result;
-  }
+  if (result === "already") return already();
   await requestMade(deps, result.changed, result.from, result.request, result.instant, waitForAcceptMs);
   return "advanced";
 }
