@@ -355,7 +355,7 @@ export function racedAnother(err: unknown): boolean {
 type PgDatabase = ReturnType<typeof drizzlePostgres<typeof pgSchema>>;
 
 /** How long a kept read lasts on PostgreSQL at most (`Handle.keptAtMostMs`). */
-const KEPT_AT_MOST_MS = 5_000;
+const KEPT_AT_MOST_MS = 60_000;
 
 /** Connections the app keeps open to PostgreSQL, per process. */
 const POSTGRES_POOL = 20;
