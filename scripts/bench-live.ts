@@ -36,6 +36,8 @@ export interface LiveBenchOptions {
 const P99_BUDGET_MS = 50;
 /** Bun's socket and our per-socket state are a few KB; a budget well above catches a leak per connection. */
 const MEMORY_BUDGET_BYTES = 64 * 1024;
+/** The whole server's resident memory with every client connected and the messages flowing. */
+const RESIDENT_BUDGET_BYTES = 150 * 1024 * 1024;
 
 interface Participant {
   id: string;
@@ -155,7 +157,8 @@ export async function benchLive(opts: LiveBenchOptions) {
     const measured = results.reduce((n, r) => n + r.measured, 0);
     const slowest = Math.min(...results.map((r) => r.achieved));
     const perConnection = (rssConnected - rssBefore) / (pairs * 2);
-    console.log(`  server memory: ${mb(rssBefore)} before the clients, ${mb(rssConnected)} with ${pairs * 2} subscribed, ${mb(residentBytes(server.pid))} after the sending`);
+    const rssAfter = residentBytes(server.pid);
+    console.log(`  server memory: ${mb(rssBefore)} before the clients, ${mb(rssConnected)} with ${pairs * 2} subscribed, ${mb(rssAfter)} after the sending`);
 
     check("live: every message delivered", lost === 0 && failures.length === 0, `${measured} measured, ${lost} lost, ${failures.length} posts refused${failures.length ? ` (${[...new Set(failures)].join(", ")})` : ""}`);
     check("live: steady send rate held", slowest >= rate * 0.95, `${slowest.toFixed(0)} messages/s of ${rate} asked in the slowest round`);
@@ -165,6 +168,8 @@ export async function benchLive(opts: LiveBenchOptions) {
       `median round: p50 ${typical.p50.toFixed(1)} ms, p99 ${typical.p99.toFixed(1)} ms at ${rate} messages/s with ${pairs * 2} clients (rounds' p99: ${results.map((r) => r.p99.toFixed(1)).join(", ")} ms)`,
     );
     check(`live: server memory per connection ≤ ${kb(MEMORY_BUDGET_BYTES)}`, perConnection <= MEMORY_BUDGET_BYTES, `${kb(perConnection)} per subscribed client (resident memory, ${pairs * 2} clients)`);
+    const rssMost = Math.max(rssConnected, rssAfter);
+    check(`live: server memory with ${pairs * 2} clients < ${mb(RESIDENT_BUDGET_BYTES)}`, rssMost < RESIDENT_BUDGET_BYTES, `${mb(rssMost)} resident at most (${mb(rssConnected)} connected, ${mb(rssAfter)} after the sending)`);
 
     for (const { people } of conversations) for (const p of people) p.socket?.close();
     server.kill();

@@ -35,11 +35,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { closeDb, writerClient, type Db } from "../db/client";
+import { eq } from "drizzle-orm";
+import { closeDb, one, writeTransaction, writerClient, type Db } from "../db/client";
+import { users } from "../db/schema";
 import { engine } from "../db/engine";
-import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
+import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD, demoCities } from "../db/demo-data";
 import { seedDemo, seedGeneratedActivities } from "../db/seed";
 import { browseQueries } from "../src/activities/queries";
+import { categories } from "../src/activities/categories";
+import { createSession } from "../src/auth/service";
 import { benchLive, waitFor } from "./bench-live";
 import { engineName, openBenchDb, serverDatabase } from "./bench-db";
 
@@ -64,6 +68,19 @@ if (process.argv.includes("--postgres") && !process.env.DATABASE_URL) {
   console.log(`hello on ${port}`);
 } else {
   await bench();
+}
+
+/** One load target: a URL, or a list of requests (path and headers) each connection takes in turn. */
+interface Target {
+  url: string;
+  cookie: string | null;
+  requests?: Crowd;
+}
+
+/** Paths and cookies a crowd's requests are drawn from, at random for each request. */
+interface Crowd {
+  paths: string[];
+  cookies: string[];
 }
 
 interface Result {
@@ -92,8 +109,11 @@ async function bench() {
   const only = process.argv.indexOf("--only");
   const sections = new Set(only >= 0 ? [process.argv[only + 1]] : ["pages", "live"]);
   if (![...sections].every((s) => s === "pages" || s === "live")) throw new Error("--only takes pages or live");
+  const CROWD = arg("crowd", 100);
   const HTML_BUDGET = 14 * 1024;
-  const ENCODINGS = "br, gzip";
+  const BROWSE_RAW_BUDGET = 20 * 1024;
+  // What Chromium sends.
+  const ENCODINGS = "gzip, deflate, br, zstd";
   const started = performance.now();
   const checks: { name: string; ok: boolean; detail: string }[] = [];
   const check = (name: string, ok: boolean, detail: string) => {
@@ -117,10 +137,12 @@ async function bench() {
 
     // The database, filled before the server starts.
     let seedStarted = performance.now();
+    let crowd: string[] = [];
     {
       const db = await openBenchDb(dataDir);
       await seedDemo(db);
       await seedGeneratedActivities(db, ACTIVITIES);
+      crowd = await seedCrowd(db, CROWD);
       if (engine === "sqlite") planChecks(db, check);
       await closeDb(db);
     }
@@ -153,15 +175,36 @@ async function bench() {
       const size = await sizeOf(`${base}${path}`, cookie);
       check(`HTML ${name}`, size.status === 200 && size.compressed <= HTML_BUDGET, `${size.status}, ${kb(size.raw)} raw, ${kb(size.compressed)} ${size.encoding}`);
     }
+    {
+      const page = await (await fetch(`${base}/browse?city=New%20York`, { headers: { cookie: guestCookie } })).text();
+      const cards = page.split('href="/activity/').length - 1;
+      const raw = new TextEncoder().encode(page).byteLength;
+      check("browse HTML before compression", raw <= BROWSE_RAW_BUDGET && cards >= 20, `${kb(raw)} for ${cards} cards (≤ ${kb(BROWSE_RAW_BUDGET)})`);
+    }
 
-    const targets = {
-      "hello (ceiling)": { url: hello, cookie: null as string | null },
-      "browse (signed in)": { url: `${base}/browse?city=New%20York`, cookie: guestCookie },
-      "activity page": { url: `${base}/activity/${activity.id}`, cookie: guestCookie },
+    // The crowd: a different signed-in person with each request, over every city and category
+    // filter, or over many activities, as a browser asks (its Accept-Encoding).
+    const cookieName = guestCookie.split("=")[0]!;
+    const filters = demoCities.flatMap(({ city }) => ["", ...categories].map((category) => `/browse?city=${encodeURIComponent(city)}${category ? `&category=${category}` : ""}`));
+    const crowdBrowse = crowdRequests(filters, crowd, cookieName);
+    const activityIds = new Set<string>();
+    for (const { city } of demoCities) {
+      const list = (await (await fetch(`${base}/api/activities?city=${encodeURIComponent(city)}&limit=40`, { headers: { cookie: guestCookie } })).json()) as { id: string }[];
+      for (const a of list) activityIds.add(a.id);
+    }
+    const crowdActivity = crowdRequests([...activityIds].map((id) => `/activity/${id}`), crowd, cookieName);
+
+    const targets: Record<string, Target> = {
+      "hello (ceiling)": { url: hello, cookie: null },
+      "browse, crowd": { url: base, cookie: null, requests: crowdBrowse },
+      "activity, crowd": { url: base, cookie: null, requests: crowdActivity },
+      "browse, one person": { url: `${base}/browse?city=New%20York`, cookie: guestCookie },
+      "activity, one person": { url: `${base}/activity/${activity.id}`, cookie: guestCookie },
       "/api/activities": { url: `${base}/api/activities?city=New%20York`, cookie: guestCookie },
     };
     const bodies: Record<string, string> = {};
     for (const [name, t] of Object.entries(targets)) {
+      if (t.requests) continue;
       const size = await sizeOf(t.url, t.cookie);
       bodies[name] = `${kb(size.received)} ${size.encoding === "gzip (estimated)" ? "identity" : size.encoding}`;
     }
@@ -171,14 +214,19 @@ async function bench() {
     const ceiling = results["hello (ceiling)"]!;
     printTable(results, ceiling, bodies);
 
-    for (const name of ["browse (signed in)", "activity page", "/api/activities"]) {
+    for (const name of ["browse, crowd", "activity, crowd"]) {
+      const r = results[name]!;
+      const share = r.rps / ceiling.rps;
+      check(`${name} under load`, share >= 0.2 && r.p99 < 25 && r.non2xx === 0 && r.errors === 0, `${pct(share)} of the ceiling (≥ 20 %), p99 ${r.p99} ms (< 25 ms), ${r.non2xx} non-2xx, ${r.errors} errors`);
+    }
+    for (const name of ["browse, one person", "activity, one person", "/api/activities"]) {
       const r = results[name]!;
       const share = r.rps / ceiling.rps;
       check(`${name} under load`, share >= 0.05 && r.p99 < 25 && r.non2xx === 0 && r.errors === 0, `${pct(share)} of the ceiling (≥ 5 %), p99 ${r.p99} ms (< 25 ms), ${r.non2xx} non-2xx`);
     }
 
     // The same browse with many more activities.
-    server.kill();
+    server.kill("SIGINT");
     await server.exited;
     seedStarted = performance.now();
     {
@@ -194,7 +242,11 @@ async function bench() {
     server = await startServer(dataDir, appPort, children);
     const largeCookie = await signIn(base, DEMO_GUEST_EMAIL);
     const large = await rounds(
-      { "hello (ceiling)": targets["hello (ceiling)"], "browse (signed in)": { url: targets["browse (signed in)"].url, cookie: largeCookie } },
+      {
+        "hello (ceiling)": targets["hello (ceiling)"]!,
+        "browse, crowd": targets["browse, crowd"]!,
+        "browse, one person": { url: targets["browse, one person"]!.url, cookie: largeCookie },
+      },
       ROUNDS,
       SECONDS,
       CONNECTIONS,
@@ -202,15 +254,17 @@ async function bench() {
     );
     console.log(`\nLoad with ${LARGE} activities:`);
     printTable(large, large["hello (ceiling)"]!, bodies);
-    const small = results["browse (signed in)"]!;
-    const big = large["browse (signed in)"]!;
-    const ratio = big.rps / small.rps;
-    const normalized = big.rps / large["hello (ceiling)"]!.rps / (small.rps / ceiling.rps);
-    check(
-      `browse with ${LARGE} vs ${ACTIVITIES}`,
-      ratio >= 0.8 && big.non2xx === 0,
-      `${Math.round(big.rps)} vs ${Math.round(small.rps)} req/s = ${pct(ratio)} (≥ 80 %); relative to each run's ceiling ${pct(normalized)}; p99 ${big.p99} vs ${small.p99} ms`,
-    );
+    for (const name of ["browse, crowd", "browse, one person"]) {
+      const small = results[name]!;
+      const big = large[name]!;
+      const ratio = big.rps / small.rps;
+      const normalized = big.rps / large["hello (ceiling)"]!.rps / (small.rps / ceiling.rps);
+      check(
+        `${name} with ${LARGE} vs ${ACTIVITIES}`,
+        ratio >= 0.8 && big.non2xx === 0 && big.errors === 0,
+        `${Math.round(big.rps)} vs ${Math.round(small.rps)} req/s = ${pct(ratio)} (≥ 80 %); relative to each run's ceiling ${pct(normalized)}; p99 ${big.p99} vs ${small.p99} ms`,
+      );
+    }
   }
 
   console.log(`Offline bench on ${engineName}, ${cpus().length} CPU cores (${cpus()[0]?.model.trim()}), Bun ${Bun.version}`);
@@ -239,8 +293,31 @@ function planChecks(db: Db, check: (name: string, ok: boolean, detail: string) =
   }
 }
 
+/**
+ * `count` signed-in people for the crowd: copies of the demo guest, each with a session of their
+ * own. Returns their session tokens.
+ */
+async function seedCrowd(db: Db, count: number) {
+  const guest = (await one(db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL))))!;
+  const people = Array.from({ length: count }, (_, i) => ({ ...guest, id: crypto.randomUUID(), email: `crowd${i + 1}@offline.test`, username: `crowd${i + 1}`, firstName: `Crowd${i + 1}` }));
+  await writeTransaction(db, (tx) => tx.insert(users).values(people));
+  const tokens: string[] = [];
+  for (const person of people) tokens.push((await createSession(db, person.id)).token);
+  return tokens;
+}
+
+/**
+ * The crowd: each request a path and a person drawn at random, so the same person asking for the
+ * same page again (which the server may answer from what it kept) is as rare as in real traffic.
+ */
+function crowdRequests(paths: string[], tokens: string[], cookieName: string): Crowd {
+  return { paths, cookies: tokens.map((t) => `${cookieName}=${t}`) };
+}
+
 async function startServer(dataDir: string, port: number, children: Subprocess[]) {
-  const server = Bun.spawn([process.execPath, "src/server.ts"], {
+  // BENCH_SERVER_FLAGS: Bun flags for the server under load, e.g. "--cpu-prof-md --cpu-prof-dir=/tmp/prof".
+  const flags = process.env.BENCH_SERVER_FLAGS?.split(" ").filter(Boolean) ?? [];
+  const server = Bun.spawn([process.execPath, ...flags, "src/server.ts"], {
     cwd: join(import.meta.dir, ".."),
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: `http://127.0.0.1:${port}`, DEMO_DATA: "false", NODE_ENV: "production", ...serverDatabase() },
     stdout: "ignore",
@@ -279,14 +356,21 @@ async function sizeOf(url: string, cookie: string | null) {
 }
 
 /** Runs autocannon in a Node process of its own, so the load does not share a thread with anything. */
-async function load(url: string, cookie: string | null, seconds: number, connections: number, encodings: string): Promise<Result> {
+async function load(target: Target, seconds: number, connections: number, encodings: string): Promise<Result> {
   const headers: Record<string, string> = { "accept-encoding": encodings };
-  if (cookie) headers.cookie = cookie;
-  const options = JSON.stringify({ url, connections, duration: seconds, headers });
-  const script = `require("autocannon")(JSON.parse(process.argv[1]), (err, r) => { if (err) throw err; console.log(JSON.stringify(r)); })`;
+  if (target.cookie) headers.cookie = target.cookie;
+  const options = JSON.stringify({ url: target.url, connections, duration: seconds, headers, crowd: target.requests ?? null });
+  // A crowd draws each request's path and cookie at random (autocannon's setupRequest).
+  const script = `
+    const options = JSON.parse(process.argv[1]);
+    const crowd = options.crowd;
+    delete options.crowd;
+    const pick = (xs) => xs[Math.floor(Math.random() * xs.length)];
+    if (crowd) options.requests = [{ setupRequest: (req) => ({ ...req, path: pick(crowd.paths), headers: { ...req.headers, cookie: pick(crowd.cookies) } }) }];
+    require("autocannon")(options, (err, r) => { if (err) throw err; console.log(JSON.stringify(r)); });`;
   const child = Bun.spawn(["node", "-e", script, options], { cwd: join(import.meta.dir, ".."), stdout: "pipe", stderr: "inherit" });
   const out = await new Response(child.stdout).text();
-  if ((await child.exited) !== 0) throw new Error(`autocannon failed on ${url}`);
+  if ((await child.exited) !== 0) throw new Error(`autocannon failed on ${target.url}`);
   const r = JSON.parse(out) as {
     requests: { average: number; total: number };
     latency: { p50: number; p99: number };
@@ -299,13 +383,13 @@ async function load(url: string, cookie: string | null, seconds: number, connect
 }
 
 /** A short warm-up, then rounds that take every target in turn; each figure is the median of the rounds. */
-async function rounds(targets: Record<string, { url: string; cookie: string | null }>, count: number, seconds: number, connections: number, encodings: string) {
-  for (const t of Object.values(targets)) await load(t.url, t.cookie, 1, connections, encodings);
+async function rounds(targets: Record<string, Target>, count: number, seconds: number, connections: number, encodings: string) {
+  for (const t of Object.values(targets)) await load(t, 1, connections, encodings);
   const runs: Record<string, Result[]> = {};
   for (let round = 1; round <= count; round++) {
     const line: string[] = [];
     for (const [name, t] of Object.entries(targets)) {
-      const r = await load(t.url, t.cookie, seconds, connections, encodings);
+      const r = await load(t, seconds, connections, encodings);
       (runs[name] ??= []).push(r);
       line.push(`${name} ${Math.round(r.rps)}/s p99 ${r.p99} ms`);
     }
