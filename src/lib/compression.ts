@@ -1,5 +1,5 @@
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import { pageBytes } from "./html/fragments";
+import { brotliCompressSync, constants, deflateRawSync, gzipSync } from "node:zlib";
+import { eachPiece, hasKeptParts, pageBytes, type Kept } from "./html/fragments";
 
 /**
  * Response compression. Neither Bun nor Elysia compresses, so the app does it in one place:
@@ -29,7 +29,7 @@ export function isCompressible(contentType: string | null): boolean {
 
 /**
  * The encoding to answer with, from an Accept-Encoding header: the acceptable one with the
- * highest q-value, brotli on a tie, none when neither is acceptable (`identity`, q=0, no header).
+ * highest q-value, the first of `available` on a tie (brotli unless told otherwise), none when neither is acceptable (`identity`, q=0, no header).
  */
 export function negotiateEncoding(header: string | null, available: readonly Encoding[] = ["br", "gzip"]): Encoding | null {
   if (!header) return null;
@@ -135,13 +135,107 @@ function compressDynamic(body: Uint8Array, encoding: Encoding): Uint8Array<Array
 }
 
 /**
+ * A page made of kept parts, gzipped without compressing the kept parts again (decision 0039).
+ * A gzip body is one DEFLATE stream, and a stream may be cut into pieces each ending on a byte
+ * boundary (a sync flush) with no final block: such pieces, compressed on their own, follow one
+ * another in one stream. So each kept piece is compressed once, the first time a page sends it,
+ * at the best level; each answer compresses only its own text (a few hundred bytes: the person's
+ * name, token and badge), joins the pieces, and ends the stream with an empty final block and the
+ * CRC-32 and length of the whole page. A crowd of different people asking for the same pages
+ * then costs no compression beyond their own bytes.
+ */
+const deflatedPieces = new WeakMap<Kept, readonly Uint8Array[]>();
+const GZIP_HEADER = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+/** An empty fixed-Huffman block marked final: the stream's end after pieces that end on a byte boundary. */
+const FINAL_BLOCK = new Uint8Array([0x03, 0x00]);
+/**
+ * Own text shorter than this goes as it is (a stored block, 5 bytes of framing): a compressor
+ * made for a few hundred bytes costs more time than the page's whole splice (it allocates its
+ * window each time), for some 70 bytes saved on a browse page.
+ */
+const STORE_BELOW = 2048;
+
+function deflatedOf(part: Kept): readonly Uint8Array[] {
+  let pieces = deflatedPieces.get(part);
+  if (!pieces) {
+    pieces = part.pieces.map((piece) => deflateRawSync(piece, { level: 9, memLevel: 9, finishFlush: constants.Z_SYNC_FLUSH }));
+    deflatedPieces.set(part, pieces);
+  }
+  return pieces;
+}
+
+/** A DEFLATE stored block (not final) of at most 65,535 bytes; the stream is on a byte boundary before and after it. */
+function storedBlock(bytes: Uint8Array): Uint8Array {
+  const block = new Uint8Array(5 + bytes.length);
+  block[0] = 0;
+  block[1] = bytes.length & 0xff;
+  block[2] = bytes.length >> 8;
+  block[3] = ~bytes.length & 0xff;
+  block[4] = (~bytes.length >> 8) & 0xff;
+  block.set(bytes, 5);
+  return block;
+}
+
+export function splicedGzip(html: string, csrf: string | null): Uint8Array<ArrayBuffer> {
+  const out: Uint8Array[] = [GZIP_HEADER];
+  let outLength = GZIP_HEADER.length;
+  const push = (chunk: Uint8Array) => {
+    out.push(chunk);
+    outLength += chunk.length;
+  };
+  let crc = 0;
+  let size = 0;
+  let own: Uint8Array[] = [];
+  let ownLength = 0;
+  const flushOwn = () => {
+    if (ownLength === 0) return;
+    const bytes = own.length === 1 ? own[0]! : Buffer.concat(own, ownLength);
+    push(ownLength < STORE_BELOW ? storedBlock(bytes) : deflateRawSync(bytes, { level: DYNAMIC_GZIP_LEVEL, finishFlush: constants.Z_SYNC_FLUSH }));
+    own = [];
+    ownLength = 0;
+  };
+  eachPiece(
+    html,
+    csrf,
+    (bytes) => {
+      if (!bytes.length) return;
+      crc = Bun.hash.crc32(bytes, crc);
+      size += bytes.length;
+      own.push(bytes);
+      ownLength += bytes.length;
+    },
+    (part, i) => {
+      const piece = part.pieces[i]!;
+      if (!piece.length) return;
+      crc = Bun.hash.crc32(piece, crc);
+      size += piece.length;
+      flushOwn();
+      push(deflatedOf(part)[i]!);
+    },
+  );
+  flushOwn();
+  push(FINAL_BLOCK);
+  const trailer = new Uint8Array(8);
+  const view = new DataView(trailer.buffer);
+  view.setUint32(0, crc >>> 0, true);
+  view.setUint32(4, size >>> 0, true);
+  push(trailer);
+  return Buffer.concat(out, outLength);
+}
+
+/**
  * A page's bytes for this request (src/lib/html/fragments.ts `pageBytes`), compressed when the
- * browser accepts it and the page is 1 KB or more. The same person's same page again (same
- * text, same kept parts, same token) reuses its compressed bytes without writing the page out.
+ * browser accepts it and the page is 1 KB or more. A page made of kept parts is gzipped by
+ * joining their compressed pieces (`splicedGzip`) when the browser takes gzip as readily as
+ * brotli, as every browser does. The same person's same page again (same text, same kept parts,
+ * same token) reuses its compressed bytes without writing the page out.
  */
 export function compressedPage(request: Request, html: string, csrf: string | null): { body: Uint8Array<ArrayBuffer>; encoding: Encoding | null } {
-  const encoding = request.method === "HEAD" ? null : negotiateEncoding(request.headers.get("accept-encoding"));
+  const spliced = hasKeptParts(html);
+  const encoding = request.method === "HEAD" ? null : negotiateEncoding(request.headers.get("accept-encoding"), spliced ? ["gzip", "br"] : ["br", "gzip"]);
   if (!encoding) return { body: pageBytes(html, csrf), encoding: null };
+  // Splicing costs less than keeping its result: a crowd's pages would churn the kept answers.
+  if (spliced && encoding === "gzip") return { body: splicedGzip(html, csrf), encoding };
   const key = `${encoding}\u0000${csrf ?? ""}\u0000${html}`;
   const hit = reuse(key);
   if (hit) return { body: hit.encoded, encoding };
@@ -171,9 +265,10 @@ const NO_BODY_STATUS = new Set([101, 204, 205, 304]);
  */
 export function compressResponse(request: Request, response: Response): Response {
   if (request.method === "HEAD" || NO_BODY_STATUS.has(response.status) || response.status < 200 || response.status === 206) return response;
-  if (!response.body || response.bodyUsed) return response;
   const headers = response.headers;
+  // The headers first: reading `body` makes a stream object, which most answers never need.
   if (headers.has("content-encoding") || !isCompressible(headers.get("content-type"))) return response;
+  if (!response.body || response.bodyUsed) return response;
   // A response may opt out (RFC 9110 §5.2.2.6), as anything streamed to the browser should.
   if (/\bno-transform\b/i.test(headers.get("cache-control") ?? "")) return response;
   const declared = Number(headers.get("content-length") ?? Number.NaN);

@@ -218,7 +218,7 @@ export function flatten<T>(html: T): T {
 }
 
 /** Whether a page or fragment includes kept parts. */
-const hasKeptParts = (html: string) => html.includes(MARK_OPEN);
+export const hasKeptParts = (html: string) => html.includes(MARK_OPEN);
 
 /** Calls `text` for each run of the page's own text and `part` for each kept part, in order. */
 function walk(html: string, text: (run: string) => void, part: (kept: Kept) => void) {
@@ -247,29 +247,43 @@ export function expandText(html: string): string {
 }
 
 /**
- * The answer's bytes: the page's own text in UTF-8 with each kept part's bytes in place, and the
- * visitor's CSRF token in each slot. A kept part with a slot needs the token.
+ * The answer's bytes in order, without joining them: `own` for each run of the page's own text
+ * (and the visitor's CSRF token), `kept` for each piece of a kept part (its bytes between CSRF
+ * slots, `part.pieces[piece]`), which never change once kept. A kept part with a slot needs the token.
  */
+export function eachPiece(html: string, csrf: string | null, own: (bytes: Uint8Array) => void, kept: (part: Kept, piece: number) => void) {
+  if (!hasKeptParts(html)) return own(encoder.encode(html));
+  let token: Uint8Array | null = null;
+  walk(
+    html,
+    (run) => own(encoder.encode(run)),
+    (part) => {
+      for (let i = 0; i < part.pieces.length; i++) {
+        if (i > 0) {
+          if (csrf === null) throw new Error("a kept part with a CSRF slot was sent without a token");
+          own((token ??= encoder.encode(csrf)));
+        }
+        kept(part, i);
+      }
+    },
+  );
+}
+
+/** The answer's bytes: the page's own text in UTF-8 with each kept part's bytes in place, and the visitor's CSRF token in each slot. */
 export function pageBytes(html: string, csrf: string | null): Uint8Array<ArrayBuffer> {
   if (!hasKeptParts(html)) return encoder.encode(html);
   const chunks: Uint8Array[] = [];
-  let token: Uint8Array | null = null;
   let length = 0;
-  const add = (chunk: Uint8Array) => {
-    chunks.push(chunk);
-    length += chunk.length;
-  };
-  walk(
+  eachPiece(
     html,
-    (run) => add(encoder.encode(run)),
-    (kept) => {
-      kept.pieces.forEach((piece, i) => {
-        if (i > 0) {
-          if (csrf === null) throw new Error("a kept part with a CSRF slot was sent without a token");
-          add((token ??= encoder.encode(csrf)));
-        }
-        add(piece);
-      });
+    csrf,
+    (bytes) => {
+      chunks.push(bytes);
+      length += bytes.length;
+    },
+    (part, i) => {
+      chunks.push(part.pieces[i]!);
+      length += part.pieces[i]!.length;
     },
   );
   return Buffer.concat(chunks, length);
