@@ -53,6 +53,12 @@ const config: UserConfig<Theme> = {
     "nav-tab":
       "flex flex-col items-center gap-0.5 py-2 text-xs font-medium text-muted hover:text-ink focus-visible:outline-2 focus-visible:outline-brand-500",
     "nav-tab-current": "text-brand-600! dark:text-brand-300!",
+    // Browse's cards and category grid (views/activities/Browse.tsx; their parts: public/base.css).
+    "card-link": "card block overflow-hidden hover:shadow-md focus-visible:shadow-md",
+    "category-link":
+      "flex flex-col items-center gap-1 rounded-xl border border-line bg-raised p-2 text-center text-xs font-medium aria-[current=true]:border-brand-500 aria-[current=true]:bg-brand-50 aria-[current=true]:text-brand-700 dark:aria-[current=true]:bg-brand-900/40 dark:aria-[current=true]:text-brand-100",
+    avatar: "shrink-0 rounded-full object-cover",
+    "offline-banner": "sticky top-0 z-40 bg-yellow-300 text-yellow-950 text-sm font-medium px-4 py-2 text-center",
     "nav-badge":
       "absolute -right-2.5 -top-1.5 h-[1.125rem] min-w-[1.125rem] rounded-full bg-brand-600 px-1 text-center text-[0.6875rem] font-bold leading-[1.125rem] text-white",
   },

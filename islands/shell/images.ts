@@ -4,7 +4,14 @@
  * (the page script is a deferred module, and inline `onerror` handlers are refused by our
  * Content-Security-Policy) is found by its state: loaded (`complete`) but with no pixels.
  */
-const markFailed = (img: HTMLImageElement) => img.closest(".img-frame")?.classList.add("is-failed");
+function markFailed(img: HTMLImageElement) {
+  const frame = img.closest<HTMLElement>(".img-frame");
+  if (!frame) return;
+  // A list of cards holds the text once for all of them (browse); the frame shows it.
+  const text = frame.closest<HTMLElement>("[data-failed-text]")?.dataset.failedText;
+  if (text !== undefined) frame.dataset.failedText = text;
+  frame.classList.add("is-failed");
+}
 
 function markAlreadyFailed(root: ParentNode) {
   for (const img of root.querySelectorAll<HTMLImageElement>(".img-frame img")) {

@@ -67,30 +67,33 @@ function BrowseBodyView({ view, state }: { view: KeptView; state: BrowseState })
             {t("home.title", { city: state.city })}
           </h1>
         </div>
-        {/* A city picked with the mouse or a phone's picker applies at once (change); the visible
-            "Show" button is there for everyone else: a keyboard moving through the options, a
-            screen reader, a browser without script. */}
-        <form method="get" action="/browse" class="mt-3 flex flex-wrap items-stretch gap-2" hx-get="/browse" hx-trigger="change, submit" {...swap}>
-          <label class="sr-only" for="browse-city" safe>
-            {t("browse.city")}
-          </label>
-          <select id="browse-city" name="city" class="input w-auto min-w-0 flex-1 py-2">
-            {cityOptions(state.city)}
-          </select>
-          {state.category ? <input type="hidden" name="category" value={state.category} /> : ""}
-          <button type="submit" class="btn btn-secondary" safe>
-            {t("browse.apply")}
-          </button>
-        </form>
-        {/* The category grid is open only when asked for (?filters=1, its summary): once a category
-            is picked it closes again, so on a phone the count and cards are on screen rather than
-            below the grid. The summary names the category that applies. */}
-        <details class="mt-3" open={state.filtersOpen ? true : undefined}>
-          <summary class="btn btn-secondary cursor-pointer list-none" aria-controls="categories" safe>
-            {state.category ? `${t("browse.filters")} · ${t(categoryLabelKey(state.category))}` : t("browse.filters")}
-          </summary>
-          {categoryNav(view, state.city, state.category)}
-        </details>
+        {/* The filters (the form and the category grid) share the swap's htmx attributes. */}
+        <div {...swap}>
+          {/* A city picked with the mouse or a phone's picker applies at once (change); the visible
+              "Show" button is there for everyone else: a keyboard moving through the options, a
+              screen reader, a browser without script. */}
+          <form method="get" action="/browse" class="mt-3 flex flex-wrap items-stretch gap-2" hx-get="/browse" hx-trigger="change, submit">
+            <label class="sr-only" for="browse-city" safe>
+              {t("browse.city")}
+            </label>
+            <select id="browse-city" name="city" class="input w-auto min-w-0 flex-1 py-2">
+              {cityOptions(state.city)}
+            </select>
+            {state.category ? <input type="hidden" name="category" value={state.category} /> : ""}
+            <button type="submit" class="btn btn-secondary" safe>
+              {t("browse.apply")}
+            </button>
+          </form>
+          {/* The category grid is open only when asked for (?filters=1, its summary): once a category
+              is picked it closes again, so on a phone the count and cards are on screen rather than
+              below the grid. The summary names the category that applies. */}
+          <details class="mt-3" open={state.filtersOpen ? true : undefined}>
+            <summary class="btn btn-secondary cursor-pointer list-none" aria-controls="categories" safe>
+              {state.category ? `${t("browse.filters")} · ${t(categoryLabelKey(state.category))}` : t("browse.filters")}
+            </summary>
+            {categoryNav(view, state.city, state.category)}
+          </details>
+        </div>
         <BrowseResults view={view} state={state} />
         {SKELETONS}
       </div>
@@ -107,7 +110,8 @@ const cityOptions = (city: string) =>
       {countries.map((country) => (
         <optgroup label={country.name}>
           {country.cities.map((c) => (
-            <option value={c.name} selected={c.name === city} safe>
+            // An option without a value submits its text: the city's name, written once.
+            <option selected={c.name === city} safe>
               {c.name}
             </option>
           ))}
@@ -122,10 +126,11 @@ const categoryNav = (view: KeptView, city: string, category: Category | undefine
   remember(categoryNavCache, `${view.locale}\u0000${city}\u0000${category ?? ""}`, view, (kept) => {
     const { t } = kept;
     return (
-      <nav id="categories" aria-label={t("browse.categories")} class="mt-3 grid grid-cols-3 gap-2 sm:grid-cols-4">
-        <CategoryLink href={browseHref(city)} label={t("browse.allCategories")} current={!category} swap={swap} />
+      // Boosted links: htmx gets each link's address itself and swaps it as the filters say.
+      <nav id="categories" aria-label={t("browse.categories")} class="mt-3 grid grid-cols-3 gap-2 sm:grid-cols-4" hx-boost="true">
+        <CategoryLink href={browseHref(city)} label={t("browse.allCategories")} current={!category} />
         {categories.map((c) => (
-          <CategoryLink href={browseHref(city, c)} label={t(categoryLabelKey(c))} current={category === c} swap={swap} photo={`/static/photos/${c}-1.svg`} />
+          <CategoryLink href={browseHref(city, c)} label={t(categoryLabelKey(c))} current={category === c} photo={`/static/photos/${c}-1.svg`} />
         ))}
       </nav>
     );
@@ -144,27 +149,20 @@ function cardHtml(view: KeptView, card: ActivityCard): JSX.Element {
 const SKELETONS: JSX.Element = flatten(
   <ul class="browse-skeletons mt-4 grid-cols-1 gap-4 sm:grid-cols-2" aria-hidden="true">
     {Array.from({ length: 6 }, () => (
-      <li class="card overflow-hidden">
-        <div class="skeleton aspect-[4/3]" />
-        <div class="p-3">
-          <div class="skeleton h-4 w-2/3 rounded" />
-          <div class="skeleton mt-2 h-3 w-1/3 rounded" />
-        </div>
+      // A photo, a title and a price line, drawn by the stylesheet (public/base.css).
+      <li class="skeleton-card card">
+        <i />
+        <i />
+        <i />
       </li>
     ))}
   </ul>
 );
 
-function CategoryLink({ href, label, current, swap, photo }: { href: string; label: string; current: boolean; swap: Record<string, string>; photo?: string }) {
+function CategoryLink({ href, label, current, photo }: { href: string; label: string; current: boolean; photo?: string }) {
   return (
-    <a
-      href={href}
-      hx-get={href}
-      {...swap}
-      aria-current={current ? "true" : undefined}
-      class={`flex flex-col items-center gap-1 rounded-xl border p-2 text-center text-xs font-medium ${current ? "border-brand-500 bg-brand-50 text-brand-700 dark:bg-brand-900/40 dark:text-brand-100" : "border-line bg-raised"}`}
-    >
-      {photo ? <img src={photo} alt="" width="48" height="36" class="h-9 w-12 rounded-md object-cover" loading="lazy" /> : <span class="flex h-9 items-center text-lg" aria-hidden="true">★</span>}
+    <a href={href} aria-current={current ? "true" : undefined} class="category-link">
+      {photo ? <img src={photo} alt="" loading="lazy" /> : <span class="flex h-9 items-center text-lg" aria-hidden="true">★</span>}
       <span safe>{label}</span>
     </a>
   );
@@ -188,7 +186,7 @@ export function BrowseResults({ view, state }: { view: KeptView; state: BrowseSt
           </p>
         </div>
       ) : (
-        <ul class="mt-3 grid grid-cols-1 gap-4 sm:grid-cols-2">
+        <ul class="mt-3 grid grid-cols-1 gap-4 sm:grid-cols-2" data-failed-text={t("browse.imageFailed")}>
           <BrowseCards view={view} state={state} />
         </ul>
       )}
@@ -222,25 +220,23 @@ export function BrowseCards({ view, state }: { view: KeptView; state: BrowseStat
 export function ActivityCardView({ view, card }: { view: KeptView; card: ActivityCard }) {
   const { t } = view;
   return (
-    <a href={`/activity/${card.id}`} class="card block overflow-hidden hover:shadow-md focus-visible:shadow-md">
-      <div class="img-frame aspect-[4/3]" data-failed-text={t("browse.imageFailed")}>
-        <img src={photoUrl(card.cover, "thumb")!} alt="" loading="lazy" decoding="async" class="h-full w-full object-cover" />
+    // One class name (its parts are styled from it, public/base.css): a browse page carries twenty.
+    // The failed-image text is the list's (`data-failed-text`), read when a photo fails.
+    <a href={`/activity/${card.id}`} class="card-link">
+      <div class="img-frame">
+        <img src={photoUrl(card.cover, "thumb")!} alt="" loading="lazy" />
       </div>
-      <div class="flex items-start justify-between gap-3 p-3">
-        <div class="min-w-0">
-          <h2 class="truncate font-semibold" safe>
-            {card.title}
-          </h2>
-          <p class="mt-0.5 text-sm text-muted">
+      <div>
+        <div>
+          <h2 safe>{card.title}</h2>
+          <p>
             <span safe>{formatMoney(card.hourlyRateCents, view.locale, { whole: true })}</span>
             <span safe>{t("browse.perHour")}</span>
           </p>
         </div>
-        <span class="shrink-0 text-sm font-medium" safe>
-          {ratingLabel(t, card.rating)}
-        </span>
+        <span safe>{ratingLabel(t, card.rating)}</span>
       </div>
-      <div class="flex items-center gap-2 px-3 pb-3 text-sm text-muted">
+      <div>
         <Avatar photo={card.host.photo} name={card.host.firstName} size={24} />
         <span safe>{nameAndAge(card.host.firstName, card.host.age)}</span>
       </div>

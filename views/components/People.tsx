@@ -34,7 +34,7 @@ export function ChipSection({ title, items, level = 2 }: { title: string; items:
 export function Avatar({ photo, name, size = 40 }: { photo?: string | null; name?: string | null; size?: number }) {
   const style = `width:${size}px;height:${size}px`;
   return photo ? (
-    <img src={photoUrl(photo, "thumb")!} alt="" width={String(size)} height={String(size)} class="shrink-0 rounded-full object-cover" style={style} />
+    <img src={photoUrl(photo, "thumb")!} alt="" width={String(size)} height={String(size)} class="avatar" />
   ) : (
     <span class="flex shrink-0 items-center justify-center rounded-full bg-brand-100 font-semibold text-brand-700" style={style} aria-hidden="true" safe>
       {(name ?? "?").slice(0, 1).toUpperCase()}

@@ -1,4 +1,8 @@
-/** Inline SVG icons (stroke style), so the shell needs no icon font or extra requests. */
+/**
+ * Inline SVG icons (stroke style), so the shell needs no icon font or extra requests. Their
+ * stroke (the same for all) is the stylesheet's `.icon` (public/base.css), not attributes
+ * repeated in every page.
+ */
 const paths = {
   search: "M11 19a8 8 0 1 1 0-16 8 8 0 0 1 0 16Zm10 2-4.35-4.35",
   calendar: "M8 2v4M16 2v4M3 10h18M5 4h14a2 2 0 0 1 2 2v14a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2Z",
@@ -27,17 +31,7 @@ export type IconName = keyof typeof paths;
 
 export function Icon({ name, class: className = "w-6 h-6" }: { name: IconName; class?: string }) {
   return (
-    <svg
-      class={className}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      stroke-width="2"
-      stroke-linecap="round"
-      stroke-linejoin="round"
-      aria-hidden="true"
-      focusable="false"
-    >
+    <svg class={`icon ${className}`} viewBox="0 0 24 24" aria-hidden="true" focusable="false">
       <path d={paths[name]} />
     </svg>
   );

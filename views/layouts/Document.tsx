@@ -90,12 +90,7 @@ const bodyStart = (view: KeptView) =>
       <a href="#main" class="skip-link">
         {t("app.skipToContent") as "safe"}
       </a>
-      <div
-        id="offline-banner"
-        role="status"
-        hidden
-        class="sticky top-0 z-40 bg-yellow-300 text-yellow-950 text-sm font-medium px-4 py-2 text-center"
-      >
+      <div id="offline-banner" role="status" hidden class="offline-banner">
         {t("shell.offline") as "safe"}
       </div>
     </>
