@@ -154,6 +154,10 @@ export function createApp(options: AppOptions) {
   deps.payments = outsideWriteTransactions(options.payments ?? makePaymentProvider({ config: options.config, db: options.db, events: deps.paymentEvents, now: deps.now }), "a payment provider's call");
   // The runner hands `deps` to the jobs it runs, so it is made once the rest exists.
   deps.jobs = new JobRunner(deps);
+  // Complete now, and frozen: the framework merges each feature's decorations into the app's, and
+  // walks into any object it may still change. `deps` reaches the whole database schema and every
+  // service, and that walk, once per feature, was most of a start-up (decision 0039).
+  Object.freeze(deps);
   const stripe = deps.payments.name === "stripe" ? options.config.stripe : undefined;
   const csp = contentSecurityPolicy(options.config, deps.storage.uploadOrigin, stripe ? stripeHostedOrigins(stripe) : [], !!stripe);
   const publicOrigin = new URL(options.config.publicUrl).origin;
@@ -201,7 +205,7 @@ export function createApp(options: AppOptions) {
     // reads its own raw body once its signed URL is checked.
     .onParse({ as: "global" }, bodyParser(RAW_BODY_ROUTES))
     .onBeforeHandle({ as: "global" }, async ({ request, body, server }) => {
-      const state = await requestState(deps, request, server?.requestIP(request)?.address);
+      const state = await requestState(deps, request, () => server?.requestIP(request)?.address);
       const path = new URL(request.url).pathname;
 
       if (!SAFE_METHODS.has(request.method)) {

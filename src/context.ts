@@ -49,16 +49,16 @@ export const isFileRequest = (request: Request) =>
  * Reads the session and language once per request, whichever hook asks first. Files and probes
  * (`isFileRequest`) get the language only: no session lookup.
  */
-export function requestState(deps: Deps, request: Request, ip?: string): Promise<RequestState> {
+export function requestState(deps: Deps, request: Request, ipOf?: () => string | undefined): Promise<RequestState> {
   let state: Promise<RequestState> | undefined = cache.get(request);
   if (!state) {
-    state = readState(deps, request, ip, !isFileRequest(request));
+    state = readState(deps, request, ipOf, !isFileRequest(request));
     cache.set(request, state);
   }
   return state;
 }
 
-async function readState(deps: Deps, request: Request, ip: string | undefined, withSession: boolean): Promise<RequestState> {
+async function readState(deps: Deps, request: Request, ipOf: (() => string | undefined) | undefined, withSession: boolean): Promise<RequestState> {
   // What other processes committed before this request began is what its kept reads see (db/client.ts).
   if (withSession) await seeOtherConnections(deps.db);
   const cookies = parseCookies(request.headers.get("cookie"));
@@ -70,7 +70,8 @@ async function readState(deps: Deps, request: Request, ip: string | undefined, w
     acceptLanguage: request.headers.get("accept-language"),
     fallback: deps.config.defaultLanguage,
   });
-  const forwarded = deps.config.trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
+  // The caller's address is read when something asks for it (limits, reports), not for every page.
+  let ip: string | undefined;
   return {
     user: loaded?.user ?? null,
     session: loaded?.session ?? null,
@@ -79,7 +80,10 @@ async function readState(deps: Deps, request: Request, ip: string | undefined, w
     cookies,
     locale,
     t: translator(locale),
-    ip: forwarded || ip || "local",
+    get ip() {
+      const forwarded = deps.config.trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
+      return (ip ??= forwarded || ipOf?.() || "local");
+    },
   };
 }
 
@@ -128,7 +132,7 @@ export function context(deps: Deps) {
   return new Elysia({ name: "offline.context", seed: deps.id })
     .decorate("deps", deps)
     .resolve({ as: "global" }, async ({ request, server }) => {
-      const state = await requestState(deps, request, server?.requestIP(request)?.address);
+      const state = await requestState(deps, request, () => server?.requestIP(request)?.address);
       const render: Render = (screen, init) => renderPage(deps, state, request, screen, init);
       const sendTo: SendTo = (location, toast, headers) => {
         const h = new Headers(headers);
