@@ -1,31 +1,41 @@
 /**
  * `bun run bench`: the real server under load, against the pages guests load most.
  *
- * Starts `src/server.ts` on a temporary database of 10,000 generated activities (plus the demo),
- * signs in the demo guest, and measures with 50 concurrent connections (autocannon, in a Node
- * process of its own), in alternating rounds: a hello-world route on a bare Elysia app in the
- * same kind of process (the ceiling), the signed-in browse page, an activity page and
- * `/api/activities`. Then it grows the database to 100,000 activities, restarts the server and
- * measures browse again. It checks the budgets and prints PASS/FAIL for each:
+ * Starts `src/server.ts` on a temporary database of 10,000 generated activities (plus the demo
+ * and a crowd of 100 signed-in people), and measures with 50 concurrent connections (autocannon,
+ * in a Node process of its own) sending a browser's Accept-Encoding, in alternating rounds; each
+ * figure is the median of the rounds:
+ * - a hello-world route on a bare Elysia app in the same kind of process (the ceiling);
+ * - the crowd: browse (5 cities × 16 category filters) and the activity page (200 activities),
+ *   each request from a different signed-in person and page, drawn at random;
+ * - one person: the demo guest asking for the same browse page, the same activity page and
+ *   `/api/activities` again and again.
+ * Then it grows the database to 100,000 activities, restarts the server and measures browse again,
+ * then starts the single binary on that database (cold start). It checks the budgets and prints
+ * PASS/FAIL for each:
  * - first HTML of landing, browse, activity page, profile and host dashboard ≤ 14 KB compressed;
+ *   the browse page (20 cards) ≤ 20 KB before compression;
  * - the browse statements use the browse indexes (no full scan, no sort);
- * - signed-in browse ≥ 5 % of the ceiling's requests/s with p99 < 25 ms, and the activity page
- *   and the API at least as good;
- * - browse with 100,000 activities ≥ 80 % of its rate with 10,000.
+ * - the crowd's browse and activity page ≥ 20 % of the ceiling's requests/s with p99 < 25 ms and
+ *   no errors; one person's pages and the API ≥ 5 % with p99 < 25 ms;
+ * - browse with 100,000 activities ≥ 80 % of its rate with 10,000, for the crowd and one person;
+ * - the single binary answers its first request < 500 ms after it starts (median of 5).
  * Then the live chat (scripts/bench-live.ts): 1,000 WebSocket clients in 500 conversations on one
- * process, a steady rate of messages, their delivery delay to the other participant (p99 < 50 ms)
- * and the server's memory per connection.
+ * process, a steady rate of messages, their delivery delay to the other participant (p99 < 50 ms),
+ * the server's memory per connection and in all (< 150 MB).
  * Exits non-zero when one fails.
- *   --only pages|live  run one section (pages: everything but the live chat)
+ *   --only pages|start|live  run one section (pages: everything before the cold start)
  *   --postgres       on PostgreSQL (a throwaway cluster, Debian's postgresql) instead of SQLite
  *   --activities N   activities for the first part (default 10000)
  *   --large N        activities for the second part (default 100000)
+ *   --crowd N        signed-in people of the crowd (default 100)
  *   --rounds N       alternating rounds (default 3; the live section's rounds too)
  *   --seconds N      seconds per measurement (default 4)
  *   --connections N  concurrent connections (default 50)
  *   --live-pairs N   two-person conversations of the live section (default 500: 1,000 clients)
  *   --live-rate N    messages per second it sends (default 200)
  *   --live-seconds N seconds it measures (default 10)
+ * BENCH_SERVER_FLAGS adds Bun flags to the server under load (e.g. "--cpu-prof-md --cpu-prof-dir=/tmp/prof").
  *
  * `bun scripts/bench.ts --hello PORT` is the ceiling: a bare Elysia app answering "Hello, world!".
  */
@@ -107,8 +117,8 @@ async function bench() {
   const LIVE_RATE = arg("live-rate", 200);
   const LIVE_SECONDS = arg("live-seconds", 10);
   const only = process.argv.indexOf("--only");
-  const sections = new Set(only >= 0 ? [process.argv[only + 1]] : ["pages", "live"]);
-  if (![...sections].every((s) => s === "pages" || s === "live")) throw new Error("--only takes pages or live");
+  const sections = new Set(only >= 0 ? [process.argv[only + 1]] : ["pages", "start", "live"]);
+  if (![...sections].every((s) => s === "pages" || s === "start" || s === "live")) throw new Error("--only takes pages, start or live");
   const CROWD = arg("crowd", 100);
   const HTML_BUDGET = 14 * 1024;
   const BROWSE_RAW_BUDGET = 20 * 1024;
@@ -130,6 +140,50 @@ async function bench() {
     cleanup();
     process.exit(130);
   });
+
+  /**
+   * The single binary started on the database the pages were measured on (or a new one of
+   * ACTIVITIES activities): the time from starting the process to its first answer to /health.
+   */
+  async function coldStart(seeded: boolean) {
+    const COLD_BUDGET_MS = 500;
+    const RUNS = 5;
+    if (!seeded) {
+      const db = await openBenchDb(dataDir);
+      await seedDemo(db);
+      await seedGeneratedActivities(db, ACTIVITIES);
+      await closeDb(db);
+    }
+    const root = join(import.meta.dir, "..");
+    const build = Bun.spawn([process.execPath, "scripts/build.ts", "--compile"], { cwd: root, stdout: "ignore", stderr: "inherit" });
+    if ((await build.exited) !== 0) throw new Error("building the single binary failed");
+    console.log(`\nCold start of the single binary (dist/offline) on the existing database, ${RUNS} runs:`);
+    const times: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const port = 3990 + run;
+      const started = performance.now();
+      const server = Bun.spawn([join(root, "dist/offline")], {
+        env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: `http://127.0.0.1:${port}`, DEMO_DATA: "false", NODE_ENV: "production", ...serverDatabase() },
+        stdout: "ignore",
+        stderr: "inherit",
+      });
+      children.push(server);
+      for (;;) {
+        try {
+          if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) break;
+        } catch {}
+        if (server.exitCode !== null) throw new Error("the single binary stopped before answering");
+        await Bun.sleep(2);
+      }
+      times.push(performance.now() - started);
+      server.kill();
+      await server.exited;
+    }
+    const sorted = [...times].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)]!;
+    console.log(`  ${times.map((t) => `${t.toFixed(0)} ms`).join(", ")}`);
+    check(`cold start < ${COLD_BUDGET_MS} ms`, median < COLD_BUDGET_MS, `median ${median.toFixed(0)} ms of ${RUNS} (process start to its first answer)`);
+  }
 
   /** The pages under load, against 10,000 then 100,000 activities. */
   async function pages() {
@@ -270,6 +324,7 @@ async function bench() {
   console.log(`Offline bench on ${engineName}, ${cpus().length} CPU cores (${cpus()[0]?.model.trim()}), Bun ${Bun.version}`);
   try {
     if (sections.has("pages")) await pages();
+    if (sections.has("start")) await coldStart(sections.has("pages"));
     if (sections.has("live")) await benchLive({ pairs: LIVE_PAIRS, rate: LIVE_RATE, seconds: LIVE_SECONDS, rounds: ROUNDS, children, check });
   } finally {
     cleanup();
@@ -315,7 +370,6 @@ function crowdRequests(paths: string[], tokens: string[], cookieName: string): C
 }
 
 async function startServer(dataDir: string, port: number, children: Subprocess[]) {
-  // BENCH_SERVER_FLAGS: Bun flags for the server under load, e.g. "--cpu-prof-md --cpu-prof-dir=/tmp/prof".
   const flags = process.env.BENCH_SERVER_FLAGS?.split(" ").filter(Boolean) ?? [];
   const server = Bun.spawn([process.execPath, ...flags, "src/server.ts"], {
     cwd: join(import.meta.dir, ".."),

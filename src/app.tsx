@@ -156,7 +156,7 @@ export function createApp(options: AppOptions) {
   deps.jobs = new JobRunner(deps);
   // Complete now, and frozen: the framework merges each feature's decorations into the app's, and
   // walks into any object it may still change. `deps` reaches the whole database schema and every
-  // service, and that walk, once per feature, was most of a start-up (decision 0039).
+  // service, and that walk, once per feature, was most of a start-up (decision 0040).
   Object.freeze(deps);
   const stripe = deps.payments.name === "stripe" ? options.config.stripe : undefined;
   const csp = contentSecurityPolicy(options.config, deps.storage.uploadOrigin, stripe ? stripeHostedOrigins(stripe) : [], !!stripe);

@@ -135,14 +135,14 @@ function compressDynamic(body: Uint8Array, encoding: Encoding): Uint8Array<Array
 }
 
 /**
- * A page made of kept parts, gzipped without compressing the kept parts again (decision 0039).
+ * A page made of kept parts, gzipped without compressing the kept parts again (decision 0040).
  * A gzip body is one DEFLATE stream, and a stream may be cut into pieces each ending on a byte
  * boundary (a sync flush) with no final block: such pieces, compressed on their own, follow one
- * another in one stream. So each kept piece is compressed once, the first time a page sends it,
- * at the best level; each answer compresses only its own text (a few hundred bytes: the person's
- * name, token and badge), joins the pieces, and ends the stream with an empty final block and the
+ * another in one stream. So each kept piece is compressed once, the first time a page sends it
+ * (at zlib's default level: level 9 made the browse page no smaller); each answer sends its own text as it is (a few hundred bytes: the person's name,
+ * token and badge), joins the pieces, and ends the stream with an empty final block and the
  * CRC-32 and length of the whole page. A crowd of different people asking for the same pages
- * then costs no compression beyond their own bytes.
+ * then costs no compression at all.
  */
 const deflatedPieces = new WeakMap<Kept, readonly Uint8Array[]>();
 const GZIP_HEADER = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
@@ -158,7 +158,7 @@ const STORE_BELOW = 2048;
 function deflatedOf(part: Kept): readonly Uint8Array[] {
   let pieces = deflatedPieces.get(part);
   if (!pieces) {
-    pieces = part.pieces.map((piece) => deflateRawSync(piece, { level: 9, memLevel: 9, finishFlush: constants.Z_SYNC_FLUSH }));
+    pieces = part.pieces.map((piece) => deflateRawSync(piece, { level: 6, finishFlush: constants.Z_SYNC_FLUSH }));
     deflatedPieces.set(part, pieces);
   }
   return pieces;
