@@ -52,6 +52,18 @@ const STEPS = 8;
 const AVAILABILITY_STEP = 7;
 const fill = (text: string, values: Record<string, string | number>) => text.replace(/\{(\w+)\}/g, (_, k: string) => String(values[k] ?? ""));
 
+const numberFormats = new Map<string, Intl.NumberFormat>();
+/**
+ * A number format, made the first time a step shows a number and kept: making one costs far more
+ * than using it (the first one a page makes, some 15 ms on a slow phone), and the first step shows none.
+ */
+function numberFormat(locale: string | undefined, options: Intl.NumberFormatOptions) {
+  const key = `${locale} ${JSON.stringify(options)}`;
+  let format = numberFormats.get(key);
+  if (!format) numberFormats.set(key, (format = new Intl.NumberFormat(locale, options)));
+  return format;
+}
+
 /** Cents from what was typed, or null when it is not a valid amount above zero. */
 function rateCents(rate: string): number | null {
   const text = rate.trim().replace(",", ".");
@@ -118,10 +130,9 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
   const hoursProblem =
     hoursMode === "any" ? null : !checked.ok ? fill(t[PROBLEM_TEXT[checked.problem]]!, { day: days[checked.day]! }) : checked.hours.every((d) => !d.length) ? t.hoursEmpty! : null;
 
-  const money = (cents: number) => new Intl.NumberFormat(t.locale, { style: "currency", currency: "USD" }).format(cents / 100);
+  const money = (cents: number) => numberFormat(t.locale, { style: "currency", currency: "USD" }).format(cents / 100);
   // "1.5 h" in English, "1,5 h" in French, as the server writes it (views/activities/Detail.tsx).
-  const decimal = new Intl.NumberFormat(t.locale, { maximumFractionDigits: 1 });
-  const duration = (m: number) => (m < 60 ? fill(t.minutes!, { n: m }) : fill(t.hours!, { n: decimal.format(m / 60) }));
+  const duration = (m: number) => (m < 60 ? fill(t.minutes!, { n: m }) : fill(t.hours!, { n: numberFormat(t.locale, { maximumFractionDigits: 1 }).format(m / 60) }));
 
   const valid = [
     Boolean(a.category),

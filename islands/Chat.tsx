@@ -388,4 +388,8 @@ function Bubble(props: { mine: boolean; id: string; content: string; pending?: b
   );
 }
 
-export const mount = mountWith(Chat);
+// The stamps' formatters are made before the first render, in a task of their own (islands/mount.ts).
+export const mount = mountWith(Chat, ({ messages, locale, timeZone }) => {
+  const now = Date.now();
+  for (const m of messages) messageStamp(locale, Date.parse(m.createdAt), now, timeZone);
+});

@@ -34,12 +34,34 @@ const utc = (date: string) => {
 };
 
 /**
+ * The picker's formatters, made once per language: making an Intl formatter costs far more than
+ * using one, and a month's calendar uses them some sixty times per render.
+ */
+const formatters = new Map<string, ReturnType<typeof makeFormatters>>();
+function makeFormatters(locale: "en" | "fr") {
+  const intl = locale === "fr" ? "fr-FR" : "en-US";
+  const unit = (unit: "minute" | "hour") => new Intl.NumberFormat(locale, { style: "unit", unit, unitDisplay: "narrow" });
+  const weekday = new Intl.DateTimeFormat(intl, { weekday: "narrow", timeZone: "UTC" });
+  return {
+    weekdays: Array.from({ length: 7 }, (_, i) => weekday.format(Date.UTC(2024, 0, 1 + i))),
+    hour: new Intl.DateTimeFormat(intl, { hour: "numeric", minute: "2-digit", hour12: locale !== "fr", timeZone: "UTC" }),
+    minutes: unit("minute"),
+    hours: unit("hour"),
+    money: new Intl.NumberFormat(intl, { style: "currency", currency: "USD", minimumFractionDigits: 2 }),
+    month: new Intl.DateTimeFormat(intl, { month: "long", year: "numeric", timeZone: "UTC" }),
+    fullDate: new Intl.DateTimeFormat(intl, { dateStyle: "full", timeZone: "UTC" }),
+    shortDate: new Intl.DateTimeFormat(intl, { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" }),
+  };
+}
+const formattersFor = (locale: "en" | "fr") => formatters.get(locale) ?? formatters.set(locale, makeFormatters(locale)).get(locale)!;
+
+/**
  * The date-time screen's picker: a one-month calendar (today to the activity's horizon, days
  * with nothing to offer greyed out), hourly start times with taken ones disabled, and half-hour durations within the host's range. It posts the
  * same form as the server-rendered fallback it replaces, so the server checks everything again.
  */
 function DateTimePicker(p: DateTimePickerProps) {
-  const intl = p.locale === "fr" ? "fr-FR" : "en-US";
+  const f = formattersFor(p.locale);
   const [date, setDate] = useState(p.selected.date);
   const [time, setTime] = useState(p.selected.time);
   const [minutes, setMinutes] = useState(p.selected.durationMinutes);
@@ -67,23 +89,23 @@ function DateTimePicker(p: DateTimePickerProps) {
   const daysInMonth = new Date(Date.UTC(y, m, 0)).getUTCDate();
   const lead = (firstDay.getUTCDay() + 6) % 7; // weeks start on Monday
   const cells: (string | null)[] = [...Array.from({ length: lead }, () => null), ...Array.from({ length: daysInMonth }, (_, i) => `${month}-${pad(i + 1)}`)];
-  const weekdays = Array.from({ length: 7 }, (_, i) => new Intl.DateTimeFormat(intl, { weekday: "narrow", timeZone: "UTC" }).format(Date.UTC(2024, 0, 1 + i)));
+  const weekdays = f.weekdays;
   const monthIndex = months.indexOf(month);
 
   const hours = Array.from({ length: p.lastHour - p.firstHour + 1 }, (_, i) => p.firstHour + i);
-  const hourText = (h: number) => new Intl.DateTimeFormat(intl, { hour: "numeric", minute: "2-digit", hour12: p.locale !== "fr", timeZone: "UTC" }).format(Date.UTC(2000, 0, 1, h));
+  const hourText = (h: number) => f.hour.format(Date.UTC(2000, 0, 1, h));
   // As the server's fallback writes them (views/bookings/Parts.tsx durationLabel): "1.5h", "1,5h".
-  const label = (mins: number) => new Intl.NumberFormat(p.locale, { style: "unit", unit: mins < 60 ? "minute" : "hour", unitDisplay: "narrow" }).format(mins < 60 ? mins : mins / 60);
+  const label = (mins: number) => (mins < 60 ? f.minutes.format(mins) : f.hours.format(mins / 60));
   const ready = date !== "" && time !== "" && minutes > 0 && !durationOff(minutes) && !startTaken(date, hourOf(time));
   const subtotal = Math.round((p.hourlyRateCents * minutes) / 60);
-  const money = new Intl.NumberFormat(intl, { style: "currency", currency: "USD", minimumFractionDigits: 2 }).format(subtotal / 100);
-  const browserZone = (() => {
+  const money = f.money.format(subtotal / 100);
+  const browserZone = useMemo(() => {
     try {
       return Intl.DateTimeFormat().resolvedOptions().timeZone;
     } catch {
       return p.zone;
     }
-  })();
+  }, [p.zone]);
 
   const chip = (on: boolean, disabled: boolean) =>
     `rounded-xl border px-2 py-2 text-sm font-medium ${on ? "border-brand-600 bg-brand-600 text-white" : `border-line bg-surface ${disabled ? "" : "hover:bg-sunken"}`} ${disabled ? "cursor-not-allowed opacity-40 line-through" : ""}`;
@@ -103,7 +125,7 @@ function DateTimePicker(p: DateTimePickerProps) {
             ‹
           </button>
           <span className="font-medium" aria-live="polite">
-            {new Intl.DateTimeFormat(intl, { month: "long", year: "numeric", timeZone: "UTC" }).format(firstDay)}
+            {f.month.format(firstDay)}
           </span>
           <button type="button" className="btn btn-ghost px-2.5" aria-label={p.texts.nextMonth} disabled={monthIndex >= months.length - 1} onClick={() => setMonth(months[monthIndex + 1]!)}>
             ›
@@ -123,7 +145,7 @@ function DateTimePicker(p: DateTimePickerProps) {
                 data-date={d}
                 disabled={!available.has(d)}
                 aria-pressed={d === date}
-                aria-label={new Intl.DateTimeFormat(intl, { dateStyle: "full", timeZone: "UTC" }).format(utc(d))}
+                aria-label={f.fullDate.format(utc(d))}
                 onClick={() => chooseDate(d)}
                 className={`h-9 rounded-lg text-sm ${d === date ? "bg-brand-600 font-semibold text-white" : available.has(d) ? "hover:bg-sunken" : "text-muted opacity-40"}`}
               >
@@ -171,7 +193,7 @@ function DateTimePicker(p: DateTimePickerProps) {
           {p.texts.total
             .replace("{duration}", p.durationTexts[minutes] ?? "")
             .replace("{price}", money)
-            .replace("{date}", new Intl.DateTimeFormat(intl, { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" }).format(utc(date)))
+            .replace("{date}", f.shortDate.format(utc(date)))
             .replace("{time}", hourText(hourOf(time)))}
         </p>
       ) : null}
@@ -182,4 +204,5 @@ function DateTimePicker(p: DateTimePickerProps) {
   );
 }
 
-export const mount = mountWith(DateTimePicker);
+// Its formatters are made before the first render, in a task of their own (islands/mount.ts).
+export const mount = mountWith(DateTimePicker, (p) => void formattersFor(p.locale));
