@@ -102,12 +102,21 @@ export function serverAndBrowser(opts: Parameters<typeof startServer>[0] & { bef
 
 /**
  * Waits until the page has loaded and every island on it has mounted and rendered (islands/loader.ts
- * marks each `data-mounted`): the page as a person sees it, for checks of layout and
+ * marks each `data-mounted` once its first render is on the page): the page as a person sees it, for checks of layout and
  * accessibility. Unlike waiting for the network to fall idle, this costs no fixed half second.
+ * An island mounts once it nears the viewport, so each one is scrolled to, as a person would,
+ * and the page is scrolled back to its top. A hidden island (the create form's address while
+ * "later" is chosen) mounts when it is shown: it is not waited for.
  */
 export async function islandsRendered(page: Page) {
   await page.waitForLoadState("load");
-  await page.waitForFunction(() => [...document.querySelectorAll<HTMLElement>("[data-island]")].every((e) => e.dataset.mounted === "true" && e.childElementCount > 0));
+  const islands = await page.locator("[data-island]").elementHandles();
+  for (const island of islands) {
+    if (!(await island.evaluate((e) => (e as HTMLElement).getClientRects().length > 0))) continue;
+    await island.evaluate((e) => (e as HTMLElement).scrollIntoView({ block: "center" }));
+    await page.waitForFunction((e) => (e as HTMLElement).dataset.mounted === "true" && (e as HTMLElement).childElementCount > 0, island);
+  }
+  if (islands.length) await page.evaluate(() => window.scrollTo(0, 0));
 }
 
 const axeScript = join(root, "node_modules/axe-core/axe.min.js");
