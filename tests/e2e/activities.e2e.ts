@@ -200,6 +200,8 @@ test("the activity page keeps the address and a link when the map cannot load", 
   await signIn(page, "guest@offline.test");
   await page.getByText("Tennis lesson for beginners").click();
   await page.getByText("Central Park Tennis Center").waitFor();
+  // The map loads once it is scrolled into view.
+  await page.getByRole("link", { name: "Open in OpenStreetMap" }).scrollIntoViewIfNeeded();
   await page.locator('[data-map-state="failed"]').waitFor({ state: "attached", timeout: 15000 });
   expect(await page.getByRole("link", { name: "Open in OpenStreetMap" }).getAttribute("href")).toContain("Central%20Park%20Tennis%20Center");
   expect(await page.getByRole("link", { name: "Request & Pay" }).isVisible()).toBe(true);
@@ -226,6 +228,7 @@ test("text that looks like HTML: the map and the edit wizard still mount, with t
 
   await page.goto(`${env.server.url}/activity/${id}`);
   await page.getByRole("heading", { name: title }).waitFor();
+  await page.getByRole("link", { name: "Open in OpenStreetMap" }).scrollIntoViewIfNeeded();
   await page.locator("[data-map-state]").waitFor({ state: "attached", timeout: 15000 }); // the map island mounted
   const props = await page.locator('[data-island="ActivityMap"]').evaluate((el) => JSON.parse((el as HTMLElement).dataset.props!) as Record<string, unknown>);
   expect(props.injected).toBeUndefined();
@@ -248,9 +251,21 @@ test("with a reachable tile server the map shows the meeting point", async () =>
   const server = await startServer({ env: maps.env });
   const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
   await signInAs(page, server.url, "guest@offline.test");
+  const requested: string[] = [];
+  page.on("request", (r) => void requested.push(new URL(r.url()).pathname));
   await page.getByText("Tennis lesson for beginners").click();
+  // A screen ahead of the viewport the island mounts with an empty box; the geocoder, Leaflet, its
+  // stylesheet and the tiles wait until the box is scrolled into view.
+  await page.locator('[data-map-state="loading"]').waitFor({ state: "attached", timeout: 15000 });
+  expect(maps.searches).toEqual([]);
+  expect(await page.locator('link[rel="stylesheet"][href*="leaflet"]').count()).toBe(0);
+  const before = requested.length;
+  await page.getByRole("link", { name: "Open in OpenStreetMap" }).scrollIntoViewIfNeeded();
   await page.locator('[data-map-state="ready"]').waitFor({ timeout: 15000 });
   expect(await page.locator(".leaflet-tile-loaded").count()).toBeGreaterThan(0);
+  const afterScrolling = requested.slice(before);
+  expect(afterScrolling.some((p) => p.endsWith(".js"))).toBe(true); // Leaflet's chunk
+  expect(afterScrolling.some((p) => p.includes("leaflet") && p.endsWith(".css"))).toBe(true);
   await expectAccessible(page, "activity page with its map");
   expect(maps.searches.some((q) => q.startsWith("Central Park Tennis Center"))).toBe(true);
   await page.close();

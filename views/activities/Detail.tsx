@@ -53,7 +53,7 @@ export function ActivityDetail(props: ActivityPageProps & { page: object; hour: 
     <ActivityBody {...props} view={kept} own={own} />
   ));
   return (
-    <AppLayout view={view} title={activity.title} stylesheets={[view.assets.leafletCss]}>
+    <AppLayout view={view} title={activity.title}>
       {body as "safe"}
     </AppLayout>
   );
@@ -153,7 +153,7 @@ function ActivityBody({ view, own, activity, host, rating, reviews, maps, dialog
           <div class="mt-3">
             <Island
               name="ActivityMap"
-              props={{ query, zoom: exact ? 16 : 12, tileUrl: maps.tileUrl, geocoderUrl: maps.geocoderUrl, attribution: maps.attribution, label: t("activity.map") }}
+              props={{ query, zoom: exact ? 16 : 12, tileUrl: maps.tileUrl, geocoderUrl: maps.geocoderUrl, attribution: maps.attribution, label: t("activity.map"), stylesheet: view.assets.leafletCss }}
             />
           </div>
           <a href={osmLink} class="link mt-2 inline-block text-sm" rel="noopener noreferrer" target="_blank" safe>
