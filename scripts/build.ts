@@ -1,6 +1,8 @@
 /**
  * Builds what the browser loads, into build/public/assets with content hashes:
- *   - the page script (islands/loader.ts) with each island and React in split chunks,
+ *   - the page script (islands/loader.ts) with each island (islands/*.tsx, named after it) and
+ *     React in split chunks; the manifest lists each island's files (its own and every chunk it
+ *     imports), which a screen whose island is needed at once links as modulepreload,
  *   - the stylesheet: public/base.css plus UnoCSS utilities generated from views/ and islands/,
  *   - htmx, copied from its package,
  *   - the service worker (islands/worker/sw.ts) as build/public/sw.js, with the names above,
@@ -35,9 +37,11 @@ const emit = (name: string, ext: string, data: string | Uint8Array) => {
   return `/assets/${fileName}`;
 };
 
-// 1. Scripts.
+// 1. Scripts. Each island is an entry point too, so its file carries its name for the manifest.
+const islandEntries: string[] = [];
+for await (const file of new Glob("islands/*.tsx").scan(root)) islandEntries.push(join(root, file));
 const result = await Bun.build({
-  entrypoints: [join(root, "islands/loader.ts")],
+  entrypoints: [join(root, "islands/loader.ts"), ...islandEntries.sort()],
   outdir: outDir,
   target: "browser",
   format: "esm",
@@ -53,11 +57,16 @@ if (!result.success) {
   process.exit(1);
 }
 let loader: string | null = null;
+const islandFiles: Record<string, string> = {};
 for (const output of result.outputs) {
   const name = basename(output.path);
   files[`/assets/${name}`] = relative(root, output.path);
-  if (output.kind === "entry-point") loader = `/assets/${name}`;
+  if (output.kind !== "entry-point") continue;
+  const entry = name.replace(/-[a-z0-9]+\.js$/, "");
+  if (entry === "loader") loader = `/assets/${name}`;
+  else islandFiles[entry] = `/assets/${name}`;
 }
+if (!loader) throw new Error("the build made no page script");
 
 // 2. Styles: every class name used in views and islands.
 const uno = await createGenerator(unoConfig);
@@ -75,10 +84,7 @@ const leafletCss = emit("leaflet", "css", await Bun.file(join(root, "node_module
 // 3. htmx, served from our own files.
 const htmx = emit("htmx", "js", await Bun.file(join(root, "node_modules/htmx.org/dist/htmx.min.js")).bytes());
 
-writeFileSync(join(root, "build/manifest.json"), JSON.stringify({ css, loader, htmx, leafletCss, files }, null, 2));
-
-// 4. The service worker, at the site's root (/sw.js), told the shell's hashed names to store on
-// install and a version that changes with any of them, with its own code, or with a shipped image.
+/** Every file `asset` imports statically, directly or not (not what it imports on demand). */
 const staticImports = (asset: string, seen = new Set<string>()): Set<string> => {
   const code = readFileSync(join(root, files[asset]!), "utf8");
   for (const m of code.matchAll(/\bimport\s*(?:[\w$*{}\s,]+from\s*)?"(\/assets\/[^"]+\.js)"/g)) {
@@ -86,11 +92,18 @@ const staticImports = (asset: string, seen = new Set<string>()): Set<string> => 
   }
   return seen;
 };
+// Per island, the files its mount needs: its own, then what it imports (React among them).
+const islands = Object.fromEntries(Object.entries(islandFiles).map(([name, file]) => [name, [file, ...staticImports(file)]]));
+
+writeFileSync(join(root, "build/manifest.json"), JSON.stringify({ css, loader, htmx, leafletCss, islands, files }, null, 2));
+
+// 4. The service worker, at the site's root (/sw.js), told the shell's hashed names to store on
+// install and a version that changes with any of them, with its own code, or with a shipped image.
 const precache = [
   css,
   htmx,
-  loader!,
-  ...staticImports(loader!),
+  loader,
+  ...staticImports(loader),
   ...["icon.svg", "icon-192.png", "icon-512.png", "badge-96.png"].map((name) => `/static/${name}`),
   ...locales.map((lang) => `/offline?lang=${lang}`),
 ];

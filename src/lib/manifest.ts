@@ -6,12 +6,14 @@ export interface AssetManifest {
   loader: string | null;
   htmx: string | null;
   leafletCss: string | null;
+  /** Per island (islands/*.tsx), the files its mount loads: its own first, then what it imports. */
+  islands: Record<string, string[]>;
   /** Every built file: URL path to project-relative file path. */
   files: Record<string, string>;
 }
 
 export async function loadManifest(): Promise<AssetManifest> {
   const file = assetFile("build/manifest.json");
-  if (!file) return { css: null, loader: null, htmx: null, leafletCss: null, files: {} };
+  if (!file) return { css: null, loader: null, htmx: null, leafletCss: null, islands: {}, files: {} };
   return (await file.json()) as AssetManifest;
 }

@@ -101,7 +101,7 @@ export function ActivityWizardPage({ view, activity, city, country, maps }: { vi
   };
   const title = activity ? t("wizard.editTitle") : t("wizard.title");
   return (
-    <Document view={view} title={title}>
+    <Document view={view} title={title} preload={["ActivityWizard"]}>
       <main id="main" class="mx-auto max-w-md px-5 py-4">
         <h1 class="sr-only" safe>
           {title}
