@@ -105,7 +105,7 @@ describe("activity screens", () => {
     const id = await create(value, "Tennis");
     const html = await (await viewer.get(`/activity/${id}`)).text();
     const props = islandProps(html, "ActivityMap");
-    expect(Object.keys(props).sort()).toEqual(["attribution", "geocoderUrl", "label", "query", "tileUrl", "zoom"]);
+    expect(Object.keys(props).sort()).toEqual(["attribution", "geocoderUrl", "label", "query", "stylesheet", "tileUrl", "zoom"]);
     expect(props.query).toBe(`${value}, Paris, France`);
   });
 
