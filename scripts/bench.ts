@@ -160,7 +160,10 @@ async function bench() {
     console.log(`\nCold start of the single binary (dist/offline) on the existing database, ${RUNS} runs:`);
     const times: number[] = [];
     for (let run = 0; run < RUNS; run++) {
-      const port = 3990 + run;
+      // A port no earlier run still holds: the answer must come from this process.
+      const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+      const port = probe.port!;
+      await probe.stop(true);
       const started = performance.now();
       const server = Bun.spawn([join(root, "dist/offline")], {
         env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: `http://127.0.0.1:${port}`, DEMO_DATA: "false", NODE_ENV: "production", ...serverDatabase() },

@@ -237,7 +237,7 @@ export function ActivityCardView({ view, card }: { view: KeptView; card: Activit
         <span safe>{ratingLabel(t, card.rating)}</span>
       </div>
       <div>
-        <Avatar photo={card.host.photo} name={card.host.firstName} size={24} />
+        <Avatar photo={card.host.photo} name={card.host.firstName} size="css" />
         <span safe>{nameAndAge(card.host.firstName, card.host.age)}</span>
       </div>
     </a>

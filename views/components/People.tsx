@@ -30,11 +30,18 @@ export function ChipSection({ title, items, level = 2 }: { title: string; items:
   );
 }
 
-/** A round photo, or the person's initial when there is none. */
-export function Avatar({ photo, name, size = 40 }: { photo?: string | null; name?: string | null; size?: number }) {
-  const style = `width:${size}px;height:${size}px`;
+/**
+ * A round photo, or the person's initial when there is none. `size: "css"`: the stylesheet sizes
+ * it (the browse cards, twenty to a page, public/base.css), so the page does not repeat it.
+ */
+export function Avatar({ photo, name, size = 40 }: { photo?: string | null; name?: string | null; size?: number | "css" }) {
+  const style = size === "css" ? undefined : `width:${size}px;height:${size}px`;
   return photo ? (
-    <img src={photoUrl(photo, "thumb")!} alt="" width={String(size)} height={String(size)} class="avatar" />
+    size === "css" ? (
+      <img src={photoUrl(photo, "thumb")!} alt="" class="avatar" />
+    ) : (
+      <img src={photoUrl(photo, "thumb")!} alt="" width={String(size)} height={String(size)} class="avatar" />
+    )
   ) : (
     <span class="flex shrink-0 items-center justify-center rounded-full bg-brand-100 font-semibold text-brand-700" style={style} aria-hidden="true" safe>
       {(name ?? "?").slice(0, 1).toUpperCase()}
