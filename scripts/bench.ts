@@ -171,13 +171,7 @@ async function bench() {
         stderr: "inherit",
       });
       children.push(server);
-      for (;;) {
-        try {
-          if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) break;
-        } catch {}
-        if (server.exitCode !== null) throw new Error("the single binary stopped before answering");
-        await Bun.sleep(2);
-      }
+      await waitFor(`http://127.0.0.1:${port}/health`, 2);
       times.push(performance.now() - started);
       server.kill();
       await server.exited;

@@ -81,8 +81,7 @@ async function readState(deps: Deps, request: Request, ipOf: (() => string | und
     locale,
     t: translator(locale),
     get ip() {
-      const forwarded = deps.config.trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
-      return (ip ??= forwarded || ipOf?.() || "local");
+      return (ip ??= (deps.config.trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined) || ipOf?.() || "local");
     },
   };
 }

@@ -139,10 +139,10 @@ function compressDynamic(body: Uint8Array, encoding: Encoding): Uint8Array<Array
  * A gzip body is one DEFLATE stream, and a stream may be cut into pieces each ending on a byte
  * boundary (a sync flush) with no final block: such pieces, compressed on their own, follow one
  * another in one stream. So each kept piece is compressed once, the first time a page sends it
- * (at zlib's default level: level 9 made the browse page no smaller); each answer sends its own text as it is (a few hundred bytes: the person's name,
- * token and badge), joins the pieces, and ends the stream with an empty final block and the
- * CRC-32 and length of the whole page. A crowd of different people asking for the same pages
- * then costs no compression at all.
+ * (at zlib's default level: level 9 made the browse page no smaller); each answer sends its own
+ * text as it is (a few hundred bytes: the person's name, token and badge), joins the pieces, and
+ * ends the stream with an empty final block and the CRC-32 and length of the whole page. A crowd
+ * of different people asking for the same pages then costs no compression at all.
  */
 const deflatedPieces = new WeakMap<Kept, readonly Uint8Array[]>();
 const GZIP_HEADER = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
@@ -227,8 +227,8 @@ export function splicedGzip(html: string, csrf: string | null): Uint8Array<Array
  * A page's bytes for this request (src/lib/html/fragments.ts `pageBytes`), compressed when the
  * browser accepts it and the page is 1 KB or more. A page made of kept parts is gzipped by
  * joining their compressed pieces (`splicedGzip`) when the browser takes gzip as readily as
- * brotli, as every browser does. The same person's same page again (same text, same kept parts,
- * same token) reuses its compressed bytes without writing the page out.
+ * brotli, as every browser does. Otherwise the same person's same page again (same text, same
+ * kept parts, same token) reuses its compressed bytes without writing the page out.
  */
 export function compressedPage(request: Request, html: string, csrf: string | null): { body: Uint8Array<ArrayBuffer>; encoding: Encoding | null } {
   const spliced = hasKeptParts(html);

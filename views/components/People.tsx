@@ -35,13 +35,10 @@ export function ChipSection({ title, items, level = 2 }: { title: string; items:
  * it (the browse cards, twenty to a page, public/base.css), so the page does not repeat it.
  */
 export function Avatar({ photo, name, size = 40 }: { photo?: string | null; name?: string | null; size?: number | "css" }) {
-  const style = size === "css" ? undefined : `width:${size}px;height:${size}px`;
+  const px = size === "css" ? undefined : String(size);
+  const style = px && `width:${px}px;height:${px}px`;
   return photo ? (
-    size === "css" ? (
-      <img src={photoUrl(photo, "thumb")!} alt="" class="avatar" />
-    ) : (
-      <img src={photoUrl(photo, "thumb")!} alt="" width={String(size)} height={String(size)} class="avatar" />
-    )
+    <img src={photoUrl(photo, "thumb")!} alt="" width={px} height={px} class="avatar" />
   ) : (
     <span class="flex shrink-0 items-center justify-center rounded-full bg-brand-100 font-semibold text-brand-700" style={style} aria-hidden="true" safe>
       {(name ?? "?").slice(0, 1).toUpperCase()}
