@@ -1,4 +1,3 @@
-import { html } from "@elysiajs/html";
 import { Elysia } from "elysia";
 import { timingSafeEqual } from "node:crypto";
 import { outsideWriteTransactions } from "../db/client";
@@ -124,6 +123,22 @@ export function permissionsPolicy(stripeJs: boolean) {
 /** Photos (`/objects/…`) are read by our own pages and service worker only (decision 0031). */
 const PHOTO_PATH = /^\/objects\//;
 
+/**
+ * Moves the headers set for this request (`set.headers`: the security headers) into the answer
+ * itself, as the framework would merge them: the answer's own headers win, cookies are added.
+ * The framework copies any answer while `set.headers` holds something (new headers, and a new
+ * answer reading the body as a stream); with it empty, the answer leaves as it is.
+ */
+function takeSetHeaders(headers: Headers, set: Record<string, string | number | string[] | undefined>) {
+  for (const key in set) {
+    const value = set[key];
+    delete set[key];
+    if (value === undefined) continue;
+    if (key.toLowerCase() === "set-cookie") for (const cookie of Array.isArray(value) ? value : [String(value)]) headers.append("Set-Cookie", cookie);
+    else if (!headers.has(key)) headers.set(key, Array.isArray(value) ? value.join(", ") : String(value));
+  }
+}
+
 /** Whether an answer starts a session (sign-in): it must not be stored either. */
 const startsSession = (response: Response, cookie: string) => response.headers.getSetCookie().some((c) => c.startsWith(`${cookie}=`) && !/;\s*Max-Age=0(?:;|$)/i.test(c));
 
@@ -184,7 +199,6 @@ export function createApp(options: AppOptions) {
   // with `npm start`), so it is turned off here, for every way the app is served; `error` is
   // Bun's last resort should anything still escape the app (decision 0031).
   const app = new Elysia({ websocket: LIVE_SOCKET_OPTIONS, serve: { development: false, error: bareServerError } })
-    .use(html({ autoDetect: false }))
     // Every request goes through this: an error that escaped Elysia's own handling (a handler
     // that returned a promise Elysia did not await, a failing error handler) still gets the
     // app's error page or JSON, never the runtime's.
@@ -250,7 +264,7 @@ export function createApp(options: AppOptions) {
     // (`no-store`): Back after signing out on a shared phone must not show it (decision 0031).
     // A signed-in person's browser also gets the `lang` cookie of the language they chose, when
     // it says another (`chosenLanguageCookie`), unless the answer sets it itself (/api/locale).
-    .mapResponse({ as: "global" }, async ({ request, responseValue }) => {
+    .mapResponse({ as: "global" }, async ({ request, responseValue, set }) => {
       if (!(responseValue instanceof Response)) return;
       let response = responseValue;
       const state = await requestState(deps, request).catch(() => null);
@@ -258,17 +272,16 @@ export function createApp(options: AppOptions) {
       const setsLanguage = response.headers.getSetCookie().some((c) => c.startsWith(`${deps.cookies.lang}=`));
       const language = state && !setsLanguage ? chosenLanguageCookie(deps, state) : null;
       const amend = (headers: Headers) => {
+        takeSetHeaders(headers, set.headers);
         if (personal) headers.set("Cache-Control", "no-store");
         if (language) headers.append("Set-Cookie", language);
       };
-      if (personal || language) {
-        try {
-          amend(response.headers);
-        } catch {
-          // Headers of a fetched answer are read-only: copied into a new answer.
-          response = new Response(response.body, response);
-          amend(response.headers);
-        }
+      try {
+        amend(response.headers);
+      } catch {
+        // Headers of a fetched answer are read-only: copied into a new answer.
+        response = new Response(response.body, response);
+        amend(response.headers);
       }
       return compressResponse(request, response);
     })
