@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { CSRF_SLOT, expandText, keep, pageBytes, remember, type KeptParts } from "../src/lib/html/fragments";
-import { compressedPage } from "../src/lib/compression";
+import { compressedPage, crc32Combine, crc32Shift, splicedGzip } from "../src/lib/compression";
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 const request = (acceptEncoding?: string, method = "GET") =>
@@ -86,6 +86,23 @@ describe("a page compressed from its own text", () => {
     expect(ben.body).not.toBe(first.body);
     expect(brotliDecompressSync(ben.body).toString()).toContain('value="tok-ben"');
     expect(brotliDecompressSync(ben.body).toString()).not.toContain("tok-ana");
+  });
+
+  test("decodes whatever the own text holds: none, long runs that are compressed, every kind of character", () => {
+    const long = `<main>${"<p>Ana’s own message, never kept: 🎾 çà.</p>".repeat(400)}</main>`;
+    for (const html of [String(body), `${body}${long}${body}`, `<p>ünïcödé ✓ 𝄞</p>${body}<p>${"x".repeat(70_000)}</p>`]) {
+      const gz = splicedGzip(html, "tok-ana");
+      expect(gunzipSync(gz).toString()).toBe(decode(pageBytes(html, "tok-ana")));
+    }
+  });
+
+  test("joins CRC-32s the way zlib does, for any lengths", () => {
+    const bytes = new TextEncoder().encode("The same for everyone who sees it. ".repeat(300));
+    for (const cut of [0, 1, 7, 8, 255, 4096, bytes.length - 1, bytes.length]) {
+      const a = bytes.subarray(0, cut);
+      const b = bytes.subarray(cut);
+      expect(crc32Combine(Bun.hash.crc32(a), Bun.hash.crc32(b), crc32Shift(b.length))).toBe(Bun.hash.crc32(bytes));
+    }
   });
 
   test("is sent as it is without Accept-Encoding, for HEAD, and under 1 KB", () => {

@@ -1,5 +1,5 @@
 import { brotliCompressSync, constants, deflateRawSync, gzipSync } from "node:zlib";
-import { eachPiece, hasKeptParts, pageBytes, type Kept } from "./html/fragments";
+import { eachPieceText, hasKeptParts, pageBytes, type Kept } from "./html/fragments";
 
 /**
  * Response compression. Neither Bun nor Elysia compresses, so the app does it in one place:
@@ -33,6 +33,19 @@ export function isCompressible(contentType: string | null): boolean {
  */
 export function negotiateEncoding(header: string | null, available: readonly Encoding[] = ["br", "gzip"]): Encoding | null {
   if (!header) return null;
+  // Browsers send a handful of different headers: each is read once (a long one every time).
+  if (header.length > 200) return chooseEncoding(header, available);
+  const key = `${available.join(",")} ${header}`;
+  const known = negotiated.get(key);
+  if (known !== undefined) return known;
+  const chosen = chooseEncoding(header, available);
+  if (negotiated.size >= 256) negotiated.clear();
+  negotiated.set(key, chosen);
+  return chosen;
+}
+const negotiated = new Map<string, Encoding | null>();
+
+function chooseEncoding(header: string, available: readonly Encoding[]): Encoding | null {
   const q = new Map<string, number>();
   for (const part of header.slice(0, 1000).split(",")) {
     const [name, ...params] = part.trim().toLowerCase().split(";");
@@ -144,7 +157,15 @@ function compressDynamic(body: Uint8Array, encoding: Encoding): Uint8Array<Array
  * ends the stream with an empty final block and the CRC-32 and length of the whole page. A crowd
  * of different people asking for the same pages then costs no compression at all.
  */
-const deflatedPieces = new WeakMap<Kept, readonly Uint8Array[]>();
+interface DeflatedPiece {
+  /** The piece compressed on its own, ending on a byte boundary. */
+  readonly bytes: Uint8Array;
+  /** The CRC-32 and length of the piece's own bytes, and the operator that moves a CRC past them (`crc32Shift`). */
+  readonly crc: number;
+  readonly length: number;
+  readonly shift: number;
+}
+const deflatedPieces = new WeakMap<Kept, readonly DeflatedPiece[]>();
 const GZIP_HEADER = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
 /** An empty fixed-Huffman block marked final: the stream's end after pieces that end on a byte boundary. */
 const FINAL_BLOCK = new Uint8Array([0x03, 0x00]);
@@ -155,72 +176,166 @@ const FINAL_BLOCK = new Uint8Array([0x03, 0x00]);
  */
 const STORE_BELOW = 2048;
 
-function deflatedOf(part: Kept): readonly Uint8Array[] {
+function deflatedOf(part: Kept): readonly DeflatedPiece[] {
   let pieces = deflatedPieces.get(part);
   if (!pieces) {
-    pieces = part.pieces.map((piece) => deflateRawSync(piece, { level: 6, finishFlush: constants.Z_SYNC_FLUSH }));
+    pieces = part.pieces.map((piece) => ({
+      bytes: deflateRawSync(piece, { level: 6, finishFlush: constants.Z_SYNC_FLUSH }),
+      crc: Bun.hash.crc32(piece),
+      length: piece.length,
+      shift: crc32Shift(piece.length),
+    }));
     deflatedPieces.set(part, pieces);
   }
   return pieces;
 }
 
-/** A DEFLATE stored block (not final) of at most 65,535 bytes; the stream is on a byte boundary before and after it. */
-function storedBlock(bytes: Uint8Array): Uint8Array {
-  const block = new Uint8Array(5 + bytes.length);
-  block[0] = 0;
-  block[1] = bytes.length & 0xff;
-  block[2] = bytes.length >> 8;
-  block[3] = ~bytes.length & 0xff;
-  block[4] = (~bytes.length >> 8) & 0xff;
-  block.set(bytes, 5);
-  return block;
+/*
+ * The CRC-32 of two byte strings joined, from each one's CRC (zlib's crc32_combine): the first
+ * CRC multiplied, modulo the CRC polynomial, by x to the power of 8 × the second's length. Kept
+ * pieces carry that power (`shift`), so a page's CRC costs one multiplication per kept piece
+ * instead of reading all of the page's bytes again.
+ */
+const CRC_POLY = 0xedb88320;
+
+/** a × b modulo the CRC polynomial, in the reflected bit order CRC-32 uses. */
+function crcMultiply(a: number, b: number): number {
+  let m = 0x80000000;
+  let p = 0;
+  for (;;) {
+    if (a & m) {
+      p ^= b;
+      if ((a & (m - 1)) === 0) break;
+    }
+    m >>>= 1;
+    b = b & 1 ? (b >>> 1) ^ CRC_POLY : b >>> 1;
+  }
+  return p >>> 0;
 }
 
-export function splicedGzip(html: string, csrf: string | null): Uint8Array<ArrayBuffer> {
-  const out: Uint8Array[] = [GZIP_HEADER];
-  let outLength = GZIP_HEADER.length;
-  const push = (chunk: Uint8Array) => {
-    out.push(chunk);
-    outLength += chunk.length;
-  };
-  let crc = 0;
-  let size = 0;
-  let own: Uint8Array[] = [];
-  let ownLength = 0;
-  const flushOwn = () => {
-    if (ownLength === 0) return;
-    const bytes = own.length === 1 ? own[0]! : Buffer.concat(own, ownLength);
-    push(ownLength < STORE_BELOW ? storedBlock(bytes) : deflateRawSync(bytes, { level: DYNAMIC_GZIP_LEVEL, finishFlush: constants.Z_SYNC_FLUSH }));
-    own = [];
-    ownLength = 0;
-  };
-  eachPiece(
+/** x^(2^k) modulo the polynomial, for k = 0…31. */
+const X_POWERS = (() => {
+  const powers = [0x40000000];
+  for (let k = 1; k < 32; k++) powers.push(crcMultiply(powers[k - 1]!, powers[k - 1]!));
+  return powers;
+})();
+
+/** The operator that moves a CRC past `length` bytes: x^(8 × length) modulo the polynomial. */
+export function crc32Shift(length: number): number {
+  let p = 0x80000000;
+  let k = 3;
+  for (let n = length; n > 0; n = Math.floor(n / 2), k++) if (n & 1) p = crcMultiply(X_POWERS[k & 31]!, p);
+  return p;
+}
+
+/** The CRC-32 of A followed by B, from A's CRC, B's CRC and B's `crc32Shift`. */
+export const crc32Combine = (crcA: number, crcB: number, shiftB: number) => (crcMultiply(shiftB, crcA) ^ crcB) >>> 0;
+
+/** The spliced answer as bytes of its own (`spliceGzip` writes into a buffer the next call overwrites). */
+export const splicedGzip = (html: string, csrf: string | null): Uint8Array<ArrayBuffer> => spliceGzip(html, csrf).slice();
+
+/**
+ * Where answers are written before the answer copies them: allocating a buffer the size of a page
+ * for every request cost more than the whole splice. Up to `SCRATCH_MAX`; larger answers get
+ * their own buffer.
+ */
+let scratch = new Uint8Array(64 * 1024);
+const SCRATCH_MAX = 1024 * 1024;
+function bufferOf(size: number): Uint8Array<ArrayBuffer> {
+  if (size <= scratch.length) return scratch;
+  if (size > SCRATCH_MAX) return new Uint8Array(size);
+  scratch = new Uint8Array(Math.min(SCRATCH_MAX, Math.max(size, scratch.length * 2)));
+  return scratch;
+}
+
+/** The spliced answer, written into the scratch buffer: a view valid until the next call. */
+function spliceGzip(html: string, csrf: string | null): Uint8Array<ArrayBuffer> {
+  // The answer is written once, into one buffer: what every kept piece takes, plus room for the
+  // own text (at most 3 bytes of UTF-8 per UTF-16 unit, and 5 bytes of framing per run).
+  const segments: (string | DeflatedPiece)[] = [];
+  let room = GZIP_HEADER.length + FINAL_BLOCK.length + 8;
+  eachPieceText(
     html,
     csrf,
-    (bytes) => {
-      if (!bytes.length) return;
-      crc = Bun.hash.crc32(bytes, crc);
-      size += bytes.length;
-      own.push(bytes);
-      ownLength += bytes.length;
+    (text) => {
+      segments.push(text);
+      room += 5 + text.length * 3;
     },
     (part, i) => {
-      const piece = part.pieces[i]!;
-      if (!piece.length) return;
-      crc = Bun.hash.crc32(piece, crc);
-      size += piece.length;
-      flushOwn();
-      push(deflatedOf(part)[i]!);
+      const piece = deflatedOf(part)[i]!;
+      if (piece.length === 0) return;
+      segments.push(piece);
+      room += piece.bytes.length;
     },
   );
-  flushOwn();
-  push(FINAL_BLOCK);
-  const trailer = new Uint8Array(8);
-  const view = new DataView(trailer.buffer);
-  view.setUint32(0, crc >>> 0, true);
-  view.setUint32(4, size >>> 0, true);
-  push(trailer);
-  return Buffer.concat(out, outLength);
+  let out = bufferOf(room);
+  out.set(GZIP_HEADER);
+  let at = GZIP_HEADER.length;
+  let crc = 0;
+  let size = 0;
+  // A run of own text is written after room for a stored block's 5-byte header, filled in when
+  // the run ends: under STORE_BELOW bytes it goes as it is (one stored block holds up to 65,535).
+  let ownStart = -1;
+  /** Room for `more` bytes at `at` (the room counted above suffices unless compressing own text made it longer). */
+  const ensure = (more: number) => {
+    if (at + more <= out.length) return;
+    const written = out.subarray(0, at);
+    const bigger = new Uint8Array(2 * (at + more));
+    bigger.set(written);
+    out = bigger;
+  };
+  const endOwn = () => {
+    if (ownStart < 0) return;
+    const bytes = out.subarray(ownStart + 5, at);
+    crc = Bun.hash.crc32(bytes, crc);
+    size += bytes.length;
+    if (bytes.length < STORE_BELOW) writeStoredHeader(out, ownStart, bytes.length);
+    else {
+      // Much own text (a long conversation): compressed after all, written where it began.
+      const deflated = deflateRawSync(bytes, { level: DYNAMIC_GZIP_LEVEL, finishFlush: constants.Z_SYNC_FLUSH });
+      at = ownStart;
+      ensure(deflated.length);
+      out.set(deflated, at);
+      at += deflated.length;
+    }
+    ownStart = -1;
+  };
+  for (const segment of segments) {
+    if (typeof segment === "string") {
+      ensure(5 + segment.length * 3);
+      if (ownStart < 0) {
+        ownStart = at;
+        at += 5;
+      }
+      at += encoder.encodeInto(segment, out.subarray(at)).written;
+    } else {
+      endOwn();
+      crc = crc32Combine(crc, segment.crc, segment.shift);
+      size += segment.length;
+      ensure(segment.bytes.length);
+      out.set(segment.bytes, at);
+      at += segment.bytes.length;
+    }
+  }
+  endOwn();
+  ensure(FINAL_BLOCK.length + 8);
+  out.set(FINAL_BLOCK, at);
+  at += FINAL_BLOCK.length;
+  const trailer = new DataView(out.buffer, out.byteOffset + at, 8);
+  trailer.setUint32(0, crc >>> 0, true);
+  trailer.setUint32(4, size >>> 0, true);
+  return out.subarray(0, at + 8);
+}
+
+const encoder = new TextEncoder();
+
+/** The header of a DEFLATE stored block (not final) of `length` bytes, written at `at`. */
+function writeStoredHeader(out: Uint8Array, at: number, length: number) {
+  out[at] = 0;
+  out[at + 1] = length & 0xff;
+  out[at + 2] = length >> 8;
+  out[at + 3] = ~length & 0xff;
+  out[at + 4] = (~length >> 8) & 0xff;
 }
 
 /**
@@ -231,19 +346,31 @@ export function splicedGzip(html: string, csrf: string | null): Uint8Array<Array
  * kept parts, same token) reuses its compressed bytes without writing the page out.
  */
 export function compressedPage(request: Request, html: string, csrf: string | null): { body: Uint8Array<ArrayBuffer>; encoding: Encoding | null } {
+  const { body, encoding, scratch } = pageBody(request, html, csrf);
+  return { body: scratch ? body.slice() : body, encoding };
+}
+
+/** `compressedPage` as an answer: the bytes are copied into it once, from where they were written. */
+export function pageResponse(request: Request, html: string, csrf: string | null, init: ResponseInit): { response: Response; encoding: Encoding | null; length: number } {
+  const { body, encoding, scratch } = pageBody(request, html, csrf);
+  return { response: scratch ? new Response(body, init) : bytesResponse(body, init), encoding, length: body.length };
+}
+
+/** The page's body; `scratch` when it is a view of the scratch buffer, valid until the next page. */
+function pageBody(request: Request, html: string, csrf: string | null): { body: Uint8Array<ArrayBuffer>; encoding: Encoding | null; scratch: boolean } {
   const spliced = hasKeptParts(html);
   const encoding = request.method === "HEAD" ? null : negotiateEncoding(request.headers.get("accept-encoding"), spliced ? ["gzip", "br"] : ["br", "gzip"]);
-  if (!encoding) return { body: pageBytes(html, csrf), encoding: null };
+  if (!encoding) return { body: pageBytes(html, csrf), encoding: null, scratch: false };
   // Splicing costs less than keeping its result: a crowd's pages would churn the kept answers.
-  if (spliced && encoding === "gzip") return { body: splicedGzip(html, csrf), encoding };
+  if (spliced && encoding === "gzip") return { body: spliceGzip(html, csrf), encoding, scratch: true };
   const key = `${encoding}\u0000${csrf ?? ""}\u0000${html}`;
   const hit = reuse(key);
-  if (hit) return { body: hit.encoded, encoding };
+  if (hit) return { body: hit.encoded, encoding, scratch: false };
   const bytes = pageBytes(html, csrf);
-  if (bytes.length < MIN_COMPRESS_BYTES) return { body: bytes, encoding: null };
+  if (bytes.length < MIN_COMPRESS_BYTES) return { body: bytes, encoding: null, scratch: false };
   const encoded = compressBytes(bytes, encoding, "dynamic");
   if (bytes.length <= REUSE_MAX_BODY) remember(key, { body: null, encoded, size: key.length * 2 + encoded.length });
-  return { body: encoded, encoding };
+  return { body: encoded, encoding, scratch: false };
 }
 
 /** Bodies made as bytes by the app (`bytesResponse`), so compressing them needs no copy of the answer. */

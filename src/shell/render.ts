@@ -1,5 +1,5 @@
 import type { Deps, RequestState } from "../deps";
-import { addVary, bytesResponse, compressedPage } from "../lib/compression";
+import { addVary, bytesResponse, pageResponse } from "../lib/compression";
 import { pageBytes } from "../lib/html/fragments";
 import { serializeCookie } from "../lib/http";
 import { viewOf, type View } from "./view";
@@ -12,18 +12,20 @@ import { viewOf, type View } from "./view";
  * are written out here (src/lib/html/fragments.ts); a fragment is compressed on its way out like
  * any answer. A whole page (`page`) is compressed here, from its own text (`compressedPage`).
  */
-export function htmlResponse(body: string, status = 200, headers: HeadersInit = {}, page?: { request: Request; csrf: string }): Response {
-  const h = new Headers(headers);
+export function htmlResponse(body: string, status = 200, headers?: HeadersInit, page?: { request: Request; csrf: string }): Response {
+  const { response, encoding, length } = page ? pageResponse(page.request, body, page.csrf, { status, headers }) : { response: bytesResponse(pageBytes(body, null), { status, headers }), encoding: null, length: 0 };
+  // The answer's own headers are written into it: no intermediate Headers to copy on every page.
+  const h = response.headers;
   h.set("Content-Type", "text/html; charset=utf-8");
   if (!h.has("Cache-Control")) h.set("Cache-Control", "private, no-cache");
-  if (!page) return bytesResponse(pageBytes(body, null), { status, headers: h });
-  const { body: bytes, encoding } = compressedPage(page.request, body, page.csrf);
-  addVary(h, "Accept-Encoding");
-  if (encoding) {
-    h.set("Content-Encoding", encoding);
-    h.set("Content-Length", String(bytes.length));
+  if (page) {
+    addVary(h, "Accept-Encoding");
+    if (encoding) {
+      h.set("Content-Encoding", encoding);
+      h.set("Content-Length", String(length));
+    }
   }
-  return bytesResponse(bytes, { status, headers: h });
+  return response;
 }
 
 /**
@@ -38,7 +40,8 @@ export async function renderPage(
   init: { status?: number; headers?: HeadersInit } = {},
 ): Promise<Response> {
   const view = await viewOf(deps, state, request);
-  const headers = new Headers(init.headers);
+  const response = htmlResponse(await screen(view), init.status ?? 200, init.headers, { request, csrf: view.csrf });
+  const headers = response.headers;
   // For the service worker (islands/worker/sw.ts): whose page this is, so it keeps pages for
   // offline reading for one person only, and its language, for the offline page it shows.
   headers.set("X-Offline-User", state.user?.id ?? "-");
@@ -47,7 +50,7 @@ export async function renderPage(
   if (state.cookies[deps.cookies.flash] !== undefined) {
     headers.append("Set-Cookie", serializeCookie(deps.cookies.flash, "", { maxAge: 0, secure: deps.config.secureCookies }));
   }
-  return htmlResponse(await screen(view), init.status ?? 200, headers, { request, csrf: view.csrf });
+  return response;
 }
 
 export function flashCookie(deps: Deps, value: string): string {

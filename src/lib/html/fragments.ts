@@ -247,44 +247,44 @@ export function expandText(html: string): string {
 }
 
 /**
- * The answer's bytes in order, without joining them: `own` for each run of the page's own text
- * (and the visitor's CSRF token), `kept` for each piece of a kept part (its bytes between CSRF
- * slots, `part.pieces[piece]`), which never change once kept. A kept part with a slot needs the token.
+ * The answer's content in order: `own` for each run of the page's own text (and the visitor's
+ * CSRF token), `kept` for each piece of a kept part (its bytes between CSRF slots,
+ * `part.pieces[piece]`), which never change once kept. A kept part with a slot needs the token.
  */
-export function eachPiece(html: string, csrf: string | null, own: (bytes: Uint8Array) => void, kept: (part: Kept, piece: number) => void) {
-  if (!hasKeptParts(html)) return own(encoder.encode(html));
-  let token: Uint8Array | null = null;
-  walk(
-    html,
-    (run) => own(encoder.encode(run)),
-    (part) => {
-      for (let i = 0; i < part.pieces.length; i++) {
-        if (i > 0) {
-          if (csrf === null) throw new Error("a kept part with a CSRF slot was sent without a token");
-          own((token ??= encoder.encode(csrf)));
-        }
-        kept(part, i);
+export function eachPieceText(html: string, csrf: string | null, own: (text: string) => void, kept: (part: Kept, piece: number) => void) {
+  if (!hasKeptParts(html)) return own(html);
+  walk(html, own, (part) => {
+    for (let i = 0; i < part.pieces.length; i++) {
+      if (i > 0) {
+        if (csrf === null) throw new Error("a kept part with a CSRF slot was sent without a token");
+        own(csrf);
       }
-    },
-  );
+      kept(part, i);
+    }
+  });
 }
 
 /** The answer's bytes: the page's own text in UTF-8 with each kept part's bytes in place, and the visitor's CSRF token in each slot. */
 export function pageBytes(html: string, csrf: string | null): Uint8Array<ArrayBuffer> {
   if (!hasKeptParts(html)) return encoder.encode(html);
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  eachPiece(
+  // Written once, into one buffer with room for the own text's UTF-8 (at most 3 bytes a unit).
+  let room = 0;
+  eachPieceText(
     html,
     csrf,
-    (bytes) => {
-      chunks.push(bytes);
-      length += bytes.length;
-    },
+    (text) => (room += text.length * 3),
+    (part, i) => (room += part.pieces[i]!.length),
+  );
+  const out = new Uint8Array(room);
+  let at = 0;
+  eachPieceText(
+    html,
+    csrf,
+    (text) => (at += encoder.encodeInto(text, out.subarray(at)).written),
     (part, i) => {
-      chunks.push(part.pieces[i]!);
-      length += part.pieces[i]!.length;
+      out.set(part.pieces[i]!, at);
+      at += part.pieces[i]!.length;
     },
   );
-  return Buffer.concat(chunks, length);
+  return out.subarray(0, at);
 }
