@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { seeOtherConnections } from "../db/client";
+import { othersWriteToo, seeOtherConnections } from "../db/client";
 import { loadSession } from "./auth/service";
 import type { Deps, RequestState } from "./deps";
 import { locales, pickLocale, translator, type Locale, type MessageKey } from "./texts";
@@ -60,7 +60,7 @@ export function requestState(deps: Deps, request: Request, ipOf?: () => string |
 
 async function readState(deps: Deps, request: Request, ipOf: (() => string | undefined) | undefined, withSession: boolean): Promise<RequestState> {
   // What other processes committed before this request began is what its kept reads see (db/client.ts).
-  if (withSession) await seeOtherConnections(deps.db);
+  if (withSession && othersWriteToo(deps.db, deps.config.reusePort)) await seeOtherConnections(deps.db);
   const cookies = parseCookies(request.headers.get("cookie"));
   const token = withSession ? (cookies[deps.cookies.session] ?? null) : null;
   const loaded = token ? await loadSession(deps.db, token, deps.now()) : null;

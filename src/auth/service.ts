@@ -14,7 +14,7 @@ export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 const SESSION_RENEW_AFTER_MS = SESSION_TTL_MS / 2;
 
 const randomToken = (bytes = 32) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url");
-const sha256 = (value: string) => new Bun.CryptoHasher("sha256").update(value).digest("hex");
+const sha256 = (value: string) => Bun.SHA256.hash(value, "hex");
 
 const validOrNull = (schema: typeof firstNameSchema, value: unknown) => {
   const r = schema.safeParse(value);
