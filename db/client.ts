@@ -51,11 +51,7 @@ interface Handle {
   committed?(): Promise<void>;
   /** Reads the other connections' (machines') commits now. */
   readOthers(): number | Promise<number>;
-  /**
-   * SQLite: rows changed so far by the writer connection, raw SQL included (scripts, tests): a
-   * statement that touches no file, so the version follows this process's writes at once.
-   */
-  ownChanges?(): number;
+
   version: Version;
   /** SQLite: the writer connection (migrations, scripts and tests' raw SQL). */
   writer?: WriteTx;
@@ -161,8 +157,8 @@ export async function seeOtherConnections(db: Db) {
  */
 export async function dbVersion(db: Db): Promise<string> {
   await seeOtherConnections(db);
-  const { version, ownChanges } = handleOf(db);
-  return `${version.others}:${version.writes}:${ownChanges?.() ?? 0}`;
+  const version = handleOf(db).version;
+  return `${version.others}:${version.writes}`;
 }
 
 /** Work outside a request (jobs, sockets) sees other connections' commits at most this late. */
@@ -175,19 +171,18 @@ const OTHERS_MAX_AGE_MS = 10;
  * take it three times. A request sees every commit made before it began, and all of its own writes.
  */
 async function recentDbVersion(db: Db): Promise<string> {
-  const { version, keptAtMostMs, ownChanges } = handleOf(db);
+  const { version, keptAtMostMs } = handleOf(db);
   const now = performance.now();
   if (now - version.othersSeenAt > OTHERS_MAX_AGE_MS) await seeOtherConnections(db);
-  if (keptAtMostMs) return `${version.others}:${version.writes}:${Math.floor(now / keptAtMostMs)}`;
-  return `${version.others}:${version.writes}:${ownChanges?.() ?? 0}`;
+  return keptAtMostMs ? `${version.others}:${version.writes}:${Math.floor(now / keptAtMostMs)}` : `${version.others}:${version.writes}`;
 }
 
 /**
  * Whether each request must first look for other processes' commits (`seeOtherConnections`):
  * when several processes share the SQLite file (REUSE_PORT), or on PostgreSQL (other machines).
- * A process alone on its file sees its own writes at once without looking (`ownChanges`, write
- * transactions) and anything else (a script) within `OTHERS_MAX_AGE_MS`: that look takes
- * SQLite's shared-memory locks, a few microseconds of every page.
+ * A process alone on its file sees its own writes at once without looking (write transactions
+ * and `writerClient` count them) and anything else (a script) within `OTHERS_MAX_AGE_MS`: that
+ * look takes SQLite's shared-memory locks, a few microseconds of every page.
  */
 export const othersWriteToo = (db: Db, severalProcesses: boolean) => severalProcesses || handleOf(db).engine === "postgres";
 
@@ -289,7 +284,6 @@ export function openDb(file: string): Db {
   const writer = (memory ? reader : drizzle({ client: writerClient, schema })) as unknown as WriteTx;
   // Moves when another connection commits, the writer included.
   const dataVersion = readerClient.prepare<[number], []>("PRAGMA data_version");
-  const totalChanges = writerClient.prepare<[number], []>("SELECT total_changes()");
   const queue = writeQueueOf(file);
   const transact = async <T>(work: (tx: WriteTx) => Promise<T> | T): Promise<T> => {
     const client = writerClient;
@@ -311,12 +305,10 @@ export function openDb(file: string): Db {
       return result;
     },
     readOthers: () => Number(dataVersion.values()[0]![0]),
-    ownChanges: () => Number(totalChanges.values()[0]![0]),
     version: { writes: 0, others: 0, othersSeenAt: Number.NEGATIVE_INFINITY },
     writer,
     close: async () => {
       dataVersion.finalize();
-      totalChanges.finalize();
       if (writerClient !== readerClient) writerClient.close();
       readerClient.close();
     },
@@ -325,10 +317,15 @@ export function openDb(file: string): Db {
   return reader;
 }
 
-/** The SQLite writer connection itself, for raw SQL that writes: migrations, scripts, tests. */
+/**
+ * The SQLite writer connection itself, for raw SQL that writes: migrations, scripts, tests. Asking
+ * for it counts as a write (kept reads are dropped), so write with it at once, not after an await.
+ */
 export function writerClient(db: Db): Database {
-  const writer = handleOf(db).writer;
+  const handle = handleOf(db);
+  const writer = handle.writer;
   if (!writer) throw new Error("only a SQLite handle has a writer connection");
+  handle.version.writes++;
   return writer.$client;
 }
 

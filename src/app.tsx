@@ -124,23 +124,22 @@ export function permissionsPolicy(stripeJs: boolean) {
 const PHOTO_PATH = /^\/objects\//;
 
 /**
- * Moves the headers set for this request (`set.headers`: the security headers) into the answer
+ * Adds the headers set for this request (`set.headers`: the security headers) to the answer
  * itself, as the framework would merge them: the answer's own headers win, cookies are added.
  * The framework copies any answer while `set.headers` holds something (new headers, and a new
- * answer reading the body as a stream); with it empty, the answer leaves as it is.
+ * answer reading the body as a stream), so the caller empties it: the answer leaves as it is.
  */
-function takeSetHeaders(headers: Headers, set: Record<string, string | number | string[] | undefined>) {
-  for (const key in set) {
-    const value = set[key];
-    delete set[key];
+function addSetHeaders(headers: Headers, taken: Record<string, string | number | string[] | undefined>) {
+  for (const key in taken) {
+    const value = taken[key];
     if (value === undefined) continue;
     if (key.toLowerCase() === "set-cookie") for (const cookie of Array.isArray(value) ? value : [String(value)]) headers.append("Set-Cookie", cookie);
     else if (!headers.has(key)) headers.set(key, Array.isArray(value) ? value.join(", ") : String(value));
   }
 }
 
-/** Whether an answer starts a session (sign-in): it must not be stored either. */
-const startsSession = (response: Response, cookie: string) => response.headers.getSetCookie().some((c) => c.startsWith(`${cookie}=`) && !/;\s*Max-Age=0(?:;|$)/i.test(c));
+/** Whether one of these Set-Cookie values starts a session (sign-in): such an answer must not be stored either. */
+const startsSession = (cookies: string[], name: string) => cookies.some((c) => c.startsWith(`${name}=`) && !/;\s*Max-Age=0(?:;|$)/i.test(c));
 
 /**
  * Composes the whole app from its feature plugins. The server and the tests both call this;
@@ -165,14 +164,10 @@ export function createApp(options: AppOptions) {
     passwords: options.passwords ?? argon2Passwords,
     live,
     presence,
-  } satisfies Omit<Deps, "jobs" | "payments"> as Deps;
+  } satisfies Omit<Deps, "jobs" | "payments" | "pageHeaders"> as Deps;
   deps.payments = outsideWriteTransactions(options.payments ?? makePaymentProvider({ config: options.config, db: options.db, events: deps.paymentEvents, now: deps.now }), "a payment provider's call");
   // The runner hands `deps` to the jobs it runs, so it is made once the rest exists.
   deps.jobs = new JobRunner(deps);
-  // Complete now, and frozen: the framework merges each feature's decorations into the app's, and
-  // walks into any object it may still change. `deps` reaches the whole database schema and every
-  // service, and that walk, once per feature, was most of a start-up (decision 0040).
-  Object.freeze(deps);
   const stripe = deps.payments.name === "stripe" ? options.config.stripe : undefined;
   const csp = contentSecurityPolicy(options.config, deps.storage.uploadOrigin, stripe ? stripeHostedOrigins(stripe) : [], !!stripe);
   const publicOrigin = new URL(options.config.publicUrl).origin;
@@ -192,6 +187,11 @@ export function createApp(options: AppOptions) {
     ...(hsts ? { "Strict-Transport-Security": hsts } : {}),
   };
   const photoAnswer = { ...everyAnswer, "Cross-Origin-Resource-Policy": "same-origin" };
+  deps.pageHeaders = new Headers({ ...everyAnswer, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "private, no-cache", Vary: "Accept-Encoding" });
+  // Complete now, and frozen: the framework merges each feature's decorations into the app's, and
+  // walks into any object it may still change. `deps` reaches the whole database schema and every
+  // service, and that walk, once per feature, was most of a start-up (decision 0040).
+  Object.freeze(deps);
   const securityHeaders = (request: Request): Record<string, string> => (PHOTO_PATH.test(pathOf(request.url)) ? photoAnswer : everyAnswer);
 
   // Bun's `development` mode answers an unhandled error with its own page: the server's folder,
@@ -268,12 +268,15 @@ export function createApp(options: AppOptions) {
       if (!(responseValue instanceof Response)) return;
       let response = responseValue;
       const state = await requestState(deps, request).catch(() => null);
-      const personal = startsSession(response, deps.cookies.session) || !state || state.user !== null;
-      const setsLanguage = response.headers.getSetCookie().some((c) => c.startsWith(`${deps.cookies.lang}=`));
+      const cookies = response.headers.getSetCookie();
+      const personal = startsSession(cookies, deps.cookies.session) || !state || state.user !== null;
+      const setsLanguage = cookies.some((c) => c.startsWith(`${deps.cookies.lang}=`));
       const language = state && !setsLanguage ? chosenLanguageCookie(deps, state) : null;
+      const taken = set.headers;
+      set.headers = {};
       const amend = (headers: Headers) => {
-        takeSetHeaders(headers, set.headers);
-        if (personal) headers.set("Cache-Control", "no-store");
+        addSetHeaders(headers, taken);
+        if (personal && headers.get("Cache-Control") !== "no-store") headers.set("Cache-Control", "no-store");
         if (language) headers.append("Set-Cookie", language);
       };
       try {

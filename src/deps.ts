@@ -78,6 +78,12 @@ export interface Deps {
   };
   /** Cookie names: `__Host-` prefixed where cookies are Secure. */
   cookies: { session: string; flash: string; lang: string; oauth: string };
+  /**
+   * The headers every page starts from (src/shell/render.ts): the security headers every answer
+   * carries (src/app.tsx), the HTML type, `private, no-cache` and `Vary: Accept-Encoding`. Copied
+   * into each page at once, never changed.
+   */
+  pageHeaders: Headers;
   now: () => number;
 }
 

@@ -30,7 +30,8 @@ export function htmlResponse(body: string, status = 200, headers?: HeadersInit, 
 
 /**
  * Renders a screen through its layout. A flash toast shown here is cleared from its cookie in
- * the same response, so it shows once.
+ * the same response, so it shows once. The page's headers start from `deps.pageHeaders`, copied
+ * into the answer in one go; the caller's `init.headers` are laid over them (a `Vary` adds to it).
  */
 export async function renderPage(
   deps: Deps,
@@ -40,8 +41,13 @@ export async function renderPage(
   init: { status?: number; headers?: HeadersInit } = {},
 ): Promise<Response> {
   const view = await viewOf(deps, state, request);
-  const response = htmlResponse(await screen(view), init.status ?? 200, init.headers, { request, csrf: view.csrf });
+  const html = await screen(view);
+  const { response, encoding, length } = pageResponse(request, html, view.csrf, { status: init.status ?? 200, headers: init.headers ? overlaid(deps.pageHeaders, init.headers) : deps.pageHeaders });
   const headers = response.headers;
+  if (encoding) {
+    headers.set("Content-Encoding", encoding);
+    headers.set("Content-Length", String(length));
+  }
   // For the service worker (islands/worker/sw.ts): whose page this is, so it keeps pages for
   // offline reading for one person only, and its language, for the offline page it shows.
   headers.set("X-Offline-User", state.user?.id ?? "-");
@@ -51,6 +57,17 @@ export async function renderPage(
     headers.append("Set-Cookie", serializeCookie(deps.cookies.flash, "", { maxAge: 0, secure: deps.config.secureCookies }));
   }
   return response;
+}
+
+/** `base` with `over` laid over it: each header of `over` replaces base's, cookies are added, a Vary adds its tokens. */
+function overlaid(base: Headers, over: HeadersInit): Headers {
+  const headers = new Headers(base);
+  new Headers(over).forEach((value, name) => {
+    if (name === "set-cookie") headers.append(name, value);
+    else if (name === "vary") addVary(headers, value);
+    else headers.set(name, value);
+  });
+  return headers;
 }
 
 export function flashCookie(deps: Deps, value: string): string {
