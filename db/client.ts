@@ -194,22 +194,43 @@ export const othersWriteToo = (db: Db, severalProcesses: boolean) => severalProc
  * at the first change. The promise is kept, so callers at the same moment share one read; a read
  * that fails is forgotten. Inside a write transaction nothing is kept: `tx` sees writes no one
  * else sees yet. The result must not be modified.
+ *
+ * A read again after a change that gives what the last version gave (the change was elsewhere:
+ * a message, a booking, the job runner's lease) hands out the earlier object itself. What was
+ * made once from it (kept page parts and their compressed bytes, `madeOnce`) then stays made,
+ * instead of every page being drawn and compressed again after any write anywhere.
  */
 export function readCache<T>(max: number): (db: Db, key: string, read: () => Promise<T>) => Promise<T> {
-  const caches = new WeakMap<Db, { version: string; entries: Map<string, Promise<T>> }>();
+  interface Generation {
+    version: string;
+    entries: Map<string, Promise<T>>;
+    /** What this version's reads gave, and what the one before gave (for `earlier`). */
+    settled: Map<string, T>;
+    earlier: Map<string, T>;
+  }
+  const caches = new WeakMap<Db, Generation>();
   return async (db, key, read) => {
     if (insideWriteTransaction.getStore()) return read();
     const version = await recentDbVersion(db);
     let cache = caches.get(db);
     if (!cache || cache.version !== version) {
-      cache = { version, entries: new Map() };
+      cache = { version, entries: new Map(), settled: new Map(), earlier: cache?.settled ?? new Map() };
       caches.set(db, cache);
     }
-    const entries = cache.entries;
+    const { entries, settled, earlier } = cache;
     const kept: Promise<T> | undefined = entries.get(key);
     if (kept) return kept;
-    const value: Promise<T> = read();
-    if (entries.size >= max) entries.delete(entries.keys().next().value!);
+    const before = earlier.get(key);
+    const value: Promise<T> = read().then((fresh) => {
+      const same = before !== undefined && Bun.deepEquals(before, fresh, true) ? before : fresh;
+      if (entries.get(key) === value) settled.set(key, same);
+      return same;
+    });
+    if (entries.size >= max) {
+      const oldest = entries.keys().next().value!;
+      entries.delete(oldest);
+      settled.delete(oldest);
+    }
     entries.set(key, value);
     void value.catch(() => {
       const now: Promise<T> | undefined = entries.get(key);

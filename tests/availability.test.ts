@@ -205,9 +205,13 @@ describe("through the app", () => {
     const screen = await host.get("/host/availability");
     expect(screen.status).toBe(200);
     expect(await screen.text()).toContain("No days off or blocked times ahead.");
+    // The activity page's dialog (kept with its open times) follows a day off at once, and its end.
+    const offered = async () => [...(await (await guest.get(`/activity/${activityId}`)).text()).matchAll(/<option value="(\d{4}-\d\d-\d\d)"[^>]*data-hours=/g)].map((m) => m[1]);
+    expect(await offered()).toContain("2026-06-10");
 
     const added = await host.postForm("/host/availability/blocks", { kind: "day", date: "2026-06-10", note: "Dentist, private" });
     expect(added.status).toBe(303);
+    expect(await offered()).not.toContain("2026-06-10");
     const time = await host.postForm("/host/availability/blocks", { kind: "time", date: "2026-06-11", from: "14:00", to: "16:30" });
     expect(time.status).toBe(303);
     const listed = await (await host.get("/host/availability")).text();
@@ -236,6 +240,7 @@ describe("through the app", () => {
     for (const b of blocks) expect((await host.postForm(`/host/availability/blocks/${b.id}/remove`, {})).status).toBe(303);
     expect(await t.db.select().from(hostBlocks).where(eq(hostBlocks.hostId, hostId))).toHaveLength(0);
     expect((await intent(guest, "2026-06-10", "10:00", 1)).status).toBe(200);
+    expect(await offered()).toContain("2026-06-10");
   });
 
   test("bad blocks are refused with the field's message and change nothing", async () => {

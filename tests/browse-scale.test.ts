@@ -135,6 +135,22 @@ describe("browse pages read once per database change", () => {
     expect(afterOwn.total).toBe(first.total - 1);
   });
 
+  test("a read again after a change elsewhere hands out the same object; one that changed, a new one", async () => {
+    const kept = readCache<{ names: string[]; at: Map<string, number> }>(10);
+    let names = ["Ana", "Ben"];
+    const read = () => kept(t.db, "names", async () => ({ names: [...names], at: new Map([["Ana", 1]]) }));
+    const first = await read();
+    // A write that changes nothing this read sees (another table): the same object, so what was made of it stays made.
+    await writeTransaction(t.db, (tx) => tx.update(activities).set({ featured: true }).where(eq(activities.id, "none")));
+    expect(await read()).toBe(first);
+    // A write that changes what it reads: a new object with the new content.
+    names = ["Ana", "Ben", "Cleo"];
+    await writeTransaction(t.db, (tx) => tx.update(activities).set({ featured: true }).where(eq(activities.id, "none")));
+    const changed = await read();
+    expect(changed).not.toBe(first);
+    expect(changed.names).toEqual(["Ana", "Ben", "Cleo"]);
+  });
+
   test("the database's version moves with a commit of another connection, and with every write transaction of this handle", async () => {
     const dir = mkdtempSync(join(tmpdir(), "offline-version-"));
     try {

@@ -1,6 +1,5 @@
 import { Elysia } from "elysia";
 import { readCache } from "../../db/client";
-import { madeOnce } from "../lib/memo";
 import type { Activity, User } from "../../db/schema";
 import type { ReviewView } from "../reviews/service";
 import type { PublicUserSource } from "../profiles/serialize";
@@ -25,19 +24,11 @@ import { dialogTimes, hostEarnings, hostRequests, type DialogTimes } from "../bo
 import { activityRatingAndReviews, browseActivities, countOwnActivities, findListedActivity, findOwnActivity, hostOf, ownActivities } from "./queries";
 
 /**
- * The booking dialog's open times, worked out once per read of the page (a booking is a change, so
- * it makes a new read) and hour, as the page's kept body is (views/activities/Detail.tsx).
+ * The booking dialog's open times of an activity for an hour, worked out once per database change
+ * (a booking is a change) and hour. Equal times stay the same object (`readCache`), so the page's
+ * kept body, which shows them, is kept with them (views/activities/Detail.tsx).
  */
-const keptTimes = madeOnce((_page: object) => new Map<string, Promise<DialogTimes>>());
-function keptDialogTimes(page: object, hour: string, work: () => Promise<DialogTimes>): Promise<DialogTimes> {
-  const kept = keptTimes(page);
-  let times: Promise<DialogTimes> | undefined = kept.get(hour);
-  if (!times) {
-    kept.clear();
-    kept.set(hour, (times = work()));
-  }
-  return times;
-}
+const activityTimes = readCache<DialogTimes>(500);
 
 /**
  * What the activity page shows of an activity, its host and its reviews: read once per database
@@ -141,7 +132,7 @@ export function activityRoutes(deps: Deps) {
       const now = deps.now();
       // The body is kept per hour: its open dates and hours (in the activity's city) and the host's age (UTC) move with it.
       const hour = `${todayIn(now, activityZone(activity))}/${new Date(now).toISOString().slice(0, 13)}`;
-      const times = await keptDialogTimes(page, hour, () => dialogTimes(deps, activity));
+      const times = await activityTimes(deps.db, `${activity.id}\u0000${hour}`, () => dialogTimes(deps, activity));
       return render((view) => (
         <ActivityDetail
           view={view}

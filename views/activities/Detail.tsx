@@ -38,18 +38,21 @@ interface ActivityPageProps {
 
 /**
  * The page's body, kept per read of the page (`page`: the object the activity page's read cache
- * hands out, replaced whenever the database changes), language, hour and whether the visitor is
- * its host (decision 0018). It is rendered from the kept view (`remember` with `form`): its forms
+ * hands out, replaced when a change of the database changes it), its open times (`dialogTimes`,
+ * likewise), language, hour and whether the visitor is its host (decision 0018). It is rendered from the kept view (`remember` with `form`): its forms
  * carry an unguessable slot in place of the visitor's CSRF token, filled per request, and the path
  * is the activity's own, so nothing of one visitor is ever kept.
  */
 const keptBodies = madeOnce((_page: object): KeptParts => new Map());
+let timesCount = 0;
+/** A number for each open-times object, for the body's key. */
+const timesId = madeOnce((_times: DialogTimes) => ++timesCount);
 
 /** /activity/{id}: photos, what, who, where, reviews, and Request & Pay. */
 export function ActivityDetail(props: ActivityPageProps & { page: object; hour: string }) {
-  const { view, activity, page, hour } = props;
+  const { view, activity, page, hour, dialogTimes } = props;
   const own = view.user?.id === activity.hostId;
-  const body = remember(keptBodies(page), `${view.locale}:${own ? "host" : "guest"}:${hour}`, view, { path: `/activity/${activity.id}` }, (kept) => (
+  const body = remember(keptBodies(page), `${view.locale}:${own ? "host" : "guest"}:${hour}:${timesId(dialogTimes)}`, view, { path: `/activity/${activity.id}` }, (kept) => (
     <ActivityBody {...props} view={kept} own={own} />
   ));
   return (
