@@ -223,7 +223,8 @@ export function readCache<T>(max: number): (db: Db, key: string, read: () => Pro
     const before = earlier.get(key);
     const value: Promise<T> = read().then((fresh) => {
       const same = before !== undefined && Bun.deepEquals(before, fresh, true) ? before : fresh;
-      if (entries.get(key) === value) settled.set(key, same);
+      const now: Promise<T> | undefined = entries.get(key);
+      if (now === value) settled.set(key, same);
       return same;
     });
     if (entries.size >= max) {
