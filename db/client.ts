@@ -138,7 +138,7 @@ interface Version {
   othersSeenAt: number;
 }
 
-/** Reads other connections' commits now. Each request does once as it starts (src/context.ts). */
+/** Reads other connections' commits now: each request does, as it starts, when other processes may write (`othersWriteToo`, src/context.ts). */
 export async function seeOtherConnections(db: Db) {
   const { version, readOthers } = handleOf(db);
   const startedAt = performance.now();
@@ -161,14 +161,15 @@ export async function dbVersion(db: Db): Promise<string> {
   return `${version.others}:${version.writes}`;
 }
 
-/** Work outside a request (jobs, sockets) sees other connections' commits at most this late. */
+/** Work outside a request (jobs, sockets), and requests of a process alone on its file, see other connections' commits at most this late. */
 const OTHERS_MAX_AGE_MS = 10;
 
 /**
  * `dbVersion` as `readCache` reads it: every write transaction of this process, and other
- * connections' commits as of the start of the current request (or at most `OTHERS_MAX_AGE_MS`
- * ago). Reading `PRAGMA data_version` takes a shared-memory lock; a browse page would otherwise
- * take it three times. A request sees every commit made before it began, and all of its own writes.
+ * connections' commits as of the start of the current request where other processes may write
+ * (or at most `OTHERS_MAX_AGE_MS` ago). Reading `PRAGMA data_version` takes a shared-memory lock;
+ * a browse page would otherwise take it three times. A request sees all of its own writes, and
+ * every commit another process made before it began (decision 0041).
  */
 async function recentDbVersion(db: Db): Promise<string> {
   const { version, keptAtMostMs } = handleOf(db);

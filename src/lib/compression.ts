@@ -200,6 +200,7 @@ const CRC_POLY = 0xedb88320;
 
 /** a × b modulo the CRC polynomial, in the reflected bit order CRC-32 uses. */
 function crcMultiply(a: number, b: number): number {
+  if (a === 0) return 0;
   let m = 0x80000000;
   let p = 0;
   for (;;) {

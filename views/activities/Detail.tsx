@@ -39,9 +39,10 @@ interface ActivityPageProps {
 /**
  * The page's body, kept per read of the page (`page`: the object the activity page's read cache
  * hands out, replaced when a change of the database changes it), its open times (`dialogTimes`,
- * likewise), language, hour and whether the visitor is its host (decision 0018). It is rendered from the kept view (`remember` with `form`): its forms
- * carry an unguessable slot in place of the visitor's CSRF token, filled per request, and the path
- * is the activity's own, so nothing of one visitor is ever kept.
+ * likewise), language, hour and whether the visitor is its host (decision 0018). It is rendered
+ * from the kept view (`remember` with `form`): its forms carry an unguessable slot in place of the
+ * visitor's CSRF token, filled per request, and the path is the activity's own, so nothing of one
+ * visitor is ever kept.
  */
 const keptBodies = madeOnce((_page: object): KeptParts => new Map());
 let timesCount = 0;
