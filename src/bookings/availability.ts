@@ -1,5 +1,5 @@
-import { one } from "../../db/client";
-import { and, eq, gt, inArray, lt, or } from "drizzle-orm";
+import { one, perDb } from "../../db/client";
+import { and, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
 import type { Db, WriteTx } from "../../db/client";
 import { bookings, externalBusy, hostBlocks, type Activity } from "../../db/schema";
 import type { Deps } from "../deps";
@@ -27,20 +27,29 @@ const holdsTime = (now: number) => or(inArray(bookings.status, [...HOLDING]), an
  */
 export async function busyIntervals(deps: Deps, hostId: string, from: number, days: number) {
   const to = from + (days + 2) * 24 * 60 * 60 * 1000;
-  const held = await deps.db
-    .select({ startsAt: bookings.startsAt, endsAt: bookings.endsAt })
-    .from(bookings)
-    .where(and(overlapping(bookings, hostId, from, to), holdsTime(deps.now())));
-  const own = await deps.db
-    .select({ startsAt: hostBlocks.startsAt, endsAt: hostBlocks.endsAt })
-    .from(hostBlocks)
-    .where(overlapping(hostBlocks, hostId, from, to));
-  const outside = await deps.db
-    .select({ startsAt: externalBusy.startsAt, endsAt: externalBusy.endsAt })
-    .from(externalBusy)
-    .where(overlapping(externalBusy, hostId, from, to));
-  return [...held, ...own, ...outside];
+  const { held, own, outside } = busyStatements(deps.db);
+  const asked = { hostId, from, to, now: deps.now() };
+  return [...(await held.execute(asked)), ...(await own.execute(asked)), ...(await outside.execute(asked))];
 }
+
+/**
+ * `busyIntervals`' reads, prepared once per database: the activity page asks them for each
+ * activity opened after any change, and building and preparing the SQL each time was most of it.
+ */
+const busyStatements = perDb((db) => {
+  const asked = { hostId: sql.placeholder("hostId"), from: sql.placeholder("from"), to: sql.placeholder("to"), now: sql.placeholder("now") };
+  const covers = (table: typeof bookings | typeof hostBlocks | typeof externalBusy) =>
+    and(eq(table.hostId, asked.hostId), lt(table.startsAt, asked.to), gt(table.endsAt, asked.from));
+  return {
+    held: db
+      .select({ startsAt: bookings.startsAt, endsAt: bookings.endsAt })
+      .from(bookings)
+      .where(and(covers(bookings), or(inArray(bookings.status, [...HOLDING]), and(eq(bookings.status, "awaiting_payment"), gt(bookings.holdUntil, asked.now)))))
+      .prepare(),
+    own: db.select({ startsAt: hostBlocks.startsAt, endsAt: hostBlocks.endsAt }).from(hostBlocks).where(covers(hostBlocks)).prepare(),
+    outside: db.select({ startsAt: externalBusy.startsAt, endsAt: externalBusy.endsAt }).from(externalBusy).where(covers(externalBusy)).prepare(),
+  };
+});
 
 /** The ids of bookings holding `person`'s time over [startsAt, endsAt): as the host, or as either side. */
 async function holding(db: WriteTx | Db, person: { hostId: string } | { anySide: string }, startsAt: number, endsAt: number, now: number) {
