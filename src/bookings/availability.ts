@@ -1,5 +1,5 @@
 import { one, perDb } from "../../db/client";
-import { and, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, lt, or, sql, type Placeholder } from "drizzle-orm";
 import type { Db, WriteTx } from "../../db/client";
 import { bookings, externalBusy, hostBlocks, type Activity } from "../../db/schema";
 import type { Deps } from "../deps";
@@ -13,12 +13,15 @@ import type { Slot } from "./times";
  */
 export const HOLDING = ["pending", "accepted"] as const;
 
+/** A value of a condition below: given now, or a placeholder of a statement prepared once. */
+type Param<T> = T | Placeholder;
+
 /** The one condition "a row of `table` (a booking, a blocked time, an outside busy time) covers part of the host's [from, to)". */
-const overlapping = (table: typeof bookings | typeof hostBlocks | typeof externalBusy, hostId: string, from: number, to: number) =>
+const overlapping = (table: typeof bookings | typeof hostBlocks | typeof externalBusy, hostId: Param<string>, from: Param<number>, to: Param<number>) =>
   and(eq(table.hostId, hostId), lt(table.startsAt, to), gt(table.endsAt, from));
 
 /** The one condition "this booking holds its time at `now`", for every query below. */
-const holdsTime = (now: number) => or(inArray(bookings.status, [...HOLDING]), and(eq(bookings.status, "awaiting_payment"), gt(bookings.holdUntil, now)));
+const holdsTime = (now: Param<number>) => or(inArray(bookings.status, [...HOLDING]), and(eq(bookings.status, "awaiting_payment"), gt(bookings.holdUntil, now)));
 
 /**
  * Everything that keeps a host from being booked from `from` on, over the next `days` days (and
@@ -37,14 +40,13 @@ export async function busyIntervals(deps: Deps, hostId: string, from: number, da
  * activity opened after any change, and building and preparing the SQL each time was most of it.
  */
 const busyStatements = perDb((db) => {
-  const asked = { hostId: sql.placeholder("hostId"), from: sql.placeholder("from"), to: sql.placeholder("to"), now: sql.placeholder("now") };
-  const covers = (table: typeof bookings | typeof hostBlocks | typeof externalBusy) =>
-    and(eq(table.hostId, asked.hostId), lt(table.startsAt, asked.to), gt(table.endsAt, asked.from));
+  const [hostId, from, to] = [sql.placeholder("hostId"), sql.placeholder("from"), sql.placeholder("to")];
+  const covers = (table: typeof bookings | typeof hostBlocks | typeof externalBusy) => overlapping(table, hostId, from, to);
   return {
     held: db
       .select({ startsAt: bookings.startsAt, endsAt: bookings.endsAt })
       .from(bookings)
-      .where(and(covers(bookings), or(inArray(bookings.status, [...HOLDING]), and(eq(bookings.status, "awaiting_payment"), gt(bookings.holdUntil, asked.now)))))
+      .where(and(covers(bookings), holdsTime(sql.placeholder("now"))))
       .prepare(),
     own: db.select({ startsAt: hostBlocks.startsAt, endsAt: hostBlocks.endsAt }).from(hostBlocks).where(covers(hostBlocks)).prepare(),
     outside: db.select({ startsAt: externalBusy.startsAt, endsAt: externalBusy.endsAt }).from(externalBusy).where(covers(externalBusy)).prepare(),

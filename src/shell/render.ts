@@ -5,26 +5,19 @@ import { serializeCookie } from "../lib/http";
 import { viewOf, type View } from "./view";
 
 /**
- * An HTML answer. Pages carry the visitor's name, CSRF token and language: shared caches never
- * keep them (`private`), and the browser asks again before reusing one (`no-cache`). A page made
- * for a signed-in person, or holding what someone typed, is not stored at all (`no-store`, set by
- * the caller, see `renderPage`): Back after signing out must not show it (decision 0031). Kept parts
- * are written out here (src/lib/html/fragments.ts); a fragment is compressed on its way out like
- * any answer. A whole page (`page`) is compressed here, from its own text (`compressedPage`).
+ * An HTML answer: a fragment or a small page without the layout. Pages carry the visitor's name,
+ * CSRF token and language: shared caches never keep them (`private`), and the browser asks again
+ * before reusing one (`no-cache`). A page made for a signed-in person, or holding what someone
+ * typed, is not stored at all (`no-store`, set by the caller, see `renderPage`): Back after
+ * signing out must not show it (decision 0031). Kept parts are written out here
+ * (src/lib/html/fragments.ts); the answer is compressed on its way out like any answer. A whole
+ * page (`renderPage`) is compressed from its own text (`pageResponse`).
  */
-export function htmlResponse(body: string, status = 200, headers?: HeadersInit, page?: { request: Request; csrf: string }): Response {
-  const { response, encoding, length } = page ? pageResponse(page.request, body, page.csrf, { status, headers }) : { response: bytesResponse(pageBytes(body, null), { status, headers }), encoding: null, length: 0 };
-  // The answer's own headers are written into it: no intermediate Headers to copy on every page.
+export function htmlResponse(body: string, status = 200, headers?: HeadersInit): Response {
+  const response = bytesResponse(pageBytes(body, null), { status, headers });
   const h = response.headers;
   h.set("Content-Type", "text/html; charset=utf-8");
   if (!h.has("Cache-Control")) h.set("Cache-Control", "private, no-cache");
-  if (page) {
-    addVary(h, "Accept-Encoding");
-    if (encoding) {
-      h.set("Content-Encoding", encoding);
-      h.set("Content-Length", String(length));
-    }
-  }
   return response;
 }
 

@@ -267,24 +267,30 @@ export function eachPieceText(html: string, csrf: string | null, own: (text: str
 /** The answer's bytes: the page's own text in UTF-8 with each kept part's bytes in place, and the visitor's CSRF token in each slot. */
 export function pageBytes(html: string, csrf: string | null): Uint8Array<ArrayBuffer> {
   if (!hasKeptParts(html)) return encoder.encode(html);
-  // Written once, into one buffer with room for the own text's UTF-8 (at most 3 bytes a unit).
+  // One walk collects the pieces and the room they need (own text: at most 3 bytes of UTF-8 a
+  // unit); then they are written once, into one buffer.
+  const pieces: (string | Uint8Array)[] = [];
   let room = 0;
   eachPieceText(
     html,
     csrf,
-    (text) => (room += text.length * 3),
-    (part, i) => (room += part.pieces[i]!.length),
+    (text) => {
+      pieces.push(text);
+      room += text.length * 3;
+    },
+    (part, i) => {
+      pieces.push(part.pieces[i]!);
+      room += part.pieces[i]!.length;
+    },
   );
   const out = new Uint8Array(room);
   let at = 0;
-  eachPieceText(
-    html,
-    csrf,
-    (text) => (at += encoder.encodeInto(text, out.subarray(at)).written),
-    (part, i) => {
-      out.set(part.pieces[i]!, at);
-      at += part.pieces[i]!.length;
-    },
-  );
+  for (const piece of pieces) {
+    if (typeof piece === "string") at += encoder.encodeInto(piece, out.subarray(at)).written;
+    else {
+      out.set(piece, at);
+      at += piece.length;
+    }
+  }
   return out.subarray(0, at);
 }
