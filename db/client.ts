@@ -136,6 +136,8 @@ interface Version {
   writes: number;
   others: number;
   othersSeenAt: number;
+  /** The last key made of these (`versionName`). */
+  named?: { writes: number; others: number; period: number; name: string };
 }
 
 /** Reads other connections' commits now: each request does, as it starts, when other processes may write (`othersWriteToo`, src/context.ts). */
@@ -171,11 +173,22 @@ const OTHERS_MAX_AGE_MS = 10;
  * a browse page would otherwise take it three times. A request sees all of its own writes, and
  * every commit another process made before it began (decision 0041).
  */
-async function recentDbVersion(db: Db): Promise<string> {
-  const { version, keptAtMostMs } = handleOf(db);
+function recentDbVersion(db: Db): string | Promise<string> {
+  const handle = handleOf(db);
   const now = performance.now();
-  if (now - version.othersSeenAt > OTHERS_MAX_AGE_MS) await seeOtherConnections(db);
-  return keptAtMostMs ? `${version.others}:${version.writes}:${Math.floor(now / keptAtMostMs)}` : `${version.others}:${version.writes}`;
+  // Synchronous when nothing needs reading: most pages ask several kept reads in turn.
+  if (now - handle.version.othersSeenAt > OTHERS_MAX_AGE_MS) return seeOtherConnections(db).then(() => versionName(handle, now));
+  return versionName(handle, now);
+}
+
+/** The version as a key, made again only when one of its parts changed (it is asked several times a page). */
+function versionName({ version, keptAtMostMs }: Handle, now: number): string {
+  const period = keptAtMostMs ? Math.floor(now / keptAtMostMs) : 0;
+  const named = version.named;
+  if (named && named.writes === version.writes && named.others === version.others && named.period === period) return named.name;
+  const name = keptAtMostMs ? `${version.others}:${version.writes}:${period}` : `${version.others}:${version.writes}`;
+  version.named = { writes: version.writes, others: version.others, period, name };
+  return name;
 }
 
 /**
@@ -210,9 +223,7 @@ export function readCache<T>(max: number): (db: Db, key: string, read: () => Pro
     earlier: Map<string, T>;
   }
   const caches = new WeakMap<Db, Generation>();
-  return async (db, key, read) => {
-    if (insideWriteTransaction.getStore()) return read();
-    const version = await recentDbVersion(db);
+  const lookUp = (db: Db, key: string, read: () => Promise<T>, version: string): Promise<T> => {
     let cache = caches.get(db);
     if (!cache || cache.version !== version) {
       cache = { version, entries: new Map(), settled: new Map(), earlier: cache?.settled ?? new Map() };
@@ -239,6 +250,12 @@ export function readCache<T>(max: number): (db: Db, key: string, read: () => Pro
       if (now === value) entries.delete(key);
     });
     return value;
+  };
+  // Not async: a kept read is handed out as the promise it is kept as, without a promise around it.
+  return (db, key, read) => {
+    if (insideWriteTransaction.getStore()) return read();
+    const version = recentDbVersion(db);
+    return typeof version === "string" ? lookUp(db, key, read, version) : version.then((v) => lookUp(db, key, read, v));
   };
 }
 

@@ -14,14 +14,14 @@ import { WEBHOOK_BODY_LIMIT } from "./payments/webhooks";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { makeStorage } from "./uploads/storage";
 import type { Config } from "./config";
-import { accessOf, chosenLanguageCookie, context, pathOf, requestState } from "./context";
+import { accessOf, chosenLanguageCookie, context, requestState } from "./context";
 import { cookieNames, makeLimits, type Deps } from "./deps";
 import { bodyParser, bodyRefusal } from "./lib/body";
 import { compressResponse } from "./lib/compression";
-import { json, serializeCookie, wantsJson } from "./lib/http";
+import { json, pathOf, serializeCookie, wantsJson } from "./lib/http";
 import { SESSION_TTL_MS } from "./auth/service";
 import { JobRunner } from "./jobs";
-import { renderPage } from "./shell/render";
+import { renderPage, startsFromPageHeaders } from "./shell/render";
 import { notFoundRoute, shellFeature } from "./shell";
 import { accessDenied } from "./shell/access";
 import { bareServerError, domainErrorAnswer, lastResortAnswer, serverError } from "./shell/errors";
@@ -220,9 +220,8 @@ export function createApp(options: AppOptions) {
     .onParse({ as: "global" }, bodyParser(RAW_BODY_ROUTES))
     .onBeforeHandle({ as: "global" }, async ({ request, body, server }) => {
       const state = await requestState(deps, request, () => server?.requestIP(request)?.address);
-      const path = new URL(request.url).pathname;
-
       if (!SAFE_METHODS.has(request.method)) {
+        const path = pathOf(request.url);
         // Cross-site requests never change anything.
         const site = request.headers.get("sec-fetch-site");
         const origin = request.headers.get("origin");
@@ -275,7 +274,7 @@ export function createApp(options: AppOptions) {
       const taken = set.headers;
       set.headers = {};
       const amend = (headers: Headers) => {
-        addSetHeaders(headers, taken);
+        if (!startsFromPageHeaders.has(response)) addSetHeaders(headers, taken);
         if (personal && headers.get("Cache-Control") !== "no-store") headers.set("Cache-Control", "no-store");
         if (language) headers.append("Set-Cookie", language);
       };

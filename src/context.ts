@@ -3,7 +3,7 @@ import { othersWriteToo, seeOtherConnections } from "../db/client";
 import { loadSession } from "./auth/service";
 import type { Deps, RequestState } from "./deps";
 import { locales, pickLocale, translator, type Locale, type MessageKey } from "./texts";
-import { headerJson, parseCookies, redirectTo, serializeCookie } from "./lib/http";
+import { headerJson, parseCookies, pathOf, redirectTo, serializeCookie } from "./lib/http";
 import { flashCookie, renderPage } from "./shell/render";
 import { encodeFlash, type FlashData, type View } from "./shell/view";
 
@@ -29,14 +29,6 @@ const cache = new WeakMap<Request, Promise<RequestState>>();
 
 /** Files and probes: static and built files, photos, the icon, the worker, the manifest, /health. */
 const FILE_PATH = /^\/(?:assets|static|objects)\/|^\/(?:favicon\.ico|health|sw\.js|manifest\.webmanifest)$/;
-
-/** A request URL's path, without parsing the whole URL (hot path: every request). */
-export const pathOf = (url: string) => {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0) return "/";
-  const end = url.indexOf("?", start);
-  return end < 0 ? url.slice(start) : url.slice(start, end);
-};
 
 /**
  * A read of a file or probe on a public route: answered without the session (so without the

@@ -37,6 +37,9 @@ const activityTimes = readCache<DialogTimes>(500);
 const activityPage = readCache<{ activity: Activity; host: PublicUserSource; rating: { average: number | null; count: number }; reviews: ReviewView[] } | null>(500);
 
 /** The activity screens: browse, the activity page, the host dashboard, the create form and the wizard. */
+/** The browse page's own headers: it answers htmx's partial requests too. Frozen: laid over the page's headers once (src/shell/render.ts). */
+const BROWSE_PAGE_HEADERS = Object.freeze({ Vary: "HX-Request, HX-Target" });
+
 export function activityRoutes(deps: Deps) {
   const readActivityPage = async (id: string) => {
     const activity = await findListedActivity(deps, id);
@@ -55,7 +58,7 @@ export function activityRoutes(deps: Deps) {
       if (query.page === "more") return htmlResponse(String(await (<BrowseCards view={view} state={browseState} />)));
       if (request.headers.get("hx-target") === "browse") return htmlResponse(String(await (<BrowseBody view={view} state={browseState} />)), 200, { Vary: "HX-Request, HX-Target" });
     }
-    return render((v) => <Browse view={v} state={browseState} />, { headers: { Vary: "HX-Request, HX-Target" } });
+    return render((v) => <Browse view={v} state={browseState} />, { headers: BROWSE_PAGE_HEADERS });
   };
 
   const hostDashboard = async ({ user, render }: { user: User; render: Render }) => {

@@ -149,3 +149,11 @@ export function serializeCookie(name: string, value: string, o: CookieOptions = 
   if (o.secure) parts.push("Secure");
   return parts.join("; ");
 }
+
+/** A request URL's path, without parsing the whole URL (hot path: every request). */
+export const pathOf = (url: string) => {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const end = url.indexOf("?", start);
+  return end < 0 ? url.slice(start) : url.slice(start, end);
+};

@@ -1,5 +1,6 @@
 import { ErrorScreen } from "../../views/shell/NotFound";
-import { pathOf, requestState } from "../context";
+import { requestState } from "../context";
+import { pathOf } from "../lib/http";
 import { type Deps, type RequestState } from "../deps";
 import { compressResponse } from "../lib/compression";
 import { isMessageKey, pickLocale, translator } from "../texts";

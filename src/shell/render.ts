@@ -22,6 +22,12 @@ export function htmlResponse(body: string, status = 200, headers?: HeadersInit):
 }
 
 /**
+ * Pages made by `renderPage`: their headers start from `deps.pageHeaders`, which already hold
+ * every answer's security headers, so the app's last hook need not add them again (src/app.tsx).
+ */
+export const startsFromPageHeaders = new WeakSet<Response>();
+
+/**
  * Renders a screen through its layout. A flash toast shown here is cleared from its cookie in
  * the same response, so it shows once. The page's headers start from `deps.pageHeaders`, copied
  * into the answer in one go; the caller's `init.headers` are laid over them (a `Vary` adds to it).
@@ -49,11 +55,25 @@ export async function renderPage(
   if (state.cookies[deps.cookies.flash] !== undefined) {
     headers.append("Set-Cookie", serializeCookie(deps.cookies.flash, "", { maxAge: 0, secure: deps.config.secureCookies }));
   }
+  startsFromPageHeaders.add(response);
   return response;
 }
 
-/** `base` with `over` laid over it: each header of `over` replaces base's, cookies are added, a Vary adds its tokens. */
+/**
+ * `base` with `over` laid over it: each header of `over` replaces base's, cookies are added, a Vary
+ * adds its tokens. A frozen `over` (a route's constant, such as browse's Vary) is laid once.
+ */
 function overlaid(base: Headers, over: HeadersInit): Headers {
+  if (!Object.isFrozen(over)) return laidOver(base, over);
+  let byBase = overlaidOnce.get(over as object);
+  if (!byBase) overlaidOnce.set(over as object, (byBase = new WeakMap()));
+  let made = byBase.get(base);
+  if (!made) byBase.set(base, (made = laidOver(base, over)));
+  return new Headers(made);
+}
+const overlaidOnce = new WeakMap<object, WeakMap<Headers, Headers>>();
+
+function laidOver(base: Headers, over: HeadersInit): Headers {
   const headers = new Headers(base);
   new Headers(over).forEach((value, name) => {
     if (name === "set-cookie") headers.append(name, value);

@@ -2,6 +2,7 @@ import type { User } from "../../db/schema";
 import type { Deps, RequestState } from "../deps";
 import { isMessageKey, type Locale, type MessageKey, type Translate } from "../texts";
 import { unreadConversations } from "../conversations/unread";
+import { pathOf } from "../lib/http";
 
 export interface Toast {
   title: string;
@@ -57,7 +58,7 @@ export async function viewOf(deps: Deps, state: RequestState, request: Request):
     locale: state.locale,
     user: state.user,
     csrf: state.session?.csrf ?? "",
-    path: new URL(request.url).pathname,
+    path: pathOf(request.url),
     assets: deps.assets,
     toast: decodeFlash(state.cookies[deps.cookies.flash], state.t),
     unreadConversations: () => unread,
