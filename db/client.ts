@@ -209,8 +209,8 @@ export const othersWriteToo = (db: Db, severalProcesses: boolean) => severalProc
  * that fails is forgotten. Inside a write transaction nothing is kept: `tx` sees writes no one
  * else sees yet. The result must not be modified.
  *
- * A read again after a change that gives what the last version gave (the change was elsewhere:
- * a message, a booking, the job runner's lease) hands out the earlier object itself. What was
+ * A read again after a change that gives what an earlier read of its key gave (the change was
+ * elsewhere: a message, a booking, the job runner's lease) hands out the earlier object itself. What was
  * made once from it (kept page parts and their compressed bytes, `madeOnce`) then stays made,
  * instead of every page being drawn and compressed again after any write anywhere.
  */
@@ -218,32 +218,34 @@ export function readCache<T>(max: number): (db: Db, key: string, read: () => Pro
   interface Generation {
     version: string;
     entries: Map<string, Promise<T>>;
-    /** What this version's reads gave, and what the one before gave (for `earlier`). */
-    settled: Map<string, T>;
-    earlier: Map<string, T>;
+    /**
+     * What each key's read last gave, whatever version that was (at most `max` keys, the least
+     * recently read let go first). Any earlier version will do: equal means equal. Looking only
+     * one version back was not enough: two writes close together (the job runner's lease, then its
+     * job) made a version in between that few keys were read in, and the next read of every other
+     * key found nothing to compare with, so every page was drawn again.
+     */
+    lastKnown: Map<string, T>;
   }
   const caches = new WeakMap<Db, Generation>();
   const lookUp = (db: Db, key: string, read: () => Promise<T>, version: string): Promise<T> => {
     let cache = caches.get(db);
     if (!cache || cache.version !== version) {
-      cache = { version, entries: new Map(), settled: new Map(), earlier: cache?.settled ?? new Map() };
+      cache = { version, entries: new Map(), lastKnown: cache?.lastKnown ?? new Map() };
       caches.set(db, cache);
     }
-    const { entries, settled, earlier } = cache;
+    const { entries, lastKnown } = cache;
     const kept: Promise<T> | undefined = entries.get(key);
     if (kept) return kept;
-    const before = earlier.get(key);
     const value: Promise<T> = read().then((fresh) => {
+      const before = lastKnown.get(key);
       const same = before !== undefined && Bun.deepEquals(before, fresh, true) ? before : fresh;
-      const now: Promise<T> | undefined = entries.get(key);
-      if (now === value) settled.set(key, same);
+      lastKnown.delete(key);
+      lastKnown.set(key, same);
+      if (lastKnown.size > max) lastKnown.delete(lastKnown.keys().next().value!);
       return same;
     });
-    if (entries.size >= max) {
-      const oldest = entries.keys().next().value!;
-      entries.delete(oldest);
-      settled.delete(oldest);
-    }
+    if (entries.size >= max) entries.delete(entries.keys().next().value!);
     entries.set(key, value);
     void value.catch(() => {
       const now: Promise<T> | undefined = entries.get(key);
