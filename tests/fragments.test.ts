@@ -96,6 +96,41 @@ describe("a page compressed from its own text", () => {
     }
   });
 
+  test("one page for many visitors is spliced once, and each answer is the page with that visitor's token", () => {
+    // Tokens as sessions make them: 43 characters of base64url.
+    const token = (who: string) => Buffer.from(`${who}`.padEnd(32, "·")).toString("base64url").slice(0, 43);
+    const people = ["Ana", "Ben", "Cleo", "Dan"].map(token);
+    // The token in the own text twice (meta and an attribute's JSON), in the kept part's slot, and not at all.
+    const shaped = (tok: string) => `<!doctype html><title>Browse</title><meta name="csrf-token" content="${tok}"/><body hx-headers='{"X-CSRF-Token":"${tok}"}'>${body}<p>after ${body}</p>`;
+    for (const tok of [...people, ...people]) {
+      const html = shaped(tok);
+      const gz = compressedPage(request("gzip"), html, tok).body;
+      // Byte for byte what splicing that visitor's page gives, and a valid stream (gunzip checks the CRC-32 and length).
+      expect(Buffer.from(gz).equals(Buffer.from(splicedGzip(html, tok)))).toBe(true);
+      const text = gunzipSync(gz).toString();
+      expect(text).toBe(decode(pageBytes(html, tok)));
+      for (const other of people) if (other !== tok) expect(text).not.toContain(other);
+    }
+    // What differs but the token (a name in the title) is another page, never someone else's.
+    const ana = `<title>Ana</title><meta name="csrf-token" content="${people[0]}"/>${body}`;
+    const ben = `<title>Ben</title><meta name="csrf-token" content="${people[1]}"/>${body}`;
+    expect(gunzipSync(compressedPage(request("gzip"), ana, people[0]!).body).toString()).toContain("<title>Ana</title>");
+    expect(gunzipSync(compressedPage(request("gzip"), ben, people[1]!).body).toString()).toContain("<title>Ben</title>");
+    // A page holding the placeholder's character, a token in own text long enough to be compressed, no token: spliced as before.
+    const odd = [
+      [`<p>\u0001${people[0]}</p>${body}`, people[0]!],
+      [`<p>${"x".repeat(3000)}${people[0]}</p>${body}`, people[0]!],
+      [`<p>signed out</p>${keep("<p>no slot here</p>".repeat(80)).marker}`, null],
+    ] as const;
+    for (const [html, tok] of odd) {
+      for (let i = 0; i < 2; i++) {
+        const gz = compressedPage(request("gzip"), html, tok).body;
+        expect(Buffer.from(gz).equals(Buffer.from(splicedGzip(html, tok)))).toBe(true);
+        expect(gunzipSync(gz).toString()).toBe(decode(pageBytes(html, tok)));
+      }
+    }
+  });
+
   test("joins CRC-32s the way zlib does, for any lengths", () => {
     const bytes = new TextEncoder().encode("The same for everyone who sees it. ".repeat(300));
     for (const cut of [0, 1, 7, 8, 255, 4096, bytes.length - 1, bytes.length]) {
