@@ -143,14 +143,15 @@ export function findCountry(name: unknown): Country | undefined {
   return typeof name === "string" ? countries.find((country) => country.name === name) : undefined;
 }
 
+/** Every city by its name, with its country (the first country's, for a name two countries share). Read on every browse page. */
+const citiesByName = new Map<string, Readonly<City & { country: string }>>();
+for (const country of countries) {
+  for (const city of country.cities) if (!citiesByName.has(city.name)) citiesByName.set(city.name, Object.freeze({ ...city, country: country.name }));
+}
+
 /** A city by name alone (browse takes any city of the list), with its country. */
-export function cityByName(name: unknown): (City & { country: string }) | undefined {
-  if (typeof name !== "string") return undefined;
-  for (const country of countries) {
-    const city = country.cities.find((c) => c.name === name);
-    if (city) return { ...city, country: country.name };
-  }
-  return undefined;
+export function cityByName(name: unknown): Readonly<City & { country: string }> | undefined {
+  return typeof name === "string" ? citiesByName.get(name) : undefined;
 }
 
 /** The IANA zone of a city by its name; UTC for a place we do not know (or none). */

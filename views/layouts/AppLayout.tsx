@@ -69,14 +69,14 @@ function bottomNav(view: View): JSX.Element {
 
 /** The signed-in screens: content above a fixed bottom navigation with the current tab marked. */
 export function AppLayout({ view, title, children, stylesheets }: { view: View; title: string; children: JSX.Element; stylesheets?: (string | null)[] }) {
+  // Joined as text around the screen, like the document's shell (Document.tsx).
+  const content = (screen: string) => `${MAIN_OPEN}${screen}</main>${bottomNav(view)}`;
   return (
     <Document view={view} title={title} stylesheets={stylesheets}>
-      <>
-        <main id="main" class="mx-auto max-w-screen-md px-4 pt-4 pb-24">
-          {children as "safe"}
-        </main>
-        {bottomNav(view)}
-      </>
+      {typeof children === "string" ? content(children) : Promise.resolve(children).then(content)}
     </Document>
   );
 }
+
+/** The start of every signed-in screen's content. */
+const MAIN_OPEN = '<main id="main" class="mx-auto max-w-screen-md px-4 pt-4 pb-24">';

@@ -1,5 +1,6 @@
+import { escapeHtml } from "@kitajs/html";
 import { madeOnce } from "../../src/lib/memo";
-import { remember, type KeptParts } from "../../src/lib/html/fragments";
+import { flatten, remember, type KeptParts } from "../../src/lib/html/fragments";
 import type { KeptView, Toast, View } from "../../src/shell/view";
 
 /** Applied before first paint so a dark theme never flashes light. Its hash is in the CSP. */
@@ -42,32 +43,31 @@ export function Document({
   preload?: string[];
 }) {
   const { t } = view;
-  return (
-    <>
-      {"<!doctype html>"}
-      <html lang={view.locale}>
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover" />
-          <title safe>{title === t("app.name") ? title : `${title} · ${t("app.name")}`}</title>
-          {description ? <meta name="description" content={description} /> : ""}
-          <meta name="theme-color" content="#e8553d" />
-          <meta name="csrf-token" content={view.csrf} />
-          {headEnd(view, stylesheets, preload)}
-        </head>
-        <body
-          class={`min-h-screen bg-surface text-ink antialiased ${bodyClass}`}
-          hx-headers={JSON.stringify({ "X-CSRF-Token": view.csrf })}
-        >
-          {bodyStart(view)}
-          {children as "safe"}
-          {view.toast ? <Toasts view={view} toast={view.toast} /> : remember(noToasts, view.locale, view, (kept) => <Toasts view={kept} toast={null} />)}
-          {remember(installCards, view.locale, view, (kept) => <InstallCard view={kept} />)}
-        </body>
-      </html>
-    </>
-  );
+  const appName = t("app.name");
+  // Every page draws this shell around its kept parts, so it is joined as text rather than drawn
+  // element by element: what changes per page (the language, title, token, body class) is
+  // escaped as the JSX runtime escapes it, and what never changes was drawn once (`SHELL`).
+  const shell = (content: string) =>
+    `<!doctype html><html lang="${escapeHtml(view.locale)}"><head>${SHELL.headStart}<title>${escapeHtml(title === appName ? title : `${title} · ${appName}`)}</title>` +
+    (description ? `<meta name="description" content="${escapeHtml(description)}"/>` : "") +
+    `${SHELL.themeColor}<meta name="csrf-token" content="${escapeHtml(view.csrf)}"/>${headEnd(view, stylesheets, preload)}</head>` +
+    `<body class="min-h-screen bg-surface text-ink antialiased ${escapeHtml(bodyClass)}" hx-headers="${escapeHtml(JSON.stringify({ "X-CSRF-Token": view.csrf }))}">` +
+    `${bodyStart(view)}${content}` +
+    `${view.toast ? String(<Toasts view={view} toast={view.toast} />) : remember(noToasts, view.locale, view, (kept) => <Toasts view={kept} toast={null} />)}` +
+    `${remember(installCards, view.locale, view, (kept) => <InstallCard view={kept} />)}</body></html>`;
+  return typeof children === "string" ? shell(children) : Promise.resolve(children).then(shell);
 }
+
+/** What the shell of every page holds alike, drawn once. */
+const SHELL = {
+  headStart: flatten(String(
+    <>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover" />
+    </>,
+  )),
+  themeColor: flatten(String(<meta name="theme-color" content="#e8553d" />)),
+};
 
 // What every page has alike is rendered once per language or per set of built files (remember),
 // from the kept view remember hands the render: nothing of the visitor (the CSRF token above, a
