@@ -289,3 +289,26 @@ describe("the language switch", () => {
     expect((await t.client().postForm("/api/locale", { locale: "xx" })).status).toBe(400);
   });
 });
+
+describe("the page shell", () => {
+  test("escapes what changes per page the way the views' JSX does, and waits for a screen that renders later", async () => {
+    const { Document } = await import("../views/layouts/Document");
+    const { AppLayout } = await import("../views/layouts/AppLayout");
+    const { expandText } = await import("../src/lib/html/fragments");
+    const view = { t: translator("en"), locale: "en" as const, user: null, csrf: `tok"<&>'`, path: "/browse", assets: t.deps.assets, toast: { title: "Saved <b>", body: "It's & done", variant: "success" as const }, unreadConversations: () => 0 };
+    const hostile = `R&D <script>"x'`;
+    const html = expandText(String(await Document({ view, title: hostile, description: hostile, bodyClass: `x" onload="y`, children: "<p>the screen</p>" })));
+    expect(html).toStartWith('<!doctype html><html lang="en"><head><meta charset="utf-8"/>');
+    expect(html).toContain("<title>R&amp;D &lt;script&gt;&quot;x&#x27; · Offline</title>");
+    expect(html).toContain('<meta name="description" content="R&amp;D &lt;script&gt;&quot;x&#x27;"/>');
+    expect(html).toContain('<meta name="csrf-token" content="tok&quot;&lt;&amp;&gt;&#x27;"/>');
+    expect(html).toContain('class="min-h-screen bg-surface text-ink antialiased x&quot; onload=&quot;y"');
+    expect(html).toContain('hx-headers="{&quot;X-CSRF-Token&quot;:&quot;tok\\&quot;&lt;&amp;&gt;&#x27;&quot;}"');
+    expect(html).toContain("<p>the screen</p>");
+    expect(html).toContain("Saved &lt;b&gt;");
+    expect(html).not.toContain("<script>\"x");
+    expect(html).toEndWith("</body></html>");
+    const later = expandText(String(await AppLayout({ view, title: "Browse", children: Promise.resolve("<p>later</p>") as unknown as JSX.Element })));
+    expect(later).toContain('<main id="main" class="mx-auto max-w-screen-md px-4 pt-4 pb-24"><p>later</p></main><nav');
+  });
+});
