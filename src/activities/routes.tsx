@@ -40,6 +40,30 @@ const activityPage = readCache<{ activity: Activity; host: PublicUserSource; rat
 /** The browse page's own headers: it answers htmx's partial requests too. Frozen: laid over the page's headers once (src/shell/render.ts). */
 const BROWSE_PAGE_HEADERS = Object.freeze({ Vary: "HX-Request, HX-Target" });
 
+/**
+ * The activity page's hour, `date in the activity's zone/UTC hour`: worked out again once a minute
+ * per zone rather than on every page (a zone's date needs the time-zone rules).
+ */
+const hours = new Map<string, { minute: number; hour: string }>();
+function hourIn(zone: string, now: number): string {
+  const minute = Math.floor(now / 60_000);
+  const known = hours.get(zone);
+  if (known?.minute === minute) return known.hour;
+  const hour = `${todayIn(now, zone)}/${new Date(now).toISOString().slice(0, 13)}`;
+  hours.set(zone, { minute, hour });
+  return hour;
+}
+
+/** The host as the page shows them, made once per host row (a kept read: the same object while unchanged) and hour. */
+const publicHosts = new WeakMap<PublicUserSource, { hour: string; host: ReturnType<typeof publicUser> }>();
+function publicHostOn(host: PublicUserSource, hour: string) {
+  const known = publicHosts.get(host);
+  if (known?.hour === hour) return known.host;
+  const made = publicUser(host, new Date(`${hour.slice(hour.indexOf("/") + 1)}:00:00Z`));
+  publicHosts.set(host, { hour, host: made });
+  return made;
+}
+
 export function activityRoutes(deps: Deps) {
   const readActivityPage = async (id: string) => {
     const activity = await findListedActivity(deps, id);
@@ -134,7 +158,7 @@ export function activityRoutes(deps: Deps) {
       const { activity, host, rating, reviews } = page;
       const now = deps.now();
       // The body is kept per hour: its open dates and hours (in the activity's city) and the host's age (UTC) move with it.
-      const hour = `${todayIn(now, activityZone(activity))}/${new Date(now).toISOString().slice(0, 13)}`;
+      const hour = hourIn(activityZone(activity), now);
       const times = await activityTimes(deps.db, `${activity.id}\u0000${hour}`, () => dialogTimes(deps, activity));
       return render((view) => (
         <ActivityDetail
@@ -142,7 +166,7 @@ export function activityRoutes(deps: Deps) {
           page={page}
           hour={hour}
           activity={activity}
-          host={publicUser(host, new Date(now))}
+          host={publicHostOn(host, hour)}
           rating={rating}
           reviews={reviews}
           maps={deps.config.maps}
