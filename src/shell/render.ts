@@ -69,7 +69,8 @@ function overlaid(base: Headers, over: HeadersInit): Headers {
   if (!byBase) overlaidOnce.set(over as object, (byBase = new WeakMap()));
   let made = byBase.get(base);
   if (!made) byBase.set(base, (made = laidOver(base, over)));
-  return new Headers(made);
+  // Handed out as it is, like `deps.pageHeaders`: an answer copies the headers it is made with.
+  return made;
 }
 const overlaidOnce = new WeakMap<object, WeakMap<Headers, Headers>>();
 
