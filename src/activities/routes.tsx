@@ -76,9 +76,9 @@ export function activityRoutes(deps: Deps) {
     const asked = readBrowseQuery(query, state.user);
     const page = await browseActivities(deps.db, asked);
     const browseState: BrowseState = { city: asked.city, category: asked.category, filtersOpen: query.filters === "1", ...page, shared: page };
-    const view = await viewOf(deps, state, request);
     // htmx asks for just the part it swaps: the next page of cards, or the list after a filter change.
     if (request.headers.get("hx-request") && !request.headers.get("hx-history-restore-request")) {
+      const view = await viewOf(deps, state, request);
       if (query.page === "more") return htmlResponse(String(await (<BrowseCards view={view} state={browseState} />)));
       if (request.headers.get("hx-target") === "browse") return htmlResponse(String(await (<BrowseBody view={view} state={browseState} />)), 200, { Vary: "HX-Request, HX-Target" });
     }
