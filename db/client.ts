@@ -210,9 +210,9 @@ export const othersWriteToo = (db: Db, severalProcesses: boolean) => severalProc
  * else sees yet. The result must not be modified.
  *
  * A read again after a change that gives what an earlier read of its key gave (the change was
- * elsewhere: a message, a booking, the job runner's lease) hands out the earlier object itself. What was
- * made once from it (kept page parts and their compressed bytes, `madeOnce`) then stays made,
- * instead of every page being drawn and compressed again after any write anywhere.
+ * elsewhere: a message, a booking, the job runner's lease) hands out the earlier object itself.
+ * What was made once from it (kept page parts and their compressed bytes, `madeOnce`) then stays
+ * made, instead of every page being drawn and compressed again after any write anywhere.
  */
 export function readCache<T>(max: number): (db: Db, key: string, read: () => Promise<T>) => Promise<T> {
   interface Generation {

@@ -36,7 +36,6 @@ const activityTimes = readCache<DialogTimes>(500);
  */
 const activityPage = readCache<{ activity: Activity; host: PublicUserSource; rating: { average: number | null; count: number }; reviews: ReviewView[] } | null>(500);
 
-/** The activity screens: browse, the activity page, the host dashboard, the create form and the wizard. */
 /** The browse page's own headers: it answers htmx's partial requests too. Frozen: laid over the page's headers once (src/shell/render.ts). */
 const BROWSE_PAGE_HEADERS = Object.freeze({ Vary: "HX-Request, HX-Target" });
 
@@ -64,6 +63,7 @@ function publicHostOn(host: PublicUserSource, hour: string) {
   return made;
 }
 
+/** The activity screens: browse, the activity page, the host dashboard, the create form and the wizard. */
 export function activityRoutes(deps: Deps) {
   const readActivityPage = async (id: string) => {
     const activity = await findListedActivity(deps, id);

@@ -391,7 +391,9 @@ interface PageShape {
 }
 const PLACEHOLDER_CHAR = "\u0001";
 const PLACEHOLDER_BYTE = 1;
-const SHAPES_MAX_BYTES = 8 * 1024 * 1024;
+/** Tokens the placeholder can stand for: one byte a character. */
+const ASCII = /^[\x20-\x7e]+$/;
+const SHAPES_MAX_BYTES = 4 * 1024 * 1024;
 const SHAPE_MAX_BODY = 256 * 1024;
 const shapes = new Map<string, PageShape>();
 let shapesBytes = 0;
@@ -459,7 +461,6 @@ function shapedGzip(html: string, csrf: string | null): Uint8Array<ArrayBuffer> 
   out[length - 5] = crc >>> 24;
   return out.subarray(0, length);
 }
-const ASCII = /^[\x20-\x7e]+$/;
 
 const encoder = new TextEncoder();
 
