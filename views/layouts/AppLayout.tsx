@@ -71,9 +71,10 @@ function bottomNav(view: View): JSX.Element {
 export function AppLayout({ view, title, children, stylesheets }: { view: View; title: string; children: JSX.Element; stylesheets?: (string | null)[] }) {
   // Joined as text around the screen, like the document's shell (Document.tsx).
   const content = (screen: string) => `${MAIN_OPEN}${screen}</main>${bottomNav(view)}`;
+  const page = typeof children === "string" ? content(children) : Promise.resolve(children).then(content);
   return (
     <Document view={view} title={title} stylesheets={stylesheets}>
-      {typeof children === "string" ? content(children) : Promise.resolve(children).then(content)}
+      {page as "safe"}
     </Document>
   );
 }
