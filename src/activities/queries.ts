@@ -141,11 +141,19 @@ export async function browseListings(
 ): Promise<BrowsePage> {
   const cap = opts.countCap ?? BROWSE_COUNT_CAP;
   // Ages on the cards change with the day, so the day is part of the key.
-  const key = [opts.city, opts.category ?? "", opts.cursor ?? "", opts.limit, cap, today.toISOString().slice(0, 10)].join("\u0000");
+  const key = [opts.city, opts.category ?? "", opts.cursor ?? "", opts.limit, cap, utcDay(today)].join("\u0000");
   return await browseCache(db, key, () => readBrowsePage(db, opts, cap, today));
 }
 
 type BrowsePage = { listings: ActivityListing[]; nextCursor: string | null } & BrowseTotal;
+
+/** The UTC date of `at` (YYYY-MM-DD), written once a day rather than on every browse page. */
+let lastDay = { day: Number.NaN, text: "" };
+function utcDay(at: Date): string {
+  const day = Math.floor(at.getTime() / 86_400_000);
+  if (day !== lastDay.day) lastDay = { day, text: at.toISOString().slice(0, 10) };
+  return lastDay.text;
+}
 
 /**
  * Browse pages are the same for every guest until an activity, host or review changes, so they

@@ -125,10 +125,15 @@ export function parseCookies(header: string | null): Record<string, string> {
     if (i < 0) continue;
     const name = part.slice(0, i).trim();
     if (!name || name in out) continue;
-    try {
-      out[name] = decodeURIComponent(part.slice(i + 1).trim());
-    } catch {
-      out[name] = part.slice(i + 1).trim();
+    const value = part.slice(i + 1).trim();
+    // Most values (the session id, the language) have nothing encoded in them.
+    if (!value.includes("%")) out[name] = value;
+    else {
+      try {
+        out[name] = decodeURIComponent(value);
+      } catch {
+        out[name] = value;
+      }
     }
   }
   return out;

@@ -17,15 +17,15 @@ const answersJson = (request: Request, path: string) =>
  */
 export function accessDenied(deps: Deps, state: RequestState, request: Request, access: Access): Response | Promise<Response> | undefined {
   if (access === "public") return undefined;
-  const url = new URL(request.url);
   if (!state.user) {
+    const url = new URL(request.url);
     if (request.method === "GET" && !answersJson(request, url.pathname)) {
       return renderPage(deps, state, request, (view) => <Landing view={view} next={url.pathname + url.search} />);
     }
     return json({ message: state.t("error.unauthorized") }, 401);
   }
   if (access === "onboarded" && !isProfileComplete(state.user)) {
-    if (answersJson(request, url.pathname)) return json({ message: state.t("error.profileIncomplete") }, 403);
+    if (answersJson(request, new URL(request.url).pathname)) return json({ message: state.t("error.profileIncomplete") }, 403);
     return redirectTo(request, "/onboarding");
   }
   return undefined;
