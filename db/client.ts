@@ -142,9 +142,24 @@ interface Version {
 
 /** Reads other connections' commits now: each request does, as it starts, when other processes may write (`othersWriteToo`, src/context.ts). */
 export async function seeOtherConnections(db: Db) {
-  const { version, readOthers } = handleOf(db);
-  const startedAt = performance.now();
-  const others = await readOthers();
+  await lookAtOthers(handleOf(db), performance.now());
+}
+
+/**
+ * Reads the other connections' commit count, begun at `startedAt`: at once where the engine
+ * answers at once (SQLite), so that requests arriving together do not each read it again before
+ * the first has noted it; otherwise a promise.
+ */
+function lookAtOthers(handle: Handle, startedAt: number): Promise<void> | undefined {
+  const others = handle.readOthers();
+  if (typeof others === "number") {
+    noteOthers(handle.version, others, startedAt);
+    return undefined;
+  }
+  return others.then((count) => noteOthers(handle.version, count, startedAt));
+}
+
+function noteOthers(version: Version, others: number, startedAt: number) {
   // Both counts only grow. On PostgreSQL reads overlap, and the answer of one begun earlier may
   // arrive after a newer one: it must not put the older count back.
   if (others >= version.others) {
@@ -176,8 +191,11 @@ const OTHERS_MAX_AGE_MS = 10;
 function recentDbVersion(db: Db): string | Promise<string> {
   const handle = handleOf(db);
   const now = performance.now();
-  // Synchronous when nothing needs reading: most pages ask several kept reads in turn.
-  if (now - handle.version.othersSeenAt > OTHERS_MAX_AGE_MS) return seeOtherConnections(db).then(() => versionName(handle, now));
+  // Synchronous unless the look must wait for an answer: most pages ask several kept reads in turn.
+  if (now - handle.version.othersSeenAt > OTHERS_MAX_AGE_MS) {
+    const looking = lookAtOthers(handle, now);
+    if (looking) return looking.then(() => versionName(handle, now));
+  }
   return versionName(handle, now);
 }
 
