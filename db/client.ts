@@ -142,21 +142,24 @@ interface Version {
 
 /** Reads other connections' commits now: each request does, as it starts, when other processes may write (`othersWriteToo`, src/context.ts). */
 export async function seeOtherConnections(db: Db) {
-  await lookAtOthers(handleOf(db), performance.now());
+  await lookAtOthers(handleOf(db), performance.now(), () => undefined);
 }
 
 /**
- * Reads the other connections' commit count, begun at `startedAt`: at once where the engine
- * answers at once (SQLite), so that requests arriving together do not each read it again before
- * the first has noted it; otherwise a promise.
+ * Reads the other connections' commit count, begun at `startedAt`, then answers `then()`: at once
+ * where the engine answers at once (SQLite), so that requests arriving together do not each read
+ * it again before the first has noted it; otherwise once the count arrives.
  */
-function lookAtOthers(handle: Handle, startedAt: number): Promise<void> | undefined {
+function lookAtOthers<T>(handle: Handle, startedAt: number, then: () => T): T | Promise<T> {
   const others = handle.readOthers();
   if (typeof others === "number") {
     noteOthers(handle.version, others, startedAt);
-    return undefined;
+    return then();
   }
-  return others.then((count) => noteOthers(handle.version, count, startedAt));
+  return others.then((count) => {
+    noteOthers(handle.version, count, startedAt);
+    return then();
+  });
 }
 
 function noteOthers(version: Version, others: number, startedAt: number) {
@@ -192,10 +195,7 @@ function recentDbVersion(db: Db): string | Promise<string> {
   const handle = handleOf(db);
   const now = performance.now();
   // Synchronous unless the look must wait for an answer: most pages ask several kept reads in turn.
-  if (now - handle.version.othersSeenAt > OTHERS_MAX_AGE_MS) {
-    const looking = lookAtOthers(handle, now);
-    if (looking) return looking.then(() => versionName(handle, now));
-  }
+  if (now - handle.version.othersSeenAt > OTHERS_MAX_AGE_MS) return lookAtOthers(handle, now, () => versionName(handle, now));
   return versionName(handle, now);
 }
 
