@@ -8,7 +8,7 @@ import { drizzle } from "drizzle-orm/bun-sqlite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/bun-sql";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { readAssetText } from "../src/lib/assets";
-import { madeOnce } from "../src/lib/memo";
+import { madeOnce, RecentlyUsed } from "../src/lib/memo";
 import { StartupError } from "../src/lib/startup";
 import type { Engine } from "./engine";
 import * as pgSchema from "./schema-pg";
@@ -51,7 +51,6 @@ interface Handle {
   committed?(): Promise<void>;
   /** Reads the other connections' (machines') commits now. */
   readOthers(): number | Promise<number>;
-
   version: Version;
   /** SQLite: the writer connection (migrations, scripts and tests' raw SQL). */
   writer?: WriteTx;
@@ -243,13 +242,13 @@ export function readCache<T>(max: number): (db: Db, key: string, read: () => Pro
      * job) made a version in between that few keys were read in, and the next read of every other
      * key found nothing to compare with, so every page was drawn again.
      */
-    lastKnown: Map<string, T>;
+    lastKnown: RecentlyUsed<string, T>;
   }
   const caches = new WeakMap<Db, Generation>();
   const lookUp = (db: Db, key: string, read: () => Promise<T>, version: string): Promise<T> => {
     let cache = caches.get(db);
     if (!cache || cache.version !== version) {
-      cache = { version, entries: new Map(), lastKnown: cache?.lastKnown ?? new Map() };
+      cache = { version, entries: new Map(), lastKnown: cache?.lastKnown ?? new RecentlyUsed(max) };
       caches.set(db, cache);
     }
     const { entries, lastKnown } = cache;
@@ -258,9 +257,7 @@ export function readCache<T>(max: number): (db: Db, key: string, read: () => Pro
     const value: Promise<T> = read().then((fresh) => {
       const before = lastKnown.get(key);
       const same = before !== undefined && Bun.deepEquals(before, fresh, true) ? before : fresh;
-      lastKnown.delete(key);
       lastKnown.set(key, same);
-      if (lastKnown.size > max) lastKnown.delete(lastKnown.keys().next().value!);
       return same;
     });
     if (entries.size >= max) entries.delete(entries.keys().next().value!);

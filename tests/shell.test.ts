@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import sharp from "sharp";
 import { catalogues, COUNTED, messagesByFeature, translator, type MessageKey } from "../src/texts";
 import { makeTestApp, type Client } from "./helpers";
+import { expandText } from "../src/lib/html/fragments";
+import { AppLayout } from "../views/layouts/AppLayout";
+import { Document } from "../views/layouts/Document";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
 let member: Client;
@@ -292,9 +295,6 @@ describe("the language switch", () => {
 
 describe("the page shell", () => {
   test("escapes what changes per page the way the views' JSX does, and waits for a screen that renders later", async () => {
-    const { Document } = await import("../views/layouts/Document");
-    const { AppLayout } = await import("../views/layouts/AppLayout");
-    const { expandText } = await import("../src/lib/html/fragments");
     const view = { t: translator("en"), locale: "en" as const, user: null, csrf: `tok"<&>'`, path: "/browse", assets: t.deps.assets, toast: { title: "Saved <b>", body: "It's & done", variant: "success" as const }, unreadConversations: () => 0 };
     const hostile = `R&D <script>"x'`;
     const html = expandText(String(await Document({ view, title: hostile, description: hostile, bodyClass: `x" onload="y`, children: "<p>the screen</p>" })));

@@ -55,10 +55,10 @@ function hourIn(zone: string, now: number): string {
 
 /** The host as the page shows them, made once per host row (a kept read: the same object while unchanged) and hour. */
 const publicHosts = new WeakMap<PublicUserSource, { hour: string; host: ReturnType<typeof publicUser> }>();
-function publicHostOn(host: PublicUserSource, hour: string) {
+function publicHostOn(host: PublicUserSource, hour: string, now: number) {
   const known = publicHosts.get(host);
   if (known?.hour === hour) return known.host;
-  const made = publicUser(host, new Date(`${hour.slice(hour.indexOf("/") + 1)}:00:00Z`));
+  const made = publicUser(host, new Date(now));
   publicHosts.set(host, { hour, host: made });
   return made;
 }
@@ -166,7 +166,7 @@ export function activityRoutes(deps: Deps) {
           page={page}
           hour={hour}
           activity={activity}
-          host={publicHostOn(host, hour)}
+          host={publicHostOn(host, hour, now)}
           rating={rating}
           reviews={reviews}
           maps={deps.config.maps}

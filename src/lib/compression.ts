@@ -1,5 +1,6 @@
 import { brotliCompressSync, constants, deflateRawSync, gzipSync } from "node:zlib";
 import { eachPieceText, hasKeptParts, pageBytes, type Kept } from "./html/fragments";
+import { RecentlyUsed } from "./memo";
 
 /**
  * Response compression. Neither Bun nor Elysia compresses, so the app does it in one place:
@@ -107,43 +108,16 @@ interface Reused {
   /** The bytes compressed, when the entry is found by their hash. */
   body: Uint8Array | null;
   encoded: Uint8Array<ArrayBuffer>;
-  size: number;
 }
-const reused = new Map<string, Reused>();
-let reusedBytes = 0;
-
-function reuse(key: string): Reused | undefined {
-  const hit = reused.get(key);
-  if (hit) {
-    // Most recently used last: the first entry is the one to drop.
-    reused.delete(key);
-    reused.set(key, hit);
-  }
-  return hit;
-}
-
-function remember(key: string, entry: Reused) {
-  const old = reused.get(key);
-  if (old) {
-    reused.delete(key);
-    reusedBytes -= old.size;
-  }
-  reused.set(key, entry);
-  reusedBytes += entry.size;
-  for (const [droppedKey, dropped] of reused) {
-    if (reusedBytes <= REUSE_MAX_TOTAL) break;
-    reused.delete(droppedKey);
-    reusedBytes -= dropped.size;
-  }
-}
+const reused = new RecentlyUsed<string, Reused>(REUSE_MAX_TOTAL);
 
 function compressDynamic(body: Uint8Array, encoding: Encoding): Uint8Array<ArrayBuffer> {
   if (body.length > REUSE_MAX_BODY) return compressBytes(body, encoding, "dynamic");
   const key = `${encoding}:${body.length}:${Bun.hash(body)}`;
-  const hit = reuse(key);
+  const hit = reused.get(key);
   if (hit?.body && Buffer.from(hit.body.buffer, hit.body.byteOffset, hit.body.length).equals(body)) return hit.encoded;
   const encoded = compressBytes(body, encoding, "dynamic");
-  remember(key, { body, encoded, size: body.length + encoded.length });
+  reused.set(key, { body, encoded }, body.length + encoded.length);
   return encoded;
 }
 
@@ -395,8 +369,7 @@ const PLACEHOLDER_BYTE = 1;
 const ASCII = /^[\x20-\x7e]+$/;
 const SHAPES_MAX_BYTES = 4 * 1024 * 1024;
 const SHAPE_MAX_BODY = 256 * 1024;
-const shapes = new Map<string, PageShape>();
-let shapesBytes = 0;
+const shapes = new RecentlyUsed<string, PageShape>(SHAPES_MAX_BYTES);
 const placeholders = new Map<number, { text: string; zerosCrc: number }>();
 
 /**
@@ -418,11 +391,7 @@ function shapedGzip(html: string, csrf: string | null): Uint8Array<ArrayBuffer> 
   if (!placeholder) placeholders.set(token.length, (placeholder = { text: PLACEHOLDER_CHAR.repeat(token.length), zerosCrc: Bun.hash.crc32(new Uint8Array(token.length)) }));
   const key = token === "" ? html : html.replaceAll(token, placeholder.text);
   let shape = shapes.get(key);
-  if (shape) {
-    // Most recently used last: the first entry is the one to drop.
-    shapes.delete(key);
-    shapes.set(key, shape);
-  } else {
+  if (!shape) {
     const made: Shape = { holes: [], runs: [], fillable: true };
     const bytes = spliceGzip(key, token === "" ? null : placeholder.text, made);
     if (!made.fillable || bytes.length > SHAPE_MAX_BODY) return spliceGzip(html, csrf);
@@ -438,13 +407,7 @@ function shapedGzip(html: string, csrf: string | null): Uint8Array<ArrayBuffer> 
     const trailer = bytes.length - 8;
     const crc = (bytes[trailer]! | (bytes[trailer + 1]! << 8) | (bytes[trailer + 2]! << 16) | (bytes[trailer + 3]! << 24)) >>> 0;
     shape = { bytes: bytes.slice(), holes: made.holes, crc, afterHoles: afterHoles >>> 0 };
-    shapes.set(key, shape);
-    shapesBytes += key.length * 2 + shape.bytes.length;
-    for (const [dropped, old] of shapes) {
-      if (shapesBytes <= SHAPES_MAX_BYTES) break;
-      shapes.delete(dropped);
-      shapesBytes -= dropped.length * 2 + old.bytes.length;
-    }
+    shapes.set(key, shape, key.length * 2 + shape.bytes.length);
   }
   const length = shape.bytes.length;
   const out = bufferOf(length);
@@ -499,12 +462,12 @@ function pageBody(request: Request, html: string, csrf: string | null): { body: 
   // Splicing costs less than keeping its result: a crowd's pages would churn the kept answers.
   if (spliced && encoding === "gzip") return { body: shapedGzip(html, csrf), encoding, scratch: true };
   const key = `${encoding}\u0000${csrf ?? ""}\u0000${html}`;
-  const hit = reuse(key);
+  const hit = reused.get(key);
   if (hit) return { body: hit.encoded, encoding, scratch: false };
   const bytes = pageBytes(html, csrf);
   if (bytes.length < MIN_COMPRESS_BYTES) return { body: bytes, encoding: null, scratch: false };
   const encoded = compressBytes(bytes, encoding, "dynamic");
-  if (bytes.length <= REUSE_MAX_BODY) remember(key, { body: null, encoded, size: key.length * 2 + encoded.length });
+  if (bytes.length <= REUSE_MAX_BODY) reused.set(key, { body: null, encoded }, key.length * 2 + encoded.length);
   return { body: encoded, encoding, scratch: false };
 }
 
