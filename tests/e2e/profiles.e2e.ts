@@ -68,6 +68,9 @@ test("a person edits their profile, reorders photos, changes username and passwo
   await page.getByLabel("Username").fill("");
   await page.getByLabel("Username").pressSequentially("editor.two", { delay: 10 });
   await page.getByText("Username available").waitFor();
+  // htmx shows the new text at once and the status's attributes when it settles (20 ms later):
+  // the form is judged then.
+  await page.waitForFunction(() => document.getElementById("username-status")?.dataset.blocking === "false");
   expect(await save.isDisabled()).toBe(false);
   await expectAccessible(page, "username settings");
   await save.click();
