@@ -1,7 +1,6 @@
 import { expect, test } from "bun:test";
-import type { Page } from "playwright-core";
 import { expectAccessible, serverAndBrowser } from "./harness";
-import { dateAhead, signInAs } from "./flows";
+import { dateAhead, dayButton, signInAs } from "./flows";
 
 /**
  * A host keeps weekend mornings and takes a Saturday off; a guest then sees only the weekend
@@ -14,12 +13,6 @@ const weekday = (date: string) => new Date(`${date}T12:00:00Z`).getUTCDay();
 /** The next few Saturdays and Sundays from two days on, New York wall clock. */
 const weekend = Array.from({ length: 16 }, (_, i) => dateAhead(i + 2)).filter((d) => weekday(d) === 6 || weekday(d) === 0);
 const [firstSaturday, secondSaturday] = weekend.filter((d) => weekday(d) === 6);
-
-async function pick(page: Page, date: string) {
-  // The calendar shows one month: page on until the date's month is shown.
-  for (let i = 0; i < 3 && !(await page.locator(`button[data-date="${date}"]`).count()); i++) await page.getByRole("button", { name: "Next month" }).click();
-  return page.locator(`button[data-date="${date}"]`);
-}
 
 test("a host keeps weekend mornings and a Saturday off; the guest is offered only what is left", async () => {
   const host = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
@@ -58,12 +51,12 @@ test("a host keeps weekend mornings and a Saturday off; the guest is offered onl
   await signInAs(guest, env.server.url, "guest@offline.test");
   await guest.goto(`${env.server.url}/booking/${activity.id}/date-time`);
   await guest.locator("[data-hydrated]").waitFor();
-  expect(await (await pick(guest, firstSaturday!)).isDisabled()).toBe(true);
+  expect(await (await dayButton(guest, firstSaturday!)).isDisabled()).toBe(true);
   const monday = Array.from({ length: 9 }, (_, i) => dateAhead(i + 2)).find((d) => weekday(d) === 1)!;
-  expect(await (await pick(guest, monday)).isDisabled()).toBe(true);
+  expect(await (await dayButton(guest, monday)).isDisabled()).toBe(true);
   await guest.goto(`${env.server.url}/booking/${activity.id}/date-time`);
   await guest.locator("[data-hydrated]").waitFor();
-  const saturday = await pick(guest, secondSaturday!);
+  const saturday = await dayButton(guest, secondSaturday!);
   expect(await saturday.isDisabled()).toBe(false);
   await saturday.click();
   const open = await guest.locator("button[data-time]:not([disabled])").evaluateAll((buttons) => buttons.map((b) => b.getAttribute("data-time")));

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { serverAndBrowser } from "./harness";
-import { signInAs, dateAhead } from "./flows";
+import { signInAs, dateAhead, dayButton } from "./flows";
 
 /** A guest books and pays with the test provider; the host accepts. Real server, real Chromium. */
 const env = serverAndBrowser();
@@ -44,8 +44,7 @@ test("a guest picks a date, time and duration, pays with 4242… and the request
   await page.locator("[data-hydrated]").waitFor();
   expect(await page.getByText("Greyed-out durations have been deactivated by the host.").count()).toBeGreaterThan(0);
   expect(await page.locator("[data-test-mode]").count()).toBe(0); // no money taken here
-  if ((await page.locator(`[data-date="${date}"]`).count()) === 0) await page.getByRole("button", { name: "Next month" }).click();
-  await page.locator(`[data-date="${date}"]`).click();
+  await (await dayButton(page, date)).click();
   await page.locator('[data-time="10:00"]').click();
   await page.locator("[data-duration]:not([disabled])").first().click();
   await page.locator("[data-total]").waitFor();
@@ -77,8 +76,7 @@ test("a declined card shows its message and creates nothing", async () => {
   const before = await bookingCount(page);
   await page.goto(`${env.server.url}/booking/${a.id}/date-time`);
   await page.locator("[data-hydrated]").waitFor();
-  if ((await page.locator(`[data-date="${date}"]`).count()) === 0) await page.getByRole("button", { name: "Next month" }).click();
-  await page.locator(`[data-date="${date}"]`).click();
+  await (await dayButton(page, date)).click();
   // 10:00 is now taken by the request above.
   expect(await page.locator('[data-time="10:00"]').isDisabled()).toBe(true);
   await page.locator('[data-time="13:00"]').click();

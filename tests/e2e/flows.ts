@@ -29,6 +29,24 @@ export function dateAhead(days: number) {
   return new Intl.DateTimeFormat("sv-SE", { timeZone: "America/New_York", year: "numeric", month: "2-digit", day: "2-digit" }).format(Date.now() + days * 86_400_000);
 }
 
+/**
+ * The date-time screen's day button for `date` (YYYY-MM-DD), after paging the one-month calendar
+ * to its month, backwards or forwards from whichever month is shown: a test's dates may fall in
+ * this month, the next, or (after an earlier pick paged on) the one before, on any day of the year.
+ */
+export async function dayButton(page: Page, date: string) {
+  const day = page.locator(`button[data-date="${date}"]`);
+  for (let turns = 0; turns < 24 && !(await day.count()); turns++) {
+    const shown = (await page.locator("button[data-date]").first().getAttribute("data-date"))!.slice(0, 7);
+    const month = date.slice(0, 7);
+    const way = page.getByRole("button", { name: month < shown ? "Previous month" : "Next month" });
+    if (await way.isDisabled()) throw new Error(`the calendar shows ${shown} and cannot page towards ${month}`);
+    await way.click();
+    await page.locator(`button[data-date^="${shown}"]`).first().waitFor({ state: "detached" });
+  }
+  return day;
+}
+
 /** Signs up on the landing page and completes the five onboarding steps with a real photo. */
 export async function signUpAndOnboard(page: Page, url: string, who: { email: string; username: string; password?: string }) {
   await page.goto(url);

@@ -7,7 +7,7 @@ import { insert, userRow } from "../../db/factories";
 import { users } from "../../db/schema";
 import { createSession } from "../../src/auth/service";
 import { makeTestApp } from "../helpers";
-import { signInContext } from "./flows";
+import { dayButton, signInContext } from "./flows";
 import { closeContexts, expectAccessible, sharedBrowser } from "./harness";
 
 /**
@@ -94,8 +94,7 @@ test("a declined card's message is on screen and focused, on the payment screen 
   const { page, errors } = await open(first.context, `/booking/${activity.id}/date-time`);
   await page.locator("[data-hydrated]").waitFor();
   const date = dayAhead(9);
-  if ((await page.locator(`[data-date="${date}"]`).count()) === 0) await page.getByRole("button", { name: "Next month" }).click();
-  await page.locator(`[data-date="${date}"]`).click();
+  await (await dayButton(page, date)).click();
   await page.locator('[data-time="14:00"]').click();
   await page.locator("[data-duration]:not([disabled])").first().click();
   await page.getByRole("button", { name: "Continue to Payment" }).click();
