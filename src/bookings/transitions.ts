@@ -253,6 +253,9 @@ function accept(deps: Deps, bookingId: string, hostId: string, waitMs?: number, 
     done: (b) => b.status === "accepted",
     check: async (b) => {
       if (b.status !== "pending") throw new DomainError("booking.notPending", 409);
+      // Its answer was due (24 hours on, or its start if sooner): it is the expiry's to release,
+      // however late its job runs; the card is never captured after that.
+      if (deps.now() >= b.respondBy) throw new DomainError("booking.notPending", 409);
       // A deleted (archived) or taken-down activity takes no more bookings: its requests are declined or expire.
       const activity = await one(deps.db.select({ archivedAt: activities.archivedAt, hiddenAt: activities.hiddenAt }).from(activities).where(eq(activities.id, b.activityId)));
       if (!activity || activity.archivedAt !== null || activity.hiddenAt !== null) throw new DomainError("booking.activityUnavailable", 409);
