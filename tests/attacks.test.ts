@@ -109,6 +109,7 @@ describe("against the running server", () => {
     const host = await signIn(DEMO_HOST_EMAIL);
     const cancel = await host.call(`/api/bookings/${started.id}/cancel`, { json: {} });
     expect(cancel.status).toBe(409);
+    expect(((await cancel.json()) as { message: string }).message).toBe("The activity has started: it can no longer be cancelled. Mark it complete, or report a problem.");
     const d2 = await db();
     expect((await one(d2.select().from(bookings).where(eq(bookings.id, started.id))))!.status).toBe("accepted");
     // A request for an activity the host then deletes.

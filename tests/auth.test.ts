@@ -283,6 +283,29 @@ describe("CSRF", () => {
     expect(res.status).toBe(403);
   });
 
+  test("a wrong token of the right length is refused, in the header or the form field, and changes nothing", async () => {
+    const c = t.client();
+    await c.signUp();
+    const real = c.csrf;
+    // The real token with its first character changed; and another person's real token.
+    const oneOff = (real[0] === "A" ? "B" : "A") + real.slice(1);
+    const other = t.client();
+    await other.signUp();
+    for (const wrong of [oneOff, other.csrf]) {
+      expect(wrong).toHaveLength(real.length);
+      expect(wrong).not.toBe(real);
+      const header = await c.request("/api/auth/logout", { method: "POST", json: {}, headers: { "x-csrf-token": wrong } });
+      expect(header.status).toBe(403);
+      expect(((await header.json()) as { message: string }).message).toBe("Your session has expired or the request came from another site. Reload the page and try again.");
+      const form = await c.request("/api/auth/logout", { method: "POST", form: { _csrf: wrong }, csrf: false });
+      expect(form.status).toBe(403);
+      expect((await c.get("/api/auth/user")).status).toBe(200);
+    }
+    // The real one still passes.
+    expect((await c.postJson("/api/auth/logout", {})).status).toBe(200);
+    expect((await c.get("/api/auth/user")).status).toBe(401);
+  });
+
   test("cross-site requests are refused, signed in or not", async () => {
     const c = t.client();
     const { email, password } = await c.signUp();

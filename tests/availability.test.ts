@@ -5,6 +5,7 @@ import { activities, bookings, hostBlocks, type Activity } from "../db/schema";
 import { checkWeeklyHours, closedRanges, type WeeklyHours } from "../shared/availability";
 import { openTimes, readSlot, type BookingRules } from "../src/bookings/times";
 import { bookingParties, Client, makeTestApp } from "./helpers";
+import { decodeHtml } from "./html";
 
 /**
  * When hosts can be booked (docs/decisions/0037): weekly hours, notice, horizon, days off and
@@ -148,11 +149,19 @@ describe("through the app", () => {
       expect(dialog.status).toBe(400);
       expect(await dialog.text()).toContain("The host does not offer this time.");
 
-      const french = await guest.postJson("/api/create-payment-intent", { amount: "44.00", metadata: { activityId, date: "2026-06-08", time: "10:00", duration: "1" } }, { "accept-language": "fr" });
+      // A guest who chose French reads it in French, from every flow.
+      const frenchGuest = t.client();
+      await frenchGuest.signUpComplete();
+      frenchGuest.cookies.set("lang", "fr");
+      const french = await intent(frenchGuest, "2026-06-08", "10:00", 1);
       expect(french.status).toBe(400);
-      // The person's own language wins over the browser's; ask as a French visitor would.
-      const text = await message(french);
-      expect(["L'hôte ne propose pas cet horaire. Choisissez l'un des horaires proposés.", "The host does not offer this time. Please choose one of the times offered."]).toContain(text);
+      expect(await message(french)).toBe("L'hôte ne propose pas cet horaire. Choisissez l'un des horaires proposés.");
+      const frenchScreen = await frenchGuest.postForm(`/booking/${activityId}/date-time`, { date: "2026-06-06", time: "11:00", duration: "2" });
+      expect(frenchScreen.status).toBe(400);
+      expect(decodeHtml(await frenchScreen.text())).toContain("L'hôte ne propose pas cet horaire.");
+      const frenchDialog = await frenchGuest.postForm(`/activity/${activityId}/request`, { message: "Bonjour !", proposedDate: "2026-06-08", proposedTime: "10:00", hours: "1" });
+      expect(frenchDialog.status).toBe(400);
+      expect(decodeHtml(await frenchDialog.text())).toContain("L'hôte ne propose pas cet horaire.");
 
       // Inside the week: offered and accepted.
       expect((await intent(guest, "2026-06-06", "09:00", 3)).status).toBe(200);

@@ -1,5 +1,5 @@
 import { one, writeTransaction } from "../db/client";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings, jobs, testPaymentIntents, users } from "../db/schema";
 import { insert, userRow } from "../db/factories";
@@ -178,7 +178,11 @@ describe("booking through the date-time flow", () => {
     const intent = await body(await guest.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId, date: slot.date, time: slot.time, duration: "2" } }));
     await guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...TEST_CARD });
     expect(await intentStatus(intent.paymentIntentId)).toBe("requires_capture");
-    clock += 31 * 60 * 1000;
+    // Not before: 29 minutes on, the guest can still book with it.
+    clock += 29 * 60 * 1000;
+    await t.deps.jobs.runDue();
+    expect(await intentStatus(intent.paymentIntentId)).toBe("requires_capture");
+    clock += 2 * 60 * 1000;
     await t.deps.jobs.runDue();
     expect(await intentStatus(intent.paymentIntentId)).toBe("canceled");
     clock = START;
@@ -245,6 +249,53 @@ describe("no double booking", () => {
     const later = await c.postJson("/api/create-payment-intent", { amount: slot.total, metadata: { activityId: other.id, date: slot.date, time: "12:00", duration: "2" } });
     expect(later.status).toBe(200);
   }, 60_000);
+
+  test("a held 10:00–12:00 refuses every slot overlapping it, before and after the card is held; the slots either side stay open", async () => {
+    const slot = nextSlot(2);
+    const second = t.client();
+    const secondId = (await insert(t.db).user(userRow())).id;
+    await second.signInAs(secondId);
+    const ask = (time: string, hours: number) =>
+      second.postJson("/api/create-payment-intent", { amount: (40 * hours * 1.1).toFixed(2), metadata: { activityId, date: slot.date, time, duration: String(hours) } });
+    // [shape of the held 10:00–12:00 against the new slot, start, hours]
+    const overlapping: [string, string, number][] = [
+      ["starts inside it (09:00–11:00)", "09:00", 2],
+      ["ends inside it (11:00–13:00)", "11:00", 2],
+      ["lies inside it (09:00–13:00)", "09:00", 4],
+      ["contains it, sharing its start (10:00–11:00)", "10:00", 1],
+      ["contains it, sharing its end (11:00–12:00)", "11:00", 1],
+      ["is exactly it (10:00–12:00)", "10:00", 2],
+    ];
+    // The second guest holds a card for each shape while the time is still free…
+    const intents: string[] = [];
+    for (const [, time, hours] of overlapping) {
+      const res = await ask(time, hours);
+      expect(res.status).toBe(200);
+      const intent = await body(res);
+      await second.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, ...TEST_CARD });
+      intents.push(intent.paymentIntentId as string);
+    }
+    // …then the first guest's request for 10:00–12:00 is made.
+    const held = await pendingBooking(guest, slot);
+    for (const [i, [shape, time, hours]] of overlapping.entries()) {
+      const late = await second.postJson("/api/bookings", { activityId, proposedDatetime: `${slot.date}T${time}:00`, durationHours: hours, priceTotal: (40 * hours * 1.1).toFixed(2), paymentIntentId: intents[i] });
+      expect([shape, late.status]).toEqual([shape, 409]);
+      expect([shape, (await body(late)).message]).toEqual([shape, "This time was just booked by someone else. Your card was not charged: the hold on it has been released."]);
+      expect([shape, await intentStatus(intents[i]!)]).toEqual([shape, "canceled"]);
+      // Asked again, it is refused before any card is held.
+      const again = await ask(time, hours);
+      expect([shape, again.status]).toEqual([shape, 409]);
+      expect([shape, (await body(again)).message]).toEqual([shape, "This time is no longer available. Please choose another."]);
+    }
+    // Touching it is not overlapping it: 08:00–10:00 and 12:00–14:00 are booked.
+    for (const time of ["08:00", "12:00"]) {
+      const { res } = await book(second, { ...slot, time });
+      expect([time, res.status]).toEqual([time, 201]);
+    }
+    const seconds = await t.db.select().from(bookings).where(eq(bookings.guestId, secondId));
+    expect(seconds.map((b) => [b.startsAtLocal, b.status]).sort()).toEqual([[`${slot.date}T08:00:00`, "pending"], [`${slot.date}T12:00:00`, "pending"]]);
+    expect(await statusOf(held)).toBe("pending");
+  }, 60_000);
 });
 
 type Who = "guest" | "host" | "stranger";
@@ -272,6 +323,7 @@ describe("the state machine, for guest, host and stranger", () => {
     ["accepted", "cancel", "host", 200, "canceled", ["authorize:8800", "capture:8800", "refund:8800"], ["booking_request", "booking_accepted", "booking_canceled"]],
     ["started", "complete", "host", 200, "completed", ["authorize:8800", "capture:8800", "payout_pending:6400", "platform_fee:2400"], ["booking_request", "booking_accepted", "booking_completed"]],
     ["started", "cancel", "guest", 409, "accepted", ["authorize:8800", "capture:8800"], ["booking_request", "booking_accepted"]],
+    ["started", "cancel", "host", 409, "accepted", ["authorize:8800", "capture:8800"], ["booking_request", "booking_accepted"]],
     ["rejected", "accept", "host", 409, "rejected", ["authorize:8800", "release:8800"], ["booking_request", "booking_declined"]],
     ["completed", "cancel", "host", 409, "completed", ["authorize:8800", "capture:8800", "payout_pending:6400", "platform_fee:2400"], ["booking_request", "booking_accepted", "booking_completed"]],
     ["completed", "complete", "stranger", 404, "completed", ["authorize:8800", "capture:8800", "payout_pending:6400", "platform_fee:2400"], ["booking_request", "booking_accepted", "booking_completed"]],
@@ -356,6 +408,11 @@ describe("timed transitions survive a restart", () => {
     expect(await statusOf(accepted)).toBe("accepted");
 
     const row = (await one(t.db.select().from(bookings).where(eq(bookings.id, accepted))))!;
+    // Not before: a minute short of 48 hours after the end, nothing is paid out yet.
+    clock = row.endsAt + 48 * HOUR - 60_000;
+    await restarted.deps.jobs.runDue();
+    expect(await statusOf(accepted)).toBe("accepted");
+    expect(await ledgerOf(accepted)).toEqual(["authorize:8800", "capture:8800"]);
     clock = row.endsAt + 48 * HOUR + 1000;
     // The host has an enabled payout account: completing sends their share too.
     await withHostPayouts(() => restarted.deps.jobs.runDue());
@@ -363,6 +420,102 @@ describe("timed transitions survive a restart", () => {
     expect(await ledgerOf(accepted)).toEqual(["authorize:8800", "capture:8800", "payout_pending:6400", "platform_fee:2400", "transfer:6400"]);
     expect(await systemOf(accepted)).toEqual(["booking_request", "booking_accepted", "booking_completed"]);
     clock = START;
+  });
+
+  test("a request for a time less than 24 hours away must be answered by its start: past it the guest is released and the host's accept refused", async () => {
+    clock = START;
+    try {
+      // Tomorrow 10:00 in New York: 22 hours on. No other test books that day.
+      const res = (await book(guest, { date: "2026-06-02", time: "10:00", hours: 2, total: "88.00" })).res;
+      expect(res.status).toBe(201);
+      const b = await body(res);
+      const startsAt = Date.parse("2026-06-02T14:00:00Z");
+      expect(b.respondBy).toBe(new Date(startsAt).toISOString());
+      // A minute before the start it still waits for the host.
+      clock = startsAt - 60_000;
+      await t.deps.jobs.runDue();
+      expect(await statusOf(b.id)).toBe("pending");
+      // A minute after it, it has expired with the hold released, and the host can no longer take the money.
+      clock = startsAt + 60_000;
+      await t.deps.jobs.runDue();
+      expect(await statusOf(b.id)).toBe("expired");
+      const accept = await host.postJson(`/api/bookings/${b.id}/accept`, {});
+      expect(accept.status).toBe(409);
+      expect((await body(accept)).message).toBe("This request has already been answered or has ended.");
+      expect(await statusOf(b.id)).toBe("expired");
+      expect(await ledgerOf(b.id)).toEqual(["authorize:8800", "release:8800"]);
+      expect(await systemOf(b.id)).toEqual(["booking_request", "booking_expired"]);
+    } finally {
+      clock = START;
+    }
+  });
+
+  test("once a request's answer is due, the host's accept is refused even before the expiry has run, and nothing is captured", async () => {
+    clock = START;
+    try {
+      // One due 24 hours on, and one due at its start, tonight at 20:00 in New York (8 hours on).
+      const later = await pendingBooking(guest, nextSlot());
+      const tonight = (await book(guest, { date: "2026-06-01", time: "20:00", hours: 1, total: "44.00" })).res;
+      expect(tonight.status).toBe(201);
+      const soon = (await body(tonight)).id as string;
+      for (const [id, due, total] of [[soon, Date.parse("2026-06-02T00:00:00Z"), 4400], [later, START + 24 * HOUR, 8800]] as const) {
+        clock = due;
+        const accept = await host.postJson(`/api/bookings/${id}/accept`, {});
+        expect(accept.status).toBe(409);
+        expect((await body(accept)).message).toBe("This request has already been answered or has ended.");
+        expect(await ledgerOf(id)).toEqual([`authorize:${total}`]);
+        expect(await systemOf(id)).toEqual(["booking_request"]);
+      }
+      // The expiry then releases the guest's card.
+      await t.deps.jobs.runDue();
+      expect(await statusOf(soon)).toBe("expired");
+      expect(await ledgerOf(soon)).toEqual(["authorize:4400", "release:4400"]);
+    } finally {
+      clock = START;
+    }
+  });
+});
+
+describe("the guest's cancellation window", () => {
+  /** An accepted booking on an early day, and its start. */
+  async function acceptedBooking() {
+    clock = START;
+    const id = await pendingBooking(guest, earlySlot());
+    expect((await host.postJson(`/api/bookings/${id}/accept`, {})).status).toBe(200);
+    return { id, startsAt: (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!.startsAt };
+  }
+  const cancelAsGuest = (id: string) => guest.postJson(`/api/bookings/${id}/cancel`, {});
+  afterEach(() => {
+    clock = START;
+  });
+
+  test("25 hours before the start: cancelled with the whole payment refunded", async () => {
+    const { id, startsAt } = await acceptedBooking();
+    clock = startsAt - 25 * HOUR;
+    expect((await cancelAsGuest(id)).status).toBe(200);
+    expect(await statusOf(id)).toBe("canceled");
+    expect(await ledgerOf(id)).toEqual(["authorize:8800", "capture:8800", "refund:8800"]);
+    expect(await systemOf(id)).toEqual(["booking_request", "booking_accepted", "booking_canceled"]);
+  });
+
+  test("exactly 24 hours before the start: still cancelled with the whole payment refunded", async () => {
+    const { id, startsAt } = await acceptedBooking();
+    clock = startsAt - 24 * HOUR;
+    expect((await cancelAsGuest(id)).status).toBe(200);
+    expect(await ledgerOf(id)).toEqual(["authorize:8800", "capture:8800", "refund:8800"]);
+  });
+
+  test("less than 24 hours before the start: refused, nothing refunded, the booking stands", async () => {
+    const { id, startsAt } = await acceptedBooking();
+    for (const before of [24 * HOUR - 60_000, 23 * HOUR, 2 * HOUR]) {
+      clock = startsAt - before;
+      const res = await cancelAsGuest(id);
+      expect([before, res.status]).toEqual([before, 409]);
+      expect((await body(res)).message).toBe("An accepted booking can be cancelled up to 24 hours before it starts.");
+      expect(await statusOf(id)).toBe("accepted");
+      expect(await ledgerOf(id)).toEqual(["authorize:8800", "capture:8800"]);
+    }
+    expect(await systemOf(id)).toEqual(["booking_request", "booking_accepted"]);
   });
 });
 
@@ -390,7 +543,7 @@ describe("the booking dialog and the checkout page", () => {
     expect(await (await guest.get("/bookings")).text()).toContain("Payment Successful!");
   });
 
-  test("the dialog requires a message; an unpaid hold lapses after 15 minutes", async () => {
+  test("the dialog requires a message; an unpaid hold keeps the time for 15 minutes, then lapses", async () => {
     const slot = nextSlot(1);
     const noMessage = await guest.postJson("/api/create-payment-intent", { activityId, hours: 1, amount: "44.00", proposedDate: slot.date, proposedTime: "10:00", message: "  " });
     expect(noMessage.status).toBe(400);
@@ -399,6 +552,14 @@ describe("the booking dialog and the checkout page", () => {
     // The checkout page is the guest's, only while the booking awaits payment.
     expect((await guest.get(`/checkout/${bookingId}`)).status).toBe(200);
     expect((await stranger.get(`/checkout/${bookingId}`)).status).toBe(404);
+    // 14 minutes on, the time is still held for the guest: nobody else can take it.
+    clock = START + 14 * 60 * 1000;
+    await t.deps.jobs.runDue();
+    expect(await statusOf(bookingId)).toBe("awaiting_payment");
+    expect((await guest.get(`/checkout/${bookingId}`)).status).toBe(200);
+    const taken = await stranger.postJson("/api/create-payment-intent", { amount: "44.00", metadata: { activityId, date: slot.date, time: "10:00", duration: "1" } });
+    expect(taken.status).toBe(409);
+    expect((await body(taken)).message).toBe("This time is no longer available. Please choose another.");
     clock = START + 16 * 60 * 1000;
     await t.deps.jobs.runDue();
     expect(await statusOf(bookingId)).toBe("expired");

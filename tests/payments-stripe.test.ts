@@ -6,6 +6,7 @@ import { PaymentError, type PaymentEvent } from "../src/payments/provider";
 import { StripeProvider } from "../src/payments/stripe";
 import { CARDS, startFakeStripe, type FakeStripe } from "./fakes/stripe";
 import { ORIGIN, makeTestApp, type Client } from "./helpers";
+import { select } from "./html";
 import { runProviderContract } from "./payments-contract";
 
 const providerFor = (fake: FakeStripe) =>
@@ -334,6 +335,30 @@ describe("payout setup with Stripe", () => {
     expect(refresh.status).toBe(303);
     expect(refresh.headers.get("location")).toBe(fake.accountLinks.at(-1)!.url as string);
     expect(fake.accountLinks.length).toBe(links + 1);
+  });
+
+  test("the list of what Stripe still needs is made from the account's own requirements, and follows them", async () => {
+    const host = t.client();
+    const { user } = await host.signUpComplete();
+    expect((await host.postForm("/stripe-connect-setup", {})).status).toBe(303);
+    const accountId = (await one(t.db.select().from(users).where(eq(users.id, user.id))))!.stripeAccountId!;
+    // The status card's list (the card ends before the fixed "What you'll need" list).
+    const stillNeeded = async () => {
+      const html = await (await host.get("/stripe-connect-setup?return=1")).text();
+      const from = html.indexOf("Setup not finished");
+      const to = html.indexOf("</section>", from);
+      expect(from).toBeGreaterThan(-1);
+      expect(to).toBeGreaterThan(from);
+      return select(html.slice(from, to), "li").map((li) => li.text.trim()).sort();
+    };
+    // A new account: business_type, external_account, individual.dob.day, individual.id_number, tos_acceptance.date.
+    expect((fake.accounts.get(accountId)!.requirements as { currently_due: string[] }).currently_due).toEqual(["business_type", "external_account", "individual.dob.day", "individual.id_number", "tos_acceptance.date"]);
+    expect(await stillNeeded()).toEqual(
+      ["Business information", "Bank account details", "Personal details (name, date of birth, address)", "Government-issued ID", "Accepting the payment provider's terms"].sort(),
+    );
+    // Stripe now needs the bank account only.
+    fake.setPayoutsEnabled(accountId, false);
+    expect(await stillNeeded()).toEqual(["Bank account details"]);
   });
 
   test("once Stripe enables payouts, the screen says so and the host is marked payable", async () => {
