@@ -165,8 +165,11 @@ if (process.argv.includes("--compile")) {
     ].join("\n"),
   );
   mkdirSync(join(root, "dist"), { recursive: true });
+  // Worker threads' modules are entry points of their own, embedded under their path from the
+  // project root, where src/availability/busy-calendar.ts asks for its worker in the binary.
+  const workers = ["src/availability/busy-times.worker.ts"];
   const proc = Bun.spawnSync(
-    [process.execPath, "build", "--compile", "--minify", "--sourcemap", join(root, "build/entry.gen.ts"), "--outfile", join(root, "dist/offline")],
+    [process.execPath, "build", "--compile", "--minify", "--sourcemap", join(root, "build/entry.gen.ts"), ...workers.map((file) => join(root, file)), "--outfile", join(root, "dist/offline")],
     { stdout: "inherit", stderr: "inherit", cwd: root },
   );
   if (proc.exitCode !== 0) process.exit(proc.exitCode ?? 1);

@@ -96,6 +96,7 @@ export const en = {
   "availability.busy.error.tooLarge": "The calendar is too large (more than 1 MB) to be read.",
   "availability.busy.error.notCalendar": "The address does not give an iCal calendar.",
   "availability.busy.error.redirects": "The calendar's address sends elsewhere too many times.",
+  "availability.busy.error.tooSlow": "The calendar takes too long to read: one of its repeating events may never happen (such as every 30 February) or repeat too often. Correct it in your calendar; it is read again in 30 minutes.",
 } as const;
 
 export const fr: Record<keyof typeof en, string> = {
@@ -189,4 +190,5 @@ export const fr: Record<keyof typeof en, string> = {
   "availability.busy.error.tooLarge": "L'agenda est trop volumineux (plus de 1 Mo) pour être lu.",
   "availability.busy.error.notCalendar": "L'adresse ne donne pas un agenda iCal.",
   "availability.busy.error.redirects": "L'adresse de l'agenda renvoie ailleurs trop de fois.",
+  "availability.busy.error.tooSlow": "L'agenda est trop long à lire : l'un de ses événements répétés ne tombe peut-être jamais (comme chaque 30 février) ou se répète trop souvent. Corrigez-le dans votre agenda ; il sera relu dans 30 minutes.",
 };

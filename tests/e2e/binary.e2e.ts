@@ -1,6 +1,14 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { brotliDecompressSync } from "node:zlib";
+import { eq } from "drizzle-orm";
+import { one, writeTransaction } from "../../db/client";
+import { insert, userRow } from "../../db/factories";
+import { users } from "../../db/schema";
+import { busyCalendarJob, busyJobKey } from "../../src/availability/busy-calendar";
+import { createSession } from "../../src/auth/service";
+import { scheduleJob } from "../../src/jobs";
+import { openDatabaseOf, until } from "../helpers";
 import { signUpAndOnboard } from "./flows";
 import { serverAndBrowser } from "./harness";
 
@@ -72,5 +80,42 @@ test("the binary serves the service worker it was built with, and every file it 
   for (const url of precache) {
     const res = await fetch(`${env.server.url}${url}`);
     expect({ url, status: res.status }).toEqual({ url, status: 200 });
+  }
+});
+
+test("the binary works out an outside calendar on its worker thread, and refuses one that never ends", async () => {
+  // From tomorrow, 10:00 to 12:00 UTC.
+  const day = new Date(Date.now() + 24 * 60 * 60 * 1000).toISOString().slice(0, 10).replaceAll("-", "");
+  const calendar = (rule: string) =>
+    ["BEGIN:VCALENDAR", "VERSION:2.0", "BEGIN:VEVENT", "UID:x@test", `DTSTART:${day}T100000Z`, `DTEND:${day}T120000Z`, `RRULE:${rule}`, "END:VEVENT", "END:VCALENDAR", ""].join("\r\n");
+  const ics = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (req) => new Response(calendar(new URL(req.url).pathname === "/never.ics" ? "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30" : "FREQ=WEEKLY;COUNT=6"), { headers: { "content-type": "text/calendar" } }),
+  });
+  const db = await openDatabaseOf(env.server.dataDir);
+  try {
+    /** A host whose saved calendar is `path`, with its read due now, which the binary's job loop runs. */
+    const hostReading = async (path: string) => {
+      const host = await insert(db).user(userRow({ locale: "en" }));
+      const session = await createSession(db, host.id);
+      await writeTransaction(db, async (tx) => {
+        await tx.update(users).set({ busyCalendarUrl: `http://127.0.0.1:${ics.port}${path}` }).where(eq(users.id, host.id));
+        await scheduleJob(tx, busyCalendarJob, { hostId: host.id }, { at: Date.now(), key: busyJobKey(host.id) });
+      });
+      return async () => {
+        await until("the read", async () => {
+          const row = (await one(db.select().from(users).where(eq(users.id, host.id))))!;
+          return row.busyCalendarFetchedAt !== null || row.busyCalendarError !== null;
+        }, 20_000, 50);
+        return (await fetch(`${env.server.url}/host/availability`, { headers: { cookie: `sid=${session.token}` } })).text();
+      };
+    };
+    const [weekly, never] = [await hostReading("/weekly.ics"), await hostReading("/never.ics")];
+    expect(await weekly()).toMatch(/Last read [^<]+: 6 busy times ahead\./);
+    expect(await never()).toContain("The calendar takes too long to read");
+    expect((await fetch(`${env.server.url}/health`)).status).toBe(200);
+  } finally {
+    ics.stop(true);
   }
 });
