@@ -64,3 +64,15 @@ export const postgresDialect: Dialect = {
 
 /** The SQL of the engine this process runs on (db/engine.ts). */
 export const dialect: Dialect = engine === "postgres" ? postgresDialect : sqliteDialect;
+
+/**
+ * Whether a write was refused by a unique index, on either engine: SQLite says "UNIQUE constraint
+ * failed" in its message; PostgreSQL's `unique_violation` (23505) comes as the cause of drizzle's
+ * "Failed query" error.
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if ((e as { errno?: unknown }).errno === "23505" || e.message.includes("UNIQUE constraint failed")) return true;
+  }
+  return false;
+}

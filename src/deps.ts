@@ -44,11 +44,14 @@ export interface Deps {
   /** Outgoing email: an SMTP server, or the outbox folder (src/email/, docs/decisions/0034). */
   mailer: Mailer;
   limits: {
-    /** Failed sign-ins per email and address together: reaching the limit locks only that pair. */
+    /**
+     * Failed sign-ins per email and address together: reaching the limit locks only that pair.
+     * Each check is counted before the password is, and a right password clears the pair.
+     */
     loginByPair: RateLimiter;
-    /** Failed sign-ins per address, whatever the email. */
+    /** Failed sign-ins per address, whatever the email (counted before the check, given back when right). */
     loginByIp: RateLimiter;
-    /** Failed sign-ins per email from every address: slows that email down, never locks it. */
+    /** Failed sign-ins per email from every address: slows that email down, never locks it (counted and given back the same way). */
     loginByEmail: SlowDown;
     signupByIp: RateLimiter;
     /** Wrong current passwords per account (email and password changes together). */
@@ -73,6 +76,12 @@ export interface Deps {
     signupNotice: RateLimiter;
     /** Link-account emails per account. */
     linkEmail: RateLimiter;
+    /**
+     * Emails per recipient address, from every flow that emails an address someone typed
+     * (sign-up, "Resend link", email change, password reset, sign-up notice, link-account), across
+     * every requester: what one stranger's inbox can be sent, whoever asks.
+     */
+    emailsToAddress: RateLimiter;
     /** Test push notifications per person. */
     pushTestsByUser: RateLimiter;
   };
@@ -115,6 +124,9 @@ export function makeLimits(shared: { redis: RedisClient; secret: string } | null
     // At most one such email per address per hour, so sign-ups cannot flood someone's inbox.
     signupNotice: new RateLimiter(1, hour, counts("signupNotice")),
     linkEmail: new RateLimiter(3, hour, counts("linkEmail")),
+    // Above any one flow's own allowance (3) with the sign-up's email besides, so a person's own
+    // use of a flow never meets it; it bounds what every flow and requester together can send.
+    emailsToAddress: new RateLimiter(5, hour, counts("emailsToAddress")),
     pushTestsByUser: new RateLimiter(5, 10 * 60 * 1000, counts("pushTestsByUser")),
   };
 }

@@ -143,11 +143,12 @@ describe("failed sign-ins lock a pair of email and address, not the email", () =
   let p: Awaited<ReturnType<typeof makeTestApp>>;
   let slept: number[];
   beforeAll(async () => {
-    // A real wait schedule, but waits are recorded rather than slept so the suite stays fast.
+    // A real wait schedule, each attempt counted, but waits are recorded rather than slept so the
+    // suite stays fast.
     const slow = new SlowDown(10, 15 * 60 * 1000, 500, 5000);
     slept = [];
     slow.wait = async (key, at) => {
-      const ms = await slow.delay(key, at);
+      const ms = await slow.take(key, at);
       slept.push(ms);
       return ms;
     };
@@ -203,17 +204,25 @@ test("a slow-down waits longer with each failure, within its bounds, and forgets
   const slow = new SlowDown(2, 1000, 100, 350);
   const at = 1_000_000;
   expect(await slow.delay("k", at)).toBe(0);
-  await slow.hit("k", at);
-  await slow.hit("k", at);
+  expect(await slow.take("k", at)).toBe(0);
+  expect(await slow.take("k", at)).toBe(0);
   expect(await slow.delay("k", at)).toBe(100);
-  await slow.hit("k", at);
+  expect(await slow.take("k", at)).toBe(100);
   expect(await slow.delay("k", at)).toBe(200);
-  await slow.hit("k", at);
+  expect(await slow.take("k", at)).toBe(200);
   expect(await slow.delay("k", at)).toBe(350);
-  for (let i = 0; i < 2000; i++) await slow.hit("k", at);
+  for (let i = 0; i < 2000; i++) await slow.take("k", at);
   expect(await slow.delay("k", at)).toBe(350);
   expect(await slow.delay("other", at)).toBe(0);
   expect(await slow.delay("k", at + 1000)).toBe(0);
+  // Attempts arriving together each get their own place, so their waits grow as one by one.
+  const unbounded = new SlowDown(2, 1000, 100, 10_000);
+  const together = await Promise.all(Array.from({ length: 5 }, () => unbounded.take("burst", at)));
+  expect(together.sort((a, b) => a - b)).toEqual([0, 0, 100, 200, 400]);
+  expect(await unbounded.delay("burst", at)).toBe(800);
+  // An attempt given back (the right password) does not count.
+  await unbounded.refund("burst", at);
+  expect(await unbounded.delay("burst", at)).toBe(400);
   const started = performance.now();
   expect(await new SlowDown(0, 1000, 30, 30).wait("x", at)).toBe(30);
   expect(performance.now() - started).toBeGreaterThanOrEqual(25);

@@ -166,7 +166,7 @@ describe("processing checks the size before reading, and reads with a cap", () =
     expect(s3.objects.has(`tmp/${idOf(third)}`)).toBe(false);
     expect(requestsFor(`tmp/${idOf(third)}`).some((r) => r.method === "GET")).toBe(false);
     // With the allowance spent, no new upload form is handed out.
-    await app.deps.limits.uploadBytesByUser.hit(user.id, now, 100);
+    expect(await app.deps.limits.uploadBytesByUser.take(user.id, now, 100)).toBe(0);
     expect((await c.postJson("/api/objects/upload", {})).status).toBe(429);
     now += HOUR + 1;
     expect((await c.postJson("/api/objects/upload", {})).status).toBe(200);

@@ -59,8 +59,9 @@ export function activityApi(deps: Deps) {
       if (wait > 0) return json({ message: state.t("activity.tooManyCreated", waitParams(wait)) }, 429, waitHeaders(wait));
       const read = await readActivityInput(deps, user, asRecord(body));
       if (!read.ok) return activityErrors(state, read.errors);
-      const activity = await createActivity(deps, user, read.changes);
-      return json(publicActivity(activity, publicUser(user, new Date(deps.now()))), 201);
+      const created = await createActivity(deps, user, read.changes);
+      if (!created.ok) return json({ message: state.t("activity.tooManyCreated", waitParams(created.retryAfterMs)) }, 429, waitHeaders(created.retryAfterMs));
+      return json(publicActivity(created.activity, publicUser(user, new Date(deps.now()))), 201);
     })
     .patch("/api/activities/:id", async ({ params, body, user, state }) => {
       const activity = await findOwnActivity(deps, user.id, params.id);

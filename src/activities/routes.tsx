@@ -114,11 +114,12 @@ export function activityRoutes(deps: Deps) {
     )
     .post("/create-activity", async ({ body, state, user, render, sendTo }) => {
       const input = asRecord(body);
-      const wait = await creationWait(deps, user.id);
+      let wait = await creationWait(deps, user.id);
       const read = wait > 0 ? null : await readActivityInput(deps, user, input);
       if (read?.ok) {
-        await createActivity(deps, user, read.changes);
-        return sendTo("/host-dashboard", { title: "toast.activityCreated" });
+        const created = await createActivity(deps, user, read.changes);
+        if (created.ok) return sendTo("/host-dashboard", { title: "toast.activityCreated" });
+        wait = created.retryAfterMs;
       }
       const str = (k: string) => (typeof input[k] === "string" ? (input[k] as string) : "");
       const photos = stringsFrom(input.photos);
@@ -136,9 +137,9 @@ export function activityRoutes(deps: Deps) {
         },
         errors,
         hoursDay: read && !read.ok ? hoursErrorDay(read.errors) : undefined,
-        alert: { title: state.t("wizard.createError"), body: read ? (Object.values(errors)[0] ?? state.t("wizard.tryAgain")) : state.t("activity.tooManyCreated", waitParams(wait)) },
+        alert: { title: state.t("wizard.createError"), body: wait > 0 ? state.t("activity.tooManyCreated", waitParams(wait)) : (Object.values(errors)[0] ?? state.t("wizard.tryAgain")) },
       };
-      return render((view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(user)} />, { status: read ? 400 : 429, headers: waitHeaders(wait) });
+      return render((view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(user)} />, { status: wait > 0 ? 429 : 400, headers: waitHeaders(wait) });
     })
     .get("/create-activity-flow", ({ request, state, user, render }) =>
       render((view) => (

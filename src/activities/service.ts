@@ -4,18 +4,26 @@ import { activities, bookings, type Activity, type User } from "../../db/schema"
 import type { Deps } from "../deps";
 import type { ActivityChanges } from "./input";
 
-/** Milliseconds before the user may create another activity (`limits.activityCreate`), 0 when they may. */
+/**
+ * Milliseconds before the user may create another activity (`limits.activityCreate`), 0 when they
+ * may: asked before the form is read, so someone over the limit is told first. `createActivity` decides.
+ */
 export const creationWait = (deps: Deps, userId: string): Promise<number> => deps.limits.activityCreate.retryAfter(userId, deps.now());
 
-/** Creates an activity; every creation, from any screen or call, counts towards `creationWait`. */
-export async function createActivity(deps: Deps, host: User, changes: ActivityChanges): Promise<Activity> {
+/**
+ * Creates an activity. Every creation, from any screen or call, is counted against
+ * `limits.activityCreate` before it is written, in one step with the limit, so creations sent
+ * together are no more than it allows; over it nothing is written.
+ */
+export async function createActivity(deps: Deps, host: User, changes: ActivityChanges): Promise<{ ok: true; activity: Activity } | { ok: false; retryAfterMs: number }> {
   const now = deps.now();
+  const wait = await deps.limits.activityCreate.take(host.id, now);
+  if (wait > 0) return { ok: false, retryAfterMs: wait };
   const [row] = await writeTransaction(deps.db, (tx) => tx
     .insert(activities)
     .values({ ...(changes as typeof activities.$inferInsert), id: crypto.randomUUID(), hostId: host.id, createdAt: now, updatedAt: now })
     .returning());
-  await deps.limits.activityCreate.hit(host.id, now);
-  return row!;
+  return { ok: true, activity: row! };
 }
 
 export async function updateActivity(deps: Deps, activity: Activity, changes: ActivityChanges): Promise<Activity> {

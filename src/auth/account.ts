@@ -3,6 +3,7 @@ import { writeTransaction, type WriteTx, one } from "../../db/client";
 import { emailTokens, oauthAccounts, sessions, users, type EmailToken, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { queueEmail, sendQueuedEmails } from "../email/outbox";
+import { takeEach } from "../lib/rate-limit";
 import type { Locale } from "../texts";
 import { emailChangedEmail, emailChangeEmail, linkAccountEmail, recipientLocale, resetEmail, verifyEmail } from "./emails";
 import { consumeToken, findToken, hashToken, isChange, issueToken, voidTokens } from "./tokens";
@@ -21,19 +22,24 @@ export async function queueVerification(tx: WriteTx, deps: Deps, user: Pick<User
   return queueEmail(tx, deps, `verify:${hashToken(token)}`, verifyEmail(deps, recipientLocale(deps, user, locale), user.email, token));
 }
 
-export type ResendResult = { ok: true; email: string } | { ok: false; status: number; reason: "verify.alreadyVerified" | "verify.noEmail" | "verify.tooMany"; retryAfterMs?: number };
+export type ResendResult =
+  | { ok: true; email: string }
+  | { ok: false; status: number; reason: "verify.alreadyVerified" | "verify.noEmail" | "verify.tooMany" | "verify.addressTooMany"; retryAfterMs?: number };
 
 /**
  * "Resend link": the pending email change's link again when there is one, else the current
- * address's. Limited per account (`limits.verifyResend`).
+ * address's. Limited per account (`limits.verifyResend`) and per address (`limits.emailsToAddress`),
+ * both counted before the email is written.
  */
 export async function resendVerification(deps: Deps, user: User, locale: Locale, pendingEmail: string | null): Promise<ResendResult> {
   if (!pendingEmail && !user.email) return { ok: false, status: 400, reason: "verify.noEmail" };
   if (!pendingEmail && user.emailVerified) return { ok: false, status: 409, reason: "verify.alreadyVerified" };
   const now = deps.now();
-  const wait = await deps.limits.verifyResend.retryAfter(user.id, now);
-  if (wait > 0) return { ok: false, status: 429, reason: "verify.tooMany", retryAfterMs: wait };
-  await deps.limits.verifyResend.hit(user.id, now);
+  const refused = await takeEach(now, [deps.limits.verifyResend, user.id], [deps.limits.emailsToAddress, pendingEmail ?? user.email!]);
+  if (refused.retryAfterMs > 0) {
+    const reason = refused.refusedBy === deps.limits.emailsToAddress ? "verify.addressTooMany" : "verify.tooMany";
+    return { ok: false, status: 429, reason, retryAfterMs: refused.retryAfterMs };
+  }
   const jobKeys = await writeTransaction(deps.db, async (tx) => {
     if (pendingEmail) return [await queueEmailChange(tx, deps, user, pendingEmail, null, locale, true)];
     const key = await queueVerification(tx, deps, user, locale);

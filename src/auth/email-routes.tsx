@@ -11,6 +11,7 @@ import { encodeFlash, type FlashData, type View } from "../shell/view";
 import { confirmEmail, requestPasswordReset, resendVerification, resetPassword, resetTokenEmail } from "./account";
 import { sessionAnswers } from "./answers";
 import { emailSchema, signUpSchema } from "./input";
+import { takeEach } from "../lib/rate-limit";
 import { signInLimits } from "./service";
 import { findToken, pendingEmailChange, tokenFrom } from "./tokens";
 
@@ -99,7 +100,7 @@ export function accountEmailRoutes(deps: Deps) {
           }
           if (result.ok) return sendTo(next, { title: "toast.verifySent", body: "toast.verifySentBody" });
           const toast: FlashData =
-            result.reason === "verify.tooMany"
+            result.reason === "verify.tooMany" || result.reason === "verify.addressTooMany"
               ? { title: "toast.verifyTooMany", variant: "error" }
               : { title: result.reason, variant: result.reason === "verify.alreadyVerified" ? "success" : "error" };
           return sendTo(next, toast, waitHeaders(result.retryAfterMs));
@@ -128,18 +129,16 @@ export function accountEmailRoutes(deps: Deps) {
           }
           const email = parsed.data;
           const now = deps.now();
-          const wait = await deps.limits.resetByIp.retryAfter(state.ip, now);
+          const wait = await deps.limits.resetByIp.take(state.ip, now);
           if (wait > 0) {
             const message = state.t("forgot.tooMany", waitParams(wait));
             if (wantsJson(request)) return json({ message }, 429, waitHeaders(wait));
             return forgotPage(state, request, { email, errors: { form: message } }, 429, waitHeaders(wait));
           }
-          await deps.limits.resetByIp.hit(state.ip, now);
-          // Over the address's limit nothing more is sent, and the answer does not change.
-          if ((await deps.limits.resetByEmail.retryAfter(email, now)) === 0) {
-            await deps.limits.resetByEmail.hit(email, now);
-            await requestPasswordReset(deps, email, state.locale);
-          }
+          // Over the address's limits nothing more is sent, and the answer does not change. They
+          // are counted whether or not the address has an account, so they say nothing of it.
+          const { retryAfterMs } = await takeEach(now, [deps.limits.resetByEmail, email], [deps.limits.emailsToAddress, email]);
+          if (retryAfterMs === 0) await requestPasswordReset(deps, email, state.locale);
           const rest = RESET_ANSWER_MS - (performance.now() - started);
           if (rest > 0) await Bun.sleep(rest);
           if (wantsJson(request)) return json({ message: state.t("forgot.sent", { email }) });
@@ -182,7 +181,7 @@ export function accountEmailRoutes(deps: Deps) {
             return await resetPage(state, request, { kind: "form", token, email, errors: { form: message } }, 403);
           }
           // Whoever was locked out of this address from here by wrong passwords is let in again.
-          await signInLimits.succeeded(deps, email, state.ip);
+          await signInLimits.forget(deps, email, state.ip);
           const redirect = wantsJson(request)
             ? null
             : redirectTo(request, "/", { "Set-Cookie": flashCookie(deps, encodeFlash({ title: "toast.passwordReset", body: "toast.passwordResetBody" })) });

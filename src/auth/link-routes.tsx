@@ -9,6 +9,7 @@ import { encodeFlash } from "../shell/view";
 import { completeLink, emailLink, pendingLink, type LinkResult, type PendingLink } from "./account";
 import { sessionAnswers } from "./answers";
 import type { OAuthFlow } from "./oauth";
+import { takeEach } from "../lib/rate-limit";
 import { signInLimits } from "./service";
 import { tokenFrom } from "./tokens";
 
@@ -112,15 +113,13 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
         if (password.length > 200) return fail(400, { password: state.t("login.passwordTooLong") });
         const email = link.user.email!;
         const now = deps.now();
-        const wait = await signInLimits.wait(deps, email, state.ip, now);
+        const wait = await signInLimits.take(deps, email, state.ip, now);
         if (wait > 0) return fail(429, { form: state.t("error.tooMany", waitParams(wait)) }, waitHeaders(wait));
         const hash = link.user.passwordHash;
         const right = hash ? await deps.passwords.verify(password, hash) : false;
-        if (!right) {
-          await signInLimits.failed(deps, email, state.ip, now);
-          return fail(401, { password: state.t("link.wrongPassword") });
-        }
-        await signInLimits.succeeded(deps, email, state.ip);
+        // Counted as a failure already.
+        if (!right) return fail(401, { password: state.t("link.wrongPassword") });
+        await signInLimits.succeeded(deps, email, state.ip, now);
         const result = await completeLink(deps, tokenFrom(state.cookies[cookieName]), false);
         if (!result.ok) return refused(state, request, result, providerName(link.provider), email);
         return linked(state, request, result);
@@ -133,14 +132,14 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
       async ({ request, state }) => {
         const link = await fromCookie(state);
         if (!link) return expired(state, request);
+        // Counted per account and per address before the email is written, in one step each.
         const now = deps.now();
-        const wait = await deps.limits.linkEmail.retryAfter(link.user.id, now);
+        const { retryAfterMs: wait } = await takeEach(now, [deps.limits.linkEmail, link.user.id], [deps.limits.emailsToAddress, link.row.email]);
         if (wait > 0) {
           const message = state.t("link.tooMany", waitParams(wait));
           if (wantsJson(request)) return json({ message }, 429, waitHeaders(wait));
           return page(state, request, chooseState(link, { form: message }), 429, waitHeaders(wait));
         }
-        await deps.limits.linkEmail.hit(link.user.id, now);
         const provider = providerName(link.provider);
         await emailLink(deps, link, provider, state.locale);
         const email = link.user.email!;

@@ -6,7 +6,7 @@ import { LinkAccount, type LinkState } from "../../views/auth/LinkAccount";
 import { Login, type LoginForm } from "../../views/auth/Login";
 import { context, languageCookie } from "../context";
 import { type Deps, type RequestState } from "../deps";
-import { asRecord, json, redirectTo, safeNext, serializeCookie, wantsJson } from "../lib/http";
+import { asRecord, json, redirectTo, safeNext, serializeCookie, waitHeaders, waitParams, wantsJson } from "../lib/http";
 import { locales, translateErrors, type Locale, type MessageKey } from "../texts";
 import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
@@ -119,14 +119,12 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
 
       const { email, password } = parsed.data;
       const now = deps.now();
-      const wait = await signInLimits.wait(deps, email, state.ip, now);
+      const wait = await signInLimits.take(deps, email, state.ip, now);
       if (wait > 0) return tooMany(state, request, form, wait);
       const user = await verifyCredentials(deps, email, password);
-      if (!user) {
-        await signInLimits.failed(deps, email, state.ip, now);
-        return failure(state, request, form, 401, { form: "login.invalidCredentials" });
-      }
-      await signInLimits.succeeded(deps, email, state.ip);
+      // Counted as a failure already.
+      if (!user) return failure(state, request, form, 401, { form: "login.invalidCredentials" });
+      await signInLimits.succeeded(deps, email, state.ip, now);
       // Told only to whoever knows the password, so suspension does not confirm the account to others.
       if (user.suspendedAt !== null) return failure(state, request, form, 403, { form: "login.suspended" });
       return success(state, user.id, redirect);
@@ -139,10 +137,12 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
       if (!parsed.success) return failure(state, request, form, 400, fieldErrors(parsed.error));
 
       const now = deps.now();
-      const wait = await deps.limits.signupByIp.retryAfter(state.ip, now);
+      const wait = await deps.limits.signupByIp.take(state.ip, now);
       if (wait > 0) return tooMany(state, request, form, wait);
-      await deps.limits.signupByIp.hit(state.ip, now);
       const result = await registerWithPassword(deps, parsed.data.email, parsed.data.password, state.locale);
+      if (!result.ok && result.reason === "tooManyEmails") {
+        return failure(state, request, form, 429, { email: "verify.addressTooMany" }, waitParams(result.retryAfterMs), waitHeaders(result.retryAfterMs));
+      }
       if (!result.ok) {
         // The clear message stays (the attempts are limited above), and the holder hears of it.
         await noticeSignupAttempt(deps, parsed.data.email, state.locale);

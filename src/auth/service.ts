@@ -1,10 +1,12 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import { perDb, readCache, writeTransaction, type Db, one, written } from "../../db/client";
+import { isUniqueViolation } from "../../db/dialect";
 import { oauthAccounts, sessions, users, type User } from "../../db/schema";
 import type { Deps, SessionInfo } from "../deps";
 import { queueEmail, sendQueuedEmails } from "../email/outbox";
 import type { Locale } from "../texts";
 import { defineJob } from "../jobs";
+import { takeEach } from "../lib/rate-limit";
 import { queueVerification } from "./account";
 import { recipientLocale, signupAttemptEmail } from "./emails";
 import { firstNameSchema, lastNameSchema } from "../profiles/input";
@@ -97,18 +99,27 @@ export async function verifyCredentials(deps: Pick<Deps, "db" | "passwords">, em
   return (await deps.passwords.verify(password, user.passwordHash)) ? user : null;
 }
 
-export type RegisterResult = { ok: true; user: User } | { ok: false; reason: "emailTaken" };
+export type RegisterResult =
+  | { ok: true; user: User }
+  | { ok: false; reason: "emailTaken" }
+  /** The address was sent as many emails this hour as it may be (`limits.emailsToAddress`). */
+  | { ok: false; reason: "tooManyEmails"; retryAfterMs: number };
 
 /**
  * A password account, and the email that verifies its address, in one transaction (the email is
  * sent once it is committed). The person is signed in at once; the address is verified when they
- * follow the link.
+ * follow the link. The email is counted against its address before anything is written, so
+ * sign-ups naming one address from anywhere reach its inbox a few times an hour at most; over
+ * that the sign-up is refused and nothing is made.
  */
 export async function registerWithPassword(deps: Deps, email: string, password: string, locale: Locale): Promise<RegisterResult> {
   const existing = await one(deps.db.select({ id: users.id }).from(users).where(eq(users.email, email)));
   if (existing) return { ok: false, reason: "emailTaken" };
-  const passwordHash = await deps.passwords.hash(password);
+  const now = deps.now();
+  const wait = await deps.limits.emailsToAddress.take(email, now);
+  if (wait > 0) return { ok: false, reason: "tooManyEmails", retryAfterMs: wait };
   try {
+    const passwordHash = await deps.passwords.hash(password);
     const { user, jobKey } = await writeTransaction(deps.db, async (tx) => {
       const user = await written(tx.insert(users).values({ id: crypto.randomUUID(), email, passwordHash }).returning());
       return { user, jobKey: await queueVerification(tx, deps, user, locale) };
@@ -116,8 +127,10 @@ export async function registerWithPassword(deps: Deps, email: string, password: 
     if (jobKey) sendQueuedEmails(deps, [jobKey]);
     return { ok: true, user };
   } catch (err) {
+    // Nothing was sent to the address: it keeps its allowance.
+    await deps.limits.emailsToAddress.refund(email, now);
     // Two sign-ups with the same email at once: the unique index decides.
-    if (String(err).includes("UNIQUE")) return { ok: false, reason: "emailTaken" };
+    if (isUniqueViolation(err)) return { ok: false, reason: "emailTaken" };
     throw err;
   }
 }
@@ -127,34 +140,49 @@ export async function registerWithPassword(deps: Deps, email: string, password: 
  * lock an (email, address) pair and an address, never an email everywhere: the right password
  * from another address still works, after a slow-down once the email is hammered. With
  * `REDIS_URL` every process counts them together.
+ *
+ * Every check is counted as a failure before the password is checked, in one step with the
+ * limit (docs/decisions/0044), so checks sent together are no more than the limit allows; the
+ * right password then gives its count back and clears the pair's failures.
  */
 const signInPair = (email: string, ip: string) => `${email}\n${ip}`;
 export const signInLimits = {
-  /** Milliseconds before this pair may try again (0: now); then waits out the email's slow-down. */
-  async wait(deps: Deps, email: string, ip: string, now: number): Promise<number> {
-    const wait = Math.max(...(await Promise.all([deps.limits.loginByPair.retryAfter(signInPair(email, ip), now), deps.limits.loginByIp.retryAfter(ip, now)])));
-    if (wait === 0) await deps.limits.loginByEmail.wait(email, now);
-    return wait;
+  /**
+   * Counts a password check for this email from this address. Answers the milliseconds before
+   * this pair may try again when a lock refuses it (then nothing is counted), else 0 once the
+   * email's slow-down has been waited out: the password may be checked.
+   */
+  async take(deps: Deps, email: string, ip: string, now: number): Promise<number> {
+    const { retryAfterMs } = await takeEach(now, [deps.limits.loginByPair, signInPair(email, ip)], [deps.limits.loginByIp, ip]);
+    if (retryAfterMs > 0) return retryAfterMs;
+    await deps.limits.loginByEmail.wait(email, now);
+    return 0;
   },
-  async failed(deps: Deps, email: string, ip: string, now: number) {
-    await Promise.all([deps.limits.loginByPair.hit(signInPair(email, ip), now), deps.limits.loginByIp.hit(ip, now), deps.limits.loginByEmail.hit(email, now)]);
+  /** The right password: its check is no failure, and this pair's earlier failures are forgotten. */
+  async succeeded(deps: Deps, email: string, ip: string, now: number) {
+    await Promise.all([deps.limits.loginByPair.reset(signInPair(email, ip)), deps.limits.loginByIp.refund(ip, now), deps.limits.loginByEmail.refund(email, now)]);
   },
-  /** The right password (or a password reset from this address): this pair's failures are forgotten. */
-  succeeded(deps: Deps, email: string, ip: string) {
+  /** A password reset from this address: this pair's failures are forgotten. */
+  forget(deps: Deps, email: string, ip: string) {
     return deps.limits.loginByPair.reset(signInPair(email, ip));
   },
 };
 
 /**
  * A sign-up with an address that has an account: its holder is told (at most once an hour per
- * address, `limits.signupNotice`, so nobody can flood an inbox with sign-ups).
+ * address, `limits.signupNotice`, and within the address's emails, `limits.emailsToAddress`, so
+ * nobody can flood an inbox with sign-ups). Counted before the holder is looked up, so sign-ups
+ * arriving together send one notice, not one each.
  */
 export async function noticeSignupAttempt(deps: Deps, email: string, requestLocale: Locale) {
   const now = deps.now();
-  if ((await deps.limits.signupNotice.retryAfter(email, now)) > 0) return;
+  const { retryAfterMs } = await takeEach(now, [deps.limits.signupNotice, email], [deps.limits.emailsToAddress, email]);
+  if (retryAfterMs > 0) return;
   const holder = await one(deps.db.select().from(users).where(eq(users.email, email)));
-  if (!holder) return;
-  await deps.limits.signupNotice.hit(email, now);
+  if (!holder) {
+    await Promise.all([deps.limits.signupNotice.refund(email, now), deps.limits.emailsToAddress.refund(email, now)]);
+    return;
+  }
   const key = await writeTransaction(deps.db, (tx) => queueEmail(tx, deps, `signup-attempt:${holder.id}:${now}`, signupAttemptEmail(deps, recipientLocale(deps, holder, requestLocale), email)));
   sendQueuedEmails(deps, [key]);
 }

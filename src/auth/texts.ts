@@ -67,6 +67,7 @@ export const en = {
   "verify.alreadyVerified": "Your email address is already verified.",
   "verify.noEmail": "Add an email address to your account first.",
   "verify.tooMany": "We already sent you several links. Check your inbox and spam folder, or try again in {minutes, plural, one {# minute} other {# minutes}}.",
+  "verify.addressTooMany": "We already sent several emails to this address. Check its inbox and spam folder, or try again in {minutes, plural, one {# minute} other {# minutes}}.",
   "verify.neededTitle": "Verify your email address",
 
   "link.title": "Link your account",
@@ -207,6 +208,7 @@ export const fr: Record<keyof typeof en, string> = {
   "verify.alreadyVerified": "Votre adresse e-mail est déjà vérifiée.",
   "verify.noEmail": "Ajoutez d'abord une adresse e-mail à votre compte.",
   "verify.tooMany": "Nous vous avons déjà envoyé plusieurs liens. Regardez dans votre boîte de réception et vos indésirables, ou réessayez dans {minutes, plural, one {# minute} other {# minutes}}.",
+  "verify.addressTooMany": "Nous avons déjà envoyé plusieurs e-mails à cette adresse. Regardez dans sa boîte de réception et ses indésirables, ou réessayez dans {minutes, plural, one {# minute} other {# minutes}}.",
   "verify.neededTitle": "Vérifiez votre adresse e-mail",
 
   "link.title": "Associer votre compte",

@@ -34,31 +34,35 @@ export function messageText(content: unknown): string {
   return text;
 }
 
-/** How long `userId` must wait before sending again (0: now). */
-export const sendWait = (deps: Deps, userId: string) => deps.limits.messagesByUser.retryAfter(userId, deps.now());
-
 /**
  * `POST /api/messages`: a participant writes in an accepted booking's conversation. Checked in
  * this order: the booking is theirs (404), they are not sending too fast (429), the text (400),
- * the booking is accepted (409, checked again inside the transaction).
+ * the booking is accepted (409, checked again inside the transaction). The message is counted
+ * against `limits.messagesByUser` before it is written, so messages sent together are no more
+ * than the limit; a refused one is given back.
  */
 export async function sendMessage(deps: Deps, senderId: string, input: { bookingId: unknown; content: unknown }): Promise<{ message: MessageRow; booking: Booking }> {
   const { booking } = await bookingFor(deps, senderId, input.bookingId);
-  const wait = await sendWait(deps, senderId);
-  if (wait > 0) throw new DomainError("messages.rateLimited", 429, { retryAfterMs: wait, fields: { retryAfterMs: wait } });
-  const content = messageText(input.content);
-  if (booking.status !== "accepted") throw new DomainError("messages.notAccepted", 409, { fields: { status: booking.status } });
   const now = deps.now();
-  const message = await writeTransaction(deps.db, async (tx) => {
-    const current = await one(tx.select({ status: bookings.status }).from(bookings).where(eq(bookings.id, booking.id)));
-    if (current?.status !== "accepted") return null;
-    return await written(tx
-      .insert(messages)
-      .values({ id: crypto.randomUUID(), bookingId: booking.id, senderId, content, isSystemMessage: false, systemMessageType: null, readBy: [senderId], createdAt: now, seq: nextMessageSeq(booking.id) })
-      .returning());
-  });
-  if (!message) throw new DomainError("messages.notAccepted", 409);
-  await deps.limits.messagesByUser.hit(senderId, now);
+  const wait = await deps.limits.messagesByUser.take(senderId, now);
+  if (wait > 0) throw new DomainError("messages.rateLimited", 429, { retryAfterMs: wait, fields: { retryAfterMs: wait } });
+  let message: MessageRow | null;
+  try {
+    const content = messageText(input.content);
+    if (booking.status !== "accepted") throw new DomainError("messages.notAccepted", 409, { fields: { status: booking.status } });
+    message = await writeTransaction(deps.db, async (tx) => {
+      const current = await one(tx.select({ status: bookings.status }).from(bookings).where(eq(bookings.id, booking.id)));
+      if (current?.status !== "accepted") return null;
+      return await written(tx
+        .insert(messages)
+        .values({ id: crypto.randomUUID(), bookingId: booking.id, senderId, content, isSystemMessage: false, systemMessageType: null, readBy: [senderId], createdAt: now, seq: nextMessageSeq(booking.id) })
+        .returning());
+    });
+    if (!message) throw new DomainError("messages.notAccepted", 409);
+  } catch (err) {
+    await deps.limits.messagesByUser.refund(senderId, now);
+    throw err;
+  }
   deps.events.emit({ type: "message.created", booking, message });
   return { message, booking };
 }

@@ -30,9 +30,9 @@ export function notificationApi(deps: Deps) {
     })
     .post("/api/notifications/test", async ({ user, body, state }) => {
       const now = deps.now();
-      const wait = await deps.limits.pushTestsByUser.retryAfter(user.id, now);
+      // Counted before anything is sent, whatever comes of it: tests sent together are no more than the limit.
+      const wait = await deps.limits.pushTestsByUser.take(user.id, now);
       if (wait > 0) throw new DomainError("error.tooMany", 429, { retryAfterMs: wait });
-      await deps.limits.pushTestsByUser.hit(user.id, now);
       const sent = await sendTest(deps, user.id, parse(testInput, body), state.locale);
       if (!sent) throw new DomainError("notifications.testFailed", 502);
       return json({ sent });

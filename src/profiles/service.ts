@@ -1,8 +1,10 @@
 import { and, eq, isNull, ne } from "drizzle-orm";
 import { writeTransaction, type Db, type WriteTx, one } from "../../db/client";
+import { isUniqueViolation } from "../../db/dialect";
 import { sessions, users, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { listFrom } from "../lib/http";
+import { takeEach } from "../lib/rate-limit";
 import { firstIssue } from "../lib/validation";
 import type { Locale, MessageKey } from "../texts";
 import { cancelEmailChange, requestEmailChange } from "../auth/account";
@@ -169,7 +171,7 @@ export async function updateProfile(deps: Deps, user: User, input: Record<string
       .returning());
     return { ok: true, user: updated! };
   } catch (err) {
-    if (String(err).includes("UNIQUE") && set.username) return { ok: false, status: 409, errors: { username: "profile.usernameTaken" } };
+    if (isUniqueViolation(err) && set.username) return { ok: false, status: 409, errors: { username: "profile.usernameTaken" } };
     throw err;
   }
 }
@@ -192,12 +194,15 @@ export async function changeEmail(deps: Deps, user: User, input: EmailChange, ke
   if (deps.config.adminEmails.includes(email.toLowerCase())) return { ok: false, status: 409, errors: { email: "account.emailReserved" } };
   const taken = await one(deps.db.select({ id: users.id }).from(users).where(eq(users.email, email)));
   if (taken) return { ok: false, status: 409, errors: { email: "account.emailTaken" } };
-  // Each change emails its new address: as many an hour as "Resend link" allows, so nobody can
-  // send a stranger's inbox a flood of links from here.
+  // Each change emails its new address: as many an hour as "Resend link" allows per account, and
+  // within what one address may be sent whoever asks, so nobody (nor several accounts together)
+  // can send a stranger's inbox a flood of links from here. Counted before the link is written.
   const now = deps.now();
-  const wait = await deps.limits.verifyResend.retryAfter(user.id, now);
-  if (wait > 0) return { ok: false, status: 429, errors: { email: "verify.tooMany" }, retryAfterMs: wait };
-  await deps.limits.verifyResend.hit(user.id, now);
+  const limited = await takeEach(now, [deps.limits.verifyResend, user.id], [deps.limits.emailsToAddress, email]);
+  if (limited.retryAfterMs > 0) {
+    const message = limited.refusedBy === deps.limits.emailsToAddress ? "verify.addressTooMany" : "verify.tooMany";
+    return { ok: false, status: 429, errors: { email: message }, retryAfterMs: limited.retryAfterMs };
+  }
   await requestEmailChange(deps, user, email, keepSid, locale);
   return { ok: true, user, pendingEmail: email };
 }
@@ -243,19 +248,19 @@ function announceEnded(deps: Deps, userId: string, sessionIds: string[]) {
 /**
  * The current-password check of the email and password changes. Wrong tries are limited per
  * account (`limits.currentPassword`, shared by both changes): once over, every try is refused,
- * the right password too, until the window ends, so a borrowed session cannot guess it.
+ * the right password too, until the window ends, so a borrowed session cannot guess it. Each
+ * try counts as wrong before the password is checked (tries sent together are no more than the
+ * limit); the right one clears the count.
  */
 async function checkCurrentPassword(deps: Deps, user: User, current: string | undefined): Promise<UpdateFailure | null> {
   if (!user.passwordHash) return null;
   if (!current) return { ok: false, status: 400, errors: { currentPassword: "account.currentPasswordRequired" } };
-  const now = deps.now();
-  const wait = await deps.limits.currentPassword.retryAfter(user.id, now);
+  const wait = await deps.limits.currentPassword.take(user.id, deps.now());
   if (wait > 0) return { ok: false, status: 429, errors: { currentPassword: "error.tooMany" }, retryAfterMs: wait };
   if (await deps.passwords.verify(current, user.passwordHash)) {
     await deps.limits.currentPassword.reset(user.id);
     return null;
   }
-  await deps.limits.currentPassword.hit(user.id, now);
   return { ok: false, status: 403, errors: { currentPassword: "account.currentPasswordWrong" } };
 }
 

@@ -20,9 +20,20 @@ export const reasonLabel = (reason: ReportReason): MessageKey => `reports.reason
  */
 export async function fileReport(deps: Deps, reporterId: string, input: ReportInput): Promise<Report> {
   const now = deps.now();
-  const wait = await deps.limits.reportsByUser.retryAfter(reporterId, now);
+  // Counted before the report is written (reports sent together are no more than the limit), and
+  // given back when it is refused: only reports filed count.
+  const wait = await deps.limits.reportsByUser.take(reporterId, now);
   if (wait > 0) throw new DomainError("reports.tooMany", 429, { retryAfterMs: wait });
+  try {
+    return await writeReport(deps, reporterId, input, now);
+  } catch (err) {
+    await deps.limits.reportsByUser.refund(reporterId, now);
+    throw err;
+  }
+}
 
+/** The report's target is checked and the report written; its refusals are `fileReport`'s. */
+async function writeReport(deps: Deps, reporterId: string, input: ReportInput, now: number): Promise<Report> {
   let targetUserId: string | null = null;
   let targetActivityId: string | null = null;
   const { target } = input;
@@ -47,7 +58,6 @@ export async function fileReport(deps: Deps, reporterId: string, input: ReportIn
     .onConflictDoNothing()
     .returning()));
   if (!report) throw new DomainError("reports.alreadyOpen", 409);
-  await deps.limits.reportsByUser.hit(reporterId, now);
   return report;
 }
 

@@ -37,9 +37,11 @@ const sign = (secret: string, id: string, userId: string, expires: number) =>
  * while their hourly allowance of bytes (`deps.limits.uploadBytesByUser`) is spent.
  */
 export async function createUpload(deps: Deps, userId: string): Promise<StartedUpload> {
-  const wait = Math.max(await deps.limits.uploadsByUser.retryAfter(userId, deps.now()), await deps.limits.uploadBytesByUser.retryAfter(userId, deps.now(), 1));
+  // Bytes are counted as they arrive (`receiveUpload`, `processUpload`): here only whether any
+  // are left. The upload itself is counted before its record is written.
+  const bytesWait = await deps.limits.uploadBytesByUser.retryAfter(userId, deps.now(), 1);
+  const wait = bytesWait > 0 ? bytesWait : await deps.limits.uploadsByUser.take(userId, deps.now());
   if (wait > 0) throw new DomainError("upload.tooMany", 429, { retryAfterMs: wait });
-  await deps.limits.uploadsByUser.hit(userId, deps.now());
   const id = crypto.randomUUID();
   const expiresAt = deps.now() + UPLOAD_TTL_MS;
   await writeTransaction(deps.db, (tx) => tx.insert(uploads).values({ id, userId, expiresAt, createdAt: deps.now() }));
@@ -75,13 +77,13 @@ export async function receiveUpload(deps: Deps, id: string, expires: string | un
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new DomainError("upload.invalid", 403);
   if (row.expiresAt < deps.now()) throw new DomainError("upload.expired", 403);
 
-  const allowance = async (bytes: number) => {
-    const wait = await deps.limits.uploadBytesByUser.retryAfter(row.userId, deps.now(), bytes);
+  const refuse = (wait: number) => {
     if (wait > 0) throw new DomainError("upload.tooMany", 429, { retryAfterMs: wait });
   };
   const declared = Number(request.headers.get("content-length") ?? 0);
   if (declared > MAX_UPLOAD_BYTES) throw new DomainError("upload.tooLarge", 413);
-  await allowance(Math.max(declared, 1));
+  // The declared length is only looked at, so a body over the allowance is never read.
+  refuse(await deps.limits.uploadBytesByUser.retryAfter(row.userId, deps.now(), Math.max(declared, 1)));
   let data: Uint8Array;
   try {
     data = await readBody(request, MAX_UPLOAD_BYTES);
@@ -90,19 +92,25 @@ export async function receiveUpload(deps: Deps, id: string, expires: string | un
     throw new DomainError("upload.failed", 400);
   }
   if (data.length === 0) throw new DomainError("upload.notImage", 400);
-  await allowance(data.length);
+  // The bytes received are counted before they are stored, and given back if they are not.
+  const now = deps.now();
+  refuse(await deps.limits.uploadBytesByUser.take(row.userId, now, data.length));
+  const unstored = () => deps.limits.uploadBytesByUser.refund(row.userId, now, data.length);
   // Claimed first: of two PUTs racing with the same URL, one stores its bytes, the other is refused.
   const claimed = await writeTransaction(deps.db, async (tx) =>
     await tx.update(uploads).set({ status: RECEIVING }).where(and(eq(uploads.id, id), eq(uploads.status, "pending"))).returning({ id: uploads.id }),
   );
-  if (!claimed.length) throw new DomainError("upload.invalid", 403);
+  if (!claimed.length) {
+    await unstored();
+    throw new DomainError("upload.invalid", 403);
+  }
   try {
     await deps.storage.write(`tmp/${id}`, data, "application/octet-stream");
   } catch (err) {
     await writeTransaction(deps.db, (tx) => tx.update(uploads).set({ status: "pending" }).where(eq(uploads.id, id)));
+    await unstored();
     throw err;
   }
-  await deps.limits.uploadBytesByUser.hit(row.userId, deps.now(), data.length);
   await writeTransaction(deps.db, (tx) => tx.update(uploads).set({ status: "received" }).where(eq(uploads.id, id)));
 }
 
@@ -190,9 +198,9 @@ export async function processUpload(deps: Deps, userId: string, imageURL: string
     if (size > MAX_UPLOAD_BYTES) throw new DomainError("upload.tooLarge", 413);
     if (size === 0) throw new DomainError("upload.notImage", 415);
     if (fromBucket) {
-      const wait = await deps.limits.uploadBytesByUser.retryAfter(userId, deps.now(), size);
+      // Counted before the object is read, in one step with the limit.
+      const wait = await deps.limits.uploadBytesByUser.take(userId, deps.now(), size);
       if (wait > 0) throw new DomainError("upload.tooMany", 429, { retryAfterMs: wait });
-      await deps.limits.uploadBytesByUser.hit(userId, deps.now(), size);
     }
     let raw: Uint8Array | null;
     try {
