@@ -19,7 +19,7 @@ import { makeJpeg } from "./images";
 import { and, eq, gt, isNotNull } from "drizzle-orm";
 import { simpleParser, type AddressObject } from "mailparser";
 import { bookings, jobs, ledgerEntries, messages, users } from "../db/schema";
-import { makeMailer, outboxDir } from "../src/email/mailer";
+import { makeMailer, outboxDir, type MailLimits } from "../src/email/mailer";
 import { paymentProviderName } from "../src/payments";
 
 export const ORIGIN = "http://localhost";
@@ -141,8 +141,11 @@ export async function openDatabaseOf(dataDir: string): Promise<Db> {
   return engine === "postgres" ? openPostgres(await postgresDatabaseUrl(dataDir)) : openDb(join(dataDir, "offline.db"));
 }
 
-/** A fresh app on a fresh database in a temporary data directory; `demo` loads the demo data into it. */
-export async function makeTestApp(opts: { env?: Record<string, string>; limits?: AppOptions["limits"]; now?: () => number; demo?: boolean; dataDir?: string } = {}) {
+/**
+ * A fresh app on a fresh database in a temporary data directory; `demo` loads the demo data into
+ * it; `mailLimits` shortens how long the SMTP client waits on a mail server.
+ */
+export async function makeTestApp(opts: { env?: Record<string, string>; limits?: AppOptions["limits"]; now?: () => number; demo?: boolean; dataDir?: string; mailLimits?: Partial<MailLimits> } = {}) {
   // Handing in the data directory of an earlier app is a restart: same database, new process state.
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "offline-test-"));
   const file = join(dataDir, "offline.db");
@@ -162,7 +165,7 @@ export async function makeTestApp(opts: { env?: Record<string, string>; limits?:
   // limits have their own tests.
   const limits = { signupByIp: new RateLimiter(100_000, 60_000), activityCreate: new RateLimiter(100_000, 60_000), ...opts.limits };
   // Emails go to the outbox (or the suite's SMTP server), without a log line for each one.
-  const mailer = makeMailer(config, () => {});
+  const mailer = makeMailer(config, () => {}, opts.mailLimits);
   const { app, deps } = createApp({ config, db, secrets, assets, limits, now: opts.now, mailer, passwords: testPasswords });
   return {
     app,

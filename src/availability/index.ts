@@ -11,6 +11,7 @@ import { availabilityRoutes } from "./routes";
  * this live in `src/bookings/times.ts` and `src/bookings/availability.ts`.
  */
 export const availabilityFeature = (deps: Deps) => {
-  deps.jobs.register(busyCalendarJob as never);
+  // Reading an outside calendar waits on someone else's server: in a lane of its own (docs/decisions/0045).
+  deps.jobs.register({ ...busyCalendarJob, lane: "calendar" } as never);
   return new Elysia({ name: "offline.availability.feature", seed: deps.id }).use(availabilityRoutes(deps)).use(feedRoutes(deps));
 };

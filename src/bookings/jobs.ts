@@ -1,5 +1,5 @@
 import type { WriteTx } from "../../db/client";
-import { defineJob, scheduleJob, type JobKind, type ScheduleOptions } from "../jobs";
+import { defineJob, scheduleJob, type JobKind, type LaneName, type ScheduleOptions } from "../jobs";
 
 /**
  * The bookings' timed work (docs/decisions/0011), declared here by kind and payload only: the
@@ -7,7 +7,9 @@ import { defineJob, scheduleJob, type JobKind, type ScheduleOptions } from "../j
  * (`index.ts`) attaches each kind's handler (`handle`), so this module imports no rule and no
  * rule module imports another through it. Each handler is idempotent: it checks the state it
  * would change, and its provider calls go through the booking's claims (docs/decisions/0028).
- * Keys are built in `keys.ts`.
+ * Keys are built in `keys.ts`. Every one of them is money work (holds, captures, payouts,
+ * recovery, reconciliation, and the state changes that lead to them): it runs in the money lane,
+ * which waits behind no email, calendar or push (docs/decisions/0045).
  */
 export interface JobDeclaration<Payload> {
   kind: string;
@@ -15,11 +17,18 @@ export interface JobDeclaration<Payload> {
   maxAttempts?: number;
   /** A chore repeated every so many milliseconds (registered once, never scheduled by a rule). */
   every?: number;
+  /** The runner's lane: always money here. */
+  lane: LaneName;
+  /** How long one attempt may take (default: the money lane's). */
+  timeLimitMs?: number;
   /** The payload's type, for `schedule` and `handle` only: never set. */
   readonly payload?: Payload;
 }
 
-const declare = <Payload = Record<string, never>>(declaration: Omit<JobDeclaration<Payload>, "payload">): JobDeclaration<Payload> => declaration;
+const declare = <Payload = Record<string, never>>(declaration: Omit<JobDeclaration<Payload>, "payload" | "lane">): JobDeclaration<Payload> => ({ ...declaration, lane: "money" });
+
+/** A sweep asks the provider about every open booking, one after another: more than one movement's time. */
+const SWEEP_LIMIT_MS = 4 * 60 * 1000;
 
 type ById = { bookingId: string };
 
@@ -62,10 +71,10 @@ export const recoverJob = declare<ById>({ kind: "booking.recover", maxAttempts: 
 export const reconcileJob = declare<{ intentId: string }>({ kind: "payments.reconcile" });
 
 /** Hourly: pending payouts of hosts who have since set up their payout account. */
-export const payoutSweepJob = declare({ kind: "bookings.payouts", every: 60 * 60 * 1000 });
+export const payoutSweepJob = declare({ kind: "bookings.payouts", every: 60 * 60 * 1000, timeLimitMs: SWEEP_LIMIT_MS });
 
 /** Every 15 minutes: open bookings compared with the provider, lost claims recovered. */
-export const paymentsSweepJob = declare({ kind: "payments.sweep", every: 15 * 60 * 1000 });
+export const paymentsSweepJob = declare({ kind: "payments.sweep", every: 15 * 60 * 1000, timeLimitMs: SWEEP_LIMIT_MS });
 
 /** A declared kind with the handler that runs it, for `deps.jobs.register`. */
 export const handle = <Payload>(declaration: JobDeclaration<Payload>, run: JobKind<Payload>["run"]): JobKind<Payload> => defineJob<Payload>({ ...declaration, run });

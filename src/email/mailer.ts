@@ -2,6 +2,7 @@ import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
 import type { Config } from "../config";
+import { LANES } from "../jobs";
 
 /**
  * Where emails go (docs/decisions/0034): an SMTP server when `SMTP_URL` is set; otherwise each
@@ -32,20 +33,38 @@ export interface Mailer {
   /**
    * Sends one email. `messageId` is the same on every attempt of one email, so a receiver that
    * got it before the answer was lost can tell the copy for what it is. Throws when the server
-   * refused it or could not be reached (the email job tries again).
+   * refused it, could not be reached, or had not taken it by the send's deadline or `signal`
+   * (the email job tries again).
    */
-  send(email: OutgoingEmail, messageId: string): Promise<void>;
+  send(email: OutgoingEmail, messageId: string, signal?: AbortSignal): Promise<void>;
   close(): void;
 }
 
 /** The folder the outbox writes to. */
 export const outboxDir = (config: Pick<Config, "dataDir">) => join(config.dataDir, "outbox");
 
-/** How long to wait for an SMTP server to connect, greet and answer, before trying again later. */
-const SMTP_TIMEOUT_MS = 20_000;
+/** How long the SMTP client waits on the server before the send fails (and its job tries again later). */
+export interface MailLimits {
+  /** To connect: the name looked up, the TCP connection, TLS for `smtps://`. */
+  connectMs: number;
+  /** For the server's greeting once connected. */
+  greetingMs: number;
+  /** Of silence on an open connection. */
+  idleMs: number;
+  /**
+   * For one whole send, however the server answers: a server that sends a byte now and then is
+   * never silent long enough for `idleMs`, and would hold a send (and its place in the email
+   * lane) for as long as it liked.
+   */
+  sendMs: number;
+}
 
-function mailOptions(from: string, email: OutgoingEmail, messageId: string) {
+/** Under the email lane's limit per attempt (src/jobs.ts), so a send's own deadline says what happened. */
+export const MAIL_LIMITS: MailLimits = { connectMs: 20_000, greetingMs: 20_000, idleMs: 20_000, sendMs: 60_000 };
+
+function mailOptions(from: string, email: OutgoingEmail, messageId: string, signal?: AbortSignal) {
   return {
+    signal,
     from,
     to: email.to,
     subject: email.subject,
@@ -57,22 +76,31 @@ function mailOptions(from: string, email: OutgoingEmail, messageId: string) {
   };
 }
 
-export function makeMailer(config: Pick<Config, "dataDir" | "mail">, log: (line: string) => void = console.log): Mailer {
+export function makeMailer(config: Pick<Config, "dataDir" | "mail">, log: (line: string) => void = console.log, limits: Partial<MailLimits> = {}): Mailer {
   const { smtpUrl, from } = config.mail;
   if (smtpUrl) {
-    // One connection reused for a few emails at once (the job runner sends them one by one).
+    const { connectMs, greetingMs, idleMs, sendMs } = { ...MAIL_LIMITS, ...limits };
+    // Connections reused from one email to the next, one for each email the email lane sends at once.
     const transport = nodemailer.createTransport({
       url: smtpUrl,
       pool: true,
-      maxConnections: 2,
-      connectionTimeout: SMTP_TIMEOUT_MS,
-      greetingTimeout: SMTP_TIMEOUT_MS,
-      socketTimeout: SMTP_TIMEOUT_MS,
+      maxConnections: LANES.email.concurrency,
+      connectionTimeout: connectMs,
+      greetingTimeout: greetingMs,
+      socketTimeout: idleMs,
     } as Parameters<typeof nodemailer.createTransport>[0]);
     return {
       mode: "smtp",
-      async send(email, messageId) {
-        await transport.sendMail(mailOptions(from, email, messageId));
+      async send(email, messageId, signal) {
+        // The send's deadline, or the job's limit if that comes first: either cancels this one
+        // email (its connection is closed), and the other emails of the pool go on.
+        const deadline = AbortSignal.timeout(sendMs);
+        try {
+          await transport.sendMail(mailOptions(from, email, messageId, signal ? AbortSignal.any([deadline, signal]) : deadline));
+        } catch (err) {
+          if (deadline.aborted) throw new Error(`the mail server had not taken the email after ${sendMs / 1000} s`, { cause: err });
+          throw err;
+        }
       },
       close: () => transport.close(),
     };

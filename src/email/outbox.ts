@@ -42,10 +42,11 @@ function messageIdOf(deps: Deps, key: string) {
 
 export const emailJob = defineJob<{ key: string; email: OutgoingEmail }>({
   kind: "email.send",
+  lane: "email",
   // 30 s, 1, 2, 4 … up to an hour between attempts: about eight hours in all.
   maxAttempts: 14,
-  async run({ key, email }, { deps }) {
-    await deps.mailer.send(email, messageIdOf(deps, key));
+  async run({ key, email }, { deps, signal }) {
+    await deps.mailer.send(email, messageIdOf(deps, key), signal);
   },
 });
 

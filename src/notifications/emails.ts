@@ -459,6 +459,7 @@ const messageWindow = (createdAt: number) => Math.floor(createdAt / MESSAGE_EMAI
  */
 export const messageEmailJob = defineJob<MessageEmailPayload>({
   kind: "email.messages",
+  lane: "email",
   async run({ bookingId, recipientId, since, until }, { deps }) {
     const booking = await one(deps.db.select().from(bookings).where(eq(bookings.id, bookingId)));
     if (!booking || (recipientId !== booking.guestId && recipientId !== booking.hostId)) return;

@@ -144,6 +144,7 @@ export async function deliver(deps: Deps, subscription: Subscription, message: P
  */
 export const pushJob = defineJob<{ subscriptionId: string; message: PushMessage; ttlSeconds: number }>({
   kind: "notifications.push",
+  lane: "push",
   // 30 s, 1, 2, 4 and 8 minutes: a notification that late is still worth having, one hours late is not.
   maxAttempts: 6,
   async run({ subscriptionId, message, ttlSeconds }, { deps }) {

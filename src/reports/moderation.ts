@@ -195,9 +195,13 @@ export async function moderate(deps: Deps, operatorUser: User, reportId: string,
   await endBookingsOfSuspended(deps, userId).catch((err) => console.error(`releasing the bookings of suspended ${userId} failed; the job retries`, err));
 }
 
-/** A suspended person's open bookings are released (idempotent; retried while a provider call fails). */
+/**
+ * A suspended person's open bookings are released (idempotent; retried while a provider call
+ * fails): card holds released and payments refunded, so it runs in the money lane.
+ */
 export const releaseSuspendedJob = defineJob<{ userId: string }>({
   kind: "moderation.release",
+  lane: "money",
   run: async ({ userId }, { deps }) => {
     await endBookingsOfSuspended(deps, userId);
   },
