@@ -1,13 +1,14 @@
 import { Database } from "bun:sqlite";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statfsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/bun-sql";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { readAssetText } from "../src/lib/assets";
+import { connectionLost, faultOf } from "../src/lib/faults";
 import { madeOnce, RecentlyUsed } from "../src/lib/memo";
 import { StartupError } from "../src/lib/startup";
 import type { Engine } from "./engine";
@@ -59,6 +60,10 @@ interface Handle {
    * between a commit and moving the count leaves it unmoved until someone's next commit.
    */
   keptAtMostMs?: number;
+  /** SQLite: the bytes free on the disk that holds the file (null when that cannot be told). */
+  freeBytes?(): number | null;
+  /** Set when a write failed for want of space (`noteFailure`), with the bytes free then; cleared once there is room again. */
+  outOfSpace?: { free: number | null };
   close(): Promise<void>;
 }
 const handles = new WeakMap<object, Handle>();
@@ -88,7 +93,15 @@ export async function writeTransaction<T>(db: Db, work: (tx: WriteTx) => Promise
   if (insideWriteTransaction.getStore()) throw new Error("a write transaction inside another: pass the transaction's handle down instead (db/client.ts)");
   const handle = handleOf(db);
   try {
-    const result = await insideWriteTransaction.run(true, () => handle.transact(work));
+    let result: T;
+    try {
+      result = await insideWriteTransaction.run(true, () => handle.transact(work));
+    } catch (error) {
+      noteFailure(db, error);
+      throw error;
+    }
+    // A commit on PostgreSQL is the sign its disk takes writes again (SQLite looks at its disk instead: `storageTrouble`).
+    if (handle.engine === "postgres") handle.outOfSpace = undefined;
     await handle.committed?.();
     return result;
   } finally {
@@ -104,6 +117,52 @@ export async function writeTransaction<T>(db: Db, work: (tx: WriteTx) => Promise
  */
 export function refuseInsideWriteTransaction(what: string) {
   if (insideWriteTransaction.getStore()) throw new Error(`${what} inside a write transaction: make outside calls before or after it (db/client.ts, writeTransaction)`);
+}
+
+/**
+ * Room a disk must have again, beyond what it had when a write failed for want of space, before
+ * the database is taken to be writable again: a write that needed more than the few bytes freed
+ * since would only fail again.
+ */
+const ROOM_AGAIN_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Notes a failure of a write for want of space (SQLITE_FULL, ENOSPC, PostgreSQL's 53100), whether
+ * in a write transaction (noted there) or in a file the app writes beside the database (photos),
+ * so that `storageTrouble` says so until there is room again.
+ */
+export function noteFailure(db: Db, error: unknown) {
+  if (faultOf(error)?.kind !== "full") return;
+  const handle = handleOf(db);
+  handle.outOfSpace = { free: handle.freeBytes?.() ?? null };
+}
+
+/**
+ * What keeps the database from taking writes now, for the health probe, or null: "the disk is
+ * full" from a write that failed for want of space until the disk has room again (SQLite: its
+ * free bytes grew by `ROOM_AGAIN_BYTES`; PostgreSQL, whose disk the app cannot see: a write
+ * transaction committed).
+ */
+export function storageTrouble(db: Db): string | null {
+  const handle = handleOf(db);
+  const full = handle.outOfSpace;
+  if (!full) return null;
+  const free = handle.freeBytes?.() ?? null;
+  if (free !== null && full.free !== null && free >= full.free + ROOM_AGAIN_BYTES) {
+    handle.outOfSpace = undefined;
+    return null;
+  }
+  return "the disk is full";
+}
+
+/** The bytes an unprivileged writer may still use on the disk holding `folder` (root may use a few more), or null. */
+function freeBytesOf(folder: string): number | null {
+  try {
+    const stats = statfsSync(folder);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return null;
+  }
 }
 
 /** `service` with every method refusing to run inside a write transaction (`refuseInsideWriteTransaction`). */
@@ -364,6 +423,7 @@ export function openDb(file: string): Db {
     readOthers: () => Number(dataVersion.values()[0]![0]),
     version: { writes: 0, others: 0, othersSeenAt: Number.NEGATIVE_INFINITY },
     writer,
+    ...(memory ? {} : { freeBytes: () => freeBytesOf(dirname(file)) }),
     close: async () => {
       dataVersion.finalize();
       if (writerClient !== readerClient) writerClient.close();
@@ -395,22 +455,105 @@ export async function closeDb(db: Db) {
 const SERIALIZABLE_ATTEMPTS = 10;
 
 /**
+ * How long a read or a write transaction keeps trying while PostgreSQL cannot be reached (a
+ * restart takes a second or two); past it, the failure goes to the caller, who answers 503.
+ */
+const RECONNECT_WITHIN_MS = 5_000;
+
+/** The wait before the `attempt`-th try to reach PostgreSQL again: 50 ms doubling, at most a second. */
+const reconnectWait = (attempt: number) => Math.min(1_000, 50 * 2 ** (attempt - 1));
+
+/**
  * Runs `work` at SERIALIZABLE isolation: PostgreSQL lets it commit only if it has the effect it
  * would have had alone, and otherwise fails it with a serialization failure (SQLSTATE 40001) or
  * a deadlock (40P01). Such a transaction is run again from the start, after a random wait that
  * doubles each time (from about 5 ms), up to `SERIALIZABLE_ATTEMPTS` times; then the error goes
  * to the caller, as any failure.
+ * A transaction whose connection could not be made or was lost before its work was done (a
+ * restart of PostgreSQL) committed nothing: PostgreSQL rolls back what a lost session left open.
+ * It is run again too, for up to `RECONNECT_WITHIN_MS`. One lost while committing may or may
+ * not have committed, so it is not: the caller learns it failed.
  * Running again is safe because a transaction only touches the database (`writeTransaction`).
  */
 async function runSerializable<T>(pg: PgDatabase, work: (tx: WriteTx) => Promise<T> | T): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+  const started = performance.now();
+  let raced = 0;
+  let lost = 0;
+  for (;;) {
+    let committing = false;
     try {
       // PostgreSQL's transaction (Bun's client reserves one connection for it) holds across the
       // work's awaits; SQLite's async transactions are the writer connection's (`openDb`).
-      return await pg.transaction(async (tx) => await work(tx as unknown as WriteTx), { isolationLevel: "serializable" });
+      return await pg.transaction(
+        async (tx) => {
+          queriesWithoutValues(tx as unknown as WithSession);
+          const result = await work(tx as unknown as WriteTx);
+          committing = true;
+          return result;
+        },
+        { isolationLevel: "serializable" },
+      );
     } catch (err) {
-      if (attempt >= SERIALIZABLE_ATTEMPTS || !racedAnother(err)) throw err;
-      await Bun.sleep(Math.random() * 5 * 2 ** attempt);
+      if (racedAnother(err) && ++raced < SERIALIZABLE_ATTEMPTS) {
+        await Bun.sleep(Math.random() * 5 * 2 ** raced);
+        continue;
+      }
+      if (!committing && connectionLost(err) && performance.now() - started < RECONNECT_WITHIN_MS) {
+        await Bun.sleep(reconnectWait(++lost));
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+
+/** drizzle's PostgreSQL handle or transaction, as far as `queriesWithoutValues` reaches into it. */
+type WithSession = { session: { prepareQuery(...args: unknown[]): Record<"execute" | "all", (...values: unknown[]) => Promise<unknown>> } };
+
+/**
+ * drizzle's error for a failed PostgreSQL query carries the values it was given: in its message,
+ * its stack and its `params`, all of which any log line that prints the error shows (people's
+ * emails, tokens, messages). They are taken out where the query fails, for every query of the
+ * handle or transaction; the SQL and the database's own error (the `cause`, with its SQLSTATE,
+ * which the retries and the answers read) stay. SQLite's errors carry no values.
+ */
+function queriesWithoutValues({ session }: WithSession) {
+  const prepare = session.prepareQuery.bind(session);
+  session.prepareQuery = (...args: unknown[]) => {
+    const query = prepare(...args);
+    for (const method of ["execute", "all"] as const) {
+      const run = query[method].bind(query);
+      query[method] = (...values: unknown[]) => run(...values).catch((err: unknown) => Promise.reject(withoutValues(err)));
+    }
+    return query;
+  };
+}
+
+function withoutValues(err: unknown): unknown {
+  const query = err instanceof Error ? (err as Error & { query?: unknown }).query : undefined;
+  if (!(err instanceof Error) || !("params" in err) || typeof query !== "string") return err;
+  const said = err.message;
+  err.message = `Failed query: ${query}`;
+  if (err.stack) err.stack = err.stack.replace(said, err.message);
+  delete (err as { params?: unknown }).params;
+  return err;
+}
+
+/** A statement that only reads: running it again changes nothing. */
+const READ_ONLY = /^\s*\(?\s*select\b/i;
+
+/**
+ * Runs a read, again and again for up to `RECONNECT_WITHIN_MS` while PostgreSQL cannot be reached
+ * or drops the connection (a restart): a read changes nothing, so trying it again is always safe.
+ */
+async function readWhileReconnecting<T>(read: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (err) {
+      if (!connectionLost(err) || performance.now() - started >= RECONNECT_WITHIN_MS) throw err;
+      await Bun.sleep(reconnectWait(attempt));
     }
   }
 }
@@ -440,14 +583,21 @@ export function openPostgres(url: string): Db {
   // Idle connections close after a while, so a quiet machine holds few of the server's slots.
   const client = new SQL(url, { max: POSTGRES_POOL, idleTimeout: 60 });
   const pg = drizzlePostgres({ client, schema: pgSchema });
+  queriesWithoutValues(pg as unknown as WithSession);
   // A read through the app's handle inside a write transaction would run on another connection,
   // without the transaction's writes: refused, as on SQLite. (The transaction's own connection
-  // is another object, made by `begin`.)
+  // is another object, made by `begin`.) A read outside one is run again while PostgreSQL cannot
+  // be reached (`readWhileReconnecting`): drizzle awaits what `unsafe` gives, or asks it for
+  // `.values()`, so a read hands back something that does both, each with its retries.
   const unsafe = client.unsafe.bind(client);
-  client.unsafe = ((...args: Parameters<typeof client.unsafe>) => {
+  client.unsafe = ((query: string, params?: unknown[]) => {
     if (insideWriteTransaction.getStore()) throw new Error("a read through the app's handle inside a write transaction: read through the transaction's `tx` (db/client.ts)");
-    return unsafe(...args);
-  }) as typeof client.unsafe;
+    if (!READ_ONLY.test(query)) return unsafe(query, params);
+    return {
+      then: (ok?: (rows: unknown) => unknown, fail?: (err: unknown) => unknown) => readWhileReconnecting(() => unsafe(query, params)).then(ok, fail),
+      values: () => readWhileReconnecting(() => unsafe(query, params).values()),
+    };
+  }) as unknown as typeof client.unsafe;
   // As on SQLite, this process's write transactions run one at a time: those of one machine
   // never race each other, and PostgreSQL's SERIALIZABLE orders them with other machines'.
   const queue = { tail: Promise.resolve() as Promise<unknown> };
@@ -522,9 +672,23 @@ export async function readMigrations(folder: "db/migrations" | "db/migrations-pg
   return migrations;
 }
 
-/** Applies the committed migrations (db/migrations) that this SQLite database has not had yet. */
+/**
+ * Applies the committed migrations (db/migrations) that this SQLite database has not had yet, in
+ * one transaction. When a statement fails with SQLITE_FULL or an I/O error, SQLite has already
+ * rolled the transaction back; drizzle's migrator then sends ROLLBACK anyway, and its "no
+ * transaction is active" would replace the failure that says what is wrong (a full disk). So
+ * that ROLLBACK is skipped when no transaction is open.
+ */
 export async function migrate(db: Db) {
   const migrations = await readMigrations("db/migrations");
-  const internal = handleOf(db).writer as unknown as { dialect: { migrate(m: unknown, s: unknown, c: object): void }; session: unknown };
-  internal.dialect.migrate(migrations, internal.session, {});
+  type Session = { run(query: unknown): unknown };
+  const writer = handleOf(db).writer!;
+  const internal = writer as unknown as { dialect: { migrate(m: unknown, s: Session, c: object): void; sqlToQuery(q: unknown): { sql: string } }; session: Session };
+  const session: Session = {
+    run: (query) => {
+      if (!writer.$client.inTransaction && internal.dialect.sqlToQuery(query).sql.trim().toUpperCase() === "ROLLBACK") return;
+      return internal.session.run(query);
+    },
+  };
+  internal.dialect.migrate(migrations, new Proxy(internal.session, { get: (target, key, receiver) => (key === "run" ? session.run : Reflect.get(target, key, receiver)) }), {});
 }

@@ -279,10 +279,11 @@ if (runs("checks")) {
 }
 /**
  * Suites left out of the run on PostgreSQL: each starts PostgreSQL itself (the copy command, the
- * dialect, the two schemas, two machines), or its subject is SQLite's own file: its pragmas and
- * query plans, the backup of DATA_DIR's database, a full disk or read-only folder.
+ * dialect, the two schemas, two machines, a cluster restarted or hanging under the server), or
+ * its subject is SQLite's own file: its pragmas and query plans, the backup of DATA_DIR's
+ * database, a full disk or read-only folder.
  */
-const SQLITE_ONLY = new Set(["tests/to-postgres.test.ts", "tests/dialect.test.ts", "tests/schema-engines.test.ts", "tests/two-machines.test.ts", "tests/db.test.ts", "tests/browse-scale.test.ts", "tests/operations.test.ts"]);
+const SQLITE_ONLY = new Set(["tests/to-postgres.test.ts", "tests/dialect.test.ts", "tests/schema-engines.test.ts", "tests/two-machines.test.ts", "tests/db.test.ts", "tests/browse-scale.test.ts", "tests/operations.test.ts", "tests/operations-faults.test.ts", "tests/postgres-faults.test.ts"]);
 if (runs("unit") || runs("postgres")) {
   const unit: string[] = [];
   for await (const file of new Glob("tests/*.test.ts").scan(root)) unit.push(file);

@@ -16,7 +16,7 @@ import { makeStorage } from "./uploads/storage";
 import type { Config } from "./config";
 import { accessOf, chosenLanguageCookie, context, requestState } from "./context";
 import { cookieNames, makeLimits, type Deps } from "./deps";
-import { bodyParser, bodyRefusal } from "./lib/body";
+import { bodyParser, bodyRefusal, carriesNul } from "./lib/body";
 import { compressResponse } from "./lib/compression";
 import { json, pathOf, serializeCookie, wantsJson } from "./lib/http";
 import { SESSION_TTL_MS } from "./auth/service";
@@ -24,7 +24,7 @@ import { JobRunner } from "./jobs";
 import { renderPage, startsFromPageHeaders } from "./shell/render";
 import { notFoundRoute, shellFeature } from "./shell";
 import { accessDenied } from "./shell/access";
-import { bareServerError, domainErrorAnswer, lastResortAnswer, serverError } from "./shell/errors";
+import { bareServerError, domainErrorAnswer, lastResortAnswer, serverError, wantsJsonError } from "./shell/errors";
 import { isDomainError } from "./lib/errors";
 import { bookingsFeature } from "./bookings";
 import { conversationsFeature } from "./conversations";
@@ -220,6 +220,13 @@ export function createApp(options: AppOptions) {
     .onParse({ as: "global" }, bodyParser(RAW_BODY_ROUTES))
     .onBeforeHandle({ as: "global" }, async ({ request, body, server }) => {
       const state = await requestState(deps, request, () => server?.requestIP(request)?.address);
+      // A NUL character in the path, the query, a form or JSON is input no database should be
+      // handed (PostgreSQL fails the statement, 500; SQLite would keep it): refused here, before
+      // any route reads it, on both engines alike (decision 0047).
+      if (carriesNul(request.url, body)) {
+        if (wantsJsonError(request)) return json({ message: state.t("error.badRequest") }, 400);
+        return renderPage(deps, state, request, (view) => <ErrorScreen view={view} title={view.t("error.title")} body={view.t("error.badRequest")} />, { status: 400 });
+      }
       if (!SAFE_METHODS.has(request.method)) {
         const path = pathOf(request.url);
         // Cross-site requests never change anything.

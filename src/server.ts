@@ -8,7 +8,7 @@ import { loadConfig, type Config } from "./config";
 import { backupCommand } from "./lib/backup";
 import { loadManifest } from "./lib/manifest";
 import { loadSecrets } from "./lib/secrets";
-import { shutDown } from "./shutdown";
+import { exitBy, shutDown, STOP_DEADLINE_MS } from "./shutdown";
 import { databaseFile, explainStartupFailure, StartupError } from "./lib/startup";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { paymentProviderName } from "./payments";
@@ -73,6 +73,8 @@ async function serve(config: Config) {
     }
     stopping = true;
     console.log(`${signal}: finishing the requests and work under way, then stopping (a second signal stops at once).`);
+    // The graceful stop is bounded step by step; this bounds the whole, exit included.
+    exitBy(STOP_DEADLINE_MS);
     void shutDown(server, deps).then(
       (finished) => {
         void closeDb(db);

@@ -1,4 +1,5 @@
 import type { Server } from "bun";
+import { dlopen, FFIType } from "bun:ffi";
 import type { Deps } from "./deps";
 import { settledWithin } from "./jobs";
 
@@ -8,6 +9,41 @@ import { settledWithin } from "./jobs";
  * kill, so the lease is handed over and the process exits by itself.
  */
 export const SHUTDOWN_GRACE_MS = 8_000;
+
+/**
+ * However a stop goes, the process is gone this long after the signal: the 10 s Docker (and most
+ * process managers) give before they kill, so that it ends by itself rather than by their SIGKILL.
+ */
+export const STOP_DEADLINE_MS = 10_000;
+
+/**
+ * Makes sure the process ends by `deadlineMs` from now, whatever the stop's own steps do:
+ *   - one second before it, a timer logs what is happening and exits with 1: a step that waits
+ *     on something that never answers (a database that hangs: nothing fails, nothing ends);
+ *   - at the deadline, on Linux, the kernel's alarm (`alarm(2)`) ends the process with SIGALRM,
+ *     whose default action is to terminate. It needs nothing from the process: it also ends one
+ *     whose exit itself hangs (as one did once after "Stopped.", under heavy load) or whose event
+ *     loop is blocked, when no timer of its own can run any more.
+ */
+export function exitBy(deadlineMs: number, log: (line: string) => void = (line) => console.log(line)) {
+  const timer = setTimeout(() => {
+    log(`The stop did not end within ${(deadlineMs - 1000) / 1000} s (something it waits for does not answer): exiting now.`);
+    process.exit(1);
+  }, deadlineMs - 1000);
+  timer.unref();
+  armAlarm(Math.ceil(deadlineMs / 1000));
+}
+
+/** `alarm(seconds)` of the C library, where there is one to call; without it the timer above is the deadline. */
+function armAlarm(seconds: number) {
+  if (process.platform !== "linux") return;
+  try {
+    const libc = dlopen("libc.so.6", { alarm: { args: [FFIType.u32], returns: FFIType.u32 } });
+    libc.symbols.alarm(seconds);
+  } catch {
+    // Not glibc (musl, a static build): the timer alone ends the process.
+  }
+}
 
 /**
  * Stops serving without cutting work short, each step within what is left of `graceMs`:

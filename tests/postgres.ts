@@ -1,5 +1,5 @@
 import { SQL } from "bun";
-import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { until } from "./helpers";
@@ -18,6 +18,16 @@ export interface Postgres {
   url: string;
   /** A new empty database in the cluster, by its URL. */
   createDatabase(name: string): Promise<string>;
+  /**
+   * Stops the cluster as an operator's restart does (a fast shutdown: every session is ended with
+   * "terminating connection due to administrator command"), and starts it again on the same port
+   * and data after `downMs`; resolves once it answers again.
+   */
+  restart(downMs?: number): Promise<void>;
+  /** Stops every process of the cluster where it stands (SIGSTOP): connections stay open, nothing answers, as with a machine that hangs. */
+  freeze(): void;
+  /** Lets a frozen cluster go on (SIGCONT). */
+  thaw(): void;
   stop(): Promise<void>;
 }
 
@@ -37,27 +47,50 @@ export async function startPostgres(): Promise<Postgres> {
   if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
   const port = freePort();
   // Durability is not wanted here: a throwaway cluster need not survive a crash of the machine.
-  const proc = Bun.spawn(
-    as([`${bin}/postgres`, "-D", data, "-p", String(port), "-k", folder, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=500"]),
-    { stdout: "ignore", stderr: "pipe" },
-  );
+  const launch = () =>
+    Bun.spawn(
+      as([`${bin}/postgres`, "-D", data, "-p", String(port), "-k", folder, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=500"]),
+      { stdout: "ignore", stderr: "pipe" },
+    );
+  let proc = launch();
   const url = `postgres://offline@127.0.0.1:${port}/postgres`;
-  await until(
-    "postgres",
-    async () => {
-      const probe = new SQL(url, { max: 1, connectionTimeout: 1 });
+  const answering = () =>
+    until(
+      "postgres",
+      async () => {
+        const probe = new SQL(url, { max: 1, connectionTimeout: 1 });
+        try {
+          await probe`select 1`;
+          return true;
+        } catch {
+          return false;
+        } finally {
+          await probe.close();
+        }
+      },
+      20_000,
+      50,
+    );
+  await answering();
+  /** The cluster's processes: the postmaster and the backends and workers it started. */
+  const processes = () => {
+    const children: number[] = [];
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
       try {
-        await probe`select 1`;
-        return true;
-      } catch {
-        return false;
-      } finally {
-        await probe.close();
-      }
-    },
-    20_000,
-    50,
-  );
+        // The parent's id is the fourth field, after the name in parentheses (which may hold spaces).
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === proc.pid) children.push(Number(entry));
+      } catch {}
+    }
+    return [proc.pid, ...children];
+  };
+  /** A backend may end between being listed and being signalled. */
+  const signal = (pid: number, name: NodeJS.Signals) => {
+    try {
+      process.kill(pid, name);
+    } catch {}
+  };
   return {
     url,
     async createDatabase(name) {
@@ -69,8 +102,22 @@ export async function startPostgres(): Promise<Postgres> {
       }
       return `postgres://offline@127.0.0.1:${port}/${name}`;
     },
-    async stop() {
+    async restart(downMs = 0) {
       // SIGINT: PostgreSQL's fast shutdown, which ends every session and exits at once.
+      proc.kill("SIGINT");
+      await proc.exited;
+      if (downMs > 0) await Bun.sleep(downMs);
+      proc = launch();
+      await answering();
+    },
+    freeze() {
+      // The postmaster first, so that it starts no new backend meanwhile.
+      for (const pid of processes()) signal(pid, "SIGSTOP");
+    },
+    thaw() {
+      for (const pid of processes()) signal(pid, "SIGCONT");
+    },
+    async stop() {
       proc.kill("SIGINT");
       await proc.exited;
       rmSync(folder, { recursive: true, force: true });

@@ -2,7 +2,8 @@ import { one } from "../db/client";
 /**
  * User text: cleaned the same way in every schema (NFC, trimmed of whitespace and invisible
  * characters), control and bidi override characters refused, wrong types refused rather than
- * coerced; each refusal is a 400 with the field's message and nothing written.
+ * coerced; each refusal is a 400 with the field's message and nothing written. (A NUL never
+ * reaches a schema: the app refuses it before any route, tests/faults.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
@@ -64,7 +65,7 @@ describe("PUT /api/user/profile", () => {
     [{ firstName: "\u3164" }, "firstName", "profile.firstNameRequired"],
     [{ firstName: "\u115f" }, "firstName", "profile.firstNameRequired"],
     [{ lastName: "\u2060\ufeff\u00ad" }, "lastName", "profile.lastNameRequired"],
-    [{ firstName: "Bob\u0000" }, "firstName", "profile.firstNameCharacters"],
+    [{ firstName: "Bob\u0007" }, "firstName", "profile.firstNameCharacters"],
     [{ firstName: "Bo\u202eb" }, "firstName", "profile.firstNameCharacters"],
     [{ lastName: "x\u2066y" }, "lastName", "profile.lastNameCharacters"],
     [{ firstName: "Bob\tby" }, "firstName", "profile.firstNameCharacters"],
@@ -74,17 +75,17 @@ describe("PUT /api/user/profile", () => {
     [{ name: 5 }, "name", "profile.firstNameRequired"],
     [{ name: "\u200b\u3164" }, "firstName", "profile.firstNameRequired"],
     [{ username: "\u200b" }, "username", "profile.usernameRequired"],
-    [{ username: "jane\u0000x" }, "username", "profile.usernameCharacters"],
+    [{ username: "jane\u0007x" }, "username", "profile.usernameCharacters"],
     [{ username: 5 }, "username", "profile.usernameRequired"],
     [{ dateOfBirth: true }, "dateOfBirth", "profile.birthdayRequired"],
-    [{ bio: "hi\u0000" }, "bio", "profile.bioCharacters"],
+    [{ bio: "hi\u0007" }, "bio", "profile.bioCharacters"],
     [{ bio: "hi\u0085there" }, "bio", "profile.bioCharacters"],
     [{ bio: 5 }, "bio", "profile.bioInvalid"],
     [{ bio: { text: "hi" } }, "bio", "profile.bioInvalid"],
     [{ interests: ["Chess", "b\u202ead"] }, "interests", "profile.interestsCharacters"],
     [{ interests: 5 }, "interests", "profile.interestsInvalid"],
     [{ interests: [5] }, "interests", "profile.interestsInvalid"],
-    [{ about: { work: "x\u0000" } }, "about", "profile.aboutTextCharacters"],
+    [{ about: { work: "x\u0007" } }, "about", "profile.aboutTextCharacters"],
     [{ about: { work: "a\u202eb" } }, "about", "profile.aboutTextCharacters"],
     [{ about: { work: 5 } }, "about", "profile.aboutTextInvalid"],
     [{ about: 5 }, "about", "profile.aboutInvalid"],
@@ -137,18 +138,18 @@ describe("activities: POST /api/activities and PATCH /api/activities/:id", () =>
     [{ title: "\u200b" }, "title", "activity.titleRequired"],
     [{ title: "\u3164" }, "title", "activity.titleRequired"],
     [{ title: "\u115f\u1160\u2060" }, "title", "activity.titleRequired"],
-    [{ title: "Hi\u0000" }, "title", "activity.titleCharacters"],
+    [{ title: "Hi\u0007" }, "title", "activity.titleCharacters"],
     [{ title: "H\u202ei" }, "title", "activity.titleCharacters"],
     [{ title: "H\u2067i" }, "title", "activity.titleCharacters"],
     [{ title: "Two\nlines" }, "title", "activity.titleCharacters"],
     [{ title: 5 }, "title", "activity.titleRequired"],
     [{ title: true }, "title", "activity.titleRequired"],
     [{ description: "\u200b\u2060\ufeff" }, "description", "activity.descriptionRequired"],
-    [{ description: "a\u0000b" }, "description", "activity.descriptionCharacters"],
+    [{ description: "a\u0007b" }, "description", "activity.descriptionCharacters"],
     [{ description: "a\u001bb" }, "description", "activity.descriptionCharacters"],
     [{ description: ["a"] }, "description", "activity.descriptionRequired"],
     [{ hasMeetingPoint: true, meetingPoint: "\u200b" }, "meetingPoint", "activity.meetingPointRequired"],
-    [{ hasMeetingPoint: true, meetingPoint: "Park\u0000" }, "meetingPoint", "activity.meetingPointCharacters"],
+    [{ hasMeetingPoint: true, meetingPoint: "Park\u0007" }, "meetingPoint", "activity.meetingPointCharacters"],
     [{ hasMeetingPoint: true, meetingPoint: "Pa\u202erk" }, "meetingPoint", "activity.meetingPointCharacters"],
     [{ hasMeetingPoint: true, meetingPoint: 5 }, "meetingPoint", "activity.meetingPointInvalid"],
     [{ meetingPoint: { street: "x" } }, "meetingPoint", "activity.meetingPointInvalid"],

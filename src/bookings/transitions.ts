@@ -6,6 +6,7 @@ import type { Deps } from "../deps";
 import type { MessageRow } from "../events";
 import { cancelJob, settledWithin } from "../jobs";
 import { DomainError, isDomainError } from "../lib/errors";
+import { faultOf } from "../lib/faults";
 import { PaymentError } from "../payments/provider";
 import { autoCompleteJob, expireJob, payoutJob, recoverJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys, ledgerKey, movementKey } from "./keys";
@@ -30,8 +31,16 @@ import { AUTO_COMPLETE_MS, bookingFor, providerRefusal, currentBooking, GUEST_CA
  * any live call lasts: a Stripe movement is at most two requests of three tries of 20 s each.
  */
 export const RECOVERY_GRACE_MS = 5 * 60 * 1000;
-/** How long a request waits for another change of the same booking to end before answering. */
+/** How long a request waits for another change of the same booking, under way in this process, to end before answering. */
 const WAIT_FOR_CLAIM_MS = 10_000;
+
+/**
+ * The claims this process is working on now: claimed, their provider call or its record not yet
+ * over. Only these are worth waiting for (`attempt`): they end within moments. Any other claim
+ * was left to its recovery job (the provider's answer was lost, the process that made it
+ * crashed) or is another process's; waiting would only delay the same answer.
+ */
+const claimsUnderWay = new Set<string>();
 
 export async function ledger(tx: WriteTx, deps: Deps, booking: Pick<Booking, "id" | "currency">, kind: LedgerKind, amountCents: number, providerRef: string | null) {
   await tx.insert(ledgerEntries)
@@ -76,7 +85,21 @@ export async function shareOwed(db: WriteTx | Deps["db"], bookingId: string) {
 /** Step 1: claims the booking in status `from` for one movement, or null when another change got there first. */
 async function claim(deps: Deps, bookingId: string, from: BookingStatus, intentId: string, plan: Plan): Promise<Booking | null> {
   const now = deps.now();
-  return await writeTransaction(deps.db, async (tx) => {
+  // Known as under way before its commit, so that no request of this process reads the claim
+  // without knowing it is live; forgotten if it does not commit.
+  let key: string | undefined;
+  try {
+    const claimed = await claimIn(deps, bookingId, from, intentId, plan, now, (k) => claimsUnderWay.add((key = k)));
+    if (!claimed && key) claimsUnderWay.delete(key);
+    return claimed;
+  } catch (err) {
+    if (key) claimsUnderWay.delete(key);
+    throw err;
+  }
+}
+
+function claimIn(deps: Deps, bookingId: string, from: BookingStatus, intentId: string, plan: Plan, now: number, underWay: (key: string) => void): Promise<Booking | null> {
+  return writeTransaction(deps.db, async (tx) => {
     const row = await one(tx.select().from(bookings).where(and(eq(bookings.id, bookingId), eq(bookings.status, from), isNull(bookings.claim))));
     if (!row) return null;
     // A payout is claimed only while the share is still owed: two payouts that both read it owed
@@ -84,6 +107,7 @@ async function claim(deps: Deps, bookingId: string, from: BookingStatus, intentI
     if (plan.movement === "transfer" && !(await shareOwed(tx, row.id))) return null;
     const attempt = row.claims + 1;
     const claimed: BookingClaim = { ...plan, from, intentId, key: movementKey(row.id, plan.movement, attempt) };
+    underWay(claimed.key);
     const updated = await one(tx.update(bookings).set({ claim: claimed, claimedAt: now, claims: attempt, updatedAt: now }).where(eq(bookings.id, row.id)).returning());
     await schedule(tx, recoverJob, { bookingId: row.id }, { at: now + RECOVERY_GRACE_MS, key: jobKeys.recover(row.id, attempt) });
     return updated ?? null;
@@ -188,18 +212,35 @@ export async function move(deps: Deps, booking: Booking, from: BookingStatus, in
   const claimed = await claim(deps, booking.id, from, intentId, plan);
   if (!claimed?.claim) return null;
   const c = claimed.claim;
-  let ref: string;
   try {
-    ref = await callProvider(deps, claimed, c);
-  } catch (err) {
-    if (refusedForSure(err)) {
-      await rollBackClaim(deps, claimed.id, c.key);
-      throw providerRefusal(err, err.status === 404 ? 404 : 409);
+    let ref: string;
+    try {
+      ref = await callProvider(deps, claimed, c);
+    } catch (err) {
+      if (refusedForSure(err)) {
+        await rollBackClaim(deps, claimed.id, c.key);
+        throw providerRefusal(err, err.status === 404 ? 404 : 409);
+      }
+      console.error(`${c.movement} of booking ${claimed.id} got no answer; its recovery finishes it`, err);
+      // The database itself failing under the call (the test provider keeps its payments there)
+      // is the service being unavailable for a moment, not the provider failing: 503.
+      const fault = faultOf(err);
+      throw new DomainError("booking.paymentUnconfirmed", fault ? 503 : 502, { log: err instanceof Error ? err.message : String(err), ...(fault ? { retryAfterMs: fault.retryAfterS * 1000 } : {}) });
     }
-    console.error(`${c.movement} of booking ${claimed.id} got no answer; its recovery finishes it`, err);
-    throw new DomainError("booking.paymentUnconfirmed", 502, { log: err instanceof Error ? err.message : String(err) });
+    return await finishClaim(deps, claimed.id, c.key, ref);
+  } finally {
+    claimsUnderWay.delete(c.key);
   }
-  return finishClaim(deps, claimed.id, c.key, ref);
+}
+
+/**
+ * A booking held by a claim this process is not working on: its recovery job finishes it (at the
+ * latest once its grace has passed, decision 0028), so the person is told so at once, with when
+ * to look again.
+ */
+function beingFinished(deps: Deps, b: Booking): DomainError {
+  const recoveryDue = (b.claimedAt ?? deps.now()) + RECOVERY_GRACE_MS - deps.now();
+  return new DomainError("booking.finishing", 409, { retryAfterMs: Math.max(10_000, recoveryDue) });
 }
 
 /** One change a person or a job asks of a booking, as `attempt` runs it. */
@@ -213,11 +254,13 @@ interface Change {
 }
 
 /**
- * Runs a change against the booking as it is now. When another change of it is under way or
- * wins the race, waits for that one to end (up to `waitMs`), then answers from what it left: the
- * same answer for an identical request sent at the same time (a double click, two tabs, a
- * retry), the current state's refusal otherwise. A request made after the booking changed is
- * refused as usual ("already answered").
+ * Runs a change against the booking as it is now. When another change of it is under way in this
+ * process or wins the race, waits for that one to end (up to `waitMs`), then answers from what it
+ * left: the same answer for an identical request sent at the same time (a double click, two tabs,
+ * a retry), the current state's refusal otherwise. A request made after the booking changed is
+ * refused as usual ("already answered"). A claim no one here is working on (left to its recovery
+ * after a lost answer or a crash, or another process's) is not waited for: the answer says at
+ * once that the booking is being finished and finishes by itself (`beingFinished`).
  */
 async function attempt(deps: Deps, bookingId: string, change: Change, waitMs = WAIT_FOR_CLAIM_MS): Promise<Booking> {
   const deadline = performance.now() + waitMs;
@@ -230,7 +273,7 @@ async function attempt(deps: Deps, bookingId: string, change: Change, waitMs = W
       await change.check(b);
       const out = await change.run(b);
       if (out) return out;
-    }
+    } else if (!claimsUnderWay.has(b.claim.key)) throw beingFinished(deps, b);
     raced = true;
     if (performance.now() > deadline) throw new DomainError("booking.busy", 409);
     await Bun.sleep(20);

@@ -153,3 +153,29 @@ export function bodyParser(rawRoutes: Record<string, number>) {
     return undefined;
   };
 }
+
+/**
+ * Whether a request carries a NUL character (U+0000) in its URL (a path segment or the query,
+ * percent-encoded: "%00") or anywhere in its parsed body: a form field's or a JSON value's text,
+ * or a key. PostgreSQL's text cannot hold one (it fails the whole statement), SQLite would keep
+ * it, and no person types one. Uploaded files and raw bodies are bytes, not text: not looked at.
+ * The body is walked without recursion, however deeply a JSON body nests.
+ */
+export function carriesNul(url: string, body: unknown): boolean {
+  if (url.includes("%00") || url.includes("\0")) return true;
+  const left: unknown[] = [body];
+  while (left.length) {
+    const value = left.pop();
+    if (typeof value === "string") {
+      if (value.includes("\0")) return true;
+    } else if (Array.isArray(value)) {
+      for (const inner of value) left.push(inner);
+    } else if (value && typeof value === "object" && !(value instanceof Blob) && !(value instanceof ArrayBuffer) && !ArrayBuffer.isView(value)) {
+      for (const [key, inner] of Object.entries(value)) {
+        if (key.includes("\0")) return true;
+        left.push(inner);
+      }
+    }
+  }
+  return false;
+}

@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { statfsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../config";
 
@@ -43,6 +43,21 @@ function fileInTheWay(path: string): string | null {
   }
 }
 
+/** Under this many free bytes, a disk that fails a write is taken to be full. */
+const ALMOST_FULL_BYTES = 1024 * 1024;
+
+/** Whether the disk holding `path` (or the nearest folder of it that exists) has almost no room left. */
+function almostFull(path: string): boolean {
+  for (let p = resolve(path); ; p = dirname(p)) {
+    try {
+      const disk = statfsSync(p);
+      return disk.bavail * disk.bsize < ALMOST_FULL_BYTES;
+    } catch {
+      if (dirname(p) === p) return false;
+    }
+  }
+}
+
 const whoRuns = () => (process.getuid ? `the user running the server (uid ${process.getuid()})` : "the user running the server");
 
 /**
@@ -62,7 +77,14 @@ export function explainStartupFailure(err: unknown, place: StartupPlace): string
         return `${db} is damaged (${message}): restore it from a backup (README, "Backup and restore").`;
       case "SQLITE_FULL":
       case "ENOSPC":
+      case "EDQUOT":
         return `The disk holding DATA_DIR (${dataDir}) is full: free some space there and start the server again.`;
+      case "SQLITE_IOERR":
+      case "EIO":
+        // SQLite says "disk I/O error" when it cannot grow a file it maps (SQLITE_IOERR_SHMSIZE),
+        // which a full disk does too: whether the disk has room tells the two apart.
+        if (almostFull(dataDir)) return `The disk holding DATA_DIR (${dataDir}) is full: free some space there and start the server again.`;
+        return `The disk holding DATA_DIR (${dataDir}) failed a read or a write (${message}): check the disk, then start the server again.`;
       case "ENOTDIR":
       case "EEXIST": {
         const file = fileInTheWay(dataDir);

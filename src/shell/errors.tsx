@@ -7,6 +7,8 @@ import { isMessageKey, pickLocale, translator } from "../texts";
 import { headerJson, isHtmx, json, parseCookies, wantsJson } from "../lib/http";
 import { renderPage } from "./render";
 import type { DomainError } from "../lib/errors";
+import { faultOf, loggable, type Fault } from "../lib/faults";
+import { noteFailure } from "../../db/client";
 
 /**
  * What a failure inside the app answers (docs/decisions/0031-browser-hardening.md): the app's own
@@ -45,17 +47,50 @@ function logRefusal(request: Request, err: DomainError) {
   console.error(`${request.method} ${pathOf(request.url)} refused (${err.status} ${err.key})${err.details.log ? `: ${err.details.log}` : ""}`);
 }
 
-/** Writes a failure to the server's log: method, path, the error with its stack. */
+/**
+ * Writes a failure to the server's log: method, path, the error with its stack. A failed query is
+ * named by its SQL, never by the values it was given (`loggable`): those are people's data.
+ */
 export function logFailure(request: Request, error: unknown) {
-  let path = "?";
-  try {
-    path = new URL(request.url).pathname;
-  } catch {}
-  console.error(`${request.method} ${path} failed:`, error);
+  console.error(`${request.method} ${pathOrNot(request)} failed: ${loggable(error)}`);
 }
 
-/** The 500 answer for a failed request, as the person's page or JSON. Logs the stack. */
+function pathOrNot(request: Request) {
+  try {
+    return new URL(request.url).pathname;
+  } catch {
+    return "?";
+  }
+}
+
+/**
+ * The answer for a failure of the machine or the database rather than of the app
+ * (src/lib/faults.ts): 503 with `Retry-After`, saying to try again (the database cannot be
+ * reached) or that changes cannot be saved now (the disk is full or failing), as the person's
+ * page or JSON. The page is drawn without the database: as a visitor's, so no unread count is
+ * read; it is never stored. The log gets one line with what failed, no stack: it is no bug.
+ */
+async function faultAnswer(deps: Deps, state: RequestState, request: Request, error: unknown, fault: Fault): Promise<Response> {
+  // A full disk is what /health reports from now on, until there is room again (db/client.ts).
+  noteFailure(deps.db, error);
+  console.error(`${request.method} ${pathOrNot(request)} answered 503 (${fault.kind}): ${loggable(error, { stack: false }).replace(/\n/g, "; ")}`);
+  const title = state.t("error.unavailable.title");
+  const body = state.t(fault.kind === "full" ? "error.unavailable.full" : fault.kind === "disk" ? "error.unavailable.disk" : "error.unavailable");
+  const headers: Record<string, string> = { "Retry-After": String(fault.retryAfterS), "Cache-Control": "no-store" };
+  if (wantsJsonError(request)) {
+    if (isHtmx(request)) headers["HX-Trigger"] = headerJson({ toast: { title, body, variant: "error" } });
+    return json({ message: body }, 503, headers);
+  }
+  return renderPage(deps, { ...state, user: null }, request, (view) => <ErrorScreen view={view} title={title} body={body} />, { status: 503, headers });
+}
+
+/**
+ * The answer for a failed request, as the person's page or JSON: 503 with `Retry-After` when the
+ * machine or the database failed (`faultAnswer`), otherwise 500, with the stack in the log.
+ */
 export async function serverError(deps: Deps, state: RequestState, request: Request, error: unknown): Promise<Response> {
+  const fault = faultOf(error);
+  if (fault) return faultAnswer(deps, state, request, error, fault);
   logFailure(request, error);
   if (wantsJsonError(request)) {
     const headers: Record<string, string> = {};
@@ -115,7 +150,7 @@ export async function lastResortAnswer(deps: Deps, request: Request, error: unkn
  * happen): a bare 500, so no mode of Bun ever shows its development page.
  */
 export function bareServerError(error: unknown): Response {
-  console.error("Unhandled server error:", error);
+  console.error(`Unhandled server error: ${loggable(error)}`);
   return new Response("Something went wrong. Please try again in a moment.", {
     status: 500,
     headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" },

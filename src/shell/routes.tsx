@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { storageTrouble } from "../../db/client";
 import { Landing } from "../../views/shell/Landing";
 import { NotFound } from "../../views/shell/NotFound";
 import { context, type Render } from "../context";
@@ -42,9 +43,12 @@ export function shellRoutes(deps: Deps) {
   return new Elysia({ name: "offline.shell", seed: deps.id })
     .use(context(deps))
     .guard({ public: true })
-    // The probe of container health checks and load balancers: 503 with the reason while the
-    // durable jobs cannot run (the database is read-only or full), so the trouble is seen.
+    // The probe of container health checks and load balancers: 503 with the reason while writes
+    // fail for want of space (at once, until there is room again) or the durable jobs cannot run
+    // (the database is read-only or full), so the trouble is seen.
     .get("/health", () => {
+      const storage = storageTrouble(deps.db);
+      if (storage) return json({ ok: false, reason: storage }, 503);
       const jobs = deps.jobs.health();
       return jobs.ok ? json({ ok: true }) : json({ ok: false, reason: jobs.reason }, 503);
     })

@@ -41,6 +41,10 @@ export const en = {
   "error.tooMany": "Too many attempts. Please wait {minutes, plural, one {# minute} other {# minutes}} and try again.",
   "error.bodyTooLarge": "This request is too large.",
   "error.tooManyFields": "This form has too many fields.",
+  "error.unavailable.title": "Temporarily unavailable",
+  "error.unavailable": "The service is briefly unavailable. Please try again in a moment.",
+  "error.unavailable.full": "Changes cannot be saved right now: the server has run out of storage space. Please try again later.",
+  "error.unavailable.disk": "Changes cannot be saved right now: the server's storage is failing. Please try again later.",
 
   "shell.offline": "You're offline. Some features may be limited.",
   "shell.offlinePage.title": "You're offline",
@@ -111,6 +115,10 @@ export const fr: Record<keyof typeof en, string> = {
   "error.tooMany": "Trop de tentatives. Patientez {minutes, plural, one {# minute} other {# minutes}} puis réessayez.",
   "error.bodyTooLarge": "Cette requête est trop volumineuse.",
   "error.tooManyFields": "Ce formulaire a trop de champs.",
+  "error.unavailable.title": "Momentanément indisponible",
+  "error.unavailable": "Le service est brièvement indisponible. Veuillez réessayer dans un instant.",
+  "error.unavailable.full": "Les modifications ne peuvent pas être enregistrées pour le moment : le serveur n'a plus d'espace de stockage. Veuillez réessayer plus tard.",
+  "error.unavailable.disk": "Les modifications ne peuvent pas être enregistrées pour le moment : le stockage du serveur est défaillant. Veuillez réessayer plus tard.",
 
   "shell.offline": "Vous êtes hors ligne. Certaines fonctionnalités peuvent être limitées.",
   "shell.offlinePage.title": "Vous êtes hors ligne",
