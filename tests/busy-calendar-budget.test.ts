@@ -74,8 +74,8 @@ beforeAll(async () => {
   });
   t = await makeTestApp({ now });
 });
-afterAll(() => {
-  calendars?.stop(true);
+afterAll(async () => {
+  await calendars?.stop(true);
   t?.cleanup();
 });
 

@@ -116,6 +116,6 @@ test("the binary works out an outside calendar on its worker thread, and refuses
     expect(await never()).toContain("The calendar takes too long to read");
     expect((await fetch(`${env.server.url}/health`)).status).toBe(200);
   } finally {
-    ics.stop(true);
+    await ics.stop(true);
   }
 });
