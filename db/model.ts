@@ -68,16 +68,23 @@ export type BookingStatus = (typeof bookingStatuses)[number];
 export type Movement = "capture" | "release" | "refund" | "transfer";
 
 /**
+ * What a claim (below) is for: one of those movements, or `authorize`, the guest's card held for
+ * a booking awaiting payment, which the checkout page claims before the card is confirmed
+ * (docs/decisions/0046).
+ */
+export type ClaimedMovement = Movement | "authorize";
+
+/**
  * A money-moving change under way (docs/decisions/0028): written with a compare-and-set before
  * the provider is called, cleared in the transaction that records the provider's answer. While it
  * is set, no other change of the booking can start; the recovery job finishes it from what the
  * provider shows if the process never recorded the answer.
  */
 export interface BookingClaim {
-  movement: Movement;
+  movement: ClaimedMovement;
   /** The provider call's idempotency key: one per attempt, the same for every retry of it. */
   key: string;
-  /** The intent the movement acts on (capture, release, refund; the transfer's source). */
+  /** The intent the movement acts on (capture, release, refund; the transfer's source; the card authorised). */
   intentId: string;
   from: BookingStatus;
   to: BookingStatus;

@@ -6,11 +6,12 @@ import { and, eq } from "drizzle-orm";
 import { closeDb, one, writeTransaction, type Db } from "../db/client";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
 import { bookingRow, insert } from "../db/factories";
+import { priceFor } from "../shared/pricing";
 import { activities, bookings, jobs, leases, ledgerEntries, users } from "../db/schema";
 import type { Deps } from "../src/deps";
 import { StripeProvider } from "../src/payments/stripe";
 import { CARDS, startFakeStripe } from "./fakes/stripe";
-import { openDatabaseOf, until } from "./helpers";
+import { openDatabaseOf, outboxEmails, until } from "./helpers";
 import { startServerProcess } from "./server-process";
 import { RECOVERY_GRACE_MS } from "../src/bookings/transitions";
 import { moneyViolations } from "./money-invariants";
@@ -19,6 +20,8 @@ import { moneyViolations } from "./money-invariants";
  * The real server process with Stripe (the fake, over HTTP) killed or stopped while a capture is
  * under way (docs/decisions/0028): killed after Stripe captured but before the answer arrived, the
  * restarted server records the capture once; stopped with SIGTERM, it lets the accept finish first.
+ * Killed while finishing a payment at checkout (docs/decisions/0046), after Stripe held the card:
+ * the restarted server makes the request from what Stripe shows.
  */
 const HOUR = 60 * 60 * 1000;
 const fake = startFakeStripe();
@@ -109,4 +112,70 @@ test("stopped with SIGTERM while Stripe is slow to capture: the accept finishes,
   expect(await moneyViolations(depsFor(db), [id])).toEqual([]);
   expect(fake.intents.get(intentId)?.status).toBe("succeeded");
   await closeDb(db);
+}, 90_000);
+
+test("killed while finishing a payment at checkout, after Stripe held the card: the restarted server makes the request a minute or so on", async () => {
+  let server = await startServer();
+  const db = await openDatabaseOf(dataDir);
+  try {
+    await payThenCrashAtCheckout();
+  } finally {
+    // Stopped whatever happened, so that a failure leaves no server behind.
+    if (server.proc.exitCode === null && !server.proc.killed) server.proc.kill("SIGTERM");
+    await server.proc.exited;
+    await closeDb(db);
+  }
+
+  async function payThenCrashAtCheckout() {
+    const guest = await signIn(server.url, DEMO_GUEST_EMAIL);
+    const host = (await one(db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
+    const activity = (await one(db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;
+    const hours = [1, 2, 3, 4].find((h) => h * 60 >= activity.minDurationMinutes && (activity.maxDurationMinutes === null || h * 60 <= activity.maxDurationMinutes))!;
+    const amount = (priceFor(activity.hourlyRateCents, hours * 60).totalCents / 100).toFixed(2);
+    const headers = { cookie: guest.cookie, "x-csrf-token": guest.csrf, origin: server.url };
+    // The booking dialog holds the time; the checkout page gives it the intent Stripe.js confirms.
+    const date = new Date(Date.now() + 40 * 24 * HOUR).toISOString().slice(0, 10);
+    const dialog = await fetch(`${server.url}/api/create-payment-intent`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ activityId: activity.id, hours, amount, proposedDate: date, proposedTime: "10:00", message: "Hello!" }),
+    });
+    expect(dialog.status).toBe(200);
+    const { bookingId: id } = (await dialog.json()) as { bookingId: string };
+    expect((await fetch(`${server.url}/checkout/${id}`, { headers })).status).toBe(200);
+    const intentId = (await one(db.select().from(bookings).where(eq(bookings.id, id))))!.paymentIntentId!;
+    fake.confirm(intentId, CARDS.ok);
+    // The page's post reaches the server, which reads the intent from Stripe; it is killed before the answer arrives.
+    const reads = () => fake.requestsTo("GET", "/v1/payment_intents/:id").filter((r) => r.path.includes(intentId)).length;
+    const before = reads();
+    fake.loseAnswer("GET", "/v1/payment_intents/:id", 1, { hang: true });
+    void fetch(`${server.url}/checkout/${id}`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ _csrf: guest.csrf, amount, paymentIntentId: intentId }),
+      redirect: "manual",
+    }).catch(() => null);
+    await until("the server to ask Stripe", () => reads() > before);
+    server.proc.kill("SIGKILL");
+    await server.proc.exited;
+
+    // What the crash left: the card held at Stripe, the booking still awaiting payment, the host told nothing.
+    const left = (await one(db.select().from(bookings).where(eq(bookings.id, id))))!;
+    expect(left.status).toBe("awaiting_payment");
+    expect(fake.intents.get(intentId)?.status).toBe("requires_capture");
+
+    // A minute or so passes (moved back rather than waited for), and with it the killed process's
+    // lease on the timed work; then the server starts again, and the guest does not come back.
+    await writeTransaction(db, async (tx) => {
+      await tx.update(bookings).set({ claimedAt: left.claimedAt! - 2 * 60 * 1000 }).where(eq(bookings.id, id));
+      await tx.update(jobs).set({ runAt: Date.now() - 1000 }).where(eq(jobs.key, `booking.recover:${id}:1`));
+      await tx.update(leases).set({ until: Date.now() - 1000 });
+    });
+    server = await startServer();
+    await until("the request to be made", async () => (await one(db.select().from(bookings).where(eq(bookings.id, id))))!.status === "pending", 20_000, 100);
+    expect((await db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id))).map((l) => `${l.kind}:${l.providerRef}`)).toEqual([`authorize:${intentId}`]);
+    expect([...fake.intents.values()].filter((pi) => (pi.metadata as Record<string, string>).bookingId === id).map((pi) => pi.status)).toEqual(["requires_capture"]);
+    await until("the host's email about the request", async () => (await outboxEmails(dataDir, DEMO_HOST_EMAIL, "booking.pending")).some((m) => m.links.some((l) => l.includes(id))), 20_000, 100);
+    expect(await moneyViolations(depsFor(db), [id])).toEqual([]);
+  }
 }, 90_000);

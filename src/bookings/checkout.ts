@@ -1,16 +1,16 @@
 import { and, desc, eq, gt, inArray, isNotNull, isNull } from "drizzle-orm";
 import { writeTransaction, type WriteTx, one, written } from "../../db/client";
-import { activities, bookings, type Activity, type Booking, type BookingStatus, type User } from "../../db/schema";
+import { activities, bookings, type Activity, type Booking, type BookingClaim, type BookingStatus, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { cancelJob } from "../jobs";
 import { decimalFromCents } from "../lib/money";
 import { priceFor, type Price } from "../../shared/pricing";
 import { DomainError, isDomainError } from "../lib/errors";
 import { uuidLike } from "../lib/validation";
-import type { PaymentIntent } from "../payments/provider";
+import { PaymentError, type PaymentIntent } from "../payments/provider";
 import { guestBusy, hostBusy, checkSlotOpen } from "./availability";
-import { expireJob, holdJob, instantAcceptJob, instantUnansweredJob, reconcileJob, schedule } from "./jobs";
-import { bookingCallKeys, jobKeys } from "./keys";
+import { expireJob, holdJob, instantAcceptJob, instantUnansweredJob, reconcileJob, recoverJob, schedule } from "./jobs";
+import { bookingCallKeys, jobKeys, movementKey } from "./keys";
 import { getSelection, saveSelection } from "./selection";
 import {
   ABANDONED_HOLD_PAUSE_MS,
@@ -28,7 +28,7 @@ import {
 } from "./service";
 import type { Amount } from "./input";
 import type { Slot } from "./times";
-import { acceptInstantlyNow, announce, endAwaitingPayment, INSTANT_ANSWER_MS, instantUnansweredAt, ledger, systemMessage } from "./transitions";
+import { acceptInstantlyNow, announce, beingFinished, claimIsUnderWay, claimSettled, claimUnderWay, endAwaitingPayment, INSTANT_ANSWER_MS, instantUnansweredAt, ledger, PAYMENT_RECOVERY_MS, refusedForSure, rollBackClaim, systemMessage } from "./transitions";
 
 /**
  * The three ways a guest pays for a request (spec §7): the date-time screen (an intent for a
@@ -362,9 +362,12 @@ export async function intentForBooking(deps: Deps, guest: User, input: { booking
 
 /**
  * An awaiting-payment booking whose card is now authorised becomes a request (pending). Called
- * by the checkout page, the provider's events and the hold job; idempotent. A booking whose hold
- * lapsed is revived when its slot is still free; otherwise the authorisation is released. A
- * booking claimed by a release (the guest cancelled, the hold lapsed) is not revived.
+ * by the checkout page (and its recovery), the provider's events and the hold job; idempotent. A
+ * booking whose hold lapsed is revived when its slot is still free; when it is not (someone else
+ * booked that time, or it has begun), the booking can never be paid, and it ends here as expired
+ * with its payment released. A booking claimed by a release (the guest cancelled, the hold
+ * lapsed) is not revived. The checkout's own claim of this payment (`payAwaitingBooking`) is
+ * settled by this record, whoever learns of the payment first.
  *
  * For an activity that books instantly, the request's accept is scheduled with it and run at
  * once; `waitForAcceptMs` is how long to wait for it (a guest's answer waits, a webhook does not).
@@ -387,25 +390,31 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
   const now = deps.now();
   const result = await writeTransaction(deps.db, async (tx) => {
     const current = (await one(tx.select().from(bookings).where(eq(bookings.id, booking.id))))!;
+    // Paid already, with this intent (its accept may be under way); a second one (the hosted page
+    // and the checkout screen both paid) is released.
+    if (current.status === "pending" || current.status === "accepted" || current.status === "completed") return current.paymentIntentId === intent.id ? "already" : "lost";
+    const ownClaim = current.claim?.movement === "authorize" && current.claim.intentId === intent.id;
+    // A release under way ends the booking: this payment goes with it.
+    if (current.claim && !ownClaim) return "lost";
     // Past its hold, the slot may have been taken meanwhile: a late payment makes a request only
     // while nothing else holds that time (the hold lapsed, whether or not its job has run yet).
     const slotStillFree = async () =>
       current.startsAt > now && !(await hostBusy(tx, current.hostId, current.startsAt, current.endsAt, now, current.id)) && !(await guestBusy(tx, current.guestId, current.startsAt, current.endsAt, now, current.id));
     const lapsed = current.holdUntil !== null && current.holdUntil <= now;
     const payable = current.status === "awaiting_payment" ? !lapsed || (await slotStillFree()) : current.status === "expired" && current.holdUntil !== null && (await slotStillFree());
-    if (!payable || current.claim) {
-      // Paid already, with this intent; a second one (the hosted page and the checkout screen
-      // both paid) is released.
-      const paid = current.status === "pending" || current.status === "accepted" || current.status === "completed";
-      return paid && current.paymentIntentId === intent.id ? "already" : "lost";
+    if (!payable) {
+      if (ownClaim) await settleClaim(tx, current, now);
+      // Still awaiting payment, and it never can be paid now: it ends (below), whatever told us.
+      return current.status === "awaiting_payment" ? { unpayable: current.paymentIntentId } : "lost";
     }
     const respondBy = respondByOf(now, current.startsAt);
     const changed = await one(tx
       .update(bookings)
-      .set({ status: "pending", paymentIntentId: intent.id, respondBy, holdUntil: null, updatedAt: now })
-      .where(and(eq(bookings.id, current.id), eq(bookings.status, current.status), isNull(bookings.claim)))
+      .set({ status: "pending", paymentIntentId: intent.id, respondBy, holdUntil: null, claim: null, claimedAt: null, updatedAt: now })
+      .where(and(eq(bookings.id, current.id), eq(bookings.status, current.status), eq(bookings.claims, current.claims), ownClaim ? isNotNull(bookings.claim) : isNull(bookings.claim)))
       .returning());
     if (!changed) return "lost";
+    if (ownClaim) await cancelJob(tx, jobKeys.recover(changed.id, current.claims));
     await cancelJob(tx, jobKeys.hold(changed.id));
     const instant = (await one(tx.select({ on: activities.instantBooking }).from(activities).where(eq(activities.id, changed.activityId))))?.on ?? false;
     const request = await recordRequest(tx, deps, changed, intent.id, instant, now);
@@ -416,21 +425,49 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
     return "released";
   }
   if (result === "already") return already();
+  if ("unpayable" in result) {
+    // The booking's own payment is released with it, through the release's claim and the
+    // booking's key; a payment it does not know (a hosted page's) is a stray, released with its own.
+    await endAwaitingPayment(deps, booking.id, "expired", null);
+    if (result.unpayable !== intent.id) await releaseStray(deps, intent.id);
+    return "released";
+  }
   await requestMade(deps, result.changed, result.from, result.request, result.instant, waitForAcceptMs);
   return "advanced";
 }
 
-/** The hold of an awaiting-payment booking lapsed: the slot is freed and its payment stopped. */
+/** Clears the checkout's claim of a payment inside the transaction that settles it, with its recovery job. */
+async function settleClaim(tx: WriteTx, booking: Booking, now: number) {
+  await tx.update(bookings).set({ claim: null, claimedAt: null, updatedAt: now }).where(eq(bookings.id, booking.id));
+  await cancelJob(tx, jobKeys.recover(booking.id, booking.claims));
+}
+
+/**
+ * The hold of an awaiting-payment booking lapsed (job). Paid in time but the news was lost, it
+ * becomes a request after all (or, its time taken meanwhile, ends with the card released);
+ * otherwise it ends as expired, its payment, if any, released. The job ends only once the booking
+ * no longer awaits payment or a release of it is under way (which ends it): while its payment is
+ * being claimed at checkout, or when another change got in the way, this throws and the job looks
+ * again later, so no booking is left awaiting payment with nothing to end it.
+ */
 export async function lapseHold(deps: Deps, bookingId: string) {
   const booking = await currentBooking(deps, bookingId);
-  if (!booking || booking.status !== "awaiting_payment") return;
-  if (booking.paymentIntentId) {
-    const intent = await deps.payments.getIntent(booking.paymentIntentId);
-    // Paid in time but the news was lost: it becomes a request after all.
-    if (intent?.status === "requires_capture" && (await paymentAuthorised(deps, booking.id, intent.id)) !== "ignored") return;
+  if (!booking || booking.status !== "awaiting_payment" || booking.claim?.movement === "release") return;
+  if (!booking.claim) {
+    if (booking.paymentIntentId) {
+      const intent = await deps.payments.getIntent(booking.paymentIntentId);
+      // Paid in time but the news was lost: it becomes a request after all.
+      if (intent?.status === "requires_capture" && isPaid(await paymentAuthorised(deps, booking.id, intent.id))) return;
+    }
+    await endAwaitingPayment(deps, booking.id, "expired", null);
   }
-  await endAwaitingPayment(deps, booking.id, "expired", null);
+  const left = await currentBooking(deps, booking.id);
+  if (left?.status === "awaiting_payment" && left.claim?.movement !== "release") {
+    throw new Error(`booking ${booking.id} still awaits payment after its hold lapsed (${left.claim ? `a ${left.claim.movement} claim is under way` : "it changed meanwhile"}); the job looks again`);
+  }
 }
+
+const isPaid = (outcome: Awaited<ReturnType<typeof paymentAuthorised>>) => outcome === "advanced" || outcome === "already";
 
 /**
  * The guest left the hosted checkout page without paying (the test provider's cancel button), or
@@ -443,7 +480,151 @@ export async function checkoutEnded(deps: Deps, bookingId: string, sessionId: st
   if (!booking || booking.status !== "awaiting_payment" || booking.checkoutSessionId !== sessionId) return "ignored";
   if (booking.paymentIntentId) {
     const intent = await deps.payments.getIntent(booking.paymentIntentId);
-    if (intent?.status === "requires_capture" && (await paymentAuthorised(deps, booking.id, intent.id)) !== "ignored") return "paid";
+    if (intent?.status === "requires_capture" && isPaid(await paymentAuthorised(deps, booking.id, intent.id))) return "paid";
   }
-  return (await endAwaitingPayment(deps, booking.id, "expired", null)) ? "ended" : "ignored";
+  if (await endAwaitingPayment(deps, booking.id, "expired", null)) return "ended";
+  return (await currentBooking(deps, booking.id))?.status === "awaiting_payment" ? "ignored" : "ended";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paying for a held booking on the checkout page, through a claim (docs/decisions/0046).
+
+/** How long a payment waits for another change of the booking (a cancellation's release) to end. */
+const WAIT_FOR_CHANGE_MS = 10_000;
+
+/** What paying for a held booking at checkout came to. */
+export type CheckoutPayment<Confirmed> =
+  /** A request now (or already), with this payment. */
+  | { kind: "paid" }
+  /** The booking could not take it (it ended meanwhile, its time was taken): the card was let go. */
+  | { kind: "released" }
+  /** The card is not authorised for this booking; `confirmed`: what the provider answered when asked to confirm it. */
+  | { kind: "notAuthorised"; confirmed: Confirmed | null }
+  /** The provider did not answer: the claim stays, and its recovery finishes the booking from what the provider shows. */
+  | { kind: "unconfirmed" };
+
+/**
+ * The checkout page's payment of a booking awaiting payment, through a claim like every change
+ * that moves a booking's money (docs/decisions/0028):
+ * 1. **claim**: one transaction marks the payment with `intentId` as under way, if no other
+ *    change is, and schedules its recovery job `PAYMENT_RECOVERY_MS` on;
+ * 2. **call**: `confirm`, the provider confirming the card (the test provider's card form); null
+ *    when the browser confirmed it already (Stripe.js, a return from authentication);
+ * 3. **record**: `paymentAuthorised`, from the provider's own copy of the intent, which clears the
+ *    claim; a card the provider did not authorise rolls the claim back.
+ * A crash between the provider holding the card and the record leaves the claim: the guest's
+ * retry (the payment posted again, the return address) records what the provider shows at once,
+ * and the recovery job does if the guest never comes back. A payment of this intent claimed
+ * already (a retry, a second tab, a process that died) is never claimed twice: this one records
+ * it too, and the record is the same whoever makes it.
+ */
+export async function payAwaitingBooking<Confirmed extends { status: PaymentIntent["status"] }>(
+  deps: Deps,
+  bookingId: string,
+  intentId: string,
+  confirm: (() => Promise<Confirmed>) | null,
+  waitForAcceptMs: number,
+): Promise<CheckoutPayment<Confirmed>> {
+  const key = await claimPayment(deps, bookingId, intentId);
+  try {
+    let confirmed: Confirmed | null = null;
+    try {
+      if (confirm) confirmed = await confirm();
+    } catch (err) {
+      if (!refusedForSure(err)) return unconfirmed(bookingId, err);
+      if (key) await rollBackPayment(deps, bookingId, key);
+      throw err;
+    }
+    if (confirmed && confirmed.status !== "requires_capture") {
+      if (key) await rollBackPayment(deps, bookingId, key);
+      return { kind: "notAuthorised", confirmed };
+    }
+    let outcome: Awaited<ReturnType<typeof paymentAuthorised>>;
+    try {
+      outcome = await paymentAuthorised(deps, bookingId, intentId, waitForAcceptMs);
+    } catch (err) {
+      if (err instanceof PaymentError && !refusedForSure(err)) return unconfirmed(bookingId, err);
+      throw err;
+    }
+    if (isPaid(outcome)) return { kind: "paid" };
+    // Nothing recorded with this payment: its claim, if still this one, is let go.
+    if (key) await rollBackPayment(deps, bookingId, key);
+    return outcome === "released" ? { kind: "released" } : { kind: "notAuthorised", confirmed: null };
+  } finally {
+    // Whatever is left of the claim now is its recovery's, not this request's.
+    if (key) claimSettled(key);
+  }
+}
+
+function unconfirmed(bookingId: string, err: unknown): { kind: "unconfirmed" } {
+  console.error(`the payment of booking ${bookingId} got no answer; its recovery finishes it`, err);
+  return { kind: "unconfirmed" };
+}
+
+/**
+ * Step 1: claims the payment of a held booking with `intentId`. Answers the claim's key, or null
+ * when there is nothing to claim: this very payment is claimed already (the caller records it
+ * all the same), or the booking no longer awaits payment (the record says how it ended). Another
+ * change under way here (a cancellation's release, another payment) is waited for, up to
+ * `WAIT_FOR_CHANGE_MS`, past which the booking is "being updated"; one left to its recovery is
+ * answered at once as being finished, as `attempt` does (docs/decisions/0047).
+ */
+async function claimPayment(deps: Deps, bookingId: string, intentId: string): Promise<string | null> {
+  const deadline = performance.now() + WAIT_FOR_CHANGE_MS;
+  for (;;) {
+    const now = deps.now();
+    let made: string | undefined;
+    const claimed = await writeTransaction(deps.db, async (tx): Promise<{ key: string | null } | { busy: Booking }> => {
+      const row = await one(tx.select().from(bookings).where(eq(bookings.id, bookingId)));
+      if (!row || row.status !== "awaiting_payment") return { key: null };
+      if (row.claim) return row.claim.movement === "authorize" && row.claim.intentId === intentId ? { key: null } : { busy: row };
+      const attempt = row.claims + 1;
+      const claim: BookingClaim = { movement: "authorize", key: movementKey(row.id, "authorize", attempt), intentId, from: "awaiting_payment", to: "pending", canceledBy: null, message: null, senderId: null };
+      // Known as under way here before its commit, as `move`'s claims are: a cancellation meanwhile waits for it.
+      claimUnderWay((made = claim.key));
+      const updated = await one(tx
+        .update(bookings)
+        .set({ claim, claimedAt: now, claims: attempt, updatedAt: now })
+        .where(and(eq(bookings.id, row.id), eq(bookings.status, "awaiting_payment"), isNull(bookings.claim)))
+        .returning({ id: bookings.id }));
+      if (!updated) return { busy: row };
+      await schedule(tx, recoverJob, { bookingId: row.id }, { at: now + PAYMENT_RECOVERY_MS, key: jobKeys.recover(row.id, attempt) });
+      return { key: claim.key };
+    }).catch((err: unknown) => {
+      if (made) claimSettled(made);
+      throw err;
+    });
+    if (made && !("key" in claimed && claimed.key === made)) claimSettled(made);
+    if ("key" in claimed) return claimed.key;
+    // Another change under way here ends within moments; one left to its recovery (or another
+    // process's) is not waited for: the guest is told at once that the booking is being finished.
+    const other = claimed.busy.claim;
+    if (other && !claimIsUnderWay(other.key)) throw beingFinished(deps, claimed.busy);
+    if (performance.now() > deadline) throw new DomainError("booking.busy", 409);
+    await Bun.sleep(20);
+  }
+}
+
+/**
+ * The claimed payment was not made: the claim is let go. A booking whose hold lapsed meanwhile
+ * ends now: its hold job may have come and gone while the claim stood.
+ */
+async function rollBackPayment(deps: Deps, bookingId: string, key: string) {
+  await rollBackClaim(deps, bookingId, key);
+  const b = await currentBooking(deps, bookingId);
+  if (b?.status === "awaiting_payment" && !b.claim && (b.holdUntil ?? 0) <= deps.now()) await endAwaitingPayment(deps, b.id, "expired", null);
+}
+
+/**
+ * Step 4, the recovery of a checkout's claimed payment (its job, due `PAYMENT_RECOVERY_MS` after
+ * the claim, or the sweep): what the provider shows is recorded once. A card it holds makes the
+ * request (or, the booking's time taken meanwhile, is released as the booking ends); a card it
+ * does not hold rolls the claim back. No answer throws, and the job is retried.
+ */
+export async function recoverPayment(deps: Deps, bookingId: string, c: BookingClaim): Promise<"recorded" | "rolled back"> {
+  const intent = await deps.payments.getIntent(c.intentId);
+  const outcome = intent?.status === "requires_capture" ? await paymentAuthorised(deps, bookingId, intent.id) : "ignored";
+  // Whatever it came to, the claim ends here (the record above cleared it when it made one).
+  await rollBackPayment(deps, bookingId, c.key);
+  return outcome === "ignored" ? "rolled back" : "recorded";
 }

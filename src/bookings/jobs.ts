@@ -32,7 +32,7 @@ const SWEEP_LIMIT_MS = 4 * 60 * 1000;
 
 type ById = { bookingId: string };
 
-/** An awaiting-payment booking's 15-minute hold lapsed. */
+/** An awaiting-payment booking's 15-minute hold lapsed: retried until the booking no longer awaits payment. */
 export const holdJob = declare<ById>({ kind: "booking.hold" });
 
 /** A pending request unanswered 24 hours after it was sent, or at its start. */
@@ -61,7 +61,8 @@ export const autoCompleteJob = declare<ById>({ kind: "booking.autocomplete" });
 export const payoutJob = declare<ById>({ kind: "booking.payout" });
 
 /**
- * A money movement claimed and never recorded: finished from what the provider shows. Retried
+ * A money movement claimed and never recorded (or a checkout's payment, a minute on): finished
+ * from what the provider shows. Retried
  * for about five hours while the provider does not answer, then listed as failed for the
  * operator; the 15-minute sweep still recovers the claim once the provider answers.
  */

@@ -1,4 +1,4 @@
-import type { LedgerKind, Movement } from "../../db/schema";
+import type { ClaimedMovement, LedgerKind } from "../../db/schema";
 
 /**
  * Every key a booking's work is known by, built in one place: durable jobs (a job's key makes
@@ -31,7 +31,7 @@ export const ledgerKey = (bookingId: string, kind: LedgerKind) => `booking:${boo
  * The provider call of claim number `attempt`: `booking:{id}:capture` the first time, then
  * `booking:{id}:capture:2` ... so a later attempt is never answered with an earlier one's refusal.
  */
-export const movementKey = (bookingId: string, movement: Movement, attempt: number) =>
+export const movementKey = (bookingId: string, movement: ClaimedMovement, attempt: number) =>
   attempt <= 1 ? `booking:${bookingId}:${movement}` : `booking:${bookingId}:${movement}:${attempt}`;
 
 /** Provider calls about a booking that are not movements of its own money. */

@@ -4,14 +4,15 @@ import { findListedActivity } from "../activities/queries";
 import type { Deps } from "../deps";
 import { DomainError, isDomainError } from "../lib/errors";
 import { decimalFromCents } from "../lib/money";
+import { uuidLike } from "../lib/validation";
 import type { MessageKey } from "../texts";
 import type { FlashData } from "../shell/view";
 import { priceFor, type Price } from "../../shared/pricing";
 import { asTestProvider } from "../payments/choice";
 import { PaymentError, type PaymentIntent } from "../payments/provider";
-import { createBooking, intentForBooking, intentForSlot, payableBooking, paymentAuthorised } from "./checkout";
+import { createBooking, intentForBooking, intentForSlot, payableBooking, payAwaitingBooking } from "./checkout";
 import type { CardValues } from "./input";
-import { bookingOf, bookingSummary, type BookingSummary } from "./queries";
+import { bookingSummary, type BookingSummary } from "./queries";
 import { getSelection } from "./selection";
 import { checkAmount, currentBooking, slotOrThrow } from "./service";
 import { INSTANT_ANSWER_MS } from "./transitions";
@@ -233,51 +234,88 @@ export async function checkoutScreen(deps: Deps, user: User, bookingId: string, 
   return await checkoutForm(deps, user, found.booking, found.activity, {}, 200, origin);
 }
 
-/** `POST /checkout/{bookingId}`: the booking becomes a request once its card is held. */
+/**
+ * The booking this guest already made a request of (paid by another post of the same payment, a
+ * second tab, or the provider's news): where the guest goes, as from the post that made it.
+ */
+async function requested(deps: Deps, user: User, bookingId: string): Promise<PaymentStep | null> {
+  const b = uuidLike(bookingId) ? await currentBooking(deps, bookingId) : undefined;
+  return b && b.guestId === user.id && (b.status === "pending" || b.status === "accepted") ? redirect("/", toastFor(b)) : null;
+}
+
+/**
+ * `POST /checkout/{bookingId}`: the booking becomes a request once its card is held, through the
+ * checkout's claim (`payAwaitingBooking`): posting it again after a failure the guest did not see
+ * (a crash, a lost answer) finishes it from what the provider shows.
+ */
 export async function payForBooking(deps: Deps, user: User, bookingId: string, card: CardPost, origin: string): Promise<PaymentStep> {
   const found = await payable(deps, user, bookingId);
-  if (!found) return { kind: "notFound" };
+  if (!found) return (await requested(deps, user, bookingId)) ?? { kind: "notFound" };
   const { booking, activity } = found;
   const failed = async (error: Wording, status: number) =>
     await checkoutForm(deps, user, booking, activity, { values: valuesOf(card), title: { key: "booking.paymentFailedTitle" }, error }, status, origin);
   const amount = card.amount ?? decimalFromCents(booking.totalCents);
   try {
+    let intentId: string;
+    let confirm: (() => ReturnType<typeof confirmWithTestCard>) | null = null;
     if (!asTestProvider(deps.payments)) {
-      // Stripe's card form names the intent it confirmed; the provider's own copy decides:
-      // it must be this booking's, for its total, and authorised.
-      const intentId = card.paymentIntentId?.trim();
-      if (!intentId || card.paymentIntentId!.length > 200) throw new DomainError("booking.paymentRequired", 400);
+      // Stripe's card form confirmed the card in the browser and names its intent; the
+      // provider's own copy decides: it must be this booking's, for its total, and authorised.
+      const named = card.paymentIntentId?.trim();
+      if (!named || card.paymentIntentId!.length > 200) throw new DomainError("booking.paymentRequired", 400);
       checkAmount(amount, booking);
-      const outcome = await paymentAuthorised(deps, booking.id, intentId, INSTANT_ANSWER_MS);
-      if (outcome === "advanced" || outcome === "already") return redirect("/", toastFor(await currentBooking(deps, booking.id) ?? booking));
-      if (outcome === "released") return failed({ key: "booking.slotTakenReleased" }, 409);
-      const intent = await deps.payments.getIntent(intentId).catch(() => null);
-      const own = intent && intent.metadata.bookingId === booking.id;
-      return failed(own && intent.lastError ? { text: intent.lastError } : { key: "booking.paymentNotAuthorised" }, 402);
+      intentId = named;
+    } else {
+      const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amount });
+      intentId = intent.id;
+      confirm = () => confirmWithTestCard(deps, intent, card);
     }
-    const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amount });
-    const result = await confirmWithTestCard(deps, intent, card);
-    if (result.status === "requires_action") return redirect(authenticationAt(result.nextActionUrl, `/checkout/${booking.id}/return`));
-    if (result.status !== "requires_capture") return failed(result.error ? { text: result.error } : { key: "booking.paymentFailed" }, 402);
-    const outcome = await paymentAuthorised(deps, booking.id, result.paymentIntentId, INSTANT_ANSWER_MS);
-    // Released: the booking ended meanwhile (cancelled in another tab, its hold taken over).
-    if (outcome === "released") return failed({ key: "booking.slotTakenReleased" }, 409);
-    if (outcome === "ignored") return failed({ key: "booking.paymentNotAuthorised" }, 402);
-    return redirect("/", toastFor(await currentBooking(deps, booking.id) ?? booking));
+    const paid = await payAwaitingBooking(deps, booking.id, intentId, confirm, INSTANT_ANSWER_MS);
+    switch (paid.kind) {
+      case "paid":
+        return redirect("/", toastFor((await currentBooking(deps, booking.id)) ?? booking));
+      // Released: the booking ended meanwhile (cancelled in another tab, its hold taken over).
+      case "released":
+        return failed({ key: "booking.slotTakenReleased" }, 409);
+      // The card may be held: the guest is not told it failed, nor asked for anything more.
+      case "unconfirmed":
+        return await checkoutForm(deps, user, booking, activity, { title: { key: "booking.paymentConfirmingTitle" }, error: { key: "booking.paymentUnconfirmed" } }, 502, origin);
+      case "notAuthorised": {
+        const result = paid.confirmed;
+        if (result?.status === "requires_action") return redirect(authenticationAt(result.nextActionUrl, `/checkout/${booking.id}/return`));
+        if (result) return failed(result.error ? { text: result.error } : { key: "booking.paymentFailed" }, 402);
+        const intent = await deps.payments.getIntent(intentId).catch(() => null);
+        const own = intent && intent.metadata.bookingId === booking.id;
+        return failed(own && intent.lastError ? { text: intent.lastError } : { key: "booking.paymentNotAuthorised" }, 402);
+      }
+    }
   } catch (err) {
+    // Another post of this payment made the request meanwhile: it is this one's answer too.
+    const made = await requested(deps, user, booking.id);
+    if (made) return made;
     if (err instanceof PaymentError) return failed({ text: err.message }, 402);
     if (!isDomainError(err)) throw err;
     return failed(wordingOf(err), err.status);
   }
 }
 
-/** `GET /checkout/{bookingId}/return`: back from the card's authentication. */
+/**
+ * `GET /checkout/{bookingId}/return`: back from the card's authentication. What the provider shows
+ * is recorded through the same claim as a payment posted on the page.
+ */
 export async function checkoutReturned(deps: Deps, user: User, bookingId: string): Promise<PaymentStep> {
   const booking = await payableBooking(deps, user.id, bookingId);
-  if (booking?.paymentIntentId && (await paymentAuthorised(deps, booking.id, booking.paymentIntentId, INSTANT_ANSWER_MS)) === "advanced") return redirect("/", toastFor(await currentBooking(deps, booking.id) ?? booking));
+  if (booking?.paymentIntentId) {
+    const paid = await payAwaitingBooking(deps, booking.id, booking.paymentIntentId, null, INSTANT_ANSWER_MS).catch((err: unknown) => {
+      if (err instanceof PaymentError || isDomainError(err)) return null;
+      throw err;
+    });
+    if (paid?.kind === "paid") return redirect("/", toastFor((await currentBooking(deps, booking.id)) ?? booking));
+    if (paid?.kind === "unconfirmed") return redirect("/bookings", { title: "booking.paymentConfirmingTitle", body: "booking.paymentUnconfirmed", variant: "success" });
+  }
   // The provider's event may have made it a request (accepted at once, for an instant booking) before the browser came back.
-  const own = booking ? null : await bookingOf(deps, user.id, bookingId).catch(() => null);
-  if (own && own.booking.guestId === user.id && (own.booking.status === "pending" || own.booking.status === "accepted")) return redirect("/", toastFor(own.booking));
+  const made = await requested(deps, user, bookingId);
+  if (made) return made;
   if (booking) return redirect(`/checkout/${booking.id}`, { title: "booking.paymentFailedTitle", body: "booking.paymentFailed", variant: "error" });
   return redirect("/bookings");
 }

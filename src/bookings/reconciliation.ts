@@ -6,13 +6,15 @@ import { cancelJob } from "../jobs";
 import { reconcileJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys } from "./keys";
 import { currentBooking, RECONCILE_MS } from "./service";
+import { recoverPayment } from "./checkout";
 import { owedPayouts } from "./payouts";
-import { announce, callProvider, finishClaim, ledger, RECOVERY_GRACE_MS, refusedForSure, rollBackClaim, shareOwed, systemMessage } from "./transitions";
+import { announce, callProvider, finishClaim, ledger, RECOVERY_GRACE_MS, recoveryDue, refusedForSure, rollBackClaim, shareOwed, systemMessage } from "./transitions";
 
 /**
  * Keeping our books and the provider's in agreement (docs/decisions/0028):
  * - `recoverClaim`: a movement claimed but never recorded (a crash, a deploy, a call that got no
- *   answer) is finished from what the provider shows, once, or done now with its own key;
+ *   answer) is finished from what the provider shows, once, or done now with its own key; a
+ *   checkout's claimed payment is recorded from what the provider shows (`recoverPayment`);
  * - `reconcileIntent`: an authorisation that pays for no booking is released;
  * - `sweepPayments`: every open booking is compared with its provider state; what differs is
  *   repaired when the provider shows a movement we did not record, and flagged for the operator
@@ -62,15 +64,18 @@ async function flag(deps: Deps, bookingId: string, issue: string, as?: Pick<Book
 
 /**
  * The recovery job of a claim (`booking.recover:{id}:{attempt}`), due `RECOVERY_GRACE_MS` after
- * it was made. Asks the provider what happened and records exactly that; when nothing happened
- * yet, does the movement now with the claim's own key (a lost call is answered again by the
- * provider, never made twice). A refusal rolls the claim back (the booking's own jobs or the
- * person try again); no answer throws, and the job is retried.
+ * it was made (`PAYMENT_RECOVERY_MS` for a checkout's payment). Asks the provider what happened
+ * and records exactly that; when nothing happened yet, does the movement now with the claim's
+ * own key (a lost call is answered again by the provider, never made twice). A refusal rolls the
+ * claim back (the booking's own jobs or the person try again); no answer throws, and the job is
+ * retried.
  */
 export async function recoverClaim(deps: Deps, bookingId: string): Promise<"none" | "recorded" | "rolled back"> {
   const b = await currentBooking(deps, bookingId);
   const c = b?.claim;
-  if (!b || !c || (b.claimedAt ?? 0) + RECOVERY_GRACE_MS > deps.now()) return "none";
+  if (!b || !c || recoveryDue(b) > deps.now()) return "none";
+  // A checkout's claimed payment: the guest confirms a card, never we; what the provider shows is recorded.
+  if (c.movement === "authorize") return await recoverPayment(deps, b.id, c);
   const shown = await shownByProvider(deps, b, c);
   if ("made" in shown) {
     await finishClaim(deps, b.id, c.key, shown.made);

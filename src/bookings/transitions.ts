@@ -31,6 +31,16 @@ import { AUTO_COMPLETE_MS, bookingFor, providerRefusal, currentBooking, GUEST_CA
  * any live call lasts: a Stripe movement is at most two requests of three tries of 20 s each.
  */
 export const RECOVERY_GRACE_MS = 5 * 60 * 1000;
+/**
+ * How long after the checkout claims a payment (docs/decisions/0046) its recovery asks the
+ * provider what happened. A minute: once the provider holds the card, the host should hear of the
+ * request soon, not when the 15-minute hold lapses. It may be shorter than a movement's grace
+ * because that recovery only reads the intent and records what it shows, the same record whoever
+ * makes it: overlapping a checkout still waiting for its answer does no harm.
+ */
+export const PAYMENT_RECOVERY_MS = 60 * 1000;
+/** When a claim's recovery may finish it. */
+export const recoveryDue = (b: Pick<Booking, "claim" | "claimedAt">) => (b.claimedAt ?? 0) + (b.claim?.movement === "authorize" ? PAYMENT_RECOVERY_MS : RECOVERY_GRACE_MS);
 /** How long a request waits for another change of the same booking, under way in this process, to end before answering. */
 const WAIT_FOR_CLAIM_MS = 10_000;
 
@@ -41,6 +51,12 @@ const WAIT_FOR_CLAIM_MS = 10_000;
  * crashed) or is another process's; waiting would only delay the same answer.
  */
 const claimsUnderWay = new Set<string>();
+
+/** A claim made outside `move` (the checkout's payment), known as under way here from before its commit until `claimSettled`. */
+export const claimUnderWay = (key: string) => void claimsUnderWay.add(key);
+export const claimSettled = (key: string) => void claimsUnderWay.delete(key);
+/** Whether a claim is worth waiting for: this process is working on it now. */
+export const claimIsUnderWay = (key: string) => claimsUnderWay.has(key);
 
 export async function ledger(tx: WriteTx, deps: Deps, booking: Pick<Booking, "id" | "currency">, kind: LedgerKind, amountCents: number, providerRef: string | null) {
   await tx.insert(ledgerEntries)
@@ -132,6 +148,10 @@ export async function callProvider(deps: Deps, booking: Booking, c: BookingClaim
       );
       return transfer.id;
     }
+    case "authorize":
+      // The guest's card is confirmed by the guest (the card form, Stripe.js), never by us again:
+      // its claim is settled from what the provider shows (`recoverPayment`).
+      throw new Error(`booking ${booking.id}: an authorisation is not made again by its recovery`);
   }
 }
 
@@ -238,9 +258,9 @@ export async function move(deps: Deps, booking: Booking, from: BookingStatus, in
  * latest once its grace has passed, decision 0028), so the person is told so at once, with when
  * to look again.
  */
-function beingFinished(deps: Deps, b: Booking): DomainError {
-  const recoveryDue = (b.claimedAt ?? deps.now()) + RECOVERY_GRACE_MS - deps.now();
-  return new DomainError("booking.finishing", 409, { retryAfterMs: Math.max(10_000, recoveryDue) });
+export function beingFinished(deps: Deps, b: Pick<Booking, "claim" | "claimedAt">): DomainError {
+  const now = deps.now();
+  return new DomainError("booking.finishing", 409, { retryAfterMs: Math.max(10_000, recoveryDue(b) - now) });
 }
 
 /** One change a person or a job asks of a booking, as `attempt` runs it. */

@@ -80,8 +80,12 @@ type IntentRow = typeof testPaymentIntents.$inferSelect;
 export interface ProviderFaults {
   /** Every call waits this long before it acts, as a round trip to Stripe does. */
   latencyMs: number;
-  /** The next call of each listed movement acts, then fails as if its answer were lost (a timeout, a crash). */
-  loseAnswer: Set<Movement>;
+  /**
+   * The next call of each listed movement acts, then fails as if its answer were lost (a timeout,
+   * a crash). `authorize`: the next card confirmed is authorised, and neither the answer nor the
+   * events reach the app, as when the app dies right after the provider acted.
+   */
+  loseAnswer: Set<Movement | "authorize">;
 }
 
 export class TestProvider implements PaymentProvider {
@@ -164,9 +168,11 @@ export class TestProvider implements PaymentProvider {
 
   /**
    * What the card form does (POST /api/payments/test/confirm): checks the card and authorises
-   * the intent. Confirming an intent that is already authorised answers its state again.
+   * the intent. Confirming an intent that is already authorised answers its state again, and
+   * sends its news again.
    */
   async confirmCard(input: CardInput): Promise<ConfirmResult> {
+    await this.roundTrip();
     const row = await one(this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.clientSecret, input.clientSecret)));
     if (!row) throw new PaymentError(CARD_MESSAGES.notFound, "not_found", 404);
     const intent = this.toIntent(row);
@@ -176,7 +182,10 @@ export class TestProvider implements PaymentProvider {
       ...(error ? { error } : {}),
       ...(status === "requires_action" ? { nextActionUrl: `/payments/test/authenticate/${row.id}` } : {}),
     });
-    if (intent.status === "requires_capture" || intent.status === "succeeded" || intent.status === "requires_action") return answer(intent.status);
+    // Confirmed again once authorised: its news is sent again too, as Stripe sends an event again
+    // until it is received; an app that died before it heard of the authorisation hears it now.
+    if (intent.status === "requires_capture") return this.authorised(row.id);
+    if (intent.status === "succeeded" || intent.status === "requires_action") return answer(intent.status);
     if (intent.status === "canceled") return answer("canceled", CARD_MESSAGES.canceled);
 
     const refuse = async (message: string) => {
@@ -222,6 +231,12 @@ export class TestProvider implements PaymentProvider {
 
   private async authorise(intentId: string): Promise<ConfirmResult> {
     await this.setStatus(intentId, "requires_capture");
+    this.answerLost("authorize");
+    return this.authorised(intentId);
+  }
+
+  /** The news of an authorised intent (and of its hosted checkout, completed with it), and the answer. */
+  private async authorised(intentId: string): Promise<ConfirmResult> {
     const row = (await this.row(intentId))!;
     await this.emit({ type: "payment_intent.amount_capturable_updated", objectId: row.id, metadata: row.metadata, paymentIntentId: row.id });
     const session = await one(this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.paymentIntentId, intentId)));
@@ -241,7 +256,7 @@ export class TestProvider implements PaymentProvider {
   }
 
   /** After acting: the answer is lost when a test asked for it (the provider acted, the caller never heard). */
-  private answerLost(kind: Movement) {
+  private answerLost(kind: Movement | "authorize") {
     if (this.faults.loseAnswer.delete(kind)) throw new PaymentError("The payment service did not answer in time.", "provider_unavailable", 503);
   }
 
