@@ -8,7 +8,7 @@ import { insert, userRow } from "../db/factories";
 import { createSession } from "../src/auth/service";
 import { until } from "./helpers";
 import { LiveClient } from "./live-client";
-import { freePort, startServerProcess } from "./server-process";
+import { freePort, idleConnections, startServerProcess } from "./server-process";
 
 /**
  * The server process on a disk that fills up, started on a full disk, and stopped with everything
@@ -170,13 +170,7 @@ describe("a stop", () => {
 
     const live = await LiveClient.open(server.url, { cookie });
     expect(live.isOpen).toBe(true);
-    const idle = Array.from({ length: 5 }, () => {
-      const socket = connect(server.port, "127.0.0.1");
-      socket.on("connect", () => socket.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`));
-      socket.on("data", () => {});
-      socket.on("error", () => {});
-      return socket;
-    });
+    const idle = idleConnections(server.port, 5);
     cleanups.push(() => idle.forEach((socket) => socket.destroy()));
     // A body that never arrives in full.
     const endless = connect(server.port, "127.0.0.1");

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEMO_GUEST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
 import { LiveClient } from "./live-client";
 import { startPostgres, type Postgres } from "./postgres";
-import { startServerProcess, type ServerProcess } from "./server-process";
+import { idleConnections, startServerProcess, type ServerProcess } from "./server-process";
 
 /**
  * The real server on a real PostgreSQL cluster that is restarted, kept down, or stops answering
@@ -147,13 +146,7 @@ test("told to stop while PostgreSQL hangs, with keep-alive connections, a live s
   const live = await LiveClient.open(server.url, { cookie: guest.cookie });
   expect(live.isOpen).toBe(true);
   // Idle keep-alive connections, each after one answered request.
-  const idle = Array.from({ length: 5 }, () => {
-    const socket = connect(server.port, "127.0.0.1");
-    socket.on("connect", () => socket.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`));
-    socket.on("data", () => {});
-    socket.on("error", () => {});
-    return socket;
-  });
+  const idle = idleConnections(server.port, 5);
   pg.freeze();
   try {
     // A request that needs the database, which no longer answers.

@@ -3,6 +3,7 @@
  * tests that need what only a process has: signals, a crash, a restart, Bun's own serving.
  */
 import type { Subprocess } from "bun";
+import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { engine } from "../db/engine";
 
@@ -54,4 +55,15 @@ export async function startServerProcess(opts: { env: Record<string, string | un
     await Bun.sleep(100);
   }
   return { proc, url, port, output: () => printed };
+}
+
+/** `count` keep-alive connections to a server, each left idle after one answered /health. */
+export function idleConnections(port: number, count: number): Socket[] {
+  return Array.from({ length: count }, () => {
+    const socket = connect(port, "127.0.0.1");
+    socket.on("connect", () => socket.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`));
+    socket.on("data", () => {});
+    socket.on("error", () => {});
+    return socket;
+  });
 }
