@@ -8,7 +8,7 @@ import { drizzle } from "drizzle-orm/bun-sqlite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/bun-sql";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { readAssetText } from "../src/lib/assets";
-import { connectionLost, faultOf } from "../src/lib/faults";
+import { connectionLost, failedPath, faultOf } from "../src/lib/faults";
 import { madeOnce, RecentlyUsed } from "../src/lib/memo";
 import { StartupError } from "../src/lib/startup";
 import type { Engine } from "./engine";
@@ -62,8 +62,11 @@ interface Handle {
   keptAtMostMs?: number;
   /** SQLite: the bytes free on the disk that holds the file (null when that cannot be told). */
   freeBytes?(): number | null;
-  /** Set when a write failed for want of space (`noteFailure`), with the bytes free then; cleared once there is room again. */
-  outOfSpace?: { free: number | null };
+  /**
+   * Set when a write failed for want of space (`noteFailure`), with the bytes free then on the disk
+   * that ran out (the database's, or the folder a file write named); cleared once there is room again.
+   */
+  outOfSpace?: { free: number | null; folder?: string };
   close(): Promise<void>;
 }
 const handles = new WeakMap<object, Handle>();
@@ -101,7 +104,7 @@ export async function writeTransaction<T>(db: Db, work: (tx: WriteTx) => Promise
       throw error;
     }
     // A commit on PostgreSQL is the sign its disk takes writes again (SQLite looks at its disk instead: `storageTrouble`).
-    if (handle.engine === "postgres") handle.outOfSpace = undefined;
+    if (handle.engine === "postgres" && !handle.outOfSpace?.folder) handle.outOfSpace = undefined;
     await handle.committed?.();
     return result;
   } finally {
@@ -134,20 +137,24 @@ const ROOM_AGAIN_BYTES = 8 * 1024 * 1024;
 export function noteFailure(db: Db, error: unknown) {
   if (faultOf(error)?.kind !== "full") return;
   const handle = handleOf(db);
-  handle.outOfSpace = { free: handle.freeBytes?.() ?? null };
+  // A file write (a photo) names its path: that disk is the one to watch, which may not be the
+  // database's (uploads on a mount of their own).
+  const path = failedPath(error);
+  const folder = path ? dirname(path) : undefined;
+  handle.outOfSpace = folder ? { free: freeBytesOf(folder), folder } : { free: handle.freeBytes?.() ?? null };
 }
 
 /**
  * What keeps the database from taking writes now, for the health probe, or null: "the disk is
  * full" from a write that failed for want of space until the disk has room again (SQLite: its
- * free bytes grew by `ROOM_AGAIN_BYTES`; PostgreSQL, whose disk the app cannot see: a write
- * transaction committed).
+ * free bytes grew by `ROOM_AGAIN_BYTES`, on the disk that ran out; PostgreSQL, whose disk the
+ * app cannot see: a write transaction committed, or for a file's disk, its free bytes grew).
  */
 export function storageTrouble(db: Db): string | null {
   const handle = handleOf(db);
   const full = handle.outOfSpace;
   if (!full) return null;
-  const free = handle.freeBytes?.() ?? null;
+  const free = full.folder ? freeBytesOf(full.folder) : (handle.freeBytes?.() ?? null);
   if (free !== null && full.free !== null && free >= full.free + ROOM_AGAIN_BYTES) {
     handle.outOfSpace = undefined;
     return null;

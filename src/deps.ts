@@ -125,7 +125,9 @@ export function makeLimits(shared: { redis: RedisClient; secret: string } | null
     signupNotice: new RateLimiter(1, hour, counts("signupNotice")),
     linkEmail: new RateLimiter(3, hour, counts("linkEmail")),
     // Above any one flow's own allowance (3) with the sign-up's email besides, so a person's own
-    // use of a flow never meets it; it bounds what every flow and requester together can send.
+    // use of a flow alone never meets it; it bounds what every flow and requester together can
+    // send. Strangers can spend it too (three resets for someone's address): the owner then waits
+    // up to the hour, the price of a ceiling nobody can raise (decision 0044).
     emailsToAddress: new RateLimiter(5, hour, counts("emailsToAddress")),
     pushTestsByUser: new RateLimiter(5, 10 * 60 * 1000, counts("pushTestsByUser")),
   };

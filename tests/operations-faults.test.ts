@@ -7,6 +7,7 @@ import { closeDb, migrate, openDb } from "../db/client";
 import { insert, userRow } from "../db/factories";
 import { createSession } from "../src/auth/service";
 import { until } from "./helpers";
+import { makeJpeg } from "./images";
 import { LiveClient } from "./live-client";
 import { freePort, idleConnections, startServerProcess } from "./server-process";
 
@@ -116,6 +117,46 @@ describe("a full disk", () => {
     expect(((await again.json()) as { bio: string }).bio).toStartWith("1000 ");
     server.proc.kill("SIGTERM");
     expect(await server.proc.exited).toBe(0);
+  }, 60_000);
+
+  test("photos on a disk of their own: when it fills, /health says so until that disk has room again, whatever the database's disk does", async () => {
+    const disk = smallDisk("photos", 24 * 1024 * 1024);
+    if (!disk) return;
+    const dataDir = mkdtempSync(join(tmpdir(), "offline-photos-data-"));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    // uploads/ is the small disk; the database stays on the big one.
+    mkdirSync(join(dataDir, "uploads"));
+    Bun.spawnSync(["mount", "--bind", disk, join(dataDir, "uploads")]);
+    cleanups.push(() => void Bun.spawnSync(["umount", "-l", join(dataDir, "uploads")]));
+    const db = openDb(join(dataDir, "offline.db"));
+    await migrate(db);
+    const user = await insert(db).user(userRow());
+    const session = await createSession(db, user.id);
+    await closeDb(db);
+    const server = await startServerProcess({ env: { DATA_DIR: dataDir, DEMO_DATA: "false" } });
+    cleanups.push(() => server.proc.kill("SIGKILL"));
+    const headers = { cookie: `sid=${session.token}`, "x-csrf-token": session.csrf, origin: server.url };
+    const photo = await makeJpeg({ width: 1200, height: 900 });
+    const upload = async () => {
+      const start = await fetch(`${server.url}/api/objects/upload`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: "{}" });
+      const { uploadURL } = (await start.json()) as { uploadURL: string };
+      return await fetch(new URL(uploadURL, server.url), { method: "PUT", headers: { ...headers, "content-type": "image/jpeg" }, body: photo });
+    };
+    const health = async () => (await fetch(`${server.url}/health`)).status;
+    expect((await upload()).status).toBe(200);
+
+    const free = fill(disk);
+    const refused = await upload();
+    expect(refused.status).toBe(503);
+    expect(await health()).toBe(503);
+    // The database's disk has room all along: a profile change is saved, and the probe still says the photos' disk is full.
+    const saved = await fetch(`${server.url}/api/user/profile`, { method: "PUT", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ bio: "Still writing" }) });
+    expect(saved.status).toBe(200);
+    expect(await health()).toBe(503);
+
+    free();
+    expect(await health()).toBe(200);
+    expect((await upload()).status).toBe(200);
   }, 60_000);
 
   test("the first start on a full disk stops with one sentence naming DATA_DIR, whatever step runs out of room", async () => {

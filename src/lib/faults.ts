@@ -41,11 +41,17 @@ const LOST_CONNECTION = new Set([
 const lostSqlState = (state: string) => state.startsWith("08") || state === "57P01" || state === "57P02" || state === "57P03";
 
 /** Each error of a chain (drizzle wraps the driver's error in `cause`), with the codes it carries. */
-function* chain(err: unknown): Generator<{ code?: string; errno?: string }> {
+function* chain(err: unknown): Generator<{ code?: string; errno?: string; path?: string }> {
   for (let e = err, depth = 0; e && typeof e === "object" && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
-    const { code, errno } = e as { code?: unknown; errno?: unknown };
-    yield { code: typeof code === "string" ? code : undefined, errno: typeof errno === "string" ? errno : undefined };
+    const { code, errno, path } = e as { code?: unknown; errno?: unknown; path?: unknown };
+    yield { code: typeof code === "string" ? code : undefined, errno: typeof errno === "string" ? errno : undefined, path: typeof path === "string" ? path : undefined };
   }
+}
+
+/** The file a failed file operation names (Node's and Bun's errors carry `path`), if any in the chain. */
+export function failedPath(err: unknown): string | undefined {
+  for (const { path } of chain(err)) if (path) return path;
+  return undefined;
 }
 
 /** Whether the database could not be reached or dropped the connection: the statement may not have run, or ran in a transaction that did not commit. */
