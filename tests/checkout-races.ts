@@ -9,8 +9,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { one } from "../db/client";
-import { bookings, jobs, messages, users } from "../db/schema";
+import { one, writeTransaction } from "../db/client";
+import { insert, userRow } from "../db/factories";
+import { activities, bookings, jobs, messages, reports, users } from "../db/schema";
+import { moderate } from "../src/reports/moderation";
 import { bookingParties, Client, makeTestApp, outboxEmails, settled, until } from "./helpers";
 import { moneyViolations } from "./money-invariants";
 
@@ -311,6 +313,58 @@ export function runCheckoutRaces(name: string, makeWorld: () => Promise<Checkout
         expect(answers.map((r) => `${r.status} ${r.headers.get("location")}`)).toEqual(Array.from({ length: TIMES }, () => "303 /"));
         await expectRequestMade(b.restarted, b.id);
       });
+    });
+
+    describe("the guest is suspended while the provider holds their card and the app has not heard", () => {
+      /** An operator suspends the booking's guest, through a report about them (docs/decisions/0024). */
+      async function suspendGuestOf(id: string) {
+        const guestId = (await row(id)).guestId;
+        const operator = await insert(app.db).user(userRow({ firstName: "Olga" }));
+        const reportId = crypto.randomUUID();
+        await writeTransaction(app.db, (tx) => tx.insert(reports).values({ id: reportId, reporterId: parties.hostId, targetUserId: guestId, reason: "harassment", createdAt: clock }));
+        await moderate(app.deps, operator, reportId, "suspend");
+        return guestId;
+      }
+
+      for (const instant of [false, true]) {
+        test(`${instant ? "an activity that books instantly" : "a request"}: the booking ends cancelled, the card released, never a request nor a charge`, async () => {
+          await writeTransaction(app.db, (tx) => tx.update(activities).set({ instantBooking: instant }).where(eq(activities.id, parties.activityId)));
+          try {
+            const b = await held();
+            clock = START + 2 * MINUTE;
+            w.loseNextAuthorisation(app);
+            await w.payAtCheckout(app, b.guest, b.id, b.intentId);
+            expect((await row(b.id)).claim?.movement).toBe("authorize");
+            expect(await w.intentsOf(app, b.id)).toEqual(["requires_capture"]);
+
+            const guestId = await suspendGuestOf(b.id);
+            // The payment's record is still to come: the release of the suspended guest's bookings looks again later.
+            await app.deps.jobs.runDue();
+            expect(await one(app.db.select().from(jobs).where(eq(jobs.key, `moderation.release:${guestId}`)))).toBeDefined();
+            expect((await row(b.id)).status).toBe("awaiting_payment");
+
+            // The payment's recovery reads the card held; the release's retry comes round too.
+            for (let i = 0; i < 4; i++) {
+              clock += 2 * MINUTE;
+              await app.deps.jobs.runDue();
+              await settled(app.deps);
+              expect(["awaiting_payment", "canceled"]).toContain((await row(b.id)).status);
+            }
+            expect(await row(b.id)).toMatchObject({ status: "canceled", canceledBy: "guest", claim: null });
+            expect(await w.intentsOf(app, b.id)).toEqual(["canceled"]);
+            expect(await messagesOf(app, b.id)).not.toContain("booking_request");
+            expect(await requestEmailsOf(b.id)).toEqual([]);
+            expect(await one(app.db.select().from(jobs).where(eq(jobs.key, `moderation.release:${guestId}`)))).toBeUndefined();
+            // Nothing brings it back later.
+            clock = START + HOLD + HOUR;
+            await app.deps.jobs.runDue();
+            expect((await row(b.id)).status).toBe("canceled");
+            await expectSound(app.deps, b.id);
+          } finally {
+            await writeTransaction(app.db, (tx) => tx.update(activities).set({ instantBooking: false }).where(eq(activities.id, parties.activityId)));
+          }
+        });
+      }
     });
 
     test(`${TIMES} payments of one held booking at once, nothing crashing: one request, one card held, every answer a success`, async () => {

@@ -6,7 +6,10 @@ import { activityRow, insert, userRow } from "../db/factories";
 import { activities, bookings, jobs, ledgerEntries, messages, reports, sessions, users, type Activity, type User } from "../db/schema";
 import type { DomainEvent } from "../src/events";
 import { RateLimiter } from "../src/lib/rate-limit";
-import { Client, makeTestApp } from "./helpers";
+import { instantAcceptJob, schedule } from "../src/bookings/jobs";
+import { jobKeys } from "../src/bookings/keys";
+import { Client, makeTestApp, requestWithTestCard } from "./helpers";
+import { moneyViolations } from "./money-invariants";
 
 /**
  * Reports and moderation (docs/decisions/0024): the rules of filing a report, the Report control
@@ -409,4 +412,62 @@ describe("suspending a person", () => {
     expect(events.filter((e) => e.type === "booking.changed").length).toBe(changed);
     expect(await statusOf(underWay)).toMatchObject({ status: "accepted" });
   });
+});
+
+describe("a suspended person's request is never charged, even before the release of their bookings has run", () => {
+  // The suspension is written; the release of the person's bookings has not run yet (the
+  // provider did not answer it, its job is still to come). Whatever would take the money checks
+  // the suspension itself.
+  let host: Client;
+  let hostId: string;
+  let activityId: string;
+  let day = 20;
+
+  beforeAll(async () => {
+    host = t.client();
+    hostId = (await host.signUpComplete()).user.id;
+    activityId = (await body(await host.postJson("/api/activities", { title: "Kayaking", description: "Two hours on the lake.", category: "sports", hourlyRate: "40", duration: "1", maxDuration: "4" }))).id;
+  });
+
+  /** A new guest's request to the host's activity, their card held. */
+  async function request() {
+    const guest = t.client();
+    const guestId = (await guest.signUpComplete()).user.id as string;
+    const date = new Date(START + day++ * 24 * HOUR).toISOString().slice(0, 10);
+    const { res } = await requestWithTestCard(guest, { activityId, date, hours: 2, total: "88.00" });
+    expect(res.status).toBe(201);
+    return { id: (await body(res)).id as string, guestId };
+  }
+  const suspendedNow = (userId: string) => writeTransaction(t.db, (tx) => tx.update(users).set({ suspendedAt: clock }).where(eq(users.id, userId)));
+  const bookingOf = async (id: string) => (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!;
+  const ledgerOf = async (id: string) => (await t.db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id))).map((l) => l.kind).sort();
+
+  test("the host's Accept is refused: the request ends withdrawn, the guest's card released", async () => {
+    const { id, guestId } = await request();
+    await suspendedNow(guestId);
+    const res = await host.postJson(`/api/bookings/${id}/accept`, {});
+    expect(res.status).toBe(409);
+    expect((await body(res)).message).toBe("This request has already been answered or has ended.");
+    expect(await bookingOf(id)).toMatchObject({ status: "canceled", canceledBy: "guest", claim: null });
+    expect(await ledgerOf(id)).toEqual(["authorize", "release"]);
+    expect(await moneyViolations(t.deps, [id])).toEqual([]);
+  });
+
+  for (const side of ["guest", "host"] as const) {
+    test(`the instant accept of a request whose ${side} is suspended ends it instead of capturing the card`, async () => {
+      const { id, guestId } = await request();
+      await suspendedNow(side === "guest" ? guestId : hostId);
+      try {
+        // As if the request had been an instant one whose accept had not run yet.
+        await writeTransaction(t.db, (tx) => schedule(tx, instantAcceptJob, { bookingId: id }, { at: clock, key: jobKeys.instantAccept(id) }));
+        expect(await t.deps.jobs.runNow([jobKeys.instantAccept(id)])).toBe(1);
+        expect(await one(t.db.select().from(jobs).where(eq(jobs.key, jobKeys.instantAccept(id))))).toBeUndefined();
+        expect(await bookingOf(id)).toMatchObject(side === "guest" ? { status: "canceled", canceledBy: "guest", claim: null } : { status: "rejected", claim: null });
+        expect(await ledgerOf(id)).toEqual(["authorize", "release"]);
+        expect(await moneyViolations(t.deps, [id])).toEqual([]);
+      } finally {
+        if (side === "host") await writeTransaction(t.db, (tx) => tx.update(users).set({ suspendedAt: null }).where(eq(users.id, hostId)));
+      }
+    });
+  }
 });

@@ -28,7 +28,7 @@ import {
 } from "./service";
 import type { Amount } from "./input";
 import type { Slot } from "./times";
-import { acceptInstantlyNow, announce, beingFinished, claimIsUnderWay, claimSettled, claimUnderWay, endAwaitingPayment, INSTANT_ANSWER_MS, instantUnansweredAt, ledger, PAYMENT_RECOVERY_MS, refusedForSure, rollBackClaim, systemMessage } from "./transitions";
+import { acceptInstantlyNow, announce, beingFinished, claimIsUnderWay, claimSettled, claimUnderWay, endAwaitingPayment, INSTANT_ANSWER_MS, instantUnansweredAt, ledger, PAYMENT_RECOVERY_MS, refusedForSure, rollBackClaim, suspendedSide, systemMessage } from "./transitions";
 
 /**
  * The three ways a guest pays for a request (spec §7): the date-time screen (an intent for a
@@ -396,6 +396,12 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
     const ownClaim = current.claim?.movement === "authorize" && current.claim.intentId === intent.id;
     // A release under way ends the booking: this payment goes with it.
     if (current.claim && !ownClaim) return "lost";
+    // A suspended guest or host takes no request: the booking ends as the suspension ends it, its card released.
+    const suspended = await suspendedSide(tx, current);
+    if (suspended) {
+      if (ownClaim) await settleClaim(tx, current, now);
+      return current.status === "awaiting_payment" ? { unpayable: current.paymentIntentId, suspended } : "lost";
+    }
     // Past its hold, the slot may have been taken meanwhile: a late payment makes a request only
     // while nothing else holds that time (the hold lapsed, whether or not its job has run yet).
     const slotStillFree = async () =>
@@ -405,7 +411,7 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
     if (!payable) {
       if (ownClaim) await settleClaim(tx, current, now);
       // Still awaiting payment, and it never can be paid now: it ends (below), whatever told us.
-      return current.status === "awaiting_payment" ? { unpayable: current.paymentIntentId } : "lost";
+      return current.status === "awaiting_payment" ? { unpayable: current.paymentIntentId, suspended: null } : "lost";
     }
     const respondBy = respondByOf(now, current.startsAt);
     const changed = await one(tx
@@ -428,7 +434,7 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
   if ("unpayable" in result) {
     // The booking's own payment is released with it, through the release's claim and the
     // booking's key; a payment it does not know (a hosted page's) is a stray, released with its own.
-    await endAwaitingPayment(deps, booking.id, "expired", null);
+    await endAwaitingPayment(deps, booking.id, result.suspended ? "canceled" : "expired", result.suspended ?? null);
     if (result.unpayable !== intent.id) await releaseStray(deps, intent.id);
     return "released";
   }

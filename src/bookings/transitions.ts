@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, or } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, or } from "drizzle-orm";
 import { writeTransaction, type WriteTx, one, written } from "../../db/client";
 import { nextMessageSeq } from "../conversations/order";
 import { activities, bookings, ledgerEntries, messages, users, type Booking, type BookingClaim, type BookingStatus, type LedgerKind, type User } from "../../db/schema";
@@ -308,6 +308,16 @@ const intentOf = (b: Booking) => {
   return b.paymentIntentId;
 };
 
+/**
+ * The side of a booking whose person is suspended (docs/decisions/0024), the guest first, or null.
+ * Such a booking's money is only ever released: no card of it is authorised into a request nor
+ * captured, whoever asks (the host, the instant accept, the provider's news, a recovery).
+ */
+export async function suspendedSide(db: WriteTx | Deps["db"], b: Pick<Booking, "guestId" | "hostId">): Promise<Role | null> {
+  const suspended = new Set((await db.select({ id: users.id }).from(users).where(and(inArray(users.id, [b.guestId, b.hostId]), isNotNull(users.suspendedAt)))).map((u) => u.id));
+  return suspended.has(b.guestId) ? "guest" : suspended.has(b.hostId) ? "host" : null;
+}
+
 function accept(deps: Deps, bookingId: string, hostId: string, waitMs?: number, instant = false) {
   return attempt(
     deps,
@@ -319,6 +329,13 @@ function accept(deps: Deps, bookingId: string, hostId: string, waitMs?: number, 
       // Its answer was due (24 hours on, or its start if sooner): it is the expiry's to release,
       // however late its job runs; the card is never captured after that.
       if (deps.now() >= b.respondBy) throw new DomainError("booking.notPending", 409);
+      // A suspended guest's card is never captured, nor a suspended host paid: the request ends
+      // here, released, as the suspension ends it, whether or not its release has run yet.
+      const suspended = await suspendedSide(deps.db, b);
+      if (suspended) {
+        await endPending(deps, b.id, suspended === "host" ? "rejected" : "canceled", null, JOB_WAIT_MS);
+        throw new DomainError("booking.notPending", 409);
+      }
       // A deleted (archived) or taken-down activity takes no more bookings: its requests are declined or expire.
       const activity = await one(deps.db.select({ archivedAt: activities.archivedAt, hiddenAt: activities.hiddenAt }).from(activities).where(eq(activities.id, b.activityId)));
       if (!activity || activity.archivedAt !== null || activity.hiddenAt !== null) throw new DomainError("booking.activityUnavailable", 409);
@@ -488,6 +505,9 @@ export async function act(deps: Deps, user: User, bookingId: unknown, action: Ac
   }
 }
 
+/** The statuses of a booking a suspension ends (those under way once started are left to complete). */
+const OPEN = new Set<BookingStatus>(["awaiting_payment", "pending", "accepted"]);
+
 /** Refusals that mean another change already ended what a job or a suspension meant to end. */
 const ENDED = new Set(["booking.notPending", "booking.notAccepted", "booking.cannotCancel", "booking.hostDeclineInstead"]);
 
@@ -504,7 +524,7 @@ export async function endBookingsOfSuspended(deps: Deps, userId: string): Promis
   const open = await deps.db
     .select()
     .from(bookings)
-    .where(and(or(eq(bookings.guestId, userId), eq(bookings.hostId, userId)), inArray(bookings.status, ["awaiting_payment", "pending", "accepted"])));
+    .where(and(or(eq(bookings.guestId, userId), eq(bookings.hostId, userId)), inArray(bookings.status, [...OPEN])));
   let ended = 0;
   let failure: unknown = null;
   for (const b of open) {
@@ -512,7 +532,14 @@ export async function endBookingsOfSuspended(deps: Deps, userId: string): Promis
     try {
       if (b.status === "pending") await endPending(deps, b.id, side === "host" ? "rejected" : "canceled", null);
       else if (b.status === "awaiting_payment") {
-        if (!(await endAwaitingPayment(deps, b.id, "canceled", side))) continue;
+        if (!(await endAwaitingPayment(deps, b.id, "canceled", side))) {
+          // Not ended: its payment is claimed at checkout (its record or recovery may yet make it
+          // a request), a release of it is under way, or it changed meanwhile. Looked at again
+          // (the job is retried) until it has ended.
+          const left = await currentBooking(deps, b.id);
+          if (left && OPEN.has(left.status)) throw new Error(`booking ${b.id} of suspended ${userId} is still ${left.status}${left.claim ? ` (its ${left.claim.movement} is under way)` : ""}; its release looks again`);
+          continue;
+        }
       }
       else if (b.startsAt > deps.now()) await cancel(deps, b.id, side, null);
       else continue;
