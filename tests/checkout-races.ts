@@ -52,6 +52,8 @@ export interface CheckoutWorld {
    * is ours to play (Stripe.js); the test provider confirms the card itself within the post.
    */
   postWithoutConfirming?(app: TestApp, guest: Client, bookingId: string, intentId: string): Promise<Response>;
+  /** The provider's next `times` reads of one intent answer `status` (a 4xx: refused for sure; a 5xx: no answer), when it is ours to drive (Stripe). */
+  refuseIntentReads?(app: TestApp, intentId: string, status: number, times: number): void;
   stop(): void;
 }
 
@@ -314,6 +316,46 @@ export function runCheckoutRaces(name: string, makeWorld: () => Promise<Checkout
         await expectRequestMade(b.restarted, b.id);
       });
     });
+
+    if (opts.browserConfirms) {
+      // The checkout page names the intent the browser confirmed; one the provider refuses to read
+      // (not this account's, not an intent id at all) must not keep the booking claimed.
+      describe("the page names an intent the provider refuses to read", () => {
+        test("refused at checkout: the payment is let go at once, and the hold's job ends the booking", async () => {
+          const b = await held();
+          const refused = `pi_refused_${b.id.slice(0, 8)}`;
+          clock = START + 2 * MINUTE;
+          w.refuseIntentReads!(app, refused, 400, 1000);
+          expect((await w.postWithoutConfirming!(app, b.guest, b.id, refused)).status).toBe(402);
+          expect(await row(b.id)).toMatchObject({ status: "awaiting_payment", claim: null });
+          clock = START + HOLD + 1000;
+          await app.deps.jobs.runDue();
+          expect(await row(b.id)).toMatchObject({ status: "expired", claim: null });
+          expect(await holdJobOf(b.id)).toBeUndefined();
+          expect(await w.intentsOf(app, b.id)).toEqual(["canceled"]);
+          await expectSound(app.deps, b.id);
+        });
+
+        test("no answer at checkout, refused at recovery: the recovery lets the payment go, and the hold's job ends the booking", async () => {
+          const b = await held();
+          const refused = `pi_refused_${b.id.slice(0, 8)}`;
+          clock = START + 2 * MINUTE;
+          w.refuseIntentReads!(app, refused, 500, 1);
+          w.refuseIntentReads!(app, refused, 400, 1000);
+          expect((await w.postWithoutConfirming!(app, b.guest, b.id, refused)).status).toBe(502);
+          expect((await row(b.id)).claim?.intentId).toBe(refused);
+          clock += 2 * MINUTE;
+          await app.deps.jobs.runDue();
+          expect(await row(b.id)).toMatchObject({ status: "awaiting_payment", claim: null });
+          expect(await one(app.db.select().from(jobs).where(eq(jobs.key, `booking.recover:${b.id}:1`)))).toBeUndefined();
+          clock = START + HOLD + 1000;
+          await app.deps.jobs.runDue();
+          expect(await row(b.id)).toMatchObject({ status: "expired", claim: null });
+          expect(await w.intentsOf(app, b.id)).toEqual(["canceled"]);
+          await expectSound(app.deps, b.id);
+        });
+      });
+    }
 
     describe("the guest is suspended while the provider holds their card and the app has not heard", () => {
       /** An operator suspends the booking's guest, through a report about them (docs/decisions/0024). */

@@ -38,6 +38,7 @@ runCheckoutRaces("Stripe", async () => {
         .sort();
     },
     postWithoutConfirming: (_app, guest, bookingId, intentId) => guest.postForm(`/checkout/${bookingId}`, { amount: "88.00", paymentIntentId: intentId }),
+    refuseIntentReads: (_app, intentId, status, times) => fake.refuse("GET", `/v1/payment_intents/${intentId}`, times, status),
     stop: () => fake.stop(),
   };
 }, { browserConfirms: true });

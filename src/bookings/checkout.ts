@@ -6,6 +6,7 @@ import { cancelJob } from "../jobs";
 import { decimalFromCents } from "../lib/money";
 import { priceFor, type Price } from "../../shared/pricing";
 import { DomainError, isDomainError } from "../lib/errors";
+import { loggable } from "../lib/faults";
 import { uuidLike } from "../lib/validation";
 import { PaymentError, type PaymentIntent } from "../payments/provider";
 import { guestBusy, hostBusy, checkSlotOpen } from "./availability";
@@ -517,7 +518,8 @@ export type CheckoutPayment<Confirmed> =
  * 2. **call**: `confirm`, the provider confirming the card (the test provider's card form); null
  *    when the browser confirmed it already (Stripe.js, a return from authentication);
  * 3. **record**: `paymentAuthorised`, from the provider's own copy of the intent, which clears the
- *    claim; a card the provider did not authorise rolls the claim back.
+ *    claim; a card the provider did not authorise, or a record the provider refused for sure
+ *    (a 4xx), rolls the claim back.
  * A crash between the provider holding the card and the record leaves the claim: the guest's
  * retry (the payment posted again, the return address) records what the provider shows at once,
  * and the recovery job does if the guest never comes back. A payment of this intent claimed
@@ -550,6 +552,9 @@ export async function payAwaitingBooking<Confirmed extends { status: PaymentInte
       outcome = await paymentAuthorised(deps, bookingId, intentId, waitForAcceptMs);
     } catch (err) {
       if (err instanceof PaymentError && !refusedForSure(err)) return unconfirmed(bookingId, err);
+      // Refused for sure (the provider would not read the intent, or release a stray): nothing
+      // was recorded with this payment, and its recovery would only meet the same refusal.
+      if (key && recordRefused(err)) await letGo(deps, bookingId, key);
       throw err;
     }
     if (isPaid(outcome)) return { kind: "paid" };
@@ -560,6 +565,14 @@ export async function payAwaitingBooking<Confirmed extends { status: PaymentInte
     // Whatever is left of the claim now is its recovery's, not this request's.
     if (key) claimSettled(key);
   }
+}
+
+/** The record of a payment failed for sure: the provider refused (4xx), not left unanswered or the database failing. */
+const recordRefused = (err: unknown) => refusedForSure(err) || (isDomainError(err) && err.status < 500);
+
+/** Lets a claimed payment go after a refusal. Should that fail too, the claim is left to its recovery: the guest is answered with the refusal. */
+async function letGo(deps: Deps, bookingId: string, key: string) {
+  await rollBackPayment(deps, bookingId, key).catch((err: unknown) => console.error(`the payment of booking ${bookingId} could not be let go; its recovery does it: ${loggable(err)}`));
 }
 
 function unconfirmed(bookingId: string, err: unknown): { kind: "unconfirmed" } {
@@ -625,11 +638,22 @@ async function rollBackPayment(deps: Deps, bookingId: string, key: string) {
  * Step 4, the recovery of a checkout's claimed payment (its job, due `PAYMENT_RECOVERY_MS` after
  * the claim, or the sweep): what the provider shows is recorded once. A card it holds makes the
  * request (or, the booking's time taken meanwhile, is released as the booking ends); a card it
- * does not hold rolls the claim back. No answer throws, and the job is retried.
+ * does not hold, or a read the provider refuses for sure, rolls the claim back. No answer throws,
+ * and the job is retried.
  */
 export async function recoverPayment(deps: Deps, bookingId: string, c: BookingClaim): Promise<"recorded" | "rolled back"> {
-  const intent = await deps.payments.getIntent(c.intentId);
-  const outcome = intent?.status === "requires_capture" ? await paymentAuthorised(deps, bookingId, intent.id) : "ignored";
+  let outcome: Awaited<ReturnType<typeof paymentAuthorised>>;
+  try {
+    const intent = await deps.payments.getIntent(c.intentId);
+    outcome = intent?.status === "requires_capture" ? await paymentAuthorised(deps, bookingId, intent.id) : "ignored";
+  } catch (err) {
+    if (!recordRefused(err)) throw err;
+    // The provider refuses for sure (an intent it will not read): asking again would meet the
+    // same refusal for as long as the job is retried, the booking held meanwhile.
+    console.error(`the payment of booking ${bookingId} was refused by the provider; it is let go: ${loggable(err, { stack: false })}`);
+    await rollBackPayment(deps, bookingId, c.key);
+    return "rolled back";
+  }
   // Whatever it came to, the claim ends here (the record above cleared it when it made one).
   await rollBackPayment(deps, bookingId, c.key);
   return outcome === "ignored" ? "rolled back" : "recorded";

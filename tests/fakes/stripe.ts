@@ -435,6 +435,8 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
   let latencyMs = 0;
   /** Calls that act and then lose their answer, by method and path pattern, with how many are left. */
   const losing: { method: string; re: RegExp; left: number; hang: boolean }[] = [];
+  /** Calls to refuse with a 400 without acting (`refuse`). */
+  const refusing: { method: string; re: RegExp; left: number; status: number }[] = [];
   /** Idempotency keys of requests still being processed: another request with one is answered 409. */
   const inFlight = new Set<string>();
   /** Answers held back (`hang`), let go when the fake stops. */
@@ -470,6 +472,13 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
           }
           return answer(first.status, first.body, { "Idempotent-Replayed": "true" });
         }
+      }
+      const refuse = refusing.find((r) => r.left > 0 && r.method === req.method && r.re.test(url.pathname));
+      if (refuse) {
+        // Refused having done nothing: its key stays free.
+        refuse.left--;
+        if (refuse.status >= 500) return answer(refuse.status, { error: { type: "api_error", message: "An unknown error occurred." } }, { "Stripe-Should-Retry": "false" });
+        return answer(refuse.status, { error: { type: "invalid_request_error", message: "This request could not be processed." } });
       }
       let status: number;
       let body: unknown;
@@ -542,6 +551,14 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
      */
     loseAnswer(method: string, pattern: string, times = 1, opts: { hang?: boolean } = {}) {
       losing.push({ method, re: patternOf(pattern), left: times, hang: opts.hang ?? false });
+    },
+    /**
+     * The next `times` calls to one endpoint (`:id` matches any id; a literal path, one object) do
+     * nothing and answer `status`: a 4xx refuses the request for sure, a 5xx is no answer.
+     * Refusals asked for earlier are used up first.
+     */
+    refuse(method: string, pattern: string, times = 1, status = 400) {
+      refusing.push({ method, re: patternOf(pattern), left: times, status });
     },
     /** Forgets the recorded calls and events (not the intents, accounts and the rest): for a test that counts what it made itself. */
     forgetRecorded() {
