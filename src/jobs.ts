@@ -187,6 +187,8 @@ export class JobRunner {
   private stopping = false;
   /** Set while the loop runs without the runner lease: another process looks for due jobs. */
   private leaseLost = false;
+  /** `runNow`'s work under way (its claim, then its attempt): `stop` waits for it as for the lanes'. */
+  private runningNow = new Set<Promise<boolean>>();
   /** Attempts of this process past their limit and not ended yet, by job id: they keep their jobs' leases. */
   private overrunning = new Map<string, Job>();
   private readonly lanes: Lane[] = (Object.keys(LANES) as LaneName[]).map((name) => ({ name, places: new Places(LANES[name].concurrency), draining: null, wakers: new Set() }));
@@ -323,7 +325,10 @@ export class JobRunner {
    * durable first (so a crash does not lose it) and is wanted at once, such as a push
    * notification. They run one after another (by due time, then in the order asked), each in a
    * place of its lane, waiting for one while the lane is full. A job another runner has claimed
-   * is left to it; a failure is retried as usual.
+   * is left to it; a failure is retried as usual. Once the runner is stopping, no more are
+   * claimed (one claimed then would be cut at the exit and held for its lease): they are left for
+   * whoever runs the jobs next. A process without the runner lease still runs its own: their
+   * claims are leased like any, and the work was asked for at once.
    */
   async runNow(keys: string[]): Promise<number> {
     const known = [...this.kinds.keys()];
@@ -340,11 +345,21 @@ export class JobRunner {
       const lane = this.laneOf(kind);
       await lane.places.take();
       try {
-        // Claimed only once a place is ours: a job waiting for a place holds no lease.
-        const [job] = await this.claim(1, { ids: [id] });
-        if (!job) continue;
-        await this.attempt(job);
-        ran++;
+        // Claimed only once a place is ours (a job waiting for a place holds no lease), and not
+        // once stopping. Known to `stop` from this check on, in the same step.
+        if (this.stopping) break;
+        const work = (async () => {
+          const [job] = await this.claim(1, { ids: [id] });
+          if (!job) return false;
+          await this.attempt(job);
+          return true;
+        })();
+        this.runningNow.add(work);
+        try {
+          if (await work) ran++;
+        } finally {
+          this.runningNow.delete(work);
+        }
       } finally {
         lane.places.give();
       }
@@ -570,10 +585,10 @@ export class JobRunner {
   }
 
   /**
-   * Stops the loop: the lanes take no more jobs, and the pass and the attempts under way are
-   * waited for (at most `waitMs`: an attempt cut short is run again by whoever runs the jobs
-   * next, since delivery is at least once). Then the runner lease is handed over so that another
-   * process takes over at once.
+   * Stops the loop: the lanes and `runNow` take no more jobs, and the pass and the attempts under
+   * way (the lanes' and `runNow`'s) are waited for (at most `waitMs`: an attempt cut short is run
+   * again by whoever runs the jobs next, since delivery is at least once). Then the runner lease
+   * is handed over so that another process takes over at once.
    */
   async stop(waitMs = 10_000) {
     if (!this.timer) return;
@@ -581,7 +596,7 @@ export class JobRunner {
     this.timer = null;
     this.stopping = true;
     for (const lane of this.lanes) for (const wake of lane.wakers) wake();
-    const underWay = [this.pass, ...this.lanes.map((lane) => lane.draining)].filter((work) => work !== null);
+    const underWay = [this.pass, ...this.lanes.map((lane) => lane.draining), ...this.runningNow].filter((work) => work !== null);
     if (underWay.length && !(await settledWithin(Promise.allSettled(underWay), waitMs))) console.error(`Jobs were still under way after ${waitMs} ms; they run again once their lease lapses.`);
     try {
       await this.releaseLease();

@@ -181,6 +181,67 @@ describe("lanes", () => {
   });
 });
 
+describe("runNow and a stop", () => {
+  /** An app whose loop runs (so it can be stopped) and has passed once: only runNow takes jobs until it is stopped. */
+  async function looping(clock: { now: number }) {
+    const t = await app(clock);
+    t.deps.jobs.start(60 * 60 * 1000);
+    await until("the runner lease", async () => (await one(t.db.select().from(leases)))?.holder === t.deps.jobs.holder);
+    return t;
+  }
+
+  test("a runNow waiting for a place in a full lane when the stop comes claims nothing: its job stays free for whoever runs the jobs next", async () => {
+    const clock = { now: START };
+    const t = await looping(clock);
+    const hung: (() => void)[] = [];
+    const ran: string[] = [];
+    const send = defineJob<{ name: string }>({
+      kind: "test.send-at-stop",
+      lane: "email",
+      run: ({ name }) => {
+        ran.push(name);
+        return name === "waiting" ? undefined : new Promise<void>((resolve) => hung.push(resolve));
+      },
+    });
+    t.deps.jobs.register(send);
+    const busy = Array.from({ length: LANES.email.concurrency }, (_, i) => `busy:${i}`);
+    for (const key of [...busy, "waiting"]) await t.deps.jobs.schedule(send, { name: key }, { at: clock.now, key });
+    const filling = busy.map((key) => t.deps.jobs.runNow([key]));
+    await until("the lane to fill", () => ran.length === busy.length);
+    const waiting = t.deps.jobs.runNow(["waiting"]);
+    await Bun.sleep(50);
+    expect(ran).toEqual(busy);
+
+    const stopped = t.deps.jobs.stop(5_000);
+    await Bun.sleep(50);
+    for (const resolve of hung.splice(0)) resolve();
+    await stopped;
+    expect(await Promise.all(filling)).toEqual(busy.map(() => 1));
+    expect(await waiting).toBe(0);
+    expect(ran).toEqual(busy);
+    expect(await jobRow(t, "waiting")).toMatchObject({ leaseUntil: null, attempts: 0 });
+  });
+
+  test("the stop waits for a runNow attempt under way, as for the lanes' own", async () => {
+    const clock = { now: START };
+    const t = await looping(clock);
+    let end = () => {};
+    const push = defineJob({ kind: "test.push-at-stop", lane: "push", run: () => new Promise<void>((resolve) => (end = resolve)) });
+    t.deps.jobs.register(push);
+    await t.deps.jobs.schedule(push, {}, { at: clock.now, key: "push:1" });
+    const running = t.deps.jobs.runNow(["push:1"]);
+    await until("the attempt to start", async () => (await jobRow(t, "push:1"))?.attempts === 1);
+    let stopped = false;
+    const stopping = t.deps.jobs.stop(5_000).then(() => (stopped = true));
+    await Bun.sleep(100);
+    expect(stopped).toBe(false);
+    end();
+    await stopping;
+    expect(await running).toBe(1);
+    expect(await jobRow(t, "push:1")).toBeUndefined();
+  });
+});
+
 describe("the time limit of an attempt", () => {
   test("an attempt over its limit is a failed attempt, retried after the usual wait, and not started again while it still runs", async () => {
     const clock = { now: START };
