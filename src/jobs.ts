@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { writeTransaction, type Db, type WriteTx } from "../db/client";
 import { jobs, leases, type Job } from "../db/schema";
+import { loggable, loggableMessage } from "./lib/faults";
 import { troubleKind } from "./lib/startup";
 
 /**
@@ -435,8 +436,8 @@ export class JobRunner {
     }
     if (outcome.error) {
       const err = outcome.error.cause;
-      console.error(`job ${job.kind} (${job.id}) failed, attempt ${job.attempts}:`, err);
-      await this.recordFailure(job, kind, err instanceof Error ? err.message : String(err), false);
+      console.error(`job ${job.kind} (${job.id}) failed, attempt ${job.attempts}: ${loggable(err)}`);
+      await this.recordFailure(job, kind, loggableMessage(err), false);
       return;
     }
     await this.recordSuccess(job, kind);
@@ -489,7 +490,7 @@ export class JobRunner {
   }
 
   private noteTrouble(err: unknown) {
-    console.error("job runner:", err);
+    console.error(`job runner: ${loggable(err)}`);
     this.trouble ??= { error: err };
   }
 
@@ -574,7 +575,7 @@ export class JobRunner {
   private passFailed(err: unknown) {
     this.failedPasses++;
     this.lastFailure = err;
-    console.error("job runner failed", err);
+    console.error(`job runner failed: ${loggable(err)}`);
     if (this.failedPasses === UNHEALTHY_AFTER_FAILED_PASSES) console.error(`The job runner failed ${this.failedPasses} passes in a row: /health answers 503 until one succeeds.`);
   }
 
@@ -601,7 +602,7 @@ export class JobRunner {
     try {
       await this.releaseLease();
     } catch (err) {
-      console.error(`The runner lease could not be handed over; it lapses within ${RUNNER_LEASE_MS / 1000} s:`, err);
+      console.error(`The runner lease could not be handed over; it lapses within ${RUNNER_LEASE_MS / 1000} s: ${loggable(err)}`);
     }
   }
 }

@@ -1,7 +1,8 @@
 import { one, writeTransaction } from "../db/client";
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { jobs, leases, sessions } from "../db/schema";
+import { insert, userRow } from "../db/factories";
+import { jobs, leases, sessions, users } from "../db/schema";
 import { createSession } from "../src/auth/service";
 import { defineJob, JOB_LEASE_MS, retryDelay, RUNNER_LEASE_MS, scheduleJob } from "../src/jobs";
 import { makeTestApp, until } from "./helpers";
@@ -140,6 +141,57 @@ describe("durable jobs", () => {
     expect(await t.db.select().from(sessions).where(eq(sessions.userId, user.id))).toHaveLength(1);
     // The chore stays scheduled for the next hour.
     expect((await one(t.db.select().from(jobs).where(eq(jobs.key, "every:sessions.cleanup"))))?.runAt).toBe(time.now() + HOUR);
+  });
+});
+
+describe("what a failing job writes to the log", () => {
+  /** Every line written to the error log while `run` runs, as the console prints it (an error with its properties and causes). */
+  async function errorLog(run: () => Promise<unknown>): Promise<string> {
+    const lines: string[] = [];
+    const error = console.error;
+    console.error = (...args: unknown[]) => void lines.push(args.map((a) => (typeof a === "string" ? a : Bun.inspect(a))).join(" "));
+    try {
+      await run();
+    } finally {
+      console.error = error;
+    }
+    return lines.join("\n");
+  }
+
+  test("a job failing on a unique violation logs what failed, never the value (PostgreSQL's detail quotes it)", async () => {
+    const time = clock();
+    const t = await app(time);
+    const victim = `victim-${crypto.randomUUID()}@example.com`;
+    await insert(t.db).user(userRow({ email: victim }));
+    const signUpAgain = defineJob({ kind: "test.duplicate", run: async () => void (await writeTransaction(t.db, (tx) => tx.insert(users).values({ ...userRow(), email: victim }))) });
+    t.deps.jobs.register(signUpAgain);
+    await t.deps.jobs.schedule(signUpAgain, {}, { at: time.now(), key: "duplicate:1" });
+    const logged = await errorLog(() => t.deps.jobs.runDue());
+    expect(logged).toContain("job test.duplicate");
+    expect(logged).toMatch(/unique/i);
+    expect(logged).not.toContain(victim);
+    expect((await one(t.db.select().from(jobs).where(eq(jobs.key, "duplicate:1"))))?.lastError).not.toContain(victim);
+  });
+
+  test("a PostgreSQL error is named by its SQLSTATE and schema names, never by its message or detail, whichever engine runs", async () => {
+    const time = clock();
+    const t = await app(time);
+    const secret = `secret-${crypto.randomUUID()}`;
+    const fromPostgres = Object.assign(new Error(`invalid input syntax for type uuid: "${secret}"`), {
+      name: "PostgresError",
+      code: "ERR_POSTGRES_SERVER_ERROR",
+      errno: "22P02",
+      detail: `Key (id)=(${secret}) is not valid`,
+      table: "bookings",
+      column: "id",
+    });
+    const failing = defineJob({ kind: "test.postgres-error", run: () => Promise.reject(new Error("the booking could not be read", { cause: fromPostgres })) });
+    t.deps.jobs.register(failing);
+    await t.deps.jobs.schedule(failing, {}, { at: time.now(), key: "pg:1" });
+    const logged = await errorLog(() => t.deps.jobs.runDue());
+    expect(logged).toContain("the booking could not be read");
+    expect(logged).toContain("caused by PostgresError [ERR_POSTGRES_SERVER_ERROR 22P02]: invalid_text_representation (table bookings, column id)");
+    expect(logged).not.toContain(secret);
   });
 });
 

@@ -4,6 +4,7 @@ import { externalBusy, jobs, users, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { cancelJob, defineJob, scheduleJob, type JobDeps } from "../jobs";
 import { DomainError } from "../lib/errors";
+import { loggable } from "../lib/faults";
 import { checkAddressText, checkDestination, DestinationRefused, pinnedRequest, systemResolver, type PushDestination, type Resolver } from "../notifications/destinations";
 import { allowsLocalPushServices } from "../notifications/service";
 import { chosenLocale, translator, type Locale, type MessageKey } from "../texts";
@@ -91,7 +92,7 @@ export async function setBusyCalendar(deps: Deps, hostId: string, value: string,
     await scheduleJob(tx, busyCalendarJob, { hostId }, { at: now, key: busyJobKey(hostId) });
   });
   // Read it now rather than at the runner's next pass (a job under way is left to finish).
-  void deps.jobs.runNow([busyJobKey(hostId)]).catch((err) => console.error("busy calendar read failed", err));
+  void deps.jobs.runNow([busyJobKey(hostId)]).catch((err) => console.error(`busy calendar read failed: ${loggable(err)}`));
 }
 
 /** Removes the host's outside calendar, its busy times and its waiting read. */
@@ -302,7 +303,7 @@ export async function refreshBusyCalendar(deps: Deps, hostId: string, jobId?: st
   } catch (err) {
     const t = translator(localeOf(deps, user));
     const known = err instanceof BusyFetchError ? err : new BusyFetchError("availability.busy.error.notCalendar", {}, String(err));
-    if (!(err instanceof BusyFetchError)) console.error(`busy calendar of ${hostId} could not be read:`, err);
+    if (!(err instanceof BusyFetchError)) console.error(`busy calendar of ${hostId} could not be read: ${loggable(err)}`);
     outcome = { ok: false, error: t(known.key, known.params) };
   }
   const now = deps.now();

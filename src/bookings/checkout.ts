@@ -576,7 +576,7 @@ async function letGo(deps: Deps, bookingId: string, key: string) {
 }
 
 function unconfirmed(bookingId: string, err: unknown): { kind: "unconfirmed" } {
-  console.error(`the payment of booking ${bookingId} got no answer; its recovery finishes it`, err);
+  console.error(`the payment of booking ${bookingId} got no answer; its recovery finishes it: ${loggable(err)}`);
   return { kind: "unconfirmed" };
 }
 

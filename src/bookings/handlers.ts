@@ -2,6 +2,7 @@ import type { Deps } from "../deps";
 import type { JobKind } from "../jobs";
 import { checkoutEnded, lapseHold, paymentAuthorised } from "./checkout";
 import { autoCompleteJob, expireJob, handle, holdJob, instantAcceptJob, instantUnansweredJob, payoutJob, payoutSweepJob, paymentsSweepJob, reconcileJob, recoverJob } from "./jobs";
+import { loggable } from "../lib/faults";
 import { hostOfAccount, owedPayouts } from "./payouts";
 import { reconcileIntent, recoverClaim, sweepPayments } from "./reconciliation";
 import { acceptInstantly, autoComplete, expireRequest, payHost, tellHostIfUnanswered } from "./transitions";
@@ -25,7 +26,7 @@ export const bookingJobs: JobKind<never>[] = [
   }),
   handle(reconcileJob, ({ intentId }, { deps }) => reconcileIntent(deps, intentId)),
   handle(payoutSweepJob, async (_payload, { deps }) => {
-    for (const id of await owedPayouts(deps)) await payHost(deps, id).catch((err) => console.error(`payout of ${id} failed`, err));
+    for (const id of await owedPayouts(deps)) await payHost(deps, id).catch((err) => console.error(`payout of ${id} failed: ${loggable(err)}`));
   }),
   handle(paymentsSweepJob, async (_payload, { deps }) => {
     const out = await sweepPayments(deps);

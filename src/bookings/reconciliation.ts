@@ -6,6 +6,7 @@ import { cancelJob } from "../jobs";
 import { reconcileJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys } from "./keys";
 import { currentBooking, RECONCILE_MS } from "./service";
+import { loggable } from "../lib/faults";
 import { recoverPayment } from "./checkout";
 import { owedPayouts } from "./payouts";
 import { announce, callProvider, finishClaim, ledger, RECOVERY_GRACE_MS, recoveryDue, refusedForSure, rollBackClaim, shareOwed, systemMessage } from "./transitions";
@@ -139,7 +140,7 @@ export async function sweepPayments(deps: Deps): Promise<{ recovered: number; re
     try {
       if ((await recoverClaim(deps, id)) !== "none") out.recovered++;
     } catch (err) {
-      console.error(`payments sweep: recovering booking ${id} failed`, err);
+      console.error(`payments sweep: recovering booking ${id} failed: ${loggable(err)}`);
     }
   }
   // Open requests and bookings, and completed ones whose host share is still owed.
@@ -163,7 +164,7 @@ export async function sweepPayments(deps: Deps): Promise<{ recovered: number; re
       if (result === "repaired") out.repaired++;
       if (result === "flagged") out.flagged++;
     } catch (err) {
-      console.error(`payments sweep: comparing booking ${b.id} failed`, err);
+      console.error(`payments sweep: comparing booking ${b.id} failed: ${loggable(err)}`);
     }
   }
   return out;

@@ -6,7 +6,7 @@ import type { Deps } from "../deps";
 import type { MessageRow } from "../events";
 import { cancelJob, settledWithin } from "../jobs";
 import { DomainError, isDomainError } from "../lib/errors";
-import { faultOf } from "../lib/faults";
+import { faultOf, loggable } from "../lib/faults";
 import { PaymentError } from "../payments/provider";
 import { autoCompleteJob, expireJob, payoutJob, recoverJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys, ledgerKey, movementKey } from "./keys";
@@ -241,7 +241,7 @@ export async function move(deps: Deps, booking: Booking, from: BookingStatus, in
         await rollBackClaim(deps, claimed.id, c.key);
         throw providerRefusal(err, err.status === 404 ? 404 : 409);
       }
-      console.error(`${c.movement} of booking ${claimed.id} got no answer; its recovery finishes it`, err);
+      console.error(`${c.movement} of booking ${claimed.id} got no answer; its recovery finishes it: ${loggable(err)}`);
       // The database itself failing under the call (the test provider keeps its payments there)
       // is the service being unavailable for a moment, not the provider failing: 503.
       const fault = faultOf(err);
@@ -436,7 +436,7 @@ export async function completeBooking(deps: Deps, bookingId: string, by: string 
     },
     waitMs,
   );
-  await payHost(deps, b.id).catch((err) => console.error("payout after completion failed; the job retries", err));
+  await payHost(deps, b.id).catch((err) => console.error(`payout after completion failed; the job retries: ${loggable(err)}`));
   return b;
 }
 
@@ -653,7 +653,7 @@ export async function acceptInstantly(deps: Deps, bookingId: string): Promise<vo
  */
 export async function acceptInstantlyNow(deps: Deps, bookingId: string, waitMs: number): Promise<Booking | undefined> {
   const deadline = performance.now() + waitMs;
-  const run = deps.jobs.runNow([jobKeys.instantAccept(bookingId)]).catch((err) => console.error(`the instant accept of booking ${bookingId} failed; its job retries`, err));
+  const run = deps.jobs.runNow([jobKeys.instantAccept(bookingId)]).catch((err) => console.error(`the instant accept of booking ${bookingId} failed; its job retries: ${loggable(err)}`));
   if (waitMs > 0) await settledWithin(run, waitMs);
   let booking = await currentBooking(deps, bookingId);
   const instant = booking?.status === "pending" && (await one(deps.db.select({ on: activities.instantBooking }).from(activities).where(eq(activities.id, booking.activityId))))?.on;

@@ -2,6 +2,7 @@ import type { WriteTx } from "../../db/client";
 import { EmailLayout, emailText, type EmailContent } from "../../views/email/EmailLayout";
 import type { Deps } from "../deps";
 import { defineJob, scheduleJob } from "../jobs";
+import { loggable } from "../lib/faults";
 import type { OutgoingEmail } from "./mailer";
 
 /**
@@ -67,5 +68,5 @@ export async function queueEmail(tx: WriteTx, deps: Pick<Deps, "now">, key: stri
  */
 export function sendQueuedEmails(deps: Deps, jobKeys: string[]) {
   if (!jobKeys.length) return;
-  void deps.jobs.runNow(jobKeys).catch((err) => console.error("sending emails failed:", err));
+  void deps.jobs.runNow(jobKeys).catch((err) => console.error(`sending emails failed: ${loggable(err)}`));
 }

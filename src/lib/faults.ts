@@ -83,22 +83,72 @@ function faultKind(err: unknown): FaultKind | null {
 }
 
 /**
+ * A SQLSTATE, PostgreSQL's code for what failed: five characters whose class is two digits or
+ * one of PostgreSQL's own (F0, HV, P0, XX). Node's five-letter codes (EPIPE, EBUSY) are not.
+ */
+const SQLSTATE = /^(?:\d\d|F0|HV|P0|XX)[0-9A-Z]{3}$/;
+
+/** The names of the SQLSTATEs a log is most likely to meet, so the line says what failed without the database's message. */
+const SQLSTATE_NAMES: Record<string, string> = {
+  "23502": "not_null_violation",
+  "23503": "foreign_key_violation",
+  "23505": "unique_violation",
+  "23514": "check_violation",
+  "22001": "string_data_right_truncation",
+  "22003": "numeric_value_out_of_range",
+  "22021": "character_not_in_repertoire",
+  "22P02": "invalid_text_representation",
+  "25006": "read_only_sql_transaction",
+  "40001": "serialization_failure",
+  "40P01": "deadlock_detected",
+  "53100": "disk_full",
+  "53300": "too_many_connections",
+  "57014": "query_canceled",
+  "57P01": "admin_shutdown",
+  "57P02": "crash_shutdown",
+  "57P03": "cannot_connect_now",
+};
+
+/**
+ * What a database error says without its words: the condition its SQLSTATE names and the schema
+ * names it carries (constraint, table, column). PostgreSQL's message and `detail` often quote the
+ * values ("invalid input syntax for type uuid: "…"", "Key (email)=(…) already exists"); these never do.
+ */
+function sqlStateSays(state: string, e: { constraint?: unknown; table?: unknown; column?: unknown }): string {
+  const names = (["constraint", "table", "column"] as const).filter((k) => typeof e[k] === "string" && e[k]).map((k) => `${k} ${e[k] as string}`);
+  return `${SQLSTATE_NAMES[state] ?? `SQLSTATE ${state}`}${names.length ? ` (${names.join(", ")})` : ""}`;
+}
+
+/**
  * A failure as the log may keep it: each error of the chain with its name, code and message, and
  * the stack of the outermost. A failed query is named by its SQL, never by its values (drizzle's
- * error puts them in its message: a person's email, a token, anything a request sent); a
- * database's `detail` (PostgreSQL's "Key (email)=(…) already exists") is left out for the same reason.
+ * error puts them in its message: a person's email, a token, anything a request sent). An error
+ * with a SQLSTATE (PostgreSQL's own) is named by its condition and the constraint, table or
+ * column it names, never by its message or its `detail` ("Key (email)=(…) already exists"), which
+ * quote values for the same reason.
  */
 export function loggable(err: unknown, options: { stack?: boolean } = {}): string {
   if (!(err instanceof Error)) return String(err);
   const lines: string[] = [];
   let stack = "";
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) {
-    const coded = e as Error & { code?: unknown; errno?: unknown; query?: unknown };
+    const coded = e as Error & { code?: unknown; errno?: unknown };
     const codes = [coded.code, coded.errno].filter((c) => typeof c === "string" || typeof c === "number").join(" ");
-    const message = typeof coded.query === "string" ? `Failed query: ${coded.query}` : e.message;
-    lines.push(`${depth ? "caused by " : ""}${e.name}${codes ? ` [${codes}]` : ""}: ${message}`);
+    lines.push(`${depth ? "caused by " : ""}${e.name}${codes ? ` [${codes}]` : ""}: ${loggableMessage(e)}`);
     // The outermost stack with a frame in it; its first lines repeat the message, values included.
     if (!stack && options.stack !== false) stack = (e.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line)).join("\n");
   }
   return stack ? `${lines.join("\n")}\n${stack}` : lines.join("\n");
+}
+
+/**
+ * An error's own message as the log (or a record an operator reads) may keep it: a failed query's
+ * SQL, a database error's condition (`loggable`), anything else's message as it is.
+ */
+export function loggableMessage(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const coded = err as Error & { code?: unknown; errno?: unknown; query?: unknown; constraint?: unknown; table?: unknown; column?: unknown };
+  if (typeof coded.query === "string") return `Failed query: ${coded.query}`;
+  const state = [coded.errno, coded.code].find((c): c is string => typeof c === "string" && SQLSTATE.test(c));
+  return state ? sqlStateSays(state, coded) : err.message;
 }

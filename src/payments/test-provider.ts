@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { writeTransaction, type Db, type WriteTx, one, written } from "../../db/client";
+import { loggable } from "../lib/faults";
 import { type Movement, testCheckoutSessions, testConnectedAccounts, testPaymentIntents, testPaymentOperations } from "../../db/schema";
 import {
   PaymentError,
@@ -126,7 +127,7 @@ export class TestProvider implements PaymentProvider {
       await this.events.dispatch({ id: id("tevt"), ...event });
     } catch (err) {
       // A webhook handler failing never undoes the payment; the reconciliation jobs catch up.
-      console.error(`test provider: handling ${event.type} failed`, err);
+      console.error(`test provider: handling ${event.type} failed: ${loggable(err)}`);
     }
   }
 

@@ -7,6 +7,7 @@ import { endBookingsOfSuspended } from "../bookings/transitions";
 import type { Deps } from "../deps";
 import { defineJob, scheduleJob } from "../jobs";
 import { DomainError } from "../lib/errors";
+import { loggable } from "../lib/faults";
 
 /**
  * Moderation (docs/decisions/0024): operators are the people whose email is in `ADMIN_EMAILS`,
@@ -192,7 +193,7 @@ export async function moderate(deps: Deps, operatorUser: User, reportId: string,
   });
   if (!done) throw new DomainError("moderation.alreadyHandled", 409);
   deps.events.emit({ type: "sessions.ended", userId, sessionIds: "all" });
-  await endBookingsOfSuspended(deps, userId).catch((err) => console.error(`releasing the bookings of suspended ${userId} failed; the job retries`, err));
+  await endBookingsOfSuspended(deps, userId).catch((err) => console.error(`releasing the bookings of suspended ${userId} failed; the job retries: ${loggable(err)}`));
 }
 
 /**
