@@ -1,9 +1,10 @@
-import { one } from "../db/client";
+import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { paymentEvents, users } from "../db/schema";
 import { PaymentError, type PaymentEvent } from "../src/payments/provider";
 import { StripeProvider } from "../src/payments/stripe";
+import { WEBHOOK_LEASE_MS } from "../src/payments/webhooks";
 import { CARDS, startFakeStripe, type FakeStripe } from "./fakes/stripe";
 import { ORIGIN, makeTestApp, type Client } from "./helpers";
 import { select } from "./html";
@@ -204,6 +205,21 @@ describe("the Stripe webhook route", () => {
     const answers = await Promise.all(Array.from({ length: 6 }, () => deliver(evt)));
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(dispatched.map((e) => e.id)).toEqual([evt.id]);
+  });
+
+  test("an event whose handling died with its process is handed on by a later delivery once the lease has run out, and not before", async () => {
+    dispatched.length = 0;
+    const evt = fake.event("payment_intent.canceled", { id: "pi_Crashed1", object: "payment_intent", metadata: {} });
+    // What a process that died while handling it left: recorded and claimed, never marked handled.
+    await writeTransaction(t.db, (tx) => tx.insert(paymentEvents).values({ id: evt.id, type: "payment_intent.canceled", receivedAt: Date.now(), claimedAt: Date.now(), handledAt: null }));
+    // Its handling could still be under way elsewhere: not received yet, so Stripe delivers it again later.
+    expect((await deliver(evt)).status).toBe(409);
+    expect(dispatched).toEqual([]);
+    await writeTransaction(t.db, (tx) => tx.update(paymentEvents).set({ claimedAt: Date.now() - WEBHOOK_LEASE_MS - 1000 }).where(eq(paymentEvents.id, evt.id)));
+    expect((await deliver(evt)).status).toBe(200);
+    expect((await deliver(evt)).status).toBe(200);
+    expect(dispatched.map((e) => e.id)).toEqual([evt.id]);
+    expect((await one(t.db.select().from(paymentEvents).where(eq(paymentEvents.id, evt.id))))!.handledAt).not.toBeNull();
   });
 
   test("a bad or missing signature is 400 and nothing is done", async () => {
