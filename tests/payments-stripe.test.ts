@@ -103,6 +103,22 @@ describe("what the Stripe provider sends", () => {
     expect(intent).toMatchObject({ status: "requires_capture", amountCents: 8800, metadata: { activityId: "a1", date: "2030-01-01" } });
   });
 
+  test("a hosted checkout session is read, and closed with the caller's key; one paid meanwhile is answered as it is", async () => {
+    const input = { amountCents: 8800, currency: "usd", metadata: { bookingId: "b7" }, description: "Tennis", successUrl: `${ORIGIN}/bookings?success=true`, cancelUrl: `${ORIGIN}/bookings?canceled=true` };
+    const open = await p.createCheckoutSession(input, "booking:b7:checkout");
+    expect(await p.getCheckoutSession(open.id)).toEqual({ id: open.id, status: "open", paymentIntentId: null });
+    expect(await p.expireCheckoutSession(open.id, "booking:b7:checkout:expire")).toEqual({ id: open.id, status: "expired", paymentIntentId: null });
+    expect(fake.requestsTo("POST", "/v1/checkout/sessions/:id/expire").map((r) => r.idempotencyKey)).toEqual(["booking:b7:checkout:expire"]);
+    // Closed already: Stripe refuses, and the session says why.
+    expect((await p.expireCheckoutSession(open.id, "booking:b7:checkout:expire:again")).status).toBe("expired");
+
+    const paid = await p.createCheckoutSession({ ...input, metadata: { bookingId: "b8" } }, "booking:b8:checkout");
+    const done = fake.completeCheckout(paid.id);
+    expect(await p.expireCheckoutSession(paid.id, "booking:b8:checkout:expire")).toEqual({ id: paid.id, status: "complete", paymentIntentId: String(done.payment_intent) });
+    expect(fake.sessions.get(paid.id)!.status).toBe("complete");
+    expect(await p.getCheckoutSession("cs_test_doesnotexist")).toBeNull();
+  });
+
   test("an onboarding link names the account, its kind and both return addresses", async () => {
     const account = await p.createConnectedAccount({ userId: "u9", email: null }, "user:u9:connect-account");
     await p.onboardingLink(account.id, { refreshUrl: "https://offline.example/stripe-connect-setup?refresh=1", returnUrl: "https://offline.example/stripe-connect-setup?return=1" });
