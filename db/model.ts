@@ -587,13 +587,22 @@ export function model(k: Kit) {
   });
 
   /**
-   * Payment provider notifications already handled, by the provider's event id: a webhook delivered
-   * again (providers retry, and may send the same event several times) is answered but not handled twice.
+   * Payment provider notifications, by the provider's event id: a webhook delivered again
+   * (providers retry, and may send the same event several times) is answered but not handled twice.
+   * A delivery claims the event (`claimedAt`) before handing it on and marks it handled after
+   * (`handledAt`); an event claimed but never marked handled (the process died while handling it)
+   * is claimed again by a later delivery once that handling can no longer be under way
+   * (src/payments/webhooks.ts).
    */
   const paymentEvents = k.table("payment_events", {
     id: k.text("id").primaryKey(),
     type: k.text("type").notNull(),
+    /** The first delivery. */
     receivedAt: k.instant("received_at").notNull(),
+    /** When the delivery handling it now claimed it (rows from before the column: `received_at`, set by the migration). */
+    claimedAt: k.instant("claimed_at").notNull().default(0),
+    /** When its handling ended; null while it is under way, or when the process died during it. */
+    handledAt: k.instant("handled_at"),
   });
 
   /**

@@ -7,13 +7,14 @@ import { closeDb, one, writeTransaction, type Db } from "../db/client";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
 import { bookingRow, insert } from "../db/factories";
 import { priceFor } from "../shared/pricing";
-import { activities, bookings, jobs, leases, ledgerEntries, users } from "../db/schema";
+import { activities, bookings, jobs, leases, ledgerEntries, paymentEvents, users } from "../db/schema";
 import type { Deps } from "../src/deps";
 import { StripeProvider } from "../src/payments/stripe";
 import { CARDS, startFakeStripe } from "./fakes/stripe";
 import { openDatabaseOf, outboxEmails, until } from "./helpers";
 import { startServerProcess } from "./server-process";
 import { RECOVERY_GRACE_MS } from "../src/bookings/transitions";
+import { WEBHOOK_LEASE_MS } from "../src/payments/webhooks";
 import { moneyViolations } from "./money-invariants";
 
 /**
@@ -21,7 +22,9 @@ import { moneyViolations } from "./money-invariants";
  * under way (docs/decisions/0028): killed after Stripe captured but before the answer arrived, the
  * restarted server records the capture once; stopped with SIGTERM, it lets the accept finish first.
  * Killed while finishing a payment at checkout (docs/decisions/0046), after Stripe held the card:
- * the restarted server makes the request from what Stripe shows.
+ * the restarted server makes the request from what Stripe shows. Killed while handling Stripe's
+ * news of a payment on its hosted Checkout page: Stripe's next delivery, once the dead handling's
+ * lease has run out, makes the request.
  */
 const HOUR = 60 * 60 * 1000;
 const fake = startFakeStripe();
@@ -173,6 +176,68 @@ test("killed while finishing a payment at checkout, after Stripe held the card: 
     });
     server = await startServer();
     await until("the request to be made", async () => (await one(db.select().from(bookings).where(eq(bookings.id, id))))!.status === "pending", 20_000, 100);
+    expect((await db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id))).map((l) => `${l.kind}:${l.providerRef}`)).toEqual([`authorize:${intentId}`]);
+    expect([...fake.intents.values()].filter((pi) => (pi.metadata as Record<string, string>).bookingId === id).map((pi) => pi.status)).toEqual(["requires_capture"]);
+    await until("the host's email about the request", async () => (await outboxEmails(dataDir, DEMO_HOST_EMAIL, "booking.pending")).some((m) => m.links.some((l) => l.includes(id))), 20_000, 100);
+    expect(await moneyViolations(depsFor(db), [id])).toEqual([]);
+  }
+}, 90_000);
+
+test("killed while handling Stripe's news of a payment on its hosted Checkout: its next delivery, once the lease has run out, makes the request", async () => {
+  let server = await startServer();
+  const db = await openDatabaseOf(dataDir);
+  try {
+    await payThenCrashWhileHandling();
+  } finally {
+    if (server.proc.exitCode === null && !server.proc.killed) server.proc.kill("SIGTERM");
+    await server.proc.exited;
+    await closeDb(db);
+  }
+
+  async function payThenCrashWhileHandling() {
+    const guest = await signIn(server.url, DEMO_GUEST_EMAIL);
+    const host = (await one(db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
+    const activity = (await one(db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;
+    const hours = [1, 2, 3, 4].find((h) => h * 60 >= activity.minDurationMinutes && (activity.maxDurationMinutes === null || h * 60 <= activity.maxDurationMinutes))!;
+    const amount = (priceFor(activity.hourlyRateCents, hours * 60).totalCents / 100).toFixed(2);
+    const headers = { cookie: guest.cookie, "x-csrf-token": guest.csrf, origin: server.url };
+    // The booking dialog holds the time and sends the guest to Stripe's hosted page, where they pay.
+    const date = new Date(Date.now() + 45 * 24 * HOUR).toISOString().slice(0, 10);
+    const dialog = await fetch(`${server.url}/api/create-payment-intent`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ activityId: activity.id, hours, amount, proposedDate: date, proposedTime: "10:00", message: "Hello!" }),
+    });
+    expect(dialog.status).toBe(200);
+    const { bookingId: id, sessionId } = (await dialog.json()) as { bookingId: string; sessionId: string };
+    const first = fake.events.length;
+    fake.completeCheckout(sessionId, CARDS.ok);
+    const completed = fake.events.slice(first).find((e) => e.type === "checkout.session.completed")!;
+    const intentId = String(fake.sessions.get(sessionId)!.payment_intent);
+
+    // Stripe delivers the news; the server records it, asks Stripe for the session's intent, and is killed before the answer arrives.
+    const reads = () => fake.requestsTo("GET", "/v1/payment_intents/:id").filter((r) => r.path.includes(intentId)).length;
+    fake.loseAnswer("GET", "/v1/payment_intents/:id", 1, { hang: true });
+    void fake.sendWebhook(`${server.url}/api/webhooks/stripe`, completed).catch(() => null);
+    await until("the server to ask Stripe", () => reads() > 0);
+    server.proc.kill("SIGKILL");
+    await server.proc.exited;
+
+    // What the crash left: the event recorded and never marked handled, the card held, the booking unaware.
+    const recorded = (await one(db.select().from(paymentEvents).where(eq(paymentEvents.id, completed.id))))!;
+    expect(recorded.handledAt).toBeNull();
+    expect((await one(db.select().from(bookings).where(eq(bookings.id, id))))!).toMatchObject({ status: "awaiting_payment", paymentIntentId: null });
+    expect(fake.intents.get(intentId)?.status).toBe("requires_capture");
+
+    // The lease runs out (moved back rather than waited for); the server starts again and Stripe delivers the event again.
+    await writeTransaction(db, async (tx) => {
+      await tx.update(paymentEvents).set({ claimedAt: recorded.claimedAt - WEBHOOK_LEASE_MS - 1000 }).where(eq(paymentEvents.id, completed.id));
+      await tx.update(leases).set({ until: Date.now() - 1000 });
+    });
+    server = await startServer();
+    expect((await fake.sendWebhook(`${server.url}/api/webhooks/stripe`, completed)).status).toBe(200);
+    expect((await one(db.select().from(bookings).where(eq(bookings.id, id))))!).toMatchObject({ status: "pending", paymentIntentId: intentId });
+    expect((await one(db.select().from(paymentEvents).where(eq(paymentEvents.id, completed.id))))!.handledAt).not.toBeNull();
     expect((await db.select().from(ledgerEntries).where(eq(ledgerEntries.bookingId, id))).map((l) => `${l.kind}:${l.providerRef}`)).toEqual([`authorize:${intentId}`]);
     expect([...fake.intents.values()].filter((pi) => (pi.metadata as Record<string, string>).bookingId === id).map((pi) => pi.status)).toEqual(["requires_capture"]);
     await until("the host's email about the request", async () => (await outboxEmails(dataDir, DEMO_HOST_EMAIL, "booking.pending")).some((m) => m.links.some((l) => l.includes(id))), 20_000, 100);

@@ -221,5 +221,18 @@ export function runProviderContract(name: string, makeProvider: () => Promise<Pr
       );
       expect(again.id).toBe(session.id);
     });
+
+    test("a hosted checkout session is read as it is, and an open one closed once; closing it again answers it closed", async () => {
+      const session = await p.createCheckoutSession(
+        { amountCents: 4400, currency: "usd", metadata: { bookingId: `${run}-closing` }, description: "Tennis lesson", successUrl: "https://offline.example/booking-success", cancelUrl: "https://offline.example/" },
+        key("closing", "checkout"),
+      );
+      expect(await p.getCheckoutSession(session.id)).toMatchObject({ id: session.id, status: "open" });
+      expect(await p.expireCheckoutSession(session.id, key("closing", "checkout:expire"))).toMatchObject({ id: session.id, status: "expired" });
+      expect(await p.expireCheckoutSession(session.id, key("closing", "checkout:expire"))).toMatchObject({ id: session.id, status: "expired" });
+      expect(await p.expireCheckoutSession(session.id, key("closing", "checkout:expire:2"))).toMatchObject({ id: session.id, status: "expired" });
+      expect(await p.getCheckoutSession(session.id)).toMatchObject({ status: "expired" });
+      expect(await p.getCheckoutSession("cs_doesnotexist00")).toBeNull();
+    });
   });
 }

@@ -1,9 +1,10 @@
-import { one } from "../db/client";
+import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { paymentEvents, users } from "../db/schema";
 import { PaymentError, type PaymentEvent } from "../src/payments/provider";
 import { StripeProvider } from "../src/payments/stripe";
+import { WEBHOOK_LEASE_MS } from "../src/payments/webhooks";
 import { CARDS, startFakeStripe, type FakeStripe } from "./fakes/stripe";
 import { ORIGIN, makeTestApp, type Client } from "./helpers";
 import { select } from "./html";
@@ -100,6 +101,22 @@ describe("what the Stripe provider sends", () => {
     const done = fake.completeCheckout(session.id);
     const intent = await p.getIntent(String(done.payment_intent));
     expect(intent).toMatchObject({ status: "requires_capture", amountCents: 8800, metadata: { activityId: "a1", date: "2030-01-01" } });
+  });
+
+  test("a hosted checkout session is read, and closed with the caller's key; one paid meanwhile is answered as it is", async () => {
+    const input = { amountCents: 8800, currency: "usd", metadata: { bookingId: "b7" }, description: "Tennis", successUrl: `${ORIGIN}/bookings?success=true`, cancelUrl: `${ORIGIN}/bookings?canceled=true` };
+    const open = await p.createCheckoutSession(input, "booking:b7:checkout");
+    expect(await p.getCheckoutSession(open.id)).toEqual({ id: open.id, status: "open", paymentIntentId: null });
+    expect(await p.expireCheckoutSession(open.id, "booking:b7:checkout:expire")).toEqual({ id: open.id, status: "expired", paymentIntentId: null });
+    expect(fake.requestsTo("POST", "/v1/checkout/sessions/:id/expire").map((r) => r.idempotencyKey)).toEqual(["booking:b7:checkout:expire"]);
+    // Closed already: Stripe refuses, and the session says why.
+    expect((await p.expireCheckoutSession(open.id, "booking:b7:checkout:expire:again")).status).toBe("expired");
+
+    const paid = await p.createCheckoutSession({ ...input, metadata: { bookingId: "b8" } }, "booking:b8:checkout");
+    const done = fake.completeCheckout(paid.id);
+    expect(await p.expireCheckoutSession(paid.id, "booking:b8:checkout:expire")).toEqual({ id: paid.id, status: "complete", paymentIntentId: String(done.payment_intent) });
+    expect(fake.sessions.get(paid.id)!.status).toBe("complete");
+    expect(await p.getCheckoutSession("cs_test_doesnotexist")).toBeNull();
   });
 
   test("an onboarding link names the account, its kind and both return addresses", async () => {
@@ -204,6 +221,21 @@ describe("the Stripe webhook route", () => {
     const answers = await Promise.all(Array.from({ length: 6 }, () => deliver(evt)));
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(dispatched.map((e) => e.id)).toEqual([evt.id]);
+  });
+
+  test("an event whose handling died with its process is handed on by a later delivery once the lease has run out, and not before", async () => {
+    dispatched.length = 0;
+    const evt = fake.event("payment_intent.canceled", { id: "pi_Crashed1", object: "payment_intent", metadata: {} });
+    // What a process that died while handling it left: recorded and claimed, never marked handled.
+    await writeTransaction(t.db, (tx) => tx.insert(paymentEvents).values({ id: evt.id, type: "payment_intent.canceled", receivedAt: Date.now(), claimedAt: Date.now(), handledAt: null }));
+    // Its handling could still be under way elsewhere: not received yet, so Stripe delivers it again later.
+    expect((await deliver(evt)).status).toBe(409);
+    expect(dispatched).toEqual([]);
+    await writeTransaction(t.db, (tx) => tx.update(paymentEvents).set({ claimedAt: Date.now() - WEBHOOK_LEASE_MS - 1000 }).where(eq(paymentEvents.id, evt.id)));
+    expect((await deliver(evt)).status).toBe(200);
+    expect((await deliver(evt)).status).toBe(200);
+    expect(dispatched.map((e) => e.id)).toEqual([evt.id]);
+    expect((await one(t.db.select().from(paymentEvents).where(eq(paymentEvents.id, evt.id))))!.handledAt).not.toBeNull();
   });
 
   test("a bad or missing signature is 400 and nothing is done", async () => {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { Database } from "bun:sqlite";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
-import { closeDb, migrate, openDb } from "../db/client";
+import { closeDb, migrate, openDb, readMigrations } from "../db/client";
 import { migratePostgres } from "../db/postgres";
 import { startPostgres, type Postgres } from "./postgres";
 
@@ -138,6 +139,38 @@ describe("one data model on both engines", () => {
     expect(onPostgres.users!.columns.created_at!.type).toBe("bigint");
     expect(onPostgres.activities!.columns.active!.type).toBe("boolean");
     expect(onPostgres.activities!.columns.photos!.type).toBe("jsonb");
+  });
+
+  test("an event recorded before events were marked handled counts as handled once migrated, on both engines", async () => {
+    /** Each engine's migrations, split at the one that adds the marks: those before it, and it with those after. */
+    const split = async (folder: "db/migrations" | "db/migrations-pg") => {
+      const tags = (JSON.parse(readFileSync(join(root, folder, "meta/_journal.json"), "utf8")) as { entries: { tag: string }[] }).entries.map((e) => e.tag);
+      const at = tags.findIndex((tag) => tag.endsWith("_webhook_handled"));
+      expect(at).toBeGreaterThan(0);
+      const statements = (await readMigrations(folder)).map((m) => m.sql.map((q) => q.trim()).filter(Boolean));
+      return { before: statements.slice(0, at).flat(), from: statements.slice(at).flat() };
+    };
+    const sqliteSteps = await split("db/migrations");
+    const sqlite = new Database(":memory:");
+    try {
+      for (const q of sqliteSteps.before) sqlite.run(q);
+      sqlite.run("INSERT INTO payment_events (id, type, received_at) VALUES ('evt_old', 'checkout.session.completed', 1700000000000)");
+      for (const q of sqliteSteps.from) sqlite.run(q);
+      expect(sqlite.query("SELECT claimed_at, handled_at FROM payment_events WHERE id = 'evt_old'").get()).toEqual({ claimed_at: 1700000000000, handled_at: 1700000000000 });
+    } finally {
+      sqlite.close();
+    }
+    const pgSteps = await split("db/migrations-pg");
+    const client = new SQL(await postgres.createDatabase("handled_marks"), { max: 1 });
+    try {
+      for (const q of pgSteps.before) await client.unsafe(q);
+      await client.unsafe("INSERT INTO payment_events (id, type, received_at) VALUES ('evt_old', 'checkout.session.completed', 1700000000000)");
+      for (const q of pgSteps.from) await client.unsafe(q);
+      const [row] = await client.unsafe("SELECT claimed_at, handled_at FROM payment_events WHERE id = 'evt_old'");
+      expect({ claimed: Number(row.claimed_at), handled: Number(row.handled_at) }).toEqual({ claimed: 1700000000000, handled: 1700000000000 });
+    } finally {
+      await client.close();
+    }
   });
 
   test("both migration folders are up to date with the model", () => {

@@ -391,17 +391,23 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
   const now = deps.now();
   const result = await writeTransaction(deps.db, async (tx) => {
     const current = (await one(tx.select().from(bookings).where(eq(bookings.id, booking.id))))!;
+    // A payment the booking will not take, and does not know (the hosted page's, whose intent
+    // only the news names): released below, and by its reconciliation job if the app dies first.
+    const stray = async <T>(answer: T) => {
+      if (intent.id !== current.paymentIntentId) await schedule(tx, reconcileJob, { intentId: intent.id }, { at: now + RECONCILE_MS, key: jobKeys.reconcileIntent(intent.id) });
+      return answer;
+    };
     // Paid already, with this intent (its accept may be under way); a second one (the hosted page
     // and the checkout screen both paid) is released.
-    if (current.status === "pending" || current.status === "accepted" || current.status === "completed") return current.paymentIntentId === intent.id ? "already" : "lost";
+    if (current.status === "pending" || current.status === "accepted" || current.status === "completed") return current.paymentIntentId === intent.id ? "already" : await stray("lost" as const);
     const ownClaim = current.claim?.movement === "authorize" && current.claim.intentId === intent.id;
     // A release under way ends the booking: this payment goes with it.
-    if (current.claim && !ownClaim) return "lost";
+    if (current.claim && !ownClaim) return await stray("lost" as const);
     // A suspended guest or host takes no request: the booking ends as the suspension ends it, its card released.
     const suspended = await suspendedSide(tx, current);
     if (suspended) {
       if (ownClaim) await settleClaim(tx, current, now);
-      return current.status === "awaiting_payment" ? { unpayable: current.paymentIntentId, suspended } : "lost";
+      return await stray(current.status === "awaiting_payment" ? { unpayable: current.paymentIntentId, suspended } : ("lost" as const));
     }
     // Past its hold, the slot may have been taken meanwhile: a late payment makes a request only
     // while nothing else holds that time (the hold lapsed, whether or not its job has run yet).
@@ -412,7 +418,7 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
     if (!payable) {
       if (ownClaim) await settleClaim(tx, current, now);
       // Still awaiting payment, and it never can be paid now: it ends (below), whatever told us.
-      return current.status === "awaiting_payment" ? { unpayable: current.paymentIntentId, suspended: null } : "lost";
+      return await stray(current.status === "awaiting_payment" ? { unpayable: current.paymentIntentId, suspended: null } : ("lost" as const));
     }
     const respondBy = respondByOf(now, current.startsAt);
     const changed = await one(tx
@@ -420,7 +426,7 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
       .set({ status: "pending", paymentIntentId: intent.id, respondBy, holdUntil: null, claim: null, claimedAt: null, updatedAt: now })
       .where(and(eq(bookings.id, current.id), eq(bookings.status, current.status), eq(bookings.claims, current.claims), ownClaim ? isNotNull(bookings.claim) : isNull(bookings.claim)))
       .returning());
-    if (!changed) return "lost";
+    if (!changed) return await stray("lost" as const);
     if (ownClaim) await cancelJob(tx, jobKeys.recover(changed.id, current.claims));
     await cancelJob(tx, jobKeys.hold(changed.id));
     const instant = (await one(tx.select({ on: activities.instantBooking }).from(activities).where(eq(activities.id, changed.activityId))))?.on ?? false;
@@ -450,9 +456,10 @@ async function settleClaim(tx: WriteTx, booking: Booking, now: number) {
 }
 
 /**
- * The hold of an awaiting-payment booking lapsed (job). Paid in time but the news was lost, it
- * becomes a request after all (or, its time taken meanwhile, ends with the card released);
- * otherwise it ends as expired, its payment, if any, released. The job ends only once the booking
+ * The hold of an awaiting-payment booking lapsed (job). Paid in time but the news was lost (on
+ * the provider's hosted page or the checkout page), it becomes a request after all (or, its time
+ * taken meanwhile, ends with the card released); otherwise it ends as expired, its hosted page
+ * closed at the provider and its payment, if any, released. The job ends only once the booking
  * no longer awaits payment or a release of it is under way (which ends it): while its payment is
  * being claimed at checkout, or when another change got in the way, this throws and the job looks
  * again later, so no booking is left awaiting payment with nothing to end it.
@@ -461,6 +468,8 @@ export async function lapseHold(deps: Deps, bookingId: string) {
   const booking = await currentBooking(deps, bookingId);
   if (!booking || booking.status !== "awaiting_payment" || booking.claim?.movement === "release") return;
   if (!booking.claim) {
+    // Paid on the provider's hosted page, the news lost: a request after all. Its page is closed first.
+    if (booking.checkoutSessionId && (await paidOnHostedPage(deps, booking, booking.checkoutSessionId))) return;
     if (booking.paymentIntentId) {
       const intent = await deps.payments.getIntent(booking.paymentIntentId);
       // Paid in time but the news was lost: it becomes a request after all.
@@ -475,6 +484,26 @@ export async function lapseHold(deps: Deps, bookingId: string) {
 }
 
 const isPaid = (outcome: Awaited<ReturnType<typeof paymentAuthorised>>) => outcome === "advanced" || outcome === "already";
+
+/**
+ * The hold job asks the provider about the booking's hosted checkout before the booking ends, as
+ * the provider's news of a payment on it may never come (a webhook lost, or cut short by a crash),
+ * and with Stripe the booking knows the session's intent only from that news:
+ * - a session still open is expired first, with its own key, so nobody can pay on it once the
+ *   booking has ended; the provider refuses to expire one paid meanwhile, and answers it as it is;
+ * - a card held on the session goes to `paymentAuthorised`, the same record the news uses: the
+ *   request is made, or, its time taken meanwhile, the booking ends and the card is released.
+ * Answers whether the booking is a request now. No answer from the provider throws, and the job
+ * looks again later: the booking does not end while its page may still take a payment.
+ */
+async function paidOnHostedPage(deps: Deps, booking: Booking, sessionId: string): Promise<boolean> {
+  let session = await deps.payments.getCheckoutSession(sessionId);
+  if (!session) return false;
+  if (session.status === "open") session = await deps.payments.expireCheckoutSession(session.id, bookingCallKeys.expireCheckout(booking.id));
+  if (!session.paymentIntentId) return false;
+  const intent = await deps.payments.getIntent(session.paymentIntentId);
+  return intent?.status === "requires_capture" && isPaid(await paymentAuthorised(deps, booking.id, intent.id));
+}
 
 /**
  * The guest left the hosted checkout page without paying (the test provider's cancel button), or

@@ -37,6 +37,8 @@ export const movementKey = (bookingId: string, movement: ClaimedMovement, attemp
 /** Provider calls about a booking that are not movements of its own money. */
 export const bookingCallKeys = {
   checkout: (bookingId: string) => `booking:${bookingId}:checkout`,
+  /** Closing the booking's hosted checkout session when its hold ends unpaid. */
+  expireCheckout: (bookingId: string) => `booking:${bookingId}:checkout:expire`,
   intent: (bookingId: string) => `booking:${bookingId}:intent`,
   /** Releasing an intent that pays for no booking (a second payment, a lost race). */
   releaseStray: (intentId: string) => `intent:${intentId}:release`,

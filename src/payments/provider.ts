@@ -45,6 +45,15 @@ export interface CheckoutSession {
   paymentIntentId: string | null;
 }
 
+/** A hosted checkout session as the provider knows it now. */
+export interface CheckoutSessionState {
+  id: string;
+  /** open: the guest may still pay on it; complete: paid (its intent authorised); expired: nothing can be paid on it any more. */
+  status: "open" | "complete" | "expired";
+  /** The intent that pays for it: with Stripe, made when the guest pays, so null while nobody tried. */
+  paymentIntentId: string | null;
+}
+
 export interface ConnectedAccount {
   id: string;
   /** The host can receive transfers. Read from the provider, never from a return URL alone. */
@@ -118,6 +127,14 @@ export interface PaymentProvider {
     input: { amountCents: number; currency: string; metadata: Record<string, string>; description: string; successUrl: string; cancelUrl: string },
     idempotencyKey: string,
   ): Promise<CheckoutSession>;
+
+  /** The hosted checkout session as the provider knows it now, or null when it does not exist. */
+  getCheckoutSession(id: string): Promise<CheckoutSessionState | null>;
+  /**
+   * Ends an open hosted checkout session: nothing can be paid on it afterwards. A session that is
+   * no longer open (paid, or expired already) is answered as it is, so the caller reads which.
+   */
+  expireCheckoutSession(id: string, idempotencyKey: string): Promise<CheckoutSessionState>;
 
   /** A payout account for a host (Connect Express with Stripe). */
   createConnectedAccount(input: { userId: string; email: string | null }, idempotencyKey: string): Promise<ConnectedAccount>;

@@ -63,6 +63,8 @@ export function paymentRoutes(deps: Deps) {
           const outcome = await receiveWebhook(deps, raw, request.headers.get("stripe-signature"));
           if (outcome === "unavailable") return json({ message: state.t("error.notFound") }, 404);
           if (outcome === "invalid") return json({ message: state.t("error.badRequest") }, 400);
+          // Another delivery is handling it: not received until it is handled, so Stripe tries again.
+          if (outcome === "busy") return json({ message: state.t("error.body") }, 409, { "Retry-After": "60" });
           return json({ received: true });
         },
         { public: true },

@@ -3,6 +3,7 @@ import type { Config } from "../config";
 import {
   PaymentError,
   type CheckoutSession,
+  type CheckoutSessionState,
   type ConnectedAccount,
   type PaymentEvent,
   type PaymentIntent,
@@ -115,6 +116,12 @@ function intentOf(pi: Stripe.PaymentIntent): PaymentIntent {
     lastError: pi.last_payment_error?.message ?? null,
     nextActionUrl: pi.next_action?.redirect_to_url?.url ?? null,
   };
+}
+
+function sessionStateOf(session: Stripe.Checkout.Session): CheckoutSessionState {
+  // A session Stripe reports without a status (older objects) is open until it says otherwise.
+  const status: CheckoutSessionState["status"] = session.status === "complete" ? "complete" : session.status === "expired" ? "expired" : "open";
+  return { id: session.id, status, paymentIntentId: idOf(session.payment_intent) };
 }
 
 function accountOf(account: Stripe.Account): ConnectedAccount {
@@ -301,6 +308,30 @@ export class StripeProvider implements PaymentProvider {
       );
       return { id: session.id, url: session.url ?? "", paymentIntentId: idOf(session.payment_intent) };
     });
+  }
+
+  async getCheckoutSession(id: string) {
+    try {
+      return sessionStateOf(await this.stripe.checkout.sessions.retrieve(id));
+    } catch (err) {
+      const e = paymentErrorOf(err);
+      if (e.code === "not_found") return null;
+      throw e;
+    }
+  }
+
+  async expireCheckoutSession(id: string, idempotencyKey: string) {
+    try {
+      return sessionStateOf(await this.stripe.checkout.sessions.expire(id, {}, { idempotencyKey }));
+    } catch (err) {
+      // Stripe expires only an open session and refuses any other (paid meanwhile, or expired
+      // already): the session as it is now says which. No answer is no answer.
+      const e = paymentErrorOf(err);
+      if (e.status >= 500 || e.code === "not_found") throw e;
+      const current = await this.getCheckoutSession(id);
+      if (current && current.status !== "open") return current;
+      throw e;
+    }
   }
 
   createConnectedAccount(input: { userId: string; email: string | null }, idempotencyKey: string) {

@@ -5,6 +5,7 @@ import { type Movement, testCheckoutSessions, testConnectedAccounts, testPayment
 import {
   PaymentError,
   type CheckoutSession,
+  type CheckoutSessionState,
   type ConnectedAccount,
   type PaymentEvent,
   type PaymentEvents,
@@ -419,14 +420,31 @@ export class TestProvider implements PaymentProvider {
    * and `checkout.session.expired` is reported (as Stripe does when a session expires). A paid
    * session stays as it is.
    */
-  async expireCheckout(sessionId: string): Promise<void> {
+  async expireCheckout(sessionId: string, idempotencyKey = `checkout:${sessionId}:expire`): Promise<void> {
     const session = await one(this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.id, sessionId)));
     if (!session || session.status === "complete") return;
     const row = await this.row(session.paymentIntentId);
-    if (row && row.status !== "requires_capture" && row.status !== "succeeded") await this.release(row.id, `checkout:${session.id}:expire`);
+    if (row && row.status !== "requires_capture" && row.status !== "succeeded") await this.release(row.id, idempotencyKey);
     if (session.status === "expired") return;
     await writeTransaction(this.db, (tx) => tx.update(testCheckoutSessions).set({ status: "expired" }).where(eq(testCheckoutSessions.id, session.id)));
     await this.emit({ type: "checkout.session.expired", objectId: session.id, metadata: row?.metadata ?? {}, paymentIntentId: session.paymentIntentId });
+  }
+
+  async getCheckoutSession(sessionId: string): Promise<CheckoutSessionState | null> {
+    const session = await one(this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.id, sessionId)));
+    if (!session) return null;
+    const row = await this.row(session.paymentIntentId);
+    // Paid is complete, as at Stripe, even when the news of it was lost on the way.
+    const paid = row?.status === "requires_capture" || row?.status === "succeeded";
+    return { id: session.id, status: paid ? "complete" : session.status, paymentIntentId: session.paymentIntentId };
+  }
+
+  /** As Stripe: only an open session is expired (its unpaid intent released, its news sent); any other is answered as it is. */
+  async expireCheckoutSession(sessionId: string, idempotencyKey: string): Promise<CheckoutSessionState> {
+    const before = await this.getCheckoutSession(sessionId);
+    if (!before) throw new PaymentError("No such checkout session.", "not_found", 404);
+    if (before.status === "open") await this.expireCheckout(sessionId, idempotencyKey);
+    return (await this.getCheckoutSession(sessionId))!;
   }
 
   /** The hosted checkout page's data: the session and its intent. */

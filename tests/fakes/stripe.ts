@@ -386,6 +386,24 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
       const session = sessions.get(sessionId ?? "");
       if (!session) throw noSuch("checkout.session", sessionId ?? "", "session");
       if (method === "GET" && !sub) return { status: 200, body: session };
+      if (method === "POST" && sub === "expire") {
+        // Only an open session can be expired; nobody can pay on it afterwards.
+        if (session.status !== "open") {
+          throw new StripeFailure(400, { type: "invalid_request_error", message: `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of \`${String(session.status)}\`.` });
+        }
+        session.status = "expired";
+        session.expires_at = now();
+        // A payment tried and refused on it is cancelled with it.
+        const pi = session.payment_intent ? intents.get(String(session.payment_intent)) : undefined;
+        if (pi && ["requires_payment_method", "requires_confirmation", "requires_action"].includes(String(pi.status))) {
+          pi.status = "canceled";
+          pi.canceled_at = now();
+          pi.cancellation_reason = "abandoned";
+          event("payment_intent.canceled", pi);
+        }
+        event("checkout.session.expired", session);
+        return { status: 200, body: session };
+      }
     }
 
     if (resource === "accounts") {
@@ -582,17 +600,22 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
     completeCheckout(sessionId: string, card: string = CARDS.ok) {
       const session = sessions.get(sessionId);
       if (!session) throw new Error(`no such session ${sessionId}`);
+      // Stripe's page of an expired (or paid) session takes no payment.
+      if (session.status !== "open") throw new Error(`the checkout session ${sessionId} is ${String(session.status)}`);
       const data = session.payment_intent_data as Params;
-      const pi = newIntent({
-        amount: String(session.amount_total),
-        currency: String(session.currency),
-        capture_method: str(data.capture_method),
-        metadata: data.metadata,
-        transfer_group: data.transfer_group,
-      });
+      const pi = session.payment_intent
+        ? intents.get(String(session.payment_intent))!
+        : newIntent({
+            amount: String(session.amount_total),
+            currency: String(session.currency),
+            capture_method: str(data.capture_method),
+            metadata: data.metadata,
+            transfer_group: data.transfer_group,
+          });
+      // The session keeps the intent of a payment tried on it, refused or not.
+      session.payment_intent = pi.id;
       const failure = confirmIntent(pi, card);
       if (failure) throw Object.assign(new Error(failure.error.message), { stripe: failure.error });
-      session.payment_intent = pi.id;
       session.status = "complete";
       session.payment_status = "unpaid";
       event("checkout.session.completed", session);
