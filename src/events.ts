@@ -1,5 +1,6 @@
 import type { Booking, BookingStatus, Review } from "../db/schema";
 import type { messages } from "../db/schema";
+import { loggable } from "./lib/faults";
 
 export type MessageRow = typeof messages.$inferSelect;
 
@@ -58,7 +59,7 @@ export class DomainEvents {
         try {
           await listener(event);
         } catch (err) {
-          console.error(`a listener of ${event.type} failed:`, err);
+          console.error(`a listener of ${event.type} failed: ${loggable(err)}`);
         }
       }),
     ).then(() => undefined);

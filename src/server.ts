@@ -12,6 +12,7 @@ import { exitBy, shutDown, STOP_DEADLINE_MS } from "./shutdown";
 import { databaseFile, explainStartupFailure, StartupError } from "./lib/startup";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { paymentProviderName } from "./payments";
+import { loggable } from "./lib/faults";
 
 /**
  * Entry point: read config, open the database, migrate, seed an empty one, listen. Also the
@@ -82,7 +83,7 @@ async function serve(config: Config) {
         process.exit(0);
       },
       (err) => {
-        console.error("Stopping failed:", err);
+        console.error(`Stopping failed: ${loggable(err)}`);
         process.exit(1);
       },
     );

@@ -16,6 +16,7 @@ import { fieldErrors, signInSchema, signUpSchema } from "./input";
 import { startLink } from "./account";
 import { sessionAnswers } from "./answers";
 import { LINK_COOKIE_TTL_S, linkCookie } from "./link-routes";
+import { loggable } from "../lib/faults";
 import {
   noticeSignupAttempt,
   registerWithPassword,
@@ -181,7 +182,7 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
       try {
         url = await flow.authorizationUrl(oauthState, verifier);
       } catch (err) {
-        console.error(`oauth ${flow.config.id}: could not start`, err);
+        console.error(`oauth ${flow.config.id}: could not start: ${loggable(err)}`);
         return loginPage(state, request, { mode: "signin", next: safeNext(query.next), errors: { form: state.t("login.oauthFailed", { provider: flow.config.name }) } }, 502);
       }
       const cookie = Buffer.from(JSON.stringify({ s: oauthState, v: verifier, p: flow.config.id, n: safeNext(query.next) })).toString("base64url");
@@ -220,7 +221,7 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
         profile = await flow.profile(query.code, saved.v);
         outcome = await signInWithProvider(deps.db, profile);
       } catch (err) {
-        console.error(`oauth ${flow.config.id}: callback failed`, err);
+        console.error(`oauth ${flow.config.id}: callback failed: ${loggable(err)}`);
         return fail("login.oauthFailed");
       }
       const user = outcome.user;

@@ -9,6 +9,7 @@ import type { Translate } from "../texts";
 import { bookingTopic, clientFrame, CLOSE, type ServerFrame } from "./frames";
 import type { LiveSocket } from "./hub";
 import { liveListener } from "./listener";
+import { loggable } from "../lib/faults";
 
 /** What one socket may do. */
 export const LIVE_LIMITS = {
@@ -165,7 +166,7 @@ export function liveRoutes(deps: Deps) {
         conn.queue = conn.queue
           .then(() => handle(conn, raw))
           .catch((err) => {
-            console.error("a live frame failed:", err);
+            console.error(`a live frame failed: ${loggable(err)}`);
             if (ws.raw.readyState === WebSocket.OPEN) send(conn, { type: "error", message: conn.t("error.title") });
           });
       },

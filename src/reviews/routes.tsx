@@ -11,6 +11,7 @@ import { htmlResponse } from "../shell/render";
 import { readStars, reviewInput, type ReviewInput } from "./input";
 import { reviewsOf, writtenReviews } from "./queries";
 import { reviewTarget, submitReview, type ReviewTarget } from "./service";
+import { loggable } from "../lib/faults";
 
 const subjectOf = (target: ReviewTarget): ReviewSubject => ({
   bookingId: target.booking.id,
@@ -68,7 +69,7 @@ export function reviewRoutes(deps: Deps) {
         if (!isDomainError(err)) {
           if (!isHtmx(request)) throw err;
           // htmx keeps the form as typed; the toast says what the spec says for the unforeseen.
-          console.error("POST /review failed:", err);
+          console.error(`POST /review failed: ${loggable(err)}`);
           return htmlResponse("", 500, toastHeader({ title: "reviews.submitError", body: "reviews.somethingWrong", variant: "error" }));
         }
         if (isHtmx(request)) return htmlResponse("", err.status, toastHeader({ title: titleOf(err), body: err.key, variant: "error" }));
