@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, lte, notInArray, or, sql } from "drizzle-orm";
 import { writeTransaction, type Db, type WriteTx } from "../db/client";
 import { jobs, leases, type Job } from "../db/schema";
 import { loggable, loggableMessage } from "./lib/faults";
@@ -386,6 +386,9 @@ export class JobRunner {
           or(isNull(jobs.leaseUntil), lt(jobs.leaseUntil, now)),
           inArray(jobs.kind, known),
           which.ids ? inArray(jobs.id, which.ids) : undefined,
+          // An attempt of ours still running past its limit keeps its job, even in the moment
+          // between its lease lapsing and the loop renewing it (a process paused that long).
+          this.overrunning.size ? notInArray(jobs.id, [...this.overrunning.keys()]) : undefined,
         ),
       )
       .orderBy(jobs.runAt)

@@ -216,7 +216,9 @@ describe("runNow and a stop", () => {
     await Bun.sleep(50);
     for (const resolve of hung.splice(0)) resolve();
     await stopped;
-    expect(await Promise.all(filling)).toEqual(busy.map(() => 1));
+    // Each busy job ran once: by its runNow, or (on a loaded machine) by the loop's first pass,
+    // still looking for due jobs when they were written, which met it first.
+    expect((await Promise.all(filling)).every((n) => n === 0 || n === 1)).toBe(true);
     expect(await waiting).toBe(0);
     expect([...ran].sort()).toEqual(busy); // the lane fills in either order
     expect(await jobRow(t, "waiting")).toMatchObject({ leaseUntil: null, attempts: 0 });
@@ -237,7 +239,8 @@ describe("runNow and a stop", () => {
     expect(stopped).toBe(false);
     end();
     await stopping;
-    expect(await running).toBe(1);
+    // Run by the runNow, or by the loop's first pass if it met the job first: the stop waited for it either way.
+    expect([0, 1]).toContain(await running);
     expect(await jobRow(t, "push:1")).toBeUndefined();
   });
 });
