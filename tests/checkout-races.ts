@@ -13,7 +13,7 @@ import { one, writeTransaction } from "../db/client";
 import { insert, userRow } from "../db/factories";
 import { activities, bookings, jobs, messages, reports, users } from "../db/schema";
 import { moderate } from "../src/reports/moderation";
-import { bookingParties, Client, makeTestApp, outboxEmails, settled, until } from "./helpers";
+import { bookingParties, Client, dialogHold, makeTestApp, outboxEmails, settled, until } from "./helpers";
 import { moneyViolations } from "./money-invariants";
 
 export type TestApp = Awaited<ReturnType<typeof makeTestApp>>;
@@ -101,12 +101,8 @@ export function runCheckoutRaces(name: string, makeWorld: () => Promise<Checkout
      */
     async function held() {
       clock = START;
-      const guest = app.client();
-      await guest.signUpComplete();
       const date = new Date(START + day++ * 24 * HOUR).toISOString().slice(0, 10);
-      const res = await guest.postJson("/api/create-payment-intent", { activityId: parties.activityId, hours: 2, amount: "88.00", proposedDate: date, proposedTime: "10:00", message: "Hello!" });
-      expect(res.status).toBe(200);
-      const { bookingId, url } = (await res.json()) as { bookingId: string; url: string };
+      const { guest, bookingId, url } = await dialogHold(app, parties.activityId, date);
       expect((await guest.get(`/checkout/${bookingId}`)).status).toBe(200);
       const b = await row(bookingId);
       expect(b).toMatchObject({ status: "awaiting_payment", holdUntil: START + HOLD });

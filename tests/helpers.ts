@@ -260,6 +260,19 @@ export async function bookingParties(
   return { host, guest, stranger, hostId, guestId, activityId };
 }
 
+/**
+ * The booking dialog's first step, by a new guest: a two-hour booking at 10:00 on `date`, awaiting
+ * payment and holding the time. Answers the guest and what the dialog answered (the booking, and
+ * the hosted page's address and, with Stripe, its session).
+ */
+export async function dialogHold(t: Awaited<ReturnType<typeof makeTestApp>>, activityId: string, date: string) {
+  const guest = t.client();
+  await guest.signUpComplete();
+  const res = await guest.postJson("/api/create-payment-intent", { activityId, hours: 2, amount: "88.00", proposedDate: date, proposedTime: "10:00", message: "Hello!" });
+  if (res.status !== 200) throw new Error(`the booking dialog answered ${res.status}: ${await res.text()}`);
+  return { guest, ...((await res.json()) as { bookingId: string; url: string; sessionId?: string }) };
+}
+
 export const TEST_CARD = { cardNumber: "4242 4242 4242 4242", expiry: "12/30", cvc: "123" };
 
 /**

@@ -12,7 +12,7 @@ import { one, writeTransaction } from "../db/client";
 import { bookings, jobs, paymentEvents } from "../db/schema";
 import { WEBHOOK_LEASE_MS } from "../src/payments/webhooks";
 import { CARDS, startFakeStripe, type FakeStripe } from "./fakes/stripe";
-import { bookingParties, ledgerLines, makeTestApp, ORIGIN, settled, systemMessageTypes, until } from "./helpers";
+import { bookingParties, dialogHold, ledgerLines, makeTestApp, ORIGIN, settled, systemMessageTypes, until } from "./helpers";
 import { moneyViolations } from "./money-invariants";
 
 type TestApp = Awaited<ReturnType<typeof makeTestApp>>;
@@ -57,14 +57,10 @@ describe("Stripe's hosted Checkout when its news is cut short or never comes", (
   /** The booking dialog's first step, by a guest of its own on a day of its own: a booking holding the time, and Stripe's hosted page for it. */
   async function held() {
     clock = START;
-    const guest = app.client();
-    await guest.signUpComplete();
     const date = new Date(START + day++ * 24 * HOUR).toISOString().slice(0, 10);
-    const res = await guest.postJson("/api/create-payment-intent", { activityId: parties.activityId, hours: 2, amount: "88.00", proposedDate: date, proposedTime: "10:00", message: "Hello!" });
-    expect(res.status).toBe(200);
-    const { bookingId, sessionId } = (await res.json()) as { bookingId: string; sessionId: string };
+    const { bookingId, sessionId } = await dialogHold(app, parties.activityId, date);
     expect(await row(bookingId)).toMatchObject({ status: "awaiting_payment", holdUntil: START + HOLD, checkoutSessionId: sessionId, paymentIntentId: null });
-    return { id: bookingId, sessionId, date };
+    return { id: bookingId, sessionId: sessionId!, date };
   }
 
   /** The guest pays on Stripe's page: the card is held, and Stripe's news of it waits to be delivered. */

@@ -117,6 +117,29 @@ test("stopped with SIGTERM while Stripe is slow to capture: the accept finishes,
   await closeDb(db);
 }, 90_000);
 
+/**
+ * The demo guest books a New York activity of the demo host through the booking dialog, `days`
+ * ahead at 10:00: the time is held, awaiting payment. Answers the booking, its Checkout session
+ * and the guest's request headers.
+ */
+async function dialogBooking(url: string, db: Db, days: number) {
+  const guest = await signIn(url, DEMO_GUEST_EMAIL);
+  const host = (await one(db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
+  const activity = (await one(db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;
+  const hours = [1, 2, 3, 4].find((h) => h * 60 >= activity.minDurationMinutes && (activity.maxDurationMinutes === null || h * 60 <= activity.maxDurationMinutes))!;
+  const amount = (priceFor(activity.hourlyRateCents, hours * 60).totalCents / 100).toFixed(2);
+  const headers = { cookie: guest.cookie, "x-csrf-token": guest.csrf, origin: url };
+  const date = new Date(Date.now() + days * 24 * HOUR).toISOString().slice(0, 10);
+  const dialog = await fetch(`${url}/api/create-payment-intent`, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify({ activityId: activity.id, hours, amount, proposedDate: date, proposedTime: "10:00", message: "Hello!" }),
+  });
+  expect(dialog.status).toBe(200);
+  const { bookingId: id, sessionId } = (await dialog.json()) as { bookingId: string; sessionId: string };
+  return { id, sessionId, headers, csrf: guest.csrf, amount };
+}
+
 test("killed while finishing a payment at checkout, after Stripe held the card: the restarted server makes the request a minute or so on", async () => {
   let server = await startServer();
   const db = await openDatabaseOf(dataDir);
@@ -130,21 +153,8 @@ test("killed while finishing a payment at checkout, after Stripe held the card: 
   }
 
   async function payThenCrashAtCheckout() {
-    const guest = await signIn(server.url, DEMO_GUEST_EMAIL);
-    const host = (await one(db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
-    const activity = (await one(db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;
-    const hours = [1, 2, 3, 4].find((h) => h * 60 >= activity.minDurationMinutes && (activity.maxDurationMinutes === null || h * 60 <= activity.maxDurationMinutes))!;
-    const amount = (priceFor(activity.hourlyRateCents, hours * 60).totalCents / 100).toFixed(2);
-    const headers = { cookie: guest.cookie, "x-csrf-token": guest.csrf, origin: server.url };
     // The booking dialog holds the time; the checkout page gives it the intent Stripe.js confirms.
-    const date = new Date(Date.now() + 40 * 24 * HOUR).toISOString().slice(0, 10);
-    const dialog = await fetch(`${server.url}/api/create-payment-intent`, {
-      method: "POST",
-      headers: { ...headers, "content-type": "application/json" },
-      body: JSON.stringify({ activityId: activity.id, hours, amount, proposedDate: date, proposedTime: "10:00", message: "Hello!" }),
-    });
-    expect(dialog.status).toBe(200);
-    const { bookingId: id } = (await dialog.json()) as { bookingId: string };
+    const { id, headers, csrf, amount } = await dialogBooking(server.url, db, 40);
     expect((await fetch(`${server.url}/checkout/${id}`, { headers })).status).toBe(200);
     const intentId = (await one(db.select().from(bookings).where(eq(bookings.id, id))))!.paymentIntentId!;
     fake.confirm(intentId, CARDS.ok);
@@ -155,7 +165,7 @@ test("killed while finishing a payment at checkout, after Stripe held the card: 
     void fetch(`${server.url}/checkout/${id}`, {
       method: "POST",
       headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ _csrf: guest.csrf, amount, paymentIntentId: intentId }),
+      body: new URLSearchParams({ _csrf: csrf, amount, paymentIntentId: intentId }),
       redirect: "manual",
     }).catch(() => null);
     await until("the server to ask Stripe", () => reads() > before);
@@ -195,21 +205,8 @@ test("killed while handling Stripe's news of a payment on its hosted Checkout: i
   }
 
   async function payThenCrashWhileHandling() {
-    const guest = await signIn(server.url, DEMO_GUEST_EMAIL);
-    const host = (await one(db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
-    const activity = (await one(db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;
-    const hours = [1, 2, 3, 4].find((h) => h * 60 >= activity.minDurationMinutes && (activity.maxDurationMinutes === null || h * 60 <= activity.maxDurationMinutes))!;
-    const amount = (priceFor(activity.hourlyRateCents, hours * 60).totalCents / 100).toFixed(2);
-    const headers = { cookie: guest.cookie, "x-csrf-token": guest.csrf, origin: server.url };
     // The booking dialog holds the time and sends the guest to Stripe's hosted page, where they pay.
-    const date = new Date(Date.now() + 45 * 24 * HOUR).toISOString().slice(0, 10);
-    const dialog = await fetch(`${server.url}/api/create-payment-intent`, {
-      method: "POST",
-      headers: { ...headers, "content-type": "application/json" },
-      body: JSON.stringify({ activityId: activity.id, hours, amount, proposedDate: date, proposedTime: "10:00", message: "Hello!" }),
-    });
-    expect(dialog.status).toBe(200);
-    const { bookingId: id, sessionId } = (await dialog.json()) as { bookingId: string; sessionId: string };
+    const { id, sessionId } = await dialogBooking(server.url, db, 45);
     const first = fake.events.length;
     fake.completeCheckout(sessionId, CARDS.ok);
     const completed = fake.events.slice(first).find((e) => e.type === "checkout.session.completed")!;

@@ -59,20 +59,26 @@ async function readAll(stream: ReadableStream<Uint8Array>) {
   return await new Response(stream).text();
 }
 
+/** A server process on `dataDir`, whose database holds one person signed in; answers their request headers. */
+async function serverWithOnePerson(dataDir: string) {
+  const db = openDb(join(dataDir, "offline.db"));
+  await migrate(db);
+  const user = await insert(db).user(userRow());
+  const session = await createSession(db, user.id);
+  await closeDb(db);
+  const server = await startServerProcess({ env: { DATA_DIR: dataDir, DEMO_DATA: "false" } });
+  cleanups.push(() => server.proc.kill("SIGKILL"));
+  const headers = { cookie: `sid=${session.token}`, "x-csrf-token": session.csrf, origin: server.url };
+  return { user, session, server, headers };
+}
+
 describe("a full disk", () => {
   test("a write is answered 503 with Retry-After, as the app's JSON or page; /health says the disk is full until there is room again", async () => {
     const disk = smallDisk("full", 24 * 1024 * 1024);
     if (!disk) return;
     const dataDir = join(disk, "data");
     mkdirSync(dataDir);
-    const db = openDb(join(dataDir, "offline.db"));
-    await migrate(db);
-    const user = await insert(db).user(userRow());
-    const session = await createSession(db, user.id);
-    await closeDb(db);
-    const server = await startServerProcess({ env: { DATA_DIR: dataDir, DEMO_DATA: "false" } });
-    cleanups.push(() => server.proc.kill("SIGKILL"));
-    const headers = { cookie: `sid=${session.token}`, "x-csrf-token": session.csrf, origin: server.url };
+    const { user, session, server, headers } = await serverWithOnePerson(dataDir);
     const write = (n: number) =>
       fetch(`${server.url}/api/user/profile`, { method: "PUT", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ bio: `${n} ${"x".repeat(480)}` }) });
     const health = async () => {
@@ -128,14 +134,7 @@ describe("a full disk", () => {
     mkdirSync(join(dataDir, "uploads"));
     Bun.spawnSync(["mount", "--bind", disk, join(dataDir, "uploads")]);
     cleanups.push(() => void Bun.spawnSync(["umount", "-l", join(dataDir, "uploads")]));
-    const db = openDb(join(dataDir, "offline.db"));
-    await migrate(db);
-    const user = await insert(db).user(userRow());
-    const session = await createSession(db, user.id);
-    await closeDb(db);
-    const server = await startServerProcess({ env: { DATA_DIR: dataDir, DEMO_DATA: "false" } });
-    cleanups.push(() => server.proc.kill("SIGKILL"));
-    const headers = { cookie: `sid=${session.token}`, "x-csrf-token": session.csrf, origin: server.url };
+    const { server, headers } = await serverWithOnePerson(dataDir);
     const photo = await makeJpeg({ width: 1200, height: 900 });
     const upload = async () => {
       const start = await fetch(`${server.url}/api/objects/upload`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: "{}" });
