@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { serverAndBrowser } from "./harness";
-import { signInAs, dateAhead, dayButton } from "./flows";
+import { signInAs, dateAhead, dayButton, openRequestDialog } from "./flows";
 
 /** A guest books and pays with the test provider; the host accepts. Real server, real Chromium. */
 const env = serverAndBrowser();
@@ -96,7 +96,7 @@ test("the booking dialog goes through the hosted test checkout and lands on the 
   const page = await env.browser.newPage({ viewport: { width: 360, height: 740 } });
   await signIn(page, "guest@offline.test");
   await page.goto(`${env.server.url}/activity/${a.id}`);
-  await page.getByText("Request to book").click();
+  await openRequestDialog(page);
   await page.getByLabel("Message to the host").fill("Hello! Could we play at 4?");
   await page.getByLabel("Date", { exact: true }).selectOption(date);
   await page.getByLabel("Start").selectOption("16:00");

@@ -79,3 +79,19 @@ export async function signUpAndOnboard(page: Page, url: string, who: { email: st
   await page.waitForURL(/\/browse$/);
 }
 
+
+/**
+ * Opens the activity page's "Request to book" dialog (a details element) by clicking its summary,
+ * as a person does, and waits until it is open: on a loaded machine the page's photos and map can
+ * still move it as the click lands, and a click that missed is made again.
+ */
+export async function openRequestDialog(page: Page) {
+  const dialog = page.locator("[data-request-dialog]");
+  for (let attempt = 0; attempt < 3; attempt++) {
+    await dialog.getByText("Request to book").click();
+    if (await dialog.evaluate((d) => (d as HTMLDetailsElement).open)) return dialog;
+    await page.waitForTimeout(250);
+    if (await dialog.evaluate((d) => (d as HTMLDetailsElement).open)) return dialog;
+  }
+  throw new Error("the Request to book dialog did not open");
+}

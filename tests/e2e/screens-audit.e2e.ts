@@ -7,7 +7,7 @@ import { insert, userRow } from "../../db/factories";
 import { users } from "../../db/schema";
 import { createSession } from "../../src/auth/service";
 import { makeTestApp } from "../helpers";
-import { dayButton, signInContext } from "./flows";
+import { dayButton, openRequestDialog, signInContext } from "./flows";
 import { closeContexts, expectAccessible, sharedBrowser } from "./harness";
 
 /**
@@ -109,7 +109,7 @@ test("a declined card's message is on screen and focused, on the payment screen 
 
   const second = await person("aiko@offline.test");
   const dialog = await open(second.context, `/activity/${activity.id}`);
-  await dialog.page.getByText("Request to book").click();
+  await openRequestDialog(dialog.page);
   await dialog.page.getByLabel("Message to the host").fill("Hello! Is the morning fine?");
   await dialog.page.getByLabel("Date", { exact: true }).selectOption(dayAhead(10));
   await dialog.page.getByLabel("Start").selectOption("09:00");
