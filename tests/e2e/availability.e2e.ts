@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { expectAccessible, serverAndBrowser } from "./harness";
-import { dateAhead, dayButton, signInAs } from "./flows";
+import { dateAhead, dayButton, openRequestDialog, signInAs } from "./flows";
 
 /**
  * A host keeps weekend mornings and takes a Saturday off; a guest then sees only the weekend
@@ -65,7 +65,7 @@ test("a host keeps weekend mornings and a Saturday off; the guest is offered onl
 
   // The booking dialog on the activity page offers the same dates and, once one is chosen, its hours.
   await guest.goto(`${env.server.url}/activity/${activity.id}`);
-  await guest.locator("[data-request-dialog] summary").click();
+  await openRequestDialog(guest);
   const dates = await guest.locator("#rq-date option[value]:not([value=''])").evaluateAll((options) => options.map((o) => o.getAttribute("value")));
   expect(dates.length).toBeGreaterThan(0);
   expect(dates.every((d) => [0, 6].includes(new Date(`${d}T12:00:00Z`).getUTCDay()))).toBe(true);
