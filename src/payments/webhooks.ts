@@ -55,6 +55,7 @@ export async function receiveWebhook(deps: Deps, rawBody: string, signature: str
   const here = `${deps.id} ${event.id}`;
   const deadline = performance.now() + WAIT_FOR_HANDLING_MS;
   let claimedAt: number;
+  let lookedAgain = false;
   for (;;) {
     const seen = await claimEvent(deps, event, here);
     if (seen === "handled") return "duplicate";
@@ -64,7 +65,13 @@ export async function receiveWebhook(deps: Deps, rawBody: string, signature: str
     }
     if (performance.now() > deadline) return "busy";
     if (seen === "again") continue;
-    if (!handlingHere.has(here)) return "busy";
+    if (!handlingHere.has(here)) {
+      // Under way elsewhere, or its handling here ended (or its transaction is being run again)
+      // between the read and this look: one more read tells which.
+      if (lookedAgain) return "busy";
+      lookedAgain = true;
+      continue;
+    }
     await Bun.sleep(20);
   }
   try {
