@@ -57,13 +57,16 @@ export interface CheckoutWorld {
   stop(): void;
 }
 
-const MINUTE = 60 * 1000;
-const HOUR = 60 * MINUTE;
-const HOLD = 15 * MINUTE;
+export const MINUTE = 60 * 1000;
+export const HOUR = 60 * MINUTE;
+/** The booking dialog's hold of the time. */
+export const HOLD = 15 * MINUTE;
 /** 2026-06-01 12:00 in New York. */
-const START = Date.UTC(2026, 5, 1, 16, 0);
-const LATENCY_MS = 25;
-const TIMES = 10;
+export const START = Date.UTC(2026, 5, 1, 16, 0);
+/** The provider's latency in the checkout suites. */
+export const LATENCY_MS = 25;
+/** How many retries or deliveries race at once. */
+export const TIMES = 10;
 
 export function runCheckoutRaces(name: string, makeWorld: () => Promise<CheckoutWorld>, opts: { hostedPage?: boolean; browserConfirms?: boolean } = {}) {
   describe(`the checkout of a held booking, under crashes and races: ${name}`, () => {

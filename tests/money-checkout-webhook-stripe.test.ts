@@ -14,17 +14,11 @@ import { WEBHOOK_LEASE_MS } from "../src/payments/webhooks";
 import { CARDS, startFakeStripe, type FakeStripe } from "./fakes/stripe";
 import { bookingParties, dialogHold, ledgerLines, makeTestApp, ORIGIN, settled, systemMessageTypes, until } from "./helpers";
 import { moneyViolations } from "./money-invariants";
+import { HOLD, HOUR, LATENCY_MS, MINUTE, START, TIMES } from "./checkout-races";
 
 type TestApp = Awaited<ReturnType<typeof makeTestApp>>;
 type StripeEvent = FakeStripe["events"][number];
 
-const MINUTE = 60 * 1000;
-const HOUR = 60 * MINUTE;
-const HOLD = 15 * MINUTE;
-/** 2026-06-01 12:00 in New York. */
-const START = Date.UTC(2026, 5, 1, 16, 0);
-const LATENCY_MS = 25;
-const TIMES = 10;
 
 describe("Stripe's hosted Checkout when its news is cut short or never comes", () => {
   let fake: FakeStripe;
