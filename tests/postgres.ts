@@ -49,7 +49,7 @@ export async function startPostgres(): Promise<Postgres> {
   // Durability is not wanted here: a throwaway cluster need not survive a crash of the machine.
   const launch = () =>
     Bun.spawn(
-      as([`${bin}/postgres`, "-D", data, "-p", String(port), "-k", folder, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=500"]),
+      as([`${bin}/postgres`, "-D", data, "-p", String(port), "-k", folder, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=1000"]),
       { stdout: "ignore", stderr: "pipe" },
     );
   let proc = launch();
