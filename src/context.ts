@@ -16,7 +16,7 @@ export const languageCookie = (deps: Pick<Deps, "cookies" | "config">, locale: L
  * they chose (users.locale, kept with their account), or null. Most answers read the choice from
  * the session; some cannot: files and probes are answered without reading the session
  * (`isFileRequest`), and the last-resort error answer when the session cannot be read
- * (src/shell/errors.tsx) has only the cookies. With the cookie in step, those speak the person's
+ * (src/shell/error-answers.tsx) has only the cookies. With the cookie in step, those speak the person's
  * language too, rather than their browser's Accept-Language.
  */
 export function chosenLanguageCookie(deps: Pick<Deps, "cookies" | "config">, state: RequestState): string | null {

@@ -5,7 +5,7 @@ import { userRow } from "../db/factories";
 import { activities, bookings, users } from "../db/schema";
 import { asTestProvider } from "../src/payments";
 import { RECOVERY_GRACE_MS } from "../src/bookings/transitions";
-import { logFailure } from "../src/shell/errors";
+import { logFailure } from "../src/shell/error-answers";
 import { bookingParties, makeTestApp, ORIGIN, requestWithTestCard, type Client } from "./helpers";
 import { moneyViolations } from "./money-invariants";
 

@@ -6,7 +6,7 @@ import { DEMO_HOST_EMAIL } from "../db/demo-data";
 import { bookings, ledgerEntries, testPaymentIntents, users } from "../db/schema";
 import { translator, type Locale, type MessageKey } from "../src/texts";
 import { RateLimiter } from "../src/lib/rate-limit";
-import { lastResortAnswer } from "../src/shell/errors";
+import { lastResortAnswer } from "../src/shell/error-answers";
 import type { Deps } from "../src/deps";
 import { select } from "./html";
 import { bookingParties, Client, makeTestApp, ORIGIN, requestWithTestCard } from "./helpers";

@@ -2,7 +2,7 @@ import { writeTransaction } from "../../db/client";
 import { and, asc, eq, gt } from "drizzle-orm";
 import { hostBlocks, type HostBlock, type User } from "../../db/schema";
 import type { Deps } from "../deps";
-import { DomainError } from "../lib/errors";
+import { DomainError } from "../lib/domain-error";
 import { zoneOfCity } from "../lib/places";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";
 import { parseDate, zonedAt } from "../lib/time";

@@ -3,7 +3,7 @@ import { writeTransaction, one } from "../../db/client";
 import { externalBusy, jobs, users, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { cancelJob, defineJob, scheduleJob, type JobDeps } from "../jobs";
-import { DomainError } from "../lib/errors";
+import { DomainError } from "../lib/domain-error";
 import { loggable } from "../lib/faults";
 import { checkAddressText, checkDestination, DestinationRefused, pinnedRequest, systemResolver, type PushDestination, type Resolver } from "../notifications/destinations";
 import { allowsLocalPushServices } from "../notifications/service";

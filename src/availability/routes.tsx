@@ -10,7 +10,7 @@ import { heldCount } from "../bookings/availability";
 import { context } from "../context";
 import type { Deps } from "../deps";
 import { asRecord, wantsJson } from "../lib/http";
-import { isDomainError } from "../lib/errors";
+import { isDomainError } from "../lib/domain-error";
 import type { User } from "../../db/schema";
 import { parseBody } from "../lib/validation";
 import { addBlock, hostZone, removeBlock, upcomingBlocks } from "./blocks";

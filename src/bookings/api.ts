@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { context } from "../context";
 import { type Deps } from "../deps";
-import { isDomainError } from "../lib/errors";
+import { isDomainError } from "../lib/domain-error";
 import { asRecord, json, safeNext, wantsJson } from "../lib/http";
 import { decimalFromCents } from "../lib/money";
 import type { MessageKey } from "../texts";

@@ -5,7 +5,7 @@ import type { Deps } from "../deps";
 import { cancelJob } from "../jobs";
 import { decimalFromCents } from "../lib/money";
 import { priceFor, type Price } from "../../shared/pricing";
-import { DomainError, isDomainError } from "../lib/errors";
+import { DomainError, isDomainError } from "../lib/domain-error";
 import { loggable } from "../lib/faults";
 import { uuidLike } from "../lib/validation";
 import { PaymentError, type PaymentIntent } from "../payments/provider";

@@ -2,7 +2,7 @@ import type { Activity, Booking, BookingSelection, User } from "../../db/schema"
 import type { StripeFormData } from "../../views/bookings/Parts";
 import { findListedActivity } from "../activities/queries";
 import type { Deps } from "../deps";
-import { DomainError, isDomainError } from "../lib/errors";
+import { DomainError, isDomainError } from "../lib/domain-error";
 import { decimalFromCents } from "../lib/money";
 import { uuidLike } from "../lib/validation";
 import type { MessageKey } from "../texts";

@@ -8,7 +8,7 @@ import { latestMessageId } from "../conversations/unread";
 import type { Deps } from "../deps";
 import { participantUser, publicUserColumns, type PublicUserSource } from "../profiles/serialize";
 import { bookingDetails, bookingView, type BookingView } from "./serialize";
-import { DomainError } from "../lib/errors";
+import { DomainError } from "../lib/domain-error";
 import { cityByName } from "../lib/places";
 import { hostOf } from "../activities/queries";
 import { activityRating } from "../activities/queries";

@@ -9,7 +9,7 @@ import { ErrorScreen } from "../../views/shell/NotFound";
 import { findListedActivity } from "../activities/queries";
 import { context, type Render, type SendTo } from "../context";
 import { type Deps, type RequestState } from "../deps";
-import { DomainError, isDomainError } from "../lib/errors";
+import { DomainError, isDomainError } from "../lib/domain-error";
 import { asRecord } from "../lib/http";
 import type { MessageKey, Translate } from "../texts";
 import type { Price } from "../../shared/pricing";

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { bookings, type Activity, type Booking, type User } from "../../db/schema";
 import { findListedActivity } from "../activities/queries";
 import type { Deps } from "../deps";
-import { DomainError } from "../lib/errors";
+import { DomainError } from "../lib/domain-error";
 import { decimalFromCents } from "../lib/money";
 import type { Price } from "../../shared/pricing";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";

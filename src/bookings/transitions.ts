@@ -5,7 +5,7 @@ import { activities, bookings, ledgerEntries, messages, users, type Booking, typ
 import type { Deps } from "../deps";
 import type { MessageRow } from "../events";
 import { cancelJob, settledWithin } from "../jobs";
-import { DomainError, isDomainError } from "../lib/errors";
+import { DomainError, isDomainError } from "../lib/domain-error";
 import { faultOf, loggable } from "../lib/faults";
 import { PaymentError } from "../payments/provider";
 import { autoCompleteJob, expireJob, payoutJob, recoverJob, schedule } from "./jobs";

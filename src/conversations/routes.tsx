@@ -8,7 +8,7 @@ import { ErrorScreen } from "../../views/shell/NotFound";
 import { hostListings } from "../activities/queries";
 import { bookingOf, inboxOf, type InboxOrder } from "../bookings/queries";
 import { GUEST_CANCEL_NOTICE_MS } from "../bookings/service";
-import { isDomainError } from "../lib/errors";
+import { isDomainError } from "../lib/domain-error";
 import { context, type Render, type SendTo } from "../context";
 import { type Deps, type RequestState } from "../deps";
 import { asRecord, isHtmx, waitHeaders } from "../lib/http";

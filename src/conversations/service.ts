@@ -3,7 +3,7 @@ import { and, eq, gt, max, not, sql } from "drizzle-orm";
 import { writeTransaction, one, written } from "../../db/client";
 import { bookings, messages, type Booking } from "../../db/schema";
 import { bookingFor } from "../bookings/service";
-import { DomainError } from "../lib/errors";
+import { DomainError } from "../lib/domain-error";
 import type { Deps } from "../deps";
 import type { MessageRow } from "../events";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";

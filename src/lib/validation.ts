@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { DomainError } from "./errors";
+import { DomainError } from "./domain-error";
 import { asRecord } from "./http";
 import type { MessageKey } from "./i18n";
 

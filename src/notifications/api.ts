@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { context } from "../context";
 import { type Deps } from "../deps";
-import { DomainError } from "../lib/errors";
+import { DomainError } from "../lib/domain-error";
 import { json } from "../lib/http";
 import { parseBody as parse } from "../lib/validation";
 import { preferenceChange, subscriptionInput, testInput, unsubscribeInput } from "./input";

@@ -9,7 +9,7 @@ import { formatMoney } from "../lib/money";
 import { formatLocal } from "../lib/time";
 import type { Resolver } from "./destinations";
 import { deliver, PUSH_TTL_SECONDS, queuePushes, type PushMessage } from "./push";
-import { DomainError } from "../lib/errors";
+import { DomainError } from "../lib/domain-error";
 import type { TestInput } from "./input";
 import { preferencesOf, subscriptionsOf } from "./service";
 import { type PreferenceKey } from "./rules";

@@ -3,7 +3,7 @@ import { writeTransaction, type Db, one } from "../../db/client";
 import { notificationPreferences, pushSubscriptions } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { Locale } from "../texts";
-import { DomainError } from "../lib/errors";
+import { DomainError } from "../lib/domain-error";
 import type { SubscriptionInput } from "./input";
 import { DEFAULT_PREFERENCES, MAX_ENDPOINT_LENGTH, MAX_SUBSCRIPTIONS_PER_USER, PREFERENCE_KEYS, type Preferences } from "./rules";
 import { allowsLoopbackPushServices, checkAddressText, DestinationRefused, resolveDestination, systemResolver, type Resolver } from "./destinations";

@@ -3,7 +3,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { users, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { MessageKey } from "../texts";
-import { DomainError } from "../lib/errors";
+import { DomainError } from "../lib/domain-error";
 import { returnBase } from "./choice";
 import { PaymentError } from "./provider";
 

@@ -5,7 +5,7 @@ import { context, type Render } from "../context";
 import { type Deps, type RequestState } from "../deps";
 import { readBody } from "../lib/body";
 import { json, redirectTo } from "../lib/http";
-import { isDomainError } from "../lib/errors";
+import { isDomainError } from "../lib/domain-error";
 import { payoutSetup, refreshConnectedAccount, startPayoutSetup, type PayoutSetup } from "./payouts";
 import { receiveWebhook, WEBHOOK_BODY_LIMIT } from "./webhooks";
 

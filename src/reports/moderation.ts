@@ -6,7 +6,7 @@ import { activities, reports, sessions, users, type ReportReason, type ReportRes
 import { endBookingsOfSuspended } from "../bookings/transitions";
 import type { Deps } from "../deps";
 import { defineJob, scheduleJob } from "../jobs";
-import { DomainError } from "../lib/errors";
+import { DomainError } from "../lib/domain-error";
 import { loggable } from "../lib/faults";
 
 /**

@@ -6,7 +6,7 @@ import { context, type Render } from "../context";
 import { type Deps, type RequestState } from "../deps";
 import { asRecord, isHtmx, json, safeNext, waitHeaders, wantsJson } from "../lib/http";
 import type { MessageKey } from "../texts";
-import { DomainError, isDomainError } from "../lib/errors";
+import { DomainError, isDomainError } from "../lib/domain-error";
 import { firstIssue } from "../lib/validation";
 import { htmlResponse } from "../shell/render";
 import { notFoundAnswer } from "../shell/routes";

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { activities, reports, users, type Report, type ReportReason } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { MessageKey } from "../texts";
-import { DomainError } from "../lib/errors";
+import { DomainError } from "../lib/domain-error";
 import { uuidLike } from "../lib/validation";
 import type { ReportInput } from "./input";
 

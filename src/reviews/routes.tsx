@@ -3,7 +3,7 @@ import { MyReviews } from "../../views/reviews/MyReviews";
 import { ReviewScreen, type ReviewFormState, type ReviewSubject } from "../../views/reviews/ReviewScreen";
 import { context } from "../context";
 import { type Deps } from "../deps";
-import { DomainError, isDomainError } from "../lib/errors";
+import { DomainError, isDomainError } from "../lib/domain-error";
 import { asRecord, isHtmx, json } from "../lib/http";
 import { firstIssue } from "../lib/validation";
 import type { MessageKey } from "../texts";

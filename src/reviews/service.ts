@@ -2,7 +2,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { writeTransaction, type WriteTx, one } from "../../db/client";
 import { activities, bookings, reviews, users, type Booking, type Review } from "../../db/schema";
 import type { Deps } from "../deps";
-import { DomainError } from "../lib/errors";
+import { DomainError } from "../lib/domain-error";
 import { cancelJob, defineJob, scheduleJob } from "../jobs";
 import { participantBooking } from "../bookings/service";
 import { publicUser, publicUserColumns, type PublicUserSource } from "../profiles/serialize";

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { User } from "../../db/schema";
 import { context } from "../context";
 import { type Deps } from "../deps";
-import { DomainError } from "../lib/errors";
+import { DomainError } from "../lib/domain-error";
 import { json } from "../lib/http";
 import { photoInput } from "./input";
 import { createUpload, processUpload, receiveUpload } from "./service";
@@ -11,7 +11,7 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 
 /**
  * Photo uploads (spec §7): signed upload URL, the PUT itself, turning it into a photo, serving.
- * Refusals are `DomainError`s, answered by the app's error handler (src/shell/errors.tsx).
+ * Refusals are `DomainError`s, answered by the app's error handler (src/shell/error-answers.tsx).
  */
 export function uploadRoutes(deps: Deps) {
   const makePhoto = async ({ body, request, user }: { body: unknown; request: Request; user: User }) => {

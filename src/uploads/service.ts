@@ -5,7 +5,7 @@ import { writeTransaction, one } from "../../db/client";
 import { activities, uploads, users } from "../../db/schema";
 import type { Deps } from "../deps";
 import { bodyRefusal, readBody } from "../lib/body";
-import { DomainError } from "../lib/errors";
+import { DomainError } from "../lib/domain-error";
 import { defineJob, scheduleJob } from "../jobs";
 import { loadSharp } from "./sharp";
 import { ObjectTooLarge } from "./storage";

@@ -3,7 +3,7 @@ import type { MessageKey } from "./i18n";
 /**
  * A refusal by the product's rules: "this booking can no longer be accepted", "too many
  * reports", "not found". Services throw it; they never build answers. The app's one error
- * handler (src/shell/errors.tsx, `domainErrorAnswer`) turns it into what the caller reads: JSON
+ * handler (src/shell/error-answers.tsx, `domainErrorAnswer`) turns it into what the caller reads: JSON
  * `{ message, ...fields }` for the API, scripts and htmx (with a toast for htmx), the error page
  * for a browser's page, `Retry-After` when there is a wait. A form that shows the refusal inside
  * itself catches it in its route and renders the form again.

@@ -6,7 +6,7 @@ import { compressResponse } from "../lib/compression";
 import { isMessageKey, pickLocale, translator } from "../texts";
 import { headerJson, isHtmx, json, parseCookies, wantsJson } from "../lib/http";
 import { renderPage } from "./render";
-import type { DomainError } from "../lib/errors";
+import type { DomainError } from "../lib/domain-error";
 import { faultOf, loggable, type Fault } from "../lib/faults";
 import { noteFailure } from "../../db/client";
 
@@ -23,7 +23,7 @@ export const wantsJsonError = (request: Request) => {
 };
 
 /**
- * The answer to a refusal by the rules (src/lib/errors.ts), for every route: `{ message,
+ * The answer to a refusal by the rules (src/lib/domain-error.ts), for every route: `{ message,
  * ...fields }` JSON for the API, scripts and htmx (htmx also gets the message as a toast, as it
  * does not swap an error), or the error page with the message for a browser's page.
  */
