@@ -2,7 +2,6 @@ import { Elysia } from "elysia";
 import { timingSafeEqual } from "node:crypto";
 import { outsideWriteTransactions } from "../db/client";
 import { THEME_SCRIPT } from "../views/layouts/Document";
-import { ErrorScreen } from "../views/shell/NotFound";
 import { activitiesFeature } from "./activities";
 import { availabilityFeature } from "./availability";
 import { authFeature } from "./auth";
@@ -14,18 +13,18 @@ import { WEBHOOK_BODY_LIMIT } from "./payments/webhooks";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { makeStorage } from "./uploads/storage";
 import type { Config } from "./config";
-import { accessOf, chosenLanguageCookie, context, requestState } from "./context";
+import { accessOf, chosenLanguageCookie, context, noteAccess, requestState } from "./context";
 import { cookieNames, makeLimits, type Deps } from "./deps";
 import { bodyParser, bodyRefusal, carriesNul } from "./lib/body";
 import { compressResponse } from "./lib/compression";
-import { json, pathOf, serializeCookie, wantsJson } from "./lib/http";
+import { json, pathOf, serializeCookie } from "./lib/http";
 import { SESSION_TTL_MS } from "./auth/service";
 import { JobRunner } from "./jobs";
-import { renderPage, startsFromPageHeaders } from "./shell/render";
+import { startsFromPageHeaders } from "./shell/render";
 import { notFoundRoute, shellFeature } from "./shell";
 import { accessDenied } from "./shell/access";
-import { bareServerError, domainErrorAnswer, lastResortAnswer, serverError, wantsJsonError } from "./shell/error-answers";
-import { isDomainError } from "./lib/domain-error";
+import { bareServerError, lastResortAnswer, refusalAnswer, serverError } from "./shell/error-answers";
+import { DomainError, invalidInput, isDomainError } from "./lib/domain-error";
 import { bookingsFeature } from "./bookings";
 import { conversationsFeature } from "./conversations";
 import { reviewsFeature } from "./reviews";
@@ -218,15 +217,16 @@ export function createApp(options: AppOptions) {
     // Every route's body is read here, within its limit (src/lib/body.ts); the photo upload
     // reads its own raw body once its signed URL is checked.
     .onParse({ as: "global" }, bodyParser(RAW_BODY_ROUTES))
-    .onBeforeHandle({ as: "global" }, async ({ request, body, server }) => {
+    // The request's checks run before the route's schema reads the body: a visitor's or another
+    // site's post is refused as such, whatever its body holds. Each refusal is a `DomainError`,
+    // answered by the error hook below.
+    .onTransform({ as: "global" }, async ({ request, body, server, route }) => {
+      noteAccess(request, declaredLevel(request.method, route));
       const state = await requestState(deps, request, () => server?.requestIP(request)?.address);
       // A NUL character in the path, the query, a form or JSON is input no database should be
       // handed (PostgreSQL fails the statement, 500; SQLite would keep it): refused here, before
       // any route reads it, on both engines alike (decision 0047).
-      if (carriesNul(request.url, body)) {
-        if (wantsJsonError(request)) return json({ message: state.t("error.badRequest") }, 400);
-        return renderPage(deps, state, request, (view) => <ErrorScreen view={view} title={view.t("error.title")} body={view.t("error.badRequest")} />, { status: 400 });
-      }
+      if (carriesNul(request.url, body)) throw new DomainError("error.badRequest", 400);
       if (!SAFE_METHODS.has(request.method)) {
         const path = pathOf(request.url);
         // Cross-site requests never change anything.
@@ -241,19 +241,11 @@ export function createApp(options: AppOptions) {
         // A signed upload URL is its own proof (like a bucket's presigned URL): no token needed.
         const signedUpload = request.method === "PUT" && path.startsWith("/api/uploads/");
         const missingToken = !signedUpload && state.session !== null && (!sent || !sameToken(sent, state.session.csrf));
-        if (crossSite || missingToken) {
-          if (wantsJson(request) || request.headers.get("hx-request")) return json({ message: state.t("error.csrf") }, 403);
-          return renderPage(
-            deps,
-            state,
-            request,
-            (view) => <ErrorScreen view={view} title={view.t("error.title")} body={view.t("error.csrf")} />,
-            { status: 403 },
-          );
-        }
+        if (crossSite || missingToken) throw new DomainError("error.csrf", 403);
       }
-
-      return accessDenied(deps, state, request, accessOf(request));
+      const denied = await accessDenied(deps, state, request, accessOf(request));
+      // The framework answers a thrown error with its `status`: the answer's own (the landing page is a 200).
+      if (denied) throw new DomainError("error.unauthorized", denied.status, { answer: () => denied });
     })
     .onAfterHandle({ as: "global" }, async ({ request, response }) => {
       const state = await requestState(deps, request);
@@ -295,15 +287,15 @@ export function createApp(options: AppOptions) {
       return compressResponse(request, response);
     })
     // Errors answer with the app's own page or JSON in every mode; the stack goes to the log.
-    .onError(async ({ code, error, request }) => {
+    .onError(async (context) => {
+      const { code, error, request } = context;
       const state = await requestState(deps, request);
       const refused = bodyRefusal(error);
       if (refused) return json({ message: state.t(refused.messageKey) }, 413);
-      if (code === "PARSE" || code === "VALIDATION" || code === "INVALID_COOKIE_SIGNATURE") {
-        return json({ message: state.t("error.badRequest") }, 400);
-      }
+      if (code === "VALIDATION") return refusalAnswer(deps, state, request, context, invalidInput(error.all));
+      if (code === "PARSE" || code === "INVALID_COOKIE_SIGNATURE") return json({ message: state.t("error.badRequest") }, 400);
       if (code === "NOT_FOUND") return json({ message: state.t("error.notFound") }, 404);
-      if (isDomainError(error)) return domainErrorAnswer(deps, state, request, error);
+      if (isDomainError(error)) return refusalAnswer(deps, state, request, context, error);
       return serverError(deps, state, request, error);
     })
     .use(shellFeature(deps))
@@ -321,6 +313,13 @@ export function createApp(options: AppOptions) {
     .use(emailFeature(deps))
     .use(liveFeature(deps))
     .use(notFoundRoute(deps));
+
+  /** The access level each route declared, by method and path, read once all are registered. */
+  let levels: Map<string, unknown> | undefined;
+  function declaredLevel(method: string, route: string) {
+    levels ??= new Map(app.routes.map((r) => [`${r.method} ${r.path}`, (r.hooks?.detail as Record<string, unknown> | undefined)?.["x-access"]]));
+    return levels.get(`${method} ${route}`) ?? (method === "HEAD" ? levels.get(`GET ${route}`) : undefined) ?? levels.get(`ALL ${route}`);
+  }
 
   return { app, deps };
 }

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { othersWriteToo, seeOtherConnections } from "../db/client";
 import { loadSession } from "./auth/service";
 import type { Deps, RequestState } from "./deps";
+import type { DomainError } from "./lib/domain-error";
 import { locales, pickLocale, translator, type Locale, type MessageKey } from "./texts";
 import { headerJson, parseCookies, pathOf, redirectTo, serializeCookie } from "./lib/http";
 import { flashCookie, renderPage } from "./shell/render";
@@ -99,13 +100,64 @@ const declaredAccess = new WeakMap<Request, Access>();
 /** The level the matched route declared; read by the app's one access check. */
 export const accessOf = (request: Request): Access => declaredAccess.get(request) ?? DEFAULT_ACCESS;
 
-/** A route option: records the level on the route (for tests and tools) and on the request. */
-const declare = (level: Access) => ({
-  detail: { "x-access": level } as Record<string, unknown>,
-  transform({ request }: { request: Request }) {
-    declaredAccess.set(request, level);
-  },
-});
+/**
+ * Notes the level the matched route declared (`detail["x-access"]`, which the access options
+ * write) on the request. The app's checks call it first, before the body is validated, so a
+ * visitor's or another site's post is refused as such whatever its body holds.
+ */
+export function noteAccess(request: Request, declared: unknown) {
+  declaredAccess.set(request, declared === "public" || declared === "signedIn" || declared === "onboarded" ? declared : DEFAULT_ACCESS);
+}
+
+/** A route option: records the level on the route, where the app's checks read it. */
+const declare = (level: Access) => ({ detail: { "x-access": level } as Record<string, unknown> });
+
+/**
+ * What a form's own screen is drawn with when its post is refused (`form` route option): what was
+ * sent, the refusal, its message and each refused field's message, in the person's language.
+ */
+export interface FormRefusal {
+  sent: Record<string, unknown>;
+  error: DomainError;
+  message: string;
+  fields: Record<string, string>;
+}
+
+/** The context a refused form's screen is drawn in. */
+export interface FormContext {
+  state: RequestState;
+  user: RequestState["user"];
+  params: Record<string, string>;
+  query: Record<string, string | undefined>;
+  render: Render;
+}
+
+/**
+ * A form route's own screen for its refusal when a browser posted it without scripts: the form
+ * again, with what was typed and the messages beside the fields. Undefined leaves the refusal to
+ * the next answer (`back`, then the error page).
+ */
+export type FormScreen = (refused: FormRefusal, context: FormContext) => Response | undefined | Promise<Response | undefined>;
+
+/**
+ * How a route that people reach from a page answers a refusal (route option `refused`), besides
+ * JSON for the API and scripts:
+ * - `title`: the toast's title (htmx, or the page `back` leads to), the refusal's message its body;
+ *   without it the message is the title;
+ * - `screen`: a plain form post gets its form drawn again;
+ * - `back`: or is sent back to this address with the refusal as a toast.
+ * Without either, a plain post gets the error page with the message.
+ */
+export interface Refused {
+  title?: MessageKey | ((error: DomainError) => MessageKey);
+  screen?: FormScreen;
+  back?: string | ((refused: FormRefusal, context: FormContext) => string);
+}
+
+const refusedOptions = new WeakMap<Request, Refused>();
+
+/** The `refused` option of the matched route, if any (read by the app's error hook). */
+export const refusedOf = (request: Request) => refusedOptions.get(request);
 
 /**
  * The shared plugin every feature uses: `deps`, the request's `state`, the access levels and the
@@ -146,5 +198,10 @@ export function context(deps: Deps) {
       public: declare("public"),
       signedIn: { ...declare("signedIn"), resolve: signedInUser },
       onboarded: { ...declare("onboarded"), resolve: signedInUser },
+      refused: (refused: Refused) => ({
+        transform({ request }: { request: Request }) {
+          refusedOptions.set(request, refused);
+        },
+      }),
     });
 }

@@ -29,23 +29,23 @@ const instant = (date: Temporal.PlainDate, minute: number, zone: string) =>
 /** Reads the form into instants, or refuses with the field's message. */
 export function readBlock(input: BlockInput, zone: string, now: number) {
   const date = parseDate(input.date);
-  if (!date) throw new DomainError("availability.dateInvalid", 400, { fields: { field: "date" } });
+  if (!date) throw new DomainError("availability.dateInvalid", 400, { extra: { field: "date" } });
   const today = zonedAt(now, zone).toPlainDate();
   const note = cleanText(input.note ?? "", "multiline") || null;
   if (note && hasDisallowedCharacters(note, "multiline")) throw new DomainError("availability.noteCharacters", 400);
   if (input.kind === "day") {
     const end = input.endDate ? parseDate(input.endDate) : date;
-    if (!end) throw new DomainError("availability.dateInvalid", 400, { fields: { field: "endDate" } });
-    if (Temporal.PlainDate.compare(end, date) < 0) throw new DomainError("availability.endDateBefore", 400, { fields: { field: "endDate" } });
+    if (!end) throw new DomainError("availability.dateInvalid", 400, { extra: { field: "endDate" } });
+    if (Temporal.PlainDate.compare(end, date) < 0) throw new DomainError("availability.endDateBefore", 400, { extra: { field: "endDate" } });
     if (Temporal.PlainDate.compare(end, today) < 0) throw new DomainError("availability.blockPast", 400);
     if (date.until(end).days >= MAX_BLOCK_DAYS) throw new DomainError("availability.blockTooLong", 400, { params: { days: MAX_BLOCK_DAYS } });
     return { startsAt: instant(date, 0, zone), endsAt: instant(end, 24 * 60, zone), allDay: true, note };
   }
   const from = parseMinute(input.from ?? "");
   const to = parseMinute(input.to ?? "");
-  if (from === null) throw new DomainError("availability.timeInvalid", 400, { fields: { field: "from" } });
-  if (to === null) throw new DomainError("availability.timeInvalid", 400, { fields: { field: "to" } });
-  if (to <= from) throw new DomainError("availability.endBeforeStart", 400, { fields: { field: "to" } });
+  if (from === null) throw new DomainError("availability.timeInvalid", 400, { extra: { field: "from" } });
+  if (to === null) throw new DomainError("availability.timeInvalid", 400, { extra: { field: "to" } });
+  if (to <= from) throw new DomainError("availability.endBeforeStart", 400, { extra: { field: "to" } });
   const endsAt = instant(date, to, zone);
   if (endsAt <= now) throw new DomainError("availability.blockPast", 400);
   return { startsAt: instant(date, from, zone), endsAt, allDay: false, note };

@@ -53,7 +53,7 @@ export function availabilityRoutes(deps: Deps) {
         return sendTo("/host/availability", { title: "availability.blockAdded", body: held ? "availability.overlapsRequests" : "availability.blockAddedBody", variant: "success" });
       } catch (err) {
         if (!isDomainError(err) || wantsJson(request)) throw err;
-        const field = typeof err.details.fields?.field === "string" ? err.details.fields.field : undefined;
+        const field = typeof err.details.extra?.field === "string" ? err.details.extra.field : undefined;
         const data = await availabilityData(deps, user, { values: sentValues(body), error: state.t(err.key, err.params), field });
         return render((view) => <AvailabilityScreen view={view} data={data} />, { status: err.status });
       }

@@ -197,7 +197,7 @@ export async function createBooking(
   if (!intent || intent.metadata.guestId !== guest.id) throw new DomainError("booking.paymentNotFound", 404);
   if (intent.metadata.activityId !== activity.id || intent.amountCents !== price.totalCents || intent.metadata.date !== slot.date || intent.metadata.time !== slot.time || intent.metadata.duration !== String(slot.durationMinutes / 60)) {
     if (intent.status === "requires_capture" && !(await byIntent(deps, intent.id))) await releaseStray(deps, intent.id);
-    throw new DomainError("booking.paymentMismatch", 409, { fields: { priceTotal: decimalFromCents(price.totalCents) } });
+    throw new DomainError("booking.paymentMismatch", 409, { extra: { priceTotal: decimalFromCents(price.totalCents) } });
   }
   try {
     checkAmount(input.priceTotal, price);
@@ -286,7 +286,7 @@ export async function startCheckout(
   if (booking === "hostBusy") throw new DomainError("booking.slotTaken", 409);
   if (booking === "guestBusy") throw new DomainError("booking.guestBusy", 409);
   if (booking === "holding") throw new DomainError("booking.holdElsewhere", 409);
-  if ("pause" in booking) throw new DomainError("booking.tooManyAbandoned", 429, { fields: { retryAfterSeconds: Math.ceil(booking.pause / 1000) }, retryAfterMs: booking.pause });
+  if ("pause" in booking) throw new DomainError("booking.tooManyAbandoned", 429, { extra: { retryAfterSeconds: Math.ceil(booking.pause / 1000) }, retryAfterMs: booking.pause });
 
   const session = await providerCall(() =>
     deps.payments.createCheckoutSession(

@@ -45,7 +45,7 @@ export function checkAmount(clientAmount: unknown, price: Price) {
   const cents = dollarsToCents(clientAmount);
   if (Number.isNaN(cents)) throw new DomainError("booking.amountInvalid", 400);
   if (Math.abs(cents - price.totalCents) > 0.5) {
-    throw new DomainError("booking.priceChanged", 409, { fields: { priceTotal: decimalFromCents(price.totalCents), amount: decimalFromCents(price.totalCents) } });
+    throw new DomainError("booking.priceChanged", 409, { extra: { priceTotal: decimalFromCents(price.totalCents), amount: decimalFromCents(price.totalCents) } });
   }
 }
 

@@ -29,7 +29,7 @@ export function messageText(content: unknown): string {
   if (typeof content !== "string") throw new DomainError("messages.invalid", 400);
   const text = cleanText(content, "multiline");
   if (!text) throw new DomainError("messages.blank", 400);
-  if (text.length > MAX_MESSAGE_LENGTH) throw new DomainError("messages.tooLong", 400, { fields: { maxLength: MAX_MESSAGE_LENGTH } });
+  if (text.length > MAX_MESSAGE_LENGTH) throw new DomainError("messages.tooLong", 400, { extra: { maxLength: MAX_MESSAGE_LENGTH } });
   if (hasDisallowedCharacters(text, "multiline")) throw new DomainError("messages.characters", 400);
   return text;
 }
@@ -45,11 +45,11 @@ export async function sendMessage(deps: Deps, senderId: string, input: { booking
   const { booking } = await bookingFor(deps, senderId, input.bookingId);
   const now = deps.now();
   const wait = await deps.limits.messagesByUser.take(senderId, now);
-  if (wait > 0) throw new DomainError("messages.rateLimited", 429, { retryAfterMs: wait, fields: { retryAfterMs: wait } });
+  if (wait > 0) throw new DomainError("messages.rateLimited", 429, { retryAfterMs: wait, extra: { retryAfterMs: wait } });
   let message: MessageRow | null;
   try {
     const content = messageText(input.content);
-    if (booking.status !== "accepted") throw new DomainError("messages.notAccepted", 409, { fields: { status: booking.status } });
+    if (booking.status !== "accepted") throw new DomainError("messages.notAccepted", 409, { extra: { status: booking.status } });
     message = await writeTransaction(deps.db, async (tx) => {
       const current = await one(tx.select({ status: bookings.status }).from(bookings).where(eq(bookings.id, booking.id)));
       if (current?.status !== "accepted") return null;

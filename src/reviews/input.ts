@@ -39,3 +39,15 @@ export const reviewInput = z.object({
   text: reviewTextSchema.nullish().transform((v) => v ?? null),
 });
 export type ReviewInput = z.infer<typeof reviewInput>;
+
+/** The booking a review is about, as sent: text, or nothing (anything else is no booking of theirs: 404). */
+const bookingIdSchema = z.unknown().transform((v) => (typeof v === "string" ? v : undefined)).optional();
+
+/**
+ * What `POST /api/reviews` and the review form send: the booking and the review. The route
+ * declares it; the booking is looked up before the review is written, so someone else's is 404.
+ */
+export const reviewBody = reviewInput.extend({ bookingId: bookingIdSchema });
+
+/** The review screen's address: `?bookingId=…` (`userType` only names the role, which the booking says). */
+export const reviewQuery = z.object({ bookingId: bookingIdSchema });

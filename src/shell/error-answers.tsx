@@ -1,11 +1,12 @@
 import { ErrorScreen } from "../../views/shell/NotFound";
-import { requestState } from "../context";
+import { refusedOf, requestState, type FormContext, type FormRefusal } from "../context";
 import { pathOf } from "../lib/http";
 import { type Deps, type RequestState } from "../deps";
 import { compressResponse } from "../lib/compression";
-import { isMessageKey, pickLocale, translator } from "../texts";
-import { headerJson, isHtmx, json, parseCookies, wantsJson } from "../lib/http";
-import { renderPage } from "./render";
+import { isMessageKey, pickLocale, translator, type MessageKey } from "../texts";
+import { asRecord, headerJson, isHtmx, json, parseCookies, redirectTo, wantsJson } from "../lib/http";
+import { flashCookie, renderPage } from "./render";
+import { encodeFlash } from "./view";
 import type { DomainError } from "../lib/domain-error";
 import { faultOf, loggable, type Fault } from "../lib/faults";
 import { noteFailure } from "../../db/client";
@@ -23,23 +24,78 @@ export const wantsJsonError = (request: Request) => {
 };
 
 /**
- * The answer to a refusal by the rules (src/lib/domain-error.ts), for every route: `{ message,
- * ...fields }` JSON for the API, scripts and htmx (htmx also gets the message as a toast, as it
- * does not swap an error), or the error page with the message for a browser's page.
+ * The answer to a refusal (src/lib/domain-error.ts), for every route. A refusal that carries its
+ * own answer (the landing page for a visitor) gets it. The API and scripts get `{ message,
+ * fields?, ...extra }` JSON; htmx gets it too, with a toast (it does not swap an error). A browser's
+ * plain post to a route that declares `refused` (src/context.ts) gets its form drawn again, or is
+ * sent back with a toast; anything else gets the error page with the message.
  */
-export function domainErrorAnswer(deps: Deps, state: RequestState, request: Request, err: DomainError): Response | Promise<Response> {
-  const { said, log, retryAfterMs, fields } = err.details;
-  if (log || err.status >= 500) logRefusal(request, err);
+export async function refusalAnswer(deps: Deps, state: RequestState, request: Request, context: RefusedRequest, err: DomainError): Promise<Response> {
+  if (err.details.answer) return err.details.answer();
+  const refused = refusedOf(request);
+  const title = typeof refused?.title === "function" ? refused.title(err) : refused?.title;
+  if (!refused || wantsJsonError(request)) return domainErrorAnswer(deps, state, request, err, title);
+  const sent = asRecord(context.body);
+  const form: FormRefusal = { sent, error: err, message: messageOf(state, err), fields: fieldMessages(state, err) };
+  const formContext: FormContext = {
+    state,
+    user: state.user,
+    params: context.params ?? {},
+    query: context.query ?? {},
+    render: (screen, init) => renderPage(deps, state, request, screen, init),
+  };
+  const wait: Record<string, string> = err.details.retryAfterMs ? { "Retry-After": String(Math.ceil(err.details.retryAfterMs / 1000)) } : {};
+  const screen = await refused.screen?.(form, formContext);
+  if (screen) {
+    for (const [name, value] of Object.entries(wait)) screen.headers.set(name, value);
+    return screen;
+  }
+  if (refused.back) {
+    const back = typeof refused.back === "function" ? refused.back(form, formContext) : refused.back;
+    // A flash toast holds catalogue keys only (src/shell/view.ts).
+    const toast = encodeFlash(title ? { title, body: err.key, variant: "error" } : { title: err.key, variant: "error" });
+    return redirectTo(request, back, new Headers({ ...wait, "Set-Cookie": flashCookie(deps, toast) }));
+  }
+  return domainErrorAnswer(deps, state, request, err, title);
+}
+
+/** What the error hook knows of the refused request besides the request itself. */
+export interface RefusedRequest {
+  body?: unknown;
+  params?: Record<string, string>;
+  query?: Record<string, string | undefined>;
+}
+
+/** A refusal's message in the person's language: the outside service's own words, or the key's text. */
+function messageOf(state: RequestState, err: DomainError): string {
   // A key that is not the catalogue's (a schema's message left to its library's default) never
   // reaches the person as it is.
-  const message = said || (isMessageKey(err.key) ? state.t(err.key, err.params) : state.t("error.badRequest"));
+  return err.details.said || (isMessageKey(err.key) ? state.t(err.key, err.params) : state.t("error.badRequest"));
+}
+
+/** Each refused field's message in the person's language. */
+function fieldMessages(state: RequestState, err: DomainError): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [field, key] of Object.entries(err.details.fields ?? {})) fields[field] = isMessageKey(key) ? state.t(key, err.params) : state.t("error.badRequest");
+  return fields;
+}
+
+/**
+ * The usual answer to a refusal: `{ message, fields?, ...extra }` JSON with its status for the
+ * API, scripts and htmx (with a toast for htmx), or the error page with the message.
+ */
+export function domainErrorAnswer(deps: Deps, state: RequestState, request: Request, err: DomainError, toastTitle?: MessageKey): Response | Promise<Response> {
+  const { said, log, retryAfterMs, extra } = err.details;
+  if (log || err.status >= 500) logRefusal(request, err);
+  const message = messageOf(state, err);
   const headers: Record<string, string> = retryAfterMs ? { "Retry-After": String(Math.ceil(retryAfterMs / 1000)) } : {};
   if (wantsJsonError(request)) {
-    if (isHtmx(request)) headers["HX-Trigger"] = headerJson({ toast: { title: message, variant: "error" } });
-    return json({ message, ...(said ? { detail: said } : {}), ...fields }, err.status, headers);
+    if (isHtmx(request)) headers["HX-Trigger"] = headerJson({ toast: toastTitle ? { title: state.t(toastTitle), body: message, variant: "error" } : { title: message, variant: "error" } });
+    const fields = err.details.fields ? { fields: fieldMessages(state, err) } : {};
+    return json({ message, ...(said ? { detail: said } : {}), ...fields, ...extra }, err.status, headers);
   }
-  const title = err.status === 404 ? state.t("error.notFound") : state.t("error.title");
-  return renderPage(deps, state, request, (view) => <ErrorScreen view={view} title={title} body={message} />, { status: err.status, headers });
+  const pageTitle = err.status === 404 ? state.t("error.notFound") : state.t("error.title");
+  return renderPage(deps, state, request, (view) => <ErrorScreen view={view} title={pageTitle} body={message} />, { status: err.status, headers });
 }
 
 /** A refusal the log should keep: what an outside service said, or a failure of ours (5xx). */
