@@ -1,4 +1,6 @@
 import { Elysia } from "elysia";
+// The catalogue registers itself for every feature to translate through (src/lib/i18n.ts).
+import "./texts";
 import { timingSafeEqual } from "node:crypto";
 import { outsideWriteTransactions } from "../db/client";
 import { THEME_SCRIPT } from "../views/layouts/Document";

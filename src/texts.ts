@@ -1,11 +1,13 @@
-import { makeTranslators, type Catalogue, type Locale, type MessageKey, type Translate } from "./lib/i18n";
+import { registerCatalogues, type Catalogue, type Locale } from "./lib/i18n";
 
-export { chosenLocale, locales, pickLocale, COUNTED, type Catalogue, type Locale, type MessageKey, type Translate } from "./lib/i18n";
+export { chosenLocale, locales, pickLocale, COUNTED, translator, isMessageKey, translateErrors, type Catalogue, type Locale, type MessageKey, type Translate } from "./lib/i18n";
 
 /**
  * The message catalogue: every user-facing text, in English (default) and French. Each feature
  * keeps its own texts next to its code, in `src/<feature>/texts.ts` (an `en` object and an
- * `fr` typed against it); this module joins them. A key defined by two features fails
+ * `fr` typed against it); this module joins them and registers the result with src/lib/i18n.ts,
+ * through which everything translates. Only the app's composition (src/app.tsx), the build and
+ * tests import it. A key defined by two features fails
  * type-checking here, and a test checks that no entry is empty.
  */
 import * as activities from "./activities/texts";
@@ -53,15 +55,4 @@ const fr = join("fr", true);
 
 export const catalogues: Record<Locale, Catalogue> = { en, fr };
 
-/** The translator of a language (made once each). */
-export const translator = makeTranslators(catalogues);
-
-/** Field errors (catalogue keys) in the visitor's language. */
-export function translateErrors(t: Translate, errors: Record<string, MessageKey>, params?: Record<string, string | number>): Record<string, string> {
-  return Object.fromEntries(Object.entries(errors).map(([field, key]) => [field, t(key, params)]));
-}
-
-export function isMessageKey(key: string): key is MessageKey {
-  return Object.hasOwn(en, key);
-}
-
+registerCatalogues(catalogues);

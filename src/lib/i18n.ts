@@ -92,3 +92,32 @@ export function pickLocale(opts: {
   }
   return opts.fallback;
 }
+
+/**
+ * The catalogue the app speaks, registered once by src/texts.ts, which joins every feature's
+ * texts. Features translate through the functions below and never import the catalogue itself:
+ * it imports every feature's texts, so importing it back would tie every feature to every other.
+ */
+let registered: { translators: (locale: Locale) => Translate; en: Catalogue } | null = null;
+
+export function registerCatalogues(catalogues: Record<Locale, Catalogue>) {
+  registered = { translators: makeTranslators(catalogues), en: catalogues.en };
+}
+
+function catalogue() {
+  if (!registered) throw new Error("No catalogue registered: import src/texts.ts before translating.");
+  return registered;
+}
+
+/** The translator of a language (made once each). */
+export const translator = (locale: Locale): Translate => catalogue().translators(locale);
+
+/** Whether a key is one of the catalogue's (a schema's message left to its library's default is not). */
+export function isMessageKey(key: string): key is MessageKey {
+  return Object.hasOwn(catalogue().en, key);
+}
+
+/** Field errors (catalogue keys) in the visitor's language. */
+export function translateErrors(t: Translate, errors: Record<string, MessageKey>, params?: Record<string, string | number>): Record<string, string> {
+  return Object.fromEntries(Object.entries(errors).map(([field, key]) => [field, t(key, params)]));
+}
