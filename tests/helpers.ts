@@ -15,6 +15,7 @@ import { loadConfig } from "../src/config";
 import { loadManifest } from "../src/lib/manifest";
 import { RateLimiter } from "../src/lib/rate-limit";
 import { loadSecrets } from "../src/lib/secrets";
+import { ensureBuilt } from "./built";
 import { makeJpeg } from "./images";
 import { and, eq, gt, isNotNull } from "drizzle-orm";
 import { simpleParser, type AddressObject } from "mailparser";
@@ -160,6 +161,8 @@ export async function makeTestApp(opts: { env?: Record<string, string>; limits?:
   Object.defineProperty(db, Symbol.toStringTag, { value: "BunSQLiteDatabase" });
   if (opts.demo) await seedDemo(db, opts.now?.(), { provider: paymentProviderName(config) });
   const secrets = await loadSecrets(config);
+  // The pages link the built files, and the files are served from build/: as under `npm test`.
+  await ensureBuilt();
   const assets = await loadManifest();
   // Suites sign up many people from one address and create many activities for one host; those
   // limits have their own tests.

@@ -6,6 +6,7 @@ import type { Subprocess } from "bun";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { engine } from "../db/engine";
+import { ensureBuilt } from "./built";
 
 const root = join(import.meta.dir, "..");
 
@@ -30,6 +31,8 @@ export interface ServerProcess {
  * (a key set to undefined is removed), and waits until `/health` answers.
  */
 export async function startServerProcess(opts: { env: Record<string, string | undefined>; port?: number; command?: string[]; cwd?: string; stderr?: "pipe" | "inherit"; timeoutMs?: number }): Promise<ServerProcess> {
+  // The server serves build/ (a binary carries its own copy, built by its test).
+  if (!opts.command) await ensureBuilt();
   const port = opts.port ?? freePort();
   const env: Record<string, string> = {};
   // With the suites on PostgreSQL, a server runs there too: on its data directory's database.

@@ -8,6 +8,7 @@ import { users } from "../../db/schema";
 import { busyCalendarJob, busyJobKey } from "../../src/availability/busy-calendar";
 import { createSession } from "../../src/auth/service";
 import { scheduleJob } from "../../src/jobs";
+import { buildWithBinary } from "../built";
 import { openDatabaseOf, until } from "../helpers";
 import { signUpAndOnboard } from "./flows";
 import { serverAndBrowser } from "./harness";
@@ -20,9 +21,9 @@ const env = serverAndBrowser({
   before() {
     // `npm test` built it just before (scripts/test.ts): building again would rebuild build/
     // under the servers of the browser tests running beside this file.
+    // Alone, it builds the binary from the checkout as it is, waiting for any other build.
     if (process.env.OFFLINE_BINARY_BUILT === "1") return;
-    const build = Bun.spawnSync([process.execPath, "scripts/build.ts", "--compile"], { cwd: root, stdout: "ignore", stderr: "pipe" });
-    if (build.exitCode !== 0) throw new Error(`npm run build failed: ${build.stderr.toString()}`);
+    return buildWithBinary();
   },
 });
 

@@ -59,7 +59,7 @@ export async function closeContexts(browser: Browser | undefined) {
 
 /**
  * The real server (or the built binary) on a free port with an empty data directory.
- * Expects the browser files to be built (npm test builds them first). The browser opens it at
+ * Builds the browser files first when they are missing (tests/built.ts). The browser opens it at
  * 127.0.0.1; `publicHost` names another host for PUBLIC_URL.
  */
 export async function startServer(opts: { command?: string[]; cwd?: string; env?: Record<string, string>; publicHost?: string } = {}) {
@@ -86,10 +86,10 @@ export async function startServer(opts: { command?: string[]; cwd?: string; env?
  * One server and the shared browser for a test file: `const env = serverAndBrowser()` at the
  * top, then `env.server.url` and `env.browser` inside the tests.
  */
-export function serverAndBrowser(opts: Parameters<typeof startServer>[0] & { before?: () => void } = {}) {
+export function serverAndBrowser(opts: Parameters<typeof startServer>[0] & { before?: () => void | Promise<void> } = {}) {
   const env = {} as { server: Awaited<ReturnType<typeof startServer>>; browser: Browser };
   beforeAll(async () => {
-    opts.before?.();
+    await opts.before?.();
     env.server = await startServer(opts);
     env.browser = await sharedBrowser();
   });
