@@ -4,6 +4,7 @@ import { one, writeTransaction } from "../db/client";
 import { activityRow, bookingRow, insert, userRow } from "../db/factories";
 import { activities, bookings, messages, pushSubscriptions, type Activity, type Booking, type User } from "../db/schema";
 import { makeTestApp, type Client } from "./helpers";
+import { scenarios, type Scenario } from "./scenario";
 
 /**
  * Who may touch what, as data: each row is a caller, a method and a path built from the
@@ -12,64 +13,64 @@ import { makeTestApp, type Client } from "./helpers";
  */
 type Who = "host" | "guest" | "stranger" | "visitor";
 type Fixtures = { activity: Activity; booking: Booking; host: User; guest: User };
-type Row = [who: Who, method: string, path: (f: Fixtures) => string, expected: number | ((status: number) => boolean), body?: (f: Fixtures) => unknown];
+type Row = Scenario<Fixtures> & { as: Who };
 
 const ok = (status: number) => status < 400;
 
 const matrix: Row[] = [
   // Activities: only the host changes or edits one.
-  ["stranger", "PATCH", (f) => `/api/activities/${f.activity.id}`, 404],
-  ["stranger", "DELETE", (f) => `/api/activities/${f.activity.id}`, 404],
-  ["stranger", "GET", (f) => `/edit-activity/${f.activity.id}`, 404],
-  ["guest", "GET", (f) => `/edit-activity/${f.activity.id}`, 404],
-  ["host", "GET", (f) => `/edit-activity/${f.activity.id}`, 200],
-  ["stranger", "GET", (f) => `/activity/${f.activity.id}`, 200],
+  { as: "stranger", method: "PATCH", url: (f) => `/api/activities/${f.activity.id}`, status: 404 },
+  { as: "stranger", method: "DELETE", url: (f) => `/api/activities/${f.activity.id}`, status: 404 },
+  { as: "stranger", url: (f) => `/edit-activity/${f.activity.id}`, status: 404 },
+  { as: "guest", url: (f) => `/edit-activity/${f.activity.id}`, status: 404 },
+  { as: "host", url: (f) => `/edit-activity/${f.activity.id}`, status: 200 },
+  { as: "stranger", url: (f) => `/activity/${f.activity.id}`, status: 200 },
   // Bookings: only its two people see it; only the host answers it.
-  ["stranger", "GET", (f) => `/api/bookings/${f.booking.id}/details`, 404],
-  ["guest", "GET", (f) => `/api/bookings/${f.booking.id}/details`, 200],
-  ["host", "GET", (f) => `/api/bookings/${f.booking.id}/details`, 200],
-  ["stranger", "POST", (f) => `/api/bookings/${f.booking.id}/accept`, 404],
-  ["stranger", "POST", (f) => `/api/bookings/${f.booking.id}/reject`, 404],
-  ["stranger", "POST", (f) => `/api/bookings/${f.booking.id}/cancel`, 404],
-  ["stranger", "POST", (f) => `/api/bookings/${f.booking.id}/complete`, 404],
-  ["guest", "POST", (f) => `/api/bookings/${f.booking.id}/accept`, (s) => s === 403 || s === 404 || s === 409],
-  ["stranger", "GET", (f) => `/checkout/${f.booking.id}`, 404],
-  ["host", "GET", (f) => `/checkout/${f.booking.id}`, 404],
+  { as: "stranger", url: (f) => `/api/bookings/${f.booking.id}/details`, status: 404 },
+  { as: "guest", url: (f) => `/api/bookings/${f.booking.id}/details`, status: 200 },
+  { as: "host", url: (f) => `/api/bookings/${f.booking.id}/details`, status: 200 },
+  { as: "stranger", method: "POST", url: (f) => `/api/bookings/${f.booking.id}/accept`, status: 404 },
+  { as: "stranger", method: "POST", url: (f) => `/api/bookings/${f.booking.id}/reject`, status: 404 },
+  { as: "stranger", method: "POST", url: (f) => `/api/bookings/${f.booking.id}/cancel`, status: 404 },
+  { as: "stranger", method: "POST", url: (f) => `/api/bookings/${f.booking.id}/complete`, status: 404 },
+  { as: "guest", method: "POST", url: (f) => `/api/bookings/${f.booking.id}/accept`, status: [403, 404, 409] },
+  { as: "stranger", url: (f) => `/checkout/${f.booking.id}`, status: 404 },
+  { as: "host", url: (f) => `/checkout/${f.booking.id}`, status: 404 },
   // A booking's list belongs to its people.
-  ["stranger", "GET", () => `/api/bookings`, ok],
+  { as: "stranger", url: "/api/bookings", status: ok },
   // Notifications: each person has their own preferences and subscriptions (see below for another's).
-  ["stranger", "GET", () => `/api/notifications/preferences`, 200],
-  ["stranger", "GET", () => `/api/notifications/vapid-public-key`, 200],
-  ["stranger", "POST", () => `/api/notifications/unsubscribe`, 400],
-  ["stranger", "POST", () => `/api/notifications/test`, 409],
+  { as: "stranger", url: "/api/notifications/preferences", status: 200 },
+  { as: "stranger", url: "/api/notifications/vapid-public-key", status: 200 },
+  { as: "stranger", method: "POST", url: "/api/notifications/unsubscribe", status: 400 },
+  { as: "stranger", method: "POST", url: "/api/notifications/test", status: 409 },
   // An id that does not exist looks the same as someone else's.
-  ["stranger", "GET", () => `/api/bookings/00000000-0000-4000-8000-000000000000/details`, 404],
+  { as: "stranger", url: "/api/bookings/00000000-0000-4000-8000-000000000000/details", status: 404 },
   // Messages: only the booking's two people read, write or mark read its conversation; writing
   // waits for the booking to be accepted (the fixture is a pending request).
   ...(["guest", "host", "stranger"] as const).flatMap((who): Row[] => {
     const member = who !== "stranger";
     return [
-      [who, "GET", (f) => `/api/messages?bookingId=${f.booking.id}`, member ? 200 : 404],
-      [who, "POST", () => "/api/messages", member ? 409 : 404, (f) => ({ bookingId: f.booking.id, content: "Hello" })],
-      [who, "POST", (f) => `/api/messages/${f.booking.id}/mark-read`, member ? 200 : 404],
-      [who, "GET", (f) => `/bookings/${f.booking.id}`, member ? 200 : 404],
-      [who, "POST", (f) => `/bookings/${f.booking.id}/messages`, member ? 409 : 404, () => ({ content: "Hello" })],
-      [who, "GET", () => "/api/bookings/last-messages", 200],
+      { as: who, url: (f) => `/api/messages?bookingId=${f.booking.id}`, status: member ? 200 : 404 },
+      { as: who, method: "POST", url: "/api/messages", body: (f) => ({ bookingId: f.booking.id, content: "Hello" }), status: member ? 409 : 404 },
+      { as: who, method: "POST", url: (f) => `/api/messages/${f.booking.id}/mark-read`, status: member ? 200 : 404 },
+      { as: who, url: (f) => `/bookings/${f.booking.id}`, status: member ? 200 : 404 },
+      { as: who, method: "POST", url: (f) => `/bookings/${f.booking.id}/messages`, body: { content: "Hello" }, status: member ? 409 : 404 },
+      { as: who, url: "/api/bookings/last-messages", status: 200 },
     ];
   }),
-  ["stranger", "GET", () => "/api/messages?bookingId=00000000-0000-4000-8000-000000000000", 404],
-  ["stranger", "GET", () => "/bookings/00000000-0000-4000-8000-000000000000", 404],
+  { as: "stranger", url: "/api/messages?bookingId=00000000-0000-4000-8000-000000000000", status: 404 },
+  { as: "stranger", url: "/bookings/00000000-0000-4000-8000-000000000000", status: 404 },
   // Reviews: only a booking's two people open its review screen.
-  ["stranger", "GET", (f) => `/review?bookingId=${f.booking.id}&userType=guest`, 404],
-  ["guest", "GET", (f) => `/review?bookingId=${f.booking.id}&userType=guest`, 200],
-  ["host", "GET", (f) => `/review?bookingId=${f.booking.id}&userType=host`, 200],
-  ["stranger", "POST", () => `/api/reviews`, 404],
+  { as: "stranger", url: (f) => `/review?bookingId=${f.booking.id}&userType=guest`, status: 404 },
+  { as: "guest", url: (f) => `/review?bookingId=${f.booking.id}&userType=guest`, status: 200 },
+  { as: "host", url: (f) => `/review?bookingId=${f.booking.id}&userType=host`, status: 200 },
+  { as: "stranger", method: "POST", url: "/api/reviews", status: 404 },
   // Moderation: only operators (ADMIN_EMAILS) know the page exists; everyone else gets 404.
-  ["visitor", "GET", () => `/admin/reports`, 404],
-  ["stranger", "GET", () => `/admin/reports`, 404],
-  ["host", "GET", () => `/admin/reports`, 404],
-  ["visitor", "POST", () => `/admin/reports/00000000-0000-4000-8000-000000000000/dismiss`, 404],
-  ["guest", "POST", () => `/admin/reports/00000000-0000-4000-8000-000000000000/suspend`, 404],
+  { as: "visitor", url: "/admin/reports", status: 404 },
+  { as: "stranger", url: "/admin/reports", status: 404 },
+  { as: "host", url: "/admin/reports", status: 404 },
+  { as: "visitor", method: "POST", url: "/admin/reports/00000000-0000-4000-8000-000000000000/dismiss", status: 404 },
+  { as: "guest", method: "POST", url: "/admin/reports/00000000-0000-4000-8000-000000000000/suspend", status: 404 },
 ];
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -94,13 +95,7 @@ beforeAll(async () => {
 afterAll(() => t.cleanup());
 
 describe("who may touch what", () => {
-  for (const [who, method, path, expected, body] of matrix) {
-    test(`${who} ${method} ${path({ activity: { id: ":activity" }, booking: { id: ":booking" } } as unknown as Fixtures)}`, async () => {
-      const res = await clients[who].request(path(fixtures), method === "GET" ? {} : { method, json: body?.(fixtures) ?? {} });
-      if (typeof expected === "number") expect(res.status).toBe(expected);
-      else expect({ status: res.status, allowed: expected(res.status) }).toEqual({ status: res.status, allowed: true });
-    });
-  }
+  scenarios(() => ({ app: t, callers: clients, fixtures }), matrix);
 
   test("a stranger's refusals changed nothing", async () => {
     const booking = await one(t.db.select({ status: bookings.status }).from(bookings).where(eq(bookings.id, fixtures.booking.id)));
