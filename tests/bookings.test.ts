@@ -5,6 +5,7 @@ import { bookings, jobs, testPaymentIntents, users } from "../db/schema";
 import { insert, userRow } from "../db/factories";
 import { TestProvider } from "../src/payments/test-provider";
 import { bookingParties, Client, ledgerLines, makeTestApp, ORIGIN, systemMessageTypes, TEST_CARD } from "./helpers";
+import { scenarios, type Scenario } from "./scenario";
 
 /**
  * Bookings end to end through the API (docs/decisions/0010, 0017): prices, times, every
@@ -144,16 +145,19 @@ describe("booking through the date-time flow", () => {
     ["an unknown activity", { amount: "88.00", metadata: { activityId: "00000000-0000-4000-8000-000000000000", date: "2026-06-10", time: "10:00", duration: "2" } }, 404, "Activity not found"],
     ["nothing at all", {}, 400, "Some booking details"],
   ];
-  for (const [name, input, status, message] of bad) {
-    test(`create-payment-intent with ${name}: ${status}, a clear message, nothing written`, async () => {
-      const json = JSON.parse(JSON.stringify(input).replace('"A"', JSON.stringify(activityId)));
-      const before = [(await t.db.select().from(bookings)).length, (await t.db.select().from(testPaymentIntents)).length];
-      const res = await guest.postJson("/api/create-payment-intent", json);
-      expect(res.status).toBe(status);
-      expect((await body(res)).message).toContain(message);
-      expect([(await t.db.select().from(bookings)).length, (await t.db.select().from(testPaymentIntents)).length]).toEqual(before);
-    });
-  }
+  scenarios(
+    () => t,
+    bad.map(([name, input, status, message]): Scenario => ({
+      name: `create-payment-intent with ${name}: ${status}, a clear message, nothing written`,
+      as: () => guest,
+      method: "POST",
+      url: "/api/create-payment-intent",
+      body: () => JSON.parse(JSON.stringify(input).replace('"A"', JSON.stringify(activityId))),
+      status,
+      json: { message: expect.stringContaining(message) },
+      unchanged: async () => [(await t.db.select().from(bookings)).length, (await t.db.select().from(testPaymentIntents)).length],
+    })),
+  );
 
   test("bad booking calls are 4xx with a message and write nothing", async () => {
     const before = (await t.db.select().from(bookings)).length;
@@ -347,18 +351,28 @@ describe("the state machine, for guest, host and stranger", () => {
     return id;
   }
 
-  for (const [from, action, who, status, to, ledger, system] of table) {
-    test(`${from} → ${action} by the ${who}: ${status}, ${to}`, async () => {
-      const id = await reach(from);
-      const res = await clientOf(who).postJson(`/api/bookings/${id}/${action}`, {});
-      expect(res.status).toBe(status);
-      expect(typeof (await body(res)).message === "string" || status === 200).toBe(true);
-      expect(await statusOf(id)).toBe(to as never);
-      expect(await ledgerOf(id)).toEqual(ledger);
-      expect(await systemOf(id)).toEqual(system);
-      clock = START;
-    });
-  }
+  scenarios(
+    () => t,
+    table.map(([from, action, who, status, to, ledger, system]): Scenario => {
+      let id = "";
+      return {
+        name: `${from} → ${action} by the ${who}: ${status}, ${to}`,
+        before: async () => void (id = await reach(from)),
+        as: () => clientOf(who),
+        method: "POST",
+        url: () => `/api/bookings/${id}/${action}`,
+        status,
+        // A refusal says why.
+        json: status === 200 ? {} : { message: expect.any(String) },
+        after: async () => {
+          expect(await statusOf(id)).toBe(to as never);
+          expect(await ledgerOf(id)).toEqual(ledger);
+          expect(await systemOf(id)).toEqual(system);
+          clock = START;
+        },
+      };
+    }),
+  );
 
   test("strangers get 404 on reading a booking too; both sides read it", async () => {
     const id = await pendingBooking();
@@ -599,16 +613,23 @@ describe("the test provider", () => {
     ["4242 4242 4242 4242", "13/30", "123", "requires_payment_method", "Your card's expiration date is invalid. Use MM/YY."],
     ["4242 4242 4242 4242", "12/30", "12", "requires_payment_method", "Your card's security code is invalid."],
   ];
-  for (const [number, expiry, cvc, status, error] of cards) {
-    test(`card ${number} ${expiry} ${cvc} → ${status}`, async () => {
-      const intent = await freshIntent();
-      const res = await guest.postJson("/api/payments/test/confirm", { clientSecret: intent.clientSecret, cardNumber: number, expiry, cvc });
-      const out = await body(res);
-      expect(out.status).toBe(status);
-      expect(out.error).toBe(error);
-      expect(res.status).toBe(error ? 402 : 200);
-    });
-  }
+  scenarios(
+    () => t,
+    cards.map(([number, expiry, cvc, status, error]): Scenario => {
+      let clientSecret = "";
+      return {
+        name: `card ${number} ${expiry} ${cvc} → ${status}`,
+        before: async () => void ({ clientSecret } = await freshIntent()),
+        as: () => guest,
+        method: "POST",
+        url: "/api/payments/test/confirm",
+        body: () => ({ clientSecret, cardNumber: number, expiry, cvc }),
+        status: error ? 402 : 200,
+        // A card that goes through says no error at all.
+        json: { status, error },
+      };
+    }),
+  );
 
   test("authentication: approve authorises, fail refuses with a message", async () => {
     for (const approve of [true, false]) {

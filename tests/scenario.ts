@@ -79,7 +79,8 @@ export interface Answer {
   json<T = Record<string, unknown>>(): T;
 }
 
-type TargetOf<F> = ScenarioTarget<F> | (() => ScenarioTarget<F>);
+/** The target, or the test app alone (its visitors send every row), or a function answering either. */
+type TargetOf<F> = ScenarioTarget<F> | ScenarioTarget<F>["app"] | (() => ScenarioTarget<F> | ScenarioTarget<F>["app"]);
 
 /** Text as our views write it in HTML (the characters the html runtime escapes). */
 export const inHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
@@ -93,7 +94,8 @@ export function scenarios<F = undefined>(target: TargetOf<F>, rows: readonly Sce
 
 /** Sends one row's request now and checks its answer; hands the answer back for more checks. */
 export async function scenario<F = undefined>(target: TargetOf<F>, row: Scenario<F>): Promise<Answer> {
-  const { app, callers = {}, fixtures } = typeof target === "function" ? target() : target;
+  const given = typeof target === "function" ? target() : target;
+  const { app, callers = {}, fixtures } = "client" in given ? ({ app: given } as ScenarioTarget<F>) : given;
   const f = fixtures as F;
   const made = <T>(value: Lazy<T, F>): T => (typeof value === "function" ? (value as (f: F) => T)(f) : value);
   await row.before?.(f);
