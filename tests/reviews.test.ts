@@ -7,6 +7,7 @@ import type { DomainEvent } from "../src/events";
 import { publishDueReviews } from "../src/reviews/service";
 import { REVIEW_WINDOW_MS } from "../src/reviews/rules";
 import { makeTestApp, type Client } from "./helpers";
+import { scenarios, shown, type Scenario } from "./scenario";
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
@@ -65,15 +66,23 @@ describe("who may review, by booking status and timing", () => {
       ["stranger", status, HOUR, 404, "Booking not found"],
     ]),
   ];
-  for (const [who, status, ago, expected, message] of rows) {
-    test(`${who}, ${status}, ${ago / HOUR} h after completion: ${expected}`, async () => {
-      const b = await booking(status, ago);
-      const res = await review(who, { bookingId: b.id, reviewedUserId: who === "host" ? guest.id : host.id, stars: 4, text: "Lovely" });
-      expect(res.status).toBe(expected);
-      if (message) expect((await body(res)).message).toBe(message);
-      expect((await storedReviews(b.id)).length).toBe(expected === 201 ? 1 : 0);
-    });
-  }
+  scenarios(
+    () => ({ app: t, callers: clients }),
+    rows.map(([who, status, ago, expected, message]): Scenario => {
+      let bookingId = "";
+      return {
+        name: `${who}, ${status}, ${ago / HOUR} h after completion: ${expected}`,
+        before: async () => void ({ id: bookingId } = await booking(status, ago)),
+        as: who,
+        method: "POST",
+        url: "/api/reviews",
+        body: () => ({ bookingId, reviewedUserId: who === "host" ? guest.id : host.id, stars: 4, text: "Lovely" }),
+        status: expected,
+        ...(message ? { json: { message } } : {}),
+        after: async () => expect((await storedReviews(bookingId)).length).toBe(expected === 201 ? 1 : 0),
+      };
+    }),
+  );
 
   test("an unknown or malformed booking id is 404 like someone else's", async () => {
     for (const bookingId of ["00000000-0000-4000-8000-000000000000", "nope", 42, undefined]) {
@@ -84,7 +93,7 @@ describe("who may review, by booking status and timing", () => {
 });
 
 describe("what a review may say", () => {
-  test.each<[{ stars?: unknown; text?: unknown; reviewedUserId?: "self" | "stranger" }, string]>([
+  const refusals: [{ stars?: unknown; text?: unknown; reviewedUserId?: "self" | "stranger" }, string][] = [
     [{ stars: undefined }, "Select a star rating before submitting"],
     [{ stars: "" }, "Select a star rating before submitting"],
     [{ stars: 0 }, "The rating must be a whole number of stars from 1 to 5."],
@@ -97,14 +106,24 @@ describe("what a review may say", () => {
     [{ stars: 4, text: "bad\u0007bell" }, "Your comment contains characters that are not allowed."],
     [{ stars: 4, reviewedUserId: "self" }, "You can only review the other person of this booking."],
     [{ stars: 4, reviewedUserId: "stranger" }, "You can only review the other person of this booking."],
-  ])("%j is refused: %s", async (input, message) => {
-    const b = await booking();
-    const reviewedUserId = input.reviewedUserId === "self" ? guest.id : input.reviewedUserId === "stranger" ? stranger.id : host.id;
-    const res = await review("guest", { bookingId: b.id, ...input, reviewedUserId });
-    expect(res.status).toBe(400);
-    expect((await body(res)).message).toBe(message);
-    expect(await storedReviews(b.id)).toEqual([]);
-  });
+  ];
+  scenarios(
+    () => ({ app: t, callers: clients }),
+    refusals.map(([input, message]): Scenario => {
+      let bookingId = "";
+      return {
+        name: `${shown(input)} is refused: ${message}`,
+        before: async () => void ({ id: bookingId } = await booking()),
+        as: "guest",
+        method: "POST",
+        url: "/api/reviews",
+        body: () => ({ bookingId, ...input, reviewedUserId: input.reviewedUserId === "self" ? guest.id : input.reviewedUserId === "stranger" ? stranger.id : host.id }),
+        status: 400,
+        json: { message },
+        after: async () => expect(await storedReviews(bookingId)).toEqual([]),
+      };
+    }),
+  );
 
   test("the comment is trimmed and normalised; exactly 500 characters and a form's string stars are fine; empty is none", async () => {
     const b = await booking();

@@ -85,6 +85,10 @@ type TargetOf<F> = ScenarioTarget<F> | ScenarioTarget<F>["app"] | (() => Scenari
 /** Text as our views write it in HTML (the characters the html runtime escapes). */
 export const inHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
+/** A value as JSON for a row's name, long strings cut short (`"xxxxxxxxxxxx…" (501)`). */
+export const shown = (value: unknown) =>
+  JSON.stringify(value, (_, v: unknown) => (typeof v === "string" && v.length > 40 ? `${v.slice(0, 12)}… (${v.length})` : v)) ?? String(value);
+
 /** Each row as a test of its own, in order. */
 export function scenarios<F = undefined>(target: TargetOf<F>, rows: readonly Scenario<F>[]) {
   for (const row of rows) {
