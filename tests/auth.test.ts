@@ -4,6 +4,7 @@ import { eq } from "drizzle-orm";
 import { sessions, users } from "../db/schema";
 import { RateLimiter, SlowDown } from "../src/lib/rate-limit";
 import { Client, makeTestApp } from "./helpers";
+import { scenarios, shown, type Scenario } from "./scenario";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
 beforeAll(async () => {
@@ -38,21 +39,26 @@ describe("sign-up", () => {
     expect(((await res.json()) as { email: string }).email).toBe("json@example.com");
   });
 
-  test.each([
+  const refusals: [Record<string, unknown>, string, string][] = [
     [{ email: "not-an-email", password: "secret1" }, "email", "Please enter a valid email address"],
     [{ email: "", password: "secret1" }, "email", "Please enter a valid email address"],
     [{ email: "a@b.co", password: "" }, "password", "Password is required"],
     [{ email: "a@b.co", password: "12345" }, "password", "Password must be at least 6 characters"],
     [{ email: "a@b.co", password: "x".repeat(201) }, "password", "Password must be at most 200 characters"],
     [{ email: 42, password: ["x"] }, "email", "Please enter a valid email address"],
-  ])("refuses %j with a clear message and writes nothing", async (body, field, message) => {
-    const before = (await t.db.select().from(users)).length;
-    const res = await t.client().postJson("/api/register", body);
-    expect(res.status).toBe(400);
-    const data = (await res.json()) as { errors: Record<string, string> };
-    expect(data.errors[field]).toBe(message);
-    expect((await t.db.select().from(users)).length).toBe(before);
-  });
+  ];
+  scenarios(
+    () => t,
+    refusals.map(([body, field, message]): Scenario => ({
+      name: `refuses ${shown(body)} with a clear message and writes nothing`,
+      method: "POST",
+      url: "/api/register",
+      body,
+      status: 400,
+      json: { errors: { [field]: message } },
+      unchanged: async () => (await t.db.select().from(users)).length,
+    })),
+  );
 
   test("an email already in use is refused with 409", async () => {
     await t.client().signUp("taken@example.com");

@@ -10,6 +10,7 @@ import { preview } from "../src/notifications/notices";
 import type { TestProvider } from "../src/payments/test-provider";
 import { FakePushService, type FakeSubscription } from "./fakes/push-service";
 import { Client, makeTestApp, requestWithTestCard, TENNIS } from "./helpers";
+import { scenarios, type JsonValue, type Scenario } from "./scenario";
 
 /**
  * Push notifications (docs/decisions/0025): preferences, subscriptions, and what each committed
@@ -138,14 +139,27 @@ describe("preferences", () => {
     ["a list", [{ messages: false }]],
     ["a plain string", "messages"],
   ];
-  test.each(bad)("refuse %s with 400 and a message, changing nothing", async (_, input) => {
-    const c = t.client();
-    const { user } = await c.signUpComplete();
-    const res = await c.postJson("/api/notifications/preferences", input);
-    expect(res.status).toBe(400);
-    expect((await body(res)).message).toBe("Send one notification preference at a time, set to true or false.");
-    expect(await one(t.db.select().from(notificationPreferences).where(eq(notificationPreferences.userId, user.id)))).toBeUndefined();
-  });
+  scenarios(
+    () => t,
+    bad.map(([name, input]): Scenario => {
+      let c: Client;
+      let userId: string;
+      return {
+        name: `refuse ${name} with 400 and a message, changing nothing`,
+        before: async () => {
+          c = t.client();
+          userId = (await c.signUpComplete()).user.id;
+        },
+        as: () => c,
+        method: "POST",
+        url: "/api/notifications/preferences",
+        body: input as JsonValue,
+        status: 400,
+        json: { message: "Send one notification preference at a time, set to true or false." },
+        after: async () => expect(await one(t.db.select().from(notificationPreferences).where(eq(notificationPreferences.userId, userId)))).toBeUndefined(),
+      };
+    }),
+  );
 
   test("the Settings form without JavaScript saves every switch at once", async () => {
     const c = t.client();
@@ -229,14 +243,27 @@ describe("subscriptions", () => {
     ["keys that are not base64url", () => ({ endpoint: valid().endpoint, keys: { p256dh: "not base64!", auth: "also/not+url" } })],
     ["keys as numbers", () => ({ endpoint: valid().endpoint, keys: { p256dh: 4, auth: 16 } })],
   ];
-  test.each(badSubscriptions)("refuse %s with 400, storing nothing", async (_, input) => {
-    const c = t.client();
-    const { user } = await c.signUpComplete();
-    const res = await c.postJson("/api/notifications/subscribe", input());
-    expect(res.status).toBe(400);
-    expect((await body(res)).message).toBeString();
-    expect(await t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, user.id))).toEqual([]);
-  });
+  scenarios(
+    () => t,
+    badSubscriptions.map(([name, input]): Scenario => {
+      let c: Client;
+      let userId: string;
+      return {
+        name: `refuse ${name} with 400, storing nothing`,
+        before: async () => {
+          c = t.client();
+          userId = (await c.signUpComplete()).user.id;
+        },
+        as: () => c,
+        method: "POST",
+        url: "/api/notifications/subscribe",
+        body: () => input() as JsonValue,
+        status: 400,
+        json: { message: expect.any(String) },
+        after: async () => expect(await t.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, userId))).toEqual([]),
+      };
+    }),
+  );
 
   test("a push service must be an https host on the internet; local http only on a plain-http (development) server", () => {
     const accepted: [string, boolean][] = [

@@ -5,6 +5,7 @@ import { users } from "../db/schema";
 import { ageOn } from "../shared/dates";
 import { countries, HIGHLIGHTED } from "../src/lib/places";
 import { makeTestApp, pathOfLink, waitForOutboxEmail, type Client } from "./helpers";
+import { scenarios, shown, type Scenario } from "./scenario";
 
 // A fixed "today" so ages on birthdays are exact.
 const TODAY = Date.parse("2026-11-22T12:00:00Z");
@@ -104,7 +105,7 @@ describe("the profile call", () => {
     await c.signUpComplete({ username: "profiler" });
   });
 
-  test.each([
+  const refusals: [Record<string, unknown>, string, string][] = [
     [{ firstName: "" }, "firstName", "First name is required"],
     [{ lastName: "   " }, "lastName", "Last name is required"],
     [{ firstName: "x".repeat(51) }, "firstName", "Names are 50 characters at most"],
@@ -128,13 +129,20 @@ describe("the profile call", () => {
     [{ about: JSON.stringify({ politics: "Anarchist" }) }, "about", "Choose one of the options"],
     [{ about: JSON.stringify({ work: "x".repeat(81) }) }, "about", "80 characters at most"],
     [{ about: JSON.stringify({ spokenLanguages: ["Klingon"] }) }, "about", "Choose one of the options"],
-  ])("%j is refused with its message and changes nothing", async (input, field, message) => {
-    const before = await body(await c.get("/api/user"));
-    const res = await c.putJson("/api/user/profile", input);
-    expect(res.status).toBe(400);
-    expect((await body(res)).errors![field]).toBe(message);
-    expect(await body(await c.get("/api/user"))).toEqual(before);
-  });
+  ];
+  scenarios(
+    () => t,
+    refusals.map(([input, field, message]): Scenario => ({
+      name: `${shown(input)} is refused with its message and changes nothing`,
+      as: () => c,
+      method: "PUT",
+      url: "/api/user/profile",
+      body: input,
+      status: 400,
+      json: { errors: { [field]: message } },
+      unchanged: async () => body(await c.get("/api/user")),
+    })),
+  );
 
   test("a valid change answers with the user; usernames are lowercased", async () => {
     const res = await c.putJson("/api/user/profile", { username: "Profiler.Two", bio: "  Hello there  ", interests: "tennis, jazz, tennis" });
@@ -235,18 +243,31 @@ describe("email and password", () => {
     expect((await other.putJson("/api/user/email", { email: "new@example.com", currentPassword: p2 })).status).toBe(409);
   });
 
-  test.each([
+  const passwordRefusals: [Record<string, unknown>, string, string][] = [
     [{ newPassword: "secret99" }, "currentPassword", "Current password is required"],
     [{ currentPassword: "secret123", newPassword: "12345" }, "newPassword", "New password must be at least 6 characters"],
     [{ currentPassword: "secret123", newPassword: "secret99", confirmPassword: "" }, "confirmPassword", "Please confirm your password"],
     [{ currentPassword: "secret123", newPassword: "secret99", confirmPassword: "secret98" }, "confirmPassword", "Passwords do not match"],
-  ])("password change %j is refused: %s", async (input, field, message) => {
-    const c = t.client();
-    await c.signUpComplete();
-    const res = await c.putJson("/api/user/password", input);
-    expect(res.status).toBe(400);
-    expect((await body(res)).errors![field]).toBe(message);
-  });
+  ];
+  scenarios(
+    () => t,
+    passwordRefusals.map(([input, field, message]): Scenario => {
+      let c: Client;
+      return {
+        name: `password change ${shown(input)} is refused: ${field}`,
+        before: async () => {
+          c = t.client();
+          await c.signUpComplete();
+        },
+        as: () => c,
+        method: "PUT",
+        url: "/api/user/password",
+        body: input,
+        status: 400,
+        json: { errors: { [field]: message } },
+      };
+    }),
+  );
 
   test("a new password works, the old one does not, and other sessions end", async () => {
     const c = t.client();

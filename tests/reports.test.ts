@@ -10,6 +10,7 @@ import { instantAcceptJob, schedule } from "../src/bookings/jobs";
 import { jobKeys } from "../src/bookings/keys";
 import { Client, makeTestApp, requestWithTestCard } from "./helpers";
 import { moneyViolations } from "./money-invariants";
+import { scenarios, shown, type Scenario } from "./scenario";
 
 /**
  * Reports and moderation (docs/decisions/0024): the rules of filing a report, the Report control
@@ -91,7 +92,7 @@ describe("filing a report", () => {
     expect((await other.postJson("/api/reports", { targetUserId: target.id, reason: "other" })).status).toBe(201);
   });
 
-  test.each<[Record<string, unknown>, number, string]>([
+  const refusals: [Record<string, unknown>, number, string][] = [
     [{ reason: "other" }, 400, "Say who or what you are reporting."],
     [{ targetUserId: "T", targetActivityId: "A", reason: "other" }, 400, "Say who or what you are reporting."],
     [{ targetUserId: "T" }, 400, "Choose a reason for your report."],
@@ -101,15 +102,25 @@ describe("filing a report", () => {
     [{ targetUserId: "00000000-0000-4000-8000-000000000000", reason: "other" }, 404, "We couldn't find what you are reporting."],
     [{ targetActivityId: "not-an-id", reason: "other" }, 404, "We couldn't find what you are reporting."],
     [{ targetUserId: "ME", reason: "fake_profile" }, 400, "You can't report yourself or your own activity."],
-  ])("%j → %i %s", async (input, status, message) => {
-    const fresh = await insert(t.db).user(userRow());
-    const sub = (v: unknown) => (v === "T" ? fresh.id : v === "A" ? activity.id : v === "ME" ? reporter.id : v);
-    const before = (await t.db.select().from(reports)).length;
-    const res = await reporterClient.postJson("/api/reports", { ...input, targetUserId: sub(input.targetUserId), targetActivityId: sub(input.targetActivityId) });
-    expect(res.status).toBe(status);
-    expect((await body(res)).message).toBe(message);
-    expect((await t.db.select().from(reports)).length).toBe(before);
-  });
+  ];
+  scenarios(
+    () => t,
+    refusals.map(([input, status, message]): Scenario => {
+      let fresh: User;
+      const sub = (v: unknown) => (v === "T" ? fresh.id : v === "A" ? activity.id : v === "ME" ? reporter.id : v);
+      return {
+        name: `${shown(input)} → ${status} ${message}`,
+        before: async () => void (fresh = await insert(t.db).user(userRow())),
+        as: () => reporterClient,
+        method: "POST",
+        url: "/api/reports",
+        body: () => ({ ...input, targetUserId: sub(input.targetUserId), targetActivityId: sub(input.targetActivityId) }),
+        status,
+        json: { message },
+        unchanged: async () => (await t.db.select().from(reports)).length,
+      };
+    }),
+  );
 
   test("nobody reports their own activity; signed-out visitors are asked to sign in", async () => {
     const host = t.client();

@@ -18,8 +18,8 @@ import type { Client } from "./helpers";
 
 /** A value, or how to make it from the fixtures when the row runs (ids made in `beforeAll`). */
 export type Lazy<T, F> = T | ((fixtures: F) => T);
-/** What JSON may hold (`undefined` inside, where a key is to be left out). */
-type Value = string | number | boolean | null | object;
+/** What a JSON body or answer may be (`undefined` inside, where a key is to be left out). */
+export type JsonValue = string | number | boolean | null | object;
 
 /** Where the rows are sent, asked for when each row runs (it is made in `beforeAll`). */
 export interface ScenarioTarget<F = undefined> {
@@ -43,7 +43,7 @@ export interface Scenario<F = undefined> {
    * Sent as JSON, as the islands call the API. A write (not GET or HEAD) without `body` or
    * `form` sends `{}`.
    */
-  body?: Lazy<Value, F>;
+  body?: Lazy<JsonValue, F>;
   /** Sent as a form post from one of our pages: urlencoded, with the CSRF token as the hidden field. */
   form?: Lazy<Record<string, string>, F>;
   headers?: Record<string, string>;
@@ -59,7 +59,7 @@ export interface Scenario<F = undefined> {
    * The answer is JSON holding at least this (`toMatchObject`, so `expect.any(String)` and the
    * like work); a top-level key given as `undefined` must be absent.
    */
-  json?: Lazy<Value, F>;
+  json?: Lazy<JsonValue, F>;
   /** Runs before anything else: puts the state the row needs in place. */
   before?: (fixtures: F) => unknown;
   /** A read of what the request must leave as it was: taken before the request and after, and compared. */
