@@ -15,7 +15,7 @@ import { WEBHOOK_BODY_LIMIT } from "./payments/webhooks";
 import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { makeStorage } from "./uploads/storage";
 import type { Config } from "./config";
-import { accessOf, chosenLanguageCookie, context, noteAccess, requestState } from "./context";
+import { accessOf, chosenLanguageCookie, context, noteRoute, requestState } from "./context";
 import { cookieNames, makeLimits, type Deps } from "./deps";
 import { bodyParser, bodyRefusal, carriesNul } from "./lib/body";
 import { compressResponse } from "./lib/compression";
@@ -223,7 +223,7 @@ export function createApp(options: AppOptions) {
     // site's post is refused as such, whatever its body holds. Each refusal is a `DomainError`,
     // answered by the error hook below.
     .onTransform({ as: "global" }, async ({ request, body, server, route }) => {
-      noteAccess(request, declaredLevel(request.method, route));
+      noteRoute(request, declaredDetail(request.method, route));
       const state = await requestState(deps, request, () => server?.requestIP(request)?.address);
       // A NUL character in the path, the query, a form or JSON is input no database should be
       // handed (PostgreSQL fails the statement, 500; SQLite would keep it): refused here, before
@@ -316,11 +316,11 @@ export function createApp(options: AppOptions) {
     .use(liveFeature(deps))
     .use(notFoundRoute(deps));
 
-  /** The access level each route declared, by method and path, read once all are registered. */
-  let levels: Map<string, unknown> | undefined;
-  function declaredLevel(method: string, route: string) {
-    levels ??= new Map(app.routes.map((r) => [`${r.method} ${r.path}`, (r.hooks?.detail as Record<string, unknown> | undefined)?.["x-access"]]));
-    return levels.get(`${method} ${route}`) ?? (method === "HEAD" ? levels.get(`GET ${route}`) : undefined) ?? levels.get(`ALL ${route}`);
+  /** What each route declared (its access level, how it answers a refusal), by method and path, read once all are registered. */
+  let declared: Map<string, Record<string, unknown> | undefined> | undefined;
+  function declaredDetail(method: string, route: string) {
+    declared ??= new Map(app.routes.map((r) => [`${r.method} ${r.path}`, r.hooks?.detail as Record<string, unknown> | undefined]));
+    return declared.get(`${method} ${route}`) ?? (method === "HEAD" ? declared.get(`GET ${route}`) : undefined) ?? declared.get(`ALL ${route}`);
   }
 
   return { app, deps };

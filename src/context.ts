@@ -101,12 +101,15 @@ const declaredAccess = new WeakMap<Request, Access>();
 export const accessOf = (request: Request): Access => declaredAccess.get(request) ?? DEFAULT_ACCESS;
 
 /**
- * Notes the level the matched route declared (`detail["x-access"]`, which the access options
- * write) on the request. The app's checks call it first, before the body is validated, so a
+ * Notes what the matched route declared on the request: its access level (`detail["x-access"]`,
+ * which the access options write) and how it answers a refusal (`refused`). The app's checks call it first, before the body is validated, so a
  * visitor's or another site's post is refused as such whatever its body holds.
  */
-export function noteAccess(request: Request, declared: unknown) {
+export function noteRoute(request: Request, detail: Record<string, unknown> | undefined) {
+  const declared = detail?.["x-access"];
   declaredAccess.set(request, declared === "public" || declared === "signedIn" || declared === "onboarded" ? declared : DEFAULT_ACCESS);
+  const refused = detail?.["x-refused"] as Refused | undefined;
+  if (refused) refusedOptions.set(request, refused);
 }
 
 /** A route option: records the level on the route, where the app's checks read it. */
@@ -198,10 +201,8 @@ export function context(deps: Deps) {
       public: declare("public"),
       signedIn: { ...declare("signedIn"), resolve: signedInUser },
       onboarded: { ...declare("onboarded"), resolve: signedInUser },
-      refused: (refused: Refused) => ({
-        transform({ request }: { request: Request }) {
-          refusedOptions.set(request, refused);
-        },
-      }),
+      // Kept on the route, where the app's first check reads it (`noteRoute`): a refusal from
+      // any later step, a route's own `transform` included, finds it.
+      refused: (refused: Refused) => ({ detail: { "x-refused": refused } as Record<string, unknown> }),
     });
 }

@@ -41,6 +41,10 @@ export const reviewInput = z.object({
 export type ReviewInput = z.infer<typeof reviewInput>;
 
 /** The booking a review is about, as sent: text, or nothing (anything else is no booking of theirs: 404). */
+export const bookingIdOf = (body: unknown) => {
+  const id = body && typeof body === "object" ? (body as { bookingId?: unknown }).bookingId : undefined;
+  return typeof id === "string" ? id : undefined;
+};
 const bookingIdSchema = z.unknown().transform((v) => (typeof v === "string" ? v : undefined)).optional();
 
 /**

@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
 import { MyReviews } from "../../views/reviews/MyReviews";
 import { ReviewScreen, type ReviewFormState, type ReviewSubject } from "../../views/reviews/ReviewScreen";
-import { context, type FormScreen } from "../context";
+import { context, requestState, type FormScreen } from "../context";
 import { type Deps } from "../deps";
 import { type DomainError } from "../lib/domain-error";
 import { json } from "../lib/http";
 import type { MessageKey } from "../texts";
-import { readStars, reviewBody, reviewQuery } from "./input";
+import { bookingIdOf, readStars, reviewBody, reviewQuery } from "./input";
 import { reviewsOf, writtenReviews } from "./queries";
 import { reviewTarget, submitReview, type ReviewTarget } from "./service";
 
@@ -36,13 +36,24 @@ export function reviewRoutes(deps: Deps) {
     return render((view) => <ReviewScreen view={view} subject={subjectOf(target)} form={form} />, { status: error.status });
   };
 
+  /**
+   * The booking first: someone else's is 404 whatever else is sent (ARCHITECTURE decision 11), so
+   * it is looked up before the route's schema reads the review (a route's `transform` runs first).
+   */
+  const targets = new WeakMap<Request, ReviewTarget>();
+  const bookingFirst = async ({ request, body }: { request: Request; body: unknown }) => {
+    const { user } = await requestState(deps, request);
+    if (user) targets.set(request, await reviewTarget(deps, user.id, bookingIdOf(body)));
+  };
+  const targetOf = async (request: Request, userId: string, bookingId: string | undefined) => targets.get(request) ?? (await reviewTarget(deps, userId, bookingId));
+
   return new Elysia({ name: "offline.reviews", seed: deps.id })
     .use(context(deps))
     .guard({ onboarded: true })
-    .post("/api/reviews", async ({ body, user }) => {
-      const target = await reviewTarget(deps, user.id, body.bookingId);
+    .post("/api/reviews", async ({ body, user, request }) => {
+      const target = await targetOf(request, user.id, body.bookingId);
       return json((await submitReview(deps, user.id, target, body)).review, 201);
-    }, { body: reviewBody })
+    }, { transform: bookingFirst, body: reviewBody })
     // The role comes from the booking itself; `userType` in the address (spec) only names it.
     .get("/review", async ({ query, user, render }) => {
       const target = await reviewTarget(deps, user.id, query.bookingId).catch(() => null);
@@ -50,11 +61,11 @@ export function reviewRoutes(deps: Deps) {
       const refusal = target.refusal?.key;
       return render((view) => <ReviewScreen view={view} subject={subjectOf(target)} refusal={refusal && view.t(refusal)} />);
     }, { query: reviewQuery })
-    .post("/review", async ({ body, user, sendTo }) => {
-      const target = await reviewTarget(deps, user.id, body.bookingId);
+    .post("/review", async ({ body, user, request, sendTo }) => {
+      const target = await targetOf(request, user.id, body.bookingId);
       await submitReview(deps, user.id, target, body);
       return sendTo("/bookings", { title: "reviews.submitted", body: "reviews.submittedBody", variant: "success" });
-    }, { body: reviewBody, refused: { title: titleOf, screen: reviewForm } })
+    }, { transform: bookingFirst, body: reviewBody, refused: { title: titleOf, screen: reviewForm } })
     .get("/reviews", async ({ user, render }) => {
       const [received, written] = await Promise.all([reviewsOf(deps.db, user.id), writtenReviews(deps, user.id)]);
       return render((view) => <MyReviews view={view} received={received} written={written} />);
