@@ -3,10 +3,10 @@ import { writeTransaction, type Db, one } from "../../db/client";
 import { notificationPreferences, pushSubscriptions } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { Locale } from "../texts";
-import { DomainError } from "../lib/domain-error";
+import { DomainError, isDomainError } from "../lib/domain-error";
 import type { SubscriptionInput } from "./input";
 import { DEFAULT_PREFERENCES, MAX_ENDPOINT_LENGTH, MAX_SUBSCRIPTIONS_PER_USER, PREFERENCE_KEYS, type Preferences } from "./rules";
-import { allowsLoopbackPushServices, checkAddressText, DestinationRefused, resolveDestination, systemResolver, type Resolver } from "./destinations";
+import { allowsLoopbackPushServices, checkAddressText, resolveDestination, systemResolver, type Resolver } from "./destinations";
 
 /**
  * Notification preferences and push subscriptions (docs/decisions/0025): which kinds of
@@ -70,7 +70,7 @@ export function checkEndpoint(value: string, allowLocal: boolean): string {
   try {
     return checkAddressText(value, allowLocal).href;
   } catch (err) {
-    if (err instanceof DestinationRefused) throw new DomainError("notifications.error.endpoint", 400);
+    if (isDomainError(err)) throw new DomainError("notifications.error.endpoint", 400);
     throw err;
   }
 }
@@ -97,7 +97,7 @@ export async function readSubscription(input: SubscriptionInput, allowLocal: boo
   try {
     await resolveDestination(new URL(endpoint), allowLocal, resolve);
   } catch (err) {
-    if (err instanceof DestinationRefused) throw new DomainError("notifications.error.endpoint", 400);
+    if (isDomainError(err)) throw new DomainError("notifications.error.endpoint", 400);
     throw err;
   }
   const text = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
