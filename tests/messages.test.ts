@@ -7,7 +7,7 @@ import { insert, userRow } from "../db/factories";
 import type { DomainEvent } from "../src/events";
 import { translator } from "../src/texts";
 import { LAST_MESSAGE_KEYS, MESSAGE_VIEW_KEYS } from "../src/conversations/serialize";
-import { unreadCountQuery } from "../src/conversations/unread";
+import { unreadCountQuery } from "../src/shell/unread";
 import { systemTexts } from "../src/conversations/wording";
 import { messageStamp } from "../shared/chat-state";
 import { select } from "./html";

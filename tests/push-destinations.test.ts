@@ -8,13 +8,13 @@ import {
   addressKind,
   allowsLoopbackPushServices,
   checkDestination,
-  DestinationRefused,
   pinnedLookup,
   resolveDestination,
   systemResolver,
   type ResolvedAddress,
   type Resolver,
 } from "../src/notifications/destinations";
+import { DomainError } from "../src/lib/domain-error";
 import { TEST_DEADLINE_MS } from "../src/notifications/notices";
 import { deliver } from "../src/notifications/push";
 import { checkEndpoint, subscribe } from "../src/notifications/service";
@@ -226,7 +226,7 @@ describe("what a name resolves to", () => {
     ]) {
       const { resolve } = scripted(answer);
       const refused = await checkDestination("https://push.attacker.example.com/x", false, resolve).catch((e) => e);
-      expect([answer, refused instanceof DestinationRefused]).toEqual([answer, true]);
+      expect([answer, refused instanceof DomainError]).toEqual([answer, true]);
     }
     const { resolve } = scripted([v4("8.8.8.8"), v6("2606:4700:4700::1111")]);
     const ok = await checkDestination("https://push.attacker.example.com/x", false, resolve);
@@ -235,10 +235,10 @@ describe("what a name resolves to", () => {
 
   test("a name that does not resolve, or not in time, is refused (as worth trying later)", async () => {
     const failing = scripted(Object.assign(new Error("nope"), { code: "ENOTFOUND" }));
-    expect(await checkDestination("https://push.gone.example.com/x", false, failing.resolve).catch((e) => e)).toMatchObject({ temporary: true });
+    expect(await checkDestination("https://push.gone.example.com/x", false, failing.resolve).catch((e) => e)).toMatchObject({ status: 503, key: "notifications.error.unreachable" });
     const slow: Resolver = () => new Promise(() => {});
     const started = Date.now();
-    expect(await checkDestination("https://push.slow.example.com/x", false, slow, 200).catch((e) => e)).toMatchObject({ temporary: true });
+    expect(await checkDestination("https://push.slow.example.com/x", false, slow, 200).catch((e) => e)).toMatchObject({ status: 503, key: "notifications.error.unreachable" });
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
@@ -247,10 +247,10 @@ describe("what a name resolves to", () => {
     expect(names).toContain("localhost");
     for (const name of names) {
       const refused = await resolveDestination(new URL(`https://${name}/x`), false, systemResolver).catch((e) => e);
-      expect([name, refused instanceof DestinationRefused]).toEqual([name, true]);
+      expect([name, refused instanceof DomainError]).toEqual([name, true]);
     }
     const localhost = await resolveDestination(new URL("https://localhost/x"), false, systemResolver).catch((e) => e);
-    expect(localhost.reason).toMatch(/loopback/);
+    expect(localhost.message).toMatch(/loopback/);
   });
 
   test("the connection's lookup answers only with the addresses that were checked", async () => {
@@ -419,7 +419,7 @@ describe("a development server (plain http on localhost)", () => {
     }
     const { resolve } = scripted([v4("10.0.0.5")]);
     const refused = await checkDestination("https://push.example.com/x", true, resolve).catch((e) => e);
-    expect(refused).toBeInstanceOf(DestinationRefused);
+    expect(refused).toBeInstanceOf(DomainError);
   });
 
   test("DNS rebinding: a plain-http message goes to the checked address, not to a second answer", async () => {

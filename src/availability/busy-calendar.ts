@@ -3,9 +3,9 @@ import { writeTransaction, one } from "../../db/client";
 import { externalBusy, jobs, users, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { cancelJob, defineJob, scheduleJob, type JobDeps } from "../jobs";
-import { DomainError } from "../lib/domain-error";
+import { DomainError, isDomainError } from "../lib/domain-error";
 import { loggable } from "../lib/faults";
-import { checkAddressText, checkDestination, DestinationRefused, pinnedRequest, systemResolver, type PushDestination, type Resolver } from "../notifications/destinations";
+import { checkAddressText, checkDestination, pinnedRequest, systemResolver, type PushDestination, type Resolver } from "../notifications/destinations";
 import { allowsLocalPushServices } from "../notifications/service";
 import { chosenLocale, translator, type Locale, type MessageKey } from "../texts";
 import { embeddedFiles } from "../lib/assets";
@@ -61,7 +61,7 @@ function checkedText(deps: Deps, value: string): string {
   try {
     return checkAddressText(typed, allowsLocalPushServices(deps)).href;
   } catch (err) {
-    if (err instanceof DestinationRefused) throw new DomainError("availability.busy.invalid", 400, { log: `busy calendar refused: ${err.reason}` });
+    if (isDomainError(err)) throw new DomainError("availability.busy.invalid", 400, { log: `busy calendar refused: ${err.message}` });
     throw err;
   }
 }
@@ -76,8 +76,8 @@ export async function setBusyCalendar(deps: Deps, hostId: string, value: string,
   try {
     await checkDestination(url, allowsLocalPushServices(deps), resolve);
   } catch (err) {
-    if (!(err instanceof DestinationRefused)) throw err;
-    throw new DomainError(err.temporary ? "availability.busy.unreachable" : "availability.busy.invalid", 400, { log: `busy calendar refused: ${err.reason}` });
+    if (!isDomainError(err)) throw err;
+    throw new DomainError(err.status === 503 ? "availability.busy.unreachable" : "availability.busy.invalid", 400, { log: `busy calendar refused: ${err.message}` });
   }
   const now = deps.now();
   await writeTransaction(deps.db, async (tx) => {
@@ -194,7 +194,7 @@ export async function fetchCalendarText(deps: Deps, address: string, options: Bu
     try {
       destination = await checkDestination(current, allowLoopback, options.resolve, Math.max(0, deadline - Date.now()));
     } catch (err) {
-      if (err instanceof DestinationRefused) throw new BusyFetchError(err.temporary ? "availability.busy.unreachable" : "availability.busy.invalid", {}, err.reason);
+      if (isDomainError(err)) throw new BusyFetchError(err.status === 503 ? "availability.busy.unreachable" : "availability.busy.invalid", {}, err.message);
       throw err;
     }
     const answer = await get(destination, deadline, options.maxBytes);

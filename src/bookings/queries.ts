@@ -4,7 +4,7 @@ import { uuidLike } from "../lib/validation";
 import { alias } from "drizzle-orm/sqlite-core";
 import { activities, bookings, ledgerEntries, messages, users, type Booking } from "../../db/schema";
 import type { MessageRow } from "../events";
-import { latestMessageId } from "../conversations/unread";
+import { latestMessageId } from "../shell/unread";
 import type { Deps } from "../deps";
 import { participantUser, publicUserColumns, type PublicUserSource } from "../profiles/serialize";
 import { bookingDetails, bookingView, type BookingView } from "./serialize";

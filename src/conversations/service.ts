@@ -7,10 +7,10 @@ import { DomainError } from "../lib/domain-error";
 import type { Deps } from "../deps";
 import type { MessageRow } from "../events";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";
-import { latestMessageId, onBooking } from "./unread";
+import { latestMessageId, onBooking } from "../shell/unread";
 import { chronological, nextMessageSeq } from "./order";
 
-export { isUnread, unreadConversations } from "./unread";
+export { isUnread, unreadConversations } from "../shell/unread";
 
 /**
  * The conversation of a booking (spec §2 "Conversation", §5 "Messages", §7): only its two

@@ -1,10 +1,13 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../deps";
 import { emailJob } from "./outbox";
-import { emailRoutes } from "./routes";
 
-/** Email: the sending job, and the one-click unsubscribe pages (docs/decisions/0034). */
+/**
+ * Email, the transport every feature's emails go through (docs/decisions/0034): the mailer, the
+ * outbox of durable sending jobs, calendar attachments and signed unsubscribe links. It knows no
+ * feature: the unsubscribe pages, which change notification preferences, are notifications' own.
+ */
 export const emailFeature = (deps: Deps) => {
   deps.jobs.register(emailJob);
-  return new Elysia({ name: "offline.email.feature", seed: deps.id }).use(emailRoutes(deps));
+  return new Elysia({ name: "offline.email.feature", seed: deps.id });
 };

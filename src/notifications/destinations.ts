@@ -3,6 +3,7 @@ import http from "node:http";
 import { refuseInsideWriteTransaction } from "../../db/client";
 import https from "node:https";
 import { isIP } from "node:net";
+import { DomainError, isDomainError } from "../lib/domain-error";
 
 /**
  * Where the server may post push messages (docs/decisions/0032). A push subscription's endpoint
@@ -46,16 +47,15 @@ export interface PushDestination {
 }
 
 /**
- * Why an address was refused. `temporary` (the name did not resolve, or not in time) is worth
- * trying again later when sending; everything else is the address itself.
+ * An address refused, and why (for the log only: `details.log`). The address itself is a 400
+ * (`notifications.error.endpoint`); a name that did not resolve, or not in time, is a 503
+ * (`notifications.error.unreachable`): worth trying again later when sending. The functions
+ * below throw nothing else as a `DomainError`; their callers answer with their own words.
  */
-export class DestinationRefused extends Error {
-  constructor(
-    readonly reason: string,
-    readonly temporary = false,
-  ) {
-    super(reason);
-  }
+function refused(reason: string, temporary = false): DomainError {
+  return temporary
+    ? new DomainError("notifications.error.unreachable", 503, { log: reason })
+    : new DomainError("notifications.error.endpoint", 400, { log: reason });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -184,34 +184,34 @@ const bareHost = (url: URL) => (url.hostname.startsWith("[") ? url.hostname.slic
 
 /**
  * The checks that need no resolving: a URL, https (http only for a local push service on a
- * development machine), no credentials, and a host name that can be on the internet. Throws
- * DestinationRefused; hands back the parsed URL.
+ * development machine), no credentials, and a host name that can be on the internet. Throws a
+ * refusal (`refused`); hands back the parsed URL.
  */
 export function checkAddressText(value: string, allowLoopback: boolean): URL {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new DestinationRefused("not a URL");
+    throw refused("not a URL");
   }
-  if (url.username || url.password) throw new DestinationRefused("credentials in the URL");
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw new DestinationRefused(`${url.protocol} is not https`);
+  if (url.username || url.password) throw refused("credentials in the URL");
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw refused(`${url.protocol} is not https`);
   const host = bareHost(url);
   const literal = isIP(host) !== 0;
   const local = literal ? isLoopbackAddress(host) : isLocalhostName(host);
   if (allowLoopback) {
     // A development machine: a public https host name, or this machine itself.
-    if (literal && !local) throw new DestinationRefused(`an IP address (${addressKind(host) ?? "public"})`);
-    if (url.protocol === "http:" && !local) throw new DestinationRefused("http outside this machine");
+    if (literal && !local) throw refused(`an IP address (${addressKind(host) ?? "public"})`);
+    if (url.protocol === "http:" && !local) throw refused("http outside this machine");
     return url;
   }
-  if (url.protocol !== "https:") throw new DestinationRefused("http");
-  if (literal) throw new DestinationRefused(`an IP address (${addressKind(host) ?? "public"})`);
-  if (local) throw new DestinationRefused("localhost");
-  if (host.endsWith(".")) throw new DestinationRefused("a name ending in a dot");
+  if (url.protocol !== "https:") throw refused("http");
+  if (literal) throw refused(`an IP address (${addressKind(host) ?? "public"})`);
+  if (local) throw refused("localhost");
+  if (host.endsWith(".")) throw refused("a name ending in a dot");
   const labels = host.split(".");
-  if (labels.length < 2) throw new DestinationRefused("a single-label name");
-  if (LOCAL_TLDS.has(labels.at(-1)!.toLowerCase())) throw new DestinationRefused(`a .${labels.at(-1)} name`);
+  if (labels.length < 2) throw refused("a single-label name");
+  if (LOCAL_TLDS.has(labels.at(-1)!.toLowerCase())) throw refused(`a .${labels.at(-1)} name`);
   return url;
 }
 
@@ -219,14 +219,14 @@ export function checkAddressText(value: string, allowLoopback: boolean): URL {
 async function resolveInTime(resolve: Resolver, hostname: string, timeoutMs: number): Promise<readonly ResolvedAddress[]> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DestinationRefused("the name did not resolve in time", true)), Math.max(0, timeoutMs));
+    timer = setTimeout(() => reject(refused("the name did not resolve in time", true)), Math.max(0, timeoutMs));
   });
   try {
     return await Promise.race([resolve(hostname), late]);
   } catch (err) {
-    if (err instanceof DestinationRefused) throw err;
+    if (isDomainError(err)) throw err;
     const code = (err as { code?: string })?.code;
-    throw new DestinationRefused(`the name did not resolve${code ? ` (${code})` : ""}`, true);
+    throw refused(`the name did not resolve${code ? ` (${code})` : ""}`, true);
   } finally {
     clearTimeout(timer);
   }
@@ -235,22 +235,22 @@ async function resolveInTime(resolve: Resolver, hostname: string, timeoutMs: num
 /**
  * Resolves the URL's host (an IP address stands for itself) and checks every address it resolves
  * to: all must be on the internet, or, on a development machine, this machine (loopback). An
- * `http` push service must be on this machine only. Throws DestinationRefused.
+ * `http` push service must be on this machine only. Throws a refusal (`refused`).
  */
 export async function resolveDestination(url: URL, allowLoopback: boolean, resolve: Resolver = systemResolver, timeoutMs = RESOLVE_TIMEOUT_MS): Promise<PushDestination> {
   const host = bareHost(url);
   const family = isIP(host);
   const found = family ? [{ address: host, family }] : await resolveInTime(resolve, host, timeoutMs);
   const addresses = found.filter((a) => a && typeof a.address === "string").map((a) => ({ address: a.address, family: isIP(a.address) || a.family }));
-  if (!addresses.length) throw new DestinationRefused("the name resolved to no address", true);
+  if (!addresses.length) throw refused("the name resolved to no address", true);
   for (const { address } of addresses) {
     const kind = addressKind(address);
     if (kind === null) {
-      if (url.protocol === "http:") throw new DestinationRefused(`http to ${address}, outside this machine`);
+      if (url.protocol === "http:") throw refused(`http to ${address}, outside this machine`);
       continue;
     }
     if (allowLoopback && isLoopbackAddress(address)) continue;
-    throw new DestinationRefused(`${host} resolves to ${address} (${kind})`);
+    throw refused(`${host} resolves to ${address} (${kind})`);
   }
   return { url, host, addresses };
 }

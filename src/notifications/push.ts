@@ -4,7 +4,8 @@ import webpush from "web-push";
 import { pushSubscriptions } from "../../db/schema";
 import type { Deps } from "../deps";
 import { defineJob, scheduleJob } from "../jobs";
-import { checkDestination, DestinationRefused, pinnedRequest, systemResolver, type PushDestination, type Resolver } from "./destinations";
+import { isDomainError } from "../lib/domain-error";
+import { checkDestination, pinnedRequest, systemResolver, type PushDestination, type Resolver } from "./destinations";
 import { allowsLocalPushServices } from "./service";
 
 /**
@@ -113,9 +114,9 @@ export async function deliver(deps: Deps, subscription: Subscription, message: P
   try {
     destination = await checkDestination(subscription.endpoint, allowsLocalPushServices(deps), options.resolve ?? systemResolver, deadline - Date.now());
   } catch (err) {
-    const refusal = err instanceof DestinationRefused ? err : new DestinationRefused(String(err));
-    console.error(`push service of subscription ${subscription.id} not contacted: ${refusal.reason}`);
-    return refusal.temporary ? "retry" : "refused";
+    // The address refused for now (503: its name did not resolve) is tried again; any other reason is final.
+    console.error(`push service of subscription ${subscription.id} not contacted: ${isDomainError(err) ? err.message : String(err)}`);
+    return isDomainError(err) && err.status === 503 ? "retry" : "refused";
   }
   let answer: { status: number; detail: string };
   try {

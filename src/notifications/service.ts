@@ -1,12 +1,12 @@
 import { and, desc, eq, ne, notInArray } from "drizzle-orm";
 import { writeTransaction, type Db, one } from "../../db/client";
-import { notificationPreferences, pushSubscriptions } from "../../db/schema";
+import { notificationPreferences, pushSubscriptions, users } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { Locale } from "../texts";
-import { DomainError } from "../lib/domain-error";
+import { DomainError, isDomainError } from "../lib/domain-error";
 import type { SubscriptionInput } from "./input";
-import { DEFAULT_PREFERENCES, MAX_ENDPOINT_LENGTH, MAX_SUBSCRIPTIONS_PER_USER, PREFERENCE_KEYS, type Preferences } from "./rules";
-import { allowsLoopbackPushServices, checkAddressText, DestinationRefused, resolveDestination, systemResolver, type Resolver } from "./destinations";
+import { DEFAULT_PREFERENCES, MAX_ENDPOINT_LENGTH, MAX_SUBSCRIPTIONS_PER_USER, PREFERENCE_KEYS, type PreferenceKey, type Preferences } from "./rules";
+import { allowsLoopbackPushServices, checkAddressText, resolveDestination, systemResolver, type Resolver } from "./destinations";
 
 /**
  * Notification preferences and push subscriptions (docs/decisions/0025): which kinds of
@@ -36,6 +36,15 @@ async function writePreferences(deps: Deps, userId: string, change: Partial<Pref
 export async function changePreferences(deps: Deps, userId: string, change: Partial<Preferences>): Promise<Preferences> {
   await writePreferences(deps, userId, change);
   return await preferencesOf(deps.db, userId);
+}
+
+/**
+ * An email's one-click unsubscribe, its token read (`/email/unsubscribe`): that kind turned off.
+ * Someone whose account is gone gets no email anyway: nothing is written for them.
+ */
+export async function unsubscribeFromEmails(deps: Deps, userId: string, kind: PreferenceKey): Promise<void> {
+  const exists = await one(deps.db.select({ id: users.id }).from(users).where(eq(users.id, userId)));
+  if (exists) await writePreferences(deps, userId, { [kind]: false });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -70,7 +79,7 @@ export function checkEndpoint(value: string, allowLocal: boolean): string {
   try {
     return checkAddressText(value, allowLocal).href;
   } catch (err) {
-    if (err instanceof DestinationRefused) throw new DomainError("notifications.error.endpoint", 400);
+    if (isDomainError(err)) throw new DomainError("notifications.error.endpoint", 400);
     throw err;
   }
 }
@@ -97,7 +106,7 @@ export async function readSubscription(input: SubscriptionInput, allowLocal: boo
   try {
     await resolveDestination(new URL(endpoint), allowLocal, resolve);
   } catch (err) {
-    if (err instanceof DestinationRefused) throw new DomainError("notifications.error.endpoint", 400);
+    if (isDomainError(err)) throw new DomainError("notifications.error.endpoint", 400);
     throw err;
   }
   const text = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");

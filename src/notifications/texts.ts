@@ -56,6 +56,7 @@ export const en = {
   "notifications.error.preference": "Send one notification preference at a time, set to true or false.",
   "notifications.error.subscription": "This push subscription is not valid.",
   "notifications.error.endpoint": "The push service address must be an https address on the internet.",
+  "notifications.error.unreachable": "The push service cannot be reached right now. Please try again later.",
   "notifications.error.notFound": "Subscription not found",
   "notifications.error.testText": "A test notification has a title of at most 100 characters and a body of at most 300.",
 
@@ -213,6 +214,7 @@ export const fr: Record<keyof typeof en, string> = {
   "notifications.error.preference": "Envoyez une seule préférence de notification à la fois, à true ou false.",
   "notifications.error.subscription": "Cet abonnement push n'est pas valide.",
   "notifications.error.endpoint": "L'adresse du service push doit être une adresse https sur Internet.",
+  "notifications.error.unreachable": "Le service push est injoignable pour le moment. Réessayez plus tard.",
   "notifications.error.notFound": "Abonnement introuvable",
   "notifications.error.testText": "Une notification de test a un titre de 100 caractères au plus et un texte de 300 au plus.",
 

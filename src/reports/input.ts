@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { reportReasons } from "../../db/schema";
 import { REPORT_NOTES_MAX } from "../../shared/limits";
-import { asRecord } from "../lib/http";
+import { safeNext } from "../lib/http";
 import { userText } from "../lib/text";
+import type { ModerationAction } from "./moderation";
 
 const given = (v: unknown) => v !== undefined && v !== null && v !== "";
 
@@ -22,19 +23,42 @@ const notesSchema = userText({
   max: { length: REPORT_NOTES_MAX, message: "reports.notesTooLong" },
 }).transform((v) => v || null);
 
+/** What a report is: its target, its reason and its notes, each checked in that order. */
+const reportFields = z.object({
+  target: targetSchema,
+  reason: z.enum(reportReasons, { message: "reports.reasonRequired" }),
+  notes: notesSchema.nullable().transform((v) => v ?? null),
+});
+export type ReportInput = z.infer<typeof reportFields>;
+
+/** A field as sent, whatever it holds: the report's own schema judges it. */
+const sent = z.unknown().optional();
+
 /**
  * What `POST /api/reports` and the report form send (`targetUserId` or `targetActivityId`,
  * `reason`, optional `notes`), checked in that order, each refusal with its own message.
  */
-export const reportInput = z.preprocess(
-  (body) => {
-    const b = asRecord(body);
-    return { target: { user: b.targetUserId, activity: b.targetActivityId }, reason: b.reason, notes: given(b.notes) ? b.notes : null };
-  },
-  z.object({
-    target: targetSchema,
-    reason: z.enum(reportReasons, { message: "reports.reasonRequired" }),
-    notes: notesSchema.nullable().transform((v) => v ?? null),
-  }),
-);
-export type ReportInput = z.infer<typeof reportInput>;
+export const reportInput = z
+  .object({ targetUserId: sent, targetActivityId: sent, reason: sent, notes: sent }, { message: "reports.targetRequired" })
+  .transform((b) => ({ target: { user: b.targetUserId, activity: b.targetActivityId }, reason: b.reason, notes: given(b.notes) ? b.notes : null }))
+  .pipe(reportFields);
+
+/**
+ * The page the report form comes back to, with its confirmation or its refusal: `next`, a path
+ * of our own site, else the home page (whatever else was sent, or not).
+ */
+export const reportFormPage = z
+  .object({ next: sent })
+  .catch({ next: undefined })
+  .transform(({ next }) => safeNext(next, "/"));
+
+const MODERATION_ACTIONS: readonly ModerationAction[] = ["dismiss", "hide", "suspend"];
+
+/**
+ * An operator's action's address, `/admin/reports/:id/:action`: the action, or undefined for one
+ * that does not exist (answered as an unknown address, after the operator check, like any other).
+ */
+export const moderationParams = z.object({
+  id: z.string(),
+  action: z.string().transform((a) => MODERATION_ACTIONS.find((known) => known === a)),
+});

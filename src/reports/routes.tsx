@@ -4,23 +4,15 @@ import { ReportSent } from "../../views/reports/ReportButton";
 import { VerifyNeededScreen } from "../../views/auth/VerifyEmail";
 import { context, type Render } from "../context";
 import { type Deps, type RequestState } from "../deps";
-import { asRecord, isHtmx, json, safeNext, waitHeaders, wantsJson } from "../lib/http";
+import { isHtmx, json, waitHeaders, wantsJson } from "../lib/http";
+import { invalidInput, isDomainError } from "../lib/domain-error";
 import type { MessageKey } from "../texts";
-import { DomainError, isDomainError } from "../lib/domain-error";
-import { firstIssue } from "../lib/validation";
 import { htmlResponse } from "../shell/render";
 import { notFoundAnswer } from "../shell/routes";
 import { viewOf } from "../shell/view";
 import { awaitsOperatorVerification, handledReports, isOperator, moderate, pendingReports, type ModerationAction } from "./moderation";
-import { reportInput, type ReportInput } from "./input";
+import { moderationParams, reportFormPage, reportInput, type ReportInput } from "./input";
 import { fileReport, reportView } from "./service";
-
-/** The report sent, checked (`reportInput`); a refusal is a 400 `DomainError` with its field's message. */
-function parseReport(body: unknown): ReportInput {
-  const input = reportInput.safeParse(body);
-  if (!input.success) throw new DomainError(firstIssue(input.error), 400);
-  return input.data;
-}
 
 /**
  * A listed operator whose address is not verified yet (docs/decisions/0034): told to verify it,
@@ -35,6 +27,16 @@ export function verifyFirstAnswer(request: Request, state: RequestState, render:
   );
 }
 
+/**
+ * The report sent, read by its schema (`reportInput`) in the handler rather than on the route, so
+ * that a plain form's refusal of it is answered like the others (see `POST /api/reports`).
+ */
+function parseReport(body: unknown): ReportInput {
+  const input = reportInput.safeParse(body);
+  if (!input.success) throw invalidInput(input.error.issues);
+  return input.data;
+}
+
 const ACTIONS: Record<ModerationAction, MessageKey> = {
   dismiss: "moderation.dismissedBody",
   hide: "moderation.hiddenBody",
@@ -47,28 +49,27 @@ const ACTIONS: Record<ModerationAction, MessageKey> = {
  * anyone who is not an operator gets the same 404 as for an unknown address (docs/decisions/0024).
  */
 export function reportRoutes(deps: Deps) {
-
   return new Elysia({ name: "offline.reports", seed: deps.id })
     .use(context(deps))
     .post(
       "/api/reports",
       async ({ body, user, request, state, sendTo, toastHeader }) => {
-        const sent = asRecord(body);
-        const next = safeNext(sent.next, "/");
+        const page = reportFormPage.parse(body);
         try {
-          const report = await fileReport(deps, user.id, parseReport(sent));
+          const report = await fileReport(deps, user.id, parseReport(body));
           if (wantsJson(request)) return json(reportView(report), 201);
           if (isHtmx(request)) return htmlResponse(String(await (<ReportSent view={await viewOf(deps, state, request)} />)), 200, toastHeader({ title: "reports.sent", body: "reports.sentBody" }));
-          return sendTo(next, { title: "reports.sent", body: "reports.sentBody", variant: "success" });
+          return sendTo(page, { title: "reports.sent", body: "reports.sentBody", variant: "success" });
         } catch (err) {
-          // JSON callers get the app's answer to a refusal; a page and htmx get a toast.
-          if (!isDomainError(err) || wantsJson(request)) throw err;
-          const headers = waitHeaders(err.details.retryAfterMs);
-          if (isHtmx(request)) return htmlResponse("", err.status, { ...headers, ...toastHeader({ title: "reports.failed", body: err.key, variant: "error" }) });
-          return sendTo(next, { title: "reports.failed", body: err.key, variant: "error" }, headers);
+          // The API and htmx get the app's answer (htmx's toast titled by `refused`). A plain form
+          // goes back to its page with the refusal as a toast, and `Retry-After`: answered here,
+          // since the app's refusal hook answers every /api/ address with JSON before it reads
+          // `refused.back`, and this form posts to the API's own address.
+          if (!isDomainError(err) || wantsJson(request) || isHtmx(request)) throw err;
+          return sendTo(page, { title: "reports.failed", body: err.key, variant: "error" }, waitHeaders(err.details.retryAfterMs));
         }
       },
-      { onboarded: true },
+      { onboarded: true, refused: { title: "reports.failed" } },
     )
     .get(
       "/admin/reports",
@@ -83,18 +84,13 @@ export function reportRoutes(deps: Deps) {
     .post(
       "/admin/reports/:id/:action",
       async ({ params, request, state, render, sendTo }) => {
-        const action = params.action as ModerationAction;
+        const { action } = params;
         if (awaitsOperatorVerification(deps, state.user)) return verifyFirstAnswer(request, state, render);
-        if (!isOperator(deps, state.user) || !Object.hasOwn(ACTIONS, action)) return notFoundAnswer(request, state, render);
-        try {
-          await moderate(deps, state.user!, params.id, action);
-          if (wantsJson(request)) return json({ ok: true });
-          return sendTo("/admin/reports", { title: "moderation.done", body: ACTIONS[action], variant: "success" });
-        } catch (err) {
-          if (!isDomainError(err) || wantsJson(request)) throw err;
-          return sendTo("/admin/reports", { title: "common.error", body: err.key, variant: "error" });
-        }
+        if (!isOperator(deps, state.user) || !action) return notFoundAnswer(request, state, render);
+        await moderate(deps, state.user!, params.id, action);
+        if (wantsJson(request)) return json({ ok: true });
+        return sendTo("/admin/reports", { title: "moderation.done", body: ACTIONS[action], variant: "success" });
       },
-      { public: true },
+      { public: true, params: moderationParams, refused: { title: "common.error", back: "/admin/reports" } },
     );
 }

@@ -2,7 +2,7 @@ import { Landing } from "../../views/shell/Landing";
 import type { Access } from "../context";
 import type { Deps, RequestState } from "../deps";
 import { json, redirectTo, wantsJson } from "../lib/http";
-import { isProfileComplete } from "../profiles/onboarding";
+import { isProfileComplete } from "./onboarded";
 import { renderPage } from "./render";
 
 /** Callers that read JSON: the API, scripts, islands, htmx fragments, and WebSocket upgrades (`/ws`). */

@@ -1,7 +1,7 @@
 import type { User } from "../../db/schema";
 import type { Deps, RequestState } from "../deps";
 import { isMessageKey, type Locale, type MessageKey, type Translate } from "../texts";
-import { unreadConversations } from "../conversations/unread";
+import { unreadConversations } from "./unread";
 import { pathOf } from "../lib/http";
 
 export interface Toast {

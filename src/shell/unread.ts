@@ -2,13 +2,13 @@ import { dialect } from "../../db/dialect";
 import { and, count, eq, not, or, sql } from "drizzle-orm";
 import { readCache, type Db, one } from "../../db/client";
 import { bookings, messages } from "../../db/schema";
-import type { MessageRow } from "../events";
 
 /**
  * Unread conversations (spec §2 "Bookings"): a conversation is unread when its newest message
  * was not sent by the viewer and does not hold the viewer in `readBy`. Kept apart from the rest
- * of the messages rules because every signed-in page asks (the Bookings tab's badge), so it
- * imports nothing but the database.
+ * of the messages rules, here with the screens' frame, because every signed-in page asks (the
+ * Bookings tab's badge, `viewOf`): it imports nothing but the database, and the conversations
+ * and bookings read their unread marks from it too.
  */
 
 /** The newest message of a booking: the one with the latest instant, the last written among equals. */
@@ -18,7 +18,7 @@ export const latestMessageId = sql`(SELECT latest.id FROM messages AS latest WHE
 export const onBooking = (userId: string) => or(eq(bookings.guestId, userId), eq(bookings.hostId, userId));
 
 /** Whether a conversation whose newest message is `last` is unread for `viewerId`. */
-export const isUnread = (last: Pick<MessageRow, "senderId" | "readBy"> | null | undefined, viewerId: string) =>
+export const isUnread = (last: Pick<typeof messages.$inferSelect, "senderId" | "readBy"> | null | undefined, viewerId: string) =>
   !!last && last.senderId !== viewerId && !last.readBy.includes(viewerId);
 
 /** Counts kept until the database changes (decision 0018): the bottom navigation asks on every page. */
