@@ -1,11 +1,10 @@
 import { Elysia } from "elysia";
 import type { User } from "../../db/schema";
 import { PaymentSetupScreen, type PaymentSetupState } from "../../views/payments/PaymentSetup";
-import { context, type Render } from "../context";
+import { context, type FormScreen, type Render } from "../context";
 import { type Deps, type RequestState } from "../deps";
 import { readBody } from "../lib/body";
 import { json, redirectTo } from "../lib/http";
-import { isDomainError } from "../lib/domain-error";
 import { payoutSetup, refreshConnectedAccount, startPayoutSetup, type PayoutSetup } from "./payouts";
 import { receiveWebhook, WEBHOOK_BODY_LIMIT } from "./webhooks";
 
@@ -51,6 +50,13 @@ export function paymentRoutes(deps: Deps) {
 
   const failedAlert = (state: RequestState) => ({ title: state.t("payments.setupFailed"), body: state.t("payments.setupFailedBody") });
 
+  /** A refused start of payout setup: the screen again, saying why (unverified: with "Resend link"), or that it failed. */
+  const setupRefused: FormScreen = ({ error }, { user, state, render }) => {
+    if (!user) return undefined;
+    if (error.status === 403) return screen({ user, state, render }, { status: 403 });
+    return screen({ user, state, render }, { alert: failedAlert(state), status: error.status });
+  };
+
   return (
     new Elysia({ name: "offline.payments", seed: deps.id })
       .use(context(deps))
@@ -92,19 +98,11 @@ export function paymentRoutes(deps: Deps) {
       // The screen's button: a plain form post that sends the host on to the provider's onboarding.
       .post(
         "/stripe-connect-setup",
-        async (ctx) => {
-          const { user, state, request } = ctx;
-          try {
-            const { url } = await startPayoutSetup(deps, user, request);
-            return redirectTo(request, url);
-          } catch (err) {
-            if (!isDomainError(err)) throw err;
-            // Unverified: the screen says why, with "Resend link".
-            if (err.status === 403) return screen(ctx, { status: 403 });
-            return screen(ctx, { alert: failedAlert(state), status: err.status });
-          }
+        async ({ user, request }) => {
+          const { url } = await startPayoutSetup(deps, user, request);
+          return redirectTo(request, url);
         },
-        { onboarded: true },
+        { onboarded: true, refused: { screen: setupRefused } },
       )
       .post(
         "/api/stripe/connect",
