@@ -5,6 +5,7 @@ import { context, type FormScreen, type Render } from "../context";
 import { type Deps, type RequestState } from "../deps";
 import { readBody } from "../lib/body";
 import { json, redirectTo } from "../lib/http";
+import { DomainError } from "../lib/domain-error";
 import { payoutSetup, refreshConnectedAccount, startPayoutSetup, type PayoutSetup } from "./payouts";
 import { receiveWebhook, WEBHOOK_BODY_LIMIT } from "./webhooks";
 
@@ -64,13 +65,13 @@ export function paymentRoutes(deps: Deps) {
       // its signature is computed over the exact bytes.
       .post(
         "/api/webhooks/stripe",
-        async ({ request, state }) => {
+        async ({ request }) => {
           const raw = decoder.decode(await readBody(request, WEBHOOK_BODY_LIMIT));
           const outcome = await receiveWebhook(deps, raw, request.headers.get("stripe-signature"));
-          if (outcome === "unavailable") return json({ message: state.t("error.notFound") }, 404);
-          if (outcome === "invalid") return json({ message: state.t("error.badRequest") }, 400);
+          if (outcome === "unavailable") throw new DomainError("error.notFound", 404);
+          if (outcome === "invalid") throw new DomainError("error.badRequest", 400);
           // Another delivery is handling it: not received until it is handled, so Stripe tries again.
-          if (outcome === "busy") return json({ message: state.t("error.body") }, 409, { "Retry-After": "60" });
+          if (outcome === "busy") throw new DomainError("error.body", 409, { retryAfterMs: 60_000 });
           return json({ received: true });
         },
         { public: true },
