@@ -2,7 +2,7 @@ import { writeTransaction } from "../../db/client";
 import { and, asc, eq, gt } from "drizzle-orm";
 import { hostBlocks, type HostBlock, type User } from "../../db/schema";
 import type { Deps } from "../deps";
-import { DomainError } from "../lib/domain-error";
+import { DomainError, invalidField } from "../lib/domain-error";
 import { zoneOfCity } from "../lib/places";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";
 import { parseDate, zonedAt } from "../lib/time";
@@ -26,26 +26,26 @@ const instant = (date: Temporal.PlainDate, minute: number, zone: string) =>
   (minute >= 24 * 60 ? date.add({ days: 1 }).toPlainDateTime() : date.toPlainDateTime({ hour: Math.floor(minute / 60), minute: minute % 60 })).toZonedDateTime(zone, { disambiguation: "compatible" })
     .epochMilliseconds;
 
-/** Reads the form into instants, or refuses with the field's message. */
+/** Reads the form into instants, or refuses with the field's message (`invalidField`). */
 export function readBlock(input: BlockInput, zone: string, now: number) {
   const date = parseDate(input.date);
-  if (!date) throw new DomainError("availability.dateInvalid", 400, { extra: { field: "date" } });
+  if (!date) throw invalidField("date", "availability.dateInvalid");
   const today = zonedAt(now, zone).toPlainDate();
   const note = cleanText(input.note ?? "", "multiline") || null;
   if (note && hasDisallowedCharacters(note, "multiline")) throw new DomainError("availability.noteCharacters", 400);
   if (input.kind === "day") {
     const end = input.endDate ? parseDate(input.endDate) : date;
-    if (!end) throw new DomainError("availability.dateInvalid", 400, { extra: { field: "endDate" } });
-    if (Temporal.PlainDate.compare(end, date) < 0) throw new DomainError("availability.endDateBefore", 400, { extra: { field: "endDate" } });
+    if (!end) throw invalidField("endDate", "availability.dateInvalid");
+    if (Temporal.PlainDate.compare(end, date) < 0) throw invalidField("endDate", "availability.endDateBefore");
     if (Temporal.PlainDate.compare(end, today) < 0) throw new DomainError("availability.blockPast", 400);
     if (date.until(end).days >= MAX_BLOCK_DAYS) throw new DomainError("availability.blockTooLong", 400, { params: { days: MAX_BLOCK_DAYS } });
     return { startsAt: instant(date, 0, zone), endsAt: instant(end, 24 * 60, zone), allDay: true, note };
   }
   const from = parseMinute(input.from ?? "");
   const to = parseMinute(input.to ?? "");
-  if (from === null) throw new DomainError("availability.timeInvalid", 400, { extra: { field: "from" } });
-  if (to === null) throw new DomainError("availability.timeInvalid", 400, { extra: { field: "to" } });
-  if (to <= from) throw new DomainError("availability.endBeforeStart", 400, { extra: { field: "to" } });
+  if (from === null) throw invalidField("from", "availability.timeInvalid");
+  if (to === null) throw invalidField("to", "availability.timeInvalid");
+  if (to <= from) throw invalidField("to", "availability.endBeforeStart");
   const endsAt = instant(date, to, zone);
   if (endsAt <= now) throw new DomainError("availability.blockPast", 400);
   return { startsAt: instant(date, from, zone), endsAt, allDay: false, note };

@@ -7,7 +7,7 @@ import { DomainError, isDomainError } from "../lib/domain-error";
 import { loggable } from "../lib/faults";
 import { checkAddressText, checkDestination, pinnedRequest, systemResolver, type PushDestination, type Resolver } from "../notifications/destinations";
 import { allowsLocalPushServices } from "../notifications/service";
-import { chosenLocale, translator, type Locale, type MessageKey } from "../texts";
+import { chosenLocale, translator, type Locale } from "../texts";
 import { embeddedFiles } from "../lib/assets";
 import { hostZone } from "./blocks";
 import type { BusyInterval } from "./busy-times";
@@ -119,17 +119,11 @@ export async function busyCalendarState(deps: Pick<Deps, "db" | "now">, user: Pi
 
 // ---------------------------------------------------------------------------------------------
 // Reading the calendar
-
-/** A failed read, with what the host reads about it. */
-export class BusyFetchError extends Error {
-  constructor(
-    readonly key: MessageKey,
-    readonly params: Record<string, string | number> = {},
-    detail?: string,
-  ) {
-    super(detail ?? key);
-  }
-}
+//
+// A read the calendar refuses (no answer in time, too large, not a calendar…) is a `DomainError`
+// whose key is what the host reads on the card (`busyCalendarError`), with what went wrong for
+// the log: 502 when its server did not give it, 422 when what it gave cannot be read. Anything
+// else thrown is a failure of ours.
 
 /** One GET to checked addresses only, within `deadline` and `maxBytes`; no redirect followed. */
 function get(destination: PushDestination, deadline: number, maxBytes: number): Promise<{ status: number; location: string | null; body: Buffer }> {
@@ -143,10 +137,10 @@ function get(destination: PushDestination, deadline: number, maxBytes: number): 
     };
     const req = pinnedRequest(destination, "GET", { accept: "text/calendar, */*;q=0.5", "user-agent": "Offline busy-calendar reader", "accept-encoding": "identity" });
     const timer = setTimeout(() => {
-      finish(() => reject(new BusyFetchError("availability.busy.error.timeout", {}, "no answer in time")));
+      finish(() => reject(new DomainError("availability.busy.error.timeout", 502, { log: "no answer in time" })));
       req.destroy();
     }, Math.max(0, deadline - Date.now()));
-    req.on("error", (err) => finish(() => reject(new BusyFetchError("availability.busy.unreachable", {}, err.message))));
+    req.on("error", (err) => finish(() => reject(new DomainError("availability.busy.unreachable", 502, { log: err.message }))));
     req.on("response", (res) => {
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400) {
@@ -158,7 +152,7 @@ function get(destination: PushDestination, deadline: number, maxBytes: number): 
       }
       const declared = Number(res.headers["content-length"]);
       if (Number.isFinite(declared) && declared > maxBytes) {
-        finish(() => reject(new BusyFetchError("availability.busy.error.tooLarge")));
+        finish(() => reject(new DomainError("availability.busy.error.tooLarge", 422)));
         req.destroy();
         return;
       }
@@ -168,14 +162,14 @@ function get(destination: PushDestination, deadline: number, maxBytes: number): 
         size += chunk.length;
         if (size > maxBytes) {
           // Nothing more is read.
-          finish(() => reject(new BusyFetchError("availability.busy.error.tooLarge")));
+          finish(() => reject(new DomainError("availability.busy.error.tooLarge", 422)));
           req.destroy();
           return;
         }
         chunks.push(chunk);
       });
       res.on("end", () => finish(() => resolve({ status, location: null, body: Buffer.concat(chunks) })));
-      res.on("error", (err) => finish(() => reject(new BusyFetchError("availability.busy.unreachable", {}, err.message))));
+      res.on("error", (err) => finish(() => reject(new DomainError("availability.busy.unreachable", 502, { log: err.message }))));
     });
     req.end();
   });
@@ -194,16 +188,16 @@ export async function fetchCalendarText(deps: Deps, address: string, options: Bu
     try {
       destination = await checkDestination(current, allowLoopback, options.resolve, Math.max(0, deadline - Date.now()));
     } catch (err) {
-      if (isDomainError(err)) throw new BusyFetchError(err.status === 503 ? "availability.busy.unreachable" : "availability.busy.invalid", {}, err.message);
+      if (isDomainError(err)) throw err.status === 503 ? new DomainError("availability.busy.unreachable", 502, { log: err.message }) : new DomainError("availability.busy.invalid", 422, { log: err.message });
       throw err;
     }
     const answer = await get(destination, deadline, options.maxBytes);
     if (answer.status >= 300 && answer.status < 400) {
-      if (!answer.location || hop >= MAX_REDIRECTS) throw new BusyFetchError("availability.busy.error.redirects");
+      if (!answer.location || hop >= MAX_REDIRECTS) throw new DomainError("availability.busy.error.redirects", 502);
       current = new URL(answer.location, destination.url).href;
       continue;
     }
-    if (answer.status < 200 || answer.status >= 300) throw new BusyFetchError("availability.busy.error.status", { status: answer.status });
+    if (answer.status < 200 || answer.status >= 300) throw new DomainError("availability.busy.error.status", 502, { params: { status: answer.status } });
     return answer.body.toString("utf8");
   }
 }
@@ -264,7 +258,7 @@ async function expandBusyTimes(text: string, zone: string, from: number): Promis
         fn();
       };
       const timer = setTimeout(
-        () => finish(() => reject(new BusyFetchError("availability.busy.error.tooSlow", {}, `not worked out within ${BUSY_EXPAND_BUDGET_MS} ms`))),
+        () => finish(() => reject(new DomainError("availability.busy.error.tooSlow", 422, { log: `not worked out within ${BUSY_EXPAND_BUDGET_MS} ms` }))),
         BUSY_EXPAND_BUDGET_MS,
       );
       worker.addEventListener("message", (event: MessageEvent<ExpandAnswer>) => finish(() => resolve(event.data)));
@@ -274,8 +268,9 @@ async function expandBusyTimes(text: string, zone: string, from: number): Promis
       const request: ExpandRequest = { text, zone, from };
       worker.postMessage(request);
     });
-    if (answer.ok) return answer.times;
-    throw answer.notCalendar ? new BusyFetchError("availability.busy.error.notCalendar", {}, answer.detail) : new Error(`busy times could not be worked out: ${answer.detail}`);
+    if ("times" in answer) return answer.times;
+    if ("refused" in answer) throw new DomainError(answer.refused, 422, { log: answer.detail });
+    throw new Error(`busy times could not be worked out: ${answer.failed}`);
   } finally {
     done();
   }
@@ -296,15 +291,16 @@ export async function refreshBusyCalendar(deps: Deps, hostId: string, jobId?: st
   const user = await one(deps.db.select().from(users).where(eq(users.id, hostId)));
   if (!user?.busyCalendarUrl) return "none";
   const url = user.busyCalendarUrl;
-  let outcome: { ok: true; times: BusyInterval[] } | { ok: false; error: string };
+  // What this read gave: the calendar's busy times, or why it could not be read, as the host reads it.
+  let outcome: { read: BusyInterval[] } | { failed: string };
   try {
     const text = await fetchCalendarText(deps, url);
-    outcome = { ok: true, times: await expandBusyTimes(text, hostZone(user), deps.now()) };
+    outcome = { read: await expandBusyTimes(text, hostZone(user), deps.now()) };
   } catch (err) {
     const t = translator(localeOf(deps, user));
-    const known = err instanceof BusyFetchError ? err : new BusyFetchError("availability.busy.error.notCalendar", {}, String(err));
-    if (!(err instanceof BusyFetchError)) console.error(`busy calendar of ${hostId} could not be read: ${loggable(err)}`);
-    outcome = { ok: false, error: t(known.key, known.params) };
+    // A failure of ours is logged; the host reads that the calendar could not be read.
+    if (!isDomainError(err)) console.error(`busy calendar of ${hostId} could not be read: ${loggable(err)}`);
+    outcome = { failed: isDomainError(err) ? t(err.key, err.params) : t("availability.busy.error.notCalendar") };
   }
   const now = deps.now();
   return writeTransaction(deps.db, async (tx) => {
@@ -318,18 +314,18 @@ export async function refreshBusyCalendar(deps: Deps, hostId: string, jobId?: st
       await scheduleJob(tx, busyCalendarJob, { hostId }, { at: now, key });
       return "none";
     }
-    if (outcome.ok) {
+    if ("read" in outcome) {
       await tx.delete(externalBusy).where(eq(externalBusy.hostId, hostId));
-      const rows = outcome.times.map((s) => ({ id: crypto.randomUUID(), hostId, startsAt: s.startsAt, endsAt: s.endsAt }));
+      const rows = outcome.read.map((s) => ({ id: crypto.randomUUID(), hostId, startsAt: s.startsAt, endsAt: s.endsAt }));
       // SQLite's limit on bound values: 4 per row.
       for (let i = 0; i < rows.length; i += 200) await tx.insert(externalBusy).values(rows.slice(i, i + 200));
       await tx.update(users).set({ busyCalendarFetchedAt: now, busyCalendarError: null }).where(eq(users.id, hostId));
     } else {
-      await tx.update(users).set({ busyCalendarError: outcome.error }).where(eq(users.id, hostId));
+      await tx.update(users).set({ busyCalendarError: outcome.failed }).where(eq(users.id, hostId));
     }
     // The next read (a read already waiting under the key, from a save made meanwhile, stays).
     await scheduleJob(tx, busyCalendarJob, { hostId }, { at: now + BUSY_REFRESH_MS, key });
-    return outcome.ok ? "read" : "failed";
+    return "read" in outcome ? "read" : "failed";
   });
 }
 

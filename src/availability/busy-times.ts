@@ -1,10 +1,11 @@
 import ICAL from "ical.js";
+import { DomainError } from "../lib/domain-error";
 import { zonedAt } from "../lib/time";
 
 /**
  * The busy times of an outside calendar's text (docs/decisions/0037): pure, and loaded by the
  * worker that reads it away from the server's thread (busy-times.worker.ts, decision 0043), so
- * this module imports nothing of the app but ical.js and the time helpers.
+ * this module imports nothing of the app but ical.js, the time helpers and the refusal's class.
  */
 
 /** How far ahead its events block times. */
@@ -14,8 +15,8 @@ export const BUSY_MAX_INTERVALS = 5000;
 /** Recurrence steps walked per calendar before giving up on the rest (a rule every minute for ten years). */
 const MAX_RECURRENCE_STEPS = 200_000;
 
-/** The text is not an iCalendar. */
-export class NotACalendar extends Error {}
+/** The refusal of a text that is not an iCalendar: what the host reads on the card; `detail` for the log. */
+const notACalendar = (detail: string) => new DomainError("availability.busy.error.notCalendar", 422, { log: detail });
 
 export interface BusyInterval {
   startsAt: number;
@@ -66,8 +67,8 @@ const tzidOf = (component: ICAL.Component, name: string) => {
  * The busy times of an iCalendar text between `from` and `from + BUSY_AHEAD_MS`: recurring events
  * expanded (RRULE, RDATE, EXDATE, and changed occurrences by RECURRENCE-ID), free and cancelled
  * events left out, an all-day event blocking its whole date in `zone`, floating times read in
- * `zone`. The earliest `BUSY_MAX_INTERVALS`, merged where they overlap. Throws NotACalendar when
- * the text is not a calendar.
+ * `zone`. The earliest `BUSY_MAX_INTERVALS`, merged where they overlap. A text that is not a
+ * calendar is refused (`availability.busy.error.notCalendar`).
  */
 export function busyTimes(text: string, zone: string, from: number): BusyInterval[] {
   let root: ICAL.Component;
@@ -75,9 +76,9 @@ export function busyTimes(text: string, zone: string, from: number): BusyInterva
     const parsed = ICAL.parse(text);
     root = new ICAL.Component(Array.isArray(parsed[0]) ? parsed[0] : parsed);
   } catch (err) {
-    throw new NotACalendar((err as Error).message);
+    throw notACalendar((err as Error).message);
   }
-  if (root.name !== "vcalendar") throw new NotACalendar(`its root is ${root.name}`);
+  if (root.name !== "vcalendar") throw notACalendar(`its root is ${root.name}`);
   const until = from + BUSY_AHEAD_MS;
   const found: BusyInterval[] = [];
   const add = (startsAt: number, endsAt: number) => {

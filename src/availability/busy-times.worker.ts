@@ -1,4 +1,6 @@
-import { busyTimes, NotACalendar, type BusyInterval } from "./busy-times";
+import { isDomainError } from "../lib/domain-error";
+import type { MessageKey } from "../texts";
+import { busyTimes, type BusyInterval } from "./busy-times";
 
 /**
  * The thread that turns an outside calendar's text into busy times (decision 0043). ical.js can
@@ -13,7 +15,12 @@ export interface ExpandRequest {
   from: number;
 }
 
-export type ExpandAnswer = { ok: true; times: BusyInterval[] } | { ok: false; notCalendar: boolean; detail: string };
+/**
+ * The thread's answer (a message between threads carries data, not errors): the busy times; or
+ * the refusal of the text (a calendar that is not one), by its key, with what went wrong for the
+ * log; or a failure of ours, with what it said.
+ */
+export type ExpandAnswer = { times: BusyInterval[] } | { refused: MessageKey; detail: string } | { failed: string };
 
 declare const self: Worker;
 
@@ -21,9 +28,9 @@ self.onmessage = (event: MessageEvent<ExpandRequest>) => {
   const { text, zone, from } = event.data;
   let answer: ExpandAnswer;
   try {
-    answer = { ok: true, times: busyTimes(text, zone, from) };
+    answer = { times: busyTimes(text, zone, from) };
   } catch (err) {
-    answer = { ok: false, notCalendar: err instanceof NotACalendar, detail: err instanceof Error ? err.message : String(err) };
+    answer = isDomainError(err) ? { refused: err.key, detail: err.message } : { failed: err instanceof Error ? err.message : String(err) };
   }
   self.postMessage(answer);
 };

@@ -1,20 +1,20 @@
 import { Elysia } from "elysia";
-import { context } from "../context";
+import { context, type FormRefusal } from "../context";
 import type { Deps } from "../deps";
-import { isDomainError } from "../lib/domain-error";
-import { parseBody } from "../lib/validation";
-import { busyCalendarInput } from "./input";
-import { asRecord, json, safeNext, wantsJson } from "../lib/http";
+import { busyCalendarInput, calendarFeedInput } from "./input";
+import { json, safeNext, wantsJson } from "../lib/http";
 import type { MessageKey } from "../texts";
 import { clearBusyCalendar, setBusyCalendar } from "./busy-calendar";
 import { calendarFeed, changeCalendarFeed, feedOwner, feedUrl, type FeedAction } from "./feed";
 
-const FEED_ACTIONS: FeedAction[] = ["on", "reset", "off"];
 const FEED_TOASTS: Record<FeedAction, { title: MessageKey; body?: MessageKey }> = {
   on: { title: "availability.feed.turnedOn" },
   reset: { title: "availability.feed.wasReset", body: "availability.feed.wasResetBody" },
   off: { title: "availability.feed.turnedOff" },
 };
+
+/** Where a refused settings form goes back to: the page it came from (its `next`). */
+const backToForm = ({ sent }: FormRefusal) => safeNext(sent.next, "/settings");
 
 /** The same answer for every link that does not open a feed: nothing tells them apart. */
 const noFeed = () => new Response("Not found\n", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
@@ -48,35 +48,23 @@ export function feedRoutes(deps: Deps) {
     )
     .post(
       "/settings/calendar-feed",
-      async ({ request, body, user, sendTo, state }) => {
-        const input = asRecord(body);
-        const action = FEED_ACTIONS.find((a) => a === input.action);
-        if (!action) return json({ message: state.t("error.badRequest") }, 400);
-        const version = await changeCalendarFeed(deps, user.id, action);
+      async ({ request, body, user, sendTo }) => {
+        const version = await changeCalendarFeed(deps, user.id, body.action);
         if (wantsJson(request)) return json({ url: feedUrl(deps, { id: user.id, calendarFeedVersion: version }) });
-        return sendTo(safeNext(input.next, "/settings"), FEED_TOASTS[action]);
+        return sendTo(body.next, FEED_TOASTS[body.action]);
       },
-      { onboarded: true },
+      { onboarded: true, body: calendarFeedInput },
     )
+    // The form says a refusal as a toast on the page it came from; callers of JSON get it as JSON.
     .post(
       "/availability/busy-calendar",
       async ({ request, body, user, sendTo }) => {
-        const next = safeNext(asRecord(body).next, "/settings");
-        let remove = false;
-        try {
-          const input = parseBody(busyCalendarInput, body);
-          const url = input.url ?? "";
-          remove = input.action === "remove" || !url.trim();
-          if (remove) await clearBusyCalendar(deps, user.id);
-          else await setBusyCalendar(deps, user.id, url);
-        } catch (err) {
-          // The form says the refusal as a toast on the page it came from; callers of JSON get it as JSON.
-          if (isDomainError(err) && !wantsJson(request)) return sendTo(next, { title: err.key, variant: "error" });
-          throw err;
-        }
+        const remove = body.action === "remove" || !body.url.trim();
+        if (remove) await clearBusyCalendar(deps, user.id);
+        else await setBusyCalendar(deps, user.id, body.url);
         if (wantsJson(request)) return json({ ok: true });
-        return sendTo(next, remove ? { title: "availability.busy.removed" } : { title: "availability.busy.saved", body: "availability.busy.savedBody" });
+        return sendTo(body.next, remove ? { title: "availability.busy.removed" } : { title: "availability.busy.saved", body: "availability.busy.savedBody" });
       },
-      { onboarded: true },
+      { onboarded: true, body: busyCalendarInput, refused: { back: backToForm } },
     );
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MAX_BLOCK_NOTE } from "../../shared/availability";
+import { safeNext } from "../lib/http";
 
 /**
  * A day off or a blocked time, as the Availability screen's form sends it (a plain form, no
@@ -17,13 +18,43 @@ export const blockInput = z.object({
 });
 export type BlockInput = z.infer<typeof blockInput>;
 
+/** A value passed on as it was sent, for a reader that judges it itself. */
+const asSent = z.unknown().optional();
+
+/**
+ * The fields of when an activity can be booked, as the activity's hours form sends them: only
+ * these are read (`readActivityInput` judges them); anything else sent is left out.
+ */
+export const activityHoursInput = z.object({
+  hoursMode: asSent,
+  hours0: asSent,
+  hours1: asSent,
+  hours2: asSent,
+  hours3: asSent,
+  hours4: asSent,
+  hours5: asSent,
+  hours6: asSent,
+  noticeMinutes: asSent,
+  horizonDays: asSent,
+  instantBooking: asSent,
+});
+
+/** The page a settings form came from (`next`), to go back to: one of our own paths, else Settings. */
+const nextPage = z.unknown().optional().transform((next) => safeNext(next, "/settings"));
+
+/** The calendar feed's buttons (`POST /settings/calendar-feed`): turn it on, give it a new link, or turn it off. */
+export const calendarFeedInput = z.object({
+  action: z.enum(["on", "reset", "off"], { error: "error.badRequest" }),
+  next: nextPage,
+});
+
 /**
  * The outside busy calendar's form: `action` "save" (the default) with the address, or
  * "remove"; saving an empty address removes it too. Length and address rules are checked when
  * it is saved (`setBusyCalendar`).
  */
 export const busyCalendarInput = z.object({
-  url: z.string({ error: "availability.busy.invalid" }).optional(),
+  url: z.string({ error: "availability.busy.invalid" }).optional().transform((url) => url ?? ""),
   action: z.enum(["save", "remove"], { error: "error.badRequest" }).optional(),
-  next: z.string().optional(),
+  next: nextPage,
 });

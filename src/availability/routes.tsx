@@ -7,14 +7,12 @@ import { ActivityNotFound } from "../../views/activities/Detail";
 import { availabilityValues, postedAvailability } from "../../views/activities/Availability";
 import { ActivityHoursScreen } from "../../views/availability/ActivityHoursScreen";
 import { heldCount } from "../bookings/availability";
-import { context } from "../context";
+import { context, type FormScreen } from "../context";
 import type { Deps } from "../deps";
-import { asRecord, wantsJson } from "../lib/http";
-import { isDomainError } from "../lib/domain-error";
+import { wantsJson } from "../lib/http";
 import type { User } from "../../db/schema";
-import { parseBody } from "../lib/validation";
 import { addBlock, hostZone, removeBlock, upcomingBlocks } from "./blocks";
-import { blockInput } from "./input";
+import { activityHoursInput, blockInput } from "./input";
 import { busyCalendarState } from "./busy-calendar";
 import { calendarFeedState } from "./feed";
 
@@ -31,13 +29,24 @@ async function availabilityData(deps: Deps, host: User, form?: AvailabilityData[
 }
 
 /** Text fields of a form body as they were sent (to show them again with a refusal). */
-const sentValues = (body: unknown) => Object.fromEntries(Object.entries(asRecord(body)).filter(([k, v]) => k !== "_csrf" && typeof v === "string")) as Record<string, string>;
+const sentValues = (sent: Record<string, unknown>) => Object.fromEntries(Object.entries(sent).filter(([k, v]) => k !== "_csrf" && typeof v === "string")) as Record<string, string>;
+
+/** The add form's fields that show their own message; any other refusal is said above the form. */
+const BLOCK_FIELDS = new Set(["date", "endDate", "from", "to"]);
 
 /**
  * The host's Availability screen (reached from the dashboard): each activity's week, days off and
  * blocked times across all activities, and the calendars. Plain forms, no JavaScript needed.
  */
 export function availabilityRoutes(deps: Deps) {
+  /** A refused block is shown again in the add form, with what was sent and the reason beside its field. */
+  const blockForm: FormScreen = async ({ sent, error, message, fields }, { user, render }) => {
+    if (!user) return undefined;
+    const field = Object.keys(fields)[0];
+    const data = await availabilityData(deps, user, { values: sentValues(sent), error: message, field: field && BLOCK_FIELDS.has(field) ? field : undefined });
+    return render((view) => <AvailabilityScreen view={view} data={data} />, { status: error.status });
+  };
+
   return new Elysia({ name: "offline.availability", seed: deps.id })
     .use(context(deps))
     .guard({ onboarded: true })
@@ -45,46 +54,32 @@ export function availabilityRoutes(deps: Deps) {
       const data = await availabilityData(deps, user);
       return render((view) => <AvailabilityScreen view={view} data={data} />);
     })
-    .post("/host/availability/blocks", async ({ body, user, request, state, render, sendTo }) => {
-      try {
-        const block = await addBlock(deps, user, parseBody(blockInput, body));
-        const held = await heldCount(deps, user.id, block.startsAt, block.endsAt);
-        if (wantsJson(request)) return Response.json({ id: block.id, startsAt: block.startsAt, endsAt: block.endsAt, allDay: block.allDay, note: block.note, heldBookings: held }, { status: 201 });
-        return sendTo("/host/availability", { title: "availability.blockAdded", body: held ? "availability.overlapsRequests" : "availability.blockAddedBody", variant: "success" });
-      } catch (err) {
-        if (!isDomainError(err) || wantsJson(request)) throw err;
-        const field = typeof err.details.extra?.field === "string" ? err.details.extra.field : undefined;
-        const data = await availabilityData(deps, user, { values: sentValues(body), error: state.t(err.key, err.params), field });
-        return render((view) => <AvailabilityScreen view={view} data={data} />, { status: err.status });
-      }
-    })
+    .post("/host/availability/blocks", async ({ body, user, request, sendTo }) => {
+      const block = await addBlock(deps, user, body);
+      const held = await heldCount(deps, user.id, block.startsAt, block.endsAt);
+      if (wantsJson(request)) return Response.json({ id: block.id, startsAt: block.startsAt, endsAt: block.endsAt, allDay: block.allDay, note: block.note, heldBookings: held }, { status: 201 });
+      return sendTo("/host/availability", { title: "availability.blockAdded", body: held ? "availability.overlapsRequests" : "availability.blockAddedBody", variant: "success" });
+    }, { body: blockInput, refused: { screen: blockForm } })
     .get("/host/availability/activities/:id", async ({ params, user, render }) => {
       const activity = await findOwnActivity(deps, user.id, params.id);
       if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
       return render((view) => <ActivityHoursScreen view={view} activity={activity} values={availabilityValues(activity)} errors={{}} />);
     })
+    // Only the fields of when it can be booked are read (`activityHoursInput`): anything else sent is not.
     .post("/host/availability/activities/:id", async ({ params, body, user, state, render, sendTo }) => {
       const activity = await findOwnActivity(deps, user.id, params.id);
       if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
-      // Only the fields of when it can be booked: anything else sent is not read.
-      const sent = asRecord(body);
-      const input = Object.fromEntries(Object.entries(sent).filter(([k]) => k === "hoursMode" || /^hours[0-6]$/.test(k) || k === "noticeMinutes" || k === "horizonDays" || k === "instantBooking"));
-      const read = await readActivityInput(deps, user, { hoursMode: "any", ...input }, activity);
+      const read = await readActivityInput(deps, user, { hoursMode: "any", ...body }, activity);
       if (!read.ok) {
         const errors = translateActivityErrors(state.t, read.errors);
-        return render((view) => <ActivityHoursScreen view={view} activity={activity} values={postedAvailability(sent)} errors={errors} hoursDay={hoursErrorDay(read.errors)} />, { status: 400 });
+        return render((view) => <ActivityHoursScreen view={view} activity={activity} values={postedAvailability(body)} errors={errors} hoursDay={hoursErrorDay(read.errors)} />, { status: 400 });
       }
       await updateActivity(deps, activity, read.changes);
       return sendTo("/host/availability", { title: "availability.hoursSaved", body: "availability.hoursSavedBody", variant: "success" });
-    })
+    }, { body: activityHoursInput })
     .post("/host/availability/blocks/:id/remove", async ({ params, user, request, sendTo }) => {
-      try {
-        await removeBlock(deps, user.id, params.id);
-      } catch (err) {
-        if (!isDomainError(err) || wantsJson(request)) throw err;
-        return sendTo("/host/availability", { title: "availability.blockFailed", body: err.key, variant: "error" });
-      }
+      await removeBlock(deps, user.id, params.id);
       if (wantsJson(request)) return new Response(null, { status: 204 });
       return sendTo("/host/availability", { title: "availability.blockRemoved", body: "availability.blockRemovedBody", variant: "success" });
-    });
+    }, { refused: { title: "availability.blockFailed", back: "/host/availability" } });
 }

@@ -9,15 +9,16 @@ import { hostListings } from "../activities/queries";
 import { bookingOf, inboxOf, type InboxOrder } from "../bookings/queries";
 import { GUEST_CANCEL_NOTICE_MS } from "../bookings/service";
 import { isDomainError } from "../lib/domain-error";
-import { context, type Render, type SendTo } from "../context";
+import { context, type FormScreen, type Render, type SendTo } from "../context";
 import { type Deps, type RequestState } from "../deps";
-import { asRecord, isHtmx, waitHeaders } from "../lib/http";
+import { isHtmx } from "../lib/http";
 import { participantUser } from "../profiles/serialize";
 import { reviewsOf } from "../reviews/queries";
 import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
 import { messageView } from "./serialize";
-import { listMessages, markRead, MAX_MESSAGE_LENGTH, readUpTo, sendMessage } from "./service";
+import { MAX_MESSAGE_LENGTH, messageForm } from "./input";
+import { listMessages, markRead, readUpTo, sendMessage } from "./service";
 import { systemTexts } from "./wording";
 
 /**
@@ -84,10 +85,26 @@ async function conversationData(deps: Deps, state: RequestState, user: User, boo
 
 const orderOf = (sort: unknown): InboxOrder => (sort === "oldest" ? "oldest" : "newest");
 
+/** The conversation's data, or null when the booking is not the viewer's (404). */
+const unlessNotFound = (data: Promise<ConversationData>) =>
+  data.catch((err: unknown) => {
+    if (isDomainError(err) && err.status === 404) return null;
+    throw err;
+  });
+
 /** The bookings inbox and the conversation screens, with the message form that works without JavaScript. */
 export function conversationPages(deps: Deps) {
   const notFound = (render: Render) =>
     render((view) => <ErrorScreen view={view} title={view.t("booking.notFound")} body={view.t("booking.notFoundBody")} />, { status: 404 });
+
+  /** A refused message is shown again in the conversation, with the text kept and the reason under the field. */
+  const messageScreen: FormScreen = async ({ sent, error, message }, { state, user, params, render }) => {
+    if (!user || error.status === 404) return notFound(render);
+    const draft = typeof sent.content === "string" ? sent.content.slice(0, MAX_MESSAGE_LENGTH * 2) : "";
+    const data = await unlessNotFound(conversationData(deps, state, user, params.id ?? "", { read: false, draft, error: message }));
+    if (!data) return notFound(render);
+    return render((view) => <ConversationScreen view={view} data={data} />, { status: error.status });
+  };
 
   return new Elysia({ name: "offline.messages.pages", seed: deps.id })
     .use(context(deps))
@@ -95,28 +112,14 @@ export function conversationPages(deps: Deps) {
     .get("/bookings", (ctx) => inbox(ctx))
     .get("/messages", (ctx) => inbox(ctx))
     .get("/bookings/:id", async ({ params, user, state, render }) => {
-      try {
-        const data = await conversationData(deps, state, user, params.id, { read: true });
-        return render((view) => <ConversationScreen view={view} data={data} />);
-      } catch (err) {
-        if (isDomainError(err) && err.status === 404) return notFound(render);
-        throw err;
-      }
+      const data = await unlessNotFound(conversationData(deps, state, user, params.id, { read: true }));
+      if (!data) return notFound(render);
+      return render((view) => <ConversationScreen view={view} data={data} />);
     })
-    .post("/bookings/:id/messages", async ({ params, body, user, state, render, sendTo }) => {
-      const content = asRecord(body).content;
-      try {
-        await sendMessage(deps, user.id, { bookingId: params.id, content });
-        return sendTo(`/bookings/${params.id}#latest`);
-      } catch (err) {
-        if (!isDomainError(err)) throw err;
-        if (err.status === 404) return notFound(render);
-        // Shown again with the text kept and the reason under the field.
-        const draft = typeof content === "string" ? content.slice(0, MAX_MESSAGE_LENGTH * 2) : "";
-        const data = await conversationData(deps, state, user, params.id, { read: false, draft, error: state.t(err.key) });
-        return render((view) => <ConversationScreen view={view} data={data} />, { status: err.status, headers: waitHeaders(err.details.retryAfterMs) });
-      }
-    });
+    .post("/bookings/:id/messages", async ({ params, body, user, sendTo }) => {
+      await sendMessage(deps, user.id, { bookingId: params.id, content: body.content });
+      return sendTo(`/bookings/${params.id}#latest`);
+    }, { body: messageForm, refused: { screen: messageScreen } });
 
   /** /bookings and /messages; a sort swap (htmx) gets the list alone. */
   async function inbox({ query, user, state, render, sendTo, request }: { query: Record<string, string | undefined>; user: User; state: RequestState; render: Render; sendTo: SendTo; request: Request }) {

@@ -6,11 +6,11 @@ import { bookingFor } from "../bookings/service";
 import { DomainError } from "../lib/domain-error";
 import type { Deps } from "../deps";
 import type { MessageRow } from "../events";
-import { cleanText, hasDisallowedCharacters } from "../lib/text";
 import { latestMessageId, onBooking } from "../shell/unread";
 import { chronological, nextMessageSeq } from "./order";
 
 export { isUnread, unreadConversations } from "../shell/unread";
+export { MAX_MESSAGE_LENGTH } from "./input";
 
 /**
  * The conversation of a booking (spec §2 "Conversation", §5 "Messages", §7): only its two
@@ -20,42 +20,28 @@ export { isUnread, unreadConversations } from "../shell/unread";
  * one error handler.
  */
 
-/** The longest message, in UTF-16 code units (what a textarea's `maxlength` counts). */
-export const MAX_MESSAGE_LENGTH = 2000;
-
-
-/** A message's text as it is stored: cleaned like other user text, multi-line, 1–2,000 characters. */
-export function messageText(content: unknown): string {
-  if (typeof content !== "string") throw new DomainError("messages.invalid", 400);
-  const text = cleanText(content, "multiline");
-  if (!text) throw new DomainError("messages.blank", 400);
-  if (text.length > MAX_MESSAGE_LENGTH) throw new DomainError("messages.tooLong", 400, { extra: { maxLength: MAX_MESSAGE_LENGTH } });
-  if (hasDisallowedCharacters(text, "multiline")) throw new DomainError("messages.characters", 400);
-  return text;
-}
-
 /**
- * `POST /api/messages`: a participant writes in an accepted booking's conversation. Checked in
- * this order: the booking is theirs (404), they are not sending too fast (429), the text (400),
- * the booking is accepted (409, checked again inside the transaction). The message is counted
- * against `limits.messagesByUser` before it is written, so messages sent together are no more
- * than the limit; a refused one is given back.
+ * `POST /api/messages`: a participant writes in an accepted booking's conversation, the text
+ * already read by the route's schema (`messageContent`: 400 before anything else). Checked in this
+ * order: the booking is theirs (404), they are not sending too fast (429), the booking is accepted
+ * (409, checked again inside the transaction). The message is counted against
+ * `limits.messagesByUser` before it is written, so messages sent together are no more than the
+ * limit; a refused one is given back.
  */
-export async function sendMessage(deps: Deps, senderId: string, input: { bookingId: unknown; content: unknown }): Promise<{ message: MessageRow; booking: Booking }> {
+export async function sendMessage(deps: Deps, senderId: string, input: { bookingId: string | undefined; content: string }): Promise<{ message: MessageRow; booking: Booking }> {
   const { booking } = await bookingFor(deps, senderId, input.bookingId);
   const now = deps.now();
   const wait = await deps.limits.messagesByUser.take(senderId, now);
   if (wait > 0) throw new DomainError("messages.rateLimited", 429, { retryAfterMs: wait, extra: { retryAfterMs: wait } });
   let message: MessageRow | null;
   try {
-    const content = messageText(input.content);
     if (booking.status !== "accepted") throw new DomainError("messages.notAccepted", 409, { extra: { status: booking.status } });
     message = await writeTransaction(deps.db, async (tx) => {
       const current = await one(tx.select({ status: bookings.status }).from(bookings).where(eq(bookings.id, booking.id)));
       if (current?.status !== "accepted") return null;
       return await written(tx
         .insert(messages)
-        .values({ id: crypto.randomUUID(), bookingId: booking.id, senderId, content, isSystemMessage: false, systemMessageType: null, readBy: [senderId], createdAt: now, seq: nextMessageSeq(booking.id) })
+        .values({ id: crypto.randomUUID(), bookingId: booking.id, senderId, content: input.content, isSystemMessage: false, systemMessageType: null, readBy: [senderId], createdAt: now, seq: nextMessageSeq(booking.id) })
         .returning());
     });
     if (!message) throw new DomainError("messages.notAccepted", 409);
@@ -72,16 +58,13 @@ export async function sendMessage(deps: Deps, senderId: string, input: { booking
  * message of this conversation), only what was written after it, for catching up after a
  * reconnection.
  */
-export async function listMessages(deps: Deps, userId: string, bookingId: unknown, after?: unknown): Promise<MessageRow[]> {
+export async function listMessages(deps: Deps, userId: string, bookingId: string | undefined, after?: string): Promise<MessageRow[]> {
   const { booking } = await bookingFor(deps, userId, bookingId);
-  if (after === undefined || after === "") return await deps.db.select().from(messages).where(eq(messages.bookingId, booking.id)).orderBy(...chronological);
-  const mark =
-    typeof after === "string" && after.length <= 64
-      ? await one(deps.db
-          .select({ seq: messages.seq })
-          .from(messages)
-          .where(and(eq(messages.id, after), eq(messages.bookingId, booking.id))))
-      : undefined;
+  if (!after) return await deps.db.select().from(messages).where(eq(messages.bookingId, booking.id)).orderBy(...chronological);
+  const mark = await one(deps.db
+    .select({ seq: messages.seq })
+    .from(messages)
+    .where(and(eq(messages.id, after), eq(messages.bookingId, booking.id))));
   if (!mark) throw new DomainError("messages.afterUnknown", 400);
   return await deps.db
     .select()
@@ -96,7 +79,7 @@ export async function listMessages(deps: Deps, userId: string, bookingId: unknow
  * they did not send (system messages with no sender included). Announced when it changed
  * something, so the other side's 'Seen' moves only when there was something new to read.
  */
-export async function markRead(deps: Deps, readerId: string, bookingId: unknown): Promise<{ updated: number; at: number }> {
+export async function markRead(deps: Deps, readerId: string, bookingId: string): Promise<{ updated: number; at: number }> {
   const { booking } = await bookingFor(deps, readerId, bookingId);
   const at = deps.now();
   const updated = (await writeTransaction(deps.db, async (tx) =>

@@ -59,11 +59,11 @@ export interface DomainErrorDetails {
 export const isDomainError = (err: unknown): err is DomainError => err instanceof DomainError;
 
 /**
- * A field's refusal: a 400 with the field's message, which is also the answer's message. For
- * input a schema cannot judge alone (a date in the past, an end before its start).
+ * A field's refusal: a 400 with the field's message (`fields`), which is also the answer's
+ * message. For input a schema cannot judge alone (a date in the past, an end before its start).
  */
 export const invalidField = (field: string, key: MessageKey, params?: Record<string, string | number>) =>
-  new DomainError(key, 400, { extra: { [field]: key }, params });
+  new DomainError(key, 400, { fields: { [field]: key }, params });
 
 /** One issue of a failed schema: its path and its message (our schemas' messages are catalogue keys). */
 export interface InputIssue {

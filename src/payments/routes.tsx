@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
 import type { User } from "../../db/schema";
 import { PaymentSetupScreen, type PaymentSetupState } from "../../views/payments/PaymentSetup";
-import { context, type Render } from "../context";
+import { context, type FormScreen, type Render } from "../context";
 import { type Deps, type RequestState } from "../deps";
 import { readBody } from "../lib/body";
 import { json, redirectTo } from "../lib/http";
-import { isDomainError } from "../lib/domain-error";
+import { DomainError } from "../lib/domain-error";
 import { payoutSetup, refreshConnectedAccount, startPayoutSetup, type PayoutSetup } from "./payouts";
 import { receiveWebhook, WEBHOOK_BODY_LIMIT } from "./webhooks";
 
@@ -51,6 +51,13 @@ export function paymentRoutes(deps: Deps) {
 
   const failedAlert = (state: RequestState) => ({ title: state.t("payments.setupFailed"), body: state.t("payments.setupFailedBody") });
 
+  /** A refused start of payout setup: the screen again, saying why (unverified: with "Resend link"), or that it failed. */
+  const setupRefused: FormScreen = ({ error }, { user, state, render }) => {
+    if (!user) return undefined;
+    if (error.status === 403) return screen({ user, state, render }, { status: 403 });
+    return screen({ user, state, render }, { alert: failedAlert(state), status: error.status });
+  };
+
   return (
     new Elysia({ name: "offline.payments", seed: deps.id })
       .use(context(deps))
@@ -58,13 +65,13 @@ export function paymentRoutes(deps: Deps) {
       // its signature is computed over the exact bytes.
       .post(
         "/api/webhooks/stripe",
-        async ({ request, state }) => {
+        async ({ request }) => {
           const raw = decoder.decode(await readBody(request, WEBHOOK_BODY_LIMIT));
           const outcome = await receiveWebhook(deps, raw, request.headers.get("stripe-signature"));
-          if (outcome === "unavailable") return json({ message: state.t("error.notFound") }, 404);
-          if (outcome === "invalid") return json({ message: state.t("error.badRequest") }, 400);
+          if (outcome === "unavailable") throw new DomainError("error.notFound", 404);
+          if (outcome === "invalid") throw new DomainError("error.badRequest", 400);
           // Another delivery is handling it: not received until it is handled, so Stripe tries again.
-          if (outcome === "busy") return json({ message: state.t("error.body") }, 409, { "Retry-After": "60" });
+          if (outcome === "busy") throw new DomainError("error.body", 409, { retryAfterMs: 60_000 });
           return json({ received: true });
         },
         { public: true },
@@ -92,19 +99,11 @@ export function paymentRoutes(deps: Deps) {
       // The screen's button: a plain form post that sends the host on to the provider's onboarding.
       .post(
         "/stripe-connect-setup",
-        async (ctx) => {
-          const { user, state, request } = ctx;
-          try {
-            const { url } = await startPayoutSetup(deps, user, request);
-            return redirectTo(request, url);
-          } catch (err) {
-            if (!isDomainError(err)) throw err;
-            // Unverified: the screen says why, with "Resend link".
-            if (err.status === 403) return screen(ctx, { status: 403 });
-            return screen(ctx, { alert: failedAlert(state), status: err.status });
-          }
+        async ({ user, request }) => {
+          const { url } = await startPayoutSetup(deps, user, request);
+          return redirectTo(request, url);
         },
-        { onboarded: true },
+        { onboarded: true, refused: { screen: setupRefused } },
       )
       .post(
         "/api/stripe/connect",

@@ -13,65 +13,8 @@ import {
   type PaymentIntentStatus,
   type PaymentProvider,
 } from "./provider";
-
-/**
- * The built-in test provider (ARCHITECTURE decision 6): no outside service, state in our own
- * database, the usual test cards. It behaves as Stripe does where bookings can tell: manual
- * capture, idempotency keys returning the first call's result, declines worded as Stripe words
- * them, authentication (3-D Secure) through a page of ours, and events dispatched through
- * `PaymentEvents` as Stripe's webhooks would deliver them.
- */
-export const TEST_CARDS = {
-  success: "4242424242424242",
-  declined: "4000000000000002",
-  insufficientFunds: "4000000000009995",
-  authentication: "4000002500003155",
-} as const;
-
-export const CARD_MESSAGES = {
-  declined: "Your card was declined.",
-  insufficientFunds: "Your card has insufficient funds.",
-  authenticationFailed: "We are unable to authenticate your payment method. Please choose a different payment method and try again.",
-  invalidNumber: "Your card number is invalid.",
-  unknownCard: "This is test mode: use a test card such as 4242 4242 4242 4242.",
-  invalidExpiry: "Your card's expiration date is invalid. Use MM/YY.",
-  expired: "Your card has expired.",
-  invalidCvc: "Your card's security code is invalid.",
-  canceled: "This payment was canceled. Please start again.",
-  notFound: "This payment was not found.",
-} as const;
-
-/** The Luhn check every real card number passes. */
-export function luhnValid(digits: string): boolean {
-  if (!/^\d{12,19}$/.test(digits)) return false;
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
-export interface CardInput {
-  clientSecret: string;
-  cardNumber: string;
-  expiry: string;
-  cvc: string;
-}
-
-export interface ConfirmResult {
-  status: PaymentIntentStatus;
-  paymentIntentId: string;
-  error?: string;
-  /** Where the browser goes to authenticate (requires_action). */
-  nextActionUrl?: string;
-}
-
-const id = (prefix: string) => `${prefix}_${crypto.randomUUID().replace(/-/g, "")}`;
+import { CARD_MESSAGES, luhnValid, TEST_CARDS, type CardInput, type ConfirmResult } from "./test-cards";
+import { operationsOn, operationWithKey, recordOperation, reversedOf, testId } from "./test-operations";
 
 type IntentRow = typeof testPaymentIntents.$inferSelect;
 
@@ -90,6 +33,13 @@ export interface ProviderFaults {
   loseAnswer: Set<Movement | "authorize">;
 }
 
+/**
+ * The built-in test provider (ARCHITECTURE decision 6): no outside service, state in our own
+ * database, the usual test cards. It behaves as Stripe does where bookings can tell: manual
+ * capture, idempotency keys returning the first call's result, declines worded as Stripe words
+ * them, authentication (3-D Secure) through a page of ours, and events dispatched through
+ * `PaymentEvents` as Stripe's webhooks would deliver them.
+ */
 export class TestProvider implements PaymentProvider {
   readonly name = "test" as const;
   readonly testMode = true;
@@ -125,7 +75,7 @@ export class TestProvider implements PaymentProvider {
 
   private async emit(event: Omit<PaymentEvent, "id">) {
     try {
-      await this.events.dispatch({ id: id("tevt"), ...event });
+      await this.events.dispatch({ id: testId("tevt"), ...event });
     } catch (err) {
       // A webhook handler failing never undoes the payment; the reconciliation jobs catch up.
       console.error(`test provider: handling ${event.type} failed: ${loggable(err)}`);
@@ -137,7 +87,7 @@ export class TestProvider implements PaymentProvider {
     if (!Number.isInteger(input.amountCents) || input.amountCents < 50) throw new PaymentError("Amount must be at least 50 cents.", "invalid_request", 400);
     const existing = await one(this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.idempotencyKey, idempotencyKey)));
     if (existing) return this.toIntent(existing);
-    const intentId = id("tpi");
+    const intentId = testId("tpi");
     const row = await written(writeTransaction(this.db, (tx) => tx
       .insert(testPaymentIntents)
       .values({
@@ -262,19 +212,6 @@ export class TestProvider implements PaymentProvider {
     if (this.faults.loseAnswer.delete(kind)) throw new PaymentError("The payment service did not answer in time.", "provider_unavailable", 503);
   }
 
-  /** An operation already made with this key, inside a transaction. */
-  private async doneIn(tx: WriteTx, key: string) {
-    return await one(tx.select().from(testPaymentOperations).where(eq(testPaymentOperations.idempotencyKey, key))) ?? null;
-  }
-
-  /** Records an operation in the transaction that also changes what it acted on: a crash never splits them. */
-  private async recordIn(tx: WriteTx, kind: (typeof testPaymentOperations.$inferInsert)["kind"], target: string, amountCents: number, key: string, extra: { destination?: string; transferGroup?: string } = {}) {
-    const opId = id(kind === "refund" ? "tre" : kind === "transfer" ? "ttr" : kind === "reverse" ? "trv" : "top");
-    await tx.insert(testPaymentOperations)
-      .values({ id: opId, kind, target, amountCents, destination: extra.destination ?? null, transferGroup: extra.transferGroup ?? null, idempotencyKey: key, createdAt: this.now() });
-    return opId;
-  }
-
   private async setStatusIn(tx: WriteTx, intentId: string, status: PaymentIntentStatus) {
     await tx.update(testPaymentIntents).set({ status, lastError: null, updatedAt: this.now() }).where(eq(testPaymentIntents.id, intentId));
   }
@@ -285,9 +222,9 @@ export class TestProvider implements PaymentProvider {
       const row = await one(tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)));
       if (!row) return { error: new PaymentError(CARD_MESSAGES.notFound, "not_found", 404) };
       // The same key answers as the first time; another key on a captured payment is refused, as Stripe does.
-      if (await this.doneIn(tx, idempotencyKey)) return { row, acted: false };
+      if (await operationWithKey(tx, idempotencyKey)) return { row, acted: false };
       if (row.status !== "requires_capture") return { error: new PaymentError(`This payment cannot be captured: it is ${row.status}.`, "invalid_request", 409) };
-      await this.recordIn(tx, "capture", intentId, row.amountCents, idempotencyKey);
+      await recordOperation(tx, this.now(), "capture", intentId, row.amountCents, idempotencyKey);
       await this.setStatusIn(tx, intentId, "succeeded");
       return { row, acted: true };
     });
@@ -304,9 +241,9 @@ export class TestProvider implements PaymentProvider {
     const out = await writeTransaction(this.db, async (tx) => {
       const row = await one(tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)));
       if (!row) return { error: new PaymentError(CARD_MESSAGES.notFound, "not_found", 404) };
-      if (await this.doneIn(tx, idempotencyKey) || row.status === "canceled") return { row, acted: false };
+      if (await operationWithKey(tx, idempotencyKey) || row.status === "canceled") return { row, acted: false };
       if (row.status === "succeeded") return { error: new PaymentError("This payment was already captured: refund it instead.", "invalid_request", 409) };
-      await this.recordIn(tx, "release", intentId, row.amountCents, idempotencyKey);
+      await recordOperation(tx, this.now(), "release", intentId, row.amountCents, idempotencyKey);
       await this.setStatusIn(tx, intentId, "canceled");
       await tx.update(testCheckoutSessions).set({ status: "expired" }).where(eq(testCheckoutSessions.paymentIntentId, intentId));
       return { row, acted: true };
@@ -322,7 +259,7 @@ export class TestProvider implements PaymentProvider {
   async refund(intentId: string, amountCents: number | null, idempotencyKey: string): Promise<{ id: string }> {
     await this.roundTrip();
     const out = await writeTransaction(this.db, async (tx) => {
-      const previous = await this.doneIn(tx, idempotencyKey);
+      const previous = await operationWithKey(tx, idempotencyKey);
       if (previous) return { id: previous.id, acted: false };
       const row = await one(tx.select().from(testPaymentIntents).where(eq(testPaymentIntents.id, intentId)));
       if (!row) return { error: new PaymentError(CARD_MESSAGES.notFound, "not_found", 404) };
@@ -331,7 +268,7 @@ export class TestProvider implements PaymentProvider {
       const refunded = ops.filter((o) => o.kind === "refund").reduce((sum, o) => sum + o.amountCents, 0);
       const amount = amountCents ?? row.amountCents - refunded;
       if (amount <= 0 || refunded + amount > row.amountCents) return { error: new PaymentError("The refund is more than what is left of the payment.", "invalid_request", 409) };
-      return { id: await this.recordIn(tx, "refund", intentId, amount, idempotencyKey), acted: true };
+      return { id: await recordOperation(tx, this.now(), "refund", intentId, amount, idempotencyKey), acted: true };
     });
     if ("error" in out) throw out.error;
     if (out.acted) this.answerLost("refund");
@@ -340,7 +277,7 @@ export class TestProvider implements PaymentProvider {
 
   async refundsOf(intentId: string): Promise<{ id: string; amountCents: number }[]> {
     await this.roundTrip();
-    return (await this.operationsOn(intentId))
+    return (await operationsOn(this.db, intentId))
       .filter((o) => o.kind === "refund")
       .map((o) => ({ id: o.id, amountCents: o.amountCents }));
   }
@@ -352,17 +289,13 @@ export class TestProvider implements PaymentProvider {
       .from(testPaymentOperations)
       .where(eq(testPaymentOperations.transferGroup, transferGroup)))
       .filter((o) => o.kind === "transfer");
-    return Promise.all(transfers.map(async (o) => ({ id: o.id, amountCents: o.amountCents, reversedCents: await this.reversedOf(this.db, o.id) })));
-  }
-
-  private async operationsOn(target: string, db: Db = this.db) {
-    return await db.select().from(testPaymentOperations).where(eq(testPaymentOperations.target, target));
+    return Promise.all(transfers.map(async (o) => ({ id: o.id, amountCents: o.amountCents, reversedCents: await reversedOf(this.db, o.id) })));
   }
 
   async transfer(input: Parameters<PaymentProvider["transfer"]>[0], idempotencyKey: string): Promise<{ id: string }> {
     await this.roundTrip();
     const out = await writeTransaction(this.db, async (tx) => {
-      const previous = await this.doneIn(tx, idempotencyKey);
+      const previous = await operationWithKey(tx, idempotencyKey);
       if (previous) return { id: previous.id, acted: false };
       const account = await one(tx.select().from(testConnectedAccounts).where(eq(testConnectedAccounts.id, input.destinationAccountId)));
       if (!account) return { error: new PaymentError("No such payout account.", "not_found", 404) };
@@ -375,30 +308,26 @@ export class TestProvider implements PaymentProvider {
       const ops = await tx.select().from(testPaymentOperations).where(eq(testPaymentOperations.target, source.id));
       const refunded = ops.filter((o) => o.kind === "refund").reduce((sum, o) => sum + o.amountCents, 0);
       let transferred = 0;
-      for (const t of ops.filter((o) => o.kind === "transfer")) transferred += t.amountCents - (await this.reversedOf(tx, t.id));
+      for (const t of ops.filter((o) => o.kind === "transfer")) transferred += t.amountCents - (await reversedOf(tx, t.id));
       if (input.amountCents > source.amountCents - refunded - transferred) return { error: new PaymentError("The transfer is more than what is left of the payment.", "invalid_request", 409) };
-      return { id: await this.recordIn(tx, "transfer", input.sourceIntentId, input.amountCents, idempotencyKey, { destination: account.id, transferGroup: input.transferGroup }), acted: true };
+      return { id: await recordOperation(tx, this.now(), "transfer", input.sourceIntentId, input.amountCents, idempotencyKey, { destination: account.id, transferGroup: input.transferGroup }), acted: true };
     });
     if ("error" in out) throw out.error;
     if (out.acted) this.answerLost("transfer");
     return { id: out.id };
   }
 
-  private async reversedOf(db: Db, transferId: string) {
-    return (await this.operationsOn(transferId, db)).filter((o) => o.kind === "reverse").reduce((sum, o) => sum + o.amountCents, 0);
-  }
-
   async reverseTransfer(transferId: string, amountCents: number | null, idempotencyKey: string): Promise<{ id: string }> {
     await this.roundTrip();
     const out = await writeTransaction(this.db, async (tx) => {
-      const previous = await this.doneIn(tx, idempotencyKey);
+      const previous = await operationWithKey(tx, idempotencyKey);
       if (previous) return { id: previous.id };
       const transfer = await one(tx.select().from(testPaymentOperations).where(eq(testPaymentOperations.id, transferId)));
       if (!transfer || transfer.kind !== "transfer") return { error: new PaymentError("No such transfer.", "not_found", 404) };
-      const left = transfer.amountCents - (await this.reversedOf(tx, transfer.id));
+      const left = transfer.amountCents - (await reversedOf(tx, transfer.id));
       const amount = amountCents ?? left;
       if (!Number.isInteger(amount) || amount <= 0 || amount > left) return { error: new PaymentError("The reversal is more than what is left of the transfer.", "invalid_request", 409) };
-      return { id: await this.recordIn(tx, "reverse", transferId, amount, idempotencyKey) };
+      return { id: await recordOperation(tx, this.now(), "reverse", transferId, amount, idempotencyKey) };
     });
     if ("error" in out) throw out.error;
     return { id: out.id };
@@ -408,7 +337,7 @@ export class TestProvider implements PaymentProvider {
     const existing = await one(this.db.select().from(testCheckoutSessions).where(eq(testCheckoutSessions.idempotencyKey, idempotencyKey)));
     if (existing) return { id: existing.id, url: `/payments/test/checkout/${existing.id}`, paymentIntentId: existing.paymentIntentId };
     const intent = await this.createIntent({ amountCents: input.amountCents, currency: input.currency, metadata: input.metadata, description: input.description }, `${idempotencyKey}:intent`);
-    const sessionId = id("tcs");
+    const sessionId = testId("tcs");
     await writeTransaction(this.db, (tx) => tx
       .insert(testCheckoutSessions)
       .values({ id: sessionId, paymentIntentId: intent.id, description: input.description, successUrl: input.successUrl, cancelUrl: input.cancelUrl, idempotencyKey, createdAt: this.now() }));
@@ -460,7 +389,7 @@ export class TestProvider implements PaymentProvider {
     if (existing) return this.toAccount(existing);
     const row = await written(writeTransaction(this.db, (tx) => tx
       .insert(testConnectedAccounts)
-      .values({ id: id("tacct"), userId: input.userId, email: input.email, idempotencyKey, createdAt: this.now() })
+      .values({ id: testId("tacct"), userId: input.userId, email: input.email, idempotencyKey, createdAt: this.now() })
       .returning()));
     return this.toAccount(row);
   }

@@ -3,10 +3,11 @@ import { CheckoutPage, TestAuthenticatePage, TestOnboardingPage } from "../../vi
 import { ErrorScreen } from "../../views/shell/NotFound";
 import { context, type Render } from "../context";
 import { type Deps } from "../deps";
-import { asRecord, json, ownReturnPath, wantsJson } from "../lib/http";
+import { DomainError } from "../lib/domain-error";
+import { json, ownReturnPath, wantsJson } from "../lib/http";
 import { asTestProvider } from "./choice";
 import { PaymentError } from "./provider";
-import { testConfirmInput } from "./input";
+import { testAuthenticateInput, testCheckoutCard, testConfirmInput, testOnboardingInput } from "./input";
 
 /**
  * The test provider's own pages and call, standing in for what Stripe hosts: the card
@@ -22,33 +23,28 @@ export function testPaymentRoutes(deps: Deps) {
   return new Elysia({ name: "offline.payments.test", seed: deps.id })
     .use(context(deps))
     .guard({ onboarded: true })
-    .post("/api/payments/test/confirm", async ({ body, request, user, state, sendTo }) => {
-      const read = testConfirmInput.safeParse(asRecord(body));
-      if (!test) return json({ message: state.t("payments.notFound") }, 404);
-      if (!read.success) return json({ message: state.t("payments.confirmInvalid") }, 400);
-      const intent = await test.intentBySecret(read.data.clientSecret);
-      if (!intent || (intent.metadata.guestId && intent.metadata.guestId !== user.id)) return json({ message: state.t("payments.notFound") }, 404);
-      const result = await test.confirmCard(read.data);
-      const returnUrl = asRecord(body).returnUrl;
-      if (!wantsJson(request) && typeof returnUrl === "string") {
+    .post("/api/payments/test/confirm", async ({ body, request, user, sendTo }) => {
+      if (!test) throw new DomainError("payments.notFound", 404);
+      const { returnUrl, ...card } = body;
+      const intent = await test.intentBySecret(card.clientSecret);
+      if (!intent || (intent.metadata.guestId && intent.metadata.guestId !== user.id)) throw new DomainError("payments.notFound", 404);
+      const result = await test.confirmCard(card);
+      if (!wantsJson(request) && returnUrl !== undefined) {
         // A plain form post, as a provider's return URL works: back to the page that asked.
         if (result.status === "requires_action") return sendTo(withQuery(result.nextActionUrl!, { return: ownReturnPath(returnUrl, request) }));
         return sendTo(withQuery(ownReturnPath(returnUrl, request), { payment_intent: result.paymentIntentId, redirect_status: result.status === "requires_capture" ? "succeeded" : "failed" }));
       }
       return json(result, result.error ? 402 : 200);
-    })
+    }, { body: testConfirmInput })
     .get("/payments/test/checkout/:id", async ({ params, user, render }) => {
       const found = await test?.checkoutSession(params.id);
       if (!found || found.intent.metadata.guestId !== user.id) return notFound(render);
       return render((view) => <CheckoutPage view={view} session={found.session} intent={found.intent} card={{}} />);
     })
-    .post("/payments/test/checkout/:id", async ({ params, body, user, render, sendTo }) => {
+    .post("/payments/test/checkout/:id", async ({ params, body: card, user, render, sendTo }) => {
       const found = await test?.checkoutSession(params.id);
       if (!test || !found || found.intent.metadata.guestId !== user.id) return notFound(render);
       if (found.session.status === "complete") return sendTo(found.session.successUrl);
-      const b = asRecord(body);
-      const str = (k: string) => (typeof b[k] === "string" ? (b[k] as string).slice(0, 40) : "");
-      const card = { cardNumber: str("cardNumber"), expiry: str("expiry"), cvc: str("cvc") };
       try {
         const result = await test.confirmCard({ clientSecret: found.intent.clientSecret, ...card });
         if (result.status === "requires_action") return sendTo(withQuery(result.nextActionUrl!, { return: `/payments/test/checkout/${params.id}/return` }));
@@ -58,7 +54,7 @@ export function testPaymentRoutes(deps: Deps) {
         if (!(err instanceof PaymentError)) throw err;
         return render((view) => <CheckoutPage view={view} session={found.session} intent={found.intent} card={{ values: card, error: err.message }} />, { status: 402 });
       }
-    })
+    }, { body: testCheckoutCard })
     .get("/payments/test/checkout/:id/return", async ({ params, user, render, sendTo }) => {
       const found = await test?.checkoutSession(params.id);
       if (!found || found.intent.metadata.guestId !== user.id) return notFound(render);
@@ -81,10 +77,9 @@ export function testPaymentRoutes(deps: Deps) {
     .post("/payments/test/authenticate/:id", async ({ params, body, request, user, render, sendTo }) => {
       const intent = test ? await test.getIntent(params.id) : null;
       if (!test || !intent || (intent.metadata.guestId && intent.metadata.guestId !== user.id)) return notFound(render);
-      const b = asRecord(body);
-      const result = await test.authenticate(intent.id, b.outcome === "approve");
-      return sendTo(withQuery(ownReturnPath(b.return, request), { payment_intent: intent.id, redirect_status: result.status === "requires_capture" ? "succeeded" : "failed" }));
-    })
+      const result = await test.authenticate(intent.id, body.approve);
+      return sendTo(withQuery(ownReturnPath(body.returnTo, request), { payment_intent: intent.id, redirect_status: result.status === "requires_capture" ? "succeeded" : "failed" }));
+    }, { body: testAuthenticateInput })
     .get("/payments/test/onboarding/:id", async ({ params, query, request, user, render }) => {
       const account = test ? await test.getConnectedAccount(params.id) : null;
       if (!account || user.stripeAccountId !== account.id) return notFound(render);
@@ -94,6 +89,6 @@ export function testPaymentRoutes(deps: Deps) {
       const account = test ? await test.getConnectedAccount(params.id) : null;
       if (!test || !account || user.stripeAccountId !== account.id) return notFound(render);
       await test.enableAccount(account.id);
-      return sendTo(ownReturnPath(asRecord(body).return, request, "/host"));
-    });
+      return sendTo(ownReturnPath(body.return, request, "/host"));
+    }, { body: testOnboardingInput });
 }
