@@ -9,8 +9,9 @@ import type { MessageKey } from "./i18n";
  *   every list filled, stays under 25 KB even when each character percent-encodes to 9 bytes;
  *   64 KB leaves room and parses in well under a millisecond.
  * - Forms: 200 fields at most. The longest form (a profile with every box ticked) has under 60.
- * - Routes that take a raw body (the photo upload) are not read here: their handler reads the
- *   body itself, after its own checks, with `readBody` and its own limit.
+ * - Routes that take a raw body (the photo upload, the payment provider's webhook) declare it
+ *   with their limit (`rawBody`, src/context.ts) and are not read here: their handler reads the
+ *   body itself, after its own checks, with `readBody`.
  *
  * A body over its limit is refused with 413 before it is parsed: at once when its declared
  * Content-Length says so, or as soon as the bytes read from a body of unknown length pass it.
@@ -117,29 +118,19 @@ async function multipart(bytes: Uint8Array<ArrayBuffer>, contentType: string): P
   return body;
 }
 
-/** "PUT /api/uploads/:id" → a test of a request's method and path. */
-function routeMatcher(route: string): (method: string, path: string) => boolean {
-  const [method, pattern = ""] = route.split(" ");
-  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+");
-  const path = new RegExp(`^${escaped}/?$`);
-  return (m, p) => m === method && path.test(p);
-}
-
 /**
  * The app-wide body parser (an Elysia parse hook): reads every route's body within its limit
  * and parses it as Elysia would (JSON, urlencoded and multipart forms, text, octet-stream).
- * `rawRoutes` names the routes ("PUT /api/uploads/:id") whose handler reads the body itself,
- * with their limit: for those, only the declared length is checked here and `body` is null.
- * Other content types are not read at all and leave `body` undefined, as before.
+ * `rawBodyLimit` answers, for the matched route, the limit of a body its handler reads itself
+ * (the route's `rawBody` option, src/context.ts): for those, only the declared length is checked
+ * here and `body` is null. Other content types are not read at all and leave `body` undefined.
  */
-export function bodyParser(rawRoutes: Record<string, number>) {
-  const raws = Object.entries(rawRoutes).map(([route, limit]) => ({ matches: routeMatcher(route), limit }));
-  return async ({ request }: { request: Request }): Promise<unknown> => {
+export function bodyParser(rawBodyLimit: (method: string, route: string) => number | undefined = () => undefined) {
+  return async ({ request, route }: { request: Request; route: string }): Promise<unknown> => {
     const declared = Number(request.headers.get("content-length") ?? 0);
-    const path = new URL(request.url).pathname;
-    const raw = raws.find((r) => r.matches(request.method, path));
-    if (raw) {
-      if (declared > raw.limit) throw tooLarge(raw.limit);
+    const raw = rawBodyLimit(request.method, route);
+    if (raw !== undefined) {
+      if (declared > raw) throw tooLarge(raw);
       return null;
     }
     if (declared > BODY_LIMIT) throw tooLarge(BODY_LIMIT);

@@ -54,7 +54,7 @@ export function paymentRoutes(deps: Deps) {
   return (
     new Elysia({ name: "offline.payments", seed: deps.id })
       .use(context(deps))
-      // Stripe calls this with no session and no Origin; the body is read raw (see app.tsx), as
+      // Stripe calls this with no session and no Origin; the body is read raw (`rawBody`), as
       // its signature is computed over the exact bytes.
       .post(
         "/api/webhooks/stripe",
@@ -67,7 +67,7 @@ export function paymentRoutes(deps: Deps) {
           if (outcome === "busy") return json({ message: state.t("error.body") }, 409, { "Retry-After": "60" });
           return json({ received: true });
         },
-        { public: true },
+        { public: true, rawBody: WEBHOOK_BODY_LIMIT },
       )
       .get(
         "/stripe-connect-setup",
