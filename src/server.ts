@@ -10,9 +10,9 @@ import { loadManifest } from "./lib/manifest";
 import { loadSecrets } from "./lib/secrets";
 import { exitBy, shutDown, STOP_DEADLINE_MS } from "./shutdown";
 import { databaseFile, explainStartupFailure, StartupError } from "./lib/startup";
-import { MAX_UPLOAD_BYTES } from "./uploads/service";
 import { paymentProviderName } from "./payments";
 import { loggable } from "./lib/faults";
+import { MAX_UPLOAD_BYTES } from "../shared/limits";
 
 /**
  * Entry point: read config, open the database, migrate, seed an empty one, listen. Also the

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
-import { BODY_LIMIT, bodyParser, bodyRefusal, MAX_FIELDS } from "../src/lib/body";
+import { bodyParser, bodyRefusal } from "../src/lib/body";
 import { routeOptions } from "../src/security/checks";
 import { Client, makeTestApp, ORIGIN } from "./helpers";
+import { BODY_LIMIT, MAX_FIELDS } from "../shared/limits";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
 let member: Client;

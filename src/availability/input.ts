@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_BLOCK_NOTE } from "../../shared/availability";
+import { MAX_BLOCK_NOTE } from "../../shared/limits";
 
 /**
  * A day off or a blocked time, as the Availability screen's form sends it (a plain form, no

@@ -17,8 +17,9 @@ import { reviewsOf } from "../reviews/queries";
 import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
 import { messageView } from "./serialize";
-import { listMessages, markRead, MAX_MESSAGE_LENGTH, readUpTo, sendMessage } from "./service";
+import { listMessages, markRead, readUpTo, sendMessage } from "./service";
 import { systemTexts } from "./wording";
+import { MAX_MESSAGE_LENGTH } from "../../shared/limits";
 
 /**
  * Everything the conversation screen shows, for one of the booking's two sides (404 for anyone

@@ -9,6 +9,7 @@ import type { MessageRow } from "../events";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";
 import { latestMessageId, onBooking } from "./unread";
 import { chronological, nextMessageSeq } from "./order";
+import { MAX_MESSAGE_LENGTH } from "../../shared/limits";
 
 export { isUnread, unreadConversations } from "./unread";
 
@@ -19,10 +20,6 @@ export { isUnread, unreadConversations } from "./unread";
  * and notifications. Refusals are `DomainError`s (catalogue key and status), answered by the app's
  * one error handler.
  */
-
-/** The longest message, in UTF-16 code units (what a textarea's `maxlength` counts). */
-export const MAX_MESSAGE_LENGTH = 2000;
-
 
 /** A message's text as it is stored: cleaned like other user text, multi-line, 1–2,000 characters. */
 export function messageText(content: unknown): string {

@@ -1,23 +1,20 @@
 import { parseQuery } from "elysia/parse-query";
 import type { MessageKey } from "./i18n";
+import { BODY_LIMIT, MAX_FIELDS } from "../../shared/limits";
 
 /**
  * How much of a request body the app reads, and how. Every route's body goes through the one
  * reader below (an app-wide parse hook), so no route reads an unbounded body:
  *
- * - JSON, forms (urlencoded or multipart) and text: 64 KB. The largest real form, a profile with
- *   every list filled, stays under 25 KB even when each character percent-encodes to 9 bytes;
- *   64 KB leaves room and parses in well under a millisecond.
- * - Forms: 200 fields at most. The longest form (a profile with every box ticked) has under 60.
- * - Routes that take a raw body (the photo upload, the payment provider's webhook) declare it
+ * - JSON, forms (urlencoded or multipart) and text: `BODY_LIMIT` (64 KB);
+ * - forms: `MAX_FIELDS` fields at most (both in shared/limits.ts, with their reasons);
+ * - routes that take a raw body (the photo upload, the payment provider's webhook) declare it
  *   with their limit (`rawBody`, src/context.ts) and are not read here: their handler reads the
  *   body itself, after its own checks, with `readBody`.
  *
  * A body over its limit is refused with 413 before it is parsed: at once when its declared
  * Content-Length says so, or as soon as the bytes read from a body of unknown length pass it.
  */
-export const BODY_LIMIT = 64 * 1024;
-export const MAX_FIELDS = 200;
 
 /** A body refused for its size or its number of fields; answered with 413. */
 export class BodyRefused extends Error {

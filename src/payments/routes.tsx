@@ -7,7 +7,8 @@ import { readBody } from "../lib/body";
 import { json, redirectTo } from "../lib/http";
 import { isDomainError } from "../lib/domain-error";
 import { payoutSetup, refreshConnectedAccount, startPayoutSetup, type PayoutSetup } from "./payouts";
-import { receiveWebhook, WEBHOOK_BODY_LIMIT } from "./webhooks";
+import { receiveWebhook } from "./webhooks";
+import { WEBHOOK_BODY_LIMIT } from "../../shared/limits";
 
 const decoder = new TextDecoder();
 

@@ -5,7 +5,8 @@ import { type Deps } from "../deps";
 import { DomainError } from "../lib/domain-error";
 import { json } from "../lib/http";
 import { photoInput } from "./input";
-import { createUpload, MAX_UPLOAD_BYTES, processUpload, receiveUpload } from "./service";
+import { createUpload, processUpload, receiveUpload } from "./service";
+import { MAX_UPLOAD_BYTES } from "../../shared/limits";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
