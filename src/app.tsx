@@ -11,7 +11,7 @@ import { makeStorage } from "./uploads/storage";
 import { chosenLanguageCookie, context, requestState } from "./context";
 import { cookieNames, makeLimits, type Deps } from "./deps";
 import { bodyParser, bodyRefusal } from "./lib/body";
-import { compressResponse } from "./lib/compression";
+import { compressResponse } from "./lib/compression/responses";
 import { json, serializeCookie } from "./lib/http";
 import { SESSION_TTL_MS } from "./auth/service";
 import { JobRunner } from "./jobs";
@@ -116,7 +116,7 @@ export function createApp(options: AppOptions) {
         }
       }
     })
-    // Every answer leaves compressed when it is worth it (src/lib/compression.ts). What is
+    // Every answer leaves compressed when it is worth it (src/lib/compression/). What is
     // answered to a signed-in person, and what starts a session, is never stored by the browser
     // (`no-store`): Back after signing out on a shared phone must not show it (decision 0031).
     // A signed-in person's browser also gets the `lang` cookie of the language they chose, when
