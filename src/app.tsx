@@ -14,7 +14,7 @@ import { bodyParser, bodyRefusal } from "./lib/body";
 import { compressResponse } from "./lib/compression/responses";
 import { json, serializeCookie } from "./lib/http";
 import { SESSION_TTL_MS } from "./auth/service";
-import { JobRunner } from "./jobs";
+import { JobRunner } from "./job-runner";
 import { startsFromPageHeaders } from "./shell/render";
 import { notFoundRoute, shellFeature } from "./shell";
 import { bareServerError, lastResortAnswer, refusalAnswer, serverError } from "./shell/error-answers";

@@ -4,7 +4,7 @@ import type { User } from "../db/schema";
 import type { Config } from "./config";
 import type { Locale, Translate } from "./texts";
 import type { AssetManifest } from "./lib/manifest";
-import type { JobRunner } from "./jobs";
+import type { JobRunner } from "./job-runner";
 import { MemoryCounts, RateLimiter, RedisCounts, SlowDown, type Counts } from "./lib/rate-limit";
 import type { Secrets } from "./lib/secrets";
 import type { ObjectStorage } from "./uploads/storage";
