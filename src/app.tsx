@@ -149,8 +149,9 @@ export function createApp(options: AppOptions) {
     .onError(async (context) => {
       const { code, error, request } = context;
       const state = await requestState(deps, request);
+      // A body over its limit: `{ message }` JSON, whoever asks (src/lib/body.ts).
       const refused = bodyRefusal(error);
-      if (refused) return json({ message: state.t(refused.messageKey) }, 413);
+      if (refused) return json({ message: state.t(refused.key) }, refused.status);
       if (code === "VALIDATION") return refusalAnswer(deps, state, request, context, invalidInput(error.all));
       if (code === "PARSE" || code === "INVALID_COOKIE_SIGNATURE") return json({ message: state.t("error.badRequest") }, 400);
       if (code === "NOT_FOUND") return json({ message: state.t("error.notFound") }, 404);

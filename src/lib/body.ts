@@ -1,4 +1,5 @@
 import { parseQuery } from "elysia/parse-query";
+import { DomainError, isDomainError } from "./domain-error";
 import type { MessageKey } from "./i18n";
 import { BODY_LIMIT, MAX_FIELDS } from "../../shared/limits";
 
@@ -16,25 +17,21 @@ import { BODY_LIMIT, MAX_FIELDS } from "../../shared/limits";
  * Content-Length says so, or as soon as the bytes read from a body of unknown length pass it.
  */
 
-/** A body refused for its size or its number of fields; answered with 413. */
-export class BodyRefused extends Error {
-  readonly status = 413;
-  constructor(
-    readonly messageKey: MessageKey,
-    readonly limit: number,
-  ) {
-    super(messageKey);
-  }
-}
+/**
+ * The refusals of a body: too large, or too many fields. Each is a `DomainError` with status 413,
+ * answered as `{ message }` JSON whoever asks (the app's error hook).
+ */
+const BODY_REFUSALS = new Set<MessageKey>(["error.bodyTooLarge", "error.tooManyFields"]);
+const isBodyRefusal = (error: unknown): error is DomainError => isDomainError(error) && error.status === 413 && BODY_REFUSALS.has(error.key);
 
-/** The refusal behind an error, whether thrown by the reader or wrapped by Elysia's parse step. */
-export function bodyRefusal(error: unknown): BodyRefused | null {
-  if (error instanceof BodyRefused) return error;
-  if (error instanceof Error && error.cause instanceof BodyRefused) return error.cause;
+/** The body's refusal behind an error, whether thrown by the reader or wrapped by Elysia's parse step. */
+export function bodyRefusal(error: unknown): DomainError | null {
+  if (isBodyRefusal(error)) return error;
+  if (error instanceof Error && isBodyRefusal(error.cause)) return error.cause;
   return null;
 }
 
-const tooLarge = (limit: number) => new BodyRefused("error.bodyTooLarge", limit);
+const tooLarge = (limit: number) => new DomainError("error.bodyTooLarge", 413, { params: { limit } });
 
 /**
  * The body's bytes, at most `limit` of them: refused by its declared length before anything is
@@ -75,7 +72,7 @@ export async function readAtMost(stream: ReadableStream<Uint8Array>, limit: numb
 }
 
 const decoder = new TextDecoder();
-const tooManyFields = () => new BodyRefused("error.tooManyFields", MAX_FIELDS);
+const tooManyFields = () => new DomainError("error.tooManyFields", 413, { params: { limit: MAX_FIELDS } });
 const UNSAFE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
 /** Fields of an urlencoded body, counted before they are decoded. */
