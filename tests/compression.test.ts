@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { precompressedPath } from "../src/lib/assets";
@@ -12,6 +13,11 @@ let t: Awaited<ReturnType<typeof makeTestApp>>;
 let member: Client;
 
 beforeAll(async () => {
+  // The built files' tests read the build's output: on a fresh checkout, build it first.
+  if (!existsSync(join(root, "build/manifest.json"))) {
+    const build = Bun.spawnSync([process.execPath, "scripts/build.ts"], { cwd: root, stdout: "ignore", stderr: "inherit" });
+    if (build.exitCode !== 0) throw new Error(`scripts/build.ts failed (exit ${build.exitCode})`);
+  }
   t = await makeTestApp();
   member = t.client();
   await member.signUpComplete();
