@@ -89,8 +89,8 @@ export interface Deps {
   cookies: { session: string; flash: string; lang: string; oauth: string };
   /**
    * The headers every page starts from (src/shell/render.ts): the security headers every answer
-   * carries (src/app.tsx), the HTML type, `private, no-cache` and `Vary: Accept-Encoding`. Copied
-   * into each page at once, never changed.
+   * carries (src/security/headers.ts), the HTML type, `private, no-cache` and
+   * `Vary: Accept-Encoding`. Copied into each page at once, never changed.
    */
   pageHeaders: Headers;
   now: () => number;
