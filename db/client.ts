@@ -10,7 +10,7 @@ import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { readAssetText } from "../src/lib/assets";
 import { connectionLost, failedPath, faultOf } from "../src/lib/faults";
 import { madeOnce, RecentlyUsed } from "../src/lib/memo";
-import { StartupError } from "../src/lib/startup";
+import { ConfigError } from "../src/config";
 import type { Engine } from "./engine";
 import * as pgSchema from "./schema-pg";
 import * as schema from "./schema-sqlite";
@@ -652,7 +652,7 @@ export function checkDatabase(db: Db, file: string) {
   if (problems.length === 1 && problems[0] === "ok") return;
   const first = problems[0]!.replace(/\*\*\* in database \w+ \*\*\*/, "").replace(/\s+/g, " ").trim();
   const count = problems.length > 1 ? `; ${problems.length} problems in all` : "";
-  throw new StartupError(`${file} is damaged (PRAGMA quick_check: ${first}${count}): restore it from a backup (README, "Backup and restore").`);
+  throw new ConfigError(`${file} is damaged (PRAGMA quick_check: ${first}${count}): restore it from a backup (README, "Backup and restore").`);
 }
 
 interface Journal {

@@ -1,7 +1,7 @@
 /** @jsxImportSource react */
 import { useState } from "react";
-import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MEETING_POINT_MAX } from "../shared/limits";
-import { checkWeeklyHours, DAY_MINUTES, HOURS_STEP_MINUTES, MAX_RANGES_PER_DAY, minuteText, type DayRanges, type WeeklyHours, type WeeklyHoursProblem } from "../shared/availability";
+import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MAX_RANGES_PER_DAY, MEETING_POINT_MAX } from "../shared/limits";
+import { checkWeeklyHours, DAY_MINUTES, HOURS_STEP_MINUTES, minuteText, type DayRanges, type WeeklyHours, type WeeklyHoursProblem } from "../shared/availability";
 import { AddressInput } from "./AddressInput";
 import { callJson, toast } from "./api";
 import { mountWith } from "./mount";

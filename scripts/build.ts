@@ -17,7 +17,7 @@ import { Glob } from "bun";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { PRECOMPRESSED_EXTENSIONS, precompressedPath } from "../src/lib/assets";
-import { compressBytes, type Encoding } from "../src/lib/compression";
+import { compressBytes, type Encoding } from "../src/lib/compression/encoding";
 import { locales } from "../src/texts";
 import unoConfig from "../uno.config";
 

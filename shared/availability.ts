@@ -1,3 +1,5 @@
+import { MAX_RANGES_PER_DAY } from "./limits";
+
 /**
  * When an activity can be booked, as plain rules both the server and the islands read
  * (docs/decisions/0037-availability.md).
@@ -12,8 +14,6 @@ export type WeeklyHours = DayRanges[];
 
 export const DAY_MINUTES = 24 * 60;
 export const HOURS_STEP_MINUTES = 30;
-/** At most this many ranges on one day. */
-export const MAX_RANGES_PER_DAY = 6;
 
 /** Minimum notice choices (minutes) and the default (none beyond "not in the past"). */
 export const NOTICE_CHOICES = [0, 60, 120, 240, 720, 1440, 2880, 4320, 10080] as const;
@@ -21,11 +21,6 @@ export const DEFAULT_NOTICE_MINUTES = 0;
 /** How far ahead guests may book (days) and the default. */
 export const HORIZON_CHOICES = [7, 14, 30, 60, 90, 180, 365] as const;
 export const DEFAULT_HORIZON_DAYS = 90;
-
-/** A block's note, for the host's eyes only. */
-export const MAX_BLOCK_NOTE = 200;
-/** The longest day-off range one entry may cover. */
-export const MAX_BLOCK_DAYS = 366;
 
 /** "09:30" for 570; "24:00" for the end of the day. */
 export function minuteText(minute: number): string {

@@ -120,6 +120,12 @@ export interface Config {
   mail: { smtpUrl?: string; from: string };
 }
 
+/**
+ * A reason the process cannot start (or run a command) as configured, already said as what an
+ * operator reads: what is wrong, naming the setting, file or folder, and what to do. Thrown by
+ * `loadConfig` for the environment, and by start-up steps that find such a reason themselves (a
+ * damaged database, an unreadable secrets.json, an unreachable Redis or PostgreSQL).
+ */
 export class ConfigError extends Error {}
 
 /** The address of a sender written `address` or `Name <address>`, or null when it is neither. */

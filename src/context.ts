@@ -116,6 +116,13 @@ export function noteRoute(request: Request, detail: Record<string, unknown> | un
 const declare = (level: Access) => ({ detail: { "x-access": level } as Record<string, unknown> });
 
 /**
+ * A route option (`{ rawBody: limit }`) for a route whose handler reads its raw body itself
+ * (`readBody`, src/lib/body.ts), at most `limit` bytes: the app's body parser leaves the body
+ * unread and only refuses a declared length over the limit.
+ */
+const rawBody = (limit: number) => ({ detail: { "x-raw-body": limit } as Record<string, unknown> });
+
+/**
  * What a form's own screen is drawn with when its post is refused (`form` route option): what was
  * sent, the refusal, its message and each refused field's message, in the person's language.
  */
@@ -201,6 +208,7 @@ export function context(deps: Deps) {
       public: declare("public"),
       signedIn: { ...declare("signedIn"), resolve: signedInUser },
       onboarded: { ...declare("onboarded"), resolve: signedInUser },
+      rawBody,
       // Kept on the route, where the app's first check reads it (`noteRoute`): a refusal from
       // any later step, a route's own `transform` included, finds it.
       refused: (refused: Refused) => ({ detail: { "x-refused": refused } as Record<string, unknown> }),

@@ -4,7 +4,7 @@ import type { User } from "../db/schema";
 import type { Config } from "./config";
 import type { Locale, Translate } from "./texts";
 import type { AssetManifest } from "./lib/manifest";
-import type { JobRunner } from "./jobs";
+import type { JobRunner } from "./job-runner";
 import { MemoryCounts, RateLimiter, RedisCounts, SlowDown, type Counts } from "./lib/rate-limit";
 import type { Secrets } from "./lib/secrets";
 import type { ObjectStorage } from "./uploads/storage";
@@ -89,8 +89,8 @@ export interface Deps {
   cookies: { session: string; flash: string; lang: string; oauth: string };
   /**
    * The headers every page starts from (src/shell/render.ts): the security headers every answer
-   * carries (src/app.tsx), the HTML type, `private, no-cache` and `Vary: Accept-Encoding`. Copied
-   * into each page at once, never changed.
+   * carries (src/security/headers.ts), the HTML type, `private, no-cache` and
+   * `Vary: Accept-Encoding`. Copied into each page at once, never changed.
    */
   pageHeaders: Headers;
   now: () => number;

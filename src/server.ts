@@ -4,15 +4,15 @@ import { startPostgres } from "../db/postgres";
 import { users } from "../db/schema";
 import { seedDemo } from "../db/seed";
 import { createApp } from "./app";
-import { loadConfig, type Config } from "./config";
+import { ConfigError, loadConfig, type Config } from "./config";
 import { backupCommand } from "./lib/backup";
 import { loadManifest } from "./lib/manifest";
 import { loadSecrets } from "./lib/secrets";
 import { exitBy, shutDown, STOP_DEADLINE_MS } from "./shutdown";
-import { databaseFile, explainStartupFailure, StartupError } from "./lib/startup";
-import { MAX_UPLOAD_BYTES } from "./uploads/service";
+import { databaseFile, explainStartupFailure } from "./lib/startup";
 import { paymentProviderName } from "./payments";
 import { loggable } from "./lib/faults";
+import { MAX_UPLOAD_BYTES } from "../shared/limits";
 
 /**
  * Entry point: read config, open the database, migrate, seed an empty one, listen. Also the
@@ -52,7 +52,7 @@ async function serve(config: Config) {
   try {
     await deps.live.ready();
   } catch (err) {
-    throw new StartupError(`REDIS_URL: cannot reach Redis (${err instanceof Error ? err.message : String(err)})`);
+    throw new ConfigError(`REDIS_URL: cannot reach Redis (${err instanceof Error ? err.message : String(err)})`);
   }
 
   // Routes refuse bodies over their own limits (src/lib/body.ts); Bun refuses anything over
@@ -107,7 +107,7 @@ async function openDatabase(config: Config): Promise<Db> {
       return await startPostgres(config.databaseUrl);
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      throw new StartupError(`DATABASE_URL: cannot use PostgreSQL at ${redactedUrl(config.databaseUrl)} (${reason})`);
+      throw new ConfigError(`DATABASE_URL: cannot use PostgreSQL at ${redactedUrl(config.databaseUrl)} (${reason})`);
     }
   }
   const dbFile = databaseFile(config.dataDir);

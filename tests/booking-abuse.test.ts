@@ -2,8 +2,9 @@ import { one } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings } from "../db/schema";
-import { ABANDONED_HOLD_PAUSE_MS, MAX_BOOKING_MESSAGE } from "../src/bookings/service";
+import { ABANDONED_HOLD_PAUSE_MS } from "../src/bookings/service";
 import { bookingParties, makeTestApp, requestWithTestCard } from "./helpers";
+import { MAX_BOOKING_MESSAGE } from "../shared/limits";
 
 /**
  * Rules an attacker leans on around bookings (docs/decisions/0030), each tried as the attacker

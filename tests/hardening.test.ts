@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { permissionsPolicy } from "../src/app";
+import { permissionsPolicy } from "../src/security/headers";
 import { startFakeOidc, type IssParameter } from "./fakes/oidc";
 import { makeTestApp, type Client } from "./helpers";
 import { startServerProcess } from "./server-process";

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
-import { RAW_BODY_ROUTES } from "../src/app";
-import { BODY_LIMIT, bodyParser, bodyRefusal, MAX_FIELDS } from "../src/lib/body";
+import { bodyParser, bodyRefusal } from "../src/lib/body";
+import { routeOptions } from "../src/security/checks";
 import { Client, makeTestApp, ORIGIN } from "./helpers";
+import { BODY_LIMIT, MAX_FIELDS } from "../shared/limits";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
 let member: Client;
@@ -28,8 +29,9 @@ function endlessBody() {
   return { stream, counter };
 }
 
-/** Every route the app registers that takes a body, with a concrete path to call. */
+/** Every route the app registers that takes a body, with a concrete path to call and its limit. */
 function routesWithBodies() {
+  const declared = routeOptions(() => t.app.routes);
   return t.app.routes
     // A WebSocket upgrade has no body; its frames have their own limit (tests/live.test.ts).
     .filter((r) => r.method !== "GET" && r.method !== "HEAD" && r.method !== "OPTIONS" && r.method !== "WS")
@@ -37,7 +39,9 @@ function routesWithBodies() {
       key: `${r.method} ${r.path}`,
       method: r.method === "ALL" ? "POST" : r.method,
       path: r.path.replace(/:[^/]+/g, "x").replace(/\*/g, "anything"),
-      limit: RAW_BODY_ROUTES[`${r.method} ${r.path}`] ?? BODY_LIMIT,
+      // A route that reads its raw body declares it with its limit (`rawBody`).
+      raw: declared.rawBodyLimit(r.method, r.path) !== undefined,
+      limit: declared.rawBodyLimit(r.method, r.path) ?? BODY_LIMIT,
     }));
 }
 
@@ -54,6 +58,8 @@ describe("every route refuses an oversized body before its handler runs", () => 
     expect(keys).toContain("POST /api/login");
     expect(keys).toContain("PUT /api/uploads/:id");
     expect(keys.length).toBeGreaterThan(15);
+    // The routes that read their own raw body say so on the route, with their limit.
+    expect(routesWithBodies().filter((r) => r.raw).map((r) => r.key).sort()).toEqual(["POST /api/webhooks/stripe", "PUT /api/uploads/:id"]);
   });
 
   test("a declared Content-Length over the route's limit: 413, nothing read", async () => {
@@ -81,7 +87,6 @@ describe("every route refuses an oversized body before its handler runs", () => 
 
   test("a body of unknown length (chunked) is read only up to the limit: 413", async () => {
     for (const route of routesWithBodies()) {
-      const raw = route.key in RAW_BODY_ROUTES;
       // The photo upload reads its raw body after checking its signed URL: give it a valid one.
       const upload = route.key === "PUT /api/uploads/:id";
       const path = upload ? await signedUploadPath(member) : route.path;
@@ -92,7 +97,7 @@ describe("every route refuses an oversized body before its handler runs", () => 
         const { message } = (await res.json()) as { message: string };
         expect(message).toBe(upload ? "This image is too large: 10 MB at most." : TOO_LARGE);
         expect(counter.pulled).toBeLessThanOrEqual(route.limit + 3 * CHUNK);
-        if (raw) break; // the upload URL is used once; its type does not matter (tests/uploads.test.ts)
+        if (route.raw) break; // the upload URL is used once; its type does not matter (tests/uploads.test.ts)
       }
     }
   });
@@ -100,7 +105,7 @@ describe("every route refuses an oversized body before its handler runs", () => 
   test("the parse step stops the request: no hook after it and no handler runs", async () => {
     let ran = 0;
     const app = new Elysia()
-      .onParse({ as: "global" }, bodyParser({}))
+      .onParse({ as: "global" }, bodyParser())
       .onError(({ error }) => (bodyRefusal(error) ? new Response("refused", { status: 413 }) : undefined))
       .onBeforeHandle({ as: "global" }, () => {
         ran++;

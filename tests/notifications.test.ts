@@ -4,13 +4,14 @@ import { eq } from "drizzle-orm";
 import { bookings, jobs, messages, notificationPreferences, pushSubscriptions, reviews, users } from "../db/schema";
 import { reviewRow } from "../db/factories";
 import { checkEndpoint } from "../src/notifications/service";
-import { MAX_SUBSCRIPTIONS_PER_USER, PREFERENCE_KEYS, type PreferenceKey } from "../src/notifications/rules";
+import { PREFERENCE_KEYS, type PreferenceKey } from "../src/notifications/rules";
 import { formatMoney } from "../src/lib/money";
 import { preview } from "../src/notifications/notices";
 import type { TestProvider } from "../src/payments/test-provider";
 import { FakePushService, type FakeSubscription } from "./fakes/push-service";
 import { Client, makeTestApp, requestWithTestCard, TENNIS } from "./helpers";
 import { scenarios, type JsonValue, type Scenario } from "./scenario";
+import { MAX_SUBSCRIPTIONS_PER_USER } from "../shared/limits";
 
 /**
  * Push notifications (docs/decisions/0025): preferences, subscriptions, and what each committed

@@ -9,12 +9,12 @@ import { closeDb, migrate, one, openDb, writeTransaction, writerClient } from ".
 import { insert, userRow } from "../db/factories";
 import { jobs, leases, uploads, users } from "../db/schema";
 import { createSession } from "../src/auth/service";
-import { loadConfig } from "../src/config";
+import { ConfigError, loadConfig } from "../src/config";
 import { backUp } from "../src/lib/backup";
 import { defineJob, scheduleJob, UNHEALTHY_AFTER_FAILED_PASSES } from "../src/jobs";
 import { loadSecrets, writeFileAtomically } from "../src/lib/secrets";
 import { shutDown } from "../src/shutdown";
-import { explainStartupFailure, StartupError } from "../src/lib/startup";
+import { explainStartupFailure } from "../src/lib/startup";
 import { makeJpeg } from "./images";
 import { makeTestApp, until } from "./helpers";
 import { freePort } from "./server-process";
@@ -382,7 +382,7 @@ describe("secrets.json", () => {
     const dir = tempDir("secrets-bad");
     writeFileSync(join(dir, "secrets.json"), "");
     const refusal = await loadSecrets(loadConfig({ DATA_DIR: dir })).catch((err: unknown) => err);
-    expect(refusal).toBeInstanceOf(StartupError);
+    expect(refusal).toBeInstanceOf(ConfigError);
     expect((refusal as Error).message).toStartWith(`${join(dir, "secrets.json")} is empty or damaged`);
   });
 });

@@ -5,11 +5,11 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { uploads } from "../db/schema";
 import { RateLimiter } from "../src/lib/rate-limit";
-import { MAX_UPLOAD_BYTES } from "../src/uploads/service";
 import { ObjectTooLarge, signPostPolicy } from "../src/uploads/storage";
 import { startFakeS3 } from "./fakes/s3";
 import { Client, makeTestApp, ORIGIN } from "./helpers";
 import { makeJpeg } from "./images";
+import { MAX_UPLOAD_BYTES } from "../shared/limits";
 
 /**
  * Attacks on uploads, reproduced: sizes are limited at the bucket (a POST policy) and checked

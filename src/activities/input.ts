@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MEETING_POINT_MAX } from "../../shared/limits";
+import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MAX_RANGES_PER_DAY, MEETING_POINT_MAX, RATE_MAX } from "../../shared/limits";
 import type { Activity, User, activities } from "../../db/schema";
 import type { Deps } from "../deps";
 import { listFrom } from "../lib/http";
@@ -9,14 +9,11 @@ import { cleanText, userText } from "../lib/text";
 import { cityByName, DEFAULT_CITY_NAME, findCity } from "../lib/places";
 import { ownedObjects } from "../uploads/service";
 import { categories, isCategory, type Category } from "./categories";
-import { checkWeeklyHours, HORIZON_CHOICES, MAX_RANGES_PER_DAY, minuteText, NOTICE_CHOICES, parseMinute, type DayRanges, type WeeklyHours, type WeeklyHoursProblem } from "../../shared/availability";
+import { checkWeeklyHours, HORIZON_CHOICES, minuteText, NOTICE_CHOICES, parseMinute, type DayRanges, type WeeklyHours, type WeeklyHoursProblem } from "../../shared/availability";
 
 const msg = (key: MessageKey) => ({ message: key });
 
-export { DURATION_MAX, DURATION_MIN, DURATION_STEP } from "../../shared/limits";
 export const DEFAULT_MIN_DURATION = 60;
-/** Highest hourly rate accepted, in dollars: a typo guard, not a business rule. */
-export const RATE_MAX = 10_000;
 
 export const titleSchema = userText({
   invalid: "activity.titleRequired",

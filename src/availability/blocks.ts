@@ -7,8 +7,9 @@ import { zoneOfCity } from "../lib/places";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";
 import { parseDate, zonedAt } from "../lib/time";
 import { uuidLike } from "../lib/validation";
-import { MAX_BLOCK_DAYS, parseMinute } from "../../shared/availability";
+import { parseMinute } from "../../shared/availability";
 import type { BlockInput } from "./input";
+import { MAX_BLOCK_DAYS, MAX_BLOCKS } from "../../shared/limits";
 
 /**
  * A host's days off and blocked times (docs/decisions/0037): given in the wall clock of the
@@ -17,9 +18,6 @@ import type { BlockInput } from "./input";
 
 /** The zone a host's blocks are read in: their city's, UTC when they have none. */
 export const hostZone = (host: Pick<User, "city">) => zoneOfCity(host.city);
-
-/** At most this many days off and blocked times ahead per host. */
-export const MAX_BLOCKS = 200;
 
 /** The start of a local date-time in a zone; a time the clocks skip moves forward, as a calendar does. */
 const instant = (date: Temporal.PlainDate, minute: number, zone: string) =>

@@ -12,6 +12,7 @@ import { embeddedFiles } from "../lib/assets";
 import { hostZone } from "./blocks";
 import type { BusyInterval } from "./busy-times";
 import type { ExpandAnswer, ExpandRequest } from "./busy-times.worker";
+import { BUSY_URL_MAX } from "../../shared/limits";
 
 /**
  * A host's outside busy calendar (docs/decisions/0037): one iCal URL, read by a durable job every
@@ -24,7 +25,6 @@ import type { ExpandAnswer, ExpandRequest } from "./busy-times.worker";
  * a time budget (decision 0043).
  */
 
-export const BUSY_URL_MAX = 2000;
 /** How often the calendar is read again. */
 export const BUSY_REFRESH_MS = 30 * 60 * 1000;
 const MAX_REDIRECTS = 3;

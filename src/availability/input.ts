@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_BLOCK_NOTE } from "../../shared/availability";
+import { MAX_BLOCK_NOTE } from "../../shared/limits";
 import { safeNext } from "../lib/http";
 
 /**

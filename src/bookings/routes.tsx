@@ -20,8 +20,8 @@ import { amountOf, cardInput, parseInput, requestChoiceOf, selectionInput } from
 import { checkoutReturned, checkoutScreen, payForBooking, payForChoice, paymentReturned, paymentScreen, wordingOf, type CardForm, type PaymentStep, type Wording } from "./payment-flow";
 import { dialogTimes, bookingSummary, dateTimeScreenData } from "./queries";
 import { clearSelections, getSelection } from "./selection";
-import { MAX_BOOKING_MESSAGE } from "./service";
 import { hoursToMinutes } from "./times";
+import { MAX_BOOKING_MESSAGE } from "../../shared/limits";
 
 /** A wording (a catalogue text, or the provider's own words) in the person's language. */
 const say = (t: Translate, w: Wording) => ("text" in w ? w.text : t(w.key, w.params));

@@ -10,6 +10,7 @@ import { cleanText, hasDisallowedCharacters } from "../lib/text";
 import { uuidLike } from "../lib/validation";
 import { PaymentError } from "../payments/provider";
 import { readSlot, type Flow, type Slot } from "./times";
+import { MAX_BOOKING_MESSAGE } from "../../shared/limits";
 
 /**
  * What every part of the booking rules shares (ARCHITECTURE decisions 4, 5, 7, 8, 11): the time
@@ -24,8 +25,6 @@ export const RECONCILE_MS = 30 * 60 * 1000;
 /** A guest cancels an accepted booking (full refund) up to this long before its start. */
 export const GUEST_CANCEL_NOTICE_MS = 24 * 60 * 60 * 1000;
 export const CURRENCY = "usd";
-/** The longest message a guest sends with a request, once cleaned: every flow, form and island reads this. */
-export const MAX_BOOKING_MESSAGE = 1000;
 /** Unpaid holds a guest may abandon in an hour before a new hold waits (`ABANDONED_HOLD_PAUSE_MS`, doubling). */
 export const FREE_ABANDONED_HOLDS = 3;
 export const ABANDONED_HOLD_PAUSE_MS = 2 * 60 * 1000;

@@ -2,6 +2,7 @@ import type { Activity } from "../../db/schema";
 import { zoneOfCity } from "../lib/places";
 import { parseDate, zonedAt } from "../lib/time";
 import { closedRanges, insideWeeklyHours, startTaken } from "../../shared/availability";
+import { DURATION_MAX } from "../../shared/limits";
 
 /**
  * When an activity can be booked. Times are wall-clock times in the activity's city (its IANA
@@ -10,7 +11,6 @@ import { closedRanges, insideWeeklyHours, startTaken } from "../../shared/availa
  */
 /** The most days ahead any activity may be booked; each activity's own horizon is at most this. */
 export const BOOKING_WINDOW_DAYS = 365;
-export const MAX_MINUTES = 240;
 
 /** The two readings of the spec: the date-time screen and the booking dialog. */
 export const FLOWS = {
@@ -24,7 +24,7 @@ export const DIALOG_DAYS = 29;
 export const activityZone = (activity: Pick<Activity, "city">) => zoneOfCity(activity.city);
 /** How many days ahead the activity may be booked (its host's choice, within the platform's most). */
 export const horizonOf = (activity: Pick<Activity, "horizonDays">) => Math.min(Math.max(activity.horizonDays, 0), BOOKING_WINDOW_DAYS);
-export const maxMinutesOf = (activity: Pick<Activity, "maxDurationMinutes">) => activity.maxDurationMinutes ?? MAX_MINUTES;
+export const maxMinutesOf = (activity: Pick<Activity, "maxDurationMinutes">) => activity.maxDurationMinutes ?? DURATION_MAX;
 
 /** A duration the activity's host allows (within its minimum and maximum). */
 export const durationAllowed = (activity: Pick<Activity, "minDurationMinutes" | "maxDurationMinutes">, minutes: number) =>

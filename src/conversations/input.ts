@@ -1,13 +1,11 @@
 import { z } from "zod";
+import { MAX_MESSAGE_LENGTH } from "../../shared/limits";
 import { userText } from "../lib/text";
 
 /**
  * What the conversation's calls and its form send (spec §7 "Messages"). A refusal of the text
  * is a 400 with its message, whatever the booking: nothing about the booking is told by it.
  */
-
-/** The longest message, in UTF-16 code units (what a textarea's `maxlength` counts). */
-export const MAX_MESSAGE_LENGTH = 2000;
 
 /** A message's text as it is stored: cleaned like other user text, multi-line, 1–2,000 characters. */
 export const messageContent = userText({

@@ -17,9 +17,10 @@ import { reviewsOf } from "../reviews/queries";
 import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
 import { messageView } from "./serialize";
-import { MAX_MESSAGE_LENGTH, messageForm } from "./input";
+import { messageForm } from "./input";
 import { listMessages, markRead, readUpTo, sendMessage } from "./service";
 import { systemTexts } from "./wording";
+import { MAX_MESSAGE_LENGTH } from "../../shared/limits";
 
 /**
  * Everything the conversation screen shows, for one of the booking's two sides (404 for anyone

@@ -10,7 +10,6 @@ import { latestMessageId, onBooking } from "../shell/unread";
 import { chronological, nextMessageSeq } from "./order";
 
 export { isUnread, unreadConversations } from "../shell/unread";
-export { MAX_MESSAGE_LENGTH } from "./input";
 
 /**
  * The conversation of a booking (spec §2 "Conversation", §5 "Messages", §7): only its two

@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, copyFileSync, constants, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { ConfigError, loadConfig } from "../config";
+import { DomainError, isDomainError } from "./domain-error";
 import { databaseFile } from "./startup";
 
 /**
@@ -21,8 +22,11 @@ import { databaseFile } from "./startup";
  * so a target that exists is always a whole backup.
  */
 
-/** A backup that cannot be made as asked, said in one sentence. */
-export class BackupRefused extends Error {}
+/**
+ * A backup that cannot be made as asked: a refusal whose one sentence, for the operator, is its
+ * message (`log`); the command prints it and exits 1.
+ */
+const refused = (sentence: string) => new DomainError("error.badRequest", 409, { log: sentence });
 
 export interface BackupResult {
   target: string;
@@ -40,10 +44,10 @@ export interface BackupOptions {
 export async function backUp(dataDir: string, target: string, options: BackupOptions = {}): Promise<BackupResult> {
   const to = resolve(target);
   const format = to.endsWith(".tar") ? "tar" : "folder";
-  if (existsOrLink(to)) throw new BackupRefused(`${target} already exists: give a new name (a backup never replaces anything).`);
+  if (existsOrLink(to)) throw refused(`${target} already exists: give a new name (a backup never replaces anything).`);
   const dbFile = databaseFile(dataDir);
-  if (!existsSync(dbFile)) throw new BackupRefused(`DATA_DIR (${dataDir}) has no database (offline.db): nothing to back up; is DATA_DIR the server's?`);
-  if (!isFolder(dirname(to))) throw new BackupRefused(`The folder ${dirname(to)} for ${target} does not exist: create it first.`);
+  if (!existsSync(dbFile)) throw refused(`DATA_DIR (${dataDir}) has no database (offline.db): nothing to back up; is DATA_DIR the server's?`);
+  if (!isFolder(dirname(to))) throw refused(`The folder ${dirname(to)} for ${target} does not exist: create it first.`);
 
   // Made under a temporary name in the target's folder (same disk, so the last rename is instant).
   const staging = join(dirname(to), `.${basename(to)}.partial-${process.pid}-${crypto.randomUUID().slice(0, 8)}`);
@@ -96,7 +100,7 @@ function copyDatabase(from: string, to: string): number {
     copy.run("PRAGMA journal_mode = DELETE");
     const problems = copy.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all().map((row) => row.integrity_check);
     if (problems.length !== 1 || problems[0] !== "ok") {
-      throw new BackupRefused(`The copy of ${from} fails PRAGMA integrity_check (${problems[0]}): the database itself is damaged; keep your earlier backups.`);
+      throw refused(`The copy of ${from} fails PRAGMA integrity_check (${problems[0]}): the database itself is damaged; keep your earlier backups.`);
     }
   } finally {
     copy.close();
@@ -160,14 +164,14 @@ async function writeTar(folder: string, to: string) {
   try {
     proc = Bun.spawn(["tar", "-cf", partial, "-C", folder, ...entries], { stdout: "ignore", stderr: "pipe" });
   } catch {
-    throw new BackupRefused(`Writing ${to} needs the system's tar command, which was not found: give a folder name instead (without .tar).`);
+    throw refused(`Writing ${to} needs the system's tar command, which was not found: give a folder name instead (without .tar).`);
   }
   const [code, errors] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
   try {
     if (code !== 0) throw new Error(`tar exited with ${code}: ${errors.trim()}`);
     chmodSync(partial, 0o600);
     flush(partial);
-    if (existsOrLink(to)) throw new BackupRefused(`${to} appeared while the backup was made: give a new name.`);
+    if (existsOrLink(to)) throw refused(`${to} appeared while the backup was made: give a new name.`);
     renameSync(partial, to);
   } finally {
     rmSync(partial, { force: true });
@@ -198,7 +202,7 @@ export async function backupCommand(args: string[]): Promise<never> {
     console.log(`Backed up ${config.dataDir} to ${result.target} (${result.format === "tar" ? "a tar archive" : "a folder"}): ${parts.join(", ")}.`);
     process.exit(0);
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof BackupRefused) console.error(err.message);
+    if (err instanceof ConfigError || isDomainError(err)) console.error(err.message);
     else console.error(`The backup of ${dataDir || "DATA_DIR"} to ${target} failed: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   }

@@ -1,42 +1,37 @@
 import { parseQuery } from "elysia/parse-query";
+import { DomainError, isDomainError } from "./domain-error";
 import type { MessageKey } from "./i18n";
+import { BODY_LIMIT, MAX_FIELDS } from "../../shared/limits";
 
 /**
  * How much of a request body the app reads, and how. Every route's body goes through the one
  * reader below (an app-wide parse hook), so no route reads an unbounded body:
  *
- * - JSON, forms (urlencoded or multipart) and text: 64 KB. The largest real form, a profile with
- *   every list filled, stays under 25 KB even when each character percent-encodes to 9 bytes;
- *   64 KB leaves room and parses in well under a millisecond.
- * - Forms: 200 fields at most. The longest form (a profile with every box ticked) has under 60.
- * - Routes that take a raw body (the photo upload) are not read here: their handler reads the
- *   body itself, after its own checks, with `readBody` and its own limit.
+ * - JSON, forms (urlencoded or multipart) and text: `BODY_LIMIT` (64 KB);
+ * - forms: `MAX_FIELDS` fields at most (both in shared/limits.ts, with their reasons);
+ * - routes that take a raw body (the photo upload, the payment provider's webhook) declare it
+ *   with their limit (`rawBody`, src/context.ts) and are not read here: their handler reads the
+ *   body itself, after its own checks, with `readBody`.
  *
  * A body over its limit is refused with 413 before it is parsed: at once when its declared
  * Content-Length says so, or as soon as the bytes read from a body of unknown length pass it.
  */
-export const BODY_LIMIT = 64 * 1024;
-export const MAX_FIELDS = 200;
 
-/** A body refused for its size or its number of fields; answered with 413. */
-export class BodyRefused extends Error {
-  readonly status = 413;
-  constructor(
-    readonly messageKey: MessageKey,
-    readonly limit: number,
-  ) {
-    super(messageKey);
-  }
-}
+/**
+ * The refusals of a body: too large, or too many fields. Each is a `DomainError` with status 413,
+ * answered as `{ message }` JSON whoever asks (the app's error hook).
+ */
+const BODY_REFUSALS = new Set<MessageKey>(["error.bodyTooLarge", "error.tooManyFields"]);
+const isBodyRefusal = (error: unknown): error is DomainError => isDomainError(error) && error.status === 413 && BODY_REFUSALS.has(error.key);
 
-/** The refusal behind an error, whether thrown by the reader or wrapped by Elysia's parse step. */
-export function bodyRefusal(error: unknown): BodyRefused | null {
-  if (error instanceof BodyRefused) return error;
-  if (error instanceof Error && error.cause instanceof BodyRefused) return error.cause;
+/** The body's refusal behind an error, whether thrown by the reader or wrapped by Elysia's parse step. */
+export function bodyRefusal(error: unknown): DomainError | null {
+  if (isBodyRefusal(error)) return error;
+  if (error instanceof Error && isBodyRefusal(error.cause)) return error.cause;
   return null;
 }
 
-const tooLarge = (limit: number) => new BodyRefused("error.bodyTooLarge", limit);
+const tooLarge = (limit: number) => new DomainError("error.bodyTooLarge", 413, { params: { limit } });
 
 /**
  * The body's bytes, at most `limit` of them: refused by its declared length before anything is
@@ -77,7 +72,7 @@ export async function readAtMost(stream: ReadableStream<Uint8Array>, limit: numb
 }
 
 const decoder = new TextDecoder();
-const tooManyFields = () => new BodyRefused("error.tooManyFields", MAX_FIELDS);
+const tooManyFields = () => new DomainError("error.tooManyFields", 413, { params: { limit: MAX_FIELDS } });
 const UNSAFE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
 /** Fields of an urlencoded body, counted before they are decoded. */
@@ -117,29 +112,19 @@ async function multipart(bytes: Uint8Array<ArrayBuffer>, contentType: string): P
   return body;
 }
 
-/** "PUT /api/uploads/:id" → a test of a request's method and path. */
-function routeMatcher(route: string): (method: string, path: string) => boolean {
-  const [method, pattern = ""] = route.split(" ");
-  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+");
-  const path = new RegExp(`^${escaped}/?$`);
-  return (m, p) => m === method && path.test(p);
-}
-
 /**
  * The app-wide body parser (an Elysia parse hook): reads every route's body within its limit
  * and parses it as Elysia would (JSON, urlencoded and multipart forms, text, octet-stream).
- * `rawRoutes` names the routes ("PUT /api/uploads/:id") whose handler reads the body itself,
- * with their limit: for those, only the declared length is checked here and `body` is null.
- * Other content types are not read at all and leave `body` undefined, as before.
+ * `rawBodyLimit` answers, for the matched route, the limit of a body its handler reads itself
+ * (the route's `rawBody` option, src/context.ts): for those, only the declared length is checked
+ * here and `body` is null. Other content types are not read at all and leave `body` undefined.
  */
-export function bodyParser(rawRoutes: Record<string, number>) {
-  const raws = Object.entries(rawRoutes).map(([route, limit]) => ({ matches: routeMatcher(route), limit }));
-  return async ({ request }: { request: Request }): Promise<unknown> => {
+export function bodyParser(rawBodyLimit: (method: string, route: string) => number | undefined = () => undefined) {
+  return async ({ request, route }: { request: Request; route: string }): Promise<unknown> => {
     const declared = Number(request.headers.get("content-length") ?? 0);
-    const path = new URL(request.url).pathname;
-    const raw = raws.find((r) => r.matches(request.method, path));
-    if (raw) {
-      if (declared > raw.limit) throw tooLarge(raw.limit);
+    const raw = rawBodyLimit(request.method, route);
+    if (raw !== undefined) {
+      if (declared > raw) throw tooLarge(raw);
       return null;
     }
     if (declared > BODY_LIMIT) throw tooLarge(BODY_LIMIT);

@@ -1,6 +1,6 @@
 /** Small helpers for answering HTML forms, htmx and JSON callers alike. */
 
-import { bytesResponse } from "./compression";
+import { bytesResponse } from "./compression/responses";
 
 export const isHtmx = (request: Request) => request.headers.get("hx-request") === "true";
 

@@ -1,7 +1,6 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Config } from "../config";
-import { StartupError } from "./startup";
+import { ConfigError, type Config } from "../config";
 
 export interface Secrets {
   sessionSecret: string;
@@ -59,7 +58,7 @@ function readStoredSecrets(file: string): Partial<Secrets> {
     if (!(err instanceof SyntaxError)) throw err;
   }
   if (stored && typeof stored === "object" && !Array.isArray(stored)) return stored as Partial<Secrets>;
-  throw new StartupError(
+  throw new ConfigError(
     `${file} is empty or damaged (not a JSON object): restore it from a backup (README, "Backup and restore"), or delete it to have new secrets made (browsers then have to turn push notifications on again).`,
   );
 }

@@ -2,13 +2,6 @@ import { statfsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../config";
 
-/**
- * A reason the server cannot start, already said as the one sentence an operator reads: what is
- * wrong, naming the file, folder or setting, and what to do. Thrown by start-up steps that find
- * such a reason themselves (a damaged database, an unreadable secrets.json).
- */
-export class StartupError extends Error {}
-
 /** Where start-up failures happen, for the sentences that name them. */
 export interface StartupPlace {
   dataDir: string;
@@ -66,7 +59,7 @@ const whoRuns = () => (process.getuid ? `the user running the server (uid ${proc
  * its stack trace.
  */
 export function explainStartupFailure(err: unknown, place: StartupPlace): string | null {
-  if (err instanceof ConfigError || err instanceof StartupError) return err.message;
+  if (err instanceof ConfigError) return err.message;
   const { dataDir } = place;
   const db = databaseFile(dataDir);
   for (const { code, message, path } of codedErrors(err)) {

@@ -1,8 +1,6 @@
 import { z } from "zod";
-import { MAX_ENDPOINT_LENGTH, PREFERENCE_KEYS, type Preferences } from "./rules";
-/** The test notification's own title and body, at most this many characters each. */
-export const TEST_TITLE_MAX = 100;
-export const TEST_BODY_MAX = 300;
+import { PREFERENCE_KEYS, type Preferences } from "./rules";
+import { MAX_ENDPOINT_LENGTH, TEST_BODY_MAX, TEST_TITLE_MAX } from "../../shared/limits";
 
 /**
  * `POST /api/notifications/preferences`: exactly one preference, as a boolean

@@ -26,7 +26,3 @@ export const DEFAULT_PREFERENCES: Readonly<Preferences> = {
   marketingEmails: false,
 };
 
-/** Browsers one person may have push notifications on in; a new one replaces the least recently renewed. */
-export const MAX_SUBSCRIPTIONS_PER_USER = 10;
-/** The longest push endpoint kept: browsers' are far shorter. */
-export const MAX_ENDPOINT_LENGTH = 2048;

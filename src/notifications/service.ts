@@ -5,8 +5,9 @@ import type { Deps } from "../deps";
 import type { Locale } from "../texts";
 import { DomainError, isDomainError } from "../lib/domain-error";
 import type { SubscriptionInput } from "./input";
-import { DEFAULT_PREFERENCES, MAX_ENDPOINT_LENGTH, MAX_SUBSCRIPTIONS_PER_USER, PREFERENCE_KEYS, type PreferenceKey, type Preferences } from "./rules";
+import { DEFAULT_PREFERENCES, PREFERENCE_KEYS, type PreferenceKey, type Preferences } from "./rules";
 import { allowsLoopbackPushServices, checkAddressText, resolveDestination, systemResolver, type Resolver } from "./destinations";
+import { MAX_ENDPOINT_LENGTH, MAX_SUBSCRIPTIONS_PER_USER } from "../../shared/limits";
 
 /**
  * Notification preferences and push subscriptions (docs/decisions/0025): which kinds of

@@ -7,7 +7,8 @@ import { readBody } from "../lib/body";
 import { json, redirectTo } from "../lib/http";
 import { DomainError } from "../lib/domain-error";
 import { payoutSetup, refreshConnectedAccount, startPayoutSetup, type PayoutSetup } from "./payouts";
-import { receiveWebhook, WEBHOOK_BODY_LIMIT } from "./webhooks";
+import { receiveWebhook } from "./webhooks";
+import { WEBHOOK_BODY_LIMIT } from "../../shared/limits";
 
 const decoder = new TextDecoder();
 
@@ -61,7 +62,7 @@ export function paymentRoutes(deps: Deps) {
   return (
     new Elysia({ name: "offline.payments", seed: deps.id })
       .use(context(deps))
-      // Stripe calls this with no session and no Origin; the body is read raw (see app.tsx), as
+      // Stripe calls this with no session and no Origin; the body is read raw (`rawBody`), as
       // its signature is computed over the exact bytes.
       .post(
         "/api/webhooks/stripe",
@@ -74,7 +75,7 @@ export function paymentRoutes(deps: Deps) {
           if (outcome === "busy") throw new DomainError("error.body", 409, { retryAfterMs: 60_000 });
           return json({ received: true });
         },
-        { public: true },
+        { public: true, rawBody: WEBHOOK_BODY_LIMIT },
       )
       .get(
         "/stripe-connect-setup",

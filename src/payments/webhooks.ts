@@ -4,9 +4,6 @@ import { paymentEvents } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { PaymentEvent } from "./provider";
 
-/** A provider notification is small; Stripe's are a few kilobytes. */
-export const WEBHOOK_BODY_LIMIT = 512 * 1024;
-
 /**
  * How long an event's handling may be under way: longer than any handling lasts (a few calls to
  * the provider of at most three 20-second tries each, and their records), as a claim's recovery

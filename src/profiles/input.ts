@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BIO_MAX, NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, PROFILE_PHOTOS_MAX, USERNAME_MAX, USERNAME_MIN } from "../../shared/limits";
+import { BIO_MAX, INTEREST_MAX, INTERESTS_MAX, MIN_AGE, NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, PROFILE_PHOTOS_MAX, USERNAME_MAX, USERNAME_MIN } from "../../shared/limits";
 import { emailSchema } from "../auth/input";
 import { ageOn } from "../../shared/dates";
 import type { MessageKey } from "../texts";
@@ -10,8 +10,6 @@ import { aboutChoices, aboutFields, type About, type AboutVisibility } from "./a
 import { findCity, findCountry } from "../lib/places";
 
 const msg = (key: MessageKey) => ({ message: key });
-
-export const MIN_AGE = 18;
 
 export const firstNameSchema = userText({
   invalid: "profile.firstNameRequired",
@@ -66,9 +64,6 @@ export const bioSchema = userText({
 export const photosSchema = z
   .array(z.string(msg("profile.photosInvalid")).min(1, msg("profile.photosInvalid")).max(300, msg("profile.photosInvalid")), msg("profile.photosInvalid"))
   .max(PROFILE_PHOTOS_MAX, msg("profile.tooManyPhotos"));
-
-export const INTERESTS_MAX = 10;
-export const INTEREST_MAX = 30;
 
 /**
  * Interests as a list or as the edit form's comma-separated text; each one cleaned, empty ones

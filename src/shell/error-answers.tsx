@@ -2,7 +2,7 @@ import { ErrorScreen } from "../../views/shell/NotFound";
 import { refusedOf, requestState, type FormContext, type FormRefusal } from "../context";
 import { pathOf } from "../lib/http";
 import { type Deps, type RequestState } from "../deps";
-import { compressResponse } from "../lib/compression";
+import { compressResponse } from "../lib/compression/responses";
 import { isMessageKey, pickLocale, translator, type MessageKey } from "../texts";
 import { asRecord, headerJson, isHtmx, json, parseCookies, redirectTo, wantsJson } from "../lib/http";
 import { flashCookie, renderPage } from "./render";

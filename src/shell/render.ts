@@ -1,5 +1,6 @@
 import type { Deps, RequestState } from "../deps";
-import { addVary, bytesResponse, pageResponse } from "../lib/compression";
+import { addVary } from "../lib/compression/encoding";
+import { bytesResponse, pageResponse } from "../lib/compression/responses";
 import { pageBytes } from "../lib/html/fragments";
 import { serializeCookie } from "../lib/http";
 import { viewOf, type View } from "./view";

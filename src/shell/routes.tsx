@@ -5,7 +5,7 @@ import { NotFound } from "../../views/shell/NotFound";
 import { context, type Render } from "../context";
 import { type Deps, type RequestState } from "../deps";
 import { assetFile, precompressedPath, PRECOMPRESSED_EXTENSIONS } from "../lib/assets";
-import { addVary, negotiateEncoding } from "../lib/compression";
+import { addVary, negotiateEncoding } from "../lib/compression/encoding";
 import { json, redirectTo, wantsJson } from "../lib/http";
 import { htmlResponse, renderPage } from "./render";
 import { viewOf, type View } from "./view";

@@ -1,7 +1,5 @@
 import { z } from "zod";
-
-/** The longest upload URL read: ours and a bucket's are far shorter. */
-export const IMAGE_URL_MAX = 4000;
+import { IMAGE_URL_MAX } from "../../shared/limits";
 
 /**
  * `PUT /api/profile-images` and `/api/activity-images`: `imageURL`, the upload URL handed out

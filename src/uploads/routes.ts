@@ -6,6 +6,7 @@ import { DomainError } from "../lib/domain-error";
 import { json } from "../lib/http";
 import { photoInput } from "./input";
 import { createUpload, processUpload, receiveUpload } from "./service";
+import { MAX_UPLOAD_BYTES } from "../../shared/limits";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
@@ -28,12 +29,12 @@ export function uploadRoutes(deps: Deps) {
       const started = await createUpload(deps, user.id);
       return json(started.method === "POST" ? { ...started, tooLargeMessage: state.t("upload.tooLarge") } : started);
     }, { signedIn: true })
-    // The body is not parsed for this route (see app.tsx): the signed URL is checked first,
-    // then the raw bytes are read, whatever type they are sent as, up to the upload limit.
+    // The body is not parsed for this route (`rawBody`): the signed URL is checked first, then
+    // the raw bytes are read, whatever type they are sent as, up to the upload limit.
     .put("/api/uploads/:id", async ({ params, query, request }) => {
       await receiveUpload(deps, params.id, query.expires, query.sig, request);
       return json({ ok: true });
-    }, { public: true })
+    }, { public: true, rawBody: MAX_UPLOAD_BYTES })
     .put("/api/profile-images", makePhoto, { signedIn: true })
     .put("/api/activity-images", makePhoto, { onboarded: true })
     .get("/objects/:id", ({ params }) => serve(deps, params.id, "large"), { public: true })

@@ -9,9 +9,8 @@ import { DomainError } from "../lib/domain-error";
 import { defineJob, scheduleJob } from "../jobs";
 import { loadSharp } from "./sharp";
 import { ObjectTooLarge } from "./storage";
+import { MAX_PIXELS, MAX_UPLOAD_BYTES } from "../../shared/limits";
 
-export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
-export const MAX_PIXELS = 40_000_000;
 const UPLOAD_TTL_MS = 10 * 60 * 1000;
 /** How long a received upload may wait to be turned into a photo. */
 const PROCESS_TTL_MS = 60 * 60 * 1000;

@@ -1,14 +1,14 @@
 import { decimalFromCents } from "../../src/lib/money";
 import type { Activity } from "../../db/schema";
 import { categories, categoryLabelKey } from "../../src/activities/categories";
-import { ACTIVITY_DESCRIPTION_MAX as DESCRIPTION_MAX, ACTIVITY_TITLE_MAX as TITLE_MAX } from "../../shared/limits";
+import { ACTIVITY_DESCRIPTION_MAX as DESCRIPTION_MAX, ACTIVITY_TITLE_MAX as TITLE_MAX, MAX_RANGES_PER_DAY } from "../../shared/limits";
 import type { Config } from "../../src/config";
 import type { MessageKey } from "../../src/texts";
 import type { View } from "../../src/shell/view";
 import { Island } from "../components/Island";
 import { Document } from "../layouts/Document";
 import { photoGridTexts } from "../profiles/PhotoGridField";
-import { MAX_RANGES_PER_DAY, DEFAULT_HORIZON_DAYS, DEFAULT_NOTICE_MINUTES } from "../../shared/availability";
+import { DEFAULT_HORIZON_DAYS, DEFAULT_NOTICE_MINUTES } from "../../shared/availability";
 import { dayNameKey } from "../../src/activities/input";
 import { horizonChoices, noticeChoices } from "./Availability";
 

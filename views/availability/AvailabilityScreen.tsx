@@ -2,11 +2,12 @@ import type { Activity, HostBlock } from "../../db/schema";
 import type { View } from "../../src/shell/view";
 import { cachedFormatter } from "../../src/lib/intl";
 import { zonedAt } from "../../src/lib/time";
-import { MAX_BLOCK_NOTE, minuteText, rangesText } from "../../shared/availability";
+import { minuteText, rangesText } from "../../shared/availability";
 import { FormAlert, ScreenHeader, TextField } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
 import { BusyCalendarCard, type BusyCalendarProps } from "./BusyCalendarCard";
 import { CalendarFeedCard } from "./CalendarFeedCard";
+import { MAX_BLOCK_NOTE } from "../../shared/limits";
 
 export interface AvailabilityData {
   zone: string;

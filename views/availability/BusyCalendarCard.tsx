@@ -1,8 +1,8 @@
-import { BUSY_URL_MAX } from "../../src/availability/busy-calendar";
 import { zoneOfCity } from "../../src/lib/places";
 import { formatLocal, localOf } from "../../src/lib/time";
 import type { View } from "../../src/shell/view";
 import { CardSection } from "../components/CardSection";
+import { BUSY_URL_MAX } from "../../shared/limits";
 
 export interface BusyCalendarProps {
   url: string | null;

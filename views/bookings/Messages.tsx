@@ -3,8 +3,8 @@ import { mayStillOpen, messageStamp } from "../../shared/chat-state";
 import type { BookingStatus } from "../../db/schema";
 import type { MessageRow } from "../../src/events";
 import { systemLine } from "../../src/conversations/wording";
-import { MAX_MESSAGE_LENGTH } from "../../src/conversations/service";
 import type { View } from "../../src/shell/view";
+import { MAX_MESSAGE_LENGTH } from "../../shared/limits";
 
 /**
  * The conversation as plain HTML: system messages as centred lines worded for the viewer, the

@@ -8,7 +8,7 @@ import type { KeptFormView, KeptView, View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
 import { ActivitySummary, formatHour, formatLongDate, hoursText, TestModeNote } from "./Parts";
-import { MAX_BOOKING_MESSAGE } from "../../src/bookings/service";
+import { MAX_BOOKING_MESSAGE } from "../../shared/limits";
 
 export interface RequestChoice {
   message: string;
