@@ -105,11 +105,15 @@ export const accessOf = (request: Request): Access => declaredAccess.get(request
  * which the access options write) and how it answers a refusal (`refused`). The app's checks call it first, before the body is validated, so a
  * visitor's or another site's post is refused as such whatever its body holds.
  */
-export function noteRoute(request: Request, detail: Record<string, unknown> | undefined) {
+export function noteRoute(request: Request, detail: Record<string, unknown> | undefined, body: unknown) {
   const declared = detail?.["x-access"];
   declaredAccess.set(request, declared === "public" || declared === "signedIn" || declared === "onboarded" ? declared : DEFAULT_ACCESS);
   const refused = detail?.["x-refused"] as Refused | undefined;
-  if (refused) refusedOptions.set(request, refused);
+  if (refused) {
+    refusedOptions.set(request, refused);
+    // The body as sent, before the route's schema turns it into values: what a form shows again.
+    sentBodies.set(request, body);
+  }
 }
 
 /** A route option: records the level on the route, where the app's checks read it. */
@@ -155,19 +159,32 @@ export type FormScreen = (refused: FormRefusal, context: FormContext) => Respons
  * - `title`: the toast's title (htmx, or the page `back` leads to), the refusal's message its body;
  *   without it the message is the title;
  * - `screen`: a plain form post gets its form drawn again;
- * - `back`: or is sent back to this address with the refusal as a toast.
+ * - `back`: or is sent back to this address with the refusal as a toast (a function may answer
+ *   undefined: that refusal gets the usual answer);
+ * - `toastBody`: the body of `back`'s toast when it is not the refusal's message;
+ * - `button`: the route is a page's button as well as an API call: a post that does not ask for
+ *   JSON (a plain form or htmx, whatever its address) is sent `back` too.
  * Without either, a plain post gets the error page with the message.
  */
 export interface Refused {
   title?: MessageKey | ((error: DomainError) => MessageKey);
   screen?: FormScreen;
-  back?: string | ((refused: FormRefusal, context: FormContext) => string);
+  back?: string | ((refused: FormRefusal, context: FormContext) => string | undefined);
+  toastBody?: (refused: FormRefusal, context: FormContext) => MessageKey;
+  button?: boolean;
 }
 
 const refusedOptions = new WeakMap<Request, Refused>();
+const sentBodies = new WeakMap<Request, unknown>();
 
 /** The `refused` option of the matched route, if any (read by the app's error hook). */
 export const refusedOf = (request: Request) => refusedOptions.get(request);
+
+/**
+ * The body of a route that declares `refused`, as it was sent: its schema's reading replaces it
+ * before the handler runs, and a refused form is drawn again with what was typed.
+ */
+export const sentBodyOf = (request: Request) => sentBodies.get(request);
 
 /**
  * The shared plugin every feature uses: `deps`, the request's `state`, the access levels and the

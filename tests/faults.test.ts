@@ -4,7 +4,7 @@ import { one, writeTransaction } from "../db/client";
 import { userRow } from "../db/factories";
 import { activities, bookings, users } from "../db/schema";
 import { asTestProvider } from "../src/payments";
-import { RECOVERY_GRACE_MS } from "../src/bookings/transitions";
+import { RECOVERY_GRACE_MS } from "../src/bookings/claims";
 import { logFailure } from "../src/shell/error-answers";
 import { bookingParties, makeTestApp, ORIGIN, requestWithTestCard, type Client } from "./helpers";
 import { moneyViolations } from "./money-invariants";

@@ -6,7 +6,8 @@ import { activities, bookings, jobs, messages, testPaymentOperations, users } fr
 import { bookingRow, insert } from "../db/factories";
 import { instantAcceptJob, instantUnansweredJob, schedule } from "../src/bookings/jobs";
 import { jobKeys } from "../src/bookings/keys";
-import { INSTANT_UNANSWERED_MS, instantUnansweredAt, RECOVERY_GRACE_MS } from "../src/bookings/transitions";
+import { RECOVERY_GRACE_MS } from "../src/bookings/claims";
+import { INSTANT_UNANSWERED_MS, instantUnansweredAt } from "../src/bookings/instant";
 import { ledgerKey } from "../src/bookings/keys";
 import { asTestProvider } from "../src/payments";
 import type { TestProvider } from "../src/payments/test-provider";

@@ -13,7 +13,7 @@ import { StripeProvider } from "../src/payments/stripe";
 import { CARDS, startFakeStripe } from "./fakes/stripe";
 import { openDatabaseOf, outboxEmails, until } from "./helpers";
 import { startServerProcess } from "./server-process";
-import { RECOVERY_GRACE_MS } from "../src/bookings/transitions";
+import { RECOVERY_GRACE_MS } from "../src/bookings/claims";
 import { WEBHOOK_LEASE_MS } from "../src/payments/webhooks";
 import { moneyViolations } from "./money-invariants";
 

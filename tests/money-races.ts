@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings, ledgerEntries, users, type BookingStatus, type LedgerKind, type Movement } from "../db/schema";
 import { bookingParties, makeTestApp, until, type Client } from "./helpers";
-import { RECOVERY_GRACE_MS } from "../src/bookings/transitions";
+import { RECOVERY_GRACE_MS } from "../src/bookings/claims";
 import { moneyViolations } from "./money-invariants";
 
 export type TestApp = Awaited<ReturnType<typeof makeTestApp>>;

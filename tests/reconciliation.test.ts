@@ -6,7 +6,7 @@ import { recoverClaim, sweepPayments } from "../src/bookings/reconciliation";
 import { asTestProvider } from "../src/payments";
 import type { TestProvider } from "../src/payments/test-provider";
 import { bookingParties, makeTestApp, requestWithTestCard, TEST_CARD, type Client } from "./helpers";
-import { RECOVERY_GRACE_MS } from "../src/bookings/transitions";
+import { RECOVERY_GRACE_MS } from "../src/bookings/claims";
 import { moneyViolations } from "./money-invariants";
 
 /**

@@ -1,11 +1,12 @@
 import type { Deps } from "../deps";
 import type { JobKind } from "../jobs";
-import { checkoutEnded, lapseHold, paymentAuthorised } from "./checkout";
+import { checkoutEnded, lapseHold, paymentAuthorised } from "./requests";
 import { autoCompleteJob, expireJob, handle, holdJob, instantAcceptJob, instantUnansweredJob, payoutJob, payoutSweepJob, paymentsSweepJob, reconcileJob, recoverJob } from "./jobs";
 import { loggable } from "../lib/faults";
-import { hostOfAccount, owedPayouts } from "./payouts";
+import { acceptInstantly, tellHostIfUnanswered } from "./instant";
+import { hostOfAccount, owedPayouts, payHost } from "./payouts";
 import { reconcileIntent, recoverClaim, sweepPayments } from "./reconciliation";
-import { acceptInstantly, autoComplete, expireRequest, payHost, tellHostIfUnanswered } from "./transitions";
+import { autoComplete, expireRequest } from "./transitions";
 
 /**
  * What runs the bookings' timed work and answers the payment provider's news: the handlers

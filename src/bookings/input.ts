@@ -1,55 +1,133 @@
 import { z } from "zod";
-import { parseBody } from "../lib/validation";
+import { asRecord, safeNext } from "../lib/http";
+import type { MessageKey } from "../texts";
+import { DomainError } from "../lib/domain-error";
+import { MAX_BOOKING_MESSAGE } from "../../shared/limits";
+import type { Action } from "./service";
 import type { RequestChoice } from "../../views/bookings/Request";
 
 /**
- * The shapes of the bookings' inputs (spec §7). Values are checked for type and size here; the
- * rules (dates, times, durations, prices) are the service's, so both forms and JSON get the same.
+ * The shapes of the bookings' inputs (spec §7), declared on their routes. Values are checked for
+ * type and size here, and read into what the rules take: cents, minutes, a date and a time. The
+ * rules themselves (dates, times, durations, prices) are the service's, so both forms and JSON
+ * get the same. A wrong shape is "booking.badInput"; an amount that is no number of dollars,
+ * "booking.amountInvalid".
  */
-const text = (max: number) => z.string().max(max);
-const amount = z.union([z.number(), text(32)]);
-const hours = z.union([z.number(), text(8)]);
+const BAD_INPUT: MessageKey = "booking.badInput";
+const text = (max: number) => z.string(BAD_INPUT).max(max, BAD_INPUT);
 
-export const dateTimeIntentInput = z.object({
-  amount,
-  metadata: z.object({ activityId: text(64), date: text(16), time: text(8), duration: hours }),
-});
+/** A JSON body or a form, read as an object: anything else reads as empty (every field missing). */
+const asObject = <S extends z.ZodType>(shape: S) => z.preprocess(asRecord, shape);
 
-export const existingBookingIntentInput = z.object({ bookingId: text(64), amount });
+/** A client's amount in dollars (number or decimal string), as cents; NaN when unreadable. */
+function dollarsToCents(value: number | string): number {
+  const n = typeof value === "number" ? value : /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN;
+  return Number.isFinite(n) && n >= 0 ? n * 100 : Number.NaN;
+}
 
-export const dialogIntentInput = z.object({
-  activityId: text(64),
-  hours,
-  amount,
-  proposedDate: text(16),
-  proposedTime: text(8),
-  // Its one limit and its cleaning are the service's (`bookingMessage`); the body limit bounds it here.
-  message: z.string().optional(),
-});
-
-export const createBookingInput = z.object({
-  activityId: text(64),
-  proposedDatetime: text(32),
-  durationHours: hours,
-  priceTotal: amount,
-  paymentIntentId: text(200),
-  // Its one limit and its cleaning are the service's (`bookingMessage`); the body limit bounds it here.
-  message: z.string().optional(),
-});
-
-export const selectionInput = z.object({ date: text(16).optional(), time: text(8).optional(), duration: hours.optional() });
+/** An amount as its cents; one that is no number of dollars (or none at all) is refused as such. */
+function centsOf(value: unknown, ctx: z.RefinementCtx): number {
+  const cents = typeof value === "number" || typeof value === "string" ? dollarsToCents(value) : Number.NaN;
+  if (!Number.isNaN(cents)) return cents;
+  ctx.addIssue({ code: "custom", message: "booking.amountInvalid" });
+  return z.NEVER;
+}
 
 /**
- * The card form of the payment and checkout screens: the test provider's fields, or the intent
- * Stripe's card form confirmed (its length is the service's rule, refused with its own message).
+ * An amount in dollars as its cents, for the price check (`checkAmount`): the server's price is
+ * the price, the client's figure only has to agree with it.
  */
-export const cardInput = z.object({
-  cardNumber: text(40).optional(),
-  expiry: text(10).optional(),
-  cvc: text(8).optional(),
-  amount: amount.optional(),
-  paymentIntentId: z.string().optional(),
+const amountCents = z.union([z.number(), text(32)], BAD_INPUT).transform(centsOf);
+
+/** Hours (the API's durations, 0.5 steps) as minutes; NaN when not a number, which no flow offers. */
+function hoursToMinutes(value: number | string): number {
+  const n = typeof value === "number" ? value : value.trim() !== "" ? Number(value) : Number.NaN;
+  return Number.isFinite(n) ? Math.round(n * 60 * 1000) / 1000 : Number.NaN;
+}
+
+/** A duration sent in hours, as minutes (the slot's rules say which are offered). */
+const hours = z.union([z.number(), text(8)], BAD_INPUT);
+const minutes = hours.transform(hoursToMinutes);
+
+/** Splits the spec's proposedDatetime ('YYYY-MM-DDTHH:MM:00') into date and time ("invalid" when it does not read). */
+function splitProposed(value: string): { date: string; time: string } {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::00)?$/.exec(value.trim());
+  return m ? { date: m[1]!, time: m[2]! } : { date: value.trim() ? "invalid" : "", time: value.trim() ? "invalid" : "" };
+}
+
+// Its one limit and its cleaning are the service's (`bookingMessage`); the body limit bounds it here.
+const message = z.string(BAD_INPUT).optional();
+
+/** The date-time screen's `POST /api/create-payment-intent`: an intent for a slot (`amount`, `metadata {activityId, date, time, duration}`). */
+const slotIntentInput = z
+  .object({ amount: amountCents, metadata: z.object({ activityId: text(64), date: text(16), time: text(8), duration: minutes }, BAD_INPUT) })
+  .transform(({ amount, metadata }) => ({ kind: "slot" as const, activityId: metadata.activityId, date: metadata.date, time: metadata.time, durationMinutes: metadata.duration, amountCents: amount }));
+
+/** The checkout page's `POST /api/create-payment-intent`: the intent of a booking awaiting payment (`bookingId`, `amount`). */
+const bookingIntentInput = z
+  .object({ bookingId: text(64), amount: amountCents })
+  .transform(({ bookingId, amount }) => ({ kind: "booking" as const, bookingId, amountCents: amount }));
+
+/** The booking dialog's `POST /api/create-payment-intent`: a held booking and its hosted checkout. */
+const dialogIntentInput = z
+  .object({ activityId: text(64), hours: minutes, amount: amountCents, proposedDate: text(16), proposedTime: text(8), message })
+  .transform((b) => ({ kind: "dialog" as const, activityId: b.activityId, date: b.proposedDate, time: b.proposedTime, durationMinutes: b.hours, amountCents: b.amount, message: b.message }));
+
+/** Reads `value` with `schema` inside another schema's transform, its issues kept where they were. */
+function readWith<S extends z.ZodType>(schema: S, value: unknown, ctx: z.RefinementCtx): z.output<S> {
+  const read = schema.safeParse(value);
+  if (read.success) return read.data;
+  for (const issue of read.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path as (string | number)[] });
+  return z.NEVER;
+}
+
+/**
+ * `POST /api/create-payment-intent`: one call, three shapes (spec §7), told apart by what is sent,
+ * in this order: a booking awaiting payment (`bookingId`), the date-time screen's choice
+ * (`metadata`), the dialog's (`activityId`). Anything else is "booking.badInput".
+ */
+export const paymentIntentBody = z.unknown().transform((value, ctx) => {
+  const body = asRecord(value);
+  if (body.bookingId !== undefined) return readWith(bookingIntentInput, body, ctx);
+  if (body.metadata !== undefined) return readWith(slotIntentInput, body, ctx);
+  if (body.activityId !== undefined) return readWith(dialogIntentInput, body, ctx);
+  ctx.addIssue({ code: "custom", message: BAD_INPUT });
+  return z.NEVER;
 });
+
+/** `POST /api/bookings`: the request, once the card is authorised (`proposedDatetime` read as a date and a time). */
+export const createBookingBody = asObject(
+  z
+    .object({ activityId: text(64), proposedDatetime: text(32), durationHours: minutes, priceTotal: amountCents, paymentIntentId: text(200), message })
+    .transform((b) => ({ activityId: b.activityId, ...splitProposed(b.proposedDatetime), durationMinutes: b.durationHours, priceTotalCents: b.priceTotal, paymentIntentId: b.paymentIntentId, message: b.message })),
+);
+
+/**
+ * The date-time screen's form, read leniently: a body that does not read is no choice at all
+ * (the screen says what is missing). An empty duration is none chosen.
+ */
+export const selectionBody = asObject(z.object({ date: text(16).optional(), time: text(8).optional(), duration: hours.optional() }).catch({})).transform((s) => ({
+  date: s.date ?? "",
+  time: s.time ?? "",
+  durationMinutes: s.duration === undefined || s.duration === "" ? undefined : hoursToMinutes(s.duration),
+}));
+export type SelectionInput = z.output<typeof selectionBody>;
+
+/**
+ * The card form of the payment and checkout screens: the test provider's fields, the client's
+ * amount, or the intent Stripe's card form confirmed (its length is the service's rule, refused
+ * with its own message).
+ */
+export const cardBody = asObject(
+  z.object({
+    cardNumber: text(40).optional(),
+    expiry: text(10).optional(),
+    cvc: text(8).optional(),
+    amount: amountCents.optional(),
+    paymentIntentId: z.string(BAD_INPUT).optional(),
+  }),
+).transform(({ amount, ...card }) => ({ ...card, amountCents: amount }));
+export type CardPost = z.output<typeof cardBody>;
 
 /** The card's fields as typed, shown again on the form. */
 export interface CardValues {
@@ -68,13 +146,39 @@ export function requestChoiceOf(body: Record<string, unknown>, maxText: number):
   return { message: str("message"), date: str("proposedDate"), time: str("proposedTime"), hours: Number.isFinite(hours) ? hours : 1 };
 }
 
-export type Amount = z.infer<typeof amount>;
+/** How much of each of the dialog's fields is kept to be shown again: more than any rule allows. */
+const SHOWN_AGAIN = 2 * MAX_BOOKING_MESSAGE;
 
-/** Reads a body with one of these shapes; a wrong shape is a clear 400 ("booking.badInput"). */
-export const parseInput = <T extends z.ZodType>(schema: T, body: unknown): z.output<T> => parseBody(schema, body, "booking.badInput");
+/** The request dialog's first step (`/activity/{id}/request`): its choice, read leniently to be shown again as typed. */
+export const requestChoiceBody = z.unknown().transform((value) => requestChoiceOf(asRecord(value), SHOWN_AGAIN));
 
-/** An amount as a form posts it, for the price check (anything else is refused there as unreadable). */
-export const amountOf = (value: unknown): Amount | undefined => (typeof value === "string" || typeof value === "number" ? value : undefined);
+/** The dialog's payment step (`/activity/{id}/request/pay`): its choice and the amount it showed. */
+export const requestPayBody = z.unknown().transform((value, ctx) => {
+  const body = asRecord(value);
+  return { choice: requestChoiceOf(body, SHOWN_AGAIN), amountCents: centsOf(body.amount, ctx) };
+});
 
 /** The booking actions of `POST /api/bookings/{id}/{action}` (spec §4). */
-export const bookingAction = z.enum(["accept", "reject", "complete", "cancel"]);
+const bookingAction = z.enum(["accept", "reject", "complete", "cancel"]);
+
+/** The action its address names: one that is none of them is no address of ours (404). */
+export function bookingActionOf(name: string): Action {
+  const read = bookingAction.safeParse(name);
+  if (!read.success) throw new DomainError("error.notFound", 404);
+  return read.data;
+}
+
+/** A page's action button sends where to go back to (`next`, our own paths only). */
+export const actionButtonBody = z.unknown().transform((value) => ({ next: safeNext(asRecord(value).next, "/bookings") }));
+
+/** A value of an address's query read as text, or nothing (anything else is none). */
+const queryText = z.unknown().optional().transform((v) => (typeof v === "string" ? v : undefined));
+
+/** The date-time screen's address: `?date=…` opens the calendar on it. */
+export const dateTimeQuery = z.object({ date: queryText });
+
+/** The success screen's address: `?booking=…`, the guest's booking just made. */
+export const successQuery = z.object({ booking: queryText });
+
+/** Back from the card's authentication: `?payment_intent=…`, the intent to read again ("" when none). */
+export const paymentReturnQuery = z.object({ payment_intent: z.unknown().optional().transform((v) => (typeof v === "string" && v.length <= 200 ? v : "")) });

@@ -3,20 +3,20 @@ import type { StripeFormData } from "../../views/bookings/Parts";
 import { findListedActivity } from "../activities/queries";
 import type { Deps } from "../deps";
 import { DomainError, isDomainError } from "../lib/domain-error";
-import { decimalFromCents } from "../lib/money";
 import { uuidLike } from "../lib/validation";
 import type { MessageKey } from "../texts";
 import type { FlashData } from "../shell/view";
 import { priceFor, type Price } from "../../shared/pricing";
 import { asTestProvider } from "../payments/choice";
 import { PaymentError, type PaymentIntent } from "../payments/provider";
-import { createBooking, intentForBooking, intentForSlot, payableBooking, payAwaitingBooking } from "./checkout";
-import type { CardValues } from "./input";
+import { createBooking, intentForBooking, intentForSlot, payableBooking } from "./checkout";
+import { payAwaitingBooking } from "./checkout-payment";
+import type { CardPost, CardValues } from "./input";
+import { INSTANT_ANSWER_MS } from "./instant";
 import { bookingSummary, type BookingSummary } from "./queries";
 import { getSelection } from "./selection";
-import { checkAmount, currentBooking, slotOrThrow } from "./service";
-import { INSTANT_ANSWER_MS } from "./transitions";
-import type { Slot } from "./times";
+import { checkAmount, currentBooking } from "./service";
+import { readSlot, type Slot } from "./times";
 
 /**
  * Paying with a card on our own screens (spec "Payment screen", and `/checkout/{bookingId}` for
@@ -53,12 +53,6 @@ export type PaymentStep =
   | { kind: "payment"; data: PaymentScreenData; card: CardForm; status: number }
   | { kind: "checkout"; booking: Booking; activity: Activity; testMode: boolean; card: CardForm; status: number }
   | { kind: "notFound" };
-
-/** The card as posted: the test provider's fields, the client's amount, and Stripe's confirmed intent. */
-export interface CardPost extends CardValues {
-  amount?: string | number;
-  paymentIntentId?: string;
-}
 
 const redirect = (to: string, toast?: FlashData): PaymentStep => ({ kind: "redirect", to, toast });
 const REQUEST_SENT: FlashData = { title: "toast.paymentSuccessful", body: "toast.requestSent", variant: "success" };
@@ -100,7 +94,7 @@ export async function paymentScreenData(deps: Deps, user: User, activityId: stri
   if (!activity || activity.hostId === user.id) return null;
   const selection = await getSelection(deps, user.id, activity.id);
   if (!selection) return null;
-  const slot = slotOrThrow(activity, { date: selection.date, time: selection.time, durationMinutes: selection.durationMinutes }, "datetime", deps.now());
+  const slot = readSlot(activity, { date: selection.date, time: selection.time, durationMinutes: selection.durationMinutes }, "datetime", deps.now());
   return { ...(await bookingSummary(deps, activity)), selection, slot, price: priceFor(activity.hourlyRateCents, slot.durationMinutes), testMode: deps.payments.testMode };
 }
 
@@ -119,7 +113,7 @@ async function paymentForm(deps: Deps, user: User, data: PaymentScreenData, card
         date: data.slot.date,
         time: data.slot.time,
         durationMinutes: data.slot.durationMinutes,
-        amount: decimalFromCents(data.price.totalCents),
+        amountCents: data.price.totalCents,
         nonce: data.selection.nonce,
       });
       shown = { ...card, stripe: stripeForm(deps, intent, origin, `/booking/${data.activity.id}/payment/return`) };
@@ -152,19 +146,19 @@ export async function payForChoice(deps: Deps, user: User, activityId: string, c
   const values = valuesOf(card);
   const form = (c: CardForm, status: number, d: PaymentScreenData = data) => paymentForm(deps, user, d, c, status, origin);
   const choice = { activityId: data.activity.id, date: data.slot.date, time: data.slot.time, durationMinutes: data.slot.durationMinutes };
-  const total = decimalFromCents(data.price.totalCents);
+  const total = data.price.totalCents;
   try {
     if (!asTestProvider(deps.payments)) {
       // Stripe's card form confirmed the card in the browser and names its intent here. The
       // intent is read again from Stripe: only one authorised for this guest, choice and price
       // makes the booking.
-      return succeeded((await createBooking(deps, user, { ...choice, priceTotal: card.amount ?? total, paymentIntentId: card.paymentIntentId })).booking);
+      return succeeded((await createBooking(deps, user, { ...choice, priceTotalCents: card.amountCents ?? total, paymentIntentId: card.paymentIntentId })).booking);
     }
-    const { intent } = await intentForSlot(deps, user, { ...choice, amount: card.amount ?? total, nonce: data.selection.nonce });
+    const { intent } = await intentForSlot(deps, user, { ...choice, amountCents: card.amountCents ?? total, nonce: data.selection.nonce });
     const result = await confirmWithTestCard(deps, intent, card);
     if (result.status === "requires_action") return redirect(authenticationAt(result.nextActionUrl, `/booking/${data.activity.id}/payment/return`));
     if (result.status !== "requires_capture") return form({ values, error: result.error ? { text: result.error } : { key: "booking.paymentFailed" } }, 402);
-    return succeeded((await createBooking(deps, user, { ...choice, priceTotal: total, paymentIntentId: result.paymentIntentId })).booking);
+    return succeeded((await createBooking(deps, user, { ...choice, priceTotalCents: total, paymentIntentId: result.paymentIntentId })).booking);
   } catch (err) {
     if (err instanceof PaymentError) return form({ values, error: { text: err.message } }, 402);
     if (!isDomainError(err)) throw err;
@@ -192,7 +186,7 @@ export async function paymentReturned(deps: Deps, user: User, activityId: string
       date: slot.date,
       time: slot.time,
       durationMinutes: slot.durationMinutes,
-      priceTotal: decimalFromCents(data.price.totalCents),
+      priceTotalCents: data.price.totalCents,
       paymentIntentId: intent.id,
     });
     return succeeded(booking);
@@ -217,7 +211,7 @@ async function checkoutForm(deps: Deps, user: User, booking: Booking, activity: 
   let shown = card;
   if (!asTestProvider(deps.payments)) {
     try {
-      const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amount: decimalFromCents(booking.totalCents) });
+      const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amountCents: booking.totalCents });
       shown = { ...card, stripe: stripeForm(deps, intent, origin, `/checkout/${booking.id}/return`) };
     } catch (err) {
       if (!isDomainError(err)) throw err;
@@ -254,7 +248,7 @@ export async function payForBooking(deps: Deps, user: User, bookingId: string, c
   const { booking, activity } = found;
   const failed = async (error: Wording, status: number) =>
     await checkoutForm(deps, user, booking, activity, { values: valuesOf(card), title: { key: "booking.paymentFailedTitle" }, error }, status, origin);
-  const amount = card.amount ?? decimalFromCents(booking.totalCents);
+  const amountCents = card.amountCents ?? booking.totalCents;
   try {
     let intentId: string;
     let confirm: (() => ReturnType<typeof confirmWithTestCard>) | null = null;
@@ -263,10 +257,10 @@ export async function payForBooking(deps: Deps, user: User, bookingId: string, c
       // provider's own copy decides: it must be this booking's, for its total, and authorised.
       const named = card.paymentIntentId?.trim();
       if (!named || card.paymentIntentId!.length > 200) throw new DomainError("booking.paymentRequired", 400);
-      checkAmount(amount, booking);
+      checkAmount(amountCents, booking);
       intentId = named;
     } else {
-      const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amount });
+      const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amountCents });
       intentId = intent.id;
       confirm = () => confirmWithTestCard(deps, intent, card);
     }

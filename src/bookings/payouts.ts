@@ -2,13 +2,32 @@ import { one } from "../../db/client";
 import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import { bookings, ledgerEntries, users } from "../../db/schema";
 import type { Deps } from "../deps";
+import { move, shareOwed } from "./claims";
+import { currentBooking } from "./service";
 
 /**
  * The host's share of a completed booking (ARCHITECTURE decision 5): owed from completion
  * (`payout_pending`), sent to the host's payout account when they have one that can receive it
- * (`transfer`, `payHost` in transitions.ts, through the same claim as every other movement).
- * These are the reads that find what is still owed.
+ * (`transfer`, `payHost`, through the same claim as every other movement), and the reads that
+ * find what is still owed.
  */
+
+/**
+ * Sends a completed booking's host share (ARCHITECTURE decision 5) to the host's payout account,
+ * when they have one that can receive it, through the same claim as every other movement;
+ * otherwise it stays a pending payout (the sweep and `account.updated` retry).
+ */
+export async function payHost(deps: Deps, bookingId: string): Promise<"sent" | "waiting" | "nothing"> {
+  const b = await currentBooking(deps, bookingId);
+  if (!b || b.status !== "completed" || !b.paymentIntentId || b.claim || !(await shareOwed(deps.db, b.id))) return "nothing";
+  const host = await one(deps.db.select({ accountId: users.stripeAccountId }).from(users).where(eq(users.id, b.hostId)));
+  if (!host?.accountId) return "waiting";
+  const account = await deps.payments.getConnectedAccount(host.accountId);
+  if (!account?.payoutsEnabled) return "waiting";
+  const sent = await move(deps, b, "completed", b.paymentIntentId, { movement: "transfer", to: "completed", canceledBy: null, message: null, senderId: null });
+  // Null: another payout of this booking claimed it first, or sent it already.
+  return sent ? "sent" : "nothing";
+}
 
 /** Completed bookings whose host share is still owed, optionally for one host. */
 export async function owedPayouts(deps: Pick<Deps, "db">, hostId?: string) {

@@ -7,9 +7,9 @@ import { reconcileJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys } from "./keys";
 import { currentBooking, RECONCILE_MS } from "./service";
 import { loggable } from "../lib/faults";
-import { recoverPayment } from "./checkout";
+import { recoverPayment } from "./checkout-payment";
 import { owedPayouts } from "./payouts";
-import { announce, callProvider, finishClaim, ledger, RECOVERY_GRACE_MS, recoveryDue, refusedForSure, rollBackClaim, shareOwed, systemMessage } from "./transitions";
+import { announce, callProvider, finishClaim, ledger, RECOVERY_GRACE_MS, recoveryDue, refusedForSure, rollBackClaim, shareOwed, systemMessage } from "./claims";
 
 /**
  * Keeping our books and the provider's in agreement (docs/decisions/0028):

@@ -7,21 +7,18 @@ import { DateTimeScreen } from "../../views/bookings/DateTime";
 import { ActivityNotFound } from "../../views/activities/Detail";
 import { ErrorScreen } from "../../views/shell/NotFound";
 import { findListedActivity } from "../activities/queries";
-import { context, type Render, type SendTo } from "../context";
+import { context, type FormScreen, type Render, type SendTo } from "../context";
 import { type Deps, type RequestState } from "../deps";
-import { DomainError, isDomainError } from "../lib/domain-error";
-import { asRecord } from "../lib/http";
+import { type DomainError } from "../lib/domain-error";
 import type { MessageKey, Translate } from "../texts";
 import type { Price } from "../../shared/pricing";
 import type { Activity } from "../../db/schema";
 import { returnBase } from "../payments/choice";
 import { quoteRequest, saveChoice, startCheckout } from "./checkout";
-import { amountOf, cardInput, parseInput, requestChoiceOf, selectionInput } from "./input";
+import { cardBody, dateTimeQuery, paymentReturnQuery, requestChoiceBody, requestPayBody, selectionBody, successQuery } from "./input";
 import { checkoutReturned, checkoutScreen, payForBooking, payForChoice, paymentReturned, paymentScreen, wordingOf, type CardForm, type PaymentStep, type Wording } from "./payment-flow";
 import { dialogTimes, bookingSummary, dateTimeScreenData } from "./queries";
 import { clearSelections, getSelection } from "./selection";
-import { hoursToMinutes } from "./times";
-import { MAX_BOOKING_MESSAGE } from "../../shared/limits";
 
 /** A wording (a catalogue text, or the provider's own words) in the person's language. */
 const say = (t: Translate, w: Wording) => ("text" in w ? w.text : t(w.key, w.params));
@@ -46,8 +43,9 @@ function requestErrorOf(t: Translate, err: DomainError) {
 
 /**
  * The booking screens: the date-time screen, the payment screen and its success, the checkout
- * page of a booking awaiting payment, and the request dialog's steps. Each reads its input, calls
- * one service function (`payment-flow.ts` for paying with a card) and answers with what it gives.
+ * page of a booking awaiting payment, and the request dialog's steps. Each declares its input
+ * (`input.ts`), calls one service function (`payment-flow.ts` for paying with a card) and answers
+ * with what it gives; a form the rules refuse is drawn again with why (`refused`).
  */
 export function bookingPages(deps: Deps) {
   /** The answer of a payment step: a redirect, or the card form again. */
@@ -73,6 +71,23 @@ export function bookingPages(deps: Deps) {
     });
   }
 
+  /** The date-time screen again, with the choice as it was sent and why it was refused. */
+  const dateTimeForm: FormScreen = async ({ sent, error }, { user, params, state, render }) => {
+    const activity = user ? await findListedActivity(deps, params.id ?? "") : undefined;
+    if (!user || !activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
+    const pick = selectionBody.parse(sent);
+    const shown = { ...pick, durationMinutes: Number.isFinite(pick.durationMinutes) ? pick.durationMinutes : undefined };
+    const data = await dateTimeScreenData(deps, user, activity, shown, state.t(error.key, error.params));
+    return render((view) => <DateTimeScreen view={view} data={data} />, { status: error.status });
+  };
+
+  /** The dialog's payment step again, as it was typed, with the reason it was refused. */
+  const requestForm: FormScreen = async ({ sent, error }, { params, state, render }) => {
+    const activity = await findListedActivity(deps, params.id ?? "");
+    if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
+    return requestStep(render, activity, requestChoiceBody.parse(sent), { error: requestErrorOf(state.t, error), status: error.status });
+  };
+
   return (
     new Elysia({ name: "offline.bookings", seed: deps.id })
       .use(context(deps))
@@ -84,78 +99,47 @@ export function bookingPages(deps: Deps) {
         if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
         if (activity.hostId === user.id) return render((view) => <ErrorScreen view={view} title={view.t("booking.ownActivity")} body={view.t("booking.ownActivityBody")} />, { status: 400 });
         const saved = await getSelection(deps, user.id, activity.id);
-        const date = typeof query.date === "string" ? query.date : saved?.date;
-        const data = await dateTimeScreenData(deps, user, activity, { date, time: saved?.time, durationMinutes: saved?.durationMinutes });
+        const data = await dateTimeScreenData(deps, user, activity, { date: query.date ?? saved?.date, time: saved?.time, durationMinutes: saved?.durationMinutes });
         return render((view) => <DateTimeScreen view={view} data={data} />);
-      })
-      .post("/booking/:id/date-time", async ({ params, body, user, render, state, sendTo }) => {
+      }, { query: dateTimeQuery })
+      .post("/booking/:id/date-time", async ({ params, body, user, render, sendTo }) => {
         const activity = await findListedActivity(deps, params.id);
         if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
-        const read = selectionInput.safeParse(asRecord(body));
-        const input = read.success ? read.data : {};
-        const pick = { date: input.date ?? "", time: input.time ?? "", durationMinutes: input.duration === undefined || input.duration === "" ? undefined : hoursToMinutes(input.duration) };
-        try {
-          await saveChoice(deps, user, activity, pick);
-          return sendTo(`/booking/${activity.id}/payment`);
-        } catch (err) {
-          // The screen again, with the choice as it was and the reason.
-          if (!isDomainError(err)) throw err;
-          const shown = { ...pick, durationMinutes: Number.isFinite(pick.durationMinutes) ? pick.durationMinutes : undefined };
-          const data = await dateTimeScreenData(deps, user, activity, shown, state.t(err.key, err.params));
-          return render((view) => <DateTimeScreen view={view} data={data} />, { status: err.status });
-        }
-      })
+        await saveChoice(deps, user, activity, body);
+        return sendTo(`/booking/${activity.id}/payment`);
+      }, { body: selectionBody, refused: { screen: dateTimeForm } })
 
       // ------------------------------------------------------------------------- payment screen
       .get("/booking/:id/payment", async ({ params, user, request, ...ctx }) => answer(await paymentScreen(deps, user, params.id, returnBase(deps, request)), ctx))
-      .post("/booking/:id/payment", async ({ params, body, user, request, ...ctx }) => {
-        const card = parseInput(cardInput, asRecord(body));
-        return answer(await payForChoice(deps, user, params.id, card, returnBase(deps, request)), ctx);
-      })
-      .get("/booking/:id/payment/return", async ({ params, query, user, request, ...ctx }) => {
-        const intentId = typeof query.payment_intent === "string" && query.payment_intent.length <= 200 ? query.payment_intent : "";
-        return answer(await paymentReturned(deps, user, params.id, intentId, returnBase(deps, request)), ctx);
-      })
+      .post("/booking/:id/payment", async ({ params, body, user, request, ...ctx }) => answer(await payForChoice(deps, user, params.id, body, returnBase(deps, request)), ctx), { body: cardBody })
+      .get("/booking/:id/payment/return", async ({ params, query, user, request, ...ctx }) =>
+        answer(await paymentReturned(deps, user, params.id, query.payment_intent, returnBase(deps, request)), ctx), { query: paymentReturnQuery })
       .get("/booking-success", async ({ query, user, render }) => {
         await clearSelections(deps, user.id);
         // Booked at once (instant booking) when the guest's own booking named here is accepted.
         const booked = (await participantBooking(deps, user.id, query.booking))?.booking.status === "accepted";
         return render((view) => <BookingSuccess view={view} booked={booked} />);
-      })
+      }, { query: successQuery })
 
       // ------------------------------------------------------------------ the existing-booking flow
       .get("/checkout/:bookingId", async ({ params, user, request, ...ctx }) => answer(await checkoutScreen(deps, user, params.bookingId, returnBase(deps, request)), ctx))
-      .post("/checkout/:bookingId", async ({ params, body, user, request, ...ctx }) => {
-        const card = parseInput(cardInput, asRecord(body));
-        return answer(await payForBooking(deps, user, params.bookingId, card, returnBase(deps, request)), ctx);
-      })
+      .post("/checkout/:bookingId", async ({ params, body, user, request, ...ctx }) => answer(await payForBooking(deps, user, params.bookingId, body, returnBase(deps, request)), ctx), { body: cardBody })
       .get("/checkout/:bookingId/return", async ({ params, user, ...ctx }) => answer(await checkoutReturned(deps, user, params.bookingId), ctx))
 
       // --------------------------------------------------------------------- the request dialog
-      .post("/activity/:id/request", async ({ params, body, user, render, state }) => {
+      // Each step is shown again as typed when the rules refuse it (too long, say).
+      .post("/activity/:id/request", async ({ params, body, user, render }) => {
         const activity = await findListedActivity(deps, params.id);
         if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
-        // Shown again as typed when the rules refuse it (too long, say), within a bound.
-        const choice = requestChoiceOf(asRecord(body), 2 * MAX_BOOKING_MESSAGE);
-        try {
-          return await requestStep(render, activity, choice, { price: await quoteRequest(deps, user, activity, choice) });
-        } catch (err) {
-          if (!isDomainError(err)) throw err;
-          return requestStep(render, activity, choice, { error: requestErrorOf(state.t, err), status: err.status });
-        }
-      })
-      .post("/activity/:id/request/pay", async ({ params, body, user, render, state, sendTo, request }) => {
+        return await requestStep(render, activity, body, { price: await quoteRequest(deps, user, activity, body) });
+      }, { body: requestChoiceBody, refused: { screen: requestForm } })
+      .post("/activity/:id/request/pay", async ({ params, body, user, render, sendTo, request }) => {
         const activity = await findListedActivity(deps, params.id);
         if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
-        const choice = requestChoiceOf(asRecord(body), 2 * MAX_BOOKING_MESSAGE);
-        try {
-          const input = { activityId: activity.id, date: choice.date, time: choice.time, durationMinutes: choice.hours * 60, amount: amountOf(asRecord(body).amount), message: choice.message };
-          const { session } = await startCheckout(deps, user, input, returnBase(deps, request));
-          return sendTo(session.url);
-        } catch (err) {
-          if (!isDomainError(err)) throw err;
-          return requestStep(render, activity, choice, { error: requestErrorOf(state.t, err), status: err.status });
-        }
-      })
+        const { choice, amountCents } = body;
+        const input = { activityId: activity.id, date: choice.date, time: choice.time, durationMinutes: choice.hours * 60, amountCents, message: choice.message };
+        const { session } = await startCheckout(deps, user, input, returnBase(deps, request));
+        return sendTo(session.url);
+      }, { body: requestPayBody, refused: { screen: requestForm } })
   );
 }

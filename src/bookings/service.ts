@@ -9,14 +9,15 @@ import type { Price } from "../../shared/pricing";
 import { cleanText, hasDisallowedCharacters } from "../lib/text";
 import { uuidLike } from "../lib/validation";
 import { PaymentError } from "../payments/provider";
-import { readSlot, type Flow, type Slot } from "./times";
 import { MAX_BOOKING_MESSAGE } from "../../shared/limits";
 
 /**
  * What every part of the booking rules shares (ARCHITECTURE decisions 4, 5, 7, 8, 11): the time
  * limits, the provider's refusals as the person reads them, and who a booking belongs to. The rules themselves live by
  * concept: `availability` (what holds a host's time), `checkout` (the three ways to pay),
- * `transitions` (the state machine and its claims), `payouts` and `reconciliation`.
+ * `requests` (a paid booking becomes a request), `checkout-payment` (the checkout page's payment,
+ * through a claim), `claims` (how money moves: claim, call, record), `transitions` (the state
+ * machine), `instant` (instant booking), `payouts` and `reconciliation`.
  */
 export const HOLD_MS = 15 * 60 * 1000;
 export const ANSWER_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -33,17 +34,12 @@ export type Action = "accept" | "reject" | "complete" | "cancel";
 export type Role = "guest" | "host";
 export type SystemMessageType = "booking_request" | "booking_accepted" | "booking_declined" | "booking_expired" | "booking_canceled" | "booking_completed";
 
-/** A client's amount in dollars (number or decimal string), as cents; NaN when unreadable. */
-export function dollarsToCents(value: unknown): number {
-  const n = typeof value === "number" ? value : typeof value === "string" && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN;
-  return Number.isFinite(n) && n >= 0 ? n * 100 : Number.NaN;
-}
-
-/** The server's price is the price: a client figure more than half a cent away is refused (409). */
-export function checkAmount(clientAmount: unknown, price: Price) {
-  const cents = dollarsToCents(clientAmount);
-  if (Number.isNaN(cents)) throw new DomainError("booking.amountInvalid", 400);
-  if (Math.abs(cents - price.totalCents) > 0.5) {
+/**
+ * The server's price is the price: a client's figure (its cents, as its input schema read them)
+ * more than half a cent away is refused (409), with the price.
+ */
+export function checkAmount(amountCents: number, price: Pick<Price, "totalCents">) {
+  if (Math.abs(amountCents - price.totalCents) > 0.5) {
     throw new DomainError("booking.priceChanged", 409, { extra: { priceTotal: decimalFromCents(price.totalCents), amount: decimalFromCents(price.totalCents) } });
   }
 }
@@ -54,12 +50,6 @@ export async function bookableActivity(deps: Deps, guest: User, activityId: stri
   if (!activity) throw new DomainError("activity.notFound", 404);
   if (activity.hostId === guest.id) throw new DomainError("booking.ownActivity", 400);
   return activity;
-}
-
-export function slotOrThrow(activity: Activity, input: { date: unknown; time: unknown; durationMinutes: unknown }, flow: Flow, now: number): Slot {
-  const read = readSlot(activity, input, flow, now);
-  if (!read.ok) throw new DomainError(read.error, 400, { params: read.params });
-  return read.slot;
 }
 
 /**
@@ -105,15 +95,18 @@ export async function currentBooking(deps: Pick<Deps, "db">, bookingId: string):
 }
 
 /** A booking and the side `userId` is on, or null for anyone else and for ids that are not a booking's. */
-export async function participantBooking(deps: Deps, userId: string, bookingId: unknown): Promise<{ booking: Booking; role: Role } | null> {
+export async function participantBooking(deps: Deps, userId: string, bookingId: string | undefined): Promise<{ booking: Booking; role: Role } | null> {
   const booking = uuidLike(bookingId) ? await currentBooking(deps, bookingId) : undefined;
   if (!booking || (booking.guestId !== userId && booking.hostId !== userId)) return null;
   return { booking, role: booking.guestId === userId ? "guest" : "host" };
 }
 
-/** A booking as one of its two sides sees it; anyone else gets 404 (ARCHITECTURE decision 11). */
+/**
+ * A booking as one of its two sides sees it; anyone else gets 404 (ARCHITECTURE decision 11).
+ * Other features hand it the id they were sent, whatever it is: anything but text is no booking.
+ */
 export async function bookingFor(deps: Deps, userId: string, bookingId: unknown): Promise<{ booking: Booking; role: Role }> {
-  const found = await participantBooking(deps, userId, bookingId);
+  const found = await participantBooking(deps, userId, typeof bookingId === "string" ? bookingId : undefined);
   if (!found) throw new DomainError("booking.notFound", 404);
   return found;
 }

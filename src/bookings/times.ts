@@ -1,4 +1,5 @@
 import type { Activity } from "../../db/schema";
+import { DomainError } from "../lib/domain-error";
 import { zoneOfCity } from "../lib/places";
 import { parseDate, zonedAt } from "../lib/time";
 import { closedRanges, insideWeeklyHours, startTaken } from "../../shared/availability";
@@ -74,66 +75,47 @@ export interface Slot {
 
 /**
  * Checks a chosen date, start time and duration against the flow's rules and the activity's
- * range, and works out its instants. The answer is a slot, or the first rule it breaks.
+ * range, and works out its instants: the slot, or a 400 refusal naming the first rule it breaks.
+ * A duration not chosen is `undefined`; one that is no number (NaN) is no offered duration.
  */
-export function readSlot(
-  activity: BookingRules,
-  input: { date: unknown; time: unknown; durationMinutes: unknown },
-  flow: Flow,
-  now: number,
-): { ok: true; slot: Slot } | { ok: false; error: SlotError; params?: Record<string, string | number> } {
+export function readSlot(activity: BookingRules, input: { date: string; time: string; durationMinutes: number | undefined }, flow: Flow, now: number): Slot {
+  const broken = (error: SlotError, params?: Record<string, string | number>) => new DomainError(error, 400, params ? { params } : {});
   const rules = FLOWS[flow];
-  const date = typeof input.date === "string" ? input.date.trim() : "";
-  const time = typeof input.time === "string" ? input.time.trim() : "";
-  if (!date) return { ok: false, error: "booking.dateRequired" };
-  if (!time) return { ok: false, error: "booking.timeRequired" };
-  if (input.durationMinutes === undefined || input.durationMinutes === null || input.durationMinutes === "") return { ok: false, error: "booking.durationRequired" };
+  const date = input.date.trim();
+  const time = input.time.trim();
+  if (!date) throw broken("booking.dateRequired");
+  if (!time) throw broken("booking.timeRequired");
+  if (input.durationMinutes === undefined) throw broken("booking.durationRequired");
   const plainDate = parseDate(date);
-  if (!plainDate) return { ok: false, error: "booking.dateInvalid" };
+  if (!plainDate) throw broken("booking.dateInvalid");
   const tm = /^(\d{2}):00(?::00)?$/.exec(time);
   const hour = tm ? Number(tm[1]) : -1;
-  if (hour < rules.firstHour || hour > rules.lastHour) return { ok: false, error: "booking.timeInvalid" };
-  const minutes = Number(input.durationMinutes);
-  if (!Number.isInteger(minutes) || !(rules.durations as readonly number[]).includes(minutes)) return { ok: false, error: "booking.durationInvalid" };
-  if (!durationAllowed(activity, minutes)) return { ok: false, error: "booking.durationOutside" };
+  if (hour < rules.firstHour || hour > rules.lastHour) throw broken("booking.timeInvalid");
+  const minutes = input.durationMinutes;
+  if (!Number.isInteger(minutes) || !(rules.durations as readonly number[]).includes(minutes)) throw broken("booking.durationInvalid");
+  if (!durationAllowed(activity, minutes)) throw broken("booking.durationOutside");
   const zone = activityZone(activity);
   const start = plainDate.toPlainDateTime({ hour }).toZonedDateTime(zone, { disambiguation: "compatible" });
   const startsAt = start.epochMilliseconds;
-  if (startsAt <= now) return { ok: false, error: "booking.inPast" };
-  if (startsAt < now + activity.noticeMinutes * 60_000) return { ok: false, error: "booking.tooSoon", params: { hours: Math.round((activity.noticeMinutes / 60) * 10) / 10 } };
+  if (startsAt <= now) throw broken("booking.inPast");
+  if (startsAt < now + activity.noticeMinutes * 60_000) throw broken("booking.tooSoon", { hours: Math.round((activity.noticeMinutes / 60) * 10) / 10 });
   const today = zonedAt(now, zone).toPlainDate();
-  if (Temporal.PlainDate.compare(plainDate, today.add({ days: horizonOf(activity) })) > 0) return { ok: false, error: "booking.tooFar", params: { days: horizonOf(activity) } };
+  if (Temporal.PlainDate.compare(plainDate, today.add({ days: horizonOf(activity) })) > 0) throw broken("booking.tooFar", { days: horizonOf(activity) });
   const end = start.add({ minutes });
   // The host's hours are wall-clock hours: the end is read on the clock, so a night when the
   // clocks change counts the hour the clock skipped or repeated as the host would.
   const endMinute = end.toPlainDate().equals(plainDate) ? end.hour * 60 + end.minute : 24 * 60 + end.hour * 60 + end.minute;
-  if (!insideWeeklyHours(activity.weeklyHours, weekdayOf(plainDate), start.hour * 60 + start.minute, endMinute)) return { ok: false, error: "booking.outsideHours" };
+  if (!insideWeeklyHours(activity.weeklyHours, weekdayOf(plainDate), start.hour * 60 + start.minute, endMinute)) throw broken("booking.outsideHours");
   const hh = String(hour).padStart(2, "0");
   return {
-    ok: true,
-    slot: {
-      date,
-      time: `${hh}:00`,
-      durationMinutes: minutes,
-      startsAtLocal: `${date}T${hh}:00:00`,
-      timeZone: zone,
-      startsAt,
-      endsAt: end.epochMilliseconds,
-    },
+    date,
+    time: `${hh}:00`,
+    durationMinutes: minutes,
+    startsAtLocal: `${date}T${hh}:00:00`,
+    timeZone: zone,
+    startsAt,
+    endsAt: end.epochMilliseconds,
   };
-}
-
-/** Splits the spec's proposedDatetime ('YYYY-MM-DDTHH:MM:00') into date and time. */
-export function splitProposed(value: unknown): { date: string; time: string } {
-  if (typeof value !== "string") return { date: "", time: "" };
-  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::00)?$/.exec(value.trim());
-  return m ? { date: m[1]!, time: m[2]! } : { date: value.trim() ? "invalid" : "", time: value.trim() ? "invalid" : "" };
-}
-
-/** Hours (the API's durationHours, 0.5 steps) as minutes; NaN when not a number. */
-export function hoursToMinutes(value: unknown): number {
-  const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
-  return Number.isFinite(n) ? Math.round(n * 60 * 1000) / 1000 : Number.NaN;
 }
 
 /**

@@ -63,7 +63,7 @@ export type RouteOptions = ReturnType<typeof routeOptions>;
 export function requestChecks(deps: Deps, options: RouteOptions) {
   const publicOrigin = new URL(deps.config.publicUrl).origin;
   return async ({ request, body, server, route }: { request: Request; body: unknown; server: { requestIP(r: Request): { address: string } | null } | null; route: string }) => {
-    noteRoute(request, options.declared(request.method, route));
+    noteRoute(request, options.declared(request.method, route), body);
     const state = await requestState(deps, request, () => server?.requestIP(request)?.address);
     // A NUL character in the path, the query, a form or JSON is input no database should be
     // handed (PostgreSQL fails the statement, 500; SQLite would keep it): refused here, before

@@ -1,5 +1,5 @@
 import { ErrorScreen } from "../../views/shell/NotFound";
-import { refusedOf, requestState, type FormContext, type FormRefusal } from "../context";
+import { refusedOf, requestState, sentBodyOf, type FormContext, type FormRefusal } from "../context";
 import { pathOf } from "../lib/http";
 import { type Deps, type RequestState } from "../deps";
 import { compressResponse } from "../lib/compression/responses";
@@ -34,8 +34,10 @@ export async function refusalAnswer(deps: Deps, state: RequestState, request: Re
   if (err.details.answer) return err.details.answer();
   const refused = refusedOf(request);
   const title = typeof refused?.title === "function" ? refused.title(err) : refused?.title;
-  if (!refused || wantsJsonError(request)) return domainErrorAnswer(deps, state, request, err, title);
-  const sent = asRecord(context.body);
+  // A page's button (`button`) goes back whatever its address, htmx's post included: only JSON callers get JSON.
+  const button = refused?.button === true && !wantsJson(request);
+  if (!refused || (wantsJsonError(request) && !button)) return domainErrorAnswer(deps, state, request, err, title);
+  const sent = asRecord(sentBodyOf(request));
   const form: FormRefusal = { sent, error: err, message: messageOf(state, err), fields: fieldMessages(state, err) };
   const formContext: FormContext = {
     state,
@@ -45,15 +47,16 @@ export async function refusalAnswer(deps: Deps, state: RequestState, request: Re
     render: (screen, init) => renderPage(deps, state, request, screen, init),
   };
   const wait: Record<string, string> = err.details.retryAfterMs ? { "Retry-After": String(Math.ceil(err.details.retryAfterMs / 1000)) } : {};
-  const screen = await refused.screen?.(form, formContext);
+  const screen = button ? undefined : await refused.screen?.(form, formContext);
   if (screen) {
     for (const [name, value] of Object.entries(wait)) screen.headers.set(name, value);
     return screen;
   }
-  if (refused.back) {
-    const back = typeof refused.back === "function" ? refused.back(form, formContext) : refused.back;
+  const back = typeof refused.back === "function" ? refused.back(form, formContext) : refused.back;
+  if (back) {
     // A flash toast holds catalogue keys only (src/shell/view.ts).
-    const toast = encodeFlash(title ? { title, body: err.key, variant: "error" } : { title: err.key, variant: "error" });
+    const body = refused.toastBody?.(form, formContext) ?? err.key;
+    const toast = encodeFlash(title ? { title, body, variant: "error" } : { title: body, variant: "error" });
     return redirectTo(request, back, new Headers({ ...wait, "Set-Cookie": flashCookie(deps, toast) }));
   }
   return domainErrorAnswer(deps, state, request, err, title);
