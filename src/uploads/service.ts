@@ -8,7 +8,6 @@ import { bodyRefusal, readBody } from "../lib/body";
 import { DomainError } from "../lib/domain-error";
 import { defineJob, scheduleJob } from "../jobs";
 import { loadSharp } from "./sharp";
-import { ObjectTooLarge } from "./storage";
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 export const MAX_PIXELS = 40_000_000;
@@ -202,14 +201,8 @@ export async function processUpload(deps: Deps, userId: string, imageURL: string
       const wait = await deps.limits.uploadBytesByUser.take(userId, deps.now(), size);
       if (wait > 0) throw new DomainError("upload.tooMany", 429, { retryAfterMs: wait });
     }
-    let raw: Uint8Array | null;
-    try {
-      raw = await deps.storage.read(key, MAX_UPLOAD_BYTES);
-    } catch (err) {
-      // Replaced by a bigger object since its size was asked: still never read past the limit.
-      if (err instanceof ObjectTooLarge) throw new DomainError("upload.tooLarge", 413);
-      throw err;
-    }
+    // Replaced by a bigger object since its size was asked: still never read past the limit (413).
+    const raw = await deps.storage.read(key, MAX_UPLOAD_BYTES);
     if (!raw) throw new DomainError("upload.failed", 400);
     const variants = await encodePhoto(raw);
     const objectId = crypto.randomUUID();
