@@ -30,7 +30,7 @@ export class DomainError extends Error {
 }
 
 export interface DomainErrorDetails {
-  /** Values the message names. */
+  /** Values the message names; one that is a catalogue key is said in the person's language. */
   params?: Record<string, string | number>;
   /**
    * Input that does not read, by field: each field's message (a catalogue key). The JSON answer
