@@ -49,8 +49,8 @@ describe("sign-up", () => {
     const before = (await t.db.select().from(users)).length;
     const res = await t.client().postJson("/api/register", body);
     expect(res.status).toBe(400);
-    const data = (await res.json()) as { errors: Record<string, string> };
-    expect(data.errors[field]).toBe(message);
+    const data = (await res.json()) as { fields: Record<string, string> };
+    expect(data.fields[field]).toBe(message);
     expect((await t.db.select().from(users)).length).toBe(before);
   });
 
