@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.cleanup());
 
-type Json = Record<string, unknown> & { errors?: Record<string, string>; message?: string };
+type Json = Record<string, unknown> & { fields?: Record<string, string>; message?: string };
 const body = async (res: Response) => (await res.json()) as Json;
 
 describe("onboarding", () => {
@@ -132,7 +132,7 @@ describe("the profile call", () => {
     const before = await body(await c.get("/api/user"));
     const res = await c.putJson("/api/user/profile", input);
     expect(res.status).toBe(400);
-    expect((await body(res)).errors![field]).toBe(message);
+    expect((await body(res)).fields![field]).toBe(message);
     expect(await body(await c.get("/api/user"))).toEqual(before);
   });
 
@@ -245,7 +245,7 @@ describe("email and password", () => {
     await c.signUpComplete();
     const res = await c.putJson("/api/user/password", input);
     expect(res.status).toBe(400);
-    expect((await body(res)).errors![field]).toBe(message);
+    expect((await body(res)).fields![field]).toBe(message);
   });
 
   test("a new password works, the old one does not, and other sessions end", async () => {

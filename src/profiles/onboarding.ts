@@ -32,6 +32,9 @@ export const onboardingSteps: OnboardingStep[] = [
 
 export const ONBOARDING_STEPS = onboardingSteps.length;
 
+/** The step that asks for photos: it needs one at least. */
+export const PHOTO_STEP = 4;
+
 /** The step (1-based) of a step number, or undefined. */
 export const onboardingStep = (step: number) => (Number.isInteger(step) && step >= 1 ? onboardingSteps[step - 1] : undefined);
 
