@@ -1,13 +1,13 @@
 import { Elysia } from "elysia";
 import { AvailabilityScreen, type AvailabilityData } from "../../views/availability/AvailabilityScreen";
 import { findOwnActivity, ownActivities } from "../activities/queries";
-import { hoursErrorDay, readActivityInput, translateActivityErrors } from "../activities/input";
+import { activityHoursBody, hoursErrorDay } from "../activities/input";
 import { updateActivity } from "../activities/service";
 import { ActivityNotFound } from "../../views/activities/Detail";
 import { availabilityValues, postedAvailability } from "../../views/activities/Availability";
 import { ActivityHoursScreen } from "../../views/availability/ActivityHoursScreen";
 import { heldCount } from "../bookings/availability";
-import { context } from "../context";
+import { context, type FormScreen } from "../context";
 import type { Deps } from "../deps";
 import { asRecord, wantsJson } from "../lib/http";
 import { isDomainError } from "../lib/domain-error";
@@ -38,6 +38,13 @@ const sentValues = (body: unknown) => Object.fromEntries(Object.entries(asRecord
  * blocked times across all activities, and the calendars. Plain forms, no JavaScript needed.
  */
 export function availabilityRoutes(deps: Deps) {
+  /** A refused activity's hours: the form again as it was sent, with the message (someone else's activity is not found). */
+  const activityHoursRefused: FormScreen = async ({ sent, error, fields }, { user, params, render }) => {
+    const activity = user && params.id ? await findOwnActivity(deps, user.id, params.id) : undefined;
+    if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
+    return render((view) => <ActivityHoursScreen view={view} activity={activity} values={postedAvailability(sent)} errors={fields} hoursDay={hoursErrorDay(error)} />, { status: error.status });
+  };
+
   return new Elysia({ name: "offline.availability", seed: deps.id })
     .use(context(deps))
     .guard({ onboarded: true })
@@ -63,20 +70,12 @@ export function availabilityRoutes(deps: Deps) {
       if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
       return render((view) => <ActivityHoursScreen view={view} activity={activity} values={availabilityValues(activity)} errors={{}} />);
     })
-    .post("/host/availability/activities/:id", async ({ params, body, user, state, render, sendTo }) => {
+    .post("/host/availability/activities/:id", async ({ params, body, user, render, sendTo }) => {
       const activity = await findOwnActivity(deps, user.id, params.id);
       if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
-      // Only the fields of when it can be booked: anything else sent is not read.
-      const sent = asRecord(body);
-      const input = Object.fromEntries(Object.entries(sent).filter(([k]) => k === "hoursMode" || /^hours[0-6]$/.test(k) || k === "noticeMinutes" || k === "horizonDays" || k === "instantBooking"));
-      const read = await readActivityInput(deps, user, { hoursMode: "any", ...input }, activity);
-      if (!read.ok) {
-        const errors = translateActivityErrors(state.t, read.errors);
-        return render((view) => <ActivityHoursScreen view={view} activity={activity} values={postedAvailability(sent)} errors={errors} hoursDay={hoursErrorDay(read.errors)} />, { status: 400 });
-      }
-      await updateActivity(deps, activity, read.changes);
+      await updateActivity(deps, user, activity, body);
       return sendTo("/host/availability", { title: "availability.hoursSaved", body: "availability.hoursSavedBody", variant: "success" });
-    })
+    }, { body: activityHoursBody, refused: { screen: activityHoursRefused } })
     .post("/host/availability/blocks/:id/remove", async ({ params, user, request, sendTo }) => {
       try {
         await removeBlock(deps, user.id, params.id);
