@@ -78,3 +78,20 @@ export const resetBody = z.object({ token: tokenSchema, password: z.unknown().op
 
 /** Proving an account is one's own with its password, to join a provider's sign-in to it. */
 export const linkPasswordBody = z.object({ password: passwordSchema });
+
+/** One value of a query, or null when it is sent as anything else (missing, or repeated). */
+const oneValue = z.unknown().optional().transform((v) => (typeof v === "string" ? v : null));
+
+/**
+ * A provider's answer at our callback: `code` and `state`, and `iss` (RFC 9207) as absent
+ * (undefined), one value, or null when it is anything else: sent twice, it is never accepted,
+ * whichever value comes last.
+ */
+export const callbackQuery = z.object({
+  code: oneValue,
+  state: oneValue,
+  iss: z.unknown().optional().transform((iss) => (iss === undefined ? undefined : typeof iss === "string" ? iss : null)),
+});
+
+/** The callback's `iss` as read: absent (undefined), one value, or null when it was anything else. */
+export type SentIssuer = z.output<typeof callbackQuery>["iss"];

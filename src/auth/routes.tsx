@@ -13,7 +13,7 @@ import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
 import { selfUser } from "../profiles/serialize";
 import type { OAuthFlow } from "./oauth";
-import { localeBody, signInBody, signUpBody } from "./input";
+import { callbackQuery, localeBody, signInBody, signUpBody } from "./input";
 import { startLink } from "./account";
 import { sessionAnswers } from "./answers";
 import { LINK_COOKIE_TTL_S, linkCookie } from "./link-routes";
@@ -143,7 +143,7 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
           res.headers.append("Set-Cookie", serializeCookie(deps.cookies.oauth, "", { maxAge: 0, secure }));
           return res;
         });
-      if (!saved || saved.p !== flow.config.id || typeof query.state !== "string" || query.state !== saved.s || typeof query.code !== "string") {
+      if (!saved || saved.p !== flow.config.id || query.state === null || query.state !== saved.s || query.code === null) {
         return fail("login.oauthFailed");
       }
       const clearOAuth = serializeCookie(deps.cookies.oauth, "", { maxAge: 0, secure });
@@ -184,7 +184,7 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
       const session = await signIn(state, user.id);
       redirect.headers.append("Set-Cookie", sessionCookie(session.token));
       return redirect;
-    }, { public: true });
+    }, { public: true, query: callbackQuery });
 }
 
 const randomId = () => Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
