@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.cleanup());
 
-type Json = Record<string, unknown> & { errors?: Record<string, string>; message?: string };
+type Json = Record<string, unknown> & { fields?: Record<string, string>; message?: string };
 const body = async (res: Response) => (await res.json()) as Json;
 const valid = { title: "Tennis for beginners", description: "Forehand, backhand, serve.", category: "sports", hourlyRate: "45.50" };
 
@@ -70,14 +70,14 @@ describe("creating activities through the API", () => {
       url: "/api/activities",
       body: { ...valid, ...change },
       status: 400,
-      json: { errors: { [field]: message } },
+      json: { fields: { [field]: message } },
       unchanged: async () => (await t.db.select().from(activities)).length,
     })),
   );
 
   test("the rate message is the spec's French one for French visitors", async () => {
     const res = await host.request("/api/activities", { method: "POST", json: { ...valid, hourlyRate: "" }, headers: { "accept-language": "fr" } });
-    expect((await body(res)).errors!.hourlyRate).toBe("Le tarif horaire est requis");
+    expect((await body(res)).fields!.hourlyRate).toBe("Le tarif horaire est requis");
   });
 
   test.each([

@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.cleanup());
 
-type Json = Record<string, unknown> & { errors?: Record<string, string>; message?: string };
+type Json = Record<string, unknown> & { fields?: Record<string, string>; message?: string };
 const body = async (res: Response) => (await res.json()) as Json;
 const valid = { title: "Morning rowing", description: "Two hours on the lake.", category: "sports", hourlyRate: "30" };
 const form = { ...valid, hasMeetingPoint: "false", photos: "[]" };
@@ -47,15 +47,15 @@ describe("reading weekly hours", () => {
   });
 
   test("the API's forms: null or 'any', minute pairs, the text form; nothing given changes nothing", () => {
-    expect(readWeeklyHours({ weeklyHours: null })).toEqual({ ok: true, hours: null });
-    expect(readWeeklyHours({ weeklyHours: "any" })).toEqual({ ok: true, hours: null });
-    expect(readWeeklyHours({ weeklyHours: weekendMornings })).toEqual({ ok: true, hours: weekendMornings });
-    expect(readWeeklyHours({ weeklyHours: ["", "", "", "", "", "09:00-12:00", [[540, 720]]] })).toEqual({ ok: true, hours: weekendMornings });
-    expect(readWeeklyHours({ weeklyHours: [[[720, 840], [540, 600]], [], [], [], [], [], null] })).toEqual({ ok: true, hours: [[[540, 600], [720, 840]], [], [], [], [], [], []] });
-    expect(readWeeklyHours({ hoursMode: "weekly", ...days(["", "", "", "", "", "09:00-12:00", "09:00-12:00"]) })).toEqual({ ok: true, hours: weekendMornings });
-    expect(readWeeklyHours({ hoursMode: "any", ...days(["09:00-12:00", "", "", "", "", "", ""]) })).toEqual({ ok: true, hours: null });
+    expect(readWeeklyHours({ weeklyHours: null })).toEqual({ hours: null });
+    expect(readWeeklyHours({ weeklyHours: "any" })).toEqual({ hours: null });
+    expect(readWeeklyHours({ weeklyHours: weekendMornings })).toEqual({ hours: weekendMornings });
+    expect(readWeeklyHours({ weeklyHours: ["", "", "", "", "", "09:00-12:00", [[540, 720]]] })).toEqual({ hours: weekendMornings });
+    expect(readWeeklyHours({ weeklyHours: [[[720, 840], [540, 600]], [], [], [], [], [], null] })).toEqual({ hours: [[[540, 600], [720, 840]], [], [], [], [], [], []] });
+    expect(readWeeklyHours({ hoursMode: "weekly", ...days(["", "", "", "", "", "09:00-12:00", "09:00-12:00"]) })).toEqual({ hours: weekendMornings });
+    expect(readWeeklyHours({ hoursMode: "any", ...days(["09:00-12:00", "", "", "", "", "", ""]) })).toEqual({ hours: null });
     expect(readWeeklyHours({})).toBeUndefined();
-    for (const bad of [[[]], "weekly", 7, [1, 2, 3, 4, 5, 6, 7], [[["09:00", "12:00"]], [], [], [], [], [], []]]) expect(readWeeklyHours({ weeklyHours: bad })).toEqual({ ok: false, error: "activity.hoursInvalid" });
+    for (const bad of [[[]], "weekly", 7, [1, 2, 3, 4, 5, 6, 7], [[["09:00", "12:00"]], [], [], [], [], [], []]]) expect(readWeeklyHours({ weeklyHours: bad })).toEqual({ problem: "activity.hoursInvalid" });
   });
 });
 
@@ -117,7 +117,7 @@ describe("creating with availability", () => {
     expect(res.status).toBe(400);
     const answer = await body(res);
     expect(answer.message).toBe(message);
-    expect(answer.errors?.[field]).toBe(message);
+    expect(answer.fields?.[field]).toBe(message);
     const page = await host.postForm("/create-activity", { ...form, ...fields });
     expect(page.status).toBe(400);
     const html = await page.text();

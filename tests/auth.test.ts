@@ -55,7 +55,7 @@ describe("sign-up", () => {
       url: "/api/register",
       body,
       status: 400,
-      json: { errors: { [field]: message } },
+      json: { fields: { [field]: message } },
       unchanged: async () => (await t.db.select().from(users)).length,
     })),
   );

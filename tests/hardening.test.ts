@@ -299,9 +299,14 @@ describe("(9) OpenID Connect: the callback's `iss` (RFC 9207) must be the config
     await expectRefused(p);
     p.fake.setIss("none");
     await expectRefused(p);
-    // Two values, one of them right.
+    // Two values, one of them right, in either order.
     p.fake.setIss("own");
     await expectRefused(p, (callback) => callback.searchParams.append("iss", "https://attacker.example"));
+    await expectRefused(p, (callback) => {
+      const own = callback.searchParams.get("iss")!;
+      callback.searchParams.set("iss", "https://attacker.example");
+      callback.searchParams.append("iss", own);
+    });
   });
 
   test("a provider that does not say so: no `iss` signs in, its own signs in, another one is refused", async () => {

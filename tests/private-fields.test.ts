@@ -85,7 +85,10 @@ function neverKey(key: string) {
   return key === "passwordHash" || /stripe/i.test(key);
 }
 
-/** Private keys in JSON: allowed only on the caller's own object, and in the `errors` map about their own input. */
+/**
+ * Private keys in JSON: allowed only on the caller's own object, and in a refusal's map of
+ * messages about their own input (`fields` beside its `message`; `errors` where it is still so named).
+ */
 function jsonProblems(value: unknown, selfId: string, path = "$", out: string[] = []): string[] {
   if (Array.isArray(value)) value.forEach((v, i) => jsonProblems(v, selfId, `${path}[${i}]`, out));
   else if (value && typeof value === "object") {
@@ -94,7 +97,8 @@ function jsonProblems(value: unknown, selfId: string, path = "$", out: string[] 
     for (const [key, v] of Object.entries(record)) {
       if (neverKey(key)) out.push(`${path}.${key} is never shown`);
       else if (!own && PRIVATE_KEYS.has(key)) out.push(`${path}.${key} of someone else`);
-      if (key !== "errors") jsonProblems(v, selfId, `${path}.${key}`, out);
+      const refusedInput = key === "errors" || (key === "fields" && typeof record.message === "string");
+      if (!refusedInput) jsonProblems(v, selfId, `${path}.${key}`, out);
     }
   }
   return out;

@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.cleanup());
 
-type Json = Record<string, unknown> & { errors?: Record<string, string>; message?: string };
+type Json = Record<string, unknown> & { fields?: Record<string, string>; message?: string };
 const body = async (res: Response) => (await res.json()) as Json;
 
 describe("onboarding", () => {
@@ -139,7 +139,7 @@ describe("the profile call", () => {
       url: "/api/user/profile",
       body: input,
       status: 400,
-      json: { errors: { [field]: message } },
+      json: { fields: { [field]: message } },
       unchanged: async () => body(await c.get("/api/user")),
     })),
   );
@@ -264,7 +264,7 @@ describe("email and password", () => {
         url: "/api/user/password",
         body: input,
         status: 400,
-        json: { errors: { [field]: message } },
+        json: { fields: { [field]: message } },
       };
     }),
   );

@@ -233,7 +233,7 @@ describe("the operators' page", () => {
     for (const email of ["ops@offline.test", "OPS@offline.test"]) {
       const res = await c.putJson("/api/user/email", { email, currentPassword: password });
       expect(res.status).toBe(409);
-      expect(((await res.json()) as { errors: { email: string } }).errors.email).toBe("This email address is reserved. Please use another one.");
+      expect(((await res.json()) as { fields: { email: string } }).fields.email).toBe("This email address is reserved. Please use another one.");
     }
     expect((await c.get("/admin/reports")).status).toBe(404);
   });

@@ -57,7 +57,7 @@ afterAll(() => t.cleanup());
 
 const userRow = async () => (await one(t.db.select().from(users).where(eq(users.id, hostId))))!;
 const activityRows = () => t.db.select().from(activities).orderBy(activities.id);
-type Errors = { message: string; errors: Record<string, string> };
+type Errors = { message: string; fields: Record<string, string> };
 
 describe("PUT /api/user/profile", () => {
   test.each<[Record<string, unknown>, string, MessageKey]>([
@@ -100,13 +100,13 @@ describe("PUT /api/user/profile", () => {
     const res = await host.putJson("/api/user/profile", change);
     expect(res.status).toBe(400);
     const body = (await res.json()) as Errors;
-    expect(body.errors[field]).toBe(en(key));
+    expect(body.fields[field]).toBe(en(key));
     expect(await userRow()).toEqual(before);
   });
 
   test("the French message for characters that are not allowed", async () => {
     const res = await host.request("/api/user/profile", { method: "PUT", json: { firstName: "Bo\u202eb" }, headers: { "accept-language": "fr" } });
-    expect(((await res.json()) as Errors).errors.firstName).toBe(catalogues.fr["profile.firstNameCharacters"]);
+    expect(((await res.json()) as Errors).fields.firstName).toBe(catalogues.fr["profile.firstNameCharacters"]);
   });
 
   test("good values lose the invisible characters around them", async () => {
@@ -174,7 +174,7 @@ describe("activities: POST /api/activities and PATCH /api/activities/:id", () =>
     const before = await activityRows();
     const res = await host.postJson("/api/activities", { ...valid, ...change });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as Errors).errors[field]).toBe(en(key));
+    expect(((await res.json()) as Errors).fields[field]).toBe(en(key));
     expect(await activityRows()).toEqual(before);
   });
 
@@ -182,7 +182,7 @@ describe("activities: POST /api/activities and PATCH /api/activities/:id", () =>
     const before = await activityRows();
     const res = await host.request(`/api/activities/${activityId}`, { method: "PATCH", json: change });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as Errors).errors[field]).toBe(en(key));
+    expect(((await res.json()) as Errors).fields[field]).toBe(en(key));
     expect(await activityRows()).toEqual(before);
   });
 

@@ -5,11 +5,11 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { uploads } from "../db/schema";
 import { RateLimiter } from "../src/lib/rate-limit";
-import { ObjectTooLarge, signPostPolicy } from "../src/uploads/storage";
+import { MAX_UPLOAD_BYTES } from "../shared/limits";
+import { signPostPolicy } from "../src/uploads/storage";
 import { startFakeS3 } from "./fakes/s3";
 import { Client, makeTestApp, ORIGIN } from "./helpers";
 import { makeJpeg } from "./images";
-import { MAX_UPLOAD_BYTES } from "../shared/limits";
 
 /**
  * Attacks on uploads, reproduced: sizes are limited at the bucket (a POST policy) and checked
@@ -139,7 +139,7 @@ describe("processing checks the size before reading, and reads with a cap", () =
     // The storage's reader on its own: never more than the limit, whatever the object's size.
     const other = `tmp/${crypto.randomUUID()}`;
     s3.objects.set(other, { data: new Uint8Array(BIG), type: "application/octet-stream" });
-    await expect(app.deps.storage.read(other, 1024)).rejects.toBeInstanceOf(ObjectTooLarge);
+    await expect(app.deps.storage.read(other, 1024)).rejects.toMatchObject({ key: "upload.tooLarge", status: 413 });
     expect(await app.deps.storage.size(other)).toBe(BIG);
     expect(await app.deps.storage.size(`tmp/${crypto.randomUUID()}`)).toBeNull();
     app.cleanup();

@@ -1,13 +1,12 @@
 import { z } from "zod";
 import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MAX_RANGES_PER_DAY, MEETING_POINT_MAX, RATE_MAX } from "../../shared/limits";
-import type { Activity, User, activities } from "../../db/schema";
-import type { Deps } from "../deps";
+import type { activities } from "../../db/schema";
 import { listFrom } from "../lib/http";
 import { firstIssue } from "../lib/validation";
-import type { MessageKey, Translate } from "../texts";
+import type { MessageKey } from "../texts";
 import { cleanText, userText } from "../lib/text";
-import { cityByName, DEFAULT_CITY_NAME, findCity } from "../lib/places";
-import { ownedObjects } from "../uploads/service";
+import { cityByName, DEFAULT_CITY_NAME } from "../lib/places";
+import { DomainError } from "../lib/domain-error";
 import { categories, isCategory, type Category } from "./categories";
 import { checkWeeklyHours, HORIZON_CHOICES, minuteText, NOTICE_CHOICES, parseMinute, type DayRanges, type WeeklyHours, type WeeklyHoursProblem } from "../../shared/availability";
 
@@ -64,7 +63,7 @@ export const hourlyRateSchema = z
  * or a number; must be on the 30-minute grid between 30 and 240 minutes. Anything else
  * (booleans, lists, "0x3C", "1e1") is NaN, which no grid accepts.
  */
-export function durationMinutes(value: unknown, unit: "hours" | "minutes"): number | null {
+function durationMinutes(value: unknown, unit: "hours" | "minutes"): number | null {
   if (value === null || value === undefined || value === "") return null;
   let n: number;
   if (typeof value === "number") n = value;
@@ -118,17 +117,28 @@ export type ActivityErrors = Record<string, ActivityError>;
 export const dayNameKey = (day: number) => `activity.day${day}` as MessageKey;
 export const dayShortKey = (day: number) => `activity.dayShort${day}` as MessageKey;
 
-/** The weekday a refusal of the weekly hours is about (its field is marked), if it is about one. */
-export const hoursErrorDay = (errors: ActivityErrors): number | undefined => {
-  const e = errors.weeklyHours;
-  return e && typeof e === "object" ? e.day : undefined;
-};
+/**
+ * The refusal of an activity as sent: each refused field's message, the first one the answer's;
+ * a refusal about one weekday names it (`{day}`, said in the person's language).
+ */
+export function activityRefusal(errors: ActivityErrors): DomainError {
+  const fields: Record<string, MessageKey> = {};
+  let params: Record<string, string | number> | undefined;
+  for (const [field, e] of Object.entries(errors)) {
+    if (typeof e === "string") fields[field] = e;
+    else {
+      fields[field] = e.key;
+      params = { day: dayNameKey(e.day), max: MAX_RANGES_PER_DAY };
+    }
+  }
+  return new DomainError(Object.values(fields)[0]!, 400, { fields, params });
+}
 
-/** Field errors in the visitor's language, the weekday named in those about one day. */
-export function translateActivityErrors(t: Translate, errors: ActivityErrors): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(errors).map(([field, e]) => [field, typeof e === "string" ? t(e) : t(e.key, { day: t(dayNameKey(e.day)), max: MAX_RANGES_PER_DAY })]),
-  );
+/** The weekday a refusal of the weekly hours is about (its field is marked), if it is about one. */
+export function hoursErrorDay(error: DomainError): number | undefined {
+  const day = error.details.params?.day;
+  const match = typeof day === "string" ? /^activity\.day(\d)$/.exec(day) : null;
+  return match ? Number(match[1]) : undefined;
 }
 
 // ---- When the activity can be booked (docs/decisions/0037-availability.md) ----
@@ -169,6 +179,9 @@ export const dayText = (ranges: DayRanges | undefined) => (ranges ?? []).map(([a
 /** A weekday's ranges as the JSON API takes them: pairs of minutes, or the text form. */
 const dayJsonSchema = z.union([z.array(z.tuple([z.number(), z.number()])), z.string(), z.null()]);
 
+/** Weekly hours as read: the hours (null: any day), or why they cannot be. */
+export type WeeklyHoursReading = { hours: WeeklyHours | null } | { problem: ActivityError };
+
 /**
  * Weekly hours from the JSON API or the plain form, checked with the shared rules.
  *
@@ -181,32 +194,32 @@ const dayJsonSchema = z.union([z.array(z.tuple([z.number(), z.number()])), z.str
  *
  * Undefined when neither is given (nothing to change).
  */
-export function readWeeklyHours(input: Record<string, unknown>): { ok: true; hours: WeeklyHours | null } | { ok: false; error: ActivityError } | undefined {
+export function readWeeklyHours(input: Record<string, unknown>): WeeklyHoursReading | undefined {
   let days: (DayRanges | null)[];
   if (input.weeklyHours !== undefined) {
     const v = input.weeklyHours;
-    if (v === null || v === "any") return { ok: true, hours: null };
-    if (!Array.isArray(v) || v.length !== 7) return { ok: false, error: "activity.hoursInvalid" };
+    if (v === null || v === "any") return { hours: null };
+    if (!Array.isArray(v) || v.length !== 7) return { problem: "activity.hoursInvalid" };
     days = [];
     for (const day of v) {
       const r = dayJsonSchema.safeParse(day);
-      if (!r.success) return { ok: false, error: "activity.hoursInvalid" };
+      if (!r.success) return { problem: "activity.hoursInvalid" };
       days.push(r.data === null ? [] : typeof r.data === "string" ? parseDayText(r.data) : r.data);
     }
   } else if (input.hoursMode !== undefined) {
-    if (input.hoursMode === "any") return { ok: true, hours: null };
-    if (input.hoursMode !== "weekly") return { ok: false, error: "activity.hoursInvalid" };
+    if (input.hoursMode === "any") return { hours: null };
+    if (input.hoursMode !== "weekly") return { problem: "activity.hoursInvalid" };
     days = [0, 1, 2, 3, 4, 5, 6].map((d) => {
       const text = input[`hours${d}`] ?? "";
       return typeof text === "string" ? parseDayText(text) : null;
     });
   } else return undefined;
   const unreadable = days.findIndex((d) => d === null);
-  if (unreadable >= 0) return { ok: false, error: { key: HOURS_PROBLEM.format, day: unreadable } };
+  if (unreadable >= 0) return { problem: { key: HOURS_PROBLEM.format, day: unreadable } };
   const checked = checkWeeklyHours(days as DayRanges[]);
-  if (!checked.ok) return { ok: false, error: { key: HOURS_PROBLEM[checked.problem], day: checked.day } };
-  if (checked.hours.every((d) => d.length === 0)) return { ok: false, error: "activity.hoursEmpty" };
-  return { ok: true, hours: checked.hours };
+  if (!checked.ok) return { problem: { key: HOURS_PROBLEM[checked.problem], day: checked.day } };
+  if (checked.hours.every((d) => d.length === 0)) return { problem: "activity.hoursEmpty" };
+  return { hours: checked.hours };
 }
 
 /** One of a list of numbers, given as a number or a string of digits (a form's select). */
@@ -231,19 +244,30 @@ const asBool = (v: unknown): boolean | null => {
 };
 
 /**
- * Reads an activity from a form or the API (spec §7 field names; the wizard's duration and
- * maxDuration as hours in strings, or minutes). On create every required field must be there;
- * on update only the fields given are checked. Nothing is written here.
+ * An activity as sent, each field checked by its rule, in the domain's terms. What needs the host
+ * or the activity itself is left to the service (`activityChanges`): the durations together, the
+ * place (the host's or the activity's own unless given), whose photos these are.
  */
-export async function readActivityInput(
-  deps: Deps,
-  host: User,
-  input: Record<string, unknown>,
-  existing?: Activity,
-): Promise<{ ok: true; changes: ActivityChanges } | { ok: false; errors: ActivityErrors }> {
+export interface ActivityInput {
+  /** The fields that need nothing else: title, description, category, rate, hours, notice, horizon, instant booking, meeting point. */
+  changes: ActivityChanges;
+  /** Durations given, in minutes (NaN: unreadable; a null maximum: none); each left as it is when absent. */
+  durations: { min?: number | null; max?: number | null };
+  /** The place given (either part, or neither on creation: the host's own). */
+  place?: { country?: string; city?: string };
+  /** The photos, in order, without repeats. */
+  photos?: string[];
+}
+
+/**
+ * Reads an activity from a form or the API (spec §7 field names; the wizard's duration and
+ * maxDuration as hours in strings, or minutes). On creation every required field must be there;
+ * on a change only the fields given are read. Refused with every field's message at once,
+ * thrown as it is rather than as a schema's issues, as a refusal about one weekday names it.
+ */
+export function readActivity(input: Record<string, unknown>, creating: boolean): ActivityInput {
   const errors: ActivityErrors = {};
   const changes: ActivityChanges = {};
-  const creating = !existing;
   const has = (k: string) => input[k] !== undefined && input[k] !== null;
 
   const check = <T>(key: string, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, apply: (v: T) => void) => {
@@ -263,8 +287,8 @@ export async function readActivityInput(
 
   // When it can be booked: left as they are (or the defaults) unless given.
   const hours = readWeeklyHours(input);
-  if (hours?.ok) changes.weeklyHours = hours.hours;
-  else if (hours) errors.weeklyHours = hours.error;
+  if (hours && "problem" in hours) errors.weeklyHours = hours.problem;
+  else if (hours) changes.weeklyHours = hours.hours;
   for (const [key, schema] of [["noticeMinutes", noticeSchema], ["horizonDays", horizonSchema]] as const) {
     if (!has(key)) continue;
     const r = schema.safeParse(input[key]);
@@ -279,21 +303,13 @@ export async function readActivityInput(
     else changes.instantBooking = on;
   }
 
-  // Durations: minimum on the 30-minute grid; maximum absent, or at least minimum + 30.
-  const minGiven = has("minDurationMinutes") ? durationMinutes(input.minDurationMinutes, "minutes") : has("duration") ? durationMinutes(input.duration, "hours") : undefined;
-  const maxGiven = has("maxDurationMinutes") || "maxDurationMinutes" in input
-    ? durationMinutes(input.maxDurationMinutes, "minutes")
-    : has("maxDuration") || "maxDuration" in input
-      ? durationMinutes(input.maxDuration, "hours")
-      : undefined;
-  const min = minGiven === undefined || minGiven === null ? (existing?.minDurationMinutes ?? DEFAULT_MIN_DURATION) : minGiven;
-  const max = maxGiven === undefined ? (existing?.maxDurationMinutes ?? null) : maxGiven;
-  if (!onDurationGrid(min)) errors.duration = "activity.durationInvalid";
-  else if (max !== null && (!onDurationGrid(max) || max < min + DURATION_STEP || max > DURATION_MAX)) errors.maxDuration = "activity.maxDurationInvalid";
-  else {
-    if (minGiven !== undefined || creating) changes.minDurationMinutes = min;
-    if (maxGiven !== undefined || creating) changes.maxDurationMinutes = max;
-  }
+  // Durations: the minimum as minutes or as the wizard's hours; the maximum too, where an empty
+  // one (or null) means none.
+  const durations: ActivityInput["durations"] = {};
+  if (has("minDurationMinutes")) durations.min = durationMinutes(input.minDurationMinutes, "minutes");
+  else if (has("duration")) durations.min = durationMinutes(input.duration, "hours");
+  if (has("maxDurationMinutes") || "maxDurationMinutes" in input) durations.max = durationMinutes(input.maxDurationMinutes, "minutes");
+  else if (has("maxDuration") || "maxDuration" in input) durations.max = durationMinutes(input.maxDuration, "hours");
 
   // Meeting point: "share later" clears it.
   if (has("hasMeetingPoint") || has("meetingPoint") || creating) {
@@ -314,28 +330,39 @@ export async function readActivityInput(
     }
   }
 
-  // Place: the host's own city unless another valid one is given.
+  // Place: the host's own city unless another is given (found by the service).
+  let place: ActivityInput["place"];
   if (has("city") || has("country") || creating) {
-    const country = has("country") ? input.country : (existing?.country ?? host.country);
-    const city = has("city") ? input.city : (existing?.city ?? host.city);
-    const found = findCity(country, city);
-    if (!found) errors.city = "activity.placeInvalid";
-    else {
-      changes.country = String(country);
-      changes.city = found.name;
-    }
+    const country = has("country") ? input.country : undefined;
+    const city = has("city") ? input.city : undefined;
+    if ((country !== undefined && typeof country !== "string") || (city !== undefined && typeof city !== "string")) errors.city = "activity.placeInvalid";
+    else place = { country, city };
   }
 
+  let photos: string[] | undefined;
   if (has("photos") || creating) {
     const r = photosListSchema.safeParse(listFrom(input.photos ?? []));
     if (!r.success) errors.photos = firstIssue(r.error);
-    else {
-      const list = [...new Set(r.data)];
-      const owned = await ownedObjects(deps, host.id, list);
-      if (list.some((p) => !owned.has(p) && !(existing?.photos ?? []).includes(p))) errors.photos = "activity.photosInvalid";
-      else changes.photos = list;
-    }
+    else photos = [...new Set(r.data)];
   }
 
-  return Object.keys(errors).length ? { ok: false, errors } : { ok: true, changes };
+  if (Object.keys(errors).length) throw activityRefusal(errors);
+  return { changes, durations, place, photos };
 }
+
+/** `POST /api/activities`: a new activity (every required field). */
+export const activityCreateBody = z.record(z.string(), z.unknown()).transform((sent) => readActivity(sent, true));
+
+/** `PATCH /api/activities/:id`: the fields to change. */
+export const activityUpdateBody = z.record(z.string(), z.unknown()).transform((sent) => readActivity(sent, false));
+
+/** The create form: a new activity, with what was typed kept beside it for the form drawn again. */
+export const activityForm = z.record(z.string(), z.unknown()).transform((sent) => ({ ...sent, activity: readActivity(sent, true) }));
+
+/** The fields of when an activity can be booked, on its own form (a form without JavaScript, so `hoursMode` is "any" unless sent). */
+const HOURS_FIELD = /^(hoursMode|hours[0-6]|noticeMinutes|horizonDays|instantBooking)$/;
+
+/** An activity's hours form: only the fields of when it can be booked are read; anything else sent is not. */
+export const activityHoursBody = z
+  .record(z.string(), z.unknown())
+  .transform((sent) => readActivity({ hoursMode: "any", ...Object.fromEntries(Object.entries(sent).filter(([k]) => HOURS_FIELD.test(k))) }, false));

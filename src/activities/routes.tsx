@@ -8,9 +8,9 @@ import { CreateActivityForm, emptyCreateForm, type CreateFormState } from "../..
 import { ActivityDetail, ActivityNotFound } from "../../views/activities/Detail";
 import { HostActivities, HostDashboard, type DashboardData } from "../../views/activities/HostDashboard";
 import { ActivityWizardPage } from "../../views/activities/Wizard";
-import { context, type Render } from "../context";
+import { context, type FormScreen, type Render } from "../context";
 import { type Deps, type RequestState } from "../deps";
-import { asRecord, stringsFrom, waitHeaders, waitParams } from "../lib/http";
+import { stringsFrom, waitHeaders, waitParams } from "../lib/http";
 import { DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../lib/places";
 import { todayIn } from "../lib/time";
 import { activityZone } from "../bookings/times";
@@ -18,7 +18,7 @@ import { publicUser } from "../profiles/serialize";
 import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
 import { createActivity, creationWait } from "./service";
-import { hoursErrorDay, readActivityInput, readBrowseQuery, translateActivityErrors } from "./input";
+import { activityForm, hoursErrorDay, readBrowseQuery } from "./input";
 import { postedAvailability } from "../../views/activities/Availability";
 import { dialogTimes, hostEarnings, hostRequests, type DialogTimes } from "../bookings/queries";
 import { activityRatingAndReviews, browseActivities, countOwnActivities, findListedActivity, findOwnActivity, hostOf, ownActivities } from "./queries";
@@ -98,6 +98,35 @@ export function activityRoutes(deps: Deps) {
   };
   const nearOf = (user: User) => `${user.city ?? DEFAULT_CITY_NAME}, ${user.country ?? DEFAULT_COUNTRY}`;
 
+  /**
+   * A refused create form: the form again as it was typed, each field's message and the alert.
+   * Someone over the creation limit is told that first, whatever else the form holds.
+   */
+  const createFormRefused: FormScreen = async ({ sent, error, message, fields }, { state, user, render }) => {
+    if (!user) return undefined;
+    const wait = error.status === 429 ? 0 : await creationWait(deps, user.id);
+    const str = (k: string) => (typeof sent[k] === "string" ? (sent[k] as string) : "");
+    const formState: CreateFormState = {
+      values: {
+        title: str("title"),
+        description: str("description"),
+        category: str("category"),
+        hourlyRate: str("hourlyRate"),
+        hasMeetingPoint: str("hasMeetingPoint") === "true",
+        meetingPoint: str("meetingPoint"),
+        photos: stringsFrom(sent.photos),
+        availability: postedAvailability(sent),
+      },
+      errors: wait > 0 ? {} : fields,
+      hoursDay: wait > 0 ? undefined : hoursErrorDay(error),
+      alert: { title: state.t("wizard.createError"), body: wait > 0 ? state.t("activity.tooManyCreated", waitParams(wait)) : (Object.values(fields)[0] ?? message) },
+    };
+    return render((view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(user)} />, {
+      status: wait > 0 ? 429 : error.status,
+      headers: waitHeaders(wait),
+    });
+  };
+
   return new Elysia({ name: "offline.activities", seed: deps.id })
     .use(context(deps))
     .guard({ onboarded: true })
@@ -112,35 +141,10 @@ export function activityRoutes(deps: Deps) {
     .get("/create-activity", ({ request, state, user, render }) =>
       render((view) => <CreateActivityForm view={view} state={emptyCreateForm} maps={deps.config.maps} near={nearOf(user)} />),
     )
-    .post("/create-activity", async ({ body, state, user, render, sendTo }) => {
-      const input = asRecord(body);
-      let wait = await creationWait(deps, user.id);
-      const read = wait > 0 ? null : await readActivityInput(deps, user, input);
-      if (read?.ok) {
-        const created = await createActivity(deps, user, read.changes);
-        if (created.ok) return sendTo("/host-dashboard", { title: "toast.activityCreated" });
-        wait = created.retryAfterMs;
-      }
-      const str = (k: string) => (typeof input[k] === "string" ? (input[k] as string) : "");
-      const photos = stringsFrom(input.photos);
-      const errors = read && !read.ok ? translateActivityErrors(state.t, read.errors) : {};
-      const formState: CreateFormState = {
-        values: {
-          title: str("title"),
-          description: str("description"),
-          category: str("category"),
-          hourlyRate: str("hourlyRate"),
-          hasMeetingPoint: str("hasMeetingPoint") === "true",
-          meetingPoint: str("meetingPoint"),
-          photos,
-          availability: postedAvailability(input),
-        },
-        errors,
-        hoursDay: read && !read.ok ? hoursErrorDay(read.errors) : undefined,
-        alert: { title: state.t("wizard.createError"), body: wait > 0 ? state.t("activity.tooManyCreated", waitParams(wait)) : (Object.values(errors)[0] ?? state.t("wizard.tryAgain")) },
-      };
-      return render((view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(user)} />, { status: wait > 0 ? 429 : 400, headers: waitHeaders(wait) });
-    })
+    .post("/create-activity", async ({ body, user, sendTo }) => {
+      await createActivity(deps, user, body.activity);
+      return sendTo("/host-dashboard", { title: "toast.activityCreated" });
+    }, { body: activityForm, refused: { screen: createFormRefused } })
     .get("/create-activity-flow", ({ request, state, user, render }) =>
       render((view) => (
         <ActivityWizardPage view={view} city={user.city ?? DEFAULT_CITY_NAME} country={user.country ?? DEFAULT_COUNTRY} maps={deps.config.maps} />

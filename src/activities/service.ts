@@ -2,31 +2,81 @@ import { count, eq } from "drizzle-orm";
 import { writeTransaction, one } from "../../db/client";
 import { activities, bookings, type Activity, type User } from "../../db/schema";
 import type { Deps } from "../deps";
-import type { ActivityChanges } from "./input";
+import { DomainError } from "../lib/domain-error";
+import { findCity } from "../lib/places";
+import { ownedObjects } from "../uploads/service";
+import { DURATION_MAX, DURATION_STEP } from "../../shared/limits";
+import { activityRefusal, DEFAULT_MIN_DURATION, onDurationGrid, type ActivityChanges, type ActivityErrors, type ActivityInput } from "./input";
 
 /**
  * Milliseconds before the user may create another activity (`limits.activityCreate`), 0 when they
- * may: asked before the form is read, so someone over the limit is told first. `createActivity` decides.
+ * may: the create form asks it when it is refused, so someone over the limit is told that first.
+ * `createActivity` decides.
  */
 export const creationWait = (deps: Deps, userId: string): Promise<number> => deps.limits.activityCreate.retryAfter(userId, deps.now());
 
 /**
+ * The changes an activity as sent makes (`readActivity`), with what needs the host or the
+ * activity itself: the durations together (the minimum on the 30-minute grid, the maximum absent
+ * or at least 30 minutes more), the place (the activity's own, else the host's, unless given),
+ * photos the host uploaded or the activity already has. Refused with each field's message.
+ */
+async function activityChanges(deps: Deps, host: User, input: ActivityInput, existing?: Activity): Promise<ActivityChanges> {
+  const errors: ActivityErrors = {};
+  const changes: ActivityChanges = { ...input.changes };
+  const creating = !existing;
+
+  const { min: minGiven, max: maxGiven } = input.durations;
+  const min = minGiven === undefined || minGiven === null ? (existing?.minDurationMinutes ?? DEFAULT_MIN_DURATION) : minGiven;
+  const max = maxGiven === undefined ? (existing?.maxDurationMinutes ?? null) : maxGiven;
+  if (!onDurationGrid(min)) errors.duration = "activity.durationInvalid";
+  else if (max !== null && (!onDurationGrid(max) || max < min + DURATION_STEP || max > DURATION_MAX)) errors.maxDuration = "activity.maxDurationInvalid";
+  else {
+    if (minGiven !== undefined || creating) changes.minDurationMinutes = min;
+    if (maxGiven !== undefined || creating) changes.maxDurationMinutes = max;
+  }
+
+  if (input.place) {
+    const country = input.place.country ?? existing?.country ?? host.country;
+    const found = findCity(country, input.place.city ?? existing?.city ?? host.city);
+    if (!found) errors.city = "activity.placeInvalid";
+    else {
+      changes.country = String(country);
+      changes.city = found.name;
+    }
+  }
+
+  if (input.photos) {
+    const owned = await ownedObjects(deps, host.id, input.photos);
+    if (input.photos.some((p) => !owned.has(p) && !(existing?.photos ?? []).includes(p))) errors.photos = "activity.photosInvalid";
+    else changes.photos = input.photos;
+  }
+
+  if (Object.keys(errors).length) throw activityRefusal(errors);
+  return changes;
+}
+
+/**
  * Creates an activity. Every creation, from any screen or call, is counted against
  * `limits.activityCreate` before it is written, in one step with the limit, so creations sent
- * together are no more than it allows; over it nothing is written.
+ * together are no more than it allows; over it nothing is written (429). An activity refused
+ * for what it holds is not counted.
  */
-export async function createActivity(deps: Deps, host: User, changes: ActivityChanges): Promise<{ ok: true; activity: Activity } | { ok: false; retryAfterMs: number }> {
+export async function createActivity(deps: Deps, host: User, input: ActivityInput): Promise<Activity> {
+  const changes = await activityChanges(deps, host, input);
   const now = deps.now();
   const wait = await deps.limits.activityCreate.take(host.id, now);
-  if (wait > 0) return { ok: false, retryAfterMs: wait };
+  if (wait > 0) throw new DomainError("activity.tooManyCreated", 429, { retryAfterMs: wait });
   const [row] = await writeTransaction(deps.db, (tx) => tx
     .insert(activities)
     .values({ ...(changes as typeof activities.$inferInsert), id: crypto.randomUUID(), hostId: host.id, createdAt: now, updatedAt: now })
     .returning());
-  return { ok: true, activity: row! };
+  return row!;
 }
 
-export async function updateActivity(deps: Deps, activity: Activity, changes: ActivityChanges): Promise<Activity> {
+/** Changes the host's activity (`input`: only the fields given). */
+export async function updateActivity(deps: Deps, host: User, activity: Activity, input: ActivityInput): Promise<Activity> {
+  const changes = await activityChanges(deps, host, input, activity);
   const [row] = await writeTransaction(deps.db, (tx) => tx
     .update(activities)
     .set({ ...changes, updatedAt: deps.now() })

@@ -1,23 +1,25 @@
 import { Elysia } from "elysia";
 import { LinkAccount, type LinkState } from "../../views/auth/LinkAccount";
-import { context } from "../context";
+import { context, type FormScreen } from "../context";
 import { type Deps, type RequestState } from "../deps";
-import { asRecord, json, redirectTo, serializeCookie, waitHeaders, waitParams, wantsJson } from "../lib/http";
-import type { MessageKey } from "../texts";
+import { DomainError } from "../lib/domain-error";
+import { json, redirectTo, serializeCookie, wantsJson } from "../lib/http";
 import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
-import { completeLink, emailLink, pendingLink, type LinkResult, type PendingLink } from "./account";
+import { completeLink, emailLink, pendingLink, type Linked, type PendingLink } from "./account";
 import { sessionAnswers } from "./answers";
+import { linkPasswordBody, tokenFrom, tokenInput } from "./input";
 import type { OAuthFlow } from "./oauth";
-import { takeEach } from "../lib/rate-limit";
-import { signInLimits } from "./service";
-import { tokenFrom } from "./tokens";
+import { proveAccountPassword } from "./service";
 
 /** The pending provider sign-in lasts as long as its token (one hour). */
 export const LINK_COOKIE_TTL_S = 60 * 60;
 
 /** The cookie holding the raw token of the provider identity waiting to be joined (httpOnly). */
 export const linkCookie = (deps: Deps) => `${deps.config.secureCookies ? "__Host-" : ""}link`;
+
+/** The link screens' headers: never stored (they show an address), the token never sent on as a referrer. */
+const PAGE_HEADERS = { "Cache-Control": "no-store", "Referrer-Policy": "same-origin" };
 
 /**
  * Joining a provider's account to an existing Offline account (docs/decisions/0034). The callback
@@ -33,11 +35,8 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
   const clearCookie = () => serializeCookie(cookieName, "", { maxAge: 0, secure });
   const providerName = (id: string) => flows.get(id)?.config.name ?? id;
 
-  const page = (state: RequestState, request: Request, screen: LinkState, status = 200, headers: Record<string, string> = {}) =>
-    renderPage(deps, state, request, (view) => <LinkAccount view={view} state={screen} />, {
-      status,
-      headers: { "Cache-Control": "no-store", "Referrer-Policy": "same-origin", ...headers },
-    });
+  const page = (state: RequestState, request: Request, screen: LinkState) =>
+    renderPage(deps, state, request, (view) => <LinkAccount view={view} state={screen} />, { headers: PAGE_HEADERS });
 
   const fromCookie = (state: RequestState) => pendingLink(deps, tokenFrom(state.cookies[cookieName]));
   const chooseState = (link: PendingLink, errors?: { password?: string; form?: string }): LinkState => ({
@@ -49,32 +48,50 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
   });
 
   /** The pending sign-in is gone (expired, used, or never was): start again. */
-  const expired = (state: RequestState, request: Request) =>
-    wantsJson(request) ? json({ message: state.t("link.expired") }, 400) : page(state, request, { kind: "expired" }, 400);
+  const expired = () => new DomainError("link.expired", 400);
 
-  /** Whether this browser's pending sign-in is the one the emailed link is for (same account, provider and subject). */
-  const startedHere = async (state: RequestState, emailed: PendingLink) => {
-    const own = await fromCookie(state);
-    return !!own && own.user.id === emailed.user.id && own.provider === emailed.provider && own.subject === emailed.subject;
+  /** This browser's pending sign-in, or the refusal that it is gone. */
+  const ownLink = async (state: RequestState) => {
+    const link = await fromCookie(state);
+    if (!link) throw expired();
+    return link;
   };
-  const otherBrowser = (state: RequestState, request: Request, link: PendingLink) =>
-    wantsJson(request)
-      ? json({ message: state.t("link.otherBrowser", { provider: providerName(link.provider) }) }, 403)
-      : page(state, request, { kind: "otherBrowser", provider: providerName(link.provider) }, 403);
 
-  /** A refusal from `completeLink`. */
-  function refused(state: RequestState, request: Request, result: Exclude<LinkResult, { ok: true }>, provider: string, email: string) {
-    if (result.reason === "invalid") return expired(state, request);
-    const status = result.reason === "takenByOther" ? 409 : 403;
-    const key: MessageKey = result.reason === "suspended" ? "login.suspended" : result.reason === "takenByOther" ? "link.takenByOther" : "link.unverified";
-    const message = state.t(key, { provider, email });
-    if (wantsJson(request)) return json({ message }, status);
-    if (result.reason === "unverified") return page(state, request, { kind: "unverified", email, provider }, status);
-    return page(state, request, { kind: "refused", message }, status);
-  }
+  /**
+   * The emailed link's pending sign-in, which works only in the browser holding the same one (same
+   * account, provider and subject); refused otherwise.
+   */
+  const emailedLink = async (state: RequestState, token: string | null) => {
+    const link = await pendingLink(deps, token);
+    if (!token || !link) throw expired();
+    const own = await fromCookie(state);
+    const startedHere = !!own && own.user.id === link.user.id && own.provider === link.provider && own.subject === link.subject;
+    if (!startedHere) throw new DomainError("link.otherBrowser", 403, { params: { provider: providerName(link.provider) } });
+    return { token, link };
+  };
+
+  /**
+   * A refusal on a link screen: the screen saying the sign-in expired, was opened in another
+   * browser, or cannot be joined (an unverified address, a suspended account, a provider's account
+   * joined to someone else); else (a password refused, "Email me a link" over its limit) the
+   * choice again with the message, while the sign-in still waits.
+   */
+  const linkRefused: FormScreen = async ({ error, message, fields }, { state, render }) => {
+    const draw = (screen: LinkState, status = error.status) => render((view) => <LinkAccount view={view} state={screen} />, { status, headers: PAGE_HEADERS });
+    const said = (name: string) => String(error.params?.[name] ?? "");
+    if (error.key === "link.expired") return draw({ kind: "expired" });
+    if (error.key === "link.otherBrowser") return draw({ kind: "otherBrowser", provider: said("provider") });
+    if (error.key === "link.unverified") return draw({ kind: "unverified", email: said("email"), provider: said("provider") });
+    if (error.key === "login.suspended" || error.key === "link.takenByOther") return draw({ kind: "refused", message });
+    const link = await fromCookie(state);
+    if (!link) return draw({ kind: "expired" }, 400);
+    return draw(chooseState(link, fields.password ? { password: fields.password } : { form: message }));
+  };
+
+  const refused = { screen: linkRefused };
 
   /** Joined: the browser is signed in to the account and sent where it was going. */
-  function linked(state: RequestState, request: Request, result: Extract<LinkResult, { ok: true }>) {
+  function linked(state: RequestState, request: Request, result: Linked) {
     const headers = new Headers();
     headers.append("Set-Cookie", clearCookie());
     if (wantsJson(request)) {
@@ -89,90 +106,43 @@ export function linkRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
 
   return new Elysia({ name: "offline.auth.link", seed: deps.id })
     .use(context(deps))
-    .get(
-      "/link-account",
-      async ({ request, state }) => {
-        const link = await fromCookie(state);
-        if (!link) return expired(state, request);
-        return page(state, request, chooseState(link));
-      },
-      { public: true },
-    )
+    .get("/link-account", async ({ request, state }) => page(state, request, chooseState(await ownLink(state))), { public: true, refused })
     // Proof by password, with the sign-in's own limits.
     .post(
       "/link-account",
       async ({ request, body, state }) => {
-        const link = await fromCookie(state);
-        if (!link) return expired(state, request);
-        const password = asRecord(body).password;
-        const fail = (status: number, errors: { password?: string; form?: string }, headers: Record<string, string> = {}) =>
-          wantsJson(request)
-            ? json({ message: errors.form ?? errors.password, errors }, status, headers)
-            : page(state, request, chooseState(link, errors), status, headers);
-        if (typeof password !== "string" || !password) return fail(400, { password: state.t("login.passwordRequired") });
-        if (password.length > 200) return fail(400, { password: state.t("login.passwordTooLong") });
-        const email = link.user.email!;
-        const now = deps.now();
-        const wait = await signInLimits.take(deps, email, state.ip, now);
-        if (wait > 0) return fail(429, { form: state.t("error.tooMany", waitParams(wait)) }, waitHeaders(wait));
-        const hash = link.user.passwordHash;
-        const right = hash ? await deps.passwords.verify(password, hash) : false;
-        // Counted as a failure already.
-        if (!right) return fail(401, { password: state.t("link.wrongPassword") });
-        await signInLimits.succeeded(deps, email, state.ip, now);
-        const result = await completeLink(deps, tokenFrom(state.cookies[cookieName]), false);
-        if (!result.ok) return refused(state, request, result, providerName(link.provider), email);
-        return linked(state, request, result);
+        const link = await ownLink(state);
+        await proveAccountPassword(deps, link.user, body.password, state.ip);
+        return linked(state, request, await completeLink(deps, tokenFrom(state.cookies[cookieName]), false, providerName(link.provider)));
       },
-      { public: true },
+      { public: true, refused, body: linkPasswordBody },
     )
     // "Email me a link": a new link token, with the same provider identity, to the account's address.
-    .post(
-      "/link-account/email",
-      async ({ request, state }) => {
-        const link = await fromCookie(state);
-        if (!link) return expired(state, request);
-        // Counted per account and per address before the email is written, in one step each.
-        const now = deps.now();
-        const { retryAfterMs: wait } = await takeEach(now, [deps.limits.linkEmail, link.user.id], [deps.limits.emailsToAddress, link.row.email]);
-        if (wait > 0) {
-          const message = state.t("link.tooMany", waitParams(wait));
-          if (wantsJson(request)) return json({ message }, 429, waitHeaders(wait));
-          return page(state, request, chooseState(link, { form: message }), 429, waitHeaders(wait));
-        }
-        const provider = providerName(link.provider);
-        await emailLink(deps, link, provider, state.locale);
-        const email = link.user.email!;
-        if (wantsJson(request)) return json({ message: state.t("link.sent", { email, provider }) }, 202);
-        return page(state, request, { kind: "sent", email, provider });
-      },
-      { public: true },
-    )
+    .post("/link-account/email", async ({ request, state }) => {
+      const link = await ownLink(state);
+      const provider = providerName(link.provider);
+      await emailLink(deps, link, provider, state.locale);
+      const email = link.user.email!;
+      if (wantsJson(request)) return json({ message: state.t("link.sent", { email, provider }) }, 202);
+      return page(state, request, { kind: "sent", email, provider });
+    }, { public: true, refused })
     // The emailed link: a page with one button (mail scanners follow links; only the button joins).
     // It works only in the browser holding the same pending sign-in: whoever asked for the email
     // without owning the address cannot get the owner to join their provider account by a click.
     .get(
       "/link-account/confirm",
       async ({ request, query, state }) => {
-        const token = tokenFrom(query.token);
-        const link = await pendingLink(deps, token);
-        if (!token || !link) return expired(state, request);
-        if (!(await startedHere(state, link))) return otherBrowser(state, request, link);
+        const { token, link } = await emailedLink(state, query.token);
         return page(state, request, { kind: "confirm", token, email: link.user.email!, provider: providerName(link.provider) });
       },
-      { public: true },
+      { public: true, refused, query: tokenInput },
     )
     .post(
       "/link-account/confirm",
       async ({ request, body, state }) => {
-        const token = tokenFrom(asRecord(body).token);
-        const link = await pendingLink(deps, token);
-        if (!link) return expired(state, request);
-        if (!(await startedHere(state, link))) return otherBrowser(state, request, link);
-        const result = await completeLink(deps, token, true);
-        if (!result.ok) return refused(state, request, result, providerName(link.provider), link.user.email!);
-        return linked(state, request, result);
+        const { token, link } = await emailedLink(state, body.token);
+        return linked(state, request, await completeLink(deps, token, true, providerName(link.provider)));
       },
-      { public: true },
+      { public: true, refused, body: tokenInput },
     );
 }

@@ -1,5 +1,6 @@
 import { CodeChallengeMethod, decodeIdToken, GitHub, Google, OAuth2Client } from "arctic";
 import type { OAuthProviderConfig } from "../config";
+import type { SentIssuer } from "./input";
 import type { OAuthProfile } from "./service";
 
 /** One OAuth / OpenID Connect provider, as the sign-in routes use it. */
@@ -7,11 +8,11 @@ export interface OAuthFlow {
   config: OAuthProviderConfig;
   authorizationUrl(state: string, codeVerifier: string): Promise<URL>;
   /**
-   * Whether the callback's `iss` (RFC 9207; a string, absent, or anything else a query holds) is
-   * acceptable: checked before the code is exchanged, so a code sent back by another
+   * Whether the callback's `iss` (RFC 9207; one value, absent, or null for anything else a query
+   * holds) is acceptable: checked before the code is exchanged, so a code sent back by another
    * provider (a mix-up attack) is never redeemed with this one.
    */
-  acceptsIssuer(iss: unknown): Promise<boolean>;
+  acceptsIssuer(iss: SentIssuer): Promise<boolean>;
   /** Exchanges the callback's code and reads who signed in. */
   profile(code: string, codeVerifier: string): Promise<OAuthProfile>;
 }
@@ -23,9 +24,9 @@ const str = (v: unknown) => (typeof v === "string" ? v : null);
  * strings; one that says it always sends it (`required`) must have sent it. `expected` is null
  * for a provider with no issuer identifier (GitHub is not an OpenID provider and names none).
  */
-export function issuerAccepted(iss: unknown, expected: string | null, required: boolean): boolean {
+export function issuerAccepted(iss: SentIssuer, expected: string | null, required: boolean): boolean {
   if (iss === undefined) return !required;
-  if (typeof iss !== "string") return false; // repeated (?iss=a&iss=b) or otherwise malformed
+  if (iss === null) return false; // repeated (?iss=a&iss=b) or otherwise malformed
   return expected === null ? !required : iss === expected;
 }
 
@@ -68,7 +69,7 @@ function githubFlow(config: OAuthProviderConfig, redirectUri: string): OAuthFlow
     authorizationUrl: async (state) => github.createAuthorizationURL(state, ["read:user", "user:email"]),
     // GitHub names no issuer identifier to compare with; its own callback path and the state
     // cookie (which names the provider) keep its codes apart from the others'.
-    acceptsIssuer: async (iss) => iss === undefined || typeof iss === "string",
+    acceptsIssuer: async (iss) => iss !== null,
     async profile(code) {
       const tokens = await github.validateAuthorizationCode(code);
       const user = (await getJson("https://api.github.com/user", tokens.accessToken())) as Record<string, unknown>;

@@ -4,28 +4,21 @@ import { Elysia } from "elysia";
 import { users } from "../../db/schema";
 import { LinkAccount, type LinkState } from "../../views/auth/LinkAccount";
 import { Login, type LoginForm } from "../../views/auth/Login";
-import { context, languageCookie } from "../context";
+import { context, languageCookie, type FormScreen } from "../context";
 import { type Deps, type RequestState } from "../deps";
-import { asRecord, json, redirectTo, safeNext, serializeCookie, waitHeaders, waitParams, wantsJson } from "../lib/http";
-import { locales, translateErrors, type Locale, type MessageKey } from "../texts";
+import { DomainError } from "../lib/domain-error";
+import { json, redirectTo, safeNext, serializeCookie, wantsJson } from "../lib/http";
+import type { MessageKey } from "../texts";
 import { flashCookie, renderPage } from "../shell/render";
 import { encodeFlash } from "../shell/view";
 import { selfUser } from "../profiles/serialize";
 import type { OAuthFlow } from "./oauth";
-import { fieldErrors, signInSchema, signUpSchema } from "./input";
+import { callbackQuery, localeBody, signInBody, signUpBody } from "./input";
 import { startLink } from "./account";
 import { sessionAnswers } from "./answers";
 import { LINK_COOKIE_TTL_S, linkCookie } from "./link-routes";
 import { loggable } from "../lib/faults";
-import {
-  noticeSignupAttempt,
-  registerWithPassword,
-  signInLimits,
-  signInWithProvider,
-  verifyCredentials,
-  type OAuthOutcome,
-  type OAuthProfile,
-} from "./service";
+import { registerWithPassword, signInWithPassword, signInWithProvider, type OAuthOutcome, type OAuthProfile } from "./service";
 
 const OAUTH_COOKIE_TTL_S = 10 * 60;
 
@@ -51,37 +44,19 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
       headers: { "Cache-Control": "no-store" },
     });
 
-  /** Answers a failed form or JSON sign-in the same way: status, message per field. */
-  function failure(
-    state: RequestState,
-    request: Request,
-    form: LoginForm,
-    status: number,
-    errors: Partial<Record<"email" | "password" | "form", MessageKey>>,
-    params: Record<string, string | number> = {},
-    headers: HeadersInit = {},
-  ) {
-    const messages = translateErrors(state.t, errors as Record<string, MessageKey>, params);
-    if (wantsJson(request)) {
-      const message = messages.form ?? messages.email ?? messages.password ?? "";
-      return json({ message, errors: messages }, status, headers);
-    }
-    return loginPage(state, request, { ...form, errors: messages }, status).then((res) => {
-      new Headers(headers).forEach((v, k) => res.headers.set(k, v));
-      return res;
-    });
-  }
-
-  const tooMany = (state: RequestState, request: Request, form: LoginForm, waitMs: number) =>
-    failure(
-      state,
-      request,
-      form,
-      429,
-      { form: "error.tooMany" },
-      { minutes: Math.ceil(waitMs / 60_000) },
-      { "Retry-After": String(Math.ceil(waitMs / 1000)) },
-    );
+  /**
+   * A refused sign-in or sign-up, posted by the form: the screen again with the address typed, each
+   * field's message beside it, or the refusal's above the form. Never stored.
+   */
+  const loginForm = (mode: LoginForm["mode"]): FormScreen => ({ sent, error, message, fields }, { render }) => {
+    const form: LoginForm = {
+      mode,
+      next: safeNext(sent.next),
+      email: typeof sent.email === "string" ? sent.email : "",
+      errors: Object.keys(fields).length ? fields : { form: message },
+    };
+    return render((view) => <Login view={view} form={form} providers={deps.config.oauth} />, { status: error.status, headers: { "Cache-Control": "no-store" } });
+  };
 
   /**
    * The redirect a successful form sign-in answers with. It is made before anything is written
@@ -90,12 +65,12 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
   const formAnswer = (request: Request, next: string, toast: MessageKey) =>
     wantsJson(request) ? null : redirectTo(request, next, { "Set-Cookie": flashCookie(deps, encodeFlash({ title: toast })) });
 
-  const formFrom = (input: Record<string, unknown>, mode: LoginForm["mode"]): LoginForm => ({
-    mode,
-    next: safeNext(input.next),
-    email: typeof input.email === "string" ? input.email : "",
-  });
-
+  /** A configured provider's sign-in; any other is not found. */
+  const flowOf = (id: string) => {
+    const flow = flows.get(id);
+    if (!flow) throw new DomainError("error.notFound", 404);
+    return flow;
+  };
 
   /** The screens of joining a provider's account to an existing one (src/auth/link-routes.tsx). Never stored. */
   const linkPage = (state: RequestState, request: Request, screen: LinkState, status = 200) =>
@@ -112,45 +87,15 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
       return loginPage(state, request, { mode, next, email });
     }, { public: true })
     .post("/api/login", async ({ request, body, state }) => {
-      const input = asRecord(body);
-      const form = formFrom(input, "signin");
-      const redirect = formAnswer(request, form.next, "toast.signedIn");
-      const parsed = signInSchema.safeParse(input);
-      if (!parsed.success) return failure(state, request, form, 400, fieldErrors(parsed.error));
-
-      const { email, password } = parsed.data;
-      const now = deps.now();
-      const wait = await signInLimits.take(deps, email, state.ip, now);
-      if (wait > 0) return tooMany(state, request, form, wait);
-      const user = await verifyCredentials(deps, email, password);
-      // Counted as a failure already.
-      if (!user) return failure(state, request, form, 401, { form: "login.invalidCredentials" });
-      await signInLimits.succeeded(deps, email, state.ip, now);
-      // Told only to whoever knows the password, so suspension does not confirm the account to others.
-      if (user.suspendedAt !== null) return failure(state, request, form, 403, { form: "login.suspended" });
+      const redirect = formAnswer(request, body.next, "toast.signedIn");
+      const user = await signInWithPassword(deps, body, state.ip);
       return success(state, user.id, redirect);
-    }, { public: true })
+    }, { public: true, body: signInBody, refused: { screen: loginForm("signin") } })
     .post("/api/register", async ({ request, body, state }) => {
-      const input = asRecord(body);
-      const form = formFrom(input, "signup");
-      const redirect = formAnswer(request, form.next, "toast.signedUp");
-      const parsed = signUpSchema.safeParse(input);
-      if (!parsed.success) return failure(state, request, form, 400, fieldErrors(parsed.error));
-
-      const now = deps.now();
-      const wait = await deps.limits.signupByIp.take(state.ip, now);
-      if (wait > 0) return tooMany(state, request, form, wait);
-      const result = await registerWithPassword(deps, parsed.data.email, parsed.data.password, state.locale);
-      if (!result.ok && result.reason === "tooManyEmails") {
-        return failure(state, request, form, 429, { email: "verify.addressTooMany" }, waitParams(result.retryAfterMs), waitHeaders(result.retryAfterMs));
-      }
-      if (!result.ok) {
-        // The clear message stays (the attempts are limited above), and the holder hears of it.
-        await noticeSignupAttempt(deps, parsed.data.email, state.locale);
-        return failure(state, request, form, 409, { email: "login.emailTaken" });
-      }
-      return success(state, result.user.id, redirect, 201);
-    }, { public: true })
+      const redirect = formAnswer(request, body.next, "toast.signedUp");
+      const user = await registerWithPassword(deps, body, state.ip, state.locale);
+      return success(state, user.id, redirect, 201);
+    }, { public: true, body: signUpBody, refused: { screen: loginForm("signup") } })
     .post("/api/auth/logout", async ({ request, state }) => {
       await endSession(state);
       const headers = new Headers(SIGNED_OUT_HEADERS);
@@ -160,22 +105,17 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
       return redirectTo(request, "/", headers);
     }, { public: true })
     .post("/api/locale", async ({ request, body, state }) => {
-      const input = asRecord(body);
-      const locale = input.locale;
-      if (typeof locale !== "string" || !(locales as string[]).includes(locale)) {
-        return json({ message: state.t("error.badRequest") }, 400);
-      }
-      const headers = new Headers({ "Set-Cookie": languageCookie(deps, locale as Locale) });
-      const answer = wantsJson(request) ? json({ locale }, 200, headers) : redirectTo(request, safeNext(input.next), headers);
+      const { locale, next } = body;
+      const headers = new Headers({ "Set-Cookie": languageCookie(deps, locale) });
+      const answer = wantsJson(request) ? json({ locale }, 200, headers) : redirectTo(request, next, headers);
       const user = state.user;
       if (user) await writeTransaction(deps.db, (tx) => tx.update(users).set({ locale, updatedAt: deps.now() }).where(eq(users.id, user.id)));
       return answer;
-    }, { public: true })
+    }, { public: true, body: localeBody })
     .get("/api/auth/user", ({ user, state }) => json(selfUser(user), 200, { "X-CSRF-Token": state.session!.csrf }), { signedIn: true })
     .get("/api/user", ({ user }) => json(selfUser(user)), { signedIn: true })
     .get("/api/login/:provider", async ({ params, query, request, state }) => {
-      const flow = flows.get(params.provider);
-      if (!flow) return json({ message: state.t("error.notFound") }, 404);
+      const flow = flowOf(params.provider);
       const oauthState = randomId();
       const verifier = randomId() + randomId();
       let url: URL;
@@ -195,8 +135,7 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
       });
     }, { public: true })
     .get("/api/callback/:provider", async ({ params, query, request, state }) => {
-      const flow = flows.get(params.provider);
-      if (!flow) return json({ message: state.t("error.notFound") }, 404);
+      const flow = flowOf(params.provider);
       const saved = readOAuthCookie(state.cookies[deps.cookies.oauth]);
       const next = saved?.n ?? "/";
       const fail = (key: MessageKey) =>
@@ -204,7 +143,7 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
           res.headers.append("Set-Cookie", serializeCookie(deps.cookies.oauth, "", { maxAge: 0, secure }));
           return res;
         });
-      if (!saved || saved.p !== flow.config.id || typeof query.state !== "string" || query.state !== saved.s || typeof query.code !== "string") {
+      if (!saved || saved.p !== flow.config.id || query.state === null || query.state !== saved.s || query.code === null) {
         return fail("login.oauthFailed");
       }
       const clearOAuth = serializeCookie(deps.cookies.oauth, "", { maxAge: 0, secure });
@@ -245,7 +184,7 @@ export function authRoutes(deps: Deps, flows: Map<string, OAuthFlow>) {
       const session = await signIn(state, user.id);
       redirect.headers.append("Set-Cookie", sessionCookie(session.token));
       return redirect;
-    }, { public: true });
+    }, { public: true, query: callbackQuery });
 }
 
 const randomId = () => Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");

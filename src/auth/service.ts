@@ -10,6 +10,8 @@ import { takeEach } from "../lib/rate-limit";
 import { queueVerification } from "./account";
 import { recipientLocale, signupAttemptEmail } from "./emails";
 import { firstNameSchema, lastNameSchema } from "../profiles/input";
+import { DomainError } from "../lib/domain-error";
+import type { Credentials } from "./input";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** A session used after half its life is extended, so active users stay signed in. */
@@ -99,25 +101,61 @@ export async function verifyCredentials(deps: Pick<Deps, "db" | "passwords">, em
   return (await deps.passwords.verify(password, user.passwordHash)) ? user : null;
 }
 
-export type RegisterResult =
-  | { ok: true; user: User }
-  | { ok: false; reason: "emailTaken" }
-  /** The address was sent as many emails this hour as it may be (`limits.emailsToAddress`). */
-  | { ok: false; reason: "tooManyEmails"; retryAfterMs: number };
+/**
+ * A sign-in with a password from `ip`: the user, once the sign-in limits allow the check
+ * (`signInLimits`), the password is right and the account is not suspended. Refused otherwise:
+ * 429 with the wait, 401 for a wrong email or password (counted as a failure already), 403 for
+ * a suspended account, told only to whoever knows its password, so it confirms the account to
+ * nobody else.
+ */
+export async function signInWithPassword(deps: Deps, { email, password }: Credentials, ip: string): Promise<User> {
+  const now = deps.now();
+  const wait = await signInLimits.take(deps, email, ip, now);
+  if (wait > 0) throw new DomainError("error.tooMany", 429, { retryAfterMs: wait });
+  const user = await verifyCredentials(deps, email, password);
+  if (!user) throw new DomainError("login.invalidCredentials", 401);
+  await signInLimits.succeeded(deps, email, ip, now);
+  if (user.suspendedAt !== null) throw new DomainError("login.suspended", 403);
+  return user;
+}
+
+/**
+ * The password that proves `user`'s account is the person's own, to join a provider's sign-in to
+ * it (src/auth/link-routes.tsx), with the sign-in's own limits: 429 with the wait, 401 for a
+ * wrong password (counted as a failure already).
+ */
+export async function proveAccountPassword(deps: Deps, user: User, password: string, ip: string) {
+  const email = user.email!;
+  const now = deps.now();
+  const wait = await signInLimits.take(deps, email, ip, now);
+  if (wait > 0) throw new DomainError("error.tooMany", 429, { retryAfterMs: wait });
+  const right = user.passwordHash ? await deps.passwords.verify(password, user.passwordHash) : false;
+  if (!right) throw new DomainError("link.wrongPassword", 401, { fields: { password: "link.wrongPassword" } });
+  await signInLimits.succeeded(deps, email, ip, now);
+}
 
 /**
  * A password account, and the email that verifies its address, in one transaction (the email is
  * sent once it is committed). The person is signed in at once; the address is verified when they
- * follow the link. The email is counted against its address before anything is written, so
- * sign-ups naming one address from anywhere reach its inbox a few times an hour at most; over
- * that the sign-up is refused and nothing is made.
+ * follow the link. Sign-ups are limited per address (`limits.signupByIp`), then the email is
+ * counted against its address before anything is written, so sign-ups naming one address from
+ * anywhere reach its inbox a few times an hour at most; over that the sign-up is refused (429)
+ * and nothing is made. An address that has an account is refused (409), and its holder told
+ * (`noticeSignupAttempt`): the clear message stays, as the attempts are limited.
  */
-export async function registerWithPassword(deps: Deps, email: string, password: string, locale: Locale): Promise<RegisterResult> {
+export async function registerWithPassword(deps: Deps, { email, password }: Credentials, ip: string, locale: Locale): Promise<User> {
+  const signups = await deps.limits.signupByIp.take(ip, deps.now());
+  if (signups > 0) throw new DomainError("error.tooMany", 429, { retryAfterMs: signups });
+  const taken = async () => {
+    await noticeSignupAttempt(deps, email, locale);
+    return new DomainError("login.emailTaken", 409, { fields: { email: "login.emailTaken" } });
+  };
   const existing = await one(deps.db.select({ id: users.id }).from(users).where(eq(users.email, email)));
-  if (existing) return { ok: false, reason: "emailTaken" };
+  if (existing) throw await taken();
   const now = deps.now();
   const wait = await deps.limits.emailsToAddress.take(email, now);
-  if (wait > 0) return { ok: false, reason: "tooManyEmails", retryAfterMs: wait };
+  // The address was sent as many emails this hour as it may be (`limits.emailsToAddress`).
+  if (wait > 0) throw new DomainError("verify.addressTooMany", 429, { fields: { email: "verify.addressTooMany" }, retryAfterMs: wait });
   try {
     const passwordHash = await deps.passwords.hash(password);
     const { user, jobKey } = await writeTransaction(deps.db, async (tx) => {
@@ -125,12 +163,12 @@ export async function registerWithPassword(deps: Deps, email: string, password: 
       return { user, jobKey: await queueVerification(tx, deps, user, locale) };
     });
     if (jobKey) sendQueuedEmails(deps, [jobKey]);
-    return { ok: true, user };
+    return user;
   } catch (err) {
     // Nothing was sent to the address: it keeps its allowance.
     await deps.limits.emailsToAddress.refund(email, now);
     // Two sign-ups with the same email at once: the unique index decides.
-    if (isUniqueViolation(err)) return { ok: false, reason: "emailTaken" };
+    if (isUniqueViolation(err)) throw await taken();
     throw err;
   }
 }

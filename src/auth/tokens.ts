@@ -6,9 +6,10 @@ import { emailTokens, type EmailToken, type EmailTokenData, type EmailTokenPurpo
 import { defineJob } from "../jobs";
 
 /**
- * Tokens sent by email (docs/decisions/0034): a random 32-byte token goes in the link, only its
- * SHA-256 is stored. A token is used once, by a compare-and-set run in the write transaction of
- * the change it makes, so two clicks (or two tabs) never both succeed.
+ * Tokens sent by email (docs/decisions/0034): a random 32-byte token goes in the link (read back
+ * by `tokenFrom`, src/auth/input.ts), only its SHA-256 is stored. A token is used once, by a
+ * compare-and-set run in the write transaction of the change it makes, so two clicks (or two
+ * tabs) never both succeed.
  */
 
 const HOUR = 60 * 60 * 1000;
@@ -23,17 +24,9 @@ export const TOKEN_TTL_MS: Record<EmailTokenPurpose, number> = {
   link: HOUR,
 };
 
-/** A token as it appears in a link: 32 random bytes in base64url (43 characters). */
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
-
 export const hashToken = (token: string) => new Bun.CryptoHasher("sha256").update(token).digest("hex");
 
 const randomToken = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-
-/** The token from a query or form value, or null when it cannot be one (never hashed then). */
-export function tokenFrom(value: unknown): string | null {
-  return typeof value === "string" && TOKEN_SHAPE.test(value) ? value : null;
-}
 
 /** Writes a new token (in the caller's transaction) and answers the raw token for the link. */
 export async function issueToken(

@@ -18,27 +18,6 @@ export const blockInput = z.object({
 });
 export type BlockInput = z.infer<typeof blockInput>;
 
-/** A value passed on as it was sent, for a reader that judges it itself. */
-const asSent = z.unknown().optional();
-
-/**
- * The fields of when an activity can be booked, as the activity's hours form sends them: only
- * these are read (`readActivityInput` judges them); anything else sent is left out.
- */
-export const activityHoursInput = z.object({
-  hoursMode: asSent,
-  hours0: asSent,
-  hours1: asSent,
-  hours2: asSent,
-  hours3: asSent,
-  hours4: asSent,
-  hours5: asSent,
-  hours6: asSent,
-  noticeMinutes: asSent,
-  horizonDays: asSent,
-  instantBooking: asSent,
-});
-
 /** The page a settings form came from (`next`), to go back to: one of our own paths, else Settings. */
 const nextPage = z.unknown().optional().transform((next) => safeNext(next, "/settings"));
 

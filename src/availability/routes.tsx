@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { AvailabilityScreen, type AvailabilityData } from "../../views/availability/AvailabilityScreen";
 import { findOwnActivity, ownActivities } from "../activities/queries";
-import { hoursErrorDay, readActivityInput, translateActivityErrors } from "../activities/input";
+import { activityHoursBody, hoursErrorDay } from "../activities/input";
 import { updateActivity } from "../activities/service";
 import { ActivityNotFound } from "../../views/activities/Detail";
 import { availabilityValues, postedAvailability } from "../../views/activities/Availability";
@@ -12,7 +12,7 @@ import type { Deps } from "../deps";
 import { wantsJson } from "../lib/http";
 import type { User } from "../../db/schema";
 import { addBlock, hostZone, removeBlock, upcomingBlocks } from "./blocks";
-import { activityHoursInput, blockInput } from "./input";
+import { blockInput } from "./input";
 import { busyCalendarState } from "./busy-calendar";
 import { calendarFeedState } from "./feed";
 
@@ -47,6 +47,13 @@ export function availabilityRoutes(deps: Deps) {
     return render((view) => <AvailabilityScreen view={view} data={data} />, { status: error.status });
   };
 
+  /** A refused activity's hours: the form again as it was sent, with the message (someone else's activity is not found). */
+  const activityHoursRefused: FormScreen = async ({ sent, error, fields }, { user, params, render }) => {
+    const activity = user && params.id ? await findOwnActivity(deps, user.id, params.id) : undefined;
+    if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
+    return render((view) => <ActivityHoursScreen view={view} activity={activity} values={postedAvailability(sent)} errors={fields} hoursDay={hoursErrorDay(error)} />, { status: error.status });
+  };
+
   return new Elysia({ name: "offline.availability", seed: deps.id })
     .use(context(deps))
     .guard({ onboarded: true })
@@ -65,18 +72,12 @@ export function availabilityRoutes(deps: Deps) {
       if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
       return render((view) => <ActivityHoursScreen view={view} activity={activity} values={availabilityValues(activity)} errors={{}} />);
     })
-    // Only the fields of when it can be booked are read (`activityHoursInput`): anything else sent is not.
-    .post("/host/availability/activities/:id", async ({ params, body, user, state, render, sendTo }) => {
+    .post("/host/availability/activities/:id", async ({ params, body, user, render, sendTo }) => {
       const activity = await findOwnActivity(deps, user.id, params.id);
       if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
-      const read = await readActivityInput(deps, user, { hoursMode: "any", ...body }, activity);
-      if (!read.ok) {
-        const errors = translateActivityErrors(state.t, read.errors);
-        return render((view) => <ActivityHoursScreen view={view} activity={activity} values={postedAvailability(body)} errors={errors} hoursDay={hoursErrorDay(read.errors)} />, { status: 400 });
-      }
-      await updateActivity(deps, activity, read.changes);
+      await updateActivity(deps, user, activity, body);
       return sendTo("/host/availability", { title: "availability.hoursSaved", body: "availability.hoursSavedBody", variant: "success" });
-    }, { body: activityHoursInput })
+    }, { body: activityHoursBody, refused: { screen: activityHoursRefused } })
     .post("/host/availability/blocks/:id/remove", async ({ params, user, request, sendTo }) => {
       await removeBlock(deps, user.id, params.id);
       if (wantsJson(request)) return new Response(null, { status: 204 });

@@ -30,7 +30,7 @@ export class DomainError extends Error {
 }
 
 export interface DomainErrorDetails {
-  /** Values the message names. */
+  /** Values the message names; one that is a catalogue key is said in the person's language. */
   params?: Record<string, string | number>;
   /**
    * Input that does not read, by field: each field's message (a catalogue key). The JSON answer
@@ -73,12 +73,13 @@ export interface InputIssue {
 
 /**
  * The refusal of input a route's schema did not accept: a 400 whose message is the first issue's,
- * with every field's first message. A path of several parts is named by its first (`photos`).
+ * with every field's first message. A path of several parts is named by its first (`photos`),
+ * written as parts or as text (the framework joins them with dots: `about.politics`).
  */
 export function invalidInput(issues: readonly InputIssue[], refusal?: MessageKey): DomainError {
   const fields: Record<string, MessageKey> = {};
   for (const issue of issues) {
-    const path = typeof issue.path === "string" ? issue.path.replace(/^\//, "").split("/") : (issue.path ?? []).map(String);
+    const path = typeof issue.path === "string" ? issue.path.replace(/^\//, "").split(/[./]/) : (issue.path ?? []).map(String);
     const field = path[0] || "_";
     fields[field] ??= issue.message as MessageKey;
   }

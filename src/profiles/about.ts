@@ -98,7 +98,7 @@ export function visibleAbout(about: About, visibility: AboutVisibility): About {
 
 /** A choice value's label in the visitor's language (stored values stay the spec's English ones). */
 export function choiceLabel(value: string, t: Translate): string {
-  // Every choice has its label (src/profiles/texts.ts is typed so); anything else shows as stored.
+  // Every choice has its label (src/profiles/about-texts.ts is typed so); anything else shows as stored.
   return isAboutChoice(value) ? t(`about.choice.${value}`) : value;
 }
 

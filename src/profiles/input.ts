@@ -8,6 +8,8 @@ import { acceptText, cleanText, userText } from "../lib/text";
 import { ABOUT_TEXT_MAX } from "../../shared/limits";
 import { aboutChoices, aboutFields, type About, type AboutVisibility } from "./about";
 import { findCity, findCountry } from "../lib/places";
+import { listFrom } from "../lib/http";
+import { onboardingStep, PHOTO_STEP } from "./onboarding";
 
 const msg = (key: MessageKey) => ({ message: key });
 
@@ -154,31 +156,242 @@ export const passwordChangeSchema = z
     }
   });
 
+/**
+ * The email screen and `PUT /api/user/email`: the new address, and the current password (checked
+ * by the service, which asks for it when the account has one).
+ */
 export const emailChangeSchema = z.object({
   email: emailSchema,
-  currentPassword: z.string().optional(),
+  currentPassword: z.unknown().optional().transform((v) => (typeof v === "string" ? v : undefined)),
 });
 export type EmailChange = z.infer<typeof emailChangeSchema>;
 export type PasswordChange = z.infer<typeof passwordChangeSchema>;
 
-/** A form's reading: its typed data, or a message per field (400). */
-export type FormReading<T> = { ok: true; data: T } | { ok: false; status: 400; errors: Record<string, MessageKey> };
+/* A profile's changes (`PUT /api/user/profile` and every screen that edits the profile). */
 
-/** The email screen and `PUT /api/user/email`: the new address, and the current password. */
-export function readEmailChange(body: Record<string, unknown>): FormReading<EmailChange> {
-  const r = emailChangeSchema.safeParse(body);
-  return r.success ? { ok: true, data: r.data } : { ok: false, status: 400, errors: { email: firstIssue(r.error) } };
+/**
+ * A change of the profile, each field checked by its rule, in the domain's terms; a field left
+ * out is left as it is. What needs the account itself (whether a username is free, whose photos
+ * these are, a city in the account's own country) is checked by `updateProfile`.
+ */
+export interface ProfileChanges {
+  firstName?: string;
+  lastName?: string;
+  /** `name` of one word: the first name changes and the account's last name stays (it must have one). */
+  keepsLastName?: true;
+  username?: string;
+  dateOfBirth?: string;
+  /** A listed country and one of its cities, or a city of the account's own country. */
+  place?: { country: string; city: string } | { city: string };
+  bio?: string | null;
+  /** The photos, in order, without repeats (the first is the main one). */
+  photos?: string[];
+  /** The photo to make the main one (null: none asked). */
+  photo?: string | null;
+  interests?: string[];
+  about?: About;
+  aboutVisibility?: AboutVisibility;
+}
+
+/** A field's refusal inside a schema's transform: its message, under its name. */
+const refuse = (ctx: z.RefinementCtx, field: string, message: MessageKey) => ctx.addIssue({ code: "custom", message, path: [field] });
+
+/** The photos as a list (the forms send it as JSON text), each a path. */
+const photoListSchema = z.unknown().transform(listFrom).pipe(photosSchema);
+
+/** The about section's visibility flags, as JSON text or an object; anything unreadable is one refusal. */
+const aboutVisibilitySchema = z.unknown().transform((v, ctx) => {
+  const read = jsonOrObject.pipe(visibilitySchema).safeParse(v);
+  if (read.success) return read.data;
+  ctx.addIssue({ code: "custom", message: "profile.aboutInvalid" });
+  return z.NEVER;
+});
+
+/** A profile field's rule, by the name the spec's calls and the forms send it under. */
+function profileFields(today: () => Date) {
+  return {
+    name: z.unknown().optional(),
+    firstName: firstNameSchema.optional(),
+    lastName: lastNameSchema.optional(),
+    username: usernameSchema.optional(),
+    dateOfBirth: birthdaySchema(today).optional(),
+    country: z.unknown().optional(),
+    city: z.unknown().optional(),
+    bio: z.preprocess((v) => v ?? "", bioSchema).optional(),
+    photos: photoListSchema.optional(),
+    photo: z.unknown().optional(),
+    interests: interestsSchema.optional(),
+    about: jsonOrObject.pipe(aboutSchema).optional(),
+    aboutVisibility: aboutVisibilitySchema.optional(),
+  };
+}
+type ProfileFields = z.output<z.ZodObject<ReturnType<typeof profileFields>>>;
+
+/** The fields read, in the domain's terms: the name split, the place found, the main photo put first. */
+function profileChanges(sent: ProfileFields, ctx: z.RefinementCtx): ProfileChanges {
+  const changes: ProfileChanges = {};
+  // Names: firstName/lastName, or `name` split as the Name screen loads it (first word, rest).
+  if (sent.name !== undefined && sent.firstName === undefined && sent.lastName === undefined) {
+    if (typeof sent.name !== "string") refuse(ctx, "name", "profile.firstNameRequired");
+    else {
+      const [first = "", ...rest] = cleanText(sent.name).split(/\s+/);
+      const firstName = firstNameSchema.safeParse(first);
+      if (firstName.success) changes.firstName = firstName.data;
+      else refuse(ctx, "firstName", firstIssue(firstName.error));
+      if (!rest.length) changes.keepsLastName = true;
+      else {
+        const lastName = lastNameSchema.safeParse(rest.join(" "));
+        if (lastName.success) changes.lastName = lastName.data;
+        else refuse(ctx, "lastName", firstIssue(lastName.error));
+      }
+    }
+  }
+  if (sent.firstName !== undefined) changes.firstName = sent.firstName;
+  if (sent.lastName !== undefined) changes.lastName = sent.lastName;
+  if (sent.username !== undefined) changes.username = sent.username;
+  if (sent.dateOfBirth !== undefined) changes.dateOfBirth = sent.dateOfBirth;
+  if (sent.country !== undefined) {
+    const place = locationSchema.safeParse({ country: sent.country, city: sent.city });
+    if (place.success) changes.place = place.data;
+    else refuse(ctx, "city", firstIssue(place.error));
+  } else if (sent.city !== undefined) {
+    // A city alone is looked for in the account's own country.
+    if (typeof sent.city === "string") changes.place = { city: sent.city };
+    else refuse(ctx, "city", "profile.locationRequired");
+  }
+  if (sent.bio !== undefined) changes.bio = sent.bio || null;
+  if (sent.photos !== undefined) changes.photos = [...new Set(sent.photos)];
+  if (sent.photo !== undefined) {
+    if (sent.photo !== null && typeof sent.photo !== "string") refuse(ctx, "photos", "profile.photosInvalid");
+    else changes.photo = sent.photo || null;
+  }
+  if (sent.interests !== undefined) changes.interests = sent.interests;
+  if (sent.about !== undefined) changes.about = sent.about;
+  if (sent.aboutVisibility !== undefined) changes.aboutVisibility = sent.aboutVisibility;
+  return changes;
 }
 
 /**
- * The password screen and `PUT /api/user/password`: the new password twice, and the current one
- * when the account has one (`needsCurrent`). Every field's message at once.
+ * `PUT /api/user/profile`: any subset of the profile's fields, each checked with its rule; every
+ * refused field's message at once. Nothing is written unless every given field is valid.
  */
-export function readPasswordChange(body: Record<string, unknown>, needsCurrent: boolean): FormReading<PasswordChange> {
-  const r = passwordChangeSchema.safeParse(body);
-  const errors: Record<string, MessageKey> = {};
-  if (needsCurrent && !(typeof body.currentPassword === "string" && body.currentPassword)) errors.currentPassword = "account.currentPasswordRequired";
-  if (!r.success) for (const issue of r.error.issues) errors[String(issue.path[0])] ??= issue.message as MessageKey;
-  if (Object.keys(errors).length || !r.success) return { ok: false, status: 400, errors };
-  return { ok: true, data: r.data };
+export const profileChangesSchema = (today: () => Date) => z.object(profileFields(today)).transform(profileChanges);
+
+/** `PUT /api/user/username`: the username alone (nothing sent reads as empty). */
+export const usernameBody = z.object({ username: z.preprocess((v) => v ?? "", usernameSchema) });
+
+/**
+ * A username as typed in a field that checks it as it is typed: the username it is, or why it is
+ * none (`unknown` when nothing was typed: the field shows no status).
+ */
+export type TypedUsername = { username: string } | { state: "unknown" | "tooShort" | "invalid"; message: MessageKey };
+
+const typedUsernameSchema = z.unknown().optional().transform((typed): TypedUsername => {
+  const read = usernameSchema.safeParse(typeof typed === "string" ? typed : "");
+  if (read.success) return { username: read.data };
+  const message = firstIssue(read.error);
+  if (typeof typed !== "string" || !typed.trim()) return { state: "unknown", message };
+  return { state: message === "profile.usernameTooShort" ? "tooShort" : "invalid", message };
+});
+
+/** `GET /api/check-username` and the username field's status: what was typed, and which screen asks. */
+export const usernameQuery = z.object({
+  username: typedUsernameSchema,
+  screen: z.unknown().optional().transform((v) => (v === "settings" ? "settings" : "onboarding")),
+});
+
+/**
+ * The settings location card: a listed country, and the city if it is one of that country's, else
+ * the country's first city (choosing a country resets the city).
+ */
+export const locationBody = z.object({ country: z.unknown().optional(), city: z.unknown().optional() }).transform((sent, ctx): ProfileChanges => {
+  const country = findCountry(sent.country);
+  const city = country?.cities.find((c) => c.name === sent.city) ?? country?.cities[0];
+  if (!country || !city) {
+    refuse(ctx, "city", "profile.locationRequired");
+    return z.NEVER;
+  }
+  return { place: { country: country.name, city: city.name } };
+});
+
+/** A single-field settings screen's body: its fields, a field left out read as empty. */
+const screenBody = <S extends Record<string, z.ZodType>>(shape: S) =>
+  z.object(Object.fromEntries(Object.entries(shape).map(([field, schema]) => [field, z.preprocess((v) => v ?? "", schema)])) as { [K in keyof S]: z.ZodPipe<z.ZodTransform, S[K]> });
+
+/** The settings screens that change the profile: first name, name, birthday, username. */
+export const settingsBodies = (today: () => Date) => ({
+  "first-name": screenBody({ firstName: firstNameSchema }),
+  name: screenBody({ firstName: firstNameSchema, lastName: lastNameSchema }),
+  birthday: screenBody({ dateOfBirth: birthdaySchema(today) }),
+  username: screenBody({ username: usernameSchema }),
+});
+
+/** Copies a nested schema's refusals into the form's own, field by field. */
+const refuseAll = (ctx: z.RefinementCtx, issues: readonly z.core.$ZodIssue[]) => {
+  for (const issue of issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+};
+
+/**
+ * Onboarding's form: the step and the fields it saves (a field left out counts as empty; the
+ * photo step needs a photo). Not a step at all reads as `step: null` (back to onboarding). What
+ * was sent stays beside `changes`, for the form drawn again when the change is refused.
+ */
+export const onboardingBody = (today: () => Date) => {
+  const changes = profileChangesSchema(today);
+  return z.record(z.string(), z.unknown()).transform((sent, ctx) => {
+    const step = Number(sent.step);
+    const spec = onboardingStep(step);
+    if (!spec) return { ...sent, step: null, changes: {} as ProfileChanges };
+    if (step === PHOTO_STEP && !listFrom(sent.photos)?.length) {
+      refuse(ctx, "photos", "profile.photoRequired");
+      return z.NEVER;
+    }
+    const read = changes.safeParse(Object.fromEntries(spec.fields.map((field) => [field, sent[field] ?? ""])));
+    if (!read.success) {
+      refuseAll(ctx, read.error.issues);
+      return z.NEVER;
+    }
+    return { ...sent, step, changes: read.data };
+  });
+};
+
+/**
+ * Edit profile's about fields as the form sends them: `about_<key>` for text and a choice,
+ * `about_<key>_<choice>` ticked for each choice of a multiple one, and `visible_<key>` for each
+ * field's visibility switch (off when not sent).
+ */
+export function aboutOfForm(form: Record<string, unknown>): { about: Record<string, unknown>; visibility: AboutVisibility } {
+  const about: Record<string, unknown> = {};
+  const visibility: AboutVisibility = {};
+  for (const f of aboutFields) {
+    if (f.kind === "multi") {
+      about[f.key] = Object.keys(form)
+        .filter((k) => k.startsWith(`about_${f.key}_`) && form[k])
+        .map((k) => k.slice(`about_${f.key}_`.length));
+    } else if (typeof form[`about_${f.key}`] === "string") about[f.key] = form[`about_${f.key}`];
+    visibility[f.visibilityKey] = Boolean(form[`visible_${f.visibilityKey}`]);
+  }
+  return { about, visibility };
 }
+
+/**
+ * Edit profile's form: its photo list (always sent, as JSON text: without it, this is not that
+ * form), bio, interests and about fields (`aboutOfForm`). What was sent stays beside `changes`,
+ * for the form drawn again when the change is refused.
+ */
+export const editProfileBody = (today: () => Date) => {
+  const changes = profileChangesSchema(today);
+  return z.record(z.string(), z.unknown()).transform((sent, ctx) => {
+    if (typeof sent.photos !== "string") {
+      ctx.addIssue({ code: "custom", message: "error.badRequest" });
+      return z.NEVER;
+    }
+    const { about, visibility } = aboutOfForm(sent);
+    const read = changes.safeParse({ photos: sent.photos, bio: sent.bio ?? "", interests: sent.interests ?? "", about, aboutVisibility: visibility });
+    if (!read.success) {
+      refuseAll(ctx, read.error.issues);
+      return z.NEVER;
+    }
+    return { ...sent, changes: read.data };
+  });
+};

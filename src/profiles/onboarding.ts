@@ -24,5 +24,8 @@ const alerts: Record<number, OnboardingStep["alert"]> = {
 
 export const onboardingSteps: OnboardingStep[] = profileSteps.map((step, i) => ({ ...step, alert: alerts[i + 1] }));
 
+/** The step that asks for photos: it needs one at least. */
+export const PHOTO_STEP = 4;
+
 /** The step (1-based) of a step number, or undefined. */
 export const onboardingStep = (step: number) => (Number.isInteger(step) && step >= 1 ? onboardingSteps[step - 1] : undefined);

@@ -10,20 +10,20 @@ import { NotFound } from "../../views/shell/NotFound";
 import { hostActivities } from "../activities/queries";
 import { calendarFeedState } from "../availability/feed";
 import { pendingEmailChange } from "../auth/tokens";
-import { context, type Render } from "../context";
+import { context, type FormScreen, type Render, type SendTo } from "../context";
 import { type Deps } from "../deps";
-import { asRecord, listFrom, redirectTo, stringsFrom, waitHeaders, waitParams } from "../lib/http";
+import { listFrom, redirectTo, stringsFrom } from "../lib/http";
 import { findCountry } from "../lib/places";
 import { preferencesOf } from "../notifications/service";
 import { reviewsOf } from "../reviews/queries";
 import { htmlResponse } from "../shell/render";
 import { viewOf } from "../shell/view";
-import { translateErrors, type MessageKey } from "../texts";
-import { aboutFields, parseAbout, parseVisibility } from "./about";
-import { readEmailChange, readPasswordChange } from "./input";
+import type { MessageKey } from "../texts";
+import { parseAbout, parseVisibility } from "./about";
+import { aboutOfForm, editProfileBody, type ProfileChanges, emailChangeSchema, locationBody, onboardingBody, passwordChangeSchema, settingsBodies, usernameQuery } from "./input";
 import { firstIncompleteStep, onboardingStep, ONBOARDING_STEPS } from "./onboarding";
 import { publicUser } from "./serialize";
-import { changeEmail, changePassword, checkUsername, findByUsername, updateProfile, type UpdateResult } from "./service";
+import { changeEmail, changePassword, checkUsername, findByUsername, updateProfile } from "./service";
 
 const SCREENS: AccountScreen[] = ["first-name", "name", "birthday", "username", "email", "password"];
 /** The spec's message when a single-field screen fails to save, where it names one. */
@@ -63,6 +63,72 @@ export function profileRoutes(deps: Deps) {
 
   const onboardingPage = (render: Render, s: OnboardingState, status = 200) => render((view) => <Onboarding view={view} state={s} today={today()} />, { status });
 
+  /**
+   * A refused onboarding step: the step again with what was typed, each field's own message and
+   * the spec's two-line alert where the step has one. A step not reached yet is not shown.
+   */
+  const onboardingRefused: FormScreen = ({ sent, error, fields }, { state, user, render }) => {
+    const step = Number(sent.step);
+    const spec = onboardingStep(step);
+    if (!user || !spec || step > firstIncompleteStep(user)) return new Response(null, { status: 303, headers: { Location: "/onboarding" } });
+    const keys = error.details.fields ?? {};
+    const alert = spec.alert?.(keys);
+    // The alert already says it: the field keeps only its own, different messages.
+    const errors = Object.fromEntries(Object.entries(fields).filter(([field]) => !alert || keys[field] !== alert.body));
+    const values = onboardingValues(user);
+    const typed = Object.fromEntries(spec.fields.map((f) => [f, typeof sent[f] === "string" ? sent[f] : values[f as keyof typeof values]]));
+    const screen: OnboardingState = {
+      step,
+      values: { ...values, ...typed, photos: values.photos },
+      errors,
+      alert: alert && { title: state.t(alert.title), body: state.t(alert.body) },
+      underage: keys.dateOfBirth === "profile.ageRequirement",
+    };
+    return onboardingPage(render, screen, error.status);
+  };
+
+  /** A refused Edit profile: the form again as it was sent, the first message in the alert. */
+  const editProfileRefused: FormScreen = ({ sent, error, message, fields }, { state, user, render }) => {
+    if (!user) return undefined;
+    const alert = (body: string) => ({ title: state.t("common.errorTitle"), body });
+    // Not the edit form, which always sends its photo list.
+    if (typeof sent.photos !== "string") return render((view) => <EditProfile view={view} state={{ ...editState(user), alert: alert(message) }} />, { status: 400 });
+    const { about, visibility } = aboutOfForm(sent);
+    const draft: EditProfileState = {
+      photos: listFrom(sent.photos) ? stringsFrom(sent.photos) : user.photos,
+      bio: typeof sent.bio === "string" ? sent.bio : "",
+      interests: typeof sent.interests === "string" ? sent.interests : "",
+      about: parseAbout(JSON.stringify(about)),
+      visibility,
+      errors: fields,
+      alert: alert(Object.values(fields)[0] ?? message),
+    };
+    return render((view) => <EditProfile view={view} state={draft} />, { status: error.status });
+  };
+
+  /** A refused settings screen: the form again with what was typed (never a password) and each field's message. */
+  const accountFormRefused =
+    (screen: AccountScreen): FormScreen =>
+    async ({ sent, error, fields }, { state, user, render }) => {
+      if (!user) return undefined;
+      const typed = Object.fromEntries(Object.entries(sent).filter(([k, v]) => typeof v === "string" && !k.toLowerCase().includes("password"))) as Record<string, string>;
+      const failure = FAILURE[screen];
+      const formState: AccountFormState = {
+        values: { ...accountValues(user), ...typed },
+        errors: fields,
+        alert: failure ? state.t(failure) : undefined,
+        pendingEmail: screen === "email" ? await pendingEmailChange(deps.db, user.id, deps.now()) : null,
+      };
+      return render((view) => <AccountForm view={view} screen={screen} user={user} state={formState} />, { status: error.status });
+    };
+
+  /** The single-field settings screens that change the profile: each declares its body, and is drawn again when refused. */
+  const bodies = settingsBodies(today);
+  const saveScreen = async ({ body, user, sendTo }: { body: ProfileChanges; user: User; sendTo: SendTo }) => {
+    await updateProfile(deps, user, body);
+    return sendTo("/settings", { title: "toast.profileUpdated" });
+  };
+
   return new Elysia({ name: "offline.profiles", seed: deps.id })
     .use(context(deps))
     .get("/onboarding", ({ request, query, state, user, render }) => {
@@ -72,65 +138,31 @@ export function profileRoutes(deps: Deps) {
       const step = Number.isInteger(asked) && asked >= 1 && asked <= reachable ? asked : reachable;
       return onboardingPage(render, { step, values: onboardingValues(user) });
     }, { signedIn: true })
-    .post("/onboarding", async ({ request, body, state, user, render, sendTo }) => {
-      const input = asRecord(body);
-      const step = Number(input.step);
-      const spec = onboardingStep(step);
-      if (!spec || step > firstIncompleteStep(user)) return redirectTo(request, "/onboarding");
-      const values = onboardingValues(user);
-
-      const changes: Record<string, unknown> = {};
-      for (const field of spec.fields) changes[field] = input[field] ?? "";
-      if (step === 4 && !listFrom(input.photos)?.length) {
-        return onboardingPage(render, { step, values, errors: { photos: state.t("profile.photoRequired") } }, 400);
-      }
-      const result = await updateProfile(deps, user, changes);
-      if (!result.ok) {
-        const alert = spec.alert?.(result.errors);
-        // The alert already says it: the field keeps only its own, different messages.
-        const errors = translateErrors(state.t, Object.fromEntries(Object.entries(result.errors).filter(([, v]) => !alert || v !== alert.body)));
-        const typed = Object.fromEntries(spec.fields.map((f) => [f, typeof input[f] === "string" ? input[f] : values[f as keyof typeof values]]));
-        return onboardingPage(
-          render,
-          {
-            step,
-            values: { ...values, ...typed, photos: values.photos },
-            errors,
-            alert: alert && { title: state.t(alert.title), body: state.t(alert.body) },
-            underage: result.errors.dateOfBirth === "profile.ageRequirement",
-          },
-          result.status,
-        );
-      }
-      const next = firstIncompleteStep(result.user);
+    .post("/onboarding", async ({ request, body, user, sendTo }) => {
+      const { step, changes } = body;
+      if (step === null || step > firstIncompleteStep(user)) return redirectTo(request, "/onboarding");
+      const saved = await updateProfile(deps, user, changes);
+      const next = firstIncompleteStep(saved);
       if (next <= ONBOARDING_STEPS) return redirectTo(request, `/onboarding?step=${Math.max(next, Math.min(step + 1, ONBOARDING_STEPS))}`);
       return sendTo("/browse", { title: "toast.profileCompleted", body: "toast.profileCompletedBody" });
-    }, { signedIn: true })
-    .get("/fragments/username-status", async ({ request, query, state, user, render }) => {
+    }, { signedIn: true, body: onboardingBody(today), refused: { screen: onboardingRefused } })
+    .get("/fragments/username-status", async ({ request, query, state, user }) => {
       const check = await checkUsername(deps, user, query.username);
       const message = check.state === "tooShort" || check.state === "invalid" ? state.t(check.message) : undefined;
-      const screen = query.screen === "settings" ? "settings" : "onboarding";
-      return htmlResponse(String(<UsernameStatus view={await viewOf(deps, state, request)} state={check.state} message={message} screen={screen} />));
-    }, { signedIn: true })
+      return htmlResponse(String(<UsernameStatus view={await viewOf(deps, state, request)} state={check.state} message={message} screen={query.screen} />));
+    }, { signedIn: true, query: usernameQuery })
     .get("/fragments/location", async ({ request, query, state, user, render }) => {
       const view = await viewOf(deps, state, request);
       const country = findCountry(query.country)?.name ?? null;
       return htmlResponse(String(<LocationFields view={view} country={country} city={null} />));
     }, { signedIn: true })
-    .post("/settings/location", async ({ request, body, state, user, toastHeader, render }) => {
+    // Choosing a country resets the city to that country's first city, and saves at once.
+    .post("/settings/location", async ({ request, body, state, user, toastHeader }) => {
+      const saved = await updateProfile(deps, user, body);
+      if (!request.headers.get("hx-request")) return redirectTo(request, "/settings");
       const view = await viewOf(deps, state, request);
-      const input = asRecord(body);
-      const country = findCountry(input.country);
-      // Choosing a country resets the city to that country's first city, and saves at once.
-      const city = country?.cities.some((c) => c.name === input.city) ? String(input.city) : country?.cities[0]?.name;
-      const result = await updateProfile(deps, user, { country: input.country, city: city ?? "" });
-      const saved = result.ok ? result.user : user;
-      const headers = toastHeader(result.ok ? { title: "toast.profileUpdated" } : { title: "common.errorTitle", body: "profile.locationRequired", variant: "error" });
-      if (request.headers.get("hx-request")) {
-        return htmlResponse(String(<LocationFields view={view} country={saved.country} city={saved.city} autosave />), result.ok ? 200 : 400, headers);
-      }
-      return redirectTo(request, "/settings");
-    }, { onboarded: true })
+      return htmlResponse(String(<LocationFields view={view} country={saved.country} city={saved.city} autosave />), 200, toastHeader({ title: "toast.profileUpdated" }));
+    }, { onboarded: true, body: locationBody, refused: { title: "common.errorTitle", back: "/settings" } })
     // Everything below is for onboarded people only.
     .guard({ onboarded: true })
     .get("/profile", async ({ request, state, user, render }) => {
@@ -139,12 +171,12 @@ export function profileRoutes(deps: Deps) {
         <OwnProfile view={view} user={user} data={data} allAbout={parseAbout(user.about)} visibility={parseVisibility(user.aboutVisibility)} />
       ));
     })
-    .get("/profile/:username", async ({ params, request, state, render }) => {
+    .get("/profile/:username", async ({ params, render }) => {
       const user = await findByUsername(deps.db, params.username);
       const data = user ? await profileData(user) : null;
       return render((view) => <PublicProfileSheet view={view} data={data} />, { status: data ? 200 : 404 });
     })
-    .get("/profile/:username/reviews", async ({ params, request, state, render }) => {
+    .get("/profile/:username/reviews", async ({ params, render }) => {
       const user = await findByUsername(deps.db, params.username);
       if (!user) return render((view) => <PublicProfileSheet view={view} data={null} />, { status: 404 });
       const r = await reviewsOf(deps.db, user.id);
@@ -152,7 +184,7 @@ export function profileRoutes(deps: Deps) {
         <AllReviews view={view} title={view.t("profile.reviewsOf", { name: user.firstName ?? "" })} back={`/profile/${user.username}`} {...r} />
       ));
     })
-    .get("/profile/:username/activities", async ({ params, request, state, render }) => {
+    .get("/profile/:username/activities", async ({ params, render }) => {
       const user = await findByUsername(deps.db, params.username);
       if (!user) return render((view) => <PublicProfileSheet view={view} data={null} />, { status: 404 });
       const { cards } = await hostActivities(deps.db, user.id, 100);
@@ -161,42 +193,10 @@ export function profileRoutes(deps: Deps) {
       ));
     })
     .get("/edit-profile", ({ request, state, user, render }) => render((view) => <EditProfile view={view} state={editState(user)} />))
-    .post("/edit-profile", async ({ body, state, user, render, sendTo }) => {
-      const input = asRecord(body);
-      // The edit form always sends its photo list; anything else is not that form.
-      if (typeof input.photos !== "string") {
-        return render((view) => <EditProfile view={view} state={{ ...editState(user), alert: { title: state.t("common.errorTitle"), body: state.t("error.badRequest") } }} />, { status: 400 });
-      }
-      const about: Record<string, unknown> = {};
-      const visibility: Record<string, boolean> = {};
-      for (const f of aboutFields) {
-        if (f.kind === "multi") {
-          about[f.key] = Object.keys(input)
-            .filter((k) => k.startsWith(`about_${f.key}_`) && input[k])
-            .map((k) => k.slice(`about_${f.key}_`.length));
-        } else if (typeof input[`about_${f.key}`] === "string") about[f.key] = input[`about_${f.key}`];
-        visibility[f.visibilityKey] = Boolean(input[`visible_${f.visibilityKey}`]);
-      }
-      const result = await updateProfile(deps, user, {
-        photos: input.photos,
-        bio: input.bio ?? "",
-        interests: input.interests ?? "",
-        about,
-        aboutVisibility: visibility,
-      });
-      if (result.ok) return sendTo("/profile", { title: "toast.profileUpdated" });
-      const errors = translateErrors(state.t, result.errors);
-      const draft: EditProfileState = {
-        photos: listFrom(input.photos) ? stringsFrom(input.photos) : user.photos,
-        bio: typeof input.bio === "string" ? input.bio : "",
-        interests: typeof input.interests === "string" ? input.interests : "",
-        about: parseAbout(JSON.stringify(about)),
-        visibility,
-        errors,
-        alert: { title: state.t("common.errorTitle"), body: Object.values(errors)[0] },
-      };
-      return render((view) => <EditProfile view={view} state={draft} />, { status: result.status });
-    })
+    .post("/edit-profile", async ({ body, user, sendTo }) => {
+      await updateProfile(deps, user, body.changes);
+      return sendTo("/profile", { title: "toast.profileUpdated" });
+    }, { body: editProfileBody(today), refused: { screen: editProfileRefused } })
     .get("/settings", async ({ request, state, user, render }) => {
       const [preferences, feed] = await Promise.all([preferencesOf(deps.db, user.id), calendarFeedState(deps, user)]);
       return render((view) => (
@@ -219,34 +219,18 @@ export function profileRoutes(deps: Deps) {
       const formState: AccountFormState = { values: accountValues(user), pendingEmail: await pendingEmailChange(deps.db, user.id, deps.now()) };
       return render((view) => <AccountForm view={view} screen={screen} user={user} state={formState} />);
     })
-    .post("/settings/:screen", async ({ params, request, body, state, user, render, sendTo }) => {
-      const screen = params.screen as AccountScreen;
-      const input = asRecord(body);
-      let result: UpdateResult;
-      if (!SCREENS.includes(screen)) return redirectTo(request, "/settings");
-      if (screen === "first-name") result = await updateProfile(deps, user, { firstName: input.firstName ?? "" });
-      else if (screen === "name") result = await updateProfile(deps, user, { firstName: input.firstName ?? "", lastName: input.lastName ?? "" });
-      else if (screen === "birthday") result = await updateProfile(deps, user, { dateOfBirth: input.dateOfBirth ?? "" });
-      else if (screen === "username") result = await updateProfile(deps, user, { username: input.username ?? "" });
-      else if (screen === "email") {
-        const change = readEmailChange(input);
-        result = change.ok ? await changeEmail(deps, user, change.data, state.session!.sid, state.locale) : change;
-      } else {
-        const change = readPasswordChange(input, !!user.passwordHash);
-        result = change.ok ? await changePassword(deps, user, change.data, state.session!.sid) : change;
-      }
+    .post("/settings/first-name", saveScreen, { body: bodies["first-name"], refused: { screen: accountFormRefused("first-name") } })
+    .post("/settings/name", saveScreen, { body: bodies.name, refused: { screen: accountFormRefused("name") } })
+    .post("/settings/birthday", saveScreen, { body: bodies.birthday, refused: { screen: accountFormRefused("birthday") } })
+    .post("/settings/username", saveScreen, { body: bodies.username, refused: { screen: accountFormRefused("username") } })
+    .post("/settings/email", async ({ body, user, state, sendTo }) => {
       // The new address confirms an email change first: its screen says what it waits for.
-      if (result.ok && result.pendingEmail) return sendTo("/settings/email", { title: "toast.emailChangeSent", body: "toast.emailChangeSentBody" });
-      if (result.ok) return sendTo("/settings", { title: "toast.profileUpdated" });
-      const typed = Object.fromEntries(Object.entries(input).filter(([k, v]) => typeof v === "string" && !k.toLowerCase().includes("password"))) as Record<string, string>;
-      const errors = translateErrors(state.t, result.errors, waitParams(result.retryAfterMs));
-      const failure = FAILURE[screen];
-      const formState: AccountFormState = {
-        values: { ...accountValues(user), ...typed },
-        errors,
-        alert: failure ? state.t(failure) : undefined,
-        pendingEmail: screen === "email" ? await pendingEmailChange(deps.db, user.id, deps.now()) : null,
-      };
-      return render((view) => <AccountForm view={view} screen={screen} user={user} state={formState} />, { status: result.status, headers: waitHeaders(result.retryAfterMs) });
-    });
+      if (await changeEmail(deps, user, body, state.session!.sid, state.locale)) return sendTo("/settings/email", { title: "toast.emailChangeSent", body: "toast.emailChangeSentBody" });
+      return sendTo("/settings", { title: "toast.profileUpdated" });
+    }, { body: emailChangeSchema, refused: { screen: accountFormRefused("email") } })
+    .post("/settings/password", async ({ body, user, state, sendTo }) => {
+      await changePassword(deps, user, body, state.session!.sid);
+      return sendTo("/settings", { title: "toast.profileUpdated" });
+    }, { body: passwordChangeSchema, refused: { screen: accountFormRefused("password") } })
+    .post("/settings/:screen", ({ request }) => redirectTo(request, "/settings"));
 }

@@ -34,9 +34,11 @@ export async function refusalAnswer(deps: Deps, state: RequestState, request: Re
   if (err.details.answer) return err.details.answer();
   const refused = refusedOf(request);
   const title = typeof refused?.title === "function" ? refused.title(err) : refused?.title;
-  // A page's button (`button`) goes back whatever its address, htmx's post included: only JSON callers get JSON.
+  // A page's button (`button`) goes back whatever its address, htmx's post included. Otherwise a
+  // route that says how a browser hears its refusal is posted to by forms, under /api/ too
+  // (sign-in): only a caller that asks for JSON, or htmx, gets JSON.
   const button = refused?.button === true && !wantsJson(request);
-  if (!refused || (wantsJsonError(request) && !button)) return domainErrorAnswer(deps, state, request, err, title);
+  if (!refused || ((wantsJson(request) || isHtmx(request)) && !button)) return domainErrorAnswer(deps, state, request, err, title);
   const sent = asRecord(sentBodyOf(request));
   const form: FormRefusal = { sent, error: err, message: messageOf(state, err), fields: fieldMessages(state, err) };
   const formContext: FormContext = {
@@ -73,14 +75,22 @@ export interface RefusedRequest {
 function messageOf(state: RequestState, err: DomainError): string {
   // A key that is not the catalogue's (a schema's message left to its library's default) never
   // reaches the person as it is.
-  return err.details.said || (isMessageKey(err.key) ? state.t(err.key, err.params) : state.t("error.badRequest"));
+  return err.details.said || (isMessageKey(err.key) ? state.t(err.key, paramsIn(state, err)) : state.t("error.badRequest"));
 }
 
 /** Each refused field's message in the person's language. */
 function fieldMessages(state: RequestState, err: DomainError): Record<string, string> {
   const fields: Record<string, string> = {};
-  for (const [field, key] of Object.entries(err.details.fields ?? {})) fields[field] = isMessageKey(key) ? state.t(key, err.params) : state.t("error.badRequest");
+  const params = paramsIn(state, err);
+  for (const [field, key] of Object.entries(err.details.fields ?? {})) fields[field] = isMessageKey(key) ? state.t(key, params) : state.t("error.badRequest");
   return fields;
+}
+
+/** The values a refusal's message names, a catalogue key among them said in the person's language (a weekday). */
+function paramsIn(state: RequestState, err: DomainError): Record<string, string | number> | undefined {
+  const params = err.params;
+  if (!params) return undefined;
+  return Object.fromEntries(Object.entries(params).map(([name, value]) => [name, typeof value === "string" && isMessageKey(value) ? state.t(value) : value]));
 }
 
 /**

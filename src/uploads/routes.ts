@@ -4,7 +4,7 @@ import { context } from "../context";
 import { type Deps } from "../deps";
 import { DomainError } from "../lib/domain-error";
 import { json } from "../lib/http";
-import { photoInput } from "./input";
+import { photoBody } from "./input";
 import { createUpload, processUpload, receiveUpload } from "./service";
 import { MAX_UPLOAD_BYTES } from "../../shared/limits";
 
@@ -15,11 +15,10 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
  * Refusals are `DomainError`s, answered by the app's error handler (src/shell/error-answers.tsx).
  */
 export function uploadRoutes(deps: Deps) {
-  const makePhoto = async ({ body, request, user }: { body: unknown; request: Request; user: User }) => {
-    const input = photoInput.safeParse(body);
+  const makePhoto = async ({ body, request, user }: { body: { imageURL: string | null }; request: Request; user: User }) => {
     // Not a URL we could have handed out: the same answer as an unknown upload.
-    if (!input.success) throw new DomainError("upload.invalid", 404);
-    return json(await processUpload(deps, user.id, input.data.imageURL, new URL(request.url).origin));
+    if (body.imageURL === null) throw new DomainError("upload.invalid", 404);
+    return json(await processUpload(deps, user.id, body.imageURL, new URL(request.url).origin));
   };
 
   return new Elysia({ name: "offline.uploads", seed: deps.id })
@@ -35,8 +34,8 @@ export function uploadRoutes(deps: Deps) {
       await receiveUpload(deps, params.id, query.expires, query.sig, request);
       return json({ ok: true });
     }, { public: true, rawBody: MAX_UPLOAD_BYTES })
-    .put("/api/profile-images", makePhoto, { signedIn: true })
-    .put("/api/activity-images", makePhoto, { onboarded: true })
+    .put("/api/profile-images", makePhoto, { signedIn: true, body: photoBody })
+    .put("/api/activity-images", makePhoto, { onboarded: true, body: photoBody })
     .get("/objects/:id", ({ params }) => serve(deps, params.id, "large"), { public: true })
     // Async, so that Elysia's own error handling sees a failure of the storage (an unreachable bucket).
     .get("/objects/:id/:file", async ({ params }) => {

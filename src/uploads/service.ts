@@ -8,7 +8,6 @@ import { bodyRefusal, readBody } from "../lib/body";
 import { DomainError } from "../lib/domain-error";
 import { defineJob, scheduleJob } from "../jobs";
 import { loadSharp } from "./sharp";
-import { ObjectTooLarge } from "./storage";
 import { MAX_PIXELS, MAX_UPLOAD_BYTES } from "../../shared/limits";
 
 const UPLOAD_TTL_MS = 10 * 60 * 1000;
@@ -201,14 +200,8 @@ export async function processUpload(deps: Deps, userId: string, imageURL: string
       const wait = await deps.limits.uploadBytesByUser.take(userId, deps.now(), size);
       if (wait > 0) throw new DomainError("upload.tooMany", 429, { retryAfterMs: wait });
     }
-    let raw: Uint8Array | null;
-    try {
-      raw = await deps.storage.read(key, MAX_UPLOAD_BYTES);
-    } catch (err) {
-      // Replaced by a bigger object since its size was asked: still never read past the limit.
-      if (err instanceof ObjectTooLarge) throw new DomainError("upload.tooLarge", 413);
-      throw err;
-    }
+    // Replaced by a bigger object since its size was asked: still never read past the limit (413).
+    const raw = await deps.storage.read(key, MAX_UPLOAD_BYTES);
     if (!raw) throw new DomainError("upload.failed", 400);
     const variants = await encodePhoto(raw);
     const objectId = crypto.randomUUID();

@@ -3,6 +3,7 @@ import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Config } from "../config";
 import { readAtMost } from "../lib/body";
+import { DomainError } from "../lib/domain-error";
 
 /**
  * Where photos live: the data directory by default, or an S3-compatible bucket. Keys are
@@ -15,7 +16,8 @@ export interface ObjectStorage {
   size(key: string): Promise<number | null>;
   /**
    * The object's bytes, or null when it does not exist. Never more than `limit` of them are
-   * read: past that, `ObjectTooLarge` is thrown (S3: a ranged GET of `limit + 1` bytes at most).
+   * read: past that, the `upload.tooLarge` refusal (413) is thrown (S3: a ranged GET of
+   * `limit + 1` bytes at most).
    */
   read(key: string, limit: number): Promise<Uint8Array | null>;
   /** A body to serve, or null when the object does not exist. */
@@ -38,12 +40,8 @@ export interface PresignedPost {
   fields: Record<string, string>;
 }
 
-/** An object bigger than the reader's limit: nothing past the limit was read. */
-export class ObjectTooLarge extends Error {
-  constructor(readonly limit: number) {
-    super(`object larger than ${limit} bytes`);
-  }
-}
+/** An object bigger than the reader's limit (nothing past the limit was read): a photo too large for us. */
+const objectTooLarge = () => new DomainError("upload.tooLarge", 413);
 
 const KEY = /^(tmp\/[0-9a-f-]{36}|photos\/[0-9a-f-]{36}\/(thumb|large)\.webp)$/;
 
@@ -51,8 +49,8 @@ function checkKey(key: string) {
   if (!KEY.test(key)) throw new Error(`Refusing storage key ${JSON.stringify(key)}`);
 }
 
-/** Reads a stream up to `limit` bytes; past that it stops reading and throws `ObjectTooLarge`. */
-export const readCapped = (stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> => readAtMost(stream, limit, (l) => new ObjectTooLarge(l));
+/** Reads a stream up to `limit` bytes; past that it stops reading and refuses the object as too large. */
+export const readCapped = (stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> => readAtMost(stream, limit, objectTooLarge);
 
 export function localStorage(root: string): ObjectStorage {
   const path = (key: string) => {
@@ -80,7 +78,7 @@ export function localStorage(root: string): ObjectStorage {
     async read(key, limit) {
       const file = Bun.file(path(key));
       if (!(await file.exists())) return null;
-      if (file.size > limit) throw new ObjectTooLarge(limit);
+      if (file.size > limit) throw objectTooLarge();
       return readCapped(file.stream(), limit);
     },
     async body(key) {
