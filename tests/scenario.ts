@@ -138,7 +138,7 @@ export async function scenario<F = undefined>(target: TargetOf<F>, row: Scenario
   // On a wrong status the answer's beginning is shown too: it usually says why.
   const wanted = typeof expected === "number" ? expected : typeof expected === "function" ? "a status the row's rule allows" : `one of ${expected.join(", ")}`;
   const shown = statusOk ? undefined : text.slice(0, 400);
-  expect({ request: where, status: res.status as number | string, answer: shown }).toEqual({ request: where, status: statusOk ? res.status : wanted, answer: shown });
+  expect({ row: row.name, request: where, status: res.status as number | string, answer: shown }).toEqual({ row: row.name, request: where, status: statusOk ? res.status : wanted, answer: shown });
 
   for (const part of list(row.contains)) expect(text).toContain(part);
   for (const part of list(row.notContains)) expect(text).not.toContain(part);
