@@ -10,6 +10,11 @@
  *     { name: "a visitor is asked to sign in", url: "/api/bookings", status: 401, json: { message: "Please sign in to continue." } },
  *   ]);
  *
+ * The target is asked for as each row runs, as the app, its people and their ids are made in
+ * `beforeAll`; `() => t` (the test app alone) does when each row names its caller as a client.
+ * A row that needs a fresh state (a new person, a booking in some status) makes it in `before`,
+ * and its `url`, `body` and `as` may be functions that read what `before` made.
+ *
  * Requests go through the test app's `Client` (tests/helpers.ts), so they are sent as our pages
  * send them: same-origin, with the caller's cookies and CSRF token.
  */
