@@ -4,14 +4,16 @@
  * ends with one summary line.
  *
  * The checks run side by side; the test files are spread over several `bun test` processes at
- * once (each file runs whole in one process, files balanced by how long each takes: `jobs`).
+ * once (each file runs whole in one process, files balanced by how long each took when last
+ * measured: tests/timings.json, written by this runner after each run; see `balance`).
  * Every test file starts its own app, servers and data directories on free ports, so files may
  * run at the same time, in any order.
  *
  *   bun scripts/test.ts                   everything (what `npm test` runs)
  *   bun scripts/test.ts --only unit       only the bun test suites (tests/*.test.ts), after the build
  *   bun scripts/test.ts --only postgres   only the bun test suites on PostgreSQL (TEST_DATABASE=postgres);
- *                                         with e2e, the browser tests on PostgreSQL too
+ *                                         with e2e, the browser tests where the engine matters
+ *                                         (E2E_ON_POSTGRES) on PostgreSQL too
  *   bun scripts/test.ts --only e2e        only the browser tests, after the build
  *   bun scripts/test.ts --only checks     only the type-checks, xss-scan and build (side by side)
  *   bun scripts/test.ts --jobs 3          three test processes at once (default: cores + 1 for the
@@ -20,7 +22,7 @@
  */
 import { Glob } from "bun";
 import { availableParallelism } from "node:os";
-import { statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { postgresBin } from "../tests/postgres-bin";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -138,42 +140,74 @@ async function sideBySide(steps: { name: string; cmd: string[] }[]) {
 }
 
 /**
- * Seconds each test file took run alone on a 2-core machine (`bun test <file>`, wall clock), by
- * name without `.test.ts` (without `.ts` for the browser tests); a file not listed is guessed
- * from its size. Only used to spread the files evenly over the test processes: refresh it when
- * a file grows much slower.
+ * How long each test file took, in seconds, per kind of run (the suites or the browser tests, on
+ * SQLite or PostgreSQL): measured by this runner as the files ran side by side (bun's JUnit
+ * report of each process gives each file's time, its hooks included) and kept in
+ * tests/timings.json, which is committed, so a fresh clone balances its first run too. Only
+ * used to spread the files evenly over the test processes.
+ *
+ * The file is written only when a time moved by more than a quarter (and a second), with sorted
+ * keys and tenths of a second, so a run leaves it as it was unless a file really got slower or
+ * faster; files that no longer exist are dropped.
  */
-const MEASURED_SECONDS: Record<string, number> = {
-  "operations": 10.9, "live-redis": 10.3, "two-machines": 6.0, "notifications": 9.9, "push-destinations": 7.7,
-  "email-account": 6.8, "money-races-test-provider": 6.4, "money-crash": 5.6, "attacks": 5.2,
-  "money-races-stripe": 5.2, "uploads-bucket": 3.3, "screens-audit": 2.8, "profiles": 2.7,
-  "email-bookings": 2.7, "uploads": 2.6, "live": 2.5, "payments-stripe": 2.5, "messages": 2.3,
-  "private-fields": 2.3, "bookings": 2.2, "hardening": 2.0, "activities": 1.9,
-  "bookings-stripe": 1.6, "browse-scale": 1.5, "robustness": 1.5, "reports": 1.4,
-  "reconciliation": 1.3, "booking-abuse": 1.1, "reviews": 1.1, "shell": 1.1, "escaping": 1.1,
-  "auth": 1.1, "oauth": 1.0, "text": 0.9, "limits": 0.9, "db": 0.9, "jobs": 0.9, "redirects": 0.9,
-  "file-requests": 0.9, "service-worker": 0.8, "compression": 0.8, "access": 0.8,
-  "payments-test-provider": 0.7, "access-matrix": 0.7, "transactions": 0.6, "serializers": 0.1,
-  "config": 0.1, "fragments": 0.1, "chat-state": 0.1, "time": 0.1, "pricing": 0.1,
-  "instant-booking-stripe": 8, "schema-engines": 4.5, "to-postgres": 4, "dialect": 2, "instant-booking": 2.2, "availability-feeds": 1.3, "availability": 1,
-  "activity-availability": 0.8, "kept-parts": 0.5,
-  // The browser tests (tests/e2e/*.e2e.ts), as they run two at a time.
-  "phone.e2e": 77, "screens-audit.e2e": 68, "inbox.e2e": 51, "bookings.e2e": 48, "push.e2e": 42,
-  "profiles.e2e": 36, "activities.e2e": 35, "signup.e2e": 35, "email.e2e": 33, "reviews.e2e": 25,
-  "shell.e2e": 24, "chat.e2e": 21, "unsubscribe.e2e": 18, "binary.e2e": 16, "address.e2e": 14,
-  "payments.e2e": 13, "availability.e2e": 11, "hardening.e2e": 7,
-};
+const TIMINGS_FILE = `${root}tests/timings.json`;
+type Kind = "unit" | "unit-postgres" | "e2e" | "e2e-postgres";
+type Timings = Partial<Record<Kind, Record<string, number>>>;
 
-function estimatedSeconds(file: string) {
-  const name = file.split("/").pop()!.replace(/(\.test)?\.ts$/, "");
-  return MEASURED_SECONDS[name] ?? statSync(`${root}${file}`).size / 10_000;
+function readTimings(): Timings {
+  try {
+    return JSON.parse(readFileSync(TIMINGS_FILE, "utf8")) as Timings;
+  } catch {
+    return {};
+  }
+}
+
+/** A file's last measured time; one never measured counts as the median of its kind (1 s when none is known). */
+function estimator(kind: Kind) {
+  const known = readTimings()[kind] ?? {};
+  const times = Object.values(known).sort((a, b) => a - b);
+  const median = times.length ? times[Math.floor(times.length / 2)]! : 1;
+  return (file: string) => known[file] ?? median;
+}
+
+/** Keeps the measured times of `kind`, changing only those that moved much (see TIMINGS_FILE). */
+function recordTimings(kind: Kind, measured: Map<string, number>) {
+  const timings = readTimings();
+  const kept: Record<string, number> = { ...timings[kind] };
+  for (const [file, secs] of measured) {
+    const old = kept[file];
+    if (old === undefined || Math.abs(secs - old) > Math.max(1, old / 4)) kept[file] = Math.round(secs * 10) / 10;
+  }
+  for (const file of Object.keys(kept)) if (!existsSync(`${root}${file}`)) delete kept[file];
+  timings[kind] = kept;
+  const sorted = Object.fromEntries(
+    (Object.keys(timings) as Kind[]).sort().map((k) => [k, Object.fromEntries(Object.entries(timings[k]!).sort(([a], [b]) => (a < b ? -1 : 1)))]),
+  );
+  const text = `${JSON.stringify(sorted, null, 2)}\n`;
+  if (existsSync(TIMINGS_FILE) && readFileSync(TIMINGS_FILE, "utf8") === text) return;
+  // Whole or not at all, should two runs end together.
+  const temporary = `${TIMINGS_FILE}.${process.pid}`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, TIMINGS_FILE);
+}
+
+/** Each file's time in a JUnit report of `bun test` (its top-level suites are the files). */
+function junitTimes(report: string): Map<string, number> {
+  const times = new Map<string, number>();
+  for (const m of report.matchAll(/<testsuite name="([^"]+)" file="([^"]+)"[^>]*? time="([\d.]+)"/g)) {
+    if (m[1] !== m[2]) continue; // a describe block, inside its file
+    times.set(m[2]!.replace(/^\.\//, ""), Number(m[3]));
+  }
+  return times;
 }
 
 /** Splits the files into `count` groups of about equal time: longest first, each to the group with the least so far. */
-function balance(files: string[], count: number) {
+function balance(files: string[], count: number, kind: Kind) {
+  const estimated = estimator(kind);
   const shards = Array.from({ length: Math.min(count, files.length) }, () => ({ files: [] as string[], estimate: 0 }));
-  const estimates = new Map(files.map((file) => [file, estimatedSeconds(file)]));
-  for (const file of [...files].sort((a, b) => estimates.get(b)! - estimates.get(a)!)) {
+  const estimates = new Map(files.map((file) => [file, estimated(file)]));
+  // Longest first; equal times by name, so the same timings always make the same groups.
+  for (const file of [...files].sort((a, b) => estimates.get(b)! - estimates.get(a)! || (a < b ? -1 : 1))) {
     const lightest = shards.reduce((a, b) => (b.estimate < a.estimate ? b : a));
     lightest.files.push(file);
     lightest.estimate += estimates.get(file)!;
@@ -185,22 +219,31 @@ function balance(files: string[], count: number) {
  * Runs test files as `jobs` `bun test` processes at once, sums their counts, and names every
  * failure with the process (and so the files) it came from.
  */
-async function testFiles(name: string, files: string[], extraEnv: Record<string, string> = {}, processes = jobs) {
+async function testFiles(name: string, kind: Kind, files: string[], extraEnv: Record<string, string> = {}, processes = jobs) {
   const started = performance.now();
-  const shards = balance(files, processes);
+  const shards = balance(files, processes, kind);
   console.log(`\n▶ ${name}: ${files.length} files in ${shards.length} processes`);
+  const reports = `${root}.tmp/junit`;
+  mkdirSync(reports, { recursive: true });
   const results = await Promise.all(
     shards.map(async (shard, i) => {
       const label = `[${i + 1}/${shards.length}]`;
+      const report = `${reports}/${kind}-${i + 1}.xml`;
+      rmSync(report, { force: true });
       // Progress as bun writes it (in chunks when piped): each file and each failure; the whole output at the end.
-      const result = await captured([process.execPath, "test", ...shard.files.map((f) => `./${f}`)], extraEnv, (line) => {
+      const cmd = [process.execPath, "test", "--reporter=junit", `--reporter-outfile=${report}`, ...shard.files.map((f) => `./${f}`)];
+      const result = await captured(cmd, extraEnv, (line) => {
         if (/^tests\/\S+\.ts:$/.test(line) || line.startsWith("(fail)")) console.log(`  ${label} ${line}`);
       });
       const pass = Number(/^\s*(\d+) pass$/m.exec(result.output)?.[1] ?? 0);
       const fail = Number(/^\s*(\d+) fail$/m.exec(result.output)?.[1] ?? 0);
-      return { ...shard, label, ...result, pass, fail };
+      const times = existsSync(report) ? junitTimes(readFileSync(report, "utf8")) : new Map<string, number>();
+      return { ...shard, label, ...result, pass, fail, times };
     }),
   );
+  // The times of the processes that passed (a failure's may be a timeout's).
+  recordTimings(kind, new Map(results.filter((r) => r.code === 0).flatMap((r) => [...r.times])));
+  const slowest = results.flatMap((r) => [...r.times]).sort((a, b) => b[1] - a[1])[0];
   for (const r of results) {
     console.log(`\n── ${name} ${r.label}: ${r.files.join(" ")} (${r.seconds} s)`);
     process.stdout.write(r.output.endsWith("\n") ? r.output : `${r.output}\n`);
@@ -218,7 +261,7 @@ async function testFiles(name: string, files: string[], extraEnv: Record<string,
     console.log(`\n✗ ${name} ${r.label} (${r.files.join(" ")}) exited ${r.code}:`);
     for (const line of [...fails, ...errors]) console.log(`  ${line}`);
   }
-  console.log(`◀ ${name}: ${bad.length ? "failed" : "ok"}: ${shardPassed} passed, ${shardFailed} failed, in ${seconds(started)} s (${results.map((r) => `${r.label} ${r.seconds} s`).join(", ")})`);
+  console.log(`◀ ${name}: ${bad.length ? "failed" : "ok"}: ${shardPassed} passed, ${shardFailed} failed, in ${seconds(started)} s (${results.map((r) => `${r.label} ${r.seconds} s`).join(", ")}; slowest file ${slowest ? `${slowest[0]} ${slowest[1].toFixed(1)} s` : "unknown"})`);
   if (bad.length) stop(bad[0]!.code);
 }
 
@@ -287,17 +330,36 @@ const SQLITE_ONLY = new Set(["tests/to-postgres.test.ts", "tests/dialect.test.ts
 if (runs("unit") || runs("postgres")) {
   const unit: string[] = [];
   for await (const file of new Glob("tests/*.test.ts").scan(root)) unit.push(file);
-  if (runs("unit")) await testFiles("bun test", unit.sort());
+  if (runs("unit")) await testFiles("bun test", "unit", unit.sort());
   // The same suites on PostgreSQL (docs/decisions/0038): a throwaway cluster per test process.
-  if (runs("postgres")) await testFiles("bun test on PostgreSQL", unit.filter((f) => !SQLITE_ONLY.has(f)).sort(), { TEST_DATABASE: "postgres" });
+  if (runs("postgres")) await testFiles("bun test on PostgreSQL", "unit-postgres", unit.filter((f) => !SQLITE_ONLY.has(f)).sort(), { TEST_DATABASE: "postgres" });
 }
+/**
+ * The browser tests run again with their servers on PostgreSQL only where the engine can change
+ * what the browser shows: money moved and recorded by transactions, and the order in which
+ * people see what was written. Everything else the engine decides is checked by the bun suites,
+ * which all run on both engines; the other browser tests check screens, scripts and the browser
+ * itself, the same whichever engine the server uses. Each file's reason is beside it.
+ */
+const E2E_ON_POSTGRES: Record<string, string> = {
+  "tests/e2e/bookings.e2e.ts":
+    "money: a card held and the request made, the dialog's hosted checkout holding the time until it is paid, the host's acceptance capturing it; times other bookings hold shown as taken",
+  "tests/e2e/chat.e2e.ts":
+    "money and order: the host accepts and completes (the card captured, the host's share recorded) as the guest watches live; messages in the place each took in its writing transaction",
+  "tests/e2e/inbox.e2e.ts":
+    "money: a paid request accepted and completed through plain forms; the inbox's cards sorted, and following each status change",
+  "tests/e2e/payments.e2e.ts":
+    "money: the operators' reconciliation lists the bookings that differ from the provider and the timed work that gave up; marking one handled changes the next page",
+};
 if (runs("e2e")) {
   const e2e: string[] = [];
   for await (const file of new Glob("tests/e2e/*.e2e.ts").scan(root)) e2e.push(file);
   // Two browser-test processes unless --jobs says otherwise: each spends much of its time waiting
   // on its server and Chromium, so two keep two cores busy; more made timing-sensitive waits slow.
-  if (e2e.length) await testFiles("browser tests", e2e.sort(), { OFFLINE_BINARY_BUILT: "1" }, flag("--jobs") ? jobs : 2);
-  // And with the servers on PostgreSQL, when the suites run there too.
-  if (e2e.length && runs("postgres")) await testFiles("browser tests on PostgreSQL", e2e.sort(), { OFFLINE_BINARY_BUILT: "1", TEST_DATABASE: "postgres" }, flag("--jobs") ? jobs : 2);
+  if (e2e.length) await testFiles("browser tests", "e2e", e2e.sort(), { OFFLINE_BINARY_BUILT: "1" }, flag("--jobs") ? jobs : 2);
+  // And with the servers on PostgreSQL, when the suites run there too: the files where the engine matters.
+  const onPostgres = e2e.filter((f) => f in E2E_ON_POSTGRES).sort();
+  for (const file of Object.keys(E2E_ON_POSTGRES)) if (!e2e.includes(file)) throw new Error(`E2E_ON_POSTGRES names ${file}, which does not exist`);
+  if (onPostgres.length && runs("postgres")) await testFiles("browser tests on PostgreSQL", "e2e-postgres", onPostgres, { OFFLINE_BINARY_BUILT: "1", TEST_DATABASE: "postgres" }, flag("--jobs") ? jobs : 2);
 }
 console.log(`\ntests: ${passed} passed, ${failed} failed (${seconds(started)} s)`);

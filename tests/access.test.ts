@@ -3,7 +3,8 @@ import { count } from "drizzle-orm";
 import { one } from "../db/client";
 import { activities } from "../db/schema";
 import { DEFAULT_ACCESS, type Access } from "../src/context";
-import { Client, makeTestApp, UPGRADE_HEADERS } from "./helpers";
+import { makeTestApp, UPGRADE_HEADERS } from "./helpers";
+import { scenario, type Scenario } from "./scenario";
 
 /**
  * Every route the app registers answers as its declared access level says, for a visitor and
@@ -40,11 +41,17 @@ function routes(): { method: string; path: string; access: Access }[] {
     .sort((a, b) => Number(a.path === "/api/auth/logout") - Number(b.path === "/api/auth/logout"));
 }
 
-async function call(c: Client, method: string, path: string) {
-  if (method === "WS") return c.request(path, { headers: { ...UPGRADE_HEADERS, origin: "http://localhost" } });
-  if (method === "GET" || method === "HEAD") return c.request(path, { method });
-  return c.request(path, { method, json: {} });
+/** How a route is called: a WebSocket route by a GET asking to upgrade, a write with `{}` as JSON. */
+function call(r: { method: string; path: string; access: Access }): Scenario {
+  return {
+    name: `${r.method} ${r.path} (${r.access})`,
+    method: r.method === "WS" ? "GET" : r.method,
+    url: r.path,
+    ...(r.method === "WS" ? { headers: { ...UPGRADE_HEADERS, origin: "http://localhost" } } : {}),
+    status: (status) => status < 500,
+  };
 }
+const notServerError = (status: number) => status < 500;
 
 const isApiCall = (method: string, path: string) => method !== "GET" || path.startsWith("/api/") || path.startsWith("/fragments/");
 const LANDING = "Find amazing activities in your city";
@@ -59,47 +66,40 @@ describe("declared access", () => {
   test("a visitor reaches public routes only: 401 from calls, the landing page from pages", async () => {
     const c = t.client();
     for (const r of routes()) {
-      const res = await call(c, r.method, r.path);
-      const where = `${r.method} ${r.path} (${r.access})`;
-      expect({ where, serverError: res.status >= 500 }).toEqual({ where, serverError: false });
-      if (r.access === "public") {
-        expect({ where, status: res.status }).not.toEqual({ where, status: 401 });
-        continue;
-      }
-      if (isApiCall(r.method, r.path)) {
-        expect({ where, status: res.status }).toEqual({ where, status: 401 });
-        expect(((await res.json()) as { message: string }).message).toBe("Please sign in to continue.");
-      } else {
-        expect({ where, status: res.status }).toEqual({ where, status: 200 });
-        const html = await res.text();
-        expect(html).toContain(LANDING);
-        // The landing page brings the visitor back to what they asked for.
-        expect(html).toContain(`name="next" value="${r.path}"`);
-      }
+      await scenario(t, {
+        ...call(r),
+        as: c,
+        ...(r.access === "public"
+          ? { status: (status) => notServerError(status) && status !== 401 }
+          : isApiCall(r.method, r.path)
+            ? { status: 401, json: { message: "Please sign in to continue." } }
+            : // The landing page brings the visitor back to what they asked for.
+              { status: 200, contains: [LANDING, `name="next" value="${r.path}"`] }),
+      });
     }
   });
 
   test("an unfinished profile reaches public and signed-in routes; onboarded ones send it to onboarding", async () => {
     const c = t.client();
     await c.signUp();
+    const toOnboarding = (where: string, res: Response) => expect({ where, location: res.headers.get("location") }).toEqual({ where, location: "/onboarding" });
     for (const r of routes()) {
-      const res = await call(c, r.method, r.path);
       const where = `${r.method} ${r.path} (${r.access})`;
-      expect({ where, serverError: res.status >= 500 }).toEqual({ where, serverError: false });
-      expect({ where, status: res.status }).not.toEqual({ where, status: 401 });
-      if (r.access !== "onboarded") {
-        if (res.status === 403) expect(((await res.json()) as { message: string }).message).not.toBe("Complete your profile first.");
-        continue;
-      }
-      if (isApiCall(r.method, r.path) && (r.method === "GET" || r.method === "WS")) {
-        expect({ where, status: res.status }).toEqual({ where, status: 403 });
-        expect(((await res.json()) as { message: string }).message).toBe("Complete your profile first.");
-      } else if (r.method === "GET") {
-        expect({ where, status: res.status, location: res.headers.get("location") }).toEqual({ where, status: 303, location: "/onboarding" });
-      } else {
-        // Writes never happen: JSON calls get 403, forms are sent to onboarding.
-        expect({ where, refused: res.status === 403 || (res.status === 303 && res.headers.get("location") === "/onboarding") }).toEqual({ where, refused: true });
-      }
+      await scenario(t, {
+        ...call(r),
+        as: c,
+        ...(r.access !== "onboarded"
+          ? {
+              status: (status) => notServerError(status) && status !== 401,
+              after: (a) => a.status === 403 && expect(a.json().message).not.toBe("Complete your profile first."),
+            }
+          : isApiCall(r.method, r.path) && (r.method === "GET" || r.method === "WS")
+            ? { status: 403, json: { message: "Complete your profile first." } }
+            : r.method === "GET"
+              ? { status: 303, after: (a) => toOnboarding(where, a.res) }
+              : // Writes never happen: JSON calls get 403, forms are sent to onboarding.
+                { status: [403, 303], after: (a) => a.status === 303 && toOnboarding(where, a.res) }),
+      });
     }
   });
 

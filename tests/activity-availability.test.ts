@@ -7,6 +7,7 @@ import { translator } from "../src/texts";
 import { weeklyHoursSummary } from "../views/activities/Availability";
 import { makeTestApp, type Client } from "./helpers";
 import { formData, islandProps } from "./html";
+import { inHtml, scenarios, type Scenario } from "./scenario";
 
 /** When hosts can be booked, as they set it (docs/decisions/0037-availability.md). */
 
@@ -111,22 +112,36 @@ describe("creating with availability", () => {
     ["bad instant booking", { instantBooking: "maybe" }, { instantBooking: "maybe" }, "instantBooking", "Instant booking is either on or off."],
   ];
 
-  test.each(refusals)("refused (%s) through the API and the form, with its message, and nothing is created", async (_, json, fields, field, message) => {
-    const before = (await rows()).length;
-    const res = await host.request("/api/activities", { method: "POST", json: { ...valid, ...json } });
-    expect(res.status).toBe(400);
-    const answer = await body(res);
-    expect(answer.message).toBe(message);
-    expect(answer.fields?.[field]).toBe(message);
-    const page = await host.postForm("/create-activity", { ...form, ...fields });
-    expect(page.status).toBe(400);
-    const html = await page.text();
-    expect(html).toContain(`id="field-${field}-error"`);
-    expect(html).toContain(message.replace(/'/g, "&#39;"));
-    // What was typed comes back.
-    for (const [k, v] of Object.entries(fields)) if (k.startsWith("hours") && v) expect(html).toContain(`value="${v}"`);
-    expect((await rows()).length).toBe(before);
-  });
+  scenarios(
+    () => t,
+    refusals.flatMap(([name, json, fields, field, message]): Scenario[] => [
+      {
+        name: `refused (${name}) through the API, with its message, and nothing is created`,
+        as: () => host,
+        method: "POST",
+        url: "/api/activities",
+        body: { ...valid, ...json },
+        status: 400,
+        json: { message, fields: { [field]: message } },
+        unchanged: async () => (await rows()).length,
+      },
+      {
+        name: `refused (${name}) through the form, with its message, and nothing is created`,
+        as: () => host,
+        method: "POST",
+        url: "/create-activity",
+        form: { ...form, ...fields },
+        status: 400,
+        contains: [
+          `id="field-${field}-error"`,
+          inHtml(message),
+          // What was typed comes back.
+          ...Object.entries(fields).flatMap(([k, v]) => (k.startsWith("hours") && v ? [`value="${v}"`] : [])),
+        ],
+        unchanged: async () => (await rows()).length,
+      },
+    ]),
+  );
 
   test("a refusal about one day is tied to that day's field", async () => {
     const html = await (await host.postForm("/create-activity", { ...form, hoursMode: "weekly", ...days(["", "", "12:00-09:00", "", "", "", ""]) })).text();

@@ -10,6 +10,11 @@
  *     { name: "a visitor is asked to sign in", url: "/api/bookings", status: 401, json: { message: "Please sign in to continue." } },
  *   ]);
  *
+ * The target is asked for as each row runs, as the app, its people and their ids are made in
+ * `beforeAll`; `() => t` (the test app alone) does when each row names its caller as a client.
+ * A row that needs a fresh state (a new person, a booking in some status) makes it in `before`,
+ * and its `url`, `body` and `as` may be functions that read what `before` made.
+ *
  * Requests go through the test app's `Client` (tests/helpers.ts), so they are sent as our pages
  * send them: same-origin, with the caller's cookies and CSRF token.
  */
@@ -138,7 +143,7 @@ export async function scenario<F = undefined>(target: TargetOf<F>, row: Scenario
   // On a wrong status the answer's beginning is shown too: it usually says why.
   const wanted = typeof expected === "number" ? expected : typeof expected === "function" ? "a status the row's rule allows" : `one of ${expected.join(", ")}`;
   const shown = statusOk ? undefined : text.slice(0, 400);
-  expect({ request: where, status: res.status as number | string, answer: shown }).toEqual({ request: where, status: statusOk ? res.status : wanted, answer: shown });
+  expect({ row: row.name, request: where, status: res.status as number | string, answer: shown }).toEqual({ row: row.name, request: where, status: statusOk ? res.status : wanted, answer: shown });
 
   for (const part of list(row.contains)) expect(text).toContain(part);
   for (const part of list(row.notContains)) expect(text).not.toContain(part);

@@ -11,6 +11,7 @@ import { activities, users } from "../db/schema";
 import { catalogues, type MessageKey } from "../src/texts";
 import { acceptText, cleanText } from "../src/lib/text";
 import { makeTestApp, type Client } from "./helpers";
+import { scenarios, shown, type Scenario } from "./scenario";
 
 const en = (key: MessageKey) => catalogues.en[key];
 
@@ -60,7 +61,7 @@ const activityRows = () => t.db.select().from(activities).orderBy(activities.id)
 type Errors = { message: string; fields: Record<string, string> };
 
 describe("PUT /api/user/profile", () => {
-  test.each<[Record<string, unknown>, string, MessageKey]>([
+  const refusals: [Record<string, unknown>, string, MessageKey][] = [
     [{ firstName: "\u200b" }, "firstName", "profile.firstNameRequired"],
     [{ firstName: "\u3164" }, "firstName", "profile.firstNameRequired"],
     [{ firstName: "\u115f" }, "firstName", "profile.firstNameRequired"],
@@ -95,14 +96,20 @@ describe("PUT /api/user/profile", () => {
     [{ photos: [5] }, "photos", "profile.photosInvalid"],
     [{ photos: 5 }, "photos", "profile.photosInvalid"],
     [{ country: 5, city: "Paris" }, "city", "profile.locationRequired"],
-  ])("%j is refused with 400 and the field's message; nothing changes", async (change, field, key) => {
-    const before = await userRow();
-    const res = await host.putJson("/api/user/profile", change);
-    expect(res.status).toBe(400);
-    const body = (await res.json()) as Errors;
-    expect(body.fields[field]).toBe(en(key));
-    expect(await userRow()).toEqual(before);
-  });
+  ];
+  scenarios(
+    () => t,
+    refusals.map(([change, field, key]): Scenario => ({
+      name: `${shown(change)} is refused with 400 and the field's message; nothing changes`,
+      as: () => host,
+      method: "PUT",
+      url: "/api/user/profile",
+      body: change,
+      status: 400,
+      json: { fields: { [field]: en(key) } },
+      unchanged: userRow,
+    })),
+  );
 
   test("the French message for characters that are not allowed", async () => {
     const res = await host.request("/api/user/profile", { method: "PUT", json: { firstName: "Bo\u202eb" }, headers: { "accept-language": "fr" } });
@@ -170,21 +177,33 @@ describe("activities: POST /api/activities and PATCH /api/activities/:id", () =>
     [{ city: 5 }, "city", "activity.placeInvalid"],
   ];
 
-  test.each(table)("POST %j is refused with 400 and the field's message; nothing is written", async (change, field, key) => {
-    const before = await activityRows();
-    const res = await host.postJson("/api/activities", { ...valid, ...change });
-    expect(res.status).toBe(400);
-    expect(((await res.json()) as Errors).fields[field]).toBe(en(key));
-    expect(await activityRows()).toEqual(before);
-  });
+  scenarios(
+    () => t,
+    table.map(([change, field, key]): Scenario => ({
+      name: `POST ${shown(change)} is refused with 400 and the field's message; nothing is written`,
+      as: () => host,
+      method: "POST",
+      url: "/api/activities",
+      body: { ...valid, ...change },
+      status: 400,
+      json: { fields: { [field]: en(key) } },
+      unchanged: activityRows,
+    })),
+  );
 
-  test.each(table)("PATCH %j is refused with 400 and the field's message; nothing changes", async (change, field, key) => {
-    const before = await activityRows();
-    const res = await host.request(`/api/activities/${activityId}`, { method: "PATCH", json: change });
-    expect(res.status).toBe(400);
-    expect(((await res.json()) as Errors).fields[field]).toBe(en(key));
-    expect(await activityRows()).toEqual(before);
-  });
+  scenarios(
+    () => t,
+    table.map(([change, field, key]): Scenario => ({
+      name: `PATCH ${shown(change)} is refused with 400 and the field's message; nothing changes`,
+      as: () => host,
+      method: "PATCH",
+      url: () => `/api/activities/${activityId}`,
+      body: change,
+      status: 400,
+      json: { fields: { [field]: en(key) } },
+      unchanged: activityRows,
+    })),
+  );
 
   const cleaned = {
     title: "\u200b Tennis \u2060",
