@@ -7,10 +7,9 @@ import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/bun-sql";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { readAssetText } from "../src/lib/assets";
-import { connectionLost, failedPath, faultOf } from "../src/lib/faults";
-import { madeOnce, RecentlyUsed } from "../src/lib/memo";
-import { ConfigError } from "../src/config";
+import { readAssetText } from "../lib/assets";
+import { connectionLost, failedPath, faultOf } from "./faults";
+import { madeOnce, RecentlyUsed } from "../shared/memo";
 import type { Engine } from "./engine";
 import * as pgSchema from "./schema-pg";
 import * as schema from "./schema-sqlite";
@@ -641,18 +640,19 @@ export function openPostgres(url: string): Db {
 }
 
 /**
- * Refuses a damaged database before the server reads or writes it: `PRAGMA quick_check` reads
+ * What is wrong with a damaged database, said for its operator, or null when it is sound: the
+ * server refuses such a file before it reads or writes it (src/server.ts). `PRAGMA quick_check` reads
  * every page and checks its structure (not each index against its table, which the slower
  * `integrity_check` adds). A server started on a damaged file fails later, far from the cause,
  * or answers with what it can still read; a file copied while it was being written is such a
  * file. A file that is not a database at all fails sooner, on the first pragma (SQLITE_NOTADB).
  */
-export function checkDatabase(db: Db, file: string) {
+export function databaseDamage(db: Db, file: string): string | null {
   const problems = db.$client.query<{ quick_check: string }, []>("PRAGMA quick_check").all().map((row) => row.quick_check);
-  if (problems.length === 1 && problems[0] === "ok") return;
+  if (problems.length === 1 && problems[0] === "ok") return null;
   const first = problems[0]!.replace(/\*\*\* in database \w+ \*\*\*/, "").replace(/\s+/g, " ").trim();
   const count = problems.length > 1 ? `; ${problems.length} problems in all` : "";
-  throw new ConfigError(`${file} is damaged (PRAGMA quick_check: ${first}${count}): restore it from a backup (README, "Backup and restore").`);
+  return `${file} is damaged (PRAGMA quick_check: ${first}${count}): restore it from a backup (README, "Backup and restore").`;
 }
 
 interface Journal {

@@ -540,7 +540,7 @@ export function model(k: Kit) {
 
   /**
    * Timed work that must survive restarts (answer windows, payouts, reminders, cleanup): one row
-   * per job, run at least once when due by the app's job runner (src/jobs.ts). A row is
+   * per job, run at least once when due by the app's job runner (src/jobs/index.ts). A row is
    * deleted once its job has run; `key` makes scheduling the same job twice a no-op.
    */
   const jobs = k.table(

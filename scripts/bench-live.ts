@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDb, writeTransaction } from "../db/client";
-import { activityRow, bookingRow, userRow } from "../db/factories";
+import { activityRow, bookingRow, userRow } from "../src/demo/factories";
 import { activities, bookings, users } from "../db/schema";
 import { createSession } from "../src/auth/service";
 import { openBenchDb, serverDatabase } from "./bench-db";

@@ -16,8 +16,8 @@ import { createGenerator } from "@unocss/core";
 import { Glob } from "bun";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
-import { PRECOMPRESSED_EXTENSIONS, precompressedPath } from "../src/lib/assets";
-import { compressBytes, type Encoding } from "../src/lib/compression/encoding";
+import { PRECOMPRESSED_EXTENSIONS, precompressedPath } from "../lib/assets";
+import { compressBytes, type Encoding } from "../lib/compression/encoding";
 import { locales } from "../src/texts";
 import unoConfig from "../uno.config";
 
@@ -157,7 +157,7 @@ if (process.argv.includes("--compile")) {
   writeFileSync(
     join(root, "build/entry.gen.ts"),
     [
-      `import { registerEmbeddedFiles } from "../src/lib/assets";`,
+      `import { registerEmbeddedFiles } from "../lib/assets";`,
       `import files from "./embedded.gen";`,
       `registerEmbeddedFiles(files);`,
       `await import("../src/server");`,

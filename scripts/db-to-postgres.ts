@@ -1,11 +1,12 @@
 /**
  * `bun run db:to-postgres <postgres-url>`: copies the SQLite database in DATA_DIR (default
- * ./data) into an empty PostgreSQL database (db/to-postgres.ts). Stop the app first, so that
+ * ./data) into an empty PostgreSQL database (src/operations/to-postgres.ts). Stop the app first, so that
  * nothing written after the copy is left behind; a target with any row in it is refused.
  */
-import { checkDatabase, migrate, openDb } from "../db/client";
-import { CopyRefused, copyToPostgres } from "../db/to-postgres";
-import { databaseFile } from "../src/lib/startup";
+import { databaseDamage, migrate, openDb } from "../db/client";
+import { ConfigError } from "../src/config";
+import { copyToPostgres } from "../src/operations/to-postgres";
+import { databaseFile } from "../src/operations/startup";
 
 const usage = "usage: bun run db:to-postgres <postgres://user:password@host:port/database> (the SQLite file is DATA_DIR's offline.db; DATA_DIR defaults to ./data)";
 const target = process.argv[2] ?? process.env.DATABASE_URL;
@@ -20,7 +21,8 @@ if (!(await Bun.file(file).exists())) {
 }
 const source = openDb(file);
 try {
-  checkDatabase(source, file);
+  const damage = databaseDamage(source, file);
+  if (damage) throw new ConfigError(damage);
   // The source is brought to the current model first, as the app would on start.
   await migrate(source);
   const started = performance.now();
@@ -31,7 +33,7 @@ try {
   // drizzle wraps the driver's error ("Failed query: …"); the driver's own words say what went wrong.
   let cause: unknown = err;
   while (cause instanceof Error && cause.cause instanceof Error) cause = cause.cause;
-  console.error(`Nothing copied: ${cause instanceof Error ? cause.message : String(cause)}${err instanceof CopyRefused ? "." : " (anything written was rolled back)."}`);
+  console.error(`Nothing copied: ${cause instanceof Error ? cause.message : String(cause)}${err instanceof ConfigError ? "." : " (anything written was rolled back)."}`);
   process.exitCode = 1;
 } finally {
   source.$client.close();

@@ -4,9 +4,9 @@
  */
 import { join } from "node:path";
 import { migrate, openDb } from "../db/client";
-import { seedDemo, seedGeneratedActivities } from "../db/seed";
+import { seedDemo, seedGeneratedActivities } from "../src/demo/seed";
 import { loadConfig } from "../src/config";
-import { paymentProviderName } from "../src/payments";
+import { paymentProviderName } from "../src/web/payments";
 
 const i = process.argv.indexOf("--activities");
 const count = Number(i >= 0 ? process.argv[i + 1] : 0);

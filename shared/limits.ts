@@ -88,7 +88,7 @@ export const MAX_PIXELS = 40_000_000;
 /** The longest upload URL read: ours and a bucket's are far shorter. */
 export const IMAGE_URL_MAX = 4000;
 
-// Request bodies (src/lib/body.ts).
+// Request bodies (lib/body.ts).
 /**
  * JSON, forms (urlencoded or multipart) and text: 64 KB. The largest real form, a profile with
  * every list filled, stays under 25 KB even when each character percent-encodes to 9 bytes;

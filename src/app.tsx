@@ -1,38 +1,38 @@
 import { Elysia } from "elysia";
-// The catalogue registers itself for every feature to translate through (src/lib/i18n.ts).
+// The catalogue registers itself for every feature to translate through (lib/i18n.ts).
 import "./texts";
 import { outsideWriteTransactions } from "../db/client";
-import { activitiesFeature } from "./activities";
-import { availabilityFeature } from "./availability";
-import { authFeature } from "./auth";
-import { profilesFeature } from "./profiles";
-import { uploadsFeature } from "./uploads";
-import { PaymentEvents } from "./payments/provider";
+import { activitiesFeature } from "./web/activities";
+import { availabilityFeature } from "./web/availability";
+import { authFeature } from "./web/auth";
+import { profilesFeature } from "./web/profiles";
+import { uploadsFeature } from "./web/uploads";
+import { PaymentEvents } from "./ports/payments";
 import { stripeHostedOrigins } from "./payments/stripe";
 import { makeStorage } from "./uploads/storage";
 import { chosenLanguageCookie, context, requestState } from "./context";
 import { cookieNames, makeLimits, type Deps } from "./deps";
-import { bodyParser, bodyRefusal } from "./lib/body";
-import { compressResponse } from "./lib/compression/responses";
-import { json, serializeCookie } from "./lib/http";
+import { bodyParser, bodyRefusal } from "../lib/body";
+import { compressResponse } from "../lib/compression/responses";
+import { json, serializeCookie } from "../lib/http";
 import { SESSION_TTL_MS } from "./auth/service";
-import { JobRunner } from "./job-runner";
+import { JobRunner } from "./jobs/runner";
 import { startsFromPageHeaders } from "./shell/render";
-import { notFoundRoute, shellFeature } from "./shell";
-import { bareServerError, lastResortAnswer, refusalAnswer, serverError } from "./shell/error-answers";
-import { invalidInput, isDomainError } from "./lib/domain-error";
-import { bookingsFeature } from "./bookings";
-import { conversationsFeature } from "./conversations";
-import { reviewsFeature } from "./reviews";
-import { reportsFeature } from "./reports";
-import { notificationsFeature } from "./notifications";
-import { makePaymentProvider, paymentsFeature } from "./payments";
+import { notFoundRoute, shellFeature } from "./web/shell";
+import { bareServerError, lastResortAnswer, refusalAnswer, serverError } from "./web/shell/error-answers";
+import { invalidInput, isDomainError } from "../lib/domain-error";
+import { bookingsFeature } from "./web/bookings";
+import { conversationsFeature } from "./web/conversations";
+import { reviewsFeature } from "./web/reviews";
+import { reportsFeature } from "./web/reports";
+import { notificationsFeature } from "./web/notifications";
+import { makePaymentProvider, paymentsFeature } from "./web/payments";
 import { DomainEvents } from "./events";
 import { makeLive } from "./live/hub";
-import { LIVE_SOCKET_OPTIONS, liveFeature } from "./live";
+import { LIVE_SOCKET_OPTIONS, liveFeature } from "./web/live";
 import { makeMailer } from "./email/mailer";
 import { argon2Passwords } from "./auth/passwords";
-import { emailFeature } from "./email";
+import { emailFeature } from "./web/email";
 import { requestChecks, routeOptions } from "./security/checks";
 import { addSetHeaders, securityHeaders, startsSession } from "./security/headers";
 
@@ -101,7 +101,7 @@ export function createApp(options: AppOptions) {
       Object.assign(set.headers, security.of(request));
     })
     .use(context(deps))
-    // Every route's body is read here, within its limit (src/lib/body.ts); a route that reads
+    // Every route's body is read here, within its limit (lib/body.ts); a route that reads
     // its own raw body (the photo upload, the webhook) declares it with its limit (`rawBody`).
     .onParse({ as: "global" }, bodyParser(declared.rawBodyLimit))
     // The request's checks (src/security/checks.ts: NUL, cross-site, CSRF, access) run before
@@ -118,7 +118,7 @@ export function createApp(options: AppOptions) {
         }
       }
     })
-    // Every answer leaves compressed when it is worth it (src/lib/compression/). What is
+    // Every answer leaves compressed when it is worth it (lib/compression/). What is
     // answered to a signed-in person, and what starts a session, is never stored by the browser
     // (`no-store`): Back after signing out on a shared phone must not show it (decision 0031).
     // A signed-in person's browser also gets the `lang` cookie of the language they chose, when
@@ -151,7 +151,7 @@ export function createApp(options: AppOptions) {
     .onError(async (context) => {
       const { code, error, request } = context;
       const state = await requestState(deps, request);
-      // A body over its limit: `{ message }` JSON, whoever asks (src/lib/body.ts).
+      // A body over its limit: `{ message }` JSON, whoever asks (lib/body.ts).
       const refused = bodyRefusal(error);
       if (refused) return json({ message: state.t(refused.key) }, refused.status);
       if (code === "VALIDATION") return refusalAnswer(deps, state, request, context, invalidInput(error.all));

@@ -2,9 +2,9 @@ import { Elysia } from "elysia";
 import { othersWriteToo, seeOtherConnections } from "../db/client";
 import { loadSession } from "./auth/service";
 import type { Deps, RequestState } from "./deps";
-import type { DomainError } from "./lib/domain-error";
-import { locales, pickLocale, translator, type Locale, type MessageKey } from "./texts";
-import { headerJson, parseCookies, pathOf, redirectTo, serializeCookie } from "./lib/http";
+import type { DomainError } from "../lib/domain-error";
+import { locales, pickLocale, translator, type Locale, type MessageKey } from "../lib/i18n";
+import { headerJson, parseCookies, pathOf, redirectTo, serializeCookie } from "../lib/http";
 import { flashCookie, renderPage } from "./shell/render";
 import { encodeFlash, type FlashData, type View } from "./shell/view";
 
@@ -17,7 +17,7 @@ export const languageCookie = (deps: Pick<Deps, "cookies" | "config">, locale: L
  * they chose (users.locale, kept with their account), or null. Most answers read the choice from
  * the session; some cannot: files and probes are answered without reading the session
  * (`isFileRequest`), and the last-resort error answer when the session cannot be read
- * (src/shell/error-answers.tsx) has only the cookies. With the cookie in step, those speak the person's
+ * (src/web/shell/error-answers.tsx) has only the cookies. With the cookie in step, those speak the person's
  * language too, rather than their browser's Accept-Language.
  */
 export function chosenLanguageCookie(deps: Pick<Deps, "cookies" | "config">, state: RequestState): string | null {
@@ -121,7 +121,7 @@ const declare = (level: Access) => ({ detail: { "x-access": level } as Record<st
 
 /**
  * A route option (`{ rawBody: limit }`) for a route whose handler reads its raw body itself
- * (`readBody`, src/lib/body.ts), at most `limit` bytes: the app's body parser leaves the body
+ * (`readBody`, lib/body.ts), at most `limit` bytes: the app's body parser leaves the body
  * unread and only refuses a declared length over the limit.
  */
 const rawBody = (limit: number) => ({ detail: { "x-raw-body": limit } as Record<string, unknown> });

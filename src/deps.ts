@@ -2,18 +2,18 @@ import type { RedisClient } from "bun";
 import type { Db } from "../db/client";
 import type { User } from "../db/schema";
 import type { Config } from "./config";
-import type { Locale, Translate } from "./texts";
-import type { AssetManifest } from "./lib/manifest";
-import type { JobRunner } from "./job-runner";
-import { MemoryCounts, RateLimiter, RedisCounts, SlowDown, type Counts } from "./lib/rate-limit";
-import type { Secrets } from "./lib/secrets";
-import type { ObjectStorage } from "./uploads/storage";
-import type { PaymentEvents, PaymentProvider } from "./payments/provider";
+import type { Locale, Translate } from "../lib/i18n";
+import type { AssetManifest } from "../lib/manifest";
+import type { JobRunner } from "./jobs/runner";
+import { MemoryCounts, RateLimiter, RedisCounts, SlowDown, type Counts } from "../lib/rate-limit";
+import type { Secrets } from "./operations/secrets";
+import type { ObjectStorage } from "./ports/storage";
+import type { PaymentEvents, PaymentProvider } from "./ports/payments";
 import type { DomainEvents } from "./events";
-import type { Presence } from "./lib/presence";
+import type { Presence } from "../lib/presence";
 import type { LiveHub } from "./live/hub";
-import type { Mailer } from "./email/mailer";
-import type { PasswordHasher } from "./auth/passwords";
+import type { Mailer } from "./ports/mail";
+import type { PasswordHasher } from "./ports/passwords";
 
 /**
  * The app's dependencies and the per-request state, as types every layer may import: services,
@@ -35,7 +35,7 @@ export interface Deps {
   paymentEvents: PaymentEvents;
   /** Committed changes (bookings, messages), for the live channel and notifications (src/events.ts). */
   events: DomainEvents;
-  /** Who has which conversation open (src/lib/presence.ts); the live channel keeps it. */
+  /** Who has which conversation open (lib/presence.ts); the live channel keeps it. */
   presence: Presence;
   /** This process's live sockets and the broadcaster that reaches every process's (src/live/). */
   live: LiveHub;

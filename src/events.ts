@@ -1,6 +1,6 @@
 import type { Booking, BookingStatus, Review } from "../db/schema";
 import type { messages } from "../db/schema";
-import { loggable } from "./lib/faults";
+import { loggable } from "../db/faults";
 
 export type MessageRow = typeof messages.$inferSelect;
 

@@ -1,17 +1,17 @@
 import { inArray } from "drizzle-orm";
-import { checkDatabase, closeDb, migrate, openDb, type Db } from "../db/client";
+import { databaseDamage, closeDb, migrate, openDb, type Db } from "../db/client";
 import { startPostgres } from "../db/postgres";
 import { users } from "../db/schema";
-import { seedDemo } from "../db/seed";
+import { seedDemo } from "./demo/seed";
 import { createApp } from "./app";
 import { ConfigError, loadConfig, type Config } from "./config";
-import { backupCommand } from "./lib/backup";
-import { loadManifest } from "./lib/manifest";
-import { loadSecrets } from "./lib/secrets";
+import { backupCommand } from "./operations/backup";
+import { loadManifest } from "../lib/manifest";
+import { loadSecrets } from "./operations/secrets";
 import { exitBy, shutDown, STOP_DEADLINE_MS } from "./shutdown";
-import { databaseFile, explainStartupFailure } from "./lib/startup";
-import { paymentProviderName } from "./payments";
-import { loggable } from "./lib/faults";
+import { databaseFile, explainStartupFailure } from "./operations/startup";
+import { paymentProviderName } from "./web/payments";
+import { loggable } from "../db/faults";
 import { MAX_UPLOAD_BYTES } from "../shared/limits";
 
 /**
@@ -38,7 +38,7 @@ async function main() {
 async function serve(config: Config) {
   const db = await openDatabase(config);
   if (config.demoData) {
-    // The demo's bookings are paid the way the app's provider can show (db/seed.ts).
+    // The demo's bookings are paid the way the app's provider can show (src/demo/seed.ts).
     const seeded = await seedDemo(db, Date.now(), { provider: paymentProviderName(config) });
     if (seeded) console.log(`Demo data loaded: ${seeded.hosts} hosts, ${seeded.activities} activities.`);
   }
@@ -55,7 +55,7 @@ async function serve(config: Config) {
     throw new ConfigError(`REDIS_URL: cannot reach Redis (${err instanceof Error ? err.message : String(err)})`);
   }
 
-  // Routes refuse bodies over their own limits (src/lib/body.ts); Bun refuses anything over
+  // Routes refuse bodies over their own limits (lib/body.ts); Bun refuses anything over
   // the largest of them, the photo upload, before the app sees it. With REUSE_PORT, several
   // processes listen on the same port and the system spreads connections among them.
   app.listen({ port: config.port, hostname: config.host, reusePort: config.reusePort, maxRequestBodySize: MAX_UPLOAD_BYTES + 1024 * 1024 });
@@ -112,7 +112,8 @@ async function openDatabase(config: Config): Promise<Db> {
   }
   const dbFile = databaseFile(config.dataDir);
   const db = openDb(dbFile);
-  checkDatabase(db, dbFile);
+  const damage = databaseDamage(db, dbFile);
+  if (damage) throw new ConfigError(damage);
   await migrate(db);
   return db;
 }

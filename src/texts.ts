@@ -1,11 +1,11 @@
-import { registerCatalogues, type Catalogue, type Locale } from "./lib/i18n";
+import { registerCatalogues, type Catalogue, type Locale } from "../lib/i18n";
 
-export { chosenLocale, locales, pickLocale, COUNTED, translator, isMessageKey, translateErrors, type Catalogue, type Locale, type MessageKey, type Translate } from "./lib/i18n";
+export { chosenLocale, locales, pickLocale, COUNTED, translator, isMessageKey, translateErrors, type Catalogue, type Locale, type MessageKey, type Translate } from "../lib/i18n";
 
 /**
  * The message catalogue: every user-facing text, in English (default) and French. Each feature
  * keeps its own texts next to its code, in `src/<feature>/texts.ts` (an `en` object and an
- * `fr` typed against it); this module joins them and registers the result with src/lib/i18n.ts,
+ * `fr` typed against it); this module joins them and registers the result with lib/i18n.ts,
  * through which everything translates. Only the app's composition (src/app.tsx), the build and
  * tests import it. A key defined by two features fails
  * type-checking here, and a test checks that no entry is empty.
@@ -36,7 +36,7 @@ type SharedKeys = { [F in keyof Features]: KeysOf<Features[F]> & KeysOf<Features
 /** Every key the features define. */
 type AllKeys = KeysOf<Features[keyof Features]>;
 
-declare module "./lib/i18n" {
+declare module "../lib/i18n" {
   // The catalogue's keys are the keys `MessageKey` allows everywhere.
   interface TextKeys extends Record<AllKeys, true> {}
 }

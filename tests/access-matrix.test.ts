@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { count, eq } from "drizzle-orm";
 import { one, writeTransaction } from "../db/client";
-import { activityRow, bookingRow, insert, userRow } from "../db/factories";
+import { activityRow, bookingRow, insert, userRow } from "../src/demo/factories";
 import { activities, bookings, messages, pushSubscriptions, type Activity, type Booking, type User } from "../db/schema";
 import { makeTestApp, type Client } from "./helpers";
 import { scenarios, type Scenario } from "./scenario";

@@ -2,8 +2,8 @@ import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { activities, bookings } from "../db/schema";
-import { seedDemo } from "../db/seed";
-import { activityRow, bookingRow, completedLedgerRows, insert, userRow } from "../db/factories";
+import { seedDemo } from "../src/demo/seed";
+import { activityRow, bookingRow, completedLedgerRows, insert, userRow } from "../src/demo/factories";
 import { categories, categoryLabelKey } from "../src/activities/categories";
 import { translator } from "../src/texts";
 import { readBrowseQuery } from "../src/activities/input";
@@ -220,7 +220,7 @@ describe("browse", () => {
   });
 
   test("pages follow each other without gaps or repeats, and archived activities are hidden", async () => {
-    const { seedGeneratedActivities } = await import("../db/seed");
+    const { seedGeneratedActivities } = await import("../src/demo/seed");
     await seedGeneratedActivities(b.db, 120);
     const seen = new Set<string>();
     let cursor: string | null = null;
@@ -243,7 +243,7 @@ describe("browse", () => {
   });
 
   test("'Load more' brings the next page as list items", async () => {
-    const { seedGeneratedActivities } = await import("../db/seed");
+    const { seedGeneratedActivities } = await import("../src/demo/seed");
     await seedGeneratedActivities(b.db, 200);
     const first = await (await guest.get("/browse?city=Tokyo")).text();
     const more = /hx-get="([^"]*page=more)"/.exec(first)![1]!.replace(/&amp;/g, "&");

@@ -2,7 +2,7 @@ import { one } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { sessions, users } from "../db/schema";
-import { RateLimiter, SlowDown } from "../src/lib/rate-limit";
+import { RateLimiter, SlowDown } from "../lib/rate-limit";
 import { Client, makeTestApp } from "./helpers";
 import { scenarios, shown, type Scenario } from "./scenario";
 

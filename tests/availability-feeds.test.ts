@@ -2,7 +2,7 @@ import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import ICAL from "ical.js";
-import { activityRow, bookingRow, insert, userRow } from "../db/factories";
+import { activityRow, bookingRow, insert, userRow } from "../src/demo/factories";
 import { externalBusy, jobs, users, type User } from "../db/schema";
 import { busyCalendarState, busyJobKey, setBusyCalendar, setBusyFetchOptions } from "../src/availability/busy-calendar";
 import { busyTimes } from "../src/availability/busy-times";

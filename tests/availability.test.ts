@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { activities, bookings, hostBlocks, type Activity } from "../db/schema";
 import { checkWeeklyHours, closedRanges, type WeeklyHours } from "../shared/availability";
-import { isDomainError } from "../src/lib/domain-error";
+import { isDomainError } from "../lib/domain-error";
 import { openTimes, readSlot, type BookingRules } from "../src/bookings/times";
 import { bookingParties, Client, makeTestApp } from "./helpers";
 import { inHtml, scenario } from "./scenario";

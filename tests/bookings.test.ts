@@ -2,7 +2,7 @@ import { one, writeTransaction } from "../db/client";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings, jobs, testPaymentIntents, users } from "../db/schema";
-import { insert, userRow } from "../db/factories";
+import { insert, userRow } from "../src/demo/factories";
 import { TestProvider } from "../src/payments/test-provider";
 import { bookingParties, Client, ledgerLines, makeTestApp, ORIGIN, systemMessageTypes, TEST_CARD } from "./helpers";
 import { scenarios, type Scenario } from "./scenario";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDb, dbVersion, migrate, openDb, readCache, seeOtherConnections, writeTransaction, writerClient } from "../db/client";
 import { activities } from "../db/schema";
-import { seedDemo, seedGeneratedActivities } from "../db/seed";
+import { seedDemo, seedGeneratedActivities } from "../src/demo/seed";
 import { BROWSE_COUNT_CAP, browseActivities, browseQueries } from "../src/activities/queries";
 import { makeTestApp, type Client } from "./helpers";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { one, writeTransaction } from "../db/client";
-import { insert, userRow } from "../db/factories";
+import { insert, userRow } from "../src/demo/factories";
 import { externalBusy, users, type User } from "../db/schema";
 import { busyCalendarJob, busyJobKey } from "../src/availability/busy-calendar";
 import { scheduleJob } from "../src/jobs";

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { one, writeTransaction } from "../db/client";
-import { insert, userRow } from "../db/factories";
+import { insert, userRow } from "../src/demo/factories";
 import { activities, bookings, jobs, messages, reports, users } from "../db/schema";
 import { moderate } from "../src/reports/moderation";
 import { bookingParties, Client, dialogHold, makeTestApp, outboxEmails, settled, until } from "./helpers";

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { precompressedPath } from "../src/lib/assets";
-import { json } from "../src/lib/http";
-import { negotiateEncoding } from "../src/lib/compression/encoding";
-import { compressResponse } from "../src/lib/compression/responses";
+import { precompressedPath } from "../lib/assets";
+import { json } from "../lib/http";
+import { negotiateEncoding } from "../lib/compression/encoding";
+import { compressResponse } from "../lib/compression/responses";
 import { Client, makeTestApp } from "./helpers";
 
 const root = join(import.meta.dir, "..");
@@ -53,7 +53,7 @@ describe("pages, fragments and JSON", () => {
     const html = await plain.text();
     expect(html.length).toBeGreaterThan(1024);
 
-    // A page made of kept parts goes gzip when the browser takes gzip as readily (src/lib/compression/).
+    // A page made of kept parts goes gzip when the browser takes gzip as readily (lib/compression/).
     const browser = await member.get("/browse", { "accept-encoding": "gzip, deflate, br, zstd" });
     expect(browser.headers.get("content-encoding")).toBe("gzip");
     expect(gunzipSync(await bytes(browser)).toString()).toBe(html);

@@ -3,12 +3,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate, openDb, writerClient, type Db } from "../db/client";
-import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
+import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../src/demo/demo-data";
 import { activities, bookings, reviews, users } from "../db/schema";
-import { seedDemo } from "../db/seed";
+import { seedDemo } from "../src/demo/seed";
 import { categories } from "../src/activities/categories";
 import { loadConfig } from "../src/config";
-import { loadSecrets } from "../src/lib/secrets";
+import { loadSecrets } from "../src/operations/secrets";
 
 let dir: string;
 let db: Db;

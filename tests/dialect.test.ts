@@ -5,7 +5,7 @@ import { drizzle } from "drizzle-orm/bun-sql";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { closeDb, migrate, openDb, type Db, one, writeTransaction } from "../db/client";
 import { postgresDialect, sqliteDialect, type Dialect } from "../db/dialect";
-import { activityRow, userRow } from "../db/factories";
+import { activityRow, userRow } from "../src/demo/factories";
 import * as pg from "../db/schema-pg";
 import * as sqlite from "../db/schema";
 import { migratePostgres } from "../db/postgres";

@@ -6,8 +6,8 @@ import { MESSAGE_EMAIL_DELAY_MS, messageEmailKey } from "../src/notifications/em
 import { unsubscribeToken } from "../src/email/unsubscribe";
 import { preferencesOf } from "../src/notifications/service";
 import { type PreferenceKey } from "../src/notifications/rules";
-import { formatMoney } from "../src/lib/money";
-import { formatLocal } from "../src/lib/time";
+import { formatMoney } from "../lib/money";
+import { formatLocal } from "../lib/time";
 import type { TestProvider } from "../src/payments/test-provider";
 import { startFakeSmtp, type FakeSmtp, type ReceivedEmail } from "./fakes/smtp";
 import { Client, makeTestApp, ORIGIN, requestWithTestCard, TENNIS, until } from "./helpers";

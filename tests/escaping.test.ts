@@ -7,7 +7,7 @@ import { one } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { activities, users } from "../db/schema";
-import { jsx } from "../src/lib/html/jsx-runtime";
+import { jsx } from "../lib/html/jsx-runtime";
 import { parseAbout } from "../src/profiles/about";
 import { makeTestApp, type Client } from "./helpers";
 import { fieldValue, formData, islandProps, select } from "./html";

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { one, writeTransaction } from "../db/client";
-import { userRow } from "../db/factories";
+import { userRow } from "../src/demo/factories";
 import { activities, bookings, users } from "../db/schema";
-import { asTestProvider } from "../src/payments";
+import { asTestProvider } from "../src/web/payments";
 import { RECOVERY_GRACE_MS } from "../src/bookings/claims";
-import { logFailure } from "../src/shell/error-answers";
+import { logFailure } from "../src/web/shell/error-answers";
 import { bookingParties, makeTestApp, ORIGIN, requestWithTestCard, type Client } from "./helpers";
 import { moneyViolations } from "./money-invariants";
 

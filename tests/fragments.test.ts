@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { CSRF_SLOT, expandText, keep, pageBytes, remember, type KeptParts } from "../src/lib/html/fragments";
-import { crc32Combine, crc32Shift } from "../src/lib/compression/crc32";
-import { compressedPage } from "../src/lib/compression/responses";
-import { splicedGzip } from "../src/lib/compression/spliced-gzip";
+import { CSRF_SLOT, expandText, keep, pageBytes, remember, type KeptParts } from "../lib/html/fragments";
+import { crc32Combine, crc32Shift } from "../lib/compression/crc32";
+import { compressedPage } from "../lib/compression/responses";
+import { splicedGzip } from "../lib/compression/spliced-gzip";
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 const request = (acceptEncoding?: string, method = "GET") =>

@@ -55,7 +55,7 @@ describe("(5) a failure answers with the app's own page or JSON, never Bun's dev
     console.error = (...args: unknown[]) => void logged.push(args);
     try {
       const result = await run();
-      // The stack is for the server's log (written as text: src/lib/faults.ts, `loggable`).
+      // The stack is for the server's log (written as text: db/faults.ts, `loggable`).
       expect(logged.some((args) => args.some((a) => String(a instanceof Error ? a.stack : a).includes("\n    at ")))).toBe(true);
       return result;
     } finally {

@@ -5,23 +5,23 @@ import { SQL } from "bun";
 import { closeDb, migrate, openDb, openPostgres, type Db, one, writeTransaction, writerClient } from "../db/client";
 import { engine } from "../db/engine";
 import { startPostgres } from "../db/postgres";
-import { chronological } from "../src/conversations/order";
-import { seedDemo } from "../db/seed";
+import { chronological } from "../src/bookings/order";
+import { seedDemo } from "../src/demo/seed";
 import { createApp, type AppOptions } from "../src/app";
 import { createSession } from "../src/auth/service";
-import type { PasswordHasher } from "../src/auth/passwords";
+import type { PasswordHasher } from "../src/ports/passwords";
 import type { Deps } from "../src/deps";
 import { loadConfig } from "../src/config";
-import { loadManifest } from "../src/lib/manifest";
-import { RateLimiter } from "../src/lib/rate-limit";
-import { loadSecrets } from "../src/lib/secrets";
+import { loadManifest } from "../lib/manifest";
+import { RateLimiter } from "../lib/rate-limit";
+import { loadSecrets } from "../src/operations/secrets";
 import { ensureBuilt } from "./built";
 import { makeJpeg } from "./images";
 import { and, eq, gt, isNotNull } from "drizzle-orm";
 import { simpleParser, type AddressObject } from "mailparser";
 import { bookings, jobs, ledgerEntries, messages, users } from "../db/schema";
 import { makeMailer, outboxDir, type MailLimits } from "../src/email/mailer";
-import { paymentProviderName } from "../src/payments";
+import { paymentProviderName } from "../src/web/payments";
 
 export const ORIGIN = "http://localhost";
 
@@ -337,7 +337,7 @@ export class Client {
     }
     const token = res.headers.get("x-csrf-token");
     if (token) this.csrf = token;
-    // Kept parts are written out before an answer leaves (src/lib/html/fragments.ts): none may leak.
+    // Kept parts are written out before an answer leaves (lib/html/fragments.ts): none may leak.
     if (res.headers.get("content-type")?.startsWith("text/html") && !res.headers.get("content-encoding")) {
       const html = await res.clone().text();
       if (html.includes("<!--kept:") || html.includes("csrfslot")) throw new Error(`${path} answered with an unfilled kept part`);

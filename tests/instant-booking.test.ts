@@ -1,15 +1,15 @@
-import { chronological } from "../src/conversations/order";
+import { chronological } from "../src/bookings/order";
 import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, like } from "drizzle-orm";
 import { activities, bookings, jobs, messages, testPaymentOperations, users } from "../db/schema";
-import { bookingRow, insert } from "../db/factories";
+import { bookingRow, insert } from "../src/demo/factories";
 import { instantAcceptJob, instantUnansweredJob, schedule } from "../src/bookings/jobs";
 import { jobKeys } from "../src/bookings/keys";
 import { RECOVERY_GRACE_MS } from "../src/bookings/claims";
 import { INSTANT_UNANSWERED_MS, instantUnansweredAt } from "../src/bookings/instant";
 import { ledgerKey } from "../src/bookings/keys";
-import { asTestProvider } from "../src/payments";
+import { asTestProvider } from "../src/web/payments";
 import type { TestProvider } from "../src/payments/test-provider";
 import { bookingOfIntent, bookingParties, ledgerLines, makeTestApp, ORIGIN, outboxEmails, settled, TEST_CARD, until, type Client } from "./helpers";
 import { moneyViolations } from "./money-invariants";

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq, inArray } from "drizzle-orm";
 import { one, writeTransaction } from "../db/client";
-import { activityRow, insert, userRow } from "../db/factories";
+import { activityRow, insert, userRow } from "../src/demo/factories";
 import { bookings, jobs, leases } from "../db/schema";
 import { composeEmail, queueEmail } from "../src/email/outbox";
 import { defineJob, JOB_LEASE_MS, LANES, retryDelay, RUNNER_LEASE_MS } from "../src/jobs";

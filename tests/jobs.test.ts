@@ -1,7 +1,7 @@
 import { one, writeTransaction } from "../db/client";
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { insert, userRow } from "../db/factories";
+import { insert, userRow } from "../src/demo/factories";
 import { jobs, leases, sessions, users } from "../db/schema";
 import { createSession } from "../src/auth/service";
 import { defineJob, JOB_LEASE_MS, retryDelay, RUNNER_LEASE_MS, scheduleJob } from "../src/jobs";

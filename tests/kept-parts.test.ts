@@ -1,5 +1,5 @@
 /**
- * Kept parts (src/lib/html/fragments.ts) are rendered once and sent to everyone whose page has
+ * Kept parts (lib/html/fragments.ts) are rendered once and sent to everyone whose page has
  * their key: nothing of one person may reach another through them. Two signed-in people and a
  * visitor ask for the same pages in turn; no one's name, email, username or CSRF token is in
  * anyone else's answer, each one's own is where it belongs, and the two people's pages are the
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { writeTransaction } from "../db/client";
 import { activities, bookings, messages } from "../db/schema";
-import { CSRF_SLOT, expandText, pageBytes, remember, rememberAround, type KeptAround, type KeptParts } from "../src/lib/html/fragments";
+import { CSRF_SLOT, expandText, pageBytes, remember, rememberAround, type KeptAround, type KeptParts } from "../lib/html/fragments";
 import type { KeptFormView, KeptView, View } from "../src/shell/view";
 import { makeTestApp, TENNIS, type Client } from "./helpers";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
-import { bodyParser, bodyRefusal } from "../src/lib/body";
+import { bodyParser, bodyRefusal } from "../lib/body";
 import { routeOptions } from "../src/security/checks";
 import { Client, makeTestApp, ORIGIN } from "./helpers";
 import { BODY_LIMIT, MAX_FIELDS } from "../shared/limits";

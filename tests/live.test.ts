@@ -2,7 +2,7 @@ import { writeTransaction } from "../db/client";
 import { eq } from "drizzle-orm";
 import { sessions } from "../db/schema";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { LIVE_LIMITS } from "../src/live/routes";
+import { LIVE_LIMITS } from "../src/web/live/routes";
 import { bookingParties, Client, makeTestApp, UPGRADE_HEADERS, requestWithTestCard } from "./helpers";
 import { cookieOf, LiveClient, type Frame } from "./live-client";
 

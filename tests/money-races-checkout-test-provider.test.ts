@@ -1,5 +1,5 @@
-import { PaymentEvents } from "../src/payments/provider";
-import { asTestProvider } from "../src/payments";
+import { PaymentEvents } from "../src/ports/payments";
+import { asTestProvider } from "../src/web/payments";
 import { TestProvider } from "../src/payments/test-provider";
 import { testPaymentIntents } from "../db/schema";
 import { makeTestApp, TEST_CARD } from "./helpers";

@@ -1,4 +1,4 @@
-import { asTestProvider } from "../src/payments";
+import { asTestProvider } from "../src/web/payments";
 import type { TestProvider } from "../src/payments/test-provider";
 import { makeTestApp } from "./helpers";
 import { runMoneyRaces, type TestApp } from "./money-races";

@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDb, migrate, openDb } from "../db/client";
-import { insert, userRow } from "../db/factories";
+import { insert, userRow } from "../src/demo/factories";
 import { createSession } from "../src/auth/service";
 import { until } from "./helpers";
 import { makeJpeg } from "./images";

@@ -5,7 +5,7 @@
  * the host finishing onboarding.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { PaymentError, type PaymentIntent, type PaymentProvider } from "../src/payments/provider";
+import { PaymentError, type PaymentIntent, type PaymentProvider } from "../src/ports/payments";
 
 export const TEST_CARDS = { ok: "4242 4242 4242 4242", declined: "4000 0000 0000 0002" } as const;
 

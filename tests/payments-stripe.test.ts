@@ -2,7 +2,7 @@ import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { paymentEvents, users } from "../db/schema";
-import { PaymentError, type PaymentEvent } from "../src/payments/provider";
+import { PaymentError, type PaymentEvent } from "../src/ports/payments";
 import { StripeProvider } from "../src/payments/stripe";
 import { WEBHOOK_LEASE_MS } from "../src/payments/webhooks";
 import { CARDS, startFakeStripe, type FakeStripe } from "./fakes/stripe";

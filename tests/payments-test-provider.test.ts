@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { asTestProvider } from "../src/payments";
+import { asTestProvider } from "../src/web/payments";
 import { makeTestApp } from "./helpers";
 import { isPageAddress, runProviderContract } from "./payments-contract";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEMO_GUEST_EMAIL, DEMO_PASSWORD } from "../db/demo-data";
+import { DEMO_GUEST_EMAIL, DEMO_PASSWORD } from "../src/demo/demo-data";
 import { LiveClient } from "./live-client";
 import { startPostgres, type Postgres } from "./postgres";
 import { idleConnections, startServerProcess, type ServerProcess } from "./server-process";

@@ -8,7 +8,7 @@ import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, ne } from "drizzle-orm";
 import { activities, bookings, users, type User } from "../db/schema";
-import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL } from "../db/demo-data";
+import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL } from "../src/demo/demo-data";
 import { parseAbout, parseVisibility, aboutFields } from "../src/profiles/about";
 import { makeTestApp, ORIGIN, UPGRADE_HEADERS, type Client } from "./helpers";
 

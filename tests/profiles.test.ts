@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { users } from "../db/schema";
 import { ageOn } from "../shared/dates";
-import { countries, HIGHLIGHTED } from "../src/lib/places";
+import { countries, HIGHLIGHTED } from "../lib/places";
 import { makeTestApp, pathOfLink, waitForOutboxEmail, type Client } from "./helpers";
 import { scenarios, shown, type Scenario } from "./scenario";
 

@@ -14,7 +14,7 @@ import {
   type ResolvedAddress,
   type Resolver,
 } from "../src/notifications/destinations";
-import { DomainError } from "../src/lib/domain-error";
+import { DomainError } from "../lib/domain-error";
 import { TEST_DEADLINE_MS } from "../src/notifications/notices";
 import { deliver } from "../src/notifications/push";
 import { checkEndpoint, subscribe } from "../src/notifications/service";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bookings, jobs, ledgerEntries } from "../db/schema";
 import { recoverClaim, sweepPayments } from "../src/bookings/reconciliation";
-import { asTestProvider } from "../src/payments";
+import { asTestProvider } from "../src/web/payments";
 import type { TestProvider } from "../src/payments/test-provider";
 import { bookingParties, makeTestApp, requestWithTestCard, TEST_CARD, type Client } from "./helpers";
 import { RECOVERY_GRACE_MS } from "../src/bookings/claims";

@@ -2,7 +2,7 @@ import { one } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { users } from "../db/schema";
-import { ownReturnPath, safeNext } from "../src/lib/http";
+import { ownReturnPath, safeNext } from "../lib/http";
 import { type Client, makeTestApp, ORIGIN } from "./helpers";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;

@@ -1,11 +1,11 @@
-import { chronological } from "../src/conversations/order";
+import { chronological } from "../src/bookings/order";
 import { one, writeTransaction } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, ne, type SQL } from "drizzle-orm";
-import { activityRow, insert, userRow } from "../db/factories";
+import { activityRow, insert, userRow } from "../src/demo/factories";
 import { activities, bookings, jobs, ledgerEntries, messages, reports, sessions, users, type Activity, type User } from "../db/schema";
 import type { DomainEvent } from "../src/events";
-import { RateLimiter } from "../src/lib/rate-limit";
+import { RateLimiter } from "../lib/rate-limit";
 import { instantAcceptJob, schedule } from "../src/bookings/jobs";
 import { jobKeys } from "../src/bookings/keys";
 import { Client, makeTestApp, requestWithTestCard } from "./helpers";

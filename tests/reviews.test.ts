@@ -1,7 +1,7 @@
 import { one } from "../db/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { activityRow, bookingRow, insert, userRow } from "../db/factories";
+import { activityRow, bookingRow, insert, userRow } from "../src/demo/factories";
 import { jobs, reviews, type Activity, type BookingStatus, type User } from "../db/schema";
 import type { DomainEvent } from "../src/events";
 import { publishDueReviews } from "../src/reviews/service";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { seedDemo } from "../db/seed";
+import { seedDemo } from "../src/demo/seed";
 import { makeTestApp, type Client } from "./helpers";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;

@@ -1,12 +1,12 @@
 import { one } from "../db/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, spyOn, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { insert, userRow } from "../db/factories";
-import { DEMO_HOST_EMAIL } from "../db/demo-data";
+import { insert, userRow } from "../src/demo/factories";
+import { DEMO_HOST_EMAIL } from "../src/demo/demo-data";
 import { bookings, ledgerEntries, testPaymentIntents, users } from "../db/schema";
 import { translator, type Locale, type MessageKey } from "../src/texts";
-import { RateLimiter } from "../src/lib/rate-limit";
-import { lastResortAnswer } from "../src/shell/error-answers";
+import { RateLimiter } from "../lib/rate-limit";
+import { lastResortAnswer } from "../src/web/shell/error-answers";
 import type { Deps } from "../src/deps";
 import { select } from "./html";
 import { bookingParties, Client, makeTestApp, ORIGIN, requestWithTestCard } from "./helpers";

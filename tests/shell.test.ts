@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import sharp from "sharp";
 import { catalogues, COUNTED, messagesByFeature, translator, type MessageKey } from "../src/texts";
 import { makeTestApp, type Client } from "./helpers";
-import { expandText } from "../src/lib/html/fragments";
+import { expandText } from "../lib/html/fragments";
 import { AppLayout } from "../views/layouts/AppLayout";
 import { Document } from "../views/layouts/Document";
 

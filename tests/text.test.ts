@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { activities, users } from "../db/schema";
 import { catalogues, type MessageKey } from "../src/texts";
-import { acceptText, cleanText } from "../src/lib/text";
+import { acceptText, cleanText } from "../lib/text";
 import { makeTestApp, type Client } from "./helpers";
 import { scenarios, shown, type Scenario } from "./scenario";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatLocal, instantOf, localOf, parseLocal, todayIn } from "../src/lib/time";
+import { formatLocal, instantOf, localOf, parseLocal, todayIn } from "../lib/time";
 
 describe("time in an activity's city", () => {
   test("a wall-clock time in a zone is one instant, and back", () => {

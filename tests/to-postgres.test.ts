@@ -5,15 +5,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDb, migrate, openDb, writeTransaction, type Db } from "../db/client";
-import { activityRow, bookingRow, insert, userRow } from "../db/factories";
+import { activityRow, bookingRow, insert, userRow } from "../src/demo/factories";
 import { modelTables } from "../db/postgres";
 import * as schema from "../db/schema";
 import { bookingStatuses } from "../db/schema";
-import { seedDemo } from "../db/seed";
+import { seedDemo } from "../src/demo/seed";
 import { startPostgres, type Postgres } from "./postgres";
 
 /**
- * Moving a marketplace to PostgreSQL (`bun run db:to-postgres`, db/to-postgres.ts): the demo data
+ * Moving a marketplace to PostgreSQL (`bun run db:to-postgres`, src/operations/to-postgres.ts): the demo data
  * plus generated bookings in every status and a row in every table arrive whole, value for value;
  * a target with rows in it is refused and left as it was.
  */

@@ -4,7 +4,7 @@ import { eq, isNotNull } from "drizzle-orm";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { uploads } from "../db/schema";
-import { RateLimiter } from "../src/lib/rate-limit";
+import { RateLimiter } from "../lib/rate-limit";
 import { MAX_UPLOAD_BYTES } from "../shared/limits";
 import { signPostPolicy } from "../src/uploads/storage";
 import { startFakeS3 } from "./fakes/s3";

@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { uploads } from "../db/schema";
-import { RateLimiter } from "../src/lib/rate-limit";
+import { RateLimiter } from "../lib/rate-limit";
 import { deleteStaleUploads } from "../src/uploads/service";
 import { loadSharp } from "../src/uploads/sharp";
 import { startFakeS3 } from "./fakes/s3";

@@ -1,4 +1,4 @@
-import type { MessageKey } from "../texts";
+import type { MessageKey } from "../../lib/i18n";
 
 /** One category list everywhere (the union of the spec's two sets), each with a default photo. */
 export const categories = [

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MAX_RANGES_PER_DAY, MEETING_POINT_MAX, RATE_MAX } from "../../shared/limits";
 import type { activities } from "../../db/schema";
-import { listFrom } from "../lib/http";
-import { firstIssue } from "../lib/validation";
-import type { MessageKey } from "../texts";
-import { cleanText, userText } from "../lib/text";
-import { cityByName, DEFAULT_CITY_NAME } from "../lib/places";
-import { DomainError } from "../lib/domain-error";
+import { listFrom } from "../../lib/http";
+import { firstIssue } from "../../lib/validation";
+import type { MessageKey } from "../../lib/i18n";
+import { cleanText, userText } from "../../lib/text";
+import { cityByName, DEFAULT_CITY_NAME } from "../../lib/places";
+import { DomainError } from "../../lib/domain-error";
 import { categories, isCategory, type Category } from "./categories";
 import { checkWeeklyHours, HORIZON_CHOICES, minuteText, NOTICE_CHOICES, parseMinute, type DayRanges, type WeeklyHours, type WeeklyHoursProblem } from "../../shared/availability";
 

@@ -3,16 +3,16 @@
  * activity page and of host management. Nothing here changes anything (service.ts does).
  */
 import { dialect } from "../../db/dialect";
-import { madeOnce } from "../lib/memo";
+import { madeOnce } from "../../shared/memo";
 import { and, avg, count, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { perDb, readCache, type Db, one } from "../../db/client";
 import { activities, reviews, users, type Activity } from "../../db/schema";
 import type { Deps } from "../deps";
-import { uuidLike } from "../lib/validation";
+import { uuidLike } from "../../lib/validation";
 import { publicUser, publicUserColumns, type PublicUser, type PublicUserSource } from "../profiles/serialize";
 import { reviewsOfActivity } from "../reviews/queries";
 import { coverPhoto } from "./categories";
-import { roundRating } from "../lib/labels";
+import { roundRating } from "../../lib/labels";
 
 /** A listed activity with its host's public view and its rating, for the JSON API and for cards. */
 export interface ActivityListing {

@@ -1,4 +1,4 @@
-import { decimalFromCents } from "../lib/money";
+import { decimalFromCents } from "../../lib/money";
 import type { Activity } from "../../db/schema";
 import type { PublicUser } from "../profiles/serialize";
 import type { WeeklyHours } from "../../shared/availability";

@@ -2,8 +2,8 @@ import { count, eq } from "drizzle-orm";
 import { writeTransaction, one } from "../../db/client";
 import { activities, bookings, type Activity, type User } from "../../db/schema";
 import type { Deps } from "../deps";
-import { DomainError } from "../lib/domain-error";
-import { findCity } from "../lib/places";
+import { DomainError } from "../../lib/domain-error";
+import { findCity } from "../../lib/places";
 import { ownedObjects } from "../uploads/service";
 import { DURATION_MAX, DURATION_STEP } from "../../shared/limits";
 import { activityRefusal, DEFAULT_MIN_DURATION, onDurationGrid, type ActivityChanges, type ActivityErrors, type ActivityInput } from "./input";
@@ -102,4 +102,4 @@ export async function deleteActivity(deps: Deps, activity: Activity): Promise<"d
 }
 
 // TRANSITIONAL: reads other features still import from here (src/bookings/queries.ts,
-// src/conversations/routes.tsx); they belong to queries.ts.
+// src/web/conversations/routes.tsx); they belong to queries.ts.

@@ -3,9 +3,9 @@ import { writeTransaction, type WriteTx, one } from "../../db/client";
 import { emailTokens, oauthAccounts, sessions, users, type EmailToken, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { queueEmail, sendQueuedEmails } from "../email/outbox";
-import { DomainError } from "../lib/domain-error";
-import { takeEach } from "../lib/rate-limit";
-import type { Locale } from "../texts";
+import { DomainError } from "../../lib/domain-error";
+import { takeEach } from "../../lib/rate-limit";
+import type { Locale } from "../../lib/i18n";
 import { emailChangedEmail, emailChangeEmail, linkAccountEmail, recipientLocale, resetEmail, verifyEmail } from "./emails";
 import { consumeToken, findToken, hashToken, isChange, issueToken, voidTokens } from "./tokens";
 

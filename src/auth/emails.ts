@@ -1,8 +1,8 @@
 import type { User } from "../../db/schema";
 import type { Deps } from "../deps";
-import type { OutgoingEmail } from "../email/mailer";
+import type { OutgoingEmail } from "../ports/mail";
 import { composeEmail } from "../email/outbox";
-import { locales, translator, type Locale } from "../texts";
+import { locales, translator, type Locale } from "../../lib/i18n";
 
 /**
  * The account emails (docs/decisions/0034): verifying an address, confirming an email change,

@@ -1,10 +1,25 @@
 import { z } from "zod";
-import { PASSWORD_MAX, PASSWORD_MIN } from "../../shared/limits";
-import { safeNext } from "../lib/http";
-import { locales, type MessageKey } from "../texts";
+import { NAME_MAX, PASSWORD_MAX, PASSWORD_MIN } from "../../shared/limits";
+import { userText } from "../../lib/text";
+import { safeNext } from "../../lib/http";
+import { locales, type MessageKey } from "../../lib/i18n";
 
 /** Error messages are catalogue keys; the edge translates them into the visitor's language. */
 const msg = (key: MessageKey) => ({ message: key });
+
+/** A person's names, as sign-up with a provider and the profile both read them. */
+export const firstNameSchema = userText({
+  invalid: "profile.firstNameRequired",
+  required: "profile.firstNameRequired",
+  max: { length: NAME_MAX, message: "profile.nameTooLong" },
+  characters: "profile.firstNameCharacters",
+});
+export const lastNameSchema = userText({
+  invalid: "profile.lastNameRequired",
+  required: "profile.lastNameRequired",
+  max: { length: NAME_MAX, message: "profile.nameTooLong" },
+  characters: "profile.lastNameCharacters",
+});
 
 export const emailSchema = z
   .string(msg("login.invalidEmail"))

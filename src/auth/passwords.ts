@@ -1,14 +1,6 @@
-/**
- * How passwords are hashed: argon2id (Bun's default parameters) in the app. The hasher is a
- * dependency (`deps.passwords`) so the test suite can hash cheaply — the same argon2id code
- * path at its lowest cost — while every stored hash names its own algorithm and parameters, so
- * `verify` reads any of them.
- */
-export interface PasswordHasher {
-  hash(password: string): Promise<string>;
-  verify(password: string, hash: string): Promise<boolean>;
-}
+import type { PasswordHasher } from "../ports/passwords";
 
+/** argon2id with Bun's default parameters: the app's hasher (src/ports/passwords.ts). */
 export const argon2Passwords: PasswordHasher = {
   hash: (password) => Bun.password.hash(password, "argon2id"),
   verify: (password, hash) => Bun.password.verify(password, hash),

@@ -4,13 +4,13 @@ import { isUniqueViolation } from "../../db/dialect";
 import { oauthAccounts, sessions, users, type User } from "../../db/schema";
 import type { Deps, SessionInfo } from "../deps";
 import { queueEmail, sendQueuedEmails } from "../email/outbox";
-import type { Locale } from "../texts";
+import type { Locale } from "../../lib/i18n";
 import { defineJob } from "../jobs";
-import { takeEach } from "../lib/rate-limit";
+import { takeEach } from "../../lib/rate-limit";
 import { queueVerification } from "./account";
 import { recipientLocale, signupAttemptEmail } from "./emails";
-import { firstNameSchema, lastNameSchema } from "../profiles/input";
-import { DomainError } from "../lib/domain-error";
+import { firstNameSchema, lastNameSchema } from "./input";
+import { DomainError } from "../../lib/domain-error";
 import type { Credentials } from "./input";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -121,7 +121,7 @@ export async function signInWithPassword(deps: Deps, { email, password }: Creden
 
 /**
  * The password that proves `user`'s account is the person's own, to join a provider's sign-in to
- * it (src/auth/link-routes.tsx), with the sign-in's own limits: 429 with the wait, 401 for a
+ * it (src/web/auth/link-routes.tsx), with the sign-in's own limits: 429 with the wait, 401 for a
  * wrong password (counted as a failure already).
  */
 export async function proveAccountPassword(deps: Deps, user: User, password: string, ip: string) {

@@ -1,6 +1,6 @@
 import ICAL from "ical.js";
-import { DomainError } from "../lib/domain-error";
-import { zonedAt } from "../lib/time";
+import { DomainError } from "../../lib/domain-error";
+import { zonedAt } from "../../lib/time";
 
 /**
  * The busy times of an outside calendar's text (docs/decisions/0037): pure, and loaded by the

@@ -1,5 +1,5 @@
-import { isDomainError } from "../lib/domain-error";
-import type { MessageKey } from "../texts";
+import { isDomainError } from "../../lib/domain-error";
+import type { MessageKey } from "../../lib/i18n";
 import { busyTimes, type BusyInterval } from "./busy-times";
 
 /**

@@ -6,9 +6,9 @@ import { writeTransaction, one } from "../../db/client";
 import { activities, bookings, users, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { vtimezone } from "../email/calendar";
-import { chosenLocale, translator } from "../texts";
+import { chosenLocale, translator } from "../../lib/i18n";
 import { meetingPointText } from "../activities/rules";
-import { zonedAt } from "../lib/time";
+import { zonedAt } from "../../lib/time";
 
 /**
  * Private calendar feeds (docs/decisions/0037): every person may subscribe their calendar app to

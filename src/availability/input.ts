@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MAX_BLOCK_NOTE } from "../../shared/limits";
-import { safeNext } from "../lib/http";
+import { safeNext } from "../../lib/http";
 
 /**
  * A day off or a blocked time, as the Availability screen's form sends it (a plain form, no

@@ -3,7 +3,7 @@ import { and, eq, gt, inArray, lt, or, sql, type Placeholder } from "drizzle-orm
 import type { Db, WriteTx } from "../../db/client";
 import { bookings, externalBusy, hostBlocks, type Activity } from "../../db/schema";
 import type { Deps } from "../deps";
-import { DomainError } from "../lib/domain-error";
+import { DomainError } from "../../lib/domain-error";
 import type { Slot } from "./times";
 
 /**

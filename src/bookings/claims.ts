@@ -1,13 +1,13 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { writeTransaction, type WriteTx, one, written } from "../../db/client";
-import { nextMessageSeq } from "../conversations/order";
+import { nextMessageSeq } from "./order";
 import { bookings, ledgerEntries, messages, users, type Booking, type BookingClaim, type BookingStatus, type LedgerKind } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { MessageRow } from "../events";
 import { cancelJob } from "../jobs";
-import { DomainError } from "../lib/domain-error";
-import { faultOf, loggable } from "../lib/faults";
-import { PaymentError } from "../payments/provider";
+import { DomainError } from "../../lib/domain-error";
+import { faultOf, loggable } from "../../db/faults";
+import { PaymentError } from "../ports/payments";
 import { autoCompleteJob, recoverJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys, ledgerKey, movementKey } from "./keys";
 import { AUTO_COMPLETE_MS, providerRefusal, currentBooking, type SystemMessageType } from "./service";

@@ -2,7 +2,7 @@ import type { Deps } from "../deps";
 import type { JobKind } from "../jobs";
 import { checkoutEnded, lapseHold, paymentAuthorised } from "./requests";
 import { autoCompleteJob, expireJob, handle, holdJob, instantAcceptJob, instantUnansweredJob, payoutJob, payoutSweepJob, paymentsSweepJob, reconcileJob, recoverJob } from "./jobs";
-import { loggable } from "../lib/faults";
+import { loggable } from "../../db/faults";
 import { acceptInstantly, tellHostIfUnanswered } from "./instant";
 import { hostOfAccount, owedPayouts, payHost } from "./payouts";
 import { reconcileIntent, recoverClaim, sweepPayments } from "./reconciliation";

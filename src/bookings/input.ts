@@ -1,10 +1,18 @@
 import { z } from "zod";
-import { asRecord, safeNext } from "../lib/http";
-import type { MessageKey } from "../texts";
-import { DomainError } from "../lib/domain-error";
+import { asRecord, safeNext } from "../../lib/http";
+import type { MessageKey } from "../../lib/i18n";
+import { DomainError } from "../../lib/domain-error";
 import { MAX_BOOKING_MESSAGE } from "../../shared/limits";
 import type { Action } from "./service";
-import type { RequestChoice } from "../../views/bookings/Request";
+
+
+/** What the request dialog holds: the message, the date, the start time and the hours chosen. */
+export interface RequestChoice {
+  message: string;
+  date: string;
+  time: string;
+  hours: number;
+}
 
 /**
  * The shapes of the bookings' inputs (spec §7), declared on their routes. Values are checked for

@@ -1,20 +1,19 @@
 import { one } from "../../db/client";
 import { and, asc, count, desc, eq, inArray, isNotNull, ne, notInArray, or, sql } from "drizzle-orm";
-import { uuidLike } from "../lib/validation";
+import { uuidLike } from "../../lib/validation";
 import { alias } from "drizzle-orm/sqlite-core";
 import { activities, bookings, ledgerEntries, messages, users, type Booking } from "../../db/schema";
 import type { MessageRow } from "../events";
-import { latestMessageId } from "../shell/unread";
+import { latestMessageId } from "./unread";
 import type { Deps } from "../deps";
 import { participantUser, publicUserColumns, type PublicUserSource } from "../profiles/serialize";
 import { bookingDetails, bookingView, type BookingView } from "./serialize";
-import { DomainError } from "../lib/domain-error";
-import { cityByName } from "../lib/places";
+import { DomainError } from "../../lib/domain-error";
+import { cityByName } from "../../lib/places";
 import { hostOf } from "../activities/queries";
 import { activityRating } from "../activities/queries";
 import { publicUser } from "../profiles/serialize";
 import type { Activity, User } from "../../db/schema";
-import type { DateTimeData } from "../../views/bookings/DateTime";
 import { busyIntervals } from "./availability";
 import { DIALOG_DAYS, horizonOf, maxMinutesOf, openTimes } from "./times";
 
@@ -31,6 +30,25 @@ export interface HostRequest {
   totalCents: number;
   hostEarningsCents: number;
   createdAt: number;
+}
+
+
+/** What the date-time screen shows (/booking/{id}/date-time). */
+export interface DateTimeData {
+  activity: Activity;
+  hostName: string;
+  zone: string;
+  viewerZoneDiffers: boolean;
+  dates: string[];
+  /** Per date, local minute ranges the host is busy. */
+  busy: Record<string, [number, number][]>;
+  now: { date: string; minute: number };
+  minMinutes: number;
+  /** The shortest booking one can start: the host's minimum, at least the screen's shortest duration. */
+  shortest: number;
+  maxMinutes: number;
+  selected: { date: string; time: string; durationMinutes: number };
+  error?: string;
 }
 
 /** Pending requests for a host's activities, newest first; the guest as a booking's other side sees them. */

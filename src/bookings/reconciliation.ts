@@ -6,7 +6,7 @@ import { cancelJob } from "../jobs";
 import { reconcileJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys } from "./keys";
 import { currentBooking, RECONCILE_MS } from "./service";
-import { loggable } from "../lib/faults";
+import { loggable } from "../../db/faults";
 import { recoverPayment } from "./checkout-payment";
 import { owedPayouts } from "./payouts";
 import { announce, callProvider, finishClaim, ledger, RECOVERY_GRACE_MS, recoveryDue, refusedForSure, rollBackClaim, shareOwed, systemMessage } from "./claims";

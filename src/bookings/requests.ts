@@ -3,7 +3,7 @@ import { writeTransaction, type WriteTx, one } from "../../db/client";
 import { activities, bookings, type Booking, type BookingStatus } from "../../db/schema";
 import type { Deps } from "../deps";
 import { cancelJob } from "../jobs";
-import { uuidLike } from "../lib/validation";
+import { uuidLike } from "../../lib/validation";
 import { guestBusy, hostBusy } from "./availability";
 import { announce, ledger, systemMessage } from "./claims";
 import { acceptInstantlyNow, instantUnansweredAt } from "./instant";

@@ -1,6 +1,6 @@
 import type { Booking } from "../../db/schema";
 import { participantUser, type ParticipantUser, type PublicUserSource } from "../profiles/serialize";
-import { decimalFromCents } from "../lib/money";
+import { decimalFromCents } from "../../lib/money";
 
 /**
  * What the API shows of a booking (docs/decisions/0007): an allow-list, the same for both sides

@@ -3,12 +3,12 @@ import { eq } from "drizzle-orm";
 import { bookings, type Activity, type Booking, type User } from "../../db/schema";
 import { findListedActivity } from "../activities/queries";
 import type { Deps } from "../deps";
-import { DomainError } from "../lib/domain-error";
-import { decimalFromCents } from "../lib/money";
+import { DomainError } from "../../lib/domain-error";
+import { decimalFromCents } from "../../lib/money";
 import type { Price } from "../../shared/pricing";
-import { cleanText, hasDisallowedCharacters } from "../lib/text";
-import { uuidLike } from "../lib/validation";
-import { PaymentError } from "../payments/provider";
+import { cleanText, hasDisallowedCharacters } from "../../lib/text";
+import { uuidLike } from "../../lib/validation";
+import { PaymentError } from "../ports/payments";
 import { MAX_BOOKING_MESSAGE } from "../../shared/limits";
 
 /**
@@ -53,7 +53,7 @@ export async function bookableActivity(deps: Deps, guest: User, activityId: stri
 }
 
 /**
- * The message of a request, cleaned by the one text normaliser (src/lib/text.ts): NFC, trimmed of
+ * The message of a request, cleaned by the one text normaliser (lib/text.ts): NFC, trimmed of
  * whitespace and invisible characters, line breaks kept, control, bidi-override and escape
  * characters refused. Null when optional and empty. One limit, refused (never cut) beyond it.
  */

@@ -1,7 +1,7 @@
 import type { Activity } from "../../db/schema";
-import { DomainError } from "../lib/domain-error";
-import { zoneOfCity } from "../lib/places";
-import { parseDate, zonedAt } from "../lib/time";
+import { DomainError } from "../../lib/domain-error";
+import { zoneOfCity } from "../../lib/places";
+import { parseDate, zonedAt } from "../../lib/time";
 import { closedRanges, insideWeeklyHours, startTaken } from "../../shared/availability";
 import { DURATION_MAX } from "../../shared/limits";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MAX_MESSAGE_LENGTH } from "../../shared/limits";
-import { userText } from "../lib/text";
+import { userText } from "../../lib/text";
 
 /**
  * What the conversation's calls and its form send (spec §7 "Messages"). A refusal of the text

@@ -3,13 +3,13 @@ import { and, eq, gt, max, not, sql } from "drizzle-orm";
 import { writeTransaction, one, written } from "../../db/client";
 import { bookings, messages, type Booking } from "../../db/schema";
 import { bookingFor } from "../bookings/service";
-import { DomainError } from "../lib/domain-error";
+import { DomainError } from "../../lib/domain-error";
 import type { Deps } from "../deps";
 import type { MessageRow } from "../events";
-import { latestMessageId, onBooking } from "../shell/unread";
-import { chronological, nextMessageSeq } from "./order";
+import { latestMessageId, onBooking } from "../bookings/unread";
+import { chronological, nextMessageSeq } from "../bookings/order";
 
-export { isUnread, unreadConversations } from "../shell/unread";
+export { isUnread, unreadConversations } from "../bookings/unread";
 
 /**
  * The conversation of a booking (spec §2 "Conversation", §5 "Messages", §7): only its two

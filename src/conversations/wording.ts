@@ -2,7 +2,7 @@ import type { ChatSystemMessageType, SystemText } from "../../shared/chat";
 import { systemWording } from "../../shared/chat-state";
 import type { Booking } from "../../db/schema";
 import type { Role } from "../bookings/service";
-import type { Translate } from "../texts";
+import type { Translate } from "../../lib/i18n";
 import type { MessageRow } from "../events";
 import { isSystemMessageType } from "./serialize";
 

@@ -1,5 +1,5 @@
 import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus } from "ical-generator";
-import type { OutgoingEmail } from "./mailer";
+import type { OutgoingEmail } from "../ports/mail";
 
 /**
  * Calendar invitations (RFC 5545 / iTIP, RFC 5546) carried by emails: an event in the wall clock

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import nodemailer from "nodemailer";
 import type { Config } from "../config";
 import { LANES } from "../jobs";
+import type { Mailer, OutgoingEmail } from "../ports/mail";
 
 /**
  * Where emails go (docs/decisions/0034): an SMTP server when `SMTP_URL` is set; otherwise each
@@ -10,35 +11,6 @@ import { LANES } from "../jobs";
  * `DATA_DIR/outbox/`, and its links are printed to the log, so a machine with no mail server
  * still lets a person verify an address or reset a password.
  */
-
-/** One email, ready to send: the output of `composeEmail`, and the payload of an email job. */
-export interface OutgoingEmail {
-  /** What the email is (verify, reset, booking.accepted …): the outbox file's name and the log say it. */
-  kind: string;
-  to: string;
-  subject: string;
-  html: string;
-  text: string;
-  /** Extra headers, such as List-Unsubscribe. */
-  headers?: Record<string, string>;
-  /** A calendar invitation (RFC 5545 text), sent as a `text/calendar` alternative and an `.ics` attachment. */
-  calendar?: { method: "REQUEST" | "CANCEL"; filename: string; content: string };
-  /** The links a person follows from it, printed to the log when emails go to the outbox. */
-  links: string[];
-}
-
-export interface Mailer {
-  /** `outbox` writes files; `smtp` hands emails to the configured server. */
-  readonly mode: "smtp" | "outbox";
-  /**
-   * Sends one email. `messageId` is the same on every attempt of one email, so a receiver that
-   * got it before the answer was lost can tell the copy for what it is. Throws when the server
-   * refused it, could not be reached, or had not taken it by the send's deadline or `signal`
-   * (the email job tries again).
-   */
-  send(email: OutgoingEmail, messageId: string, signal?: AbortSignal): Promise<void>;
-  close(): void;
-}
 
 /** The folder the outbox writes to. */
 export const outboxDir = (config: Pick<Config, "dataDir">) => join(config.dataDir, "outbox");
@@ -59,7 +31,7 @@ export interface MailLimits {
   sendMs: number;
 }
 
-/** Under the email lane's limit per attempt (src/jobs.ts), so a send's own deadline says what happened. */
+/** Under the email lane's limit per attempt (src/jobs/index.ts), so a send's own deadline says what happened. */
 export const MAIL_LIMITS: MailLimits = { connectMs: 20_000, greetingMs: 20_000, idleMs: 20_000, sendMs: 60_000 };
 
 function mailOptions(from: string, email: OutgoingEmail, messageId: string, signal?: AbortSignal) {

@@ -1,9 +1,9 @@
 import type { WriteTx } from "../../db/client";
-import { EmailLayout, emailText, type EmailContent } from "../../views/email/EmailLayout";
+import { EmailLayout, emailText, type EmailContent } from "./layout";
 import type { Deps } from "../deps";
 import { defineJob, scheduleJob } from "../jobs";
-import { loggable } from "../lib/faults";
-import type { OutgoingEmail } from "./mailer";
+import { loggable } from "../../db/faults";
+import type { OutgoingEmail } from "../ports/mail";
 
 /**
  * Emails as durable jobs (docs/decisions/0034): an email is written as a job, in the transaction
@@ -12,7 +12,7 @@ import type { OutgoingEmail } from "./mailer";
  * Message-ID is the same on every attempt, so a copy sent twice reads as one.
  */
 
-export type { EmailContent } from "../../views/email/EmailLayout";
+export type { EmailContent } from "./layout";
 
 /** The email `content` as it goes out: HTML in the one layout, the same as plain text, and the unsubscribe headers. */
 export function composeEmail(deps: Pick<Deps, "config">, kind: string, to: string, content: EmailContent): OutgoingEmail {

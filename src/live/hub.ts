@@ -1,6 +1,6 @@
 import type { RedisClient, Server } from "bun";
 import type { Config } from "../config";
-import { LocalPresence, type Presence } from "../lib/presence";
+import { LocalPresence, type Presence } from "../../lib/presence";
 import { LocalBroadcaster, type Broadcaster } from "./broadcaster";
 import { CLOSE, SESSIONS_TOPIC, type EndedSessions, type ServerFrame } from "./frames";
 import { redisLive } from "./redis";

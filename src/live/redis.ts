@@ -1,6 +1,6 @@
 import { RedisClient } from "bun";
 import type { Broadcaster, BroadcastListener } from "./broadcaster";
-import type { Presence } from "../lib/presence";
+import type { Presence } from "../../lib/presence";
 
 /**
  * Live updates across processes through Redis (`REDIS_URL`), with Bun's built-in client
@@ -23,7 +23,7 @@ const RETRY_MAX_MS = 5_000;
 export function redisLive(url: string) {
   // Without the offline queue a publish made while Redis is away fails at once instead of piling
   // up; the frames lost then are fetched by the clients once the link is back (`resumed`).
-  // The rate limits count through the same connection (src/lib/rate-limit.ts).
+  // The rate limits count through the same connection (lib/rate-limit.ts).
   const commands = new RedisClient(url, { enableOfflineQueue: false, connectionTimeout: 5_000 });
   return { broadcaster: new RedisBroadcaster(url, commands), presence: new RedisPresence(commands), commands };
 }

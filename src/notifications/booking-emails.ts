@@ -2,9 +2,9 @@ import type { Booking, BookingStatus } from "../../db/schema";
 import type { Deps } from "../deps";
 import { calendarInvite, mailboxOf } from "../email/calendar";
 import type { BookingNews, DomainEvent } from "../events";
-import type { Locale, MessageKey, Translate } from "../texts";
-import { formatMoney } from "../lib/money";
-import { formatLocal, localOf } from "../lib/time";
+import type { Locale, MessageKey, Translate } from "../../lib/i18n";
+import { formatMoney } from "../../lib/money";
+import { formatLocal, localOf } from "../../lib/time";
 import { type PreferenceKey } from "./rules";
 import { absolute, conversationPath, factsOf, meetingPointOf, queuePlanned, type Facts, type PlannedEmail } from "./planned-emails";
 

@@ -3,7 +3,7 @@ import http from "node:http";
 import { refuseInsideWriteTransaction } from "../../db/client";
 import https from "node:https";
 import { isIP } from "node:net";
-import { DomainError, isDomainError } from "../lib/domain-error";
+import { DomainError, isDomainError } from "../../lib/domain-error";
 
 /**
  * Where the server may post push messages (docs/decisions/0032). A push subscription's endpoint

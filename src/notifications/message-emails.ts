@@ -1,5 +1,5 @@
 import { one, writeTransaction } from "../../db/client";
-import { chronological } from "../conversations/order";
+import { chronological } from "../bookings/order";
 import { dialect } from "../../db/dialect";
 import { and, eq, gte, lt, not } from "drizzle-orm";
 import { bookings, messages } from "../../db/schema";
@@ -7,7 +7,7 @@ import type { Deps } from "../deps";
 import { sendQueuedEmails } from "../email/outbox";
 import type { DomainEvent } from "../events";
 import { defineJob, scheduleJob } from "../jobs";
-import { formatLocal } from "../lib/time";
+import { formatLocal } from "../../lib/time";
 import { preview } from "./notices";
 import { preferencesOf } from "./service";
 import { absolute, conversationPath, factsOf, localeOf, personOf, queuePlanned, type PlannedEmail } from "./planned-emails";

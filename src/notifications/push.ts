@@ -4,7 +4,7 @@ import webpush from "web-push";
 import { pushSubscriptions } from "../../db/schema";
 import type { Deps } from "../deps";
 import { defineJob, scheduleJob } from "../jobs";
-import { isDomainError } from "../lib/domain-error";
+import { isDomainError } from "../../lib/domain-error";
 import { checkDestination, pinnedRequest, systemResolver, type PushDestination, type Resolver } from "./destinations";
 import { allowsLocalPushServices } from "./service";
 

@@ -1,13 +1,13 @@
 import type { Db } from "../../db/client";
 import type { Config } from "../config";
 import type { Deps } from "../deps";
-import type { PaymentEvents, PaymentProvider } from "./provider";
+import type { PaymentEvents, PaymentProvider } from "../ports/payments";
 import { StripeProvider } from "./stripe";
 import { TestProvider } from "./test-provider";
 
 /**
  * Which provider the app runs with: Stripe when its keys are configured, otherwise the built-in
- * test provider (ARCHITECTURE decision 6). The demo seed reads it too (db/seed.ts).
+ * test provider (ARCHITECTURE decision 6). The demo seed reads it too (src/demo/seed.ts).
  */
 export const paymentProviderName = (config: Pick<Config, "stripe">): PaymentProvider["name"] => (config.stripe ? "stripe" : "test");
 

@@ -2,10 +2,10 @@ import { one, writeTransaction } from "../../db/client";
 import { and, eq, isNull } from "drizzle-orm";
 import { users, type User } from "../../db/schema";
 import type { Deps } from "../deps";
-import type { MessageKey } from "../texts";
-import { DomainError } from "../lib/domain-error";
+import type { MessageKey } from "../../lib/i18n";
+import { DomainError } from "../../lib/domain-error";
 import { returnBase } from "./choice";
-import { PaymentError } from "./provider";
+import { PaymentError } from "../ports/payments";
 
 /**
  * Payout setup: a host's connected payout account at the payment provider, its onboarding, and

@@ -9,7 +9,7 @@ import {
   type PaymentIntent,
   type PaymentIntentStatus,
   type PaymentProvider,
-} from "./provider";
+} from "../ports/payments";
 
 export type StripeSettings = NonNullable<Config["stripe"]>;
 

@@ -1,4 +1,4 @@
-import type { PaymentIntentStatus } from "./provider";
+import type { PaymentIntentStatus } from "../ports/payments";
 
 /**
  * The built-in test provider's cards (test-provider.ts): the usual test numbers, the declines

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { writeTransaction, type Db, type WriteTx, one, written } from "../../db/client";
-import { loggable } from "../lib/faults";
+import { loggable } from "../../db/faults";
 import { type Movement, testCheckoutSessions, testConnectedAccounts, testPaymentIntents, testPaymentOperations } from "../../db/schema";
 import {
   PaymentError,
@@ -12,7 +12,7 @@ import {
   type PaymentIntent,
   type PaymentIntentStatus,
   type PaymentProvider,
-} from "./provider";
+} from "../ports/payments";
 import { CARD_MESSAGES, luhnValid, TEST_CARDS, type CardInput, type ConfirmResult } from "./test-cards";
 import { operationsOn, operationWithKey, recordOperation, reversedOf, testId } from "./test-operations";
 

@@ -2,7 +2,7 @@ import { writeTransaction, one } from "../../db/client";
 import { and, eq, isNull } from "drizzle-orm";
 import { paymentEvents } from "../../db/schema";
 import type { Deps } from "../deps";
-import type { PaymentEvent } from "./provider";
+import type { PaymentEvent } from "../ports/payments";
 
 /**
  * How long an event's handling may be under way: longer than any handling lasts (a few calls to

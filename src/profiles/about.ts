@@ -3,7 +3,7 @@
  * their visibility flags (lowercase names, as the spec stores them: `jobtitle` for jobTitle).
  * A field is hidden only when its flag is explicitly false.
  */
-import type { Translate } from "../lib/i18n";
+import type { Translate } from "../../lib/i18n";
 
 export const aboutChoices = {
   politics: ["Liberal", "Conservative", "Moderate", "Progressive", "Libertarian", "Other", "Prefer not to say"],

@@ -1,30 +1,17 @@
 import { z } from "zod";
-import { BIO_MAX, INTEREST_MAX, INTERESTS_MAX, MIN_AGE, NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, PROFILE_PHOTOS_MAX, USERNAME_MAX, USERNAME_MIN } from "../../shared/limits";
-import { emailSchema } from "../auth/input";
+import { BIO_MAX, INTEREST_MAX, INTERESTS_MAX, MIN_AGE, PASSWORD_MAX, PASSWORD_MIN, PROFILE_PHOTOS_MAX, USERNAME_MAX, USERNAME_MIN } from "../../shared/limits";
+import { emailSchema, firstNameSchema, lastNameSchema } from "../auth/input";
 import { ageOn } from "../../shared/dates";
-import type { MessageKey } from "../texts";
-import { firstIssue } from "../lib/validation";
-import { acceptText, cleanText, userText } from "../lib/text";
+import type { MessageKey } from "../../lib/i18n";
+import { firstIssue } from "../../lib/validation";
+import { acceptText, cleanText, userText } from "../../lib/text";
 import { ABOUT_TEXT_MAX } from "../../shared/limits";
 import { aboutChoices, aboutFields, type About, type AboutVisibility } from "./about";
-import { findCity, findCountry } from "../lib/places";
-import { listFrom } from "../lib/http";
+import { findCity, findCountry } from "../../lib/places";
+import { listFrom } from "../../lib/http";
 import { onboardingStep, PHOTO_STEP } from "./onboarding";
 
 const msg = (key: MessageKey) => ({ message: key });
-
-export const firstNameSchema = userText({
-  invalid: "profile.firstNameRequired",
-  required: "profile.firstNameRequired",
-  max: { length: NAME_MAX, message: "profile.nameTooLong" },
-  characters: "profile.firstNameCharacters",
-});
-export const lastNameSchema = userText({
-  invalid: "profile.lastNameRequired",
-  required: "profile.lastNameRequired",
-  max: { length: NAME_MAX, message: "profile.nameTooLong" },
-  characters: "profile.lastNameCharacters",
-});
 
 /** Lowercased as typed (spec §5), at least 3 characters; letters, digits, dots and underscores. */
 export const usernameSchema = z

@@ -1,8 +1,8 @@
-import { profileSteps, type ProfileStep } from "../shell/onboarded";
-import type { MessageKey } from "../texts";
+import { profileSteps, type ProfileStep } from "./onboarded";
+import type { MessageKey } from "../../lib/i18n";
 
 /**
- * Onboarding's five steps (spec §2): the profile's steps (src/shell/onboarded.ts: which fields
+ * Onboarding's five steps (spec §2): the profile's steps (src/profiles/onboarded.ts: which fields
  * each saves, when it is done, which the access check reads too) and the spec's two-line message
  * when a step fails. The route and the screen read them from here.
  */
@@ -10,7 +10,7 @@ export interface OnboardingStep extends ProfileStep {
   alert?: (errors: Record<string, MessageKey>) => { title: MessageKey; body: MessageKey } | undefined;
 }
 
-export { firstIncompleteStep, isProfileComplete, ONBOARDING_STEPS } from "../shell/onboarded";
+export { firstIncompleteStep, isProfileComplete, ONBOARDING_STEPS } from "./onboarded";
 
 /**
  * Each step's alert, by step number. The age rule's two lines (step 3) are said under the

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { reportReasons } from "../../db/schema";
 import { REPORT_NOTES_MAX } from "../../shared/limits";
-import { safeNext } from "../lib/http";
-import { userText } from "../lib/text";
+import { safeNext } from "../../lib/http";
+import { userText } from "../../lib/text";
 import type { ModerationAction } from "./moderation";
 
 const given = (v: unknown) => v !== undefined && v !== null && v !== "";

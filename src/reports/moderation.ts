@@ -1,13 +1,13 @@
 import { and, count, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
-import { uuidLike } from "../lib/validation";
+import { uuidLike } from "../../lib/validation";
 import { alias } from "drizzle-orm/sqlite-core";
 import { writeTransaction, type WriteTx, one } from "../../db/client";
 import { activities, reports, sessions, users, type ReportReason, type ReportResolution, type User } from "../../db/schema";
 import { endBookingsOfSuspended } from "../bookings/transitions";
 import type { Deps } from "../deps";
 import { defineJob, scheduleJob } from "../jobs";
-import { DomainError } from "../lib/domain-error";
-import { loggable } from "../lib/faults";
+import { DomainError } from "../../lib/domain-error";
+import { loggable } from "../../db/faults";
 
 /**
  * Moderation (docs/decisions/0024): operators are the people whose email is in `ADMIN_EMAILS`,

@@ -2,9 +2,9 @@ import { one, writeTransaction } from "../../db/client";
 import { eq } from "drizzle-orm";
 import { activities, reports, users, type Report, type ReportReason } from "../../db/schema";
 import type { Deps } from "../deps";
-import type { MessageKey } from "../texts";
-import { DomainError } from "../lib/domain-error";
-import { uuidLike } from "../lib/validation";
+import type { MessageKey } from "../../lib/i18n";
+import { DomainError } from "../../lib/domain-error";
+import { uuidLike } from "../../lib/validation";
 import type { ReportInput } from "./input";
 
 /**

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { REVIEW_TEXT_MAX } from "../../shared/limits";
-import { userText } from "../lib/text";
+import { userText } from "../../lib/text";
 
-/** The comment: cleaned as every user text is (src/lib/text.ts); empty reads as none. */
+/** The comment: cleaned as every user text is (lib/text.ts); empty reads as none. */
 export const reviewTextSchema = userText({
   kind: "multiline",
   invalid: "reviews.textInvalid",

@@ -2,7 +2,7 @@ import { and, avg, count, desc, eq, inArray, isNotNull, sql } from "drizzle-orm"
 import { one, perDb, type Db } from "../../db/client";
 import { activities, bookings, reviews, users, type Booking } from "../../db/schema";
 import type { Deps } from "../deps";
-import { roundRating } from "../lib/labels";
+import { roundRating } from "../../lib/labels";
 import { publicUser, publicUserColumns } from "../profiles/serialize";
 import { reviewView, writtenReviewView, type ReviewView, type WrittenReviewView } from "./serialize";
 import { reviewDeadline } from "./rules";

@@ -2,9 +2,8 @@ import { and, eq, isNull } from "drizzle-orm";
 import { writeTransaction, type WriteTx, one } from "../../db/client";
 import { activities, bookings, reviews, users, type Booking, type Review } from "../../db/schema";
 import type { Deps } from "../deps";
-import { DomainError } from "../lib/domain-error";
+import { DomainError } from "../../lib/domain-error";
 import { cancelJob, defineJob, scheduleJob } from "../jobs";
-import { participantBooking } from "../bookings/service";
 import { publicUser, publicUserColumns, type PublicUserSource } from "../profiles/serialize";
 import type { ReviewInput } from "./input";
 import { reviewDeadline } from "./rules";
@@ -30,8 +29,7 @@ export interface ReviewTarget {
 }
 
 /** The booking to review, for one of its two sides; anyone else gets 404 (ARCHITECTURE decision 11). */
-export async function reviewTarget(deps: Deps, userId: string, bookingId: string | undefined): Promise<ReviewTarget> {
-  const found = await participantBooking(deps, userId, bookingId);
+export async function reviewTarget(deps: Deps, userId: string, found: { booking: Booking; role: ReviewRole } | null): Promise<ReviewTarget> {
   if (!found) throw new DomainError("reviews.bookingNotFound", 404);
   const { booking, role } = found;
   const otherId = role === "guest" ? booking.hostId : booking.guestId;

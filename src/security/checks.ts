@@ -1,10 +1,10 @@
 import { timingSafeEqual } from "node:crypto";
 import { accessOf, noteRoute, requestState } from "../context";
 import type { Deps } from "../deps";
-import { carriesNul } from "../lib/body";
-import { DomainError } from "../lib/domain-error";
-import { pathOf } from "../lib/http";
-import { accessDenied } from "../shell/access";
+import { carriesNul } from "../../lib/body";
+import { DomainError } from "../../lib/domain-error";
+import { pathOf } from "../../lib/http";
+import { accessDenied } from "../web/shell/access";
 
 /**
  * The request's checks, run on every request once its body is read and before the route's

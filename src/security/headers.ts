@@ -1,6 +1,6 @@
 import { THEME_SCRIPT } from "../../views/layouts/Document";
 import type { Config } from "../config";
-import { pathOf } from "../lib/http";
+import { pathOf } from "../../lib/http";
 
 /**
  * The headers every answer carries (decision 0031): what a browser may load and run for our

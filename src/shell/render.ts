@@ -1,8 +1,8 @@
 import type { Deps, RequestState } from "../deps";
-import { addVary } from "../lib/compression/encoding";
-import { bytesResponse, pageResponse } from "../lib/compression/responses";
-import { pageBytes } from "../lib/html/fragments";
-import { serializeCookie } from "../lib/http";
+import { addVary } from "../../lib/compression/encoding";
+import { bytesResponse, pageResponse } from "../../lib/compression/responses";
+import { pageBytes } from "../../lib/html/fragments";
+import { serializeCookie } from "../../lib/http";
 import { viewOf, type View } from "./view";
 
 /**
@@ -11,7 +11,7 @@ import { viewOf, type View } from "./view";
  * before reusing one (`no-cache`). A page made for a signed-in person, or holding what someone
  * typed, is not stored at all (`no-store`, set by the caller, see `renderPage`): Back after
  * signing out must not show it (decision 0031). Kept parts are written out here
- * (src/lib/html/fragments.ts); the answer is compressed on its way out like any answer. A whole
+ * (lib/html/fragments.ts); the answer is compressed on its way out like any answer. A whole
  * page (`renderPage`) is compressed from its own text (`pageResponse`).
  */
 export function htmlResponse(body: string, status = 200, headers?: HeadersInit): Response {

@@ -1,8 +1,8 @@
 import type { User } from "../../db/schema";
 import type { Deps, RequestState } from "../deps";
-import { isMessageKey, type Locale, type MessageKey, type Translate } from "../texts";
-import { unreadConversations } from "./unread";
-import { pathOf } from "../lib/http";
+import { isMessageKey, type Locale, type MessageKey, type Translate } from "../../lib/i18n";
+import { unreadConversations } from "../bookings/unread";
+import { pathOf } from "../../lib/http";
 
 export interface Toast {
   title: string;
@@ -23,8 +23,8 @@ export interface View {
   unreadConversations: () => number;
 }
 
-/** The person-free views kept parts are rendered from (src/lib/html/fragments.ts). */
-export type { KeptFormView, KeptView } from "../lib/html/fragments";
+/** The person-free views kept parts are rendered from (lib/html/fragments.ts). */
+export type { KeptFormView, KeptView } from "../../lib/html/fragments";
 
 /** A flash toast is stored as catalogue keys only, so a cookie can never inject text. */
 export interface FlashData {

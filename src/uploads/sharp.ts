@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import type SharpType from "sharp";
-import { embeddedFiles } from "../lib/assets";
+import { embeddedFiles } from "../../lib/assets";
 
 export type Sharp = typeof SharpType;
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { brotliDecompressSync } from "node:zlib";
 import { eq } from "drizzle-orm";
 import { one, writeTransaction } from "../../db/client";
-import { insert, userRow } from "../../db/factories";
+import { insert, userRow } from "../../src/demo/factories";
 import { users } from "../../db/schema";
 import { busyCalendarJob, busyJobKey } from "../../src/availability/busy-calendar";
 import { createSession } from "../../src/auth/service";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { bookings } from "../../db/schema";
-import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL } from "../../db/demo-data";
+import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL } from "../../src/demo/demo-data";
 import { makeTestApp } from "../helpers";
 import { signInContext } from "./flows";
 import { closeContexts, expectAccessible, sharedBrowser } from "./harness";

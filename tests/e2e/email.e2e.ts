@@ -1,6 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { DEMO_PASSWORD } from "../../db/demo-data";
+import { DEMO_PASSWORD } from "../../src/demo/demo-data";
 import { startFakeOidc } from "../fakes/oidc";
 import { startFakeSmtp, type ReceivedEmail } from "../fakes/smtp";
 import { signUpAndOnboard } from "./flows";

@@ -1,5 +1,5 @@
 import type { BrowserContext, Page } from "playwright-core";
-import { DEMO_PASSWORD } from "../../db/demo-data";
+import { DEMO_PASSWORD } from "../../src/demo/demo-data";
 import { makeJpeg } from "../images";
 
 /** The primary button of a form whose rules enable it. */

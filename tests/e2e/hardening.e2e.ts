@@ -3,7 +3,7 @@
  * and the offline copies show nothing of theirs to the next person holding the phone.
  */
 import { expect, test } from "bun:test";
-import { DEMO_GUEST_EMAIL } from "../../db/demo-data";
+import { DEMO_GUEST_EMAIL } from "../../src/demo/demo-data";
 import { signInAs } from "./flows";
 import { serverAndBrowser } from "./harness";
 

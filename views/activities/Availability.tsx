@@ -1,7 +1,7 @@
 import { DEFAULT_HORIZON_DAYS, DEFAULT_NOTICE_MINUTES, HORIZON_CHOICES, NOTICE_CHOICES, rangesText, type WeeklyHours } from "../../shared/availability";
 import type { Activity } from "../../db/schema";
 import { dayNameKey, dayShortKey, dayText } from "../../src/activities/input";
-import type { Translate } from "../../src/texts";
+import type { Translate } from "../../lib/i18n";
 import type { View } from "../../src/shell/view";
 import { FieldError } from "../components/Fields";
 

@@ -1,14 +1,14 @@
-import { madeOnce } from "../../src/lib/memo";
-import { ratingLabel, nameAndAge } from "../../src/lib/labels";
+import { madeOnce } from "../../shared/memo";
+import { ratingLabel, nameAndAge } from "../../lib/labels";
 import { categories, categoryLabelKey, type Category } from "../../src/activities/categories";
 import type { ActivityCard } from "../../src/activities/queries";
-import { formatCount, formatMoney } from "../../src/lib/money";
-import { countries } from "../../src/lib/places";
+import { formatCount, formatMoney } from "../../lib/money";
+import { countries } from "../../lib/places";
 import type { KeptView, View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { Avatar } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
-import { flatten, remember, type KeptParts } from "../../src/lib/html/fragments";
+import { flatten, remember, type KeptParts } from "../../lib/html/fragments";
 
 export interface BrowseState {
   city: string;

@@ -1,9 +1,9 @@
-import { madeOnce } from "../../src/lib/memo";
-import { ratingLabel, nameAndAge } from "../../src/lib/labels";
+import { madeOnce } from "../../shared/memo";
+import { ratingLabel, nameAndAge } from "../../lib/labels";
 import type { Activity } from "../../db/schema";
 import { categoryLabelKey, categoryPhoto, isCategory } from "../../src/activities/categories";
 import type { Config } from "../../src/config";
-import { formatMoney } from "../../src/lib/money";
+import { formatMoney } from "../../lib/money";
 import type { PublicUser } from "../../src/profiles/serialize";
 import type { ReviewView } from "../../src/reviews/service";
 import type { KeptFormView, View } from "../../src/shell/view";
@@ -14,7 +14,7 @@ import { Avatar, Carousel, ReviewList } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
 import { RequestDialog } from "../bookings/Request";
 import type { DialogTimes } from "../../src/bookings/queries";
-import { remember, type KeptParts } from "../../src/lib/html/fragments";
+import { remember, type KeptParts } from "../../lib/html/fragments";
 import { ReportButton } from "../reports/ReportButton";
 import { weeklyHoursSummary } from "./Availability";
 

@@ -1,7 +1,7 @@
-import { formatLocal } from "../../src/lib/time";
+import { formatLocal } from "../../lib/time";
 import type { Activity, User } from "../../db/schema";
 import type { HostRequest } from "../../src/bookings/queries";
-import { formatMoney } from "../../src/lib/money";
+import { formatMoney } from "../../lib/money";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { coverPhoto } from "../../src/activities/categories";

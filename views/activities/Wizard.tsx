@@ -1,9 +1,9 @@
-import { decimalFromCents } from "../../src/lib/money";
+import { decimalFromCents } from "../../lib/money";
 import type { Activity } from "../../db/schema";
 import { categories, categoryLabelKey } from "../../src/activities/categories";
 import { ACTIVITY_DESCRIPTION_MAX as DESCRIPTION_MAX, ACTIVITY_TITLE_MAX as TITLE_MAX, MAX_RANGES_PER_DAY } from "../../shared/limits";
 import type { Config } from "../../src/config";
-import type { MessageKey } from "../../src/texts";
+import type { MessageKey } from "../../lib/i18n";
 import type { View } from "../../src/shell/view";
 import { Island } from "../components/Island";
 import { Document } from "../layouts/Document";

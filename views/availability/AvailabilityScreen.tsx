@@ -1,7 +1,7 @@
 import type { Activity, HostBlock } from "../../db/schema";
 import type { View } from "../../src/shell/view";
-import { cachedFormatter } from "../../src/lib/intl";
-import { zonedAt } from "../../src/lib/time";
+import { cachedFormatter } from "../../lib/intl";
+import { zonedAt } from "../../lib/time";
 import { minuteText, rangesText } from "../../shared/availability";
 import { FormAlert, ScreenHeader, TextField } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";

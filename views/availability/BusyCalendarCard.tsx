@@ -1,5 +1,5 @@
-import { zoneOfCity } from "../../src/lib/places";
-import { formatLocal, localOf } from "../../src/lib/time";
+import { zoneOfCity } from "../../lib/places";
+import { formatLocal, localOf } from "../../lib/time";
 import type { View } from "../../src/shell/view";
 import { CardSection } from "../components/CardSection";
 import { BUSY_URL_MAX } from "../../shared/limits";

@@ -1,28 +1,11 @@
-import type { Activity } from "../../db/schema";
 import { FLOWS } from "../../src/bookings/times";
+import type { DateTimeData } from "../../src/bookings/queries";
 import { startTaken } from "../../shared/availability";
 import type { View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { Island } from "../components/Island";
 import { AppLayout } from "../layouts/AppLayout";
 import { ActivitySummary, durationLabel, formatHour, formatShortDate, hoursText } from "./Parts";
-
-export interface DateTimeData {
-  activity: Activity;
-  hostName: string;
-  zone: string;
-  viewerZoneDiffers: boolean;
-  dates: string[];
-  /** Per date, local minute ranges the host is busy. */
-  busy: Record<string, [number, number][]>;
-  now: { date: string; minute: number };
-  minMinutes: number;
-  /** The shortest booking one can start: the host's minimum, at least the screen's shortest duration. */
-  shortest: number;
-  maxMinutes: number;
-  selected: { date: string; time: string; durationMinutes: number };
-  error?: string;
-}
 
 const rules = FLOWS.datetime;
 const hours = Array.from({ length: rules.lastHour - rules.firstHour + 1 }, (_, i) => rules.firstHour + i);

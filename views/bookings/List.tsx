@@ -1,7 +1,7 @@
 import type { BookingStatus } from "../../db/schema";
 import type { InboxOrder, InboxRow } from "../../src/bookings/queries";
-import type { MessageKey } from "../../src/texts";
-import { isUnread } from "../../src/shell/unread";
+import type { MessageKey } from "../../lib/i18n";
+import { isUnread } from "../../src/bookings/unread";
 import { systemLine, systemTexts } from "../../src/conversations/wording";
 import { participantUser } from "../../src/profiles/serialize";
 import type { View } from "../../src/shell/view";

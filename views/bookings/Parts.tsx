@@ -1,7 +1,7 @@
 import type { Activity } from "../../db/schema";
 import { categoryPhoto } from "../../src/activities/categories";
-import { decimalFromCents, formatMoney } from "../../src/lib/money";
-import { cachedFormatter } from "../../src/lib/intl";
+import { decimalFromCents, formatMoney } from "../../lib/money";
+import { cachedFormatter } from "../../lib/intl";
 import type { Price } from "../../shared/pricing";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";

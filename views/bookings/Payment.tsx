@@ -1,5 +1,5 @@
 import type { Activity, Booking, BookingSelection } from "../../db/schema";
-import { formatMoney } from "../../src/lib/money";
+import { formatMoney } from "../../lib/money";
 import type { Price } from "../../shared/pricing";
 import type { View } from "../../src/shell/view";
 import type { Slot } from "../../src/bookings/times";

@@ -1,21 +1,15 @@
-import { cachedFormatter } from "../../src/lib/intl";
+import { cachedFormatter } from "../../lib/intl";
 import type { Activity } from "../../db/schema";
 import { durationAllowed, FLOWS } from "../../src/bookings/times";
 import type { DialogTimes } from "../../src/bookings/queries";
-import { decimalFromCents, formatMoney } from "../../src/lib/money";
+import type { RequestChoice } from "../../src/bookings/input";
+import { decimalFromCents, formatMoney } from "../../lib/money";
 import type { Price } from "../../shared/pricing";
 import type { KeptFormView, KeptView, View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
 import { ActivitySummary, formatHour, formatLongDate, hoursText, TestModeNote } from "./Parts";
 import { MAX_BOOKING_MESSAGE } from "../../shared/limits";
-
-export interface RequestChoice {
-  message: string;
-  date: string;
-  time: string;
-  hours: number;
-}
 
 export interface RequestSummary {
   activity: Activity;

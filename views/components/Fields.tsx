@@ -1,4 +1,4 @@
-import { countries, splitHighlighted } from "../../src/lib/places";
+import { countries, splitHighlighted } from "../../lib/places";
 import type { View } from "../../src/shell/view";
 import { Icon } from "./icons";
 

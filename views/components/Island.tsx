@@ -2,7 +2,7 @@
  * The server side of a React island: a wrapper with the island's name and serializable props,
  * holding fallback HTML that works before (or without) JavaScript. islands/loader.ts mounts it.
  * Every island's props travel this one way: JSON in data-props, which the JSX runtime
- * (src/lib/html/jsx-runtime.ts) escapes in full, so the loader's JSON.parse reads exactly this.
+ * (lib/html/jsx-runtime.ts) escapes in full, so the loader's JSON.parse reads exactly this.
  */
 export function Island({
   name,

@@ -1,4 +1,4 @@
-import { locales, type Locale } from "../../src/texts";
+import { locales, type Locale } from "../../lib/i18n";
 import type { View } from "../../src/shell/view";
 
 const names: Record<Locale, string> = { en: "English", fr: "Français" };

@@ -1,7 +1,7 @@
-import { formatMonthYear } from "../../src/lib/time";
-import { nameAndAge } from "../../src/lib/labels";
+import { formatMonthYear } from "../../lib/time";
+import { nameAndAge } from "../../lib/labels";
 import type { ActivityCard } from "../../src/activities/queries";
-import { formatMoney } from "../../src/lib/money";
+import { formatMoney } from "../../lib/money";
 import type { ReviewView } from "../../src/reviews/service";
 import { photoUrl } from "../../src/uploads/service";
 import type { View } from "../../src/shell/view";

@@ -1,7 +1,7 @@
 import type { View } from "../../src/shell/view";
 import { Icon, type IconName } from "../components/icons";
 import { Document } from "./Document";
-import { rememberAround, type KeptAround } from "../../src/lib/html/fragments";
+import { rememberAround, type KeptAround } from "../../lib/html/fragments";
 
 const tabs: { href: string; label: "nav.browse" | "nav.bookings" | "nav.host" | "nav.profile"; icon: IconName; match: RegExp }[] = [
   { href: "/", label: "nav.browse", icon: "search", match: /^\/($|browse|activity\/|booking\/)/ },

@@ -1,6 +1,6 @@
 import { escapeHtml } from "@kitajs/html";
-import { madeOnce } from "../../src/lib/memo";
-import { flatten, remember, type KeptParts } from "../../src/lib/html/fragments";
+import { madeOnce } from "../../shared/memo";
+import { flatten, remember, type KeptParts } from "../../lib/html/fragments";
 import type { KeptView, Toast, View } from "../../src/shell/view";
 
 /** Applied before first paint so a dark theme never flashes light. Its hash is in the CSP. */

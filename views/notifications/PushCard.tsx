@@ -1,4 +1,4 @@
-import type { MessageKey } from "../../src/texts";
+import type { MessageKey } from "../../lib/i18n";
 import { PREFERENCE_KEYS, type Preferences } from "../../src/notifications/rules";
 import type { View } from "../../src/shell/view";
 

@@ -1,6 +1,6 @@
 import type { FlaggedBooking } from "../../src/bookings/reconciliation";
-import { intlLocale } from "../../src/lib/intl";
-import { formatMoney } from "../../src/lib/money";
+import { intlLocale } from "../../lib/intl";
+import { formatMoney } from "../../lib/money";
 import type { View } from "../../src/shell/view";
 import { ScreenHeader } from "../components/Fields";
 import { ListSection } from "../components/ListSection";

@@ -1,4 +1,4 @@
-import type { MessageKey } from "../../src/texts";
+import type { MessageKey } from "../../lib/i18n";
 import type { PayoutSetup } from "../../src/payments/payouts";
 import type { View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader } from "../components/Fields";

@@ -1,6 +1,6 @@
 import type { testCheckoutSessions } from "../../db/schema";
-import { formatMoney } from "../../src/lib/money";
-import type { ConnectedAccount, PaymentIntent } from "../../src/payments/provider";
+import { formatMoney } from "../../lib/money";
+import type { ConnectedAccount, PaymentIntent } from "../../src/ports/payments";
 import type { View } from "../../src/shell/view";
 import { Document } from "../layouts/Document";
 import { CardForm, TestModeNote, type CardState } from "../bookings/Parts";

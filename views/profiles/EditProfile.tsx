@@ -1,4 +1,4 @@
-import type { MessageKey } from "../../src/texts";
+import type { MessageKey } from "../../lib/i18n";
 import { aboutChoices, aboutFields, choiceLabel, isVisible, type About, type AboutVisibility } from "../../src/profiles/about";
 import { ABOUT_TEXT_MAX, BIO_MAX, PROFILE_PHOTOS_MAX } from "../../shared/limits";
 import type { View } from "../../src/shell/view";

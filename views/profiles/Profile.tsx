@@ -1,6 +1,6 @@
 import type { User } from "../../db/schema";
 import type { ActivityCard } from "../../src/activities/queries";
-import type { MessageKey } from "../../src/texts";
+import type { MessageKey } from "../../lib/i18n";
 import { aboutFields, choiceLabel, isVisible, type About, type AboutVisibility } from "../../src/profiles/about";
 import type { PublicUser } from "../../src/profiles/serialize";
 import type { ReviewView } from "../../src/reviews/service";

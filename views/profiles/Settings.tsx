@@ -1,7 +1,7 @@
 import { NAME_MAX, PASSWORD_MIN } from "../../shared/limits";
 import type { User } from "../../db/schema";
-import type { MessageKey } from "../../src/texts";
-import { formatDate } from "../../src/lib/time";
+import type { MessageKey } from "../../lib/i18n";
+import { formatDate } from "../../lib/time";
 import type { View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, TextField } from "../components/Fields";
 import { Icon, type IconName } from "../components/icons";

@@ -1,4 +1,4 @@
-import { intlLocale } from "../../src/lib/intl";
+import { intlLocale } from "../../lib/intl";
 import type { HandledReport, ModeratedPerson, ModerationAction, PendingReport } from "../../src/reports/moderation";
 import { reasonLabel } from "../../src/reports/service";
 import type { View } from "../../src/shell/view";

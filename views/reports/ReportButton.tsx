@@ -1,5 +1,5 @@
 import { reportReasons } from "../../db/schema";
-import { remember, type KeptParts } from "../../src/lib/html/fragments";
+import { remember, type KeptParts } from "../../lib/html/fragments";
 import { REPORT_NOTES_MAX } from "../../shared/limits";
 import { reasonLabel } from "../../src/reports/service";
 import type { KeptFormView, KeptView, View } from "../../src/shell/view";

@@ -1,4 +1,4 @@
-import { intlLocale } from "../../src/lib/intl";
+import { intlLocale } from "../../lib/intl";
 import type { ReviewView, WrittenReviewView } from "../../src/reviews/service";
 import type { View } from "../../src/shell/view";
 import { ScreenHeader } from "../components/Fields";

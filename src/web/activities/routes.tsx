@@ -1,0 +1,182 @@
+import { Elysia } from "elysia";
+import { readCache } from "../../../db/client";
+import type { Activity, User } from "../../../db/schema";
+import type { ReviewView } from "../../reviews/service";
+import type { PublicUserSource } from "../../profiles/serialize";
+import { Browse, BrowseBody, BrowseCards, type BrowseState } from "../../../views/activities/Browse";
+import { CreateActivityForm, emptyCreateForm, type CreateFormState } from "../../../views/activities/CreateForm";
+import { ActivityDetail, ActivityNotFound } from "../../../views/activities/Detail";
+import { HostActivities, HostDashboard, type DashboardData } from "../../../views/activities/HostDashboard";
+import { ActivityWizardPage } from "../../../views/activities/Wizard";
+import { context, type FormScreen, type Render } from "../../context";
+import { type Deps, type RequestState } from "../../deps";
+import { stringsFrom, waitHeaders, waitParams } from "../../../lib/http";
+import { DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../../../lib/places";
+import { todayIn } from "../../../lib/time";
+import { activityZone } from "../../bookings/times";
+import { publicUser } from "../../profiles/serialize";
+import { htmlResponse } from "../../shell/render";
+import { viewOf } from "../../shell/view";
+import { createActivity, creationWait } from "../../activities/service";
+import { activityForm, hoursErrorDay, readBrowseQuery } from "../../activities/input";
+import { postedAvailability } from "../../../views/activities/Availability";
+import { dialogTimes, hostEarnings, hostRequests, type DialogTimes } from "../../bookings/queries";
+import { activityRatingAndReviews, browseActivities, countOwnActivities, findListedActivity, findOwnActivity, hostOf, ownActivities } from "../../activities/queries";
+
+/**
+ * The booking dialog's open times of an activity for an hour, worked out once per database change
+ * (a booking is a change) and hour. Equal times stay the same object (`readCache`), so the page's
+ * kept body, which shows them, is kept with them (views/activities/Detail.tsx).
+ */
+const activityTimes = readCache<DialogTimes>(500);
+
+/**
+ * What the activity page shows of an activity, its host and its reviews: read once per database
+ * change (`readCache`), as browse pages are, since many guests open the same activities.
+ */
+const activityPage = readCache<{ activity: Activity; host: PublicUserSource; rating: { average: number | null; count: number }; reviews: ReviewView[] } | null>(500);
+
+/** The browse page's own headers: it answers htmx's partial requests too. Frozen: laid over the page's headers once (src/shell/render.ts). */
+const BROWSE_PAGE_HEADERS = Object.freeze({ Vary: "HX-Request, HX-Target" });
+
+/**
+ * The activity page's hour, `date in the activity's zone/UTC hour`: worked out again once a minute
+ * per zone rather than on every page (a zone's date needs the time-zone rules).
+ */
+const hours = new Map<string, { minute: number; hour: string }>();
+function hourIn(zone: string, now: number): string {
+  const minute = Math.floor(now / 60_000);
+  const known = hours.get(zone);
+  if (known?.minute === minute) return known.hour;
+  const hour = `${todayIn(now, zone)}/${new Date(now).toISOString().slice(0, 13)}`;
+  hours.set(zone, { minute, hour });
+  return hour;
+}
+
+/** The host as the page shows them, made once per host row (a kept read: the same object while unchanged) and hour. */
+const publicHosts = new WeakMap<PublicUserSource, { hour: string; host: ReturnType<typeof publicUser> }>();
+function publicHostOn(host: PublicUserSource, hour: string, now: number) {
+  const known = publicHosts.get(host);
+  if (known?.hour === hour) return known.host;
+  const made = publicUser(host, new Date(now));
+  publicHosts.set(host, { hour, host: made });
+  return made;
+}
+
+/** The activity screens: browse, the activity page, the host dashboard, the create form and the wizard. */
+export function activityRoutes(deps: Deps) {
+  const readActivityPage = async (id: string) => {
+    const activity = await findListedActivity(deps, id);
+    if (!activity) return null;
+    const [host, { rating, reviews }] = await Promise.all([hostOf(deps, activity), activityRatingAndReviews(deps.db, activity.id, 3)]);
+    return host ? { activity, host, rating, reviews } : null;
+  };
+
+  const browse = async ({ request, query, state, render }: { request: Request; query: Record<string, string | undefined>; state: RequestState; render: Render }) => {
+    const asked = readBrowseQuery(query, state.user);
+    const page = await browseActivities(deps.db, asked);
+    const browseState: BrowseState = { city: asked.city, category: asked.category, filtersOpen: query.filters === "1", ...page, shared: page };
+    // htmx asks for just the part it swaps: the next page of cards, or the list after a filter change.
+    if (request.headers.get("hx-request") && !request.headers.get("hx-history-restore-request")) {
+      const view = await viewOf(deps, state, request);
+      if (query.page === "more") return htmlResponse(String(await (<BrowseCards view={view} state={browseState} />)));
+      if (request.headers.get("hx-target") === "browse") return htmlResponse(String(await (<BrowseBody view={view} state={browseState} />)), 200, { Vary: "HX-Request, HX-Target" });
+    }
+    return render((v) => <Browse view={v} state={browseState} />, { headers: BROWSE_PAGE_HEADERS });
+  };
+
+  const hostDashboard = async ({ user, render }: { user: User; render: Render }) => {
+    const [activities, activityCount, requests, earnings] = await Promise.all([
+      ownActivities(deps, user.id, 4),
+      countOwnActivities(deps, user.id),
+      hostRequests(deps, user.id, 3),
+      hostEarnings(deps, user.id),
+    ]);
+    // The payout account's state as last read from the provider (its events and the setup screen keep it current).
+    const data: DashboardData = { user, activities, activityCount, requests: requests.requests, requestCount: requests.total, earnings, payoutsReady: user.payoutsEnabled };
+    return render((view) => <HostDashboard view={view} data={data} />);
+  };
+  const nearOf = (user: User) => `${user.city ?? DEFAULT_CITY_NAME}, ${user.country ?? DEFAULT_COUNTRY}`;
+
+  /**
+   * A refused create form: the form again as it was typed, each field's message and the alert.
+   * Someone over the creation limit is told that first, whatever else the form holds.
+   */
+  const createFormRefused: FormScreen = async ({ sent, error, message, fields }, { state, user, render }) => {
+    if (!user) return undefined;
+    const wait = error.status === 429 ? 0 : await creationWait(deps, user.id);
+    const str = (k: string) => (typeof sent[k] === "string" ? (sent[k] as string) : "");
+    const formState: CreateFormState = {
+      values: {
+        title: str("title"),
+        description: str("description"),
+        category: str("category"),
+        hourlyRate: str("hourlyRate"),
+        hasMeetingPoint: str("hasMeetingPoint") === "true",
+        meetingPoint: str("meetingPoint"),
+        photos: stringsFrom(sent.photos),
+        availability: postedAvailability(sent),
+      },
+      errors: wait > 0 ? {} : fields,
+      hoursDay: wait > 0 ? undefined : hoursErrorDay(error),
+      alert: { title: state.t("wizard.createError"), body: wait > 0 ? state.t("activity.tooManyCreated", waitParams(wait)) : (Object.values(fields)[0] ?? message) },
+    };
+    return render((view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(user)} />, {
+      status: wait > 0 ? 429 : error.status,
+      headers: waitHeaders(wait),
+    });
+  };
+
+  return new Elysia({ name: "offline.activities", seed: deps.id })
+    .use(context(deps))
+    .guard({ onboarded: true })
+    .get("/", browse)
+    .get("/browse", browse)
+    .get("/host", hostDashboard)
+    .get("/host-dashboard", hostDashboard)
+    .get("/host/activities", async ({ request, state, user, render }) => {
+      const list = await ownActivities(deps, user.id);
+      return render((view) => <HostActivities view={view} activities={list} />);
+    })
+    .get("/create-activity", ({ request, state, user, render }) =>
+      render((view) => <CreateActivityForm view={view} state={emptyCreateForm} maps={deps.config.maps} near={nearOf(user)} />),
+    )
+    .post("/create-activity", async ({ body, user, sendTo }) => {
+      await createActivity(deps, user, body.activity);
+      return sendTo("/host-dashboard", { title: "toast.activityCreated" });
+    }, { body: activityForm, refused: { screen: createFormRefused } })
+    .get("/create-activity-flow", ({ request, state, user, render }) =>
+      render((view) => (
+        <ActivityWizardPage view={view} city={user.city ?? DEFAULT_CITY_NAME} country={user.country ?? DEFAULT_COUNTRY} maps={deps.config.maps} />
+      )),
+    )
+    .get("/edit-activity/:id", async ({ params, request, state, user, render }) => {
+      const activity = await findOwnActivity(deps, user.id, params.id);
+      if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
+      return render((view) => (
+        <ActivityWizardPage view={view} activity={activity} city={activity.city} country={activity.country} maps={deps.config.maps} />
+      ));
+    })
+    .get("/activity/:id", async ({ params, request, state, user, render }) => {
+      const page = await activityPage(deps.db, params.id, () => readActivityPage(params.id));
+      if (!page) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
+      const { activity, host, rating, reviews } = page;
+      const now = deps.now();
+      // The body is kept per hour: its open dates and hours (in the activity's city) and the host's age (UTC) move with it.
+      const hour = hourIn(activityZone(activity), now);
+      const times = await activityTimes(deps.db, `${activity.id}\u0000${hour}`, () => dialogTimes(deps, activity));
+      return render((view) => (
+        <ActivityDetail
+          view={view}
+          page={page}
+          hour={hour}
+          activity={activity}
+          host={publicHostOn(host, hour, now)}
+          rating={rating}
+          reviews={reviews}
+          maps={deps.config.maps}
+          dialogTimes={times}
+        />
+      ));
+    });
+}

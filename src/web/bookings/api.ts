@@ -1,0 +1,80 @@
+import { Elysia } from "elysia";
+import { context, type Refused } from "../../context";
+import { type Deps } from "../../deps";
+import { json, wantsJson } from "../../../lib/http";
+import { decimalFromCents } from "../../../lib/money";
+import type { MessageKey } from "../../../lib/i18n";
+import { returnBase } from "../../payments/choice";
+import { createBooking, intentForBooking, intentForSavedChoice, startCheckout } from "../../bookings/checkout";
+import { actionButtonBody, bookingActionOf, createBookingBody, paymentIntentBody } from "../../bookings/input";
+import { bookingOf, bookingsOf, hostEarnings, hostRequests } from "../../bookings/queries";
+import type { Action } from "../../bookings/service";
+import { act } from "../../bookings/transitions";
+
+const TOASTS: Record<Action, { title: MessageKey; body: MessageKey }> = {
+  accept: { title: "toast.bookingAccepted", body: "toast.bookingAcceptedBody" },
+  reject: { title: "toast.bookingDeclined", body: "toast.bookingDeclinedBody" },
+  complete: { title: "toast.activityCompleted", body: "toast.activityCompletedBody" },
+  cancel: { title: "toast.bookingCanceled", body: "toast.bookingCanceledBody" },
+};
+
+/** What a form's action says when the provider refused it (its own words are for the JSON answer). */
+const FAILED: Record<Action, MessageKey> = { accept: "booking.acceptFailed", reject: "booking.declineFailed", complete: "booking.completeFailed", cancel: "booking.cancelFailed" };
+
+/**
+ * A page's action button that was refused goes back where it was, saying why ("Error", and the
+ * reason); JSON callers, and a booking that is not theirs (404), get the app's usual answer.
+ */
+const actionButtonRefused: Refused = {
+  button: true,
+  title: "common.error",
+  toastBody: ({ error }, { params }) => (error.key === "booking.paymentProblem" ? FAILED[bookingActionOf(params.action ?? "")] : error.key),
+  back: ({ error, sent }) => (error.status === 404 ? undefined : actionButtonBody.parse(sent).next),
+};
+
+/**
+ * The bookings' JSON API of spec §7. Each route declares its input (`input.ts`); a refusal is
+ * thrown (`DomainError`) and answered by the app's error hook as `{ message, fields?, ...extra }`.
+ * The booking actions also take the pages' buttons (plain or htmx form posts), answered with a
+ * redirect and a toast, a refusal included.
+ */
+export function bookingApi(deps: Deps) {
+  return new Elysia({ name: "offline.bookings.api", seed: deps.id })
+    .use(context(deps))
+    .guard({ onboarded: true })
+    // One call, three shapes (spec §7): a booking awaiting payment, the date-time screen's choice, the dialog's.
+    .post("/api/create-payment-intent", async ({ body, user, request }) => {
+      switch (body.kind) {
+        case "booking": {
+          const { intent } = await intentForBooking(deps, user, body);
+          return json({ clientSecret: intent.clientSecret, paymentIntentId: intent.id, status: intent.status });
+        }
+        case "slot": {
+          const { intent, price } = await intentForSavedChoice(deps, user, body);
+          return json({ clientSecret: intent.clientSecret, paymentIntentId: intent.id, amount: decimalFromCents(price.totalCents), testMode: deps.payments.testMode });
+        }
+        case "dialog": {
+          const { session, booking } = await startCheckout(deps, user, body, returnBase(deps, request));
+          return json({ sessionId: session.id, url: session.url, bookingId: booking.id });
+        }
+      }
+    }, { body: paymentIntentBody })
+    .post("/api/bookings", async ({ body, user }) => {
+      const { booking, created } = await createBooking(deps, user, body);
+      return json((await bookingOf(deps, user.id, booking.id)).view, created ? 201 : 200);
+    }, { body: createBookingBody })
+    .get("/api/bookings", async ({ user }) => json((await bookingsOf(deps, user.id)).map((b) => b.view)))
+    .get("/api/bookings/:id/details", async ({ params, user }) => json((await bookingOf(deps, user.id, params.id)).details))
+    .get("/api/host/requests", async ({ user }) => json((await hostRequests(deps, user.id)).requests))
+    .get("/api/host/earnings", async ({ user }) => {
+      const e = await hostEarnings(deps, user.id);
+      return json({ totalEarnings: decimalFromCents(e.totalEarningsCents), pendingPayouts: decimalFromCents(e.pendingPayoutsCents), completedBookings: e.completedBookings });
+    })
+    .post("/api/bookings/:id/:action", async ({ params, body, user, request, sendTo }) => {
+      const action = bookingActionOf(params.action);
+      const { booking } = await act(deps, user, params.id, action);
+      if (wantsJson(request)) return json((await bookingOf(deps, user.id, booking.id)).view);
+      // A page's button: back where it was, with the spec's toast.
+      return sendTo(body.next, { ...TOASTS[action], variant: "success" });
+    }, { body: actionButtonBody, refused: actionButtonRefused });
+}

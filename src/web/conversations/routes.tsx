@@ -1,0 +1,141 @@
+import { Elysia } from "elysia";
+import type { ChatProps } from "../../../shared/chat";
+import type { User } from "../../../db/schema";
+import { ConversationScreen, type ConversationData } from "../../../views/bookings/Conversation";
+import { bookingsToReview } from "../../reviews/queries";
+import { BookingsScreen, InboxList } from "../../../views/bookings/List";
+import { ErrorScreen } from "../../../views/shell/NotFound";
+import { hostListings } from "../../activities/queries";
+import { bookingOf, inboxOf, type InboxOrder } from "../../bookings/queries";
+import { GUEST_CANCEL_NOTICE_MS } from "../../bookings/service";
+import { isDomainError } from "../../../lib/domain-error";
+import { context, type FormScreen, type Render, type SendTo } from "../../context";
+import { type Deps, type RequestState } from "../../deps";
+import { isHtmx } from "../../../lib/http";
+import { participantUser } from "../../profiles/serialize";
+import { reviewsOf } from "../../reviews/queries";
+import { htmlResponse } from "../../shell/render";
+import { viewOf } from "../../shell/view";
+import { messageView } from "../../conversations/serialize";
+import { messageForm } from "../../conversations/input";
+import { listMessages, markRead, readUpTo, sendMessage } from "../../conversations/service";
+import { systemTexts } from "../../conversations/wording";
+import { MAX_MESSAGE_LENGTH } from "../../../shared/limits";
+
+/**
+ * Everything the conversation screen shows, for one of the booking's two sides (404 for anyone
+ * else). Opening it reads it: the viewer is marked as having read the conversation (`markRead`),
+ * so the page works as the spec's mark-read call without JavaScript.
+ */
+async function conversationData(deps: Deps, state: RequestState, user: User, bookingId: string, opts: { read: boolean; draft?: string; error?: string }): Promise<ConversationData> {
+  const row = await bookingOf(deps, user.id, bookingId);
+  const booking = row.booking;
+  const role = booking.guestId === user.id ? "guest" : "host";
+  if (opts.read) await markRead(deps, user.id, booking.id);
+  const now = deps.now();
+  const other = participantUser(role === "guest" ? row.host : row.guest, new Date(now));
+  const [listed, received] = await Promise.all([hostListings(deps.db, other.id, 0), reviewsOf(deps.db, other.id, 0)]);
+  const messages = await listMessages(deps, user.id, booking.id);
+  const seenUpTo = await readUpTo(deps, booking.id, other.id);
+  const texts = systemTexts(state.t, role, other.firstName, booking);
+  const t = state.t;
+  const chat: ChatProps = {
+    bookingId: booking.id,
+    viewerId: user.id,
+    status: booking.status,
+    messages: messages.map(messageView),
+    otherReadAt: seenUpTo === null ? null : new Date(seenUpTo).toISOString(),
+    locale: state.locale,
+    timeZone: booking.timeZone,
+    maxLength: MAX_MESSAGE_LENGTH,
+    texts: {
+      placeholder: t("messages.placeholder"),
+      inputLabel: t("messages.inputLabel"),
+      send: t("messages.send"),
+      retry: t("messages.retry"),
+      failed: t("messages.failed"),
+      seen: t("messages.seen"),
+      disabledBanner: t("messages.notAccepted"),
+      closedBanner: t("messages.closed"),
+      rateLimited: t("messages.rateLimited"),
+      tooLong: t("messages.tooLong"),
+      offline: t("messages.offline"),
+      reconnecting: t("messages.reconnecting"),
+      listLabel: t("messages.listLabel"),
+      empty: t("messages.empty"),
+    },
+    systemTexts: texts,
+    csrf: state.session?.csrf ?? "",
+  };
+  return {
+    booking,
+    role,
+    activity: row.activity,
+    other,
+    otherStats: { activities: listed.total, rating: received.average, reviews: received.total },
+    messages,
+    seenUpTo,
+    chat,
+    guestCancelUntil: booking.startsAt - GUEST_CANCEL_NOTICE_MS,
+    canReview: (await bookingsToReview(deps, user.id, [booking])).has(booking.id),
+    now,
+    draft: opts.draft,
+    error: opts.error,
+  };
+}
+
+const orderOf = (sort: unknown): InboxOrder => (sort === "oldest" ? "oldest" : "newest");
+
+/** The conversation's data, or null when the booking is not the viewer's (404). */
+const unlessNotFound = (data: Promise<ConversationData>) =>
+  data.catch((err: unknown) => {
+    if (isDomainError(err) && err.status === 404) return null;
+    throw err;
+  });
+
+/** The bookings inbox and the conversation screens, with the message form that works without JavaScript. */
+export function conversationPages(deps: Deps) {
+  const notFound = (render: Render) =>
+    render((view) => <ErrorScreen view={view} title={view.t("booking.notFound")} body={view.t("booking.notFoundBody")} />, { status: 404 });
+
+  /** A refused message is shown again in the conversation, with the text kept and the reason under the field. */
+  const messageScreen: FormScreen = async ({ sent, error, message }, { state, user, params, render }) => {
+    if (!user || error.status === 404) return notFound(render);
+    const draft = typeof sent.content === "string" ? sent.content.slice(0, MAX_MESSAGE_LENGTH * 2) : "";
+    const data = await unlessNotFound(conversationData(deps, state, user, params.id ?? "", { read: false, draft, error: message }));
+    if (!data) return notFound(render);
+    return render((view) => <ConversationScreen view={view} data={data} />, { status: error.status });
+  };
+
+  return new Elysia({ name: "offline.messages.pages", seed: deps.id })
+    .use(context(deps))
+    .guard({ onboarded: true })
+    .get("/bookings", (ctx) => inbox(ctx))
+    .get("/messages", (ctx) => inbox(ctx))
+    .get("/bookings/:id", async ({ params, user, state, render }) => {
+      const data = await unlessNotFound(conversationData(deps, state, user, params.id, { read: true }));
+      if (!data) return notFound(render);
+      return render((view) => <ConversationScreen view={view} data={data} />);
+    })
+    .post("/bookings/:id/messages", async ({ params, body, user, sendTo }) => {
+      await sendMessage(deps, user.id, { bookingId: params.id, content: body.content });
+      return sendTo(`/bookings/${params.id}#latest`);
+    }, { body: messageForm, refused: { screen: messageScreen } });
+
+  /** /bookings and /messages; a sort swap (htmx) gets the list alone. */
+  async function inbox({ query, user, state, render, sendTo, request }: { query: Record<string, string | undefined>; user: User; state: RequestState; render: Render; sendTo: SendTo; request: Request }) {
+    // Back from the hosted checkout: the toast travels as a flash and the address is /bookings
+    // again, so a reload or a bookmark does not say it twice (works without JavaScript).
+    if (query.success === "true") return sendTo("/bookings", { title: "bookings.paymentSuccessful", variant: "success" });
+    if (query.canceled === "true") return sendTo("/bookings", { title: "bookings.paymentCanceled", body: "bookings.paymentCanceledBody", variant: "error" });
+    const order = orderOf(query.sort);
+    const rows = await inboxOf(deps, user.id, order);
+    // Completed bookings the person may still review (once per side, within 14 days) get a link.
+    const toReview = await bookingsToReview(deps, user.id, rows.map((r) => r.booking));
+    const now = deps.now();
+    if (isHtmx(request) && !request.headers.get("hx-history-restore-request")) {
+      return htmlResponse(String(<InboxList view={await viewOf(deps, state, request)} rows={rows} order={order} now={now} toReview={toReview} />));
+    }
+    return render((view) => <BookingsScreen view={view} rows={rows} order={order} now={now} toReview={toReview} />);
+  }
+}
