@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
  * from the project root. From source they are read from disk; the single binary registers the
  * copies embedded in it at start-up (see scripts/build.ts), so both run the same code.
  */
-const projectRoot = resolve(import.meta.dir, "../..");
+const projectRoot = resolve(import.meta.dir, "..");
 let embedded: Record<string, string> | null = null;
 
 export function registerEmbeddedFiles(files: Record<string, string>) {

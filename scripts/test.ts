@@ -313,6 +313,8 @@ if (runs("checks")) {
     // Every query is asynchronous: a promise nobody waits for is a write that may not have happened.
     { name: "awaited promises", cmd: [process.execPath, "scripts/check-promises.ts"] },
     { name: "xss-scan", cmd: [bin("xss-scan"), "-s"] },
+    // Imports run one way (docs/architecture.md, "Layers"): the rules are .dependency-cruiser.cjs.
+    { name: "imports run one way", cmd: [process.execPath, "node_modules/dependency-cruiser/bin/dependency-cruiser.mjs", "--config", ".dependency-cruiser.cjs", "src", "lib", "views", "islands", "db", "shared", "scripts"] },
     typeCheck("type-check islands", "islands"),
     build,
     typeCheck("type-check service worker", "islands/worker"),

@@ -382,3 +382,6 @@ export const editProfileBody = (today: () => Date) => {
     return { ...sent, changes: read.data };
   });
 };
+
+/** A profile's address (`/profile/:username`): a name that cannot be read (`%ZZ`) is no one's. */
+export const usernameParams = z.object({ username: z.string().nullish().transform((name) => name ?? "") });

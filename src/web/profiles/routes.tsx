@@ -20,7 +20,7 @@ import { htmlResponse } from "../../shell/render";
 import { viewOf } from "../../shell/view";
 import type { MessageKey } from "../../../lib/i18n";
 import { parseAbout, parseVisibility } from "../../profiles/about";
-import { aboutOfForm, editProfileBody, type ProfileChanges, emailChangeSchema, locationBody, onboardingBody, passwordChangeSchema, settingsBodies, usernameQuery } from "../../profiles/input";
+import { aboutOfForm, editProfileBody, type ProfileChanges, emailChangeSchema, locationBody, onboardingBody, passwordChangeSchema, settingsBodies, usernameParams, usernameQuery } from "../../profiles/input";
 import { firstIncompleteStep, onboardingStep, ONBOARDING_STEPS } from "../../profiles/onboarding";
 import { publicUser } from "../../profiles/serialize";
 import { changeEmail, changePassword, checkUsername, findByUsername, updateProfile } from "../../profiles/service";
@@ -175,7 +175,7 @@ export function profileRoutes(deps: Deps) {
       const user = await findByUsername(deps.db, params.username);
       const data = user ? await profileData(user) : null;
       return render((view) => <PublicProfileSheet view={view} data={data} />, { status: data ? 200 : 404 });
-    })
+    }, { params: usernameParams })
     .get("/profile/:username/reviews", async ({ params, render }) => {
       const user = await findByUsername(deps.db, params.username);
       if (!user) return render((view) => <PublicProfileSheet view={view} data={null} />, { status: 404 });
@@ -183,7 +183,7 @@ export function profileRoutes(deps: Deps) {
       return render((view) => (
         <AllReviews view={view} title={view.t("profile.reviewsOf", { name: user.firstName ?? "" })} back={`/profile/${user.username}`} {...r} />
       ));
-    })
+    }, { params: usernameParams })
     .get("/profile/:username/activities", async ({ params, render }) => {
       const user = await findByUsername(deps.db, params.username);
       if (!user) return render((view) => <PublicProfileSheet view={view} data={null} />, { status: 404 });
@@ -191,7 +191,7 @@ export function profileRoutes(deps: Deps) {
       return render((view) => (
         <AllActivities view={view} title={view.t("profile.activitiesOf", { name: user.firstName ?? "" })} back={`/profile/${user.username}`} cards={cards} />
       ));
-    })
+    }, { params: usernameParams })
     .get("/edit-profile", ({ request, state, user, render }) => render((view) => <EditProfile view={view} state={editState(user)} />))
     .post("/edit-profile", async ({ body, user, sendTo }) => {
       await updateProfile(deps, user, body.changes);
