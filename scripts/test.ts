@@ -146,9 +146,10 @@ async function sideBySide(steps: { name: string; cmd: string[] }[]) {
  * tests/timings.json, which is committed, so a fresh clone balances its first run too. Only
  * used to spread the files evenly over the test processes.
  *
- * The file is written only when a time moved by more than a quarter (and a second), with sorted
- * keys and tenths of a second, so a run leaves it as it was unless a file really got slower or
- * faster; files that no longer exist are dropped.
+ * A time is rewritten only when it moved by half again or a third down, and by more than two
+ * seconds (a busy machine easily makes a file a quarter slower), and the file is written with
+ * sorted keys and tenths of a second: a run leaves it as it was unless a file really got slower
+ * or faster. Files that no longer exist are dropped.
  */
 const TIMINGS_FILE = `${root}tests/timings.json`;
 type Kind = "unit" | "unit-postgres" | "e2e" | "e2e-postgres";
@@ -176,7 +177,8 @@ function recordTimings(kind: Kind, measured: Map<string, number>) {
   const kept: Record<string, number> = { ...timings[kind] };
   for (const [file, secs] of measured) {
     const old = kept[file];
-    if (old === undefined || Math.abs(secs - old) > Math.max(1, old / 4)) kept[file] = Math.round(secs * 10) / 10;
+    const moved = old === undefined || ((secs > old * 1.5 || secs < old / 1.5) && Math.abs(secs - old) > 2);
+    if (moved) kept[file] = Math.round(secs * 10) / 10;
   }
   for (const file of Object.keys(kept)) if (!existsSync(`${root}${file}`)) delete kept[file];
   timings[kind] = kept;
