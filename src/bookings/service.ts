@@ -103,10 +103,10 @@ export async function participantBooking(deps: Deps, userId: string, bookingId: 
 
 /**
  * A booking as one of its two sides sees it; anyone else gets 404 (ARCHITECTURE decision 11).
- * Other features hand it the id they were sent, whatever it is: anything but text is no booking.
+ * Routes hand it the id their schema read: text, or nothing (no booking).
  */
-export async function bookingFor(deps: Deps, userId: string, bookingId: unknown): Promise<{ booking: Booking; role: Role }> {
-  const found = await participantBooking(deps, userId, typeof bookingId === "string" ? bookingId : undefined);
+export async function bookingFor(deps: Deps, userId: string, bookingId: string | undefined): Promise<{ booking: Booking; role: Role }> {
+  const found = await participantBooking(deps, userId, bookingId);
   if (!found) throw new DomainError("booking.notFound", 404);
   return found;
 }

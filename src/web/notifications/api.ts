@@ -1,9 +1,8 @@
 import { Elysia } from "elysia";
-import { context } from "../../context";
+import { context, requestState } from "../../context";
 import { type Deps } from "../../deps";
 import { DomainError } from "../../../lib/domain-error";
 import { json } from "../../../lib/http";
-import { parseBody as parse } from "../../../lib/validation";
 import { preferenceChange, subscriptionInput, testInput, unsubscribeInput } from "../../notifications/input";
 import { sendTest } from "../../notifications/notices";
 import { changePreferences, preferencesOf, subscribe, unsubscribe } from "../../notifications/service";
@@ -13,6 +12,18 @@ import { changePreferences, preferencesOf, subscribe, unsubscribe } from "../../
  * Refusals are `DomainError`s, answered by the app's error handler.
  */
 export function notificationApi(deps: Deps) {
+  /**
+   * A test notification is counted before anything is sent, whatever comes of it: tests sent
+   * together are no more than the limit, and refused text counts too. So it is counted in the
+   * route's transform, before the schema reads the body.
+   */
+  const countTest = async ({ request }: { request: Request }) => {
+    const { user } = await requestState(deps, request);
+    if (!user) return;
+    const wait = await deps.limits.pushTestsByUser.take(user.id, deps.now());
+    if (wait > 0) throw new DomainError("error.tooMany", 429, { retryAfterMs: wait });
+  };
+
   return new Elysia({ name: "offline.notifications.api", seed: deps.id })
     .use(context(deps))
     .guard({ onboarded: true })
@@ -28,14 +39,8 @@ export function notificationApi(deps: Deps) {
       return json({ subscribed: false });
     }, { body: unsubscribeInput })
     .post("/api/notifications/test", async ({ user, body, state }) => {
-      const now = deps.now();
-      // Counted before anything is sent, whatever comes of it: tests sent together are no more than
-      // the limit. Refused text counts too, so the body is read here, once counted, rather than
-      // declared on the route (which would read it first).
-      const wait = await deps.limits.pushTestsByUser.take(user.id, now);
-      if (wait > 0) throw new DomainError("error.tooMany", 429, { retryAfterMs: wait });
-      const sent = await sendTest(deps, user.id, parse(testInput, body), state.locale);
+      const sent = await sendTest(deps, user.id, body, state.locale);
       if (!sent) throw new DomainError("notifications.testFailed", 502);
       return json({ sent });
-    });
+    }, { transform: countTest, body: testInput });
 }
