@@ -52,6 +52,19 @@ export const reportFormPage = z
   .catch({ next: undefined })
   .transform(({ next }) => safeNext(next, "/"));
 
+/**
+ * What `POST /api/reports` declares: the report (`reportInput`, each refusal with its own message)
+ * and the page a plain form comes back to (`reportFormPage`).
+ */
+export const reportBody = z.unknown().transform((body, ctx) => {
+  const report = reportInput.safeParse(body);
+  if (!report.success) {
+    for (const issue of report.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+    return z.NEVER;
+  }
+  return { report: report.data, page: reportFormPage.parse(body) };
+});
+
 const MODERATION_ACTIONS: readonly ModerationAction[] = ["dismiss", "hide", "suspend"];
 
 /**

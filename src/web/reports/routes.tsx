@@ -2,16 +2,15 @@ import { Elysia } from "elysia";
 import { AdminReports } from "../../../views/reports/AdminReports";
 import { ReportSent } from "../../../views/reports/ReportButton";
 import { VerifyNeededScreen } from "../../../views/auth/VerifyEmail";
-import { context, type Render } from "../../context";
+import { context, type FormRefusal, type Render } from "../../context";
 import { type Deps, type RequestState } from "../../deps";
-import { isHtmx, json, waitHeaders, wantsJson } from "../../../lib/http";
-import { invalidInput, isDomainError } from "../../../lib/domain-error";
+import { isHtmx, json, wantsJson } from "../../../lib/http";
 import type { MessageKey } from "../../../lib/i18n";
 import { htmlResponse } from "../../shell/render";
 import { notFoundAnswer } from "../shell/routes";
 import { viewOf } from "../../shell/view";
 import { awaitsOperatorVerification, handledReports, isOperator, moderate, pendingReports, type ModerationAction } from "../../reports/moderation";
-import { moderationParams, reportFormPage, reportInput, type ReportInput } from "../../reports/input";
+import { moderationParams, reportBody, reportFormPage } from "../../reports/input";
 import { fileReport, reportView } from "../../reports/service";
 
 /**
@@ -25,16 +24,6 @@ export function verifyFirstAnswer(request: Request, state: RequestState, render:
     (view) => <VerifyNeededScreen view={view} title={view.t("moderation.title")} body={message} next={new URL(request.url).pathname} />,
     { status: 403 },
   );
-}
-
-/**
- * The report sent, read by its schema (`reportInput`) in the handler rather than on the route, so
- * that a plain form's refusal of it is answered like the others (see `POST /api/reports`).
- */
-function parseReport(body: unknown): ReportInput {
-  const input = reportInput.safeParse(body);
-  if (!input.success) throw invalidInput(input.error.issues);
-  return input.data;
 }
 
 const ACTIONS: Record<ModerationAction, MessageKey> = {
@@ -54,22 +43,14 @@ export function reportRoutes(deps: Deps) {
     .post(
       "/api/reports",
       async ({ body, user, request, state, sendTo, toastHeader }) => {
-        const page = reportFormPage.parse(body);
-        try {
-          const report = await fileReport(deps, user.id, parseReport(body));
-          if (wantsJson(request)) return json(reportView(report), 201);
-          if (isHtmx(request)) return htmlResponse(String(await (<ReportSent view={await viewOf(deps, state, request)} />)), 200, toastHeader({ title: "reports.sent", body: "reports.sentBody" }));
-          return sendTo(page, { title: "reports.sent", body: "reports.sentBody", variant: "success" });
-        } catch (err) {
-          // The API and htmx get the app's answer (htmx's toast titled by `refused`). A plain form
-          // goes back to its page with the refusal as a toast, and `Retry-After`: answered here,
-          // since the app's refusal hook answers every /api/ address with JSON before it reads
-          // `refused.back`, and this form posts to the API's own address.
-          if (!isDomainError(err) || wantsJson(request) || isHtmx(request)) throw err;
-          return sendTo(page, { title: "reports.failed", body: err.key, variant: "error" }, waitHeaders(err.details.retryAfterMs));
-        }
+        const report = await fileReport(deps, user.id, body.report);
+        if (wantsJson(request)) return json(reportView(report), 201);
+        if (isHtmx(request)) return htmlResponse(String(await (<ReportSent view={await viewOf(deps, state, request)} />)), 200, toastHeader({ title: "reports.sent", body: "reports.sentBody" }));
+        return sendTo(body.page, { title: "reports.sent", body: "reports.sentBody", variant: "success" });
       },
-      { onboarded: true, refused: { title: "reports.failed" } },
+      // The API and htmx get the app's answer (htmx's toast titled "reports.failed"); a plain form
+      // goes back to its page with the refusal as a toast, and `Retry-After`.
+      { onboarded: true, body: reportBody, refused: { title: "reports.failed", back: (refused: FormRefusal) => reportFormPage.parse(refused.sent) } },
     )
     .get(
       "/admin/reports",
