@@ -148,8 +148,10 @@ export function createApp(options: AppOptions) {
       return compressResponse(request, response);
     })
     // Errors answer with the app's own page or JSON in every mode; the stack goes to the log.
-    .onError(async (context) => {
-      const { code, error, request } = context;
+    // The hook names what it reads: the framework builds for every request what its hooks ask
+    // for, and a hook that takes the whole context asks for all of it (the query parsed, …).
+    .onError(async ({ code, error, request, params }) => {
+      const context = { params };
       const state = await requestState(deps, request);
       // A body over its limit: `{ message }` JSON, whoever asks (lib/body.ts).
       const refused = bodyRefusal(error);

@@ -45,7 +45,7 @@ export async function refusalAnswer(deps: Deps, state: RequestState, request: Re
     state,
     user: state.user,
     params: context.params ?? {},
-    query: context.query ?? {},
+    query: Object.fromEntries(new URL(request.url).searchParams),
     render: (screen, init) => renderPage(deps, state, request, screen, init),
   };
   const wait: Record<string, string> = err.details.retryAfterMs ? { "Retry-After": String(Math.ceil(err.details.retryAfterMs / 1000)) } : {};
