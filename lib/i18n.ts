@@ -116,8 +116,3 @@ export const translator = (locale: Locale): Translate => catalogue().translators
 export function isMessageKey(key: string): key is MessageKey {
   return Object.hasOwn(catalogue().en, key);
 }
-
-/** Field errors (catalogue keys) in the visitor's language. */
-export function translateErrors(t: Translate, errors: Record<string, MessageKey>, params?: Record<string, string | number>): Record<string, string> {
-  return Object.fromEntries(Object.entries(errors).map(([field, key]) => [field, t(key, params)]));
-}

@@ -1,6 +1,6 @@
 import { registerCatalogues, type Catalogue, type Locale } from "../lib/i18n";
 
-export { chosenLocale, locales, pickLocale, COUNTED, translator, isMessageKey, translateErrors, type Catalogue, type Locale, type MessageKey, type Translate } from "../lib/i18n";
+export { chosenLocale, locales, pickLocale, COUNTED, translator, isMessageKey, type Catalogue, type Locale, type MessageKey, type Translate } from "../lib/i18n";
 
 /**
  * The message catalogue: every user-facing text, in English (default) and French. Each feature
