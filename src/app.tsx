@@ -151,15 +151,14 @@ export function createApp(options: AppOptions) {
     // The hook names what it reads: the framework builds for every request what its hooks ask
     // for, and a hook that takes the whole context asks for all of it (the query parsed, …).
     .onError(async ({ code, error, request, params }) => {
-      const context = { params };
       const state = await requestState(deps, request);
       // A body over its limit: `{ message }` JSON, whoever asks (lib/body.ts).
       const refused = bodyRefusal(error);
       if (refused) return json({ message: state.t(refused.key) }, refused.status);
-      if (code === "VALIDATION") return refusalAnswer(deps, state, request, context, invalidInput(error.all));
+      if (code === "VALIDATION") return refusalAnswer(deps, state, request, params, invalidInput(error.all));
       if (code === "PARSE" || code === "INVALID_COOKIE_SIGNATURE") return json({ message: state.t("error.badRequest") }, 400);
       if (code === "NOT_FOUND") return json({ message: state.t("error.notFound") }, 404);
-      if (isDomainError(error)) return refusalAnswer(deps, state, request, context, error);
+      if (isDomainError(error)) return refusalAnswer(deps, state, request, params, error);
       return serverError(deps, state, request, error);
     })
     .use(shellFeature(deps))

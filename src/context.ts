@@ -95,25 +95,30 @@ export type SendTo = (location: string, toast?: FlashData, headers?: HeadersInit
 export type Access = "public" | "signedIn" | "onboarded";
 export const DEFAULT_ACCESS: Access = "onboarded";
 
-const declaredAccess = new WeakMap<Request, Access>();
+/** What the matched route declared, noted on its request by the app's first check (`noteRoute`). */
+interface NotedRoute {
+  access: Access;
+  refused?: Refused;
+  /** The body as sent, before the route's schema turns it into values: what a form shows again. */
+  sent?: unknown;
+}
+
+const notedRoutes = new WeakMap<Request, NotedRoute>();
 
 /** The level the matched route declared; read by the app's one access check. */
-export const accessOf = (request: Request): Access => declaredAccess.get(request) ?? DEFAULT_ACCESS;
+export const accessOf = (request: Request): Access => notedRoutes.get(request)?.access ?? DEFAULT_ACCESS;
 
 /**
  * Notes what the matched route declared on the request: its access level (`detail["x-access"]`,
- * which the access options write) and how it answers a refusal (`refused`). The app's checks call it first, before the body is validated, so a
- * visitor's or another site's post is refused as such whatever its body holds.
+ * which the access options write) and how it answers a refusal (`refused`, with the body as
+ * sent). The app's checks call it first, before the body is validated, so a visitor's or another
+ * site's post is refused as such whatever its body holds.
  */
 export function noteRoute(request: Request, detail: Record<string, unknown> | undefined, body: unknown) {
   const declared = detail?.["x-access"];
-  declaredAccess.set(request, declared === "public" || declared === "signedIn" || declared === "onboarded" ? declared : DEFAULT_ACCESS);
+  const access = declared === "public" || declared === "signedIn" || declared === "onboarded" ? declared : DEFAULT_ACCESS;
   const refused = detail?.["x-refused"] as Refused | undefined;
-  if (refused) {
-    refusedOptions.set(request, refused);
-    // The body as sent, before the route's schema turns it into values: what a form shows again.
-    sentBodies.set(request, body);
-  }
+  notedRoutes.set(request, refused ? { access, refused, sent: body } : { access });
 }
 
 /** A route option: records the level on the route, where the app's checks read it. */
@@ -127,7 +132,7 @@ const declare = (level: Access) => ({ detail: { "x-access": level } as Record<st
 const rawBody = (limit: number) => ({ detail: { "x-raw-body": limit } as Record<string, unknown> });
 
 /**
- * What a form's own screen is drawn with when its post is refused (`form` route option): what was
+ * What a form's own screen is drawn with when its post is refused (`refused.screen`): what was
  * sent, the refusal, its message and each refused field's message, in the person's language.
  */
 export interface FormRefusal {
@@ -174,17 +179,14 @@ export interface Refused {
   button?: boolean;
 }
 
-const refusedOptions = new WeakMap<Request, Refused>();
-const sentBodies = new WeakMap<Request, unknown>();
-
 /** The `refused` option of the matched route, if any (read by the app's error hook). */
-export const refusedOf = (request: Request) => refusedOptions.get(request);
+export const refusedOf = (request: Request) => notedRoutes.get(request)?.refused;
 
 /**
  * The body of a route that declares `refused`, as it was sent: its schema's reading replaces it
  * before the handler runs, and a refused form is drawn again with what was typed.
  */
-export const sentBodyOf = (request: Request) => sentBodies.get(request);
+export const sentBodyOf = (request: Request) => notedRoutes.get(request)?.sent;
 
 /**
  * The shared plugin every feature uses: `deps`, the request's `state`, the access levels and the

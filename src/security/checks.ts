@@ -30,24 +30,21 @@ interface ListedRoute {
 /**
  * What each route declared in its options (src/context.ts): its access level (`x-access`), how it
  * answers a refusal (`x-refused`) and the limit of a raw body its handler reads itself
- * (`x-raw-body`). Looked up by method and the
- * matched route's path; the table is read once all routes are registered, at the first request.
+ * (`x-raw-body`). Looked up by method and the matched route's path; the table is read once all
+ * routes are registered, at the first request.
  */
 export function routeOptions(routes: () => readonly ListedRoute[]) {
   let table: Map<string, Record<string, unknown>> | undefined;
-  const option = (method: string, route: string, name: string): unknown => {
+  /** Everything the route declared in its options (its access level, how it answers a refusal). */
+  const declared = (method: string, route: string): Record<string, unknown> | undefined => {
     table ??= new Map(routes().map((r) => [`${r.method} ${r.path}`, (r.hooks?.detail ?? {}) as Record<string, unknown>]));
-    return table.get(`${method} ${route}`)?.[name] ?? (method === "HEAD" ? table.get(`GET ${route}`)?.[name] : undefined) ?? table.get(`ALL ${route}`)?.[name];
+    return table.get(`${method} ${route}`) ?? (method === "HEAD" ? table.get(`GET ${route}`) : undefined) ?? table.get(`ALL ${route}`);
   };
   return {
-    /** Everything the route declared in its options (its access level, how it answers a refusal). */
-    declared: (method: string, route: string): Record<string, unknown> | undefined => {
-      table ??= new Map(routes().map((r) => [`${r.method} ${r.path}`, (r.hooks?.detail ?? {}) as Record<string, unknown>]));
-      return table.get(`${method} ${route}`) ?? (method === "HEAD" ? table.get(`GET ${route}`) : undefined) ?? table.get(`ALL ${route}`);
-    },
+    declared,
     /** The limit of the raw body the route's handler reads itself (`rawBody`), if it does. */
     rawBodyLimit: (method: string, route: string): number | undefined => {
-      const limit = option(method, route, "x-raw-body");
+      const limit = declared(method, route)?.["x-raw-body"];
       return typeof limit === "number" ? limit : undefined;
     },
   };

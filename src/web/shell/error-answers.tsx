@@ -1,10 +1,9 @@
 import { ErrorScreen } from "../../../views/shell/NotFound";
 import { refusedOf, requestState, sentBodyOf, type FormContext, type FormRefusal } from "../../context";
-import { pathOf } from "../../../lib/http";
 import { type Deps, type RequestState } from "../../deps";
 import { compressResponse } from "../../../lib/compression/responses";
 import { isMessageKey, pickLocale, translator, type MessageKey } from "../../../lib/i18n";
-import { asRecord, headerJson, isHtmx, json, parseCookies, redirectTo, wantsJson } from "../../../lib/http";
+import { asRecord, headerJson, isHtmx, json, parseCookies, pathOf, redirectTo, waitHeaders, wantsJson } from "../../../lib/http";
 import { flashCookie, renderPage } from "../../shell/render";
 import { encodeFlash } from "../../shell/view";
 import type { DomainError } from "../../../lib/domain-error";
@@ -30,7 +29,7 @@ export const wantsJsonError = (request: Request) => {
  * plain post to a route that declares `refused` (src/context.ts) gets its form drawn again, or is
  * sent back with a toast; anything else gets the error page with the message.
  */
-export async function refusalAnswer(deps: Deps, state: RequestState, request: Request, context: RefusedRequest, err: DomainError): Promise<Response> {
+export async function refusalAnswer(deps: Deps, state: RequestState, request: Request, params: Record<string, string> | undefined, err: DomainError): Promise<Response> {
   if (err.details.answer) return err.details.answer();
   const refused = refusedOf(request);
   const title = typeof refused?.title === "function" ? refused.title(err) : refused?.title;
@@ -44,11 +43,11 @@ export async function refusalAnswer(deps: Deps, state: RequestState, request: Re
   const formContext: FormContext = {
     state,
     user: state.user,
-    params: context.params ?? {},
+    params: params ?? {},
     query: Object.fromEntries(new URL(request.url).searchParams),
     render: (screen, init) => renderPage(deps, state, request, screen, init),
   };
-  const wait: Record<string, string> = err.details.retryAfterMs ? { "Retry-After": String(Math.ceil(err.details.retryAfterMs / 1000)) } : {};
+  const wait = waitHeaders(err.details.retryAfterMs);
   const screen = button ? undefined : await refused.screen?.(form, formContext);
   if (screen) {
     for (const [name, value] of Object.entries(wait)) screen.headers.set(name, value);
@@ -62,13 +61,6 @@ export async function refusalAnswer(deps: Deps, state: RequestState, request: Re
     return redirectTo(request, back, new Headers({ ...wait, "Set-Cookie": flashCookie(deps, toast) }));
   }
   return domainErrorAnswer(deps, state, request, err, title);
-}
-
-/** What the error hook knows of the refused request besides the request itself. */
-export interface RefusedRequest {
-  body?: unknown;
-  params?: Record<string, string>;
-  query?: Record<string, string | undefined>;
 }
 
 /** A refusal's message in the person's language: the outside service's own words, or the key's text. */
@@ -101,7 +93,7 @@ export function domainErrorAnswer(deps: Deps, state: RequestState, request: Requ
   const { said, log, retryAfterMs, extra } = err.details;
   if (log || err.status >= 500) logRefusal(request, err);
   const message = messageOf(state, err);
-  const headers: Record<string, string> = retryAfterMs ? { "Retry-After": String(Math.ceil(retryAfterMs / 1000)) } : {};
+  const headers = waitHeaders(retryAfterMs);
   if (wantsJsonError(request)) {
     if (isHtmx(request)) headers["HX-Trigger"] = headerJson({ toast: toastTitle ? { title: state.t(toastTitle), body: message, variant: "error" } : { title: message, variant: "error" } });
     const fields = err.details.fields ? { fields: fieldMessages(state, err) } : {};
