@@ -5,10 +5,11 @@ import type { MessageKey } from "./i18n";
  * that does not read, a request from another site. It is the app's one way to refuse: services
  * and the request's checks throw it, they never build answers, and no function returns a
  * "refused" result instead. The app's one error hook (src/web/shell/error-answers.tsx,
- * `domainErrorAnswer`) turns it into what the caller reads: JSON `{ message, fields?, ...extra }`
- * for the API, scripts and htmx (with a toast for htmx), the route's own form drawn again with
- * the messages beside its fields when the route declares one (`form` in src/context.ts), the
- * error page for a browser's page, `Retry-After` when there is a wait.
+ * `refusalAnswer`) turns it into what the caller reads: JSON `{ message, fields?, ...extra }`
+ * for the API, scripts and htmx (with a toast for htmx), what the route's `refused` option says
+ * for a browser's plain post (its form drawn again with the messages beside its fields, or back
+ * to a page with a toast; src/context.ts), the error page for a browser's page, `Retry-After`
+ * when there is a wait.
  */
 export class DomainError extends Error {
   override readonly name = "DomainError";

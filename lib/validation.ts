@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { MessageKey } from "./i18n";
 
 /**
@@ -11,3 +12,6 @@ export const firstIssue = (error: { issues: readonly { message: string }[] }): M
  * found without a query.
  */
 export const uuidLike = (id: unknown): id is string => typeof id === "string" && /^[0-9a-f-]{36}$/i.test(id);
+
+/** A value sent as text, or nothing: anything else reads as nothing (a missing or malformed id finds no record). */
+export const textOrNone = z.unknown().transform((v) => (typeof v === "string" ? v : undefined)).optional();

@@ -99,3 +99,5 @@ export const BODY_LIMIT = 64 * 1024;
 export const MAX_FIELDS = 200;
 /** A payment provider's notification (its webhook) is small; Stripe's are a few kilobytes. */
 export const WEBHOOK_BODY_LIMIT = 512 * 1024;
+/** A payment intent's id as a provider names it (Stripe's are under 40 characters). */
+export const PAYMENT_INTENT_ID_MAX = 200;

@@ -132,6 +132,13 @@ const declare = (level: Access) => ({ detail: { "x-access": level } as Record<st
 const rawBody = (limit: number) => ({ detail: { "x-raw-body": limit } as Record<string, unknown> });
 
 /**
+ * A route option (`{ signedUrl: true }`) for a route whose address is signed by the server (the
+ * photo upload's URL, like a bucket's presigned URL): the signature is its proof, so a signed-in
+ * browser's write needs no CSRF token there. The handler checks the signature.
+ */
+const signedUrl = (signed: boolean) => ({ detail: { "x-signed-url": signed } as Record<string, unknown> });
+
+/**
  * What a form's own screen is drawn with when its post is refused (`refused.screen`): what was
  * sent, the refusal, its message and each refused field's message, in the person's language.
  */
@@ -147,7 +154,6 @@ export interface FormContext {
   state: RequestState;
   user: RequestState["user"];
   params: Record<string, string>;
-  query: Record<string, string | undefined>;
   render: Render;
 }
 
@@ -228,6 +234,7 @@ export function context(deps: Deps) {
       signedIn: { ...declare("signedIn"), resolve: signedInUser },
       onboarded: { ...declare("onboarded"), resolve: signedInUser },
       rawBody,
+      signedUrl,
       // Kept on the route, where the app's first check reads it (`noteRoute`): a refusal from
       // any later step, a route's own `transform` included, finds it.
       refused: (refused: Refused) => ({ detail: { "x-refused": refused } as Record<string, unknown> }),

@@ -4,7 +4,8 @@ import { bookings, type Activity, type Booking, type User } from "../../db/schem
 import type { Deps } from "../deps";
 import { decimalFromCents } from "../../lib/money";
 import { priceFor, type Price } from "../../shared/pricing";
-import { DomainError, isDomainError } from "../../lib/domain-error";
+import { PAYMENT_INTENT_ID_MAX } from "../../shared/limits";
+import { DomainError } from "../../lib/domain-error";
 import { uuidLike } from "../../lib/validation";
 import type { PaymentIntent } from "../ports/payments";
 import { guestBusy, hostBusy, checkSlotOpen } from "./availability";
@@ -169,9 +170,9 @@ export async function createBooking(deps: Deps, guest: User, input: SlotChoice &
 }
 
 /** The intent a request names (Stripe's card form names it): required, and no longer than an intent's id. */
-function namedIntent(sent: string | undefined): string {
+export function namedIntent(sent: string | undefined): string {
   const intentId = sent?.trim();
-  if (!intentId || sent!.length > 200) throw new DomainError("booking.paymentRequired", 400);
+  if (!intentId || sent!.length > PAYMENT_INTENT_ID_MAX) throw new DomainError("booking.paymentRequired", 400);
   return intentId;
 }
 
@@ -206,7 +207,7 @@ async function checkPriceTotal(deps: Deps, intent: PaymentIntent, totalCents: nu
   try {
     checkAmount(totalCents, price);
   } catch (err) {
-    if (isDomainError(err) && err.status === 409) await releaseIfStray(deps, intent);
+    await releaseIfStray(deps, intent);
     throw err;
   }
 }

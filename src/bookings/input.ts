@@ -2,8 +2,9 @@ import { z } from "zod";
 import { asRecord, safeNext } from "../../lib/http";
 import type { MessageKey } from "../../lib/i18n";
 import { DomainError } from "../../lib/domain-error";
-import { MAX_BOOKING_MESSAGE } from "../../shared/limits";
+import { MAX_BOOKING_MESSAGE, PAYMENT_INTENT_ID_MAX } from "../../shared/limits";
 import type { Action } from "./service";
+import { textOrNone } from "../../lib/validation";
 
 
 /** What the request dialog holds: the message, the date, the start time and the hours chosen. */
@@ -106,7 +107,7 @@ export const paymentIntentBody = z.unknown().transform((value, ctx) => {
 /** `POST /api/bookings`: the request, once the card is authorised (`proposedDatetime` read as a date and a time). */
 export const createBookingBody = asObject(
   z
-    .object({ activityId: text(64), proposedDatetime: text(32), durationHours: minutes, priceTotal: amountCents, paymentIntentId: text(200), message })
+    .object({ activityId: text(64), proposedDatetime: text(32), durationHours: minutes, priceTotal: amountCents, paymentIntentId: text(PAYMENT_INTENT_ID_MAX), message })
     .transform((b) => ({ activityId: b.activityId, ...splitProposed(b.proposedDatetime), durationMinutes: b.durationHours, priceTotalCents: b.priceTotal, paymentIntentId: b.paymentIntentId, message: b.message })),
 );
 
@@ -180,7 +181,7 @@ export function bookingActionOf(name: string): Action {
 export const actionButtonBody = z.unknown().transform((value) => ({ next: safeNext(asRecord(value).next, "/bookings") }));
 
 /** A value of an address's query read as text, or nothing (anything else is none). */
-const queryText = z.unknown().optional().transform((v) => (typeof v === "string" ? v : undefined));
+const queryText = textOrNone;
 
 /** The date-time screen's address: `?date=…` opens the calendar on it. */
 export const dateTimeQuery = z.object({ date: queryText });
@@ -189,4 +190,4 @@ export const dateTimeQuery = z.object({ date: queryText });
 export const successQuery = z.object({ booking: queryText });
 
 /** Back from the card's authentication: `?payment_intent=…`, the intent to read again ("" when none). */
-export const paymentReturnQuery = z.object({ payment_intent: z.unknown().optional().transform((v) => (typeof v === "string" && v.length <= 200 ? v : "")) });
+export const paymentReturnQuery = z.object({ payment_intent: z.unknown().optional().transform((v) => (typeof v === "string" && v.length <= PAYMENT_INTENT_ID_MAX ? v : "")) });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MAX_MESSAGE_LENGTH } from "../../shared/limits";
 import { userText } from "../../lib/text";
+import { textOrNone } from "../../lib/validation";
 
 /**
  * What the conversation's calls and its form send (spec §7 "Messages"). A refusal of the text
@@ -17,7 +18,7 @@ export const messageContent = userText({
 });
 
 /** The booking a call is about, as sent: text, or nothing (anything else is no booking of theirs: 404). */
-const bookingRef = z.unknown().transform((v) => (typeof v === "string" ? v : undefined)).optional();
+const bookingRef = textOrNone;
 
 /** What a client may tag its message with to recognise the answer (not stored): text of 100 characters at most, else nothing. */
 const clientId = z.unknown().transform((v) => (typeof v === "string" && v.length <= 100 ? v : undefined)).optional();

@@ -2,7 +2,6 @@ import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, copyFileSync, constants, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { ConfigError, loadConfig } from "../config";
-import { DomainError, isDomainError } from "../../lib/domain-error";
 import { databaseFile } from "./startup";
 
 /**
@@ -23,10 +22,10 @@ import { databaseFile } from "./startup";
  */
 
 /**
- * A backup that cannot be made as asked: a refusal whose one sentence, for the operator, is its
- * message (`log`); the command prints it and exits 1.
+ * A backup that cannot be made as asked: the command cannot run as configured, and its one
+ * sentence, for the operator, is printed before it exits 1.
  */
-const refused = (sentence: string) => new DomainError("error.badRequest", 409, { log: sentence });
+const refused = (sentence: string) => new ConfigError(sentence);
 
 export interface BackupResult {
   target: string;
@@ -202,7 +201,7 @@ export async function backupCommand(args: string[]): Promise<never> {
     console.log(`Backed up ${config.dataDir} to ${result.target} (${result.format === "tar" ? "a tar archive" : "a folder"}): ${parts.join(", ")}.`);
     process.exit(0);
   } catch (err) {
-    if (err instanceof ConfigError || isDomainError(err)) console.error(err.message);
+    if (err instanceof ConfigError) console.error(err.message);
     else console.error(`The backup of ${dataDir || "DATA_DIR"} to ${target} failed: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   }

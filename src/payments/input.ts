@@ -1,10 +1,10 @@
 import { z } from "zod";
+import { textOrNone } from "../../lib/validation";
 
 /** A text the test card form sends, at most `max` characters; anything else is refused as no card. */
 const cardText = (max: number) => z.string({ error: "payments.confirmInvalid" }).max(max, "payments.confirmInvalid");
 
 /** A value read only when it is text (an address to return to): anything else is none. */
-const textOrNone = z.unknown().transform((v) => (typeof v === "string" ? v : undefined)).optional();
 
 /**
  * The test provider's card confirmation (`POST /api/payments/test/confirm`): the intent's client

@@ -3,7 +3,7 @@ import { BIO_MAX, INTEREST_MAX, INTERESTS_MAX, MIN_AGE, PASSWORD_MAX, PASSWORD_M
 import { emailSchema, firstNameSchema, lastNameSchema } from "../auth/input";
 import { ageOn } from "../../shared/dates";
 import type { MessageKey } from "../../lib/i18n";
-import { firstIssue } from "../../lib/validation";
+import { firstIssue, textOrNone } from "../../lib/validation";
 import { acceptText, cleanText, userText } from "../../lib/text";
 import { ABOUT_TEXT_MAX } from "../../shared/limits";
 import { aboutChoices, aboutFields, type About, type AboutVisibility } from "./about";
@@ -149,7 +149,7 @@ export const passwordChangeSchema = z
  */
 export const emailChangeSchema = z.object({
   email: emailSchema,
-  currentPassword: z.unknown().optional().transform((v) => (typeof v === "string" ? v : undefined)),
+  currentPassword: textOrNone,
 });
 export type EmailChange = z.infer<typeof emailChangeSchema>;
 export type PasswordChange = z.infer<typeof passwordChangeSchema>;

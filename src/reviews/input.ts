@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { REVIEW_TEXT_MAX } from "../../shared/limits";
 import { userText } from "../../lib/text";
+import { textOrNone } from "../../lib/validation";
 
 /** The comment: cleaned as every user text is (lib/text.ts); empty reads as none. */
 export const reviewTextSchema = userText({
@@ -45,7 +46,7 @@ export const bookingIdOf = (body: unknown) => {
   const id = body && typeof body === "object" ? (body as { bookingId?: unknown }).bookingId : undefined;
   return typeof id === "string" ? id : undefined;
 };
-const bookingIdSchema = z.unknown().transform((v) => (typeof v === "string" ? v : undefined)).optional();
+const bookingIdSchema = textOrNone;
 
 /**
  * What `POST /api/reviews` and the review form send: the booking and the review. The route

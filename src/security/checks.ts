@@ -3,7 +3,6 @@ import { accessOf, noteRoute, requestState } from "../context";
 import type { Deps } from "../deps";
 import { carriesNul } from "../../lib/body";
 import { DomainError } from "../../lib/domain-error";
-import { pathOf } from "../../lib/http";
 import { accessDenied } from "../web/shell/access";
 
 /**
@@ -60,14 +59,14 @@ export type RouteOptions = ReturnType<typeof routeOptions>;
 export function requestChecks(deps: Deps, options: RouteOptions) {
   const publicOrigin = new URL(deps.config.publicUrl).origin;
   return async ({ request, body, server, route }: { request: Request; body: unknown; server: { requestIP(r: Request): { address: string } | null } | null; route: string }) => {
-    noteRoute(request, options.declared(request.method, route), body);
+    const declared = options.declared(request.method, route);
+    noteRoute(request, declared, body);
     const state = await requestState(deps, request, () => server?.requestIP(request)?.address);
     // A NUL character in the path, the query, a form or JSON is input no database should be
     // handed (PostgreSQL fails the statement, 500; SQLite would keep it): refused here, before
     // any route reads it, on both engines alike (decision 0047).
     if (carriesNul(request.url, body)) throw new DomainError("error.badRequest", 400);
     if (!SAFE_METHODS.has(request.method)) {
-      const path = pathOf(request.url);
       // Cross-site requests never change anything.
       const site = request.headers.get("sec-fetch-site");
       const origin = request.headers.get("origin");
@@ -77,9 +76,10 @@ export function requestChecks(deps: Deps, options: RouteOptions) {
       const sent =
         request.headers.get("x-csrf-token") ??
         (body && typeof body === "object" && "_csrf" in body ? String((body as Record<string, unknown>)._csrf) : null);
-      // A signed upload URL is its own proof (like a bucket's presigned URL): no token needed.
-      const signedUpload = request.method === "PUT" && path.startsWith("/api/uploads/");
-      const missingToken = !signedUpload && state.session !== null && (!sent || !sameToken(sent, state.session.csrf));
+      // A route whose signed URL is its own proof (the photo upload, like a bucket's presigned
+      // URL) needs no token.
+      const signedUrl = declared?.["x-signed-url"] === true;
+      const missingToken = !signedUrl && state.session !== null && (!sent || !sameToken(sent, state.session.csrf));
       if (crossSite || missingToken) throw new DomainError("error.csrf", 403);
     }
     const denied = await accessDenied(deps, state, request, accessOf(request));

@@ -9,7 +9,7 @@ import type { FlashData } from "../../shell/view";
 import { priceFor, type Price } from "../../../shared/pricing";
 import { asTestProvider } from "../../payments/choice";
 import { PaymentError, type PaymentIntent } from "../../ports/payments";
-import { createBooking, intentForBooking, intentForSlot, payableBooking } from "../../bookings/checkout";
+import { createBooking, intentForBooking, intentForSlot, namedIntent, payableBooking } from "../../bookings/checkout";
 import { payAwaitingBooking } from "../../bookings/checkout-payment";
 import type { CardPost, CardValues } from "../../bookings/input";
 import { INSTANT_ANSWER_MS } from "../../bookings/instant";
@@ -255,10 +255,8 @@ export async function payForBooking(deps: Deps, user: User, bookingId: string, c
     if (!asTestProvider(deps.payments)) {
       // Stripe's card form confirmed the card in the browser and names its intent; the
       // provider's own copy decides: it must be this booking's, for its total, and authorised.
-      const named = card.paymentIntentId?.trim();
-      if (!named || card.paymentIntentId!.length > 200) throw new DomainError("booking.paymentRequired", 400);
+      intentId = namedIntent(card.paymentIntentId);
       checkAmount(amountCents, booking);
-      intentId = named;
     } else {
       const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amountCents });
       intentId = intent.id;

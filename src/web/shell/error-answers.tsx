@@ -44,7 +44,6 @@ export async function refusalAnswer(deps: Deps, state: RequestState, request: Re
     state,
     user: state.user,
     params: params ?? {},
-    query: Object.fromEntries(new URL(request.url).searchParams),
     render: (screen, init) => renderPage(deps, state, request, screen, init),
   };
   const wait = waitHeaders(err.details.retryAfterMs);

@@ -33,7 +33,7 @@ export function uploadRoutes(deps: Deps) {
     .put("/api/uploads/:id", async ({ params, query, request }) => {
       await receiveUpload(deps, params.id, query.expires, query.sig, request);
       return json({ ok: true });
-    }, { public: true, rawBody: MAX_UPLOAD_BYTES })
+    }, { public: true, rawBody: MAX_UPLOAD_BYTES, signedUrl: true })
     .put("/api/profile-images", makePhoto, { signedIn: true, body: photoBody })
     .put("/api/activity-images", makePhoto, { onboarded: true, body: photoBody })
     .get("/objects/:id", ({ params }) => serve(deps, params.id, "large"), { public: true })
