@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { safeNext } from "./http";
 import type { MessageKey } from "./i18n";
 
 /**
@@ -15,3 +16,6 @@ export const uuidLike = (id: unknown): id is string => typeof id === "string" &&
 
 /** A value sent as text, or nothing: anything else reads as nothing (a missing or malformed id finds no record). */
 export const textOrNone = z.unknown().transform((v) => (typeof v === "string" ? v : undefined)).optional();
+
+/** The page to go on to after a form (`next`): one of our own paths, else `fallback`. */
+export const nextSchema = (fallback = "/") => z.unknown().optional().transform((next) => safeNext(next, fallback));

@@ -356,9 +356,6 @@ export const activityCreateBody = z.record(z.string(), z.unknown()).transform((s
 /** `PATCH /api/activities/:id`: the fields to change. */
 export const activityUpdateBody = z.record(z.string(), z.unknown()).transform((sent) => readActivity(sent, false));
 
-/** The create form: a new activity, with what was typed kept beside it for the form drawn again. */
-export const activityForm = z.record(z.string(), z.unknown()).transform((sent) => ({ ...sent, activity: readActivity(sent, true) }));
-
 /** The fields of when an activity can be booked, on its own form (a form without JavaScript, so `hoursMode` is "any" unless sent). */
 const HOURS_FIELD = /^(hoursMode|hours[0-6]|noticeMinutes|horizonDays|instantBooking)$/;
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { NAME_MAX, PASSWORD_MAX, PASSWORD_MIN } from "../../shared/limits";
 import { userText } from "../../lib/text";
-import { safeNext } from "../../lib/http";
+import { nextSchema } from "../../lib/validation";
 import { locales, type MessageKey } from "../../lib/i18n";
 
 /** Error messages are catalogue keys; the edge translates them into the visitor's language. */
@@ -42,9 +42,6 @@ export const signInSchema = z.object({ email: emailSchema, password: passwordSch
 export const signUpSchema = z.object({ email: emailSchema, password: newPasswordSchema });
 
 export type Credentials = z.infer<typeof signInSchema>;
-
-/** The page to go on to (`next`): a path on this site, else `fallback`. Never refused. */
-export const nextSchema = (fallback = "/") => z.unknown().optional().transform((next) => safeNext(next, fallback));
 
 /** `POST /api/login`: the credentials, and the page to go on to. */
 export const signInBody = signInSchema.extend({ next: nextSchema() });

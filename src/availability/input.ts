@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MAX_BLOCK_NOTE } from "../../shared/limits";
-import { safeNext } from "../../lib/http";
+import { nextSchema } from "../../lib/validation";
 
 /**
  * A day off or a blocked time, as the Availability screen's form sends it (a plain form, no
@@ -18,8 +18,7 @@ export const blockInput = z.object({
 });
 export type BlockInput = z.infer<typeof blockInput>;
 
-/** The page a settings form came from (`next`), to go back to: one of our own paths, else Settings. */
-const nextPage = z.unknown().optional().transform((next) => safeNext(next, "/settings"));
+const nextPage = nextSchema("/settings");
 
 /** The calendar feed's buttons (`POST /settings/calendar-feed`): turn it on, give it a new link, or turn it off. */
 export const calendarFeedInput = z.object({

@@ -320,15 +320,15 @@ const refuseAll = (ctx: z.RefinementCtx, issues: readonly z.core.$ZodIssue[]) =>
 
 /**
  * Onboarding's form: the step and the fields it saves (a field left out counts as empty; the
- * photo step needs a photo). Not a step at all reads as `step: null` (back to onboarding). What
- * was sent stays beside `changes`, for the form drawn again when the change is refused.
+ * photo step needs a photo). Not a step at all reads as `step: null` (back to onboarding). A
+ * refused form is drawn again from the body as sent (`refused.screen`).
  */
 export const onboardingBody = (today: () => Date) => {
   const changes = profileChangesSchema(today);
   return z.record(z.string(), z.unknown()).transform((sent, ctx) => {
     const step = Number(sent.step);
     const spec = onboardingStep(step);
-    if (!spec) return { ...sent, step: null, changes: {} as ProfileChanges };
+    if (!spec) return { step: null, changes: {} as ProfileChanges };
     if (step === PHOTO_STEP && !listFrom(sent.photos)?.length) {
       refuse(ctx, "photos", "profile.photoRequired");
       return z.NEVER;
@@ -338,7 +338,7 @@ export const onboardingBody = (today: () => Date) => {
       refuseAll(ctx, read.error.issues);
       return z.NEVER;
     }
-    return { ...sent, step, changes: read.data };
+    return { step, changes: read.data };
   });
 };
 
@@ -363,8 +363,8 @@ export function aboutOfForm(form: Record<string, unknown>): { about: Record<stri
 
 /**
  * Edit profile's form: its photo list (always sent, as JSON text: without it, this is not that
- * form), bio, interests and about fields (`aboutOfForm`). What was sent stays beside `changes`,
- * for the form drawn again when the change is refused.
+ * form), bio, interests and about fields (`aboutOfForm`). A refused form is drawn again from the
+ * body as sent (`refused.screen`).
  */
 export const editProfileBody = (today: () => Date) => {
   const changes = profileChangesSchema(today);
@@ -379,7 +379,7 @@ export const editProfileBody = (today: () => Date) => {
       refuseAll(ctx, read.error.issues);
       return z.NEVER;
     }
-    return { ...sent, changes: read.data };
+    return { changes: read.data };
   });
 };
 

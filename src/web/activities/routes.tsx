@@ -18,7 +18,7 @@ import { publicUser } from "../../profiles/serialize";
 import { htmlResponse } from "../../shell/render";
 import { viewOf } from "../../shell/view";
 import { createActivity, creationWait } from "../../activities/service";
-import { activityForm, hoursErrorDay, readBrowseQuery } from "../../activities/input";
+import { activityCreateBody, hoursErrorDay, readBrowseQuery } from "../../activities/input";
 import { postedAvailability } from "../../../views/activities/Availability";
 import { dialogTimes, hostEarnings, hostRequests, type DialogTimes } from "../../bookings/queries";
 import { activityRatingAndReviews, browseActivities, countOwnActivities, findListedActivity, findOwnActivity, hostOf, ownActivities } from "../../activities/queries";
@@ -142,9 +142,9 @@ export function activityRoutes(deps: Deps) {
       render((view) => <CreateActivityForm view={view} state={emptyCreateForm} maps={deps.config.maps} near={nearOf(user)} />),
     )
     .post("/create-activity", async ({ body, user, sendTo }) => {
-      await createActivity(deps, user, body.activity);
+      await createActivity(deps, user, body);
       return sendTo("/host-dashboard", { title: "toast.activityCreated" });
-    }, { body: activityForm, refused: { screen: createFormRefused } })
+    }, { body: activityCreateBody, refused: { screen: createFormRefused } })
     .get("/create-activity-flow", ({ request, state, user, render }) =>
       render((view) => (
         <ActivityWizardPage view={view} city={user.city ?? DEFAULT_CITY_NAME} country={user.country ?? DEFAULT_COUNTRY} maps={deps.config.maps} />
