@@ -110,15 +110,23 @@ export const accessOf = (request: Request): Access => notedRoutes.get(request)?.
 
 /**
  * Notes what the matched route declared on the request: its access level (`detail["x-access"]`,
- * which the access options write) and how it answers a refusal (`refused`, with the body as
- * sent). The app's checks call it first, before the body is validated, so a visitor's or another
- * site's post is refused as such whatever its body holds.
+ * which the access options write). The app's checks call it first, before the body is validated,
+ * so a visitor's or another site's post is refused as such whatever its body holds.
  */
-export function noteRoute(request: Request, detail: Record<string, unknown> | undefined, body: unknown) {
+export function noteRoute(request: Request, detail: Record<string, unknown> | undefined) {
   const declared = detail?.["x-access"];
-  const access = declared === "public" || declared === "signedIn" || declared === "onboarded" ? declared : DEFAULT_ACCESS;
+  notedRoutes.set(request, { access: declared === "public" || declared === "signedIn" || declared === "onboarded" ? declared : DEFAULT_ACCESS });
+}
+
+/**
+ * Notes how the matched route answers a refusal (`refused`, with the body as sent), once the
+ * app's checks have let the request through: their own refusals (another site, a missing token,
+ * no access) get the usual answer, never a form's.
+ */
+export function noteRefusals(request: Request, detail: Record<string, unknown> | undefined, body: unknown) {
   const refused = detail?.["x-refused"] as Refused | undefined;
-  notedRoutes.set(request, refused ? { access, refused, sent: body } : { access });
+  const noted = notedRoutes.get(request);
+  if (refused && noted) notedRoutes.set(request, { ...noted, refused, sent: body });
 }
 
 /** A route option: records the level on the route, where the app's checks read it. */

@@ -291,6 +291,18 @@ describe("CSRF", () => {
     expect((await c.get("/api/auth/user")).status).toBe(200);
   });
 
+  test("a form that answers its own refusals still gets the plain 403 without the token", async () => {
+    const c = t.client();
+    await c.signUpComplete();
+    // The report form goes back to its page with a toast when the report is refused; a missing
+    // token is the request's refusal, not the form's.
+    for (const path of ["/api/reports", "/review"]) {
+      const res = await c.request(path, { method: "POST", form: { reason: "spam", next: "/" }, csrf: false });
+      expect({ path, status: res.status }).toEqual({ path, status: 403 });
+      expect(await res.text()).toContain("Your session has expired");
+    }
+  });
+
   test("a wrong token is refused", async () => {
     const c = t.client();
     await c.signUp();

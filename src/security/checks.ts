@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { accessOf, noteRoute, requestState } from "../context";
+import { accessOf, noteRefusals, noteRoute, requestState } from "../context";
 import type { Deps } from "../deps";
 import { carriesNul } from "../../lib/body";
 import { DomainError } from "../../lib/domain-error";
@@ -60,7 +60,7 @@ export function requestChecks(deps: Deps, options: RouteOptions) {
   const publicOrigin = new URL(deps.config.publicUrl).origin;
   return async ({ request, body, server, route }: { request: Request; body: unknown; server: { requestIP(r: Request): { address: string } | null } | null; route: string }) => {
     const declared = options.declared(request.method, route);
-    noteRoute(request, declared, body);
+    noteRoute(request, declared);
     const state = await requestState(deps, request, () => server?.requestIP(request)?.address);
     // A NUL character in the path, the query, a form or JSON is input no database should be
     // handed (PostgreSQL fails the statement, 500; SQLite would keep it): refused here, before
@@ -85,5 +85,6 @@ export function requestChecks(deps: Deps, options: RouteOptions) {
     const denied = await accessDenied(deps, state, request, accessOf(request));
     // The framework answers a thrown error with its `status`: the answer's own (the landing page is a 200).
     if (denied) throw new DomainError("error.unauthorized", denied.status, { answer: () => denied });
+    noteRefusals(request, declared, body);
   };
 }
