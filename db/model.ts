@@ -64,6 +64,10 @@ export const bookingStatuses = [
 ] as const;
 export type BookingStatus = (typeof bookingStatuses)[number];
 
+/** How an activity is sold: one booking holds the host's time (private), or seats of a session (group). */
+export const activityFormats = ["private", "group"] as const;
+export type ActivityFormat = (typeof activityFormats)[number];
+
 /** The money movements a booking's transitions ask the payment provider for. */
 export type Movement = "capture" | "release" | "refund" | "transfer";
 
@@ -90,7 +94,7 @@ export interface BookingClaim {
   to: BookingStatus;
   canceledBy: "guest" | "host" | null;
   /** The system message the change writes once recorded, and who sends it (null: nobody). */
-  message: "booking_accepted" | "booking_declined" | "booking_expired" | "booking_canceled" | null;
+  message: "booking_accepted" | "booking_declined" | "booking_expired" | "booking_canceled" | "session_not_running" | null;
   senderId: string | null;
   /** An accept made on the host's behalf by instant booking (docs/decisions/0037), told to the host as such. */
   instant?: true;
@@ -256,6 +260,26 @@ export function model(k: Kit) {
       horizonDays: k.integer("horizon_days").notNull().default(90),
       /** A paid request is accepted at once, without the host's answer. */
       instantBooking: k.flag("instant_booking").notNull().default(false),
+      /**
+       * How it is sold (docs/decisions/0049): "private", one booking holds the host's time, priced
+       * by the hour; or "group", sessions of a fixed length whose seats are sold per person. The
+       * group fields below are null for a private activity.
+       */
+      format: k.text("format").$type<ActivityFormat>().notNull().default("private"),
+      /** A group session's seats, 2 to 50. */
+      capacity: k.integer("capacity"),
+      /** A group's price of one spot, in cents (`hourlyRateCents` repeats it, for the lists sorted by price). */
+      pricePerPersonCents: k.integer("price_per_person_cents"),
+      /** A group session's length: every guest shares its start and its end. */
+      sessionMinutes: k.integer("session_minutes"),
+      /** The fewest and most spots one booking may take. */
+      minSpots: k.integer("min_spots"),
+      maxSpots: k.integer("max_spots"),
+      /** Set: a session still empty may be booked whole, for the higher of this and spots × price. */
+      privateGroupPriceCents: k.integer("private_group_price_cents"),
+      /** Set: the fewest spots a session runs with, counted `minToRunHours` before its start. */
+      minToRun: k.integer("min_to_run"),
+      minToRunHours: k.integer("min_to_run_hours"),
       hasMeetingPoint: k.flag("has_meeting_point").notNull().default(false),
       active: k.flag("active").notNull().default(true),
       featured: k.flag("featured").notNull().default(false),
@@ -302,6 +326,12 @@ export function model(k: Kit) {
       totalCents: k.integer("total_cents").notNull(),
       platformFeeCents: k.integer("platform_fee_cents").notNull(),
       hostEarningsCents: k.integer("host_earnings_cents").notNull(),
+      /** How many seats of a group session the booking takes (1 for a private booking). */
+      spots: k.integer("spots").notNull().default(1),
+      /** A group session's price of one spot when booked; null: a private booking, priced by the hour. */
+      pricePerPersonCents: k.integer("price_per_person_cents"),
+      /** A group session booked whole (its private-group choice): no other guest joins it. */
+      privateGroup: k.flag("private_group").notNull().default(false),
       currency: k.text("currency").notNull().default("usd"),
       message: k.text("message"),
       paymentProvider: k.text("payment_provider"),
@@ -332,7 +362,8 @@ export function model(k: Kit) {
       k.index("bookings_payment_issue").on(t.updatedAt).where(sql`${t.paymentIssue} IS NOT NULL`),
       k.index("bookings_guest").on(t.guestId, t.createdAt),
       k.index("bookings_host").on(t.hostId, t.status, t.startsAt),
-      k.index("bookings_activity").on(t.activityId),
+      // The activity's bookings, and a group session's seats: its bookings by (activity, start).
+      k.index("bookings_activity").on(t.activityId, t.startsAt),
       k.index("bookings_expiry").on(t.status, t.respondBy),
       // One booking per authorisation: creating a booking twice from one payment finds the first.
       k.uniqueIndex("bookings_payment_intent").on(t.paymentIntentId),
@@ -623,6 +654,9 @@ export function model(k: Kit) {
       date: k.text("date").notNull(),
       time: k.text("time").notNull(),
       durationMinutes: k.integer("duration_minutes").notNull(),
+      /** A group session's spots, and whether it is taken whole (1 and false for a private activity). */
+      spots: k.integer("spots").notNull().default(1),
+      privateGroup: k.flag("private_group").notNull().default(false),
       nonce: k.text("nonce").notNull(),
       updatedAt: updatedAt(),
     },

@@ -47,6 +47,7 @@ export const STATUS_AFTER: Record<ChatSystemMessageType, ChatBookingStatus> = {
   booking_expired: "expired",
   booking_canceled: "canceled",
   booking_completed: "completed",
+  session_not_running: "canceled",
 };
 
 const chronological = (a: MessageJSON, b: MessageJSON) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);

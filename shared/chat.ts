@@ -23,7 +23,8 @@ export type ChatSystemMessageType =
   | "booking_declined"
   | "booking_expired"
   | "booking_canceled"
-  | "booking_completed";
+  | "booking_completed"
+  | "session_not_running";
 
 /** A message as the API shows it (`messageView` in src/conversations/serialize.ts). */
 export interface MessageJSON {

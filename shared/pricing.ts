@@ -15,7 +15,20 @@ export interface Price {
 }
 
 export function priceFor(hourlyRateCents: number, durationMinutes: number): Price {
-  const subtotalCents = Math.round((hourlyRateCents * durationMinutes) / 60);
+  return priceOfSubtotal(Math.round((hourlyRateCents * durationMinutes) / 60));
+}
+
+/**
+ * A group session's booking (docs/decisions/0049): spots × the price per person; booked whole as
+ * a private group, the higher of that and the private group's price.
+ */
+export function groupPriceFor(pricePerPersonCents: number, spots: number, privateGroupPriceCents: number | null = null): Price {
+  const perPerson = pricePerPersonCents * spots;
+  return priceOfSubtotal(privateGroupPriceCents === null ? perPerson : Math.max(perPerson, privateGroupPriceCents));
+}
+
+/** The fee, the platform's part and the host's share of a subtotal. */
+export function priceOfSubtotal(subtotalCents: number): Price {
   const serviceFeeCents = Math.round(subtotalCents * GUEST_FEE_RATE);
   const platformFeeCents = Math.round(subtotalCents * PLATFORM_FEE_RATE);
   return {

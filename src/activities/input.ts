@@ -8,6 +8,7 @@ import { cleanText, userText } from "../../lib/text";
 import { cityByName, DEFAULT_CITY_NAME } from "../../lib/places";
 import { DomainError } from "../../lib/domain-error";
 import { categories, isCategory, type Category } from "./categories";
+import { readGroup, type GroupInput } from "./group";
 import { checkWeeklyHours, HORIZON_CHOICES, minuteText, NOTICE_CHOICES, parseMinute, type DayRanges, type WeeklyHours, type WeeklyHoursProblem } from "../../shared/availability";
 
 const msg = (key: MessageKey) => ({ message: key });
@@ -257,6 +258,8 @@ export interface ActivityInput {
   place?: { country?: string; city?: string };
   /** The photos, in order, without repeats. */
   photos?: string[];
+  /** How it is sold and, for a group, its sessions' fields (checked together by the service). */
+  group: GroupInput;
 }
 
 /**
@@ -283,7 +286,9 @@ export function readActivity(input: Record<string, unknown>, creating: boolean):
     if (r.success) changes.category = r.data;
     else errors.category = "activity.categoryRequired";
   }
-  check("hourlyRate", hourlyRateSchema, (v) => (changes.hourlyRateCents = v));
+  // A group is priced per person (`group.ts`): its hourly rate is not asked for.
+  const group = readGroup(input);
+  if (group.format !== "group" || has("hourlyRate")) check("hourlyRate", hourlyRateSchema, (v) => (changes.hourlyRateCents = v));
 
   // When it can be booked: left as they are (or the defaults) unless given.
   const hours = readWeeklyHours(input);
@@ -347,7 +352,7 @@ export function readActivity(input: Record<string, unknown>, creating: boolean):
   }
 
   if (Object.keys(errors).length) throw activityRefusal(errors);
-  return { changes, durations, place, photos };
+  return { changes, durations, place, photos, group };
 }
 
 /** `POST /api/activities`: a new activity (every required field). */

@@ -56,6 +56,19 @@ export interface PublicActivity {
   horizonDays: number;
   /** A paid request is accepted at once. */
   instantBooking: boolean;
+  /** How it is sold (docs/decisions/0049): "private" by the hour, or "group" by the spot; the group fields are null for a private activity. */
+  format: "private" | "group";
+  capacity: number | null;
+  /** Decimal string, as `hourlyRate` (which repeats it for a group). */
+  pricePerPerson: string | null;
+  sessionMinutes: number | null;
+  minSpots: number | null;
+  maxSpots: number | null;
+  /** A whole session booked as a private group costs at least this (decimal string); null: not offered. */
+  privateGroupPrice: string | null;
+  /** The fewest spots a session runs with, counted `minToRunHours` before its start; null: none. */
+  minToRun: number | null;
+  minToRunHours: number | null;
   active: boolean;
   featured: boolean;
   createdAt: number;
@@ -83,6 +96,15 @@ export const PUBLIC_ACTIVITY_KEYS = [
   "noticeMinutes",
   "horizonDays",
   "instantBooking",
+  "format",
+  "capacity",
+  "pricePerPerson",
+  "sessionMinutes",
+  "minSpots",
+  "maxSpots",
+  "privateGroupPrice",
+  "minToRun",
+  "minToRunHours",
   "active",
   "featured",
   "createdAt",
@@ -113,6 +135,15 @@ export function publicActivity(activity: Activity, host?: PublicUser | null, rat
     noticeMinutes: activity.noticeMinutes,
     horizonDays: activity.horizonDays,
     instantBooking: activity.instantBooking,
+    format: activity.format,
+    capacity: activity.capacity,
+    pricePerPerson: activity.pricePerPersonCents === null ? null : decimalFromCents(activity.pricePerPersonCents),
+    sessionMinutes: activity.sessionMinutes,
+    minSpots: activity.minSpots,
+    maxSpots: activity.maxSpots,
+    privateGroupPrice: activity.privateGroupPriceCents === null ? null : decimalFromCents(activity.privateGroupPriceCents),
+    minToRun: activity.minToRun,
+    minToRunHours: activity.minToRunHours,
     active: activity.active,
     featured: activity.featured,
     createdAt: activity.createdAt,

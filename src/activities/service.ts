@@ -6,6 +6,7 @@ import { DomainError } from "../../lib/domain-error";
 import { findCity } from "../../lib/places";
 import { ownedObjects } from "../uploads/service";
 import { DURATION_MAX, DURATION_STEP } from "../../shared/limits";
+import { groupChanges } from "./group";
 import { activityRefusal, DEFAULT_MIN_DURATION, onDurationGrid, type ActivityChanges, type ActivityErrors, type ActivityInput } from "./input";
 
 /**
@@ -45,6 +46,9 @@ async function activityChanges(deps: Deps, host: User, input: ActivityInput, exi
       changes.city = found.name;
     }
   }
+
+  const weeklyHours = changes.weeklyHours !== undefined ? changes.weeklyHours : (existing?.weeklyHours ?? null);
+  await groupChanges(deps.db, input.group, existing, weeklyHours, changes, errors, deps.now());
 
   if (input.photos) {
     const owned = await ownedObjects(deps, host.id, input.photos);

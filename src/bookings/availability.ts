@@ -1,38 +1,29 @@
 import { one, perDb } from "../../db/client";
-import { and, eq, gt, inArray, lt, or, sql, type Placeholder } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, ne, or, sql } from "drizzle-orm";
 import type { Db, WriteTx } from "../../db/client";
 import { bookings, externalBusy, hostBlocks, type Activity } from "../../db/schema";
 import type { Deps } from "../deps";
 import { DomainError } from "../../lib/domain-error";
 import type { Slot } from "./times";
-
-/**
- * What holds a person's time (ARCHITECTURE decision 8): pending and accepted bookings, and an
- * awaiting-payment booking while its hold lasts. One host is never booked twice at once, and
- * nobody is at two activities at once, as a guest or as a host.
- */
-export const HOLDING = ["pending", "accepted"] as const;
-
-/** A value of a condition below: given now, or a placeholder of a statement prepared once. */
-type Param<T> = T | Placeholder;
+import { holdsTime, type Param } from "./holds";
+import { groupOf, seatsRefusal, seatsRefused, type SessionKey, type SpotsChoice } from "./sessions";
 
 /** The one condition "a row of `table` (a booking, a blocked time, an outside busy time) covers part of the host's [from, to)". */
 const overlapping = (table: typeof bookings | typeof hostBlocks | typeof externalBusy, hostId: Param<string>, from: Param<number>, to: Param<number>) =>
   and(eq(table.hostId, hostId), lt(table.startsAt, to), gt(table.endsAt, from));
-
-/** The one condition "this booking holds its time at `now`", for every query below. */
-const holdsTime = (now: Param<number>) => or(inArray(bookings.status, [...HOLDING]), and(eq(bookings.status, "awaiting_payment"), gt(bookings.holdUntil, now)));
 
 /**
  * Everything that keeps a host from being booked from `from` on, over the next `days` days (and
  * a day more, for zones ahead of UTC), for the picker: bookings that hold their time, their days
  * off and blocked times, and their outside calendar's busy times.
  */
-export async function busyIntervals(deps: Deps, hostId: string, from: number, days: number) {
+export async function busyIntervals(deps: Deps, hostId: string, from: number, days: number, sessionsOf?: string) {
   const to = from + (days + 2) * 24 * 60 * 60 * 1000;
-  const { held, own, outside } = busyStatements(deps.db);
+  const { held, heldBesideSessions, own, outside } = busyStatements(deps.db);
   const asked = { hostId, from, to, now: deps.now() };
-  return [...(await held.execute(asked)), ...(await own.execute(asked)), ...(await outside.execute(asked))];
+  // A group activity's own sessions are counted in spots by its screens (`sessionsFrom`), not as busy times.
+  const bookings = sessionsOf ? await heldBesideSessions.execute({ ...asked, activityId: sessionsOf }) : await held.execute(asked);
+  return [...bookings, ...(await own.execute(asked)), ...(await outside.execute(asked))];
 }
 
 /**
@@ -48,16 +39,21 @@ const busyStatements = perDb((db) => {
       .from(bookings)
       .where(and(covers(bookings), holdsTime(sql.placeholder("now"))))
       .prepare(),
+    heldBesideSessions: db
+      .select({ startsAt: bookings.startsAt, endsAt: bookings.endsAt })
+      .from(bookings)
+      .where(and(covers(bookings), holdsTime(sql.placeholder("now")), or(ne(bookings.activityId, sql.placeholder("activityId")), isNull(bookings.pricePerPersonCents))))
+      .prepare(),
     own: db.select({ startsAt: hostBlocks.startsAt, endsAt: hostBlocks.endsAt }).from(hostBlocks).where(covers(hostBlocks)).prepare(),
     outside: db.select({ startsAt: externalBusy.startsAt, endsAt: externalBusy.endsAt }).from(externalBusy).where(covers(externalBusy)).prepare(),
   };
 });
 
-/** The ids of bookings holding `person`'s time over [startsAt, endsAt): as the host, or as either side. */
+/** The bookings holding `person`'s time over [startsAt, endsAt): as the host, or as either side. */
 async function holding(db: WriteTx | Db, person: { hostId: string } | { anySide: string }, startsAt: number, endsAt: number, now: number) {
   const whose = "hostId" in person ? eq(bookings.hostId, person.hostId) : or(eq(bookings.guestId, person.anySide), eq(bookings.hostId, person.anySide));
   return await db
-    .select({ id: bookings.id })
+    .select({ id: bookings.id, activityId: bookings.activityId, startsAt: bookings.startsAt, group: bookings.pricePerPersonCents })
     .from(bookings)
     .where(and(whose, lt(bookings.startsAt, endsAt), gt(bookings.endsAt, startsAt), holdsTime(now)));
 }
@@ -78,16 +74,40 @@ async function hostBlocked(db: WriteTx | Db, hostId: string, startsAt: number, e
   return outside !== undefined;
 }
 
-/** Does a booking (other than `exceptId`) hold the host's time over [startsAt, endsAt)? */
-const hostBooked = async (db: WriteTx | Db, hostId: string, startsAt: number, endsAt: number, now: number, exceptId?: string) =>
-  (await holding(db, { hostId }, startsAt, endsAt, now)).some((r) => r.id !== exceptId);
+/**
+ * What a booking's own check leaves aside: itself (a late payment of a lapsed hold), and for a
+ * group session, the other bookings of that session, which share its time and are counted in spots.
+ */
+export interface Except {
+  bookingId?: string;
+  session?: SessionKey;
+}
+
+/** Does a booking (other than those `except` leaves aside) hold the host's time over [startsAt, endsAt)? */
+const hostBooked = async (db: WriteTx | Db, hostId: string, startsAt: number, endsAt: number, now: number, except: Except = {}) =>
+  (await holding(db, { hostId }, startsAt, endsAt, now)).some(
+    (r) => r.id !== except.bookingId && !(except.session && r.group !== null && r.activityId === except.session.activityId && r.startsAt === except.session.startsAt),
+  );
 
 /**
  * Inside a write transaction: does anything hold the host's time over [startsAt, endsAt)? A
  * booking, or a day off, blocked time or outside busy time.
  */
-export async function hostBusy(tx: WriteTx | Db, hostId: string, startsAt: number, endsAt: number, now: number, exceptId?: string): Promise<boolean> {
-  return (await hostBooked(tx, hostId, startsAt, endsAt, now, exceptId)) || (await hostBlocked(tx, hostId, startsAt, endsAt));
+export async function hostBusy(tx: WriteTx | Db, hostId: string, startsAt: number, endsAt: number, now: number, except?: Except): Promise<boolean> {
+  return (await hostBooked(tx, hostId, startsAt, endsAt, now, except)) || (await hostBlocked(tx, hostId, startsAt, endsAt));
+}
+
+/**
+ * Inside the write transaction that makes a booking: why the host's side of the slot cannot take
+ * it. The host busy at that time (another booking, a day off, an outside busy time); for a group
+ * session, the session's spots (`seatsRefusal`). `exceptId`: the booking itself, paid late.
+ */
+export async function slotRefusal(tx: WriteTx | Db, activity: Activity, slot: Pick<Slot, "startsAt" | "endsAt">, choice: SpotsChoice, now: number, exceptId?: string) {
+  const group = groupOf(activity);
+  const session = group ? { activityId: group.id, startsAt: slot.startsAt } : undefined;
+  if (await hostBusy(tx, activity.hostId, slot.startsAt, slot.endsAt, now, { bookingId: exceptId, session })) return { key: "hostBusy" as const };
+  if (group) return await seatsRefusal(tx, group, slot.startsAt, choice, now, exceptId);
+  return null;
 }
 
 /** Inside a write transaction: does the guest already have somewhere to be then, as a guest or as a host? */
@@ -99,10 +119,16 @@ export async function guestBusy(tx: WriteTx | Db, guestId: string, startsAt: num
  * Before anything is held: the host's time must be free, and the guest must not already be
  * booked elsewhere then (nobody can be at two activities at once).
  */
-export async function checkSlotOpen(deps: Deps, activity: Activity, slot: Slot, guestId: string) {
+export async function checkSlotOpen(deps: Deps, activity: Activity, slot: Slot, guestId: string, choice: SpotsChoice) {
+  const now = deps.now();
+  const group = groupOf(activity);
   if (await hostBlocked(deps.db, activity.hostId, slot.startsAt, slot.endsAt)) throw new DomainError("booking.hostUnavailable", 409);
-  if (await hostBooked(deps.db, activity.hostId, slot.startsAt, slot.endsAt, deps.now())) throw new DomainError("booking.slotTaken", 409);
-  if (await guestBusy(deps.db, guestId, slot.startsAt, slot.endsAt, deps.now())) throw new DomainError("booking.guestBusy", 409);
+  if (await hostBooked(deps.db, activity.hostId, slot.startsAt, slot.endsAt, now, { session: group ? { activityId: group.id, startsAt: slot.startsAt } : undefined })) throw new DomainError("booking.slotTaken", 409);
+  if (group) {
+    const refusal = await seatsRefusal(deps.db, group, slot.startsAt, choice, now);
+    if (refusal) throw seatsRefused(refusal);
+  }
+  if (await guestBusy(deps.db, guestId, slot.startsAt, slot.endsAt, now)) throw new DomainError("booking.guestBusy", 409);
 }
 
 /** How many requests and bookings hold the host's time somewhere in [startsAt, endsAt) (a new block over them). */

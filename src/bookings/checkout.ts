@@ -3,14 +3,16 @@ import { writeTransaction, type WriteTx, one, written } from "../../db/client";
 import { bookings, type Activity, type Booking, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { decimalFromCents } from "../../lib/money";
-import { priceFor, type Price } from "../../shared/pricing";
+import type { Price } from "../../shared/pricing";
 import { PAYMENT_INTENT_ID_MAX } from "../../shared/limits";
 import { DomainError } from "../../lib/domain-error";
 import { uuidLike } from "../../lib/validation";
 import type { PaymentIntent } from "../ports/payments";
-import { guestBusy, hostBusy, checkSlotOpen } from "./availability";
+import { guestBusy, checkSlotOpen, slotRefusal } from "./availability";
+import { bookingPrice, bookingSeats, readSpots, seatsRefused, type SeatsRefusal, type SpotsChoice } from "./sessions";
 import { INSTANT_ANSWER_MS } from "./instant";
 import { holdJob, reconcileJob, schedule } from "./jobs";
+import { scheduleMinimum } from "./minimum";
 import { bookingCallKeys, jobKeys } from "./keys";
 import { recordRequest, releaseStray, requestMade } from "./requests";
 import { getSelection, saveSelection } from "./selection";
@@ -39,21 +41,29 @@ import { readSlot, type Slot } from "./times";
  * a held booking on the checkout page, through a claim: `checkout-payment.ts`.
  */
 
-/** A slot as a guest chooses it: the activity, a date, a start time and a duration (the rules read it: `readSlot`). */
+/**
+ * A slot as a guest chooses it: the activity, a date, a start time and a duration (the rules read
+ * it: `readSlot`); for a group session, the spots and whether it is taken whole (`readSpots`).
+ */
 export interface SlotChoice {
   activityId: string;
   date: string;
   time: string;
-  durationMinutes: number;
+  /** Minutes; none sent reads as the session's length for a group, and is refused for a private activity. */
+  durationMinutes: number | undefined;
+  spots?: number;
+  privateGroup?: boolean;
 }
 
-function intentMetadata(guest: User, activity: Activity, slot: Slot, extra: Record<string, string> = {}) {
+function intentMetadata(guest: User, activity: Activity, slot: Slot, choice: SpotsChoice, extra: Record<string, string> = {}) {
   return {
     activityId: activity.id,
     guestId: guest.id,
     date: slot.date,
     time: slot.time,
     duration: String(slot.durationMinutes / 60),
+    spots: String(choice.spots),
+    ...(choice.privateGroup ? { privateGroup: "true" } : {}),
     ...extra,
   };
 }
@@ -69,13 +79,15 @@ function intentMetadata(guest: User, activity: Activity, slot: Slot, extra: Reco
 export async function intentForSlot(deps: Deps, guest: User, input: SlotChoice & { amountCents: number; nonce?: string }) {
   const activity = await bookableActivity(deps, guest, input.activityId);
   const slot = readSlot(activity, input, "datetime", deps.now());
-  const price = priceFor(activity.hourlyRateCents, slot.durationMinutes);
+  const choice = readSpots(activity, input);
+  const price = bookingPrice(activity, slot, choice);
   checkAmount(input.amountCents, price);
-  await checkSlotOpen(deps, activity, slot, guest.id);
-  const key = `intent:${guest.id}:${activity.id}:${slot.startsAtLocal}:${slot.durationMinutes}:${price.totalCents}:${input.nonce ?? crypto.randomUUID()}`;
+  await checkSlotOpen(deps, activity, slot, guest.id, choice);
+  const seats = choice.privateGroup ? `${choice.spots}p` : String(choice.spots);
+  const key = `intent:${guest.id}:${activity.id}:${slot.startsAtLocal}:${slot.durationMinutes}:${seats}:${price.totalCents}:${input.nonce ?? crypto.randomUUID()}`;
   const create = (k: string) =>
     providerCall(() =>
-      deps.payments.createIntent({ amountCents: price.totalCents, currency: CURRENCY, metadata: intentMetadata(guest, activity, slot, { flow: "datetime" }), description: activity.title }, k),
+      deps.payments.createIntent({ amountCents: price.totalCents, currency: CURRENCY, metadata: intentMetadata(guest, activity, slot, choice, { flow: "datetime" }), description: activity.title }, k),
     );
   let intent = await create(key);
   // The intent this choice had was released (a lost race, a lapsed hold): a new one.
@@ -90,34 +102,42 @@ export async function intentForSlot(deps: Deps, guest: User, input: SlotChoice &
  */
 export async function intentForSavedChoice(deps: Deps, guest: User, input: SlotChoice & { amountCents: number }) {
   const selection = await getSelection(deps, guest.id, input.activityId);
-  const same = selection && selection.date === input.date && selection.time === input.time && selection.durationMinutes === input.durationMinutes;
+  const same =
+    selection &&
+    selection.date === input.date &&
+    selection.time === input.time &&
+    selection.durationMinutes === input.durationMinutes &&
+    selection.spots === (input.spots ?? selection.spots) &&
+    selection.privateGroup === (input.privateGroup ?? false);
   return intentForSlot(deps, guest, { ...input, nonce: same ? selection.nonce : undefined });
 }
 
 /** The date-time screen's choice, checked against the rules and saved for the payment screen. */
-export async function saveChoice(deps: Deps, guest: User, activity: Activity, pick: { date: string; time: string; durationMinutes: number | undefined }) {
+export async function saveChoice(deps: Deps, guest: User, activity: Activity, pick: { date: string; time: string; durationMinutes: number | undefined; spots?: number; privateGroup?: boolean }) {
   await bookableActivity(deps, guest, activity.id);
   const slot = readSlot(activity, pick, "datetime", deps.now());
-  await checkSlotOpen(deps, activity, slot, guest.id);
-  return saveSelection(deps, guest.id, activity.id, slot);
+  const choice = readSpots(activity, pick);
+  await checkSlotOpen(deps, activity, slot, guest.id, choice);
+  return saveSelection(deps, guest.id, activity.id, slot, choice);
 }
 
 /**
  * The booking dialog's first step: the choice checked against the rules (bookable, a message, a
  * slot the host and the guest both have free) before the guest is sent to pay; its price.
  */
-export async function quoteRequest(deps: Deps, guest: User, activity: Activity, choice: { message: string; date: string; time: string; hours: number }): Promise<Price> {
+export async function quoteRequest(deps: Deps, guest: User, activity: Activity, choice: { message: string; date: string; time: string; hours: number; spots?: number; privateGroup?: boolean }): Promise<Price> {
   await bookableActivity(deps, guest, activity.id);
   bookingMessage(choice.message, { required: true });
   const slot = readSlot(activity, { date: choice.date, time: choice.time, durationMinutes: choice.hours * 60 }, "dialog", deps.now());
-  await checkSlotOpen(deps, activity, slot, guest.id);
-  return priceFor(activity.hourlyRateCents, slot.durationMinutes);
+  const seats = readSpots(activity, choice);
+  await checkSlotOpen(deps, activity, slot, guest.id, seats);
+  return bookingPrice(activity, slot, seats);
 }
 
 /** The row of a new booking of a slot, with the server's prices; the caller sets its status. */
 function newBooking(
   deps: Deps,
-  b: { guest: { id: string }; activity: Pick<Activity, "id" | "hostId" | "hourlyRateCents">; slot: Slot; price: Price; message: string | null; now: number },
+  b: { guest: { id: string }; activity: Activity; slot: Slot; choice: SpotsChoice; price: Price; message: string | null; now: number },
 ) {
   return {
     id: crypto.randomUUID(),
@@ -131,6 +151,7 @@ function newBooking(
     durationMinutes: b.slot.durationMinutes,
     hourlyRateCents: b.activity.hourlyRateCents,
     ...b.price,
+    ...bookingSeats(b.activity, b.choice),
     currency: CURRENCY,
     message: b.message,
     paymentProvider: deps.payments.name,
@@ -139,6 +160,18 @@ function newBooking(
     updatedAt: b.now,
   };
 }
+
+/**
+ * Why a slot was refused inside the transaction that would have made its booking, as the guest
+ * reads it; `released`: the card held for it was let go.
+ */
+function slotRefused(refusal: SlotRefusal, released: boolean): DomainError {
+  if (refusal.key === "hostBusy") return new DomainError(released ? "booking.slotTakenReleased" : "booking.slotTaken", 409);
+  if (refusal.key === "guestBusy") return new DomainError(released ? "booking.guestBusyReleased" : "booking.guestBusy", 409);
+  return seatsRefused(refusal, released);
+}
+
+type SlotRefusal = SeatsRefusal | { key: "hostBusy" } | { key: "guestBusy" };
 
 const byIntent = async (deps: Deps, intentId: string) => await one(deps.db.select().from(bookings).where(eq(bookings.paymentIntentId, intentId)));
 
@@ -158,12 +191,13 @@ export async function createBooking(deps: Deps, guest: User, input: SlotChoice &
   const already = await byIntent(deps, intentId);
   if (already) return { booking: guestsOwn(already, guest), created: false };
   const slot = readSlot(activity, input, "datetime", deps.now());
-  const price = priceFor(activity.hourlyRateCents, slot.durationMinutes);
+  const choice = readSpots(activity, input);
+  const price = bookingPrice(activity, slot, choice);
   const intent = await guestsIntent(deps, guest, intentId);
-  await checkIntentPaysFor(deps, intent, activity, slot, price);
+  await checkIntentPaysFor(deps, intent, activity, slot, choice, price);
   await checkPriceTotal(deps, intent, input.priceTotalCents, price);
   checkAuthorised(intent);
-  const made = await insertRequest(deps, guest, activity, slot, price, message, intent);
+  const made = await insertRequest(deps, guest, activity, slot, choice, price, message, intent);
   if (!made.made) return { booking: guestsOwn(made.booking, guest), created: false };
   // The guest is waiting for this answer: it waits (briefly) for an instant accept.
   return { booking: await requestMade(deps, made.booking, null, made.request, activity.instantBooking, INSTANT_ANSWER_MS), created: true };
@@ -194,9 +228,11 @@ async function releaseIfStray(deps: Deps, intent: PaymentIntent) {
   if (intent.status === "requires_capture" && !(await byIntent(deps, intent.id))) await releaseStray(deps, intent.id);
 }
 
-/** The intent must pay for this activity and slot at the server's price: one made for another choice is refused (409). */
-async function checkIntentPaysFor(deps: Deps, intent: PaymentIntent, activity: Activity, slot: Slot, price: Price) {
-  if (intent.metadata.activityId !== activity.id || intent.amountCents !== price.totalCents || intent.metadata.date !== slot.date || intent.metadata.time !== slot.time || intent.metadata.duration !== String(slot.durationMinutes / 60)) {
+/** The intent must pay for this activity, slot and spots at the server's price: one made for another choice is refused (409). */
+async function checkIntentPaysFor(deps: Deps, intent: PaymentIntent, activity: Activity, slot: Slot, choice: SpotsChoice, price: Price) {
+  const m = intent.metadata;
+  const sameSeats = (m.spots ?? "1") === String(choice.spots) && (m.privateGroup === "true") === choice.privateGroup;
+  if (m.activityId !== activity.id || intent.amountCents !== price.totalCents || m.date !== slot.date || m.time !== slot.time || m.duration !== String(slot.durationMinutes / 60) || !sameSeats) {
     await releaseIfStray(deps, intent);
     throw new DomainError("booking.paymentMismatch", 409, { extra: { priceTotal: decimalFromCents(price.totalCents) } });
   }
@@ -224,25 +260,26 @@ function checkAuthorised(intent: PaymentIntent) {
  * guest's: the hold goes at once (a crash before it does leaves it to the intent's reconciliation
  * job) and the guest is told (409).
  */
-async function insertRequest(deps: Deps, guest: User, activity: Activity, slot: Slot, price: Price, message: string | null, intent: PaymentIntent) {
+async function insertRequest(deps: Deps, guest: User, activity: Activity, slot: Slot, choice: SpotsChoice, price: Price, message: string | null, intent: PaymentIntent) {
   const now = deps.now();
   const made = await writeTransaction(deps.db, async (tx) => {
     // The same authorisation sent twice at once: the first one made the booking, and it is the
     // answer, never a reason to release the card it holds.
     const first = await one(tx.select().from(bookings).where(eq(bookings.paymentIntentId, intent.id)));
     if (first) return { made: false as const, booking: first };
-    if (await hostBusy(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return "hostBusy" as const;
-    if (await guestBusy(tx, guest.id, slot.startsAt, slot.endsAt, now)) return "guestBusy" as const;
+    const refused: SlotRefusal | null = (await slotRefusal(tx, activity, slot, choice, now)) ?? ((await guestBusy(tx, guest.id, slot.startsAt, slot.endsAt, now)) ? { key: "guestBusy" } : null);
+    if (refused) return { refused };
     const row = await written(tx
       .insert(bookings)
-      .values({ ...newBooking(deps, { guest, activity, slot, price, message, now }), status: "pending", paymentIntentId: intent.id })
+      .values({ ...newBooking(deps, { guest, activity, slot, choice, price, message, now }), status: "pending", paymentIntentId: intent.id })
       .returning());
     const request = await recordRequest(tx, deps, row, intent.id, activity.instantBooking, now);
+    await scheduleMinimum(tx, activity, row);
     return { made: true as const, booking: row, request };
   });
-  if (typeof made === "string") {
+  if ("refused" in made && made.refused) {
     await releaseStray(deps, intent.id);
-    throw new DomainError(made === "hostBusy" ? "booking.slotTakenReleased" : "booking.guestBusyReleased", 409);
+    throw slotRefused(made.refused, true);
   }
   return made;
 }
@@ -266,7 +303,8 @@ export async function startCheckout(
   const activity = await bookableActivity(deps, guest, input.activityId);
   const message = bookingMessage(input.message, { required: true })!;
   const slot = readSlot(activity, input, "dialog", deps.now());
-  const price = priceFor(activity.hourlyRateCents, slot.durationMinutes);
+  const choice = readSpots(activity, input);
+  const price = bookingPrice(activity, slot, choice);
   checkAmount(input.amountCents, price);
   const now = deps.now();
 
@@ -274,7 +312,7 @@ export async function startCheckout(
     const mine = await one(tx
       .select()
       .from(bookings)
-      .where(and(eq(bookings.guestId, guest.id), eq(bookings.activityId, activity.id), eq(bookings.status, "awaiting_payment"), eq(bookings.startsAt, slot.startsAt), eq(bookings.durationMinutes, slot.durationMinutes), gt(bookings.holdUntil, now))));
+      .where(and(eq(bookings.guestId, guest.id), eq(bookings.activityId, activity.id), eq(bookings.status, "awaiting_payment"), eq(bookings.startsAt, slot.startsAt), eq(bookings.durationMinutes, slot.durationMinutes), eq(bookings.spots, choice.spots), eq(bookings.privateGroup, choice.privateGroup), gt(bookings.holdUntil, now))));
     if (mine) {
       if (mine.message !== message) await tx.update(bookings).set({ message, updatedAt: now }).where(eq(bookings.id, mine.id));
       return mine;
@@ -284,26 +322,26 @@ export async function startCheckout(
     if (await one(tx.select({ id: bookings.id }).from(bookings).where(and(eq(bookings.guestId, guest.id), eq(bookings.status, "awaiting_payment"), gt(bookings.holdUntil, now))))) return "holding" as const;
     const wait = await abandonedHoldPause(tx, guest.id, now);
     if (wait > 0) return { pause: wait };
-    if (await hostBusy(tx, activity.hostId, slot.startsAt, slot.endsAt, now)) return "hostBusy" as const;
-    if (await guestBusy(tx, guest.id, slot.startsAt, slot.endsAt, now)) return "guestBusy" as const;
+    const refused: SlotRefusal | null = (await slotRefusal(tx, activity, slot, choice, now)) ?? ((await guestBusy(tx, guest.id, slot.startsAt, slot.endsAt, now)) ? { key: "guestBusy" } : null);
+    if (refused) return { refused };
     const row = await written(tx
       .insert(bookings)
-      .values({ ...newBooking(deps, { guest, activity, slot, price, message, now }), status: "awaiting_payment", holdUntil: now + HOLD_MS })
+      .values({ ...newBooking(deps, { guest, activity, slot, choice, price, message, now }), status: "awaiting_payment", holdUntil: now + HOLD_MS })
       .returning());
     await schedule(tx, holdJob, { bookingId: row.id }, { at: row.holdUntil!, key: jobKeys.hold(row.id) });
+    await scheduleMinimum(tx, activity, row);
     return row;
   });
-  if (booking === "hostBusy") throw new DomainError("booking.slotTaken", 409);
-  if (booking === "guestBusy") throw new DomainError("booking.guestBusy", 409);
   if (booking === "holding") throw new DomainError("booking.holdElsewhere", 409);
-  if ("pause" in booking) throw new DomainError("booking.tooManyAbandoned", 429, { extra: { retryAfterSeconds: Math.ceil(booking.pause / 1000) }, retryAfterMs: booking.pause });
+  if ("pause" in booking && booking.pause !== undefined) throw new DomainError("booking.tooManyAbandoned", 429, { extra: { retryAfterSeconds: Math.ceil(booking.pause / 1000) }, retryAfterMs: booking.pause });
+  if ("refused" in booking && booking.refused) throw slotRefused(booking.refused, false);
 
   const session = await providerCall(() =>
     deps.payments.createCheckoutSession(
       {
         amountCents: booking.totalCents,
         currency: CURRENCY,
-        metadata: { bookingId: booking.id, ...intentMetadata(guest, activity, slot, { flow: "dialog" }) },
+        metadata: { bookingId: booking.id, ...intentMetadata(guest, activity, slot, choice, { flow: "dialog" }) },
         description: activity.title,
         successUrl: `${returnTo}/bookings?success=true`,
         cancelUrl: `${returnTo}/bookings?canceled=true`,
@@ -361,7 +399,7 @@ export async function intentForBooking(deps: Deps, guest: User, input: { booking
       {
         amountCents: booking.totalCents,
         currency: CURRENCY,
-        metadata: { bookingId: booking.id, activityId: booking.activityId, guestId: guest.id, date: booking.startsAtLocal.slice(0, 10), time: booking.startsAtLocal.slice(11, 16), duration: String(booking.durationMinutes / 60), flow: "checkout" },
+        metadata: { bookingId: booking.id, activityId: booking.activityId, guestId: guest.id, date: booking.startsAtLocal.slice(0, 10), time: booking.startsAtLocal.slice(11, 16), duration: String(booking.durationMinutes / 60), spots: String(booking.spots), ...(booking.privateGroup ? { privateGroup: "true" } : {}), flow: "checkout" },
       },
       bookingCallKeys.intent(booking.id),
     ),

@@ -1,7 +1,8 @@
 import type { Deps } from "../deps";
 import type { JobKind } from "../jobs";
 import { checkoutEnded, lapseHold, paymentAuthorised } from "./requests";
-import { autoCompleteJob, expireJob, handle, holdJob, instantAcceptJob, instantUnansweredJob, payoutJob, payoutSweepJob, paymentsSweepJob, reconcileJob, recoverJob } from "./jobs";
+import { autoCompleteJob, expireJob, handle, holdJob, instantAcceptJob, instantUnansweredJob, payoutJob, payoutSweepJob, paymentsSweepJob, reconcileJob, recoverJob, sessionMinimumJob } from "./jobs";
+import { checkMinimum } from "./minimum";
 import { loggable } from "../../db/faults";
 import { acceptInstantly, tellHostIfUnanswered } from "./instant";
 import { hostOfAccount, owedPayouts, payHost } from "./payouts";
@@ -19,6 +20,7 @@ export const bookingJobs: JobKind<never>[] = [
   handle(instantAcceptJob, ({ bookingId }, { deps }) => acceptInstantly(deps, bookingId)),
   handle(instantUnansweredJob, async ({ bookingId }, { deps }) => tellHostIfUnanswered(deps, bookingId)),
   handle(autoCompleteJob, ({ bookingId }, { deps }) => autoComplete(deps, bookingId)),
+  handle(sessionMinimumJob, (session, { deps }) => checkMinimum(deps, session)),
   handle(payoutJob, async ({ bookingId }, { deps }) => {
     await payHost(deps, bookingId);
   }),

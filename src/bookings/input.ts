@@ -7,12 +7,14 @@ import type { Action } from "./service";
 import { textOrNone } from "../../lib/validation";
 
 
-/** What the request dialog holds: the message, the date, the start time and the hours chosen. */
+/** What the request dialog holds: the message, the date, the start time and the hours chosen; a group session's spots. */
 export interface RequestChoice {
   message: string;
   date: string;
   time: string;
   hours: number;
+  spots: number;
+  privateGroup: boolean;
 }
 
 /**
@@ -64,13 +66,25 @@ function splitProposed(value: string): { date: string; time: string } {
   return m ? { date: m[1]!, time: m[2]! } : { date: value.trim() ? "invalid" : "", time: value.trim() ? "invalid" : "" };
 }
 
+/**
+ * A group session's spots (docs/decisions/0049), as a number or a string of digits; anything else
+ * is NaN, which no bounds accept (the rules, `readSpots`, say which are). Absent: undefined.
+ */
+const spots = z
+  .union([z.number(), text(8)], BAD_INPUT)
+  .optional()
+  .transform((v) => (v === undefined || v === "" ? undefined : typeof v === "number" ? v : /^\s*\d+\s*$/.test(v) ? Number(v) : Number.NaN));
+
+/** A private group asked for: `true` (JSON), "true", "on" or "1" (a form's box); anything else is not. */
+const privateGroup = z.union([z.boolean(), text(8)], BAD_INPUT).optional().transform((v) => v === true || v === "true" || v === "on" || v === "1");
+
 // Its one limit and its cleaning are the service's (`bookingMessage`); the body limit bounds it here.
 const message = z.string(BAD_INPUT).optional();
 
 /** The date-time screen's `POST /api/create-payment-intent`: an intent for a slot (`amount`, `metadata {activityId, date, time, duration}`). */
 const slotIntentInput = z
-  .object({ amount: amountCents, metadata: z.object({ activityId: text(64), date: text(16), time: text(8), duration: minutes }, BAD_INPUT) })
-  .transform(({ amount, metadata }) => ({ kind: "slot" as const, activityId: metadata.activityId, date: metadata.date, time: metadata.time, durationMinutes: metadata.duration, amountCents: amount }));
+  .object({ amount: amountCents, metadata: z.object({ activityId: text(64), date: text(16), time: text(8), duration: minutes, spots, privateGroup }, BAD_INPUT) })
+  .transform(({ amount, metadata: m }) => ({ kind: "slot" as const, activityId: m.activityId, date: m.date, time: m.time, durationMinutes: m.duration, spots: m.spots, privateGroup: m.privateGroup, amountCents: amount }));
 
 /** The checkout page's `POST /api/create-payment-intent`: the intent of a booking awaiting payment (`bookingId`, `amount`). */
 const bookingIntentInput = z
@@ -79,8 +93,8 @@ const bookingIntentInput = z
 
 /** The booking dialog's `POST /api/create-payment-intent`: a held booking and its hosted checkout. */
 const dialogIntentInput = z
-  .object({ activityId: text(64), hours: minutes, amount: amountCents, proposedDate: text(16), proposedTime: text(8), message })
-  .transform((b) => ({ kind: "dialog" as const, activityId: b.activityId, date: b.proposedDate, time: b.proposedTime, durationMinutes: b.hours, amountCents: b.amount, message: b.message }));
+  .object({ activityId: text(64), hours: minutes, amount: amountCents, proposedDate: text(16), proposedTime: text(8), message, spots, privateGroup })
+  .transform((b) => ({ kind: "dialog" as const, activityId: b.activityId, date: b.proposedDate, time: b.proposedTime, durationMinutes: b.hours, spots: b.spots, privateGroup: b.privateGroup, amountCents: b.amount, message: b.message }));
 
 /** Reads `value` with `schema` inside another schema's transform, its issues kept where they were. */
 function readWith<S extends z.ZodType>(schema: S, value: unknown, ctx: z.RefinementCtx): z.output<S> {
@@ -107,18 +121,30 @@ export const paymentIntentBody = z.unknown().transform((value, ctx) => {
 /** `POST /api/bookings`: the request, once the card is authorised (`proposedDatetime` read as a date and a time). */
 export const createBookingBody = asObject(
   z
-    .object({ activityId: text(64), proposedDatetime: text(32), durationHours: minutes, priceTotal: amountCents, paymentIntentId: text(PAYMENT_INTENT_ID_MAX), message })
-    .transform((b) => ({ activityId: b.activityId, ...splitProposed(b.proposedDatetime), durationMinutes: b.durationHours, priceTotalCents: b.priceTotal, paymentIntentId: b.paymentIntentId, message: b.message })),
+    .object({ activityId: text(64), proposedDatetime: text(32), durationHours: minutes.optional(), priceTotal: amountCents, paymentIntentId: text(PAYMENT_INTENT_ID_MAX), message, spots, privateGroup })
+    .transform((b) => ({
+      activityId: b.activityId,
+      ...splitProposed(b.proposedDatetime),
+      // A group session's length is the activity's: its duration may be left out (the rules read it).
+      durationMinutes: b.durationHours,
+      priceTotalCents: b.priceTotal,
+      paymentIntentId: b.paymentIntentId,
+      message: b.message,
+      spots: b.spots,
+      privateGroup: b.privateGroup,
+    })),
 );
 
 /**
  * The date-time screen's form, read leniently: a body that does not read is no choice at all
  * (the screen says what is missing). An empty duration is none chosen.
  */
-export const selectionBody = asObject(z.object({ date: text(16).optional(), time: text(8).optional(), duration: hours.optional() }).catch({})).transform((s) => ({
+export const selectionBody = asObject(z.object({ date: text(16).optional(), time: text(8).optional(), duration: hours.optional(), spots, privateGroup }).catch({ spots: undefined, privateGroup: false })).transform((s) => ({
   date: s.date ?? "",
   time: s.time ?? "",
   durationMinutes: s.duration === undefined || s.duration === "" ? undefined : hoursToMinutes(s.duration),
+  spots: s.spots,
+  privateGroup: s.privateGroup,
 }));
 export type SelectionInput = z.output<typeof selectionBody>;
 
@@ -152,7 +178,16 @@ export interface CardValues {
 export function requestChoiceOf(body: Record<string, unknown>, maxText: number): RequestChoice {
   const str = (k: string) => (typeof body[k] === "string" ? (body[k] as string).slice(0, maxText) : "");
   const hours = Number(str("hours") || "1");
-  return { message: str("message"), date: str("proposedDate"), time: str("proposedTime"), hours: Number.isFinite(hours) ? hours : 1 };
+  const spots = str("spots").trim();
+  const privateGroup = body.privateGroup;
+  return {
+    message: str("message"),
+    date: str("proposedDate"),
+    time: str("proposedTime"),
+    hours: Number.isFinite(hours) ? hours : 1,
+    spots: spots === "" ? 1 : /^\d{1,3}$/.test(spots) ? Number(spots) : Number.NaN,
+    privateGroup: privateGroup === true || privateGroup === "true" || privateGroup === "on" || privateGroup === "1",
+  };
 }
 
 /** How much of each of the dialog's fields is kept to be shown again: more than any rule allows. */

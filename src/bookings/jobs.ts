@@ -54,6 +54,13 @@ export const instantAcceptJob = declare<ById>({ kind: "booking.instant-accept" }
  */
 export const instantUnansweredJob = declare<ById>({ kind: "booking.instant-unanswered", maxAttempts: 12 });
 
+/**
+ * A group session's minimum to run (docs/decisions/0049), counted at its deadline: short of it,
+ * every booking of the session is released or refunded in full. Scheduled with the session's
+ * first booking, once per session (its key).
+ */
+export const sessionMinimumJob = declare<{ activityId: string; startsAt: number }>({ kind: "booking.session-minimum" });
+
 /** An accepted booking nobody completed, 48 hours after its end. */
 export const autoCompleteJob = declare<ById>({ kind: "booking.autocomplete" });
 

@@ -17,6 +17,8 @@ export const jobKeys = {
   instantAccept: (bookingId: string) => `booking:${bookingId}:instant-accept`,
   instantUnanswered: (bookingId: string) => `booking:${bookingId}:instant-unanswered`,
   payout: (bookingId: string) => `booking.payout:${bookingId}`,
+  /** A group session's minimum, counted at `deadline` (a deadline the host moved gets its own job). */
+  sessionMinimum: (activityId: string, startsAt: number, deadline: number) => `booking.session-minimum:${activityId}:${startsAt}:${deadline}`,
   /** Finishes claim number `attempt` if nobody recorded its answer (docs/decisions/0028). */
   recover: (bookingId: string, attempt: number) => `booking.recover:${bookingId}:${attempt}`,
   /** An intent with no booking is released after a while. */

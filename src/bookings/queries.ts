@@ -15,7 +15,9 @@ import { activityRating } from "../activities/queries";
 import { publicUser } from "../profiles/serialize";
 import type { Activity, User } from "../../db/schema";
 import { busyIntervals } from "./availability";
-import { DIALOG_DAYS, horizonOf, maxMinutesOf, openTimes } from "./times";
+import { groupOf, sessionsFrom, spotsBounds } from "./sessions";
+import { activityZone, DIALOG_DAYS, FLOWS, horizonOf, localNow, maxMinutesOf, openTimes, type Flow } from "./times";
+import { parseDate } from "../../lib/time";
 
 export interface HostRequest {
   id: string;
@@ -33,6 +35,16 @@ export interface HostRequest {
 }
 
 
+/** A group activity's seats on the booking screens. */
+export interface DateTimeSeats {
+  spots: Record<string, Record<number, number>>;
+  capacity: number;
+  min: number;
+  max: number;
+  pricePerPersonCents: number;
+  privateGroupPriceCents: number | null;
+}
+
 /** What the date-time screen shows (/booking/{id}/date-time). */
 export interface DateTimeData {
   activity: Activity;
@@ -47,7 +59,9 @@ export interface DateTimeData {
   /** The shortest booking one can start: the host's minimum, at least the screen's shortest duration. */
   shortest: number;
   maxMinutes: number;
-  selected: { date: string; time: string; durationMinutes: number };
+  selected: { date: string; time: string; durationMinutes: number; spots: number; privateGroup: boolean };
+  /** A group activity's seats: spots left per date and start hour (0: full), the capacity, the bounds of one booking, the prices. */
+  seats: DateTimeSeats | null;
   error?: string;
 }
 
@@ -217,9 +231,9 @@ export async function bookingSummary(deps: Deps, activity: Activity): Promise<Bo
 }
 
 /** The date-time screen: the bookable dates in the activity's zone, the host's busy times, and the choice shown. */
-export async function dateTimeScreenData(deps: Deps, user: User, activity: Activity, pick: { date?: string; time?: string; durationMinutes?: number }, error?: string): Promise<DateTimeData> {
-  const now = deps.now();
-  const { zone, dates, busy, now: today, shortest } = openTimes(activity, await busyIntervals(deps, activity.hostId, now, horizonOf(activity)), now, "datetime");
+export async function dateTimeScreenData(deps: Deps, user: User, activity: Activity, pick: { date?: string; time?: string; durationMinutes?: number; spots?: number; privateGroup?: boolean }, error?: string): Promise<DateTimeData> {
+  const { zone, dates, busy, now: today, shortest, spots, capacity } = await bookableTimes(deps, activity, "datetime", horizonOf(activity));
+  const group = groupOf(activity);
   const viewerZone = cityByName(user.city)?.timeZone;
   return {
     ...(await bookingSummary(deps, activity)),
@@ -231,9 +245,60 @@ export async function dateTimeScreenData(deps: Deps, user: User, activity: Activ
     minMinutes: activity.minDurationMinutes,
     shortest,
     maxMinutes: maxMinutesOf(activity),
-    selected: { date: pick.date && dates.includes(pick.date) ? pick.date : "", time: pick.time ?? "", durationMinutes: pick.durationMinutes ?? 0 },
+    selected: { date: pick.date && dates.includes(pick.date) ? pick.date : "", time: pick.time ?? "", durationMinutes: pick.durationMinutes ?? 0, spots: pick.spots ?? 0, privateGroup: pick.privateGroup ?? false },
+    seats: group && spots && capacity ? { spots, capacity, ...spotsBounds(group), pricePerPersonCents: group.pricePerPersonCents, privateGroupPriceCents: group.privateGroupPriceCents } : null,
     error,
   };
+}
+
+/**
+ * The open starts of an activity over the next `days` days, as the booking screens and
+ * `GET /api/activities/{id}/times` read them: what holds the host's time and, for a group
+ * activity, the spots its sessions hold.
+ */
+async function bookableTimes(deps: Deps, activity: Activity, flow: Flow, days: number) {
+  const now = deps.now();
+  const group = groupOf(activity);
+  const [held, sessions] = await Promise.all([
+    busyIntervals(deps, activity.hostId, now, days, group?.id),
+    group ? sessionsFrom(deps.db, group, now, now + (days + 2) * 24 * 60 * 60 * 1000, now) : [],
+  ]);
+  return openTimes(activity, held, now, flow, days, sessions);
+}
+
+/** One start of `GET /api/activities/{id}/times`: open or not, and a group's spots left (null for a private activity). */
+export interface StartTime {
+  start: string;
+  open: boolean;
+  spotsLeft: number | null;
+}
+
+/**
+ * `GET /api/activities/{id}/times?date=YYYY-MM-DD`: the starts of that day in the activity's
+ * zone that its weekly hours allow (on the date-time screen's hours), each open or not and, for a
+ * group, with its spots left. The screens read the same `openTimes`. A day outside the activity's
+ * horizon, or past, has no open start.
+ */
+export async function startTimesOn(deps: Deps, activity: Activity, date: string): Promise<StartTime[]> {
+  const day = parseDate(date);
+  if (!day) throw new DomainError("booking.dateInvalid", 400, { fields: { date: "booking.dateInvalid" } });
+  // Worked out up to that day only (the dates before it cost a loop step each, no query).
+  const today = parseDate(localNow(activityZone(activity), deps.now()).date)!;
+  const until = today.until(day, { largestUnit: "days" }).days;
+  const open = await bookableTimes(deps, activity, "datetime", Math.max(0, Math.min(horizonOf(activity), until)));
+  const rules = FLOWS.datetime;
+  const key = day.toString();
+  const openHours = new Set(open.hours[key] ?? []);
+  const weekday = day.dayOfWeek - 1;
+  const out: StartTime[] = [];
+  for (let hour = rules.firstHour; hour <= rules.lastHour; hour++) {
+    const from = hour * 60;
+    const inside = !activity.weeklyHours || (activity.weeklyHours[weekday] ?? []).some(([a, b]) => from >= a && from + open.shortest <= b);
+    if (!inside) continue;
+    const left = open.spots ? (open.spots[key]?.[hour] ?? 0) : null;
+    out.push({ start: `${String(hour).padStart(2, "0")}:00`, open: openHours.has(hour), spotsLeft: left === null ? null : openHours.has(hour) || left === 0 ? left : 0 });
+  }
+  return out;
 }
 
 /** The booking dialog's choices: the open dates of the next 30 days and, per date, its open start hours. */
@@ -241,11 +306,14 @@ export interface DialogTimes {
   today: string;
   dates: string[];
   hours: Record<string, number[]>;
+  /** A group activity's seats: spots left per date and start hour (0: full), and the bounds of one booking. */
+  seats: DateTimeSeats | null;
 }
 
 /** What the booking dialog offers for an activity now (its dates, and per date the hours one can start at). */
 export async function dialogTimes(deps: Deps, activity: Activity): Promise<DialogTimes> {
-  const now = deps.now();
-  const open = openTimes(activity, await busyIntervals(deps, activity.hostId, now, DIALOG_DAYS), now, "dialog", DIALOG_DAYS);
-  return { today: open.now.date, dates: open.dates, hours: open.hours };
+  const open = await bookableTimes(deps, activity, "dialog", DIALOG_DAYS);
+  const group = groupOf(activity);
+  const seats = group && open.spots ? { spots: open.spots, capacity: group.capacity, ...spotsBounds(group), pricePerPersonCents: group.pricePerPersonCents, privateGroupPriceCents: group.privateGroupPriceCents } : null;
+  return { today: open.now.date, dates: open.dates, hours: open.hours, seats };
 }

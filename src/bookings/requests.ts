@@ -4,7 +4,7 @@ import { activities, bookings, type Booking, type BookingStatus } from "../../db
 import type { Deps } from "../deps";
 import { cancelJob } from "../jobs";
 import { uuidLike } from "../../lib/validation";
-import { guestBusy, hostBusy } from "./availability";
+import { guestBusy, slotRefusal } from "./availability";
 import { announce, ledger, systemMessage } from "./claims";
 import { acceptInstantlyNow, instantUnansweredAt } from "./instant";
 import { expireJob, instantAcceptJob, instantUnansweredJob, reconcileJob, schedule } from "./jobs";
@@ -103,8 +103,13 @@ export async function paymentAuthorised(deps: Deps, bookingId: string, intentId:
     }
     // Past its hold, the slot may have been taken meanwhile: a late payment makes a request only
     // while nothing else holds that time (the hold lapsed, whether or not its job has run yet).
-    const slotStillFree = async () =>
-      current.startsAt > now && !(await hostBusy(tx, current.hostId, current.startsAt, current.endsAt, now, current.id)) && !(await guestBusy(tx, current.guestId, current.startsAt, current.endsAt, now, current.id));
+    // A group booking's session must still have its spots (`slotRefusal` counts them, this booking aside).
+    const slotStillFree = async () => {
+      if (current.startsAt <= now) return false;
+      const activity = await one(tx.select().from(activities).where(eq(activities.id, current.activityId)));
+      if (!activity || (await slotRefusal(tx, activity, current, { spots: current.spots, privateGroup: current.privateGroup }, now, current.id))) return false;
+      return !(await guestBusy(tx, current.guestId, current.startsAt, current.endsAt, now, current.id));
+    };
     const lapsed = current.holdUntil !== null && current.holdUntil <= now;
     const payable = current.status === "awaiting_payment" ? !lapsed || (await slotStillFree()) : current.status === "expired" && current.holdUntil !== null && (await slotStillFree());
     if (!payable) {

@@ -25,6 +25,12 @@ export interface BookingView {
   endsAt: string;
   durationHours: number;
   durationMinutes: number;
+  /** The spots of a group session it takes (1 for a private booking; docs/decisions/0049). */
+  spots: number;
+  /** A group session's price of one spot when booked (decimal string); null for a private booking. */
+  pricePerPerson: string | null;
+  /** The whole session booked as a private group. */
+  privateGroup: boolean;
   subtotal: string;
   serviceFee: string;
   priceTotal: string;
@@ -43,7 +49,7 @@ export interface BookingView {
 
 export const BOOKING_VIEW_KEYS = [
   "id", "status", "role", "guestId", "guest", "hostId", "host", "activityId", "activity", "proposedDatetime", "timeZone", "startsAt", "endsAt",
-  "durationHours", "durationMinutes", "subtotal", "serviceFee", "priceTotal", "hostEarnings", "currency", "message", "chatId", "respondBy", "holdUntil",
+  "durationHours", "durationMinutes", "spots", "pricePerPerson", "privateGroup", "subtotal", "serviceFee", "priceTotal", "hostEarnings", "currency", "message", "chatId", "respondBy", "holdUntil",
   "canceledBy", "createdAt", "updatedAt", "completedAt",
 ] as const satisfies readonly (keyof BookingView)[];
 
@@ -71,6 +77,9 @@ export function bookingView(
     endsAt: new Date(b.endsAt).toISOString(),
     durationHours: b.durationMinutes / 60,
     durationMinutes: b.durationMinutes,
+    spots: b.spots,
+    pricePerPerson: b.pricePerPersonCents === null ? null : decimalFromCents(b.pricePerPersonCents),
+    privateGroup: b.privateGroup,
     subtotal: decimalFromCents(b.subtotalCents),
     serviceFee: decimalFromCents(b.serviceFeeCents),
     priceTotal: decimalFromCents(b.totalCents),

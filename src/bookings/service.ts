@@ -32,7 +32,7 @@ export const ABANDONED_HOLD_PAUSE_MS = 2 * 60 * 1000;
 
 export type Action = "accept" | "reject" | "complete" | "cancel";
 export type Role = "guest" | "host";
-export type SystemMessageType = "booking_request" | "booking_accepted" | "booking_declined" | "booking_expired" | "booking_canceled" | "booking_completed";
+export type SystemMessageType = "booking_request" | "booking_accepted" | "booking_declined" | "booking_expired" | "booking_canceled" | "booking_completed" | "session_not_running";
 
 /**
  * The server's price is the price: a client's figure (its cents, as its input schema read them)

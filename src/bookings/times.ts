@@ -4,6 +4,7 @@ import { zoneOfCity } from "../../lib/places";
 import { parseDate, zonedAt } from "../../lib/time";
 import { closedRanges, insideWeeklyHours, startTaken } from "../../shared/availability";
 import { DURATION_MAX } from "../../shared/limits";
+import type { SessionHeld } from "./sessions";
 
 /**
  * When an activity can be booked. Times are wall-clock times in the activity's city (its IANA
@@ -57,7 +58,10 @@ export type SlotError =
   | "booking.outsideHours";
 
 /** The parts of an activity that say when it can be booked. */
-export type BookingRules = Pick<Activity, "city" | "minDurationMinutes" | "maxDurationMinutes" | "weeklyHours" | "noticeMinutes" | "horizonDays">;
+export type BookingRules = Pick<Activity, "city" | "minDurationMinutes" | "maxDurationMinutes" | "weeklyHours" | "noticeMinutes" | "horizonDays"> & Partial<Pick<Activity, "format" | "sessionMinutes">>;
+
+/** A group activity's fixed session length, or null when the guest chooses the duration (private). */
+export const sessionLengthOf = (activity: Partial<Pick<Activity, "format" | "sessionMinutes">>) => (activity.format === "group" ? (activity.sessionMinutes ?? null) : null);
 
 /** Monday 0 … Sunday 6, as weekly hours count days. */
 export const weekdayOf = (date: Temporal.PlainDate | Temporal.ZonedDateTime) => date.dayOfWeek - 1;
@@ -85,15 +89,21 @@ export function readSlot(activity: BookingRules, input: { date: string; time: st
   const time = input.time.trim();
   if (!date) throw broken("booking.dateRequired");
   if (!time) throw broken("booking.timeRequired");
-  if (input.durationMinutes === undefined) throw broken("booking.durationRequired");
+  // A group session has one length: a duration sent must be it, and none sent is it.
+  const session = sessionLengthOf(activity);
+  if (input.durationMinutes === undefined && !session) throw broken("booking.durationRequired");
   const plainDate = parseDate(date);
   if (!plainDate) throw broken("booking.dateInvalid");
   const tm = /^(\d{2}):00(?::00)?$/.exec(time);
   const hour = tm ? Number(tm[1]) : -1;
   if (hour < rules.firstHour || hour > rules.lastHour) throw broken("booking.timeInvalid");
-  const minutes = input.durationMinutes;
-  if (!Number.isInteger(minutes) || !(rules.durations as readonly number[]).includes(minutes)) throw broken("booking.durationInvalid");
-  if (!durationAllowed(activity, minutes)) throw broken("booking.durationOutside");
+  const minutes = session ?? input.durationMinutes!;
+  if (session) {
+    if (input.durationMinutes !== undefined && input.durationMinutes !== session) throw broken("booking.durationOutside");
+  } else {
+    if (!Number.isInteger(minutes) || !(rules.durations as readonly number[]).includes(minutes)) throw broken("booking.durationInvalid");
+    if (!durationAllowed(activity, minutes)) throw broken("booking.durationOutside");
+  }
   const zone = activityZone(activity);
   const start = plainDate.toPlainDateTime({ hour }).toZonedDateTime(zone, { disambiguation: "compatible" });
   const startsAt = start.epochMilliseconds;
@@ -147,29 +157,60 @@ export function busyByDate(intervals: { startsAt: number; endsAt: number }[], zo
  * date the local minute ranges that are busy or closed (bookings, blocks, outside busy times, the
  * notice, the hours outside the host's week). The server checks every choice again.
  */
-export function openTimes(activity: BookingRules, held: { startsAt: number; endsAt: number }[], now: number, flow: Flow, days = horizonOf(activity)) {
+export function openTimes(activity: BookingRules & Partial<GroupSeats>, held: { startsAt: number; endsAt: number }[], now: number, flow: Flow, days = horizonOf(activity), sessions: SessionHeld[] = []) {
   const zone = activityZone(activity);
   const rules = FLOWS[flow];
   const notice = activity.noticeMinutes > 0 ? [{ startsAt: now, endsAt: now + activity.noticeMinutes * 60_000 }] : [];
   const heldByDate = busyByDate([...held, ...notice], zone);
   const today = zonedAt(now, zone).toPlainDate();
   const local = localNow(zone, now);
-  const shortest = Math.max(activity.minDurationMinutes, rules.durations[0]);
-  // Only the open dates are answered, with their busy and closed ranges and their open start hours.
+  const session = sessionLengthOf(activity);
+  const shortest = session ?? Math.max(activity.minDurationMinutes, rules.durations[0]);
+  const group = session && activity.capacity ? { capacity: activity.capacity, sessions: new Map(sessions.map((s) => [s.local, s])) } : null;
+  // Only the open dates are answered, with their busy and closed ranges and their open start hours;
+  // a group activity's, with the spots left at each start (0: full).
   const dates: string[] = [];
   const busy: Record<string, [number, number][]> = {};
   const hours: Record<string, number[]> = {};
+  const spots: Record<string, Record<number, number>> = {};
   for (let i = 0; i <= Math.min(days, horizonOf(activity)); i++) {
     const day = today.add({ days: i });
     const date = day.toString();
     const ranges = [...(heldByDate[date] ?? []), ...closedRanges(activity.weeklyHours, weekdayOf(day))];
     const onDay = { [date]: ranges };
     const open: number[] = [];
-    for (let hour = rules.firstHour; hour <= rules.lastHour; hour++) if (!startTaken(onDay, local, date, hour, shortest)) open.push(hour);
+    const left: Record<number, number> = {};
+    for (let hour = rules.firstHour; hour <= rules.lastHour; hour++) {
+      if (!group) {
+        if (!startTaken(onDay, local, date, hour, shortest)) open.push(hour);
+        continue;
+      }
+      const at = `${date}T${String(hour).padStart(2, "0")}:00:00`;
+      // The host runs one session at a time: another start's session overlapping this one takes it.
+      const others = sessions.filter((s) => s.date === date && s.local !== at).map((s): [number, number] => [s.from, s.to]);
+      if (startTaken({ [date]: [...ranges, ...others] }, local, date, hour, shortest)) continue;
+      const held = group.sessions.get(at);
+      const spotsLeft = group.capacity - (held?.taken ?? 0);
+      if (spotsLeft > 0 && minimumMissed(activity, i * 24 * 60 + hour * 60 - local.minute, (held?.taken ?? 0) + Math.min(activity.maxSpots ?? spotsLeft, spotsLeft))) continue;
+      left[hour] = Math.max(spotsLeft, 0);
+      if (spotsLeft > 0) open.push(hour);
+    }
+    if (group && Object.keys(left).length) spots[date] = left;
     if (!open.length) continue;
     dates.push(date);
     hours[date] = open;
     if (ranges.length) busy[date] = ranges;
   }
-  return { zone, dates, busy, hours, now: local, shortest };
+  return { zone, dates, busy, hours, now: local, shortest, ...(group ? { spots, capacity: group.capacity } : {}) };
 }
+
+/** The seats of a group activity, as the booking screens read them. */
+export type GroupSeats = Pick<Activity, "capacity" | "maxSpots" | "minToRun" | "minToRunHours">;
+
+/**
+ * For the screens: past its minimum's deadline (`minutesAway` on the local clock), a session takes
+ * only a booking that brings it to its minimum: none can when even the most spots one booking may
+ * take (`best`, with those held) fall short. The server's rule is `seatsRefusal`'s, on instants.
+ */
+const minimumMissed = (activity: Partial<GroupSeats>, minutesAway: number, best: number) =>
+  !!activity.minToRun && minutesAway <= (activity.minToRunHours ?? 24) * 60 && best < activity.minToRun;

@@ -204,6 +204,31 @@ export async function act(deps: Deps, user: User, bookingId: string, action: Act
   }
 }
 
+/**
+ * A group session called off for want of its minimum (docs/decisions/0049, `minimum.ts`): the
+ * booking ends as cancelled on the host's side, with its money given back in full whatever its
+ * state (an unpaid hold let go, a request's card released, an accepted booking refunded), and its
+ * conversation told why. Null when it had already ended.
+ */
+export async function callOff(deps: Deps, bookingId: string): Promise<Booking | null> {
+  const b = await currentBooking(deps, bookingId);
+  if (!b || !OPEN.has(b.status)) return null;
+  if (b.status === "awaiting_payment") return endAwaitingPayment(deps, b.id, "canceled", "host");
+  const plan = { to: "canceled" as const, canceledBy: "host" as const, message: "session_not_running" as const, senderId: null };
+  return attempt(
+    deps,
+    b.id,
+    {
+      done: (x) => x.status === "canceled",
+      check: (x) => {
+        if (x.status !== "pending" && x.status !== "accepted") throw new DomainError("booking.cannotCancel", 409);
+      },
+      run: (x) => move(deps, x, x.status, intentOf(x), { ...plan, movement: x.status === "pending" ? "release" : "refund" }),
+    },
+    JOB_WAIT_MS,
+  );
+}
+
 /** The statuses of a booking a suspension ends (those under way once started are left to complete). */
 const OPEN = new Set<BookingStatus>(["awaiting_payment", "pending", "accepted"]);
 

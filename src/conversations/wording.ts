@@ -17,6 +17,7 @@ export function systemTexts(t: Translate, role: Role, otherName: string | null, 
   const pair = (mine: string, theirs: string, automatic = theirs): SystemText => ({ mine, theirs, automatic });
   const expired = t(role === "guest" ? "system.expired.guest" : "system.expired.host");
   const withdrawn = booking.respondedAt === null;
+  const notRunning = t(role === "guest" ? "system.notRunning.guest" : "system.notRunning.host");
   return {
     booking_request: pair(t("system.request.mine"), t("system.request.theirs", { name })),
     booking_accepted: pair(t("system.accepted.mine", { name }), t("system.accepted.theirs", { name })),
@@ -26,6 +27,7 @@ export function systemTexts(t: Translate, role: Role, otherName: string | null, 
       ? pair(t("system.withdrawn.mine"), t("system.withdrawn.theirs", { name }))
       : pair(t("system.canceled.mine"), t("system.canceled.theirs", { name })),
     booking_completed: pair(t("system.completed.mine"), t("system.completed.theirs", { name }), t("system.completed.automatic")),
+    session_not_running: pair(notRunning, notRunning),
   };
 }
 

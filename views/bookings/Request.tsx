@@ -104,7 +104,7 @@ export function RequestDialog({ view, activity, open }: { view: KeptFormView; ac
       </summary>
       <form method="post" action={`/activity/${activity.id}/request`} class="mt-3 flex flex-col gap-3">
         <input type="hidden" name="_csrf" value={view.csrf} />
-        <DetailsFields view={view} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60 }} open={open} />
+        <DetailsFields view={view} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60, spots: 1, privateGroup: false }} open={open} />
         <button type="submit" class="btn btn-primary w-full" safe>
           {t("booking.dialogContinue")}
         </button>

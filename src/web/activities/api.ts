@@ -8,6 +8,8 @@ import { createActivity, deleteActivity, updateActivity } from "../../activities
 import { activityCreateBody, activityUpdateBody, readBrowseQuery } from "../../activities/input";
 import { publicUser } from "../../profiles/serialize";
 import { publicActivity } from "../../activities/serialize";
+import { startTimesOn } from "../../bookings/queries";
+import { dateTimeQuery } from "../../bookings/input";
 import { activityRating, activityReviews, browseListings, findListedActivity, findOwnActivity, hostOf, ownActivities } from "../../activities/queries";
 
 /**
@@ -56,6 +58,12 @@ export function activityApi(deps: Deps) {
       const [host, rating] = await Promise.all([hostOf(deps, activity), activityRating(deps.db, activity.id)]);
       return json(publicActivity(activity, host && publicUser(host, new Date(deps.now())), rating));
     })
+    // The open starts of a day (docs/decisions/0049): `[{ start, open, spotsLeft }]`, spotsLeft null for a private activity.
+    .get("/api/activities/:id/times", async ({ params, query }) => {
+      const activity = await listed(params.id);
+      if (!query.date) throw new DomainError("booking.dateRequired", 400, { fields: { date: "booking.dateRequired" } });
+      return json(await startTimesOn(deps, activity, query.date));
+    }, { query: dateTimeQuery })
     .get("/api/activities/:id/reviews", async ({ params }) => json(await activityReviews(deps.db, (await listed(params.id)).id)))
     .post("/api/activities", async ({ body, user }) => json(publicActivity(await createActivity(deps, user, body), publicUser(user, new Date(deps.now()))), 201), {
       body: activityCreateBody,

@@ -6,7 +6,7 @@ import { DomainError, isDomainError } from "../../../lib/domain-error";
 import { uuidLike } from "../../../lib/validation";
 import type { MessageKey } from "../../../lib/i18n";
 import type { FlashData } from "../../shell/view";
-import { priceFor, type Price } from "../../../shared/pricing";
+import type { Price } from "../../../shared/pricing";
 import { asTestProvider } from "../../payments/choice";
 import { PaymentError, type PaymentIntent } from "../../ports/payments";
 import { createBooking, intentForBooking, intentForSlot, namedIntent, payableBooking } from "../../bookings/checkout";
@@ -17,6 +17,7 @@ import { bookingSummary, type BookingSummary } from "../../bookings/queries";
 import { getSelection } from "../../bookings/selection";
 import { checkAmount, currentBooking } from "../../bookings/service";
 import { readSlot, type Slot } from "../../bookings/times";
+import { bookingPrice, readSpots } from "../../bookings/sessions";
 
 /**
  * Paying with a card on our own screens (spec "Payment screen", and `/checkout/{bookingId}` for
@@ -95,7 +96,8 @@ export async function paymentScreenData(deps: Deps, user: User, activityId: stri
   const selection = await getSelection(deps, user.id, activity.id);
   if (!selection) return null;
   const slot = readSlot(activity, { date: selection.date, time: selection.time, durationMinutes: selection.durationMinutes }, "datetime", deps.now());
-  return { ...(await bookingSummary(deps, activity)), selection, slot, price: priceFor(activity.hourlyRateCents, slot.durationMinutes), testMode: deps.payments.testMode };
+  const seats = readSpots(activity, selection);
+  return { ...(await bookingSummary(deps, activity)), selection, slot, price: bookingPrice(activity, slot, seats), testMode: deps.payments.testMode };
 }
 
 const paymentDataOrNull = (deps: Deps, user: User, activityId: string) => paymentScreenData(deps, user, activityId).catch(() => null);
@@ -113,6 +115,8 @@ async function paymentForm(deps: Deps, user: User, data: PaymentScreenData, card
         date: data.slot.date,
         time: data.slot.time,
         durationMinutes: data.slot.durationMinutes,
+        spots: data.selection.spots,
+        privateGroup: data.selection.privateGroup,
         amountCents: data.price.totalCents,
         nonce: data.selection.nonce,
       });
@@ -145,7 +149,7 @@ export async function payForChoice(deps: Deps, user: User, activityId: string, c
   if (!data) return redirect("/");
   const values = valuesOf(card);
   const form = (c: CardForm, status: number, d: PaymentScreenData = data) => paymentForm(deps, user, d, c, status, origin);
-  const choice = { activityId: data.activity.id, date: data.slot.date, time: data.slot.time, durationMinutes: data.slot.durationMinutes };
+  const choice = { activityId: data.activity.id, date: data.slot.date, time: data.slot.time, durationMinutes: data.slot.durationMinutes, spots: data.selection.spots, privateGroup: data.selection.privateGroup };
   const total = data.price.totalCents;
   try {
     if (!asTestProvider(deps.payments)) {
@@ -162,7 +166,7 @@ export async function payForChoice(deps: Deps, user: User, activityId: string, c
   } catch (err) {
     if (err instanceof PaymentError) return form({ values, error: { text: err.message } }, 402);
     if (!isDomainError(err)) throw err;
-    const title: Wording | undefined = err.key === "booking.slotTakenReleased" || err.key === "booking.guestBusyReleased" ? { key: "booking.bookingError" } : undefined;
+    const title: Wording | undefined = err.key.endsWith("Released") ? { key: "booking.bookingError" } : undefined;
     const fresh = (await paymentDataOrNull(deps, user, activityId)) ?? data;
     return form({ values, title, error: wordingOf(err) }, err.status, fresh);
   }
@@ -186,6 +190,8 @@ export async function paymentReturned(deps: Deps, user: User, activityId: string
       date: slot.date,
       time: slot.time,
       durationMinutes: slot.durationMinutes,
+      spots: data.selection.spots,
+      privateGroup: data.selection.privateGroup,
       priceTotalCents: data.price.totalCents,
       paymentIntentId: intent.id,
     });

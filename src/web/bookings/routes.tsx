@@ -138,7 +138,7 @@ export function bookingPages(deps: Deps) {
         const activity = await findListedActivity(deps, params.id);
         if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
         const { choice, amountCents } = body;
-        const input = { activityId: activity.id, date: choice.date, time: choice.time, durationMinutes: choice.hours * 60, amountCents, message: choice.message };
+        const input = { activityId: activity.id, date: choice.date, time: choice.time, durationMinutes: choice.hours * 60, spots: choice.spots, privateGroup: choice.privateGroup, amountCents, message: choice.message };
         const { session } = await startCheckout(deps, user, input, returnBase(deps, request));
         return sendTo(session.url);
       }, { body: requestPayBody, refused: { screen: requestForm } })
