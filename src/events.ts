@@ -34,6 +34,8 @@ export interface BookingNews {
   instant?: boolean;
   /** An instant request the host answers after all (`booking.awaitingHost`). */
   awaitingHost?: boolean;
+  /** Called off with its group session, short of its minimum to run (docs/decisions/0049). */
+  notRunning?: boolean;
 }
 
 type Listener = (event: DomainEvent) => void | Promise<void>;

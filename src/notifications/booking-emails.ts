@@ -43,7 +43,7 @@ function bookingInvite(deps: Deps, f: Facts, method: "REQUEST" | "CANCEL", t: Tr
 
 /** The emails of a booking's status change: the push notices' changes and recipients (notices.ts). */
 async function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus | null, sender: string | null, how: BookingNews = {}): Promise<PlannedEmail[]> {
-  const { instant = false, awaitingHost = false } = how;
+  const { instant = false, awaitingHost = false, notRunning = false } = how;
   const to = booking.status;
   // A hold that lapsed or was given up before paying was never a request: nobody is told.
   if (from === "awaiting_payment" && to !== "pending") return [];
@@ -66,6 +66,8 @@ async function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus |
         ? { label: t("notifications.email.detail.host"), value: f.host.firstName }
         : { label: t("notifications.email.detail.guest"), value: f.guest.firstName },
     ];
+    // A group session's booking: how many spots it takes.
+    if (booking.pricePerPersonCents !== null) rows.push({ label: t("notifications.email.detail.spots"), value: booking.privateGroup ? `${t("booking.spotsCount", { n: booking.spots })} · ${t("booking.privateGroupBadge")}` : t("booking.spotsCount", { n: booking.spots }) });
     if (amount) {
       rows.push(
         side === "guest"
@@ -215,6 +217,31 @@ async function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus |
         }),
       ];
     case "canceled":
+      // The session was called off short of its minimum (docs/decisions/0049): the guest is told
+      // why and what comes back (the calendar's invitation taken out once accepted); the host, whose.
+      if (notRunning && (from === "pending" || from === "accepted")) {
+        return [
+          status(
+            "guest",
+            "activityUpdates",
+            f.host.firstName,
+            {
+              subject: "notifications.email.notRunning.subject",
+              heading: "notifications.email.notRunning.heading",
+              body: "notifications.email.notRunning.body",
+              more: from === "accepted" ? (t, locale) => [...line("notifications.email.refunded")(t, locale), t("notifications.email.calendarRemoved")] : line("notifications.email.released"),
+            },
+            from === "accepted" ? { calendar: "CANCEL" } : {},
+          ),
+          status(
+            "host",
+            "activityUpdates",
+            f.guest.firstName,
+            { subject: "notifications.email.notRunningHost.subject", heading: "notifications.email.notRunningHost.heading", body: "notifications.email.notRunningHost.body" },
+            { amount: false },
+          ),
+        ];
+      }
       if (from === "pending") {
         return [
           status(
@@ -310,7 +337,7 @@ async function payoutEmail(deps: Deps, booking: Booking, amountCents: number): P
 export async function queueEmailsFor(deps: Deps, event: DomainEvent): Promise<string[]> {
   switch (event.type) {
     case "booking.changed":
-      return await queuePlanned(deps, await bookingEmails(deps, event.booking, event.from, event.message?.senderId ?? null, { instant: event.instant }));
+      return await queuePlanned(deps, await bookingEmails(deps, event.booking, event.from, event.message?.senderId ?? null, { instant: event.instant, notRunning: event.message?.systemMessageType === "session_not_running" }));
     case "booking.awaitingHost":
       return await queuePlanned(deps, await bookingEmails(deps, event.booking, null, null, { awaitingHost: true }));
     case "payout.sent":

@@ -73,7 +73,7 @@ function notice(
  * the host's behalf; `awaitingHost`: an instant request the host now answers (booking.awaitingHost).
  */
 async function bookingNotices(deps: Deps, booking: Booking, from: BookingStatus | null, sender: string | null, how: BookingNews = {}): Promise<Notice[]> {
-  const { instant = false, awaitingHost = false } = how;
+  const { instant = false, awaitingHost = false, notRunning = false } = how;
   const to = booking.status;
   // A hold that lapsed or was given up before paying was never a request: nobody is told.
   if (from === "awaiting_payment" && to !== "pending") return [];
@@ -115,6 +115,13 @@ async function bookingNotices(deps: Deps, booking: Booking, from: BookingStatus 
         released(),
       ];
     case "canceled":
+      // The session was called off short of its minimum: the guest is told why, and what comes back.
+      if (notRunning && (from === "pending" || from === "accepted")) {
+        return [
+          toGuest("activityUpdates", "notifications.push.notRunning.title", "notifications.push.notRunning.body"),
+          from === "pending" ? released() : toGuest("paymentNotifications", "notifications.push.refunded.title", "notifications.push.refunded.body", "payment"),
+        ];
+      }
       if (from === "pending") return [toHost("bookingRequests", "notifications.push.withdrawn.title", "notifications.push.withdrawn.body"), released()];
       if (from !== "accepted") return [];
       return [
@@ -154,7 +161,7 @@ export function preview(content: string) {
 export async function noticesFor(deps: Deps, event: DomainEvent): Promise<Notice[]> {
   switch (event.type) {
     case "booking.changed":
-      return bookingNotices(deps, event.booking, event.from, event.message?.senderId ?? null, { instant: event.instant });
+      return bookingNotices(deps, event.booking, event.from, event.message?.senderId ?? null, { instant: event.instant, notRunning: event.message?.systemMessageType === "session_not_running" });
     case "booking.awaitingHost":
       return bookingNotices(deps, event.booking, null, null, { awaitingHost: true });
     case "message.created": {
