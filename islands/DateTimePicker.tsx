@@ -2,6 +2,27 @@
 import { useMemo, useState } from "react";
 import { mountWith } from "./mount";
 import { startTaken as takenOn } from "../shared/availability";
+import { groupPriceFor } from "../shared/pricing";
+
+/**
+ * A group activity's part of the picker (docs/decisions/0049): the spots left per date and start
+ * hour (0: full; a start not listed is not open), the bounds of one booking, the prices, the
+ * session's fixed length, and its words, made by the server in the person's language.
+ */
+export interface GroupPickerProps {
+  spots: Record<string, Record<number, number>>;
+  capacity: number;
+  min: number;
+  max: number;
+  pricePerPersonCents: number;
+  privateGroupPriceCents: number | null;
+  sessionMinutes: number;
+  /** Per count of spots left, its words: "Full", "1 spot left", "3 spots left". */
+  spotsLeftTexts: Record<number, string>;
+  /** Per count of spots, the subtotal's words: "3 spots × $25.00". */
+  subtotalLabels: Record<number, string>;
+  texts: Record<"spots" | "fewer" | "more" | "hint" | "privateHint" | "privateGroup" | "privateGroupHint" | "privateLabel" | "session" | "serviceFee" | "total", string>;
+}
 
 export interface DateTimePickerProps {
   action: string;
@@ -21,7 +42,9 @@ export interface DateTimePickerProps {
   shortest: number;
   maxMinutes: number;
   hourlyRateCents: number;
-  selected: { date: string; time: string; durationMinutes: number };
+  selected: { date: string; time: string; durationMinutes: number; spots: number; privateGroup: boolean };
+  /** Set for a group activity: its seats, and no duration to choose. */
+  group: GroupPickerProps | null;
   /** Per duration in minutes, its words for the total line ("1.5 hours", "1,5 heure"). */
   durationTexts: Record<number, string>;
   texts: Record<"date" | "time" | "duration" | "greyed" | "continue" | "prevMonth" | "nextMonth" | "total" | "taken" | "browserZone", string>;
@@ -64,16 +87,31 @@ function DateTimePicker(p: DateTimePickerProps) {
   const f = formattersFor(p.locale);
   const [date, setDate] = useState(p.selected.date);
   const [time, setTime] = useState(p.selected.time);
-  const [minutes, setMinutes] = useState(p.selected.durationMinutes);
+  const g = p.group;
+  // A group session has one length: it is the duration sent.
+  const [minutes, setMinutes] = useState(g ? g.sessionMinutes : p.selected.durationMinutes);
+  const [spotsText, setSpotsText] = useState(Number.isInteger(p.selected.spots) && p.selected.spots >= 0 ? String(p.selected.spots) : "");
+  const [asPrivate, setPrivate] = useState(!!g && g.privateGroupPriceCents !== null && p.selected.privateGroup);
   const first = p.dates[0] ?? p.now.date;
   const [month, setMonth] = useState((date || first).slice(0, 7));
   const available = useMemo(() => new Set(p.dates), [p.dates]);
   const months = useMemo(() => [...new Set(p.dates.map((d) => d.slice(0, 7)))], [p.dates]);
 
   const busy = (d: string, from: number, to: number) => (p.busy[d] ?? []).some(([a, b]) => from < b && to > a);
-  const startTaken = (d: string, h: number) => !available.has(d) || takenOn(p.busy, p.now, d, h, p.shortest);
+  // A group's start is open while it has spots left (the server's `openTimes` lists them).
+  const spotsLeft = (d: string, h: number): number | undefined => g?.spots[d]?.[h];
+  const startTaken = (d: string, h: number) => !available.has(d) || (g ? !spotsLeft(d, h) : takenOn(p.busy, p.now, d, h, p.shortest));
   const hourOf = (t: string) => Number(t.slice(0, 2));
-  const durationOff = (m: number) => m < p.minMinutes || m > p.maxMinutes || (date !== "" && time !== "" && busy(date, hourOf(time) * 60, hourOf(time) * 60 + m));
+  const durationOff = (m: number) => !g && (m < p.minMinutes || m > p.maxMinutes || (date !== "" && time !== "" && busy(date, hourOf(time) * 60, hourOf(time) * 60 + m)));
+
+  // The spots, within the booking's bounds (1 to the capacity for a private group), and their price.
+  const spotsMin = g ? (asPrivate ? 1 : g.min) : 1;
+  const spotsMax = g ? (asPrivate ? g.capacity : g.max) : 1;
+  const typedSpots = spotsText.trim() === "" ? Number.NaN : Number(spotsText);
+  const spotsOk = Number.isInteger(typedSpots) && typedSpots >= spotsMin && typedSpots <= spotsMax;
+  const counted = Number.isInteger(typedSpots) ? Math.min(Math.max(typedSpots, spotsMin), spotsMax) : spotsMin;
+  const stepSpots = (by: number) => setSpotsText(String(Math.min(Math.max((Number.isInteger(typedSpots) ? typedSpots : spotsMin) + by, spotsMin), spotsMax)));
+  const groupPrice = g ? groupPriceFor(g.pricePerPersonCents, counted, asPrivate ? g.privateGroupPriceCents : null) : null;
 
   const chooseDate = (d: string) => {
     setDate(d);
@@ -81,7 +119,7 @@ function DateTimePicker(p: DateTimePickerProps) {
   };
   const chooseTime = (t: string) => {
     setTime(t);
-    if (minutes && busy(date, hourOf(t) * 60, hourOf(t) * 60 + minutes)) setMinutes(0);
+    if (!g && minutes && busy(date, hourOf(t) * 60, hourOf(t) * 60 + minutes)) setMinutes(0);
   };
 
   const [y, m] = month.split("-").map(Number) as [number, number];
@@ -96,8 +134,8 @@ function DateTimePicker(p: DateTimePickerProps) {
   const hourText = (h: number) => f.hour.format(Date.UTC(2000, 0, 1, h));
   // As the server's fallback writes them (views/bookings/Parts.tsx durationLabel): "1.5h", "1,5h".
   const label = (mins: number) => (mins < 60 ? f.minutes.format(mins) : f.hours.format(mins / 60));
-  const ready = date !== "" && time !== "" && minutes > 0 && !durationOff(minutes) && !startTaken(date, hourOf(time));
-  const subtotal = Math.round((p.hourlyRateCents * minutes) / 60);
+  const ready = date !== "" && time !== "" && minutes > 0 && !durationOff(minutes) && !startTaken(date, hourOf(time)) && (!g || spotsOk);
+  const subtotal = groupPrice ? groupPrice.subtotalCents : Math.round((p.hourlyRateCents * minutes) / 60);
   const money = f.money.format(subtotal / 100);
   const browserZone = useMemo(() => {
     try {
@@ -116,6 +154,8 @@ function DateTimePicker(p: DateTimePickerProps) {
       <input type="hidden" name="date" value={date} />
       <input type="hidden" name="time" value={time} />
       <input type="hidden" name="duration" value={minutes ? String(minutes / 60) : ""} />
+      {g ? <input type="hidden" name="spots" value={spotsText} /> : null}
+      {g ? <input type="hidden" name="privateGroup" value={String(asPrivate)} /> : null}
       {browserZone !== p.zone ? <p className="text-sm text-muted">{p.texts.browserZone}</p> : null}
 
       <fieldset className="card p-3">
@@ -164,15 +204,43 @@ function DateTimePicker(p: DateTimePickerProps) {
           {hours.map((h) => {
             const value = `${pad(h)}:00`;
             const taken = date ? startTaken(date, h) : false;
+            const left = date ? spotsLeft(date, h) : undefined;
+            const seats = left === undefined ? null : g!.spotsLeftTexts[left];
             return (
-              <button key={h} type="button" data-time={value} disabled={!date || taken} aria-pressed={time === value} title={taken ? p.texts.taken : undefined} className={chip(time === value, !date || taken)} onClick={() => chooseTime(value)}>
+              <button
+                key={h}
+                type="button"
+                data-time={value}
+                data-spots-left={left}
+                disabled={!date || taken}
+                aria-pressed={time === value}
+                title={taken && !seats ? p.texts.taken : undefined}
+                className={`${chip(time === value, !date || taken)} ${seats ? "flex flex-col items-center leading-tight" : ""}`}
+                onClick={() => chooseTime(value)}
+              >
                 {hourText(h)}
+                {seats ? <span className="text-xs font-normal">{seats}</span> : null}
               </button>
             );
           })}
         </div>
       </fieldset>
 
+      {g ? (
+        <GroupChoice
+          g={g}
+          locale={p.locale}
+          spotsText={spotsText}
+          setSpotsText={setSpotsText}
+          spotsMin={spotsMin}
+          spotsMax={spotsMax}
+          spotsOk={spotsOk}
+          counted={counted}
+          step={stepSpots}
+          asPrivate={asPrivate}
+          setPrivate={setPrivate}
+        />
+      ) : (
       <fieldset>
         <legend className="mb-2 font-semibold">{p.texts.duration}</legend>
         <div className="grid grid-cols-4 gap-2">
@@ -187,6 +255,7 @@ function DateTimePicker(p: DateTimePickerProps) {
         </div>
         <p className="mt-2 text-xs text-muted">{p.texts.greyed}</p>
       </fieldset>
+      )}
 
       {ready ? (
         <p className="card p-3 font-medium" data-total aria-live="polite">
@@ -201,6 +270,92 @@ function DateTimePicker(p: DateTimePickerProps) {
         {p.texts.continue}
       </button>
     </form>
+  );
+}
+
+/**
+ * A group session's choice: its fixed length, the spots (a number input with − and +, within the
+ * bounds), the private group when the host offers it, and the total (spots × the price per
+ * person, or the private group's price when higher, plus the service fee), read out as it changes.
+ */
+function GroupChoice(props: {
+  g: GroupPickerProps;
+  locale: "en" | "fr";
+  spotsText: string;
+  setSpotsText: (text: string) => void;
+  spotsMin: number;
+  spotsMax: number;
+  spotsOk: boolean;
+  counted: number;
+  step: (by: number) => void;
+  asPrivate: boolean;
+  setPrivate: (on: boolean) => void;
+}) {
+  const { g, spotsText, spotsMin, spotsMax, counted, asPrivate } = props;
+  const f = formattersFor(props.locale);
+  const price = groupPriceFor(g.pricePerPersonCents, counted, asPrivate ? g.privateGroupPriceCents : null);
+  const money = (cents: number) => f.money.format(cents / 100);
+  const typed = Number(spotsText);
+  return (
+    <div className="flex flex-col gap-3">
+      <p className="text-sm" data-session-length>
+        {g.texts.session}
+      </p>
+      <div className="field">
+        <label className="field-label" htmlFor="dt-spots">
+          {g.texts.spots}
+        </label>
+        <div className="flex items-center gap-2">
+          <button type="button" className="btn btn-secondary h-11 w-11 px-0 text-lg" aria-label={g.texts.fewer} aria-controls="dt-spots" disabled={spotsText !== "" && typed <= spotsMin} onClick={() => props.step(-1)}>
+            −
+          </button>
+          <input
+            id="dt-spots"
+            className="input w-20 text-center"
+            type="number"
+            inputMode="numeric"
+            min={spotsMin}
+            max={spotsMax}
+            step={1}
+            value={spotsText}
+            aria-invalid={props.spotsOk ? undefined : true}
+            aria-describedby="dt-spots-hint"
+            onChange={(e) => props.setSpotsText(e.target.value)}
+          />
+          <button type="button" className="btn btn-secondary h-11 w-11 px-0 text-lg" aria-label={g.texts.more} aria-controls="dt-spots" disabled={spotsText !== "" && typed >= spotsMax} onClick={() => props.step(1)}>
+            +
+          </button>
+        </div>
+        <span id="dt-spots-hint" className="text-xs text-muted">
+          {asPrivate ? g.texts.privateHint : g.texts.hint}
+        </span>
+      </div>
+      {g.privateGroupPriceCents !== null ? (
+        <div className="flex flex-col gap-1">
+          <label className="flex items-start gap-2 text-sm">
+            <input type="checkbox" className="mt-0.5 h-5 w-5 shrink-0" checked={asPrivate} aria-describedby="dt-private-hint" onChange={(e) => props.setPrivate(e.target.checked)} />
+            <span>{g.texts.privateGroup}</span>
+          </label>
+          <span id="dt-private-hint" className="pl-7 text-xs text-muted">
+            {g.texts.privateGroupHint}
+          </span>
+        </div>
+      ) : null}
+      <dl className="flex flex-col gap-1 rounded-xl bg-sunken px-3 py-2 text-sm" aria-live="polite" data-group-total>
+        <div className="flex justify-between gap-3">
+          <dt>{asPrivate ? g.texts.privateLabel : (g.subtotalLabels[counted] ?? "")}</dt>
+          <dd data-total-subtotal>{money(price.subtotalCents)}</dd>
+        </div>
+        <div className="flex justify-between gap-3">
+          <dt>{g.texts.serviceFee}</dt>
+          <dd data-total-fee>{money(price.serviceFeeCents)}</dd>
+        </div>
+        <div className="flex justify-between gap-3 font-semibold">
+          <dt>{g.texts.total}</dt>
+          <dd data-total-total>{money(price.totalCents)}</dd>
+        </div>
+      </dl>
+    </div>
   );
 }
 

@@ -1,3 +1,5 @@
+import { groupPriceFor } from "../../shared/pricing";
+
 /**
  * Forms marked data-validate keep their submit button disabled until the form is valid: its
  * inputs' own constraints, lists that must not be empty (data-list-required, a JSON array), and
@@ -43,18 +45,104 @@ function refreshForm(form: HTMLFormElement) {
 /**
  * A date select with data-hours-for="{id}" (the booking dialog): each date option lists its open
  * start hours (data-hours="9 10 11"); the time select #id keeps only those enabled, and forgets a
- * chosen time the new date does not offer.
+ * chosen time the new date does not offer. For a group session, each date option also says the
+ * spots left at each start (data-spots='{"10":3,"11":0}'), and the time select the words for each
+ * count (data-spots-texts='{"0":"Full","1":"1 spot left",…}'): each start's label then says its
+ * spots on the date chosen ("10:00 AM · 3 spots left", "… · Full").
  */
 function limitHours(select: HTMLSelectElement) {
   const times = document.getElementById(select.dataset.hoursFor ?? "");
   if (!(times instanceof HTMLSelectElement)) return;
   const chosen = select.selectedOptions[0];
   const open = chosen?.value ? new Set((chosen.dataset.hours ?? "").split(" ").filter(Boolean)) : null;
+  const spots = chosen?.value ? readJson<Record<string, number>>(chosen.dataset.spots) : null;
+  const spotsTexts = readJson<Record<string, string>>(times.dataset.spotsTexts);
   for (const option of times.options) {
-    if (!option.dataset.hour) continue;
-    option.disabled = open !== null && !open.has(option.dataset.hour);
+    const hour = option.dataset.hour;
+    if (!hour) continue;
+    option.disabled = open !== null && !open.has(hour);
+    if (spotsTexts && option.dataset.label) {
+      const left = spots?.[hour];
+      option.textContent = left === undefined ? option.dataset.label : `${option.dataset.label} · ${spotsTexts[String(left)] ?? ""}`;
+    }
   }
   if (times.selectedOptions[0]?.disabled) times.value = "";
+}
+
+function readJson<T>(text: string | undefined): T | null {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
+}
+
+/** What views/bookings/Parts.tsx `SpotsFields` hands the script (its `GroupTotalConfig`). */
+interface GroupTotalConfig {
+  pricePerPersonCents: number;
+  privateGroupPriceCents: number | null;
+  min: number;
+  max: number;
+  capacity: number;
+  locale: string;
+  subtotalLabels: Record<string, string>;
+  privateLabel: string;
+  hint: string;
+  privateHint: string;
+}
+
+/**
+ * A group booking's choice ([data-group-booking], views/bookings/Parts.tsx `SpotsFields`): the −
+ * and + buttons step the spots within the bounds (1 to the capacity for a private group), and
+ * the total (spots × the price per person, or the private group's price when higher, plus the
+ * service fee: shared/pricing.ts, the server's own rule) follows each change. Without this the
+ * form still works: the number input and the server's answer.
+ */
+function refreshGroup(box: HTMLElement) {
+  const config = readJson<GroupTotalConfig>(box.dataset.groupBooking);
+  const input = box.querySelector<HTMLInputElement>("input[data-spots-input]");
+  if (!config || !input) return;
+  const asPrivate = box.querySelector<HTMLInputElement>("input[data-private-group]")?.checked === true && config.privateGroupPriceCents !== null;
+  const min = asPrivate ? 1 : config.min;
+  const max = asPrivate ? config.capacity : config.max;
+  input.min = String(min);
+  input.max = String(max);
+  const hint = box.querySelector<HTMLElement>("[data-spots-hint]");
+  if (hint) hint.textContent = asPrivate ? config.privateHint : config.hint;
+  const typed = Number(input.value);
+  const spots = input.value.trim() !== "" && Number.isInteger(typed) ? typed : min;
+  const valid = spots >= min && spots <= max;
+  for (const button of box.querySelectorAll<HTMLButtonElement>("button[data-spots-step]")) {
+    button.hidden = false;
+    button.disabled = Number(button.dataset.spotsStep) < 0 ? spots <= min : spots >= max;
+  }
+  if (valid) input.removeAttribute("aria-invalid");
+  else input.setAttribute("aria-invalid", "true");
+  const counted = Math.min(Math.max(spots, min), max);
+  const price = groupPriceFor(config.pricePerPersonCents, counted, asPrivate ? config.privateGroupPriceCents : null);
+  const money = new Intl.NumberFormat(config.locale, { style: "currency", currency: "USD", minimumFractionDigits: 2 });
+  const write = (selector: string, text: string) => {
+    const el = box.querySelector<HTMLElement>(selector);
+    if (el && el.textContent !== text) el.textContent = text;
+  };
+  write("[data-total-label]", asPrivate ? config.privateLabel : (config.subtotalLabels[String(counted)] ?? ""));
+  write("[data-total-subtotal]", money.format(price.subtotalCents / 100));
+  write("[data-total-fee]", money.format(price.serviceFeeCents / 100));
+  write("[data-total-total]", money.format(price.totalCents / 100));
+}
+
+function stepSpots(button: HTMLButtonElement) {
+  const box = button.closest<HTMLElement>("[data-group-booking]");
+  const input = box?.querySelector<HTMLInputElement>("input[data-spots-input]");
+  if (!box || !input) return;
+  const min = Number(input.min) || 1;
+  const max = Number(input.max) || min;
+  const now = Number(input.value);
+  const from = input.value.trim() !== "" && Number.isInteger(now) ? now : min;
+  input.value = String(Math.min(Math.max(from + Number(button.dataset.spotsStep), min), max));
+  // As typing would: the form's own checks and the total follow.
+  input.dispatchEvent(new Event("input", { bubbles: true }));
 }
 
 export function watchForms() {
@@ -73,6 +161,8 @@ export function watchForms() {
     }
     if (target instanceof HTMLInputElement && target.dataset.afterMax) sayIfAfterMax(target);
     if (target instanceof HTMLSelectElement && target.dataset.hoursFor) limitHours(target);
+    const group = target?.closest?.<HTMLElement>("[data-group-booking]");
+    if (group) refreshGroup(group);
     // Live character counters ("n/500 characters").
     const counterId = target?.dataset?.counter;
     const counter = counterId ? document.getElementById(counterId) : null;
@@ -111,8 +201,13 @@ export function watchForms() {
       button.setAttribute("aria-busy", "true");
     });
   });
+  document.addEventListener("click", (event) => {
+    const button = (event.target as Element | null)?.closest?.("button[data-spots-step]");
+    if (button instanceof HTMLButtonElement) stepSpots(button);
+  });
   const limitAll = (root: ParentNode = document) => {
     for (const select of root.querySelectorAll<HTMLSelectElement>("select[data-hours-for]")) limitHours(select);
+    for (const box of root.querySelectorAll<HTMLElement>("[data-group-booking]")) refreshGroup(box);
   };
   refreshAll();
   limitAll();

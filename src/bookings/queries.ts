@@ -245,7 +245,8 @@ export async function dateTimeScreenData(deps: Deps, user: User, activity: Activ
     minMinutes: activity.minDurationMinutes,
     shortest,
     maxMinutes: maxMinutesOf(activity),
-    selected: { date: pick.date && dates.includes(pick.date) ? pick.date : "", time: pick.time ?? "", durationMinutes: pick.durationMinutes ?? 0, spots: pick.spots ?? 0, privateGroup: pick.privateGroup ?? false },
+    // Spots not chosen yet are the fewest one booking may take (one for a private activity).
+    selected: { date: pick.date && dates.includes(pick.date) ? pick.date : "", time: pick.time ?? "", durationMinutes: pick.durationMinutes ?? 0, spots: pick.spots ?? (group ? spotsBounds(group).min : 1), privateGroup: pick.privateGroup ?? false },
     seats: group && spots && capacity ? { spots, capacity, ...spotsBounds(group), pricePerPersonCents: group.pricePerPersonCents, privateGroupPriceCents: group.privateGroupPriceCents } : null,
     error,
   };

@@ -188,6 +188,18 @@ export const en = {
   "booking.privateGroupTakenReleased": "This session already has guests: it can no longer be booked as a private group. Your card was not charged: the hold on it has been released.",
   "booking.sessionClosed": "This session did not reach its minimum number of guests in time and takes no more bookings. Please choose another.",
   "booking.sessionClosedReleased": "This session did not reach its minimum number of guests in time and takes no more bookings. Your card was not charged: the hold on it has been released.",
+  // The guest's booking screens for a group session.
+  "booking.sessionLengthLabel": "Session length",
+  "booking.sessionLengthNote": "Every session lasts {duration}.",
+  "booking.spotsHint": "From {min} to {max} spots per booking.",
+  "booking.fewerSpots": "One spot fewer",
+  "booking.moreSpots": "One spot more",
+  "booking.privateGroupHint": "Only while no one else has booked this session: once a spot is sold, it can no longer be booked whole.",
+  "booking.pricePerPersonLabel": "Price per person",
+  "booking.spotsTimesPrice": "{n, plural, one {# spot} other {# spots}} × {price}",
+  "booking.spotsChosen": "Spots booked",
+  "success.spots": "{n, plural, one {# spot} other {# spots}} booked for this session.",
+  "success.privateGroup": "The whole session is booked for your private group of {n, plural, one {# person} other {# people}}.",
 } as const;
 
 export const fr: Record<keyof typeof en, string> = {
@@ -371,4 +383,15 @@ export const fr: Record<keyof typeof en, string> = {
   "booking.privateGroupTakenReleased": "Cette session a déjà des participants : elle ne peut plus être réservée en groupe privé. Votre carte n'a pas été débitée : le blocage a été levé.",
   "booking.sessionClosed": "Cette session n'a pas atteint à temps son nombre minimum de participants et ne prend plus de réservations. Choisissez-en une autre.",
   "booking.sessionClosedReleased": "Cette session n'a pas atteint à temps son nombre minimum de participants et ne prend plus de réservations. Votre carte n'a pas été débitée : le blocage a été levé.",
+  "booking.sessionLengthLabel": "Durée de la session",
+  "booking.sessionLengthNote": "Chaque session dure {duration}.",
+  "booking.spotsHint": "De {min} à {max} places par réservation.",
+  "booking.fewerSpots": "Une place de moins",
+  "booking.moreSpots": "Une place de plus",
+  "booking.privateGroupHint": "Possible seulement tant que personne d'autre n'a réservé cette session : dès qu'une place est vendue, elle ne peut plus être réservée entière.",
+  "booking.pricePerPersonLabel": "Prix par personne",
+  "booking.spotsTimesPrice": "{n, plural, one {# place} other {# places}} × {price}",
+  "booking.spotsChosen": "Places réservées",
+  "success.spots": "{n, plural, one {# place réservée} other {# places réservées}} pour cette session.",
+  "success.privateGroup": "Toute la session est réservée pour votre groupe privé de {n, plural, one {# personne} other {# personnes}}.",
 };

@@ -1,11 +1,12 @@
-import { FLOWS } from "../../src/bookings/times";
+import { FLOWS, sessionLengthOf } from "../../src/bookings/times";
 import type { DateTimeData } from "../../src/bookings/queries";
 import { startTaken } from "../../shared/availability";
 import type { View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { Island } from "../components/Island";
 import { AppLayout } from "../layouts/AppLayout";
-import { ActivitySummary, durationLabel, formatHour, formatShortDate, hoursText } from "./Parts";
+import { formatMoney } from "../../lib/money";
+import { ActivitySummary, durationLabel, formatHour, formatShortDate, hoursText, spotsLeftText, spotsLeftTexts, SpotsFields } from "./Parts";
 
 const rules = FLOWS.datetime;
 const hours = Array.from({ length: rules.lastHour - rules.firstHour + 1 }, (_, i) => rules.firstHour + i);
@@ -14,12 +15,19 @@ const hh = (h: number) => `${String(h).padStart(2, "0")}:00`;
 /** A start hour is taken when it is past, or the shortest booking from it meets a busy or closed time. */
 const taken = (data: Pick<DateTimeData, "busy" | "now" | "shortest">, date: string, hour: number) => startTaken(data.busy, data.now, date, hour, data.shortest);
 
-/** /booking/{id}/date-time: a date, a start time and a duration (spec "Date-time screen"). */
+/**
+ * /booking/{id}/date-time: a date, a start time and a duration (spec "Date-time screen"). A group
+ * session (`data.seats`) has one length, shown and sent as the duration; each start says its
+ * spots left on the date (a full one is not offered), then come the spots, the private group when
+ * the host offers it, and the total. The island and the form it replaces post the same fields.
+ */
 export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData }) {
   const { t } = view;
   const a = data.activity;
   const date = data.selected.date;
   const action = `/booking/${a.id}/date-time`;
+  const seats = data.seats;
+  const session = seats ? sessionLengthOf(a) : null;
   const texts = {
     date: t("booking.chooseDate"),
     time: t("booking.chooseTime"),
@@ -31,6 +39,14 @@ export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData 
     total: t("booking.totalLine"),
     taken: t("booking.taken"),
     browserZone: t("booking.browserZone", { zone: data.zone }),
+  };
+  /** A start on the chosen date: taken (past, busy, closed), full, or open with its spots left. */
+  const startOption = (h: number) => {
+    if (!date) return { value: hh(h), label: formatHour(view, hh(h)), selected: data.selected.time === hh(h), disabled: false };
+    const left = seats ? seats.spots[date]?.[h] : undefined;
+    const off = seats ? !left : taken(data, date, h);
+    const note = seats && left !== undefined ? ` · ${spotsLeftText(view, left)}` : off ? ` (${t("booking.taken")})` : "";
+    return { value: hh(h), label: `${formatHour(view, hh(h))}${note}`, selected: data.selected.time === hh(h), disabled: off };
   };
   const fallback = (
     <form method="post" action={action} class="flex flex-col gap-4" data-datetime-fallback>
@@ -44,32 +60,63 @@ export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData 
           {t("booking.showTimes")}
         </button>
       </div>
-      <SelectField
-        id="bk-time"
-        name="time"
-        label={t("booking.chooseTime")}
-        placeholder={t("booking.pickTime")}
-        options={hours.map((h) => {
-          const off = date ? taken(data, date, h) : false;
-          return { value: hh(h), label: `${formatHour(view, hh(h))}${off ? ` (${t("booking.taken")})` : ""}`, selected: data.selected.time === hh(h), disabled: off };
-        })}
-      />
-      <SelectField
-        id="bk-duration"
-        name="duration"
-        label={t("booking.chooseDuration")}
-        placeholder={t("booking.pickDuration")}
-        options={rules.durations.map((m) => ({ value: String(m / 60), label: durationLabel(view, m), selected: data.selected.durationMinutes === m, disabled: m < data.minMinutes || m > data.maxMinutes }))}
-      >
-        <span class="text-xs text-muted" safe>
-          {t("booking.greyedOut")}
-        </span>
-      </SelectField>
+      <SelectField id="bk-time" name="time" label={t("booking.chooseTime")} placeholder={t("booking.pickTime")} options={hours.map(startOption)} />
+      {seats && session ? (
+        <>
+          <p class="text-sm" data-session-length>
+            <span class="text-muted" safe>{`${t("booking.sessionLengthLabel")}: `}</span>
+            <span safe>{hoursText(view, session)}</span>
+          </p>
+          <input type="hidden" name="duration" value={String(session / 60)} />
+          <SpotsFields view={view} seats={seats} spots={data.selected.spots} privateGroup={data.selected.privateGroup} idPrefix="bk" />
+        </>
+      ) : (
+        <SelectField
+          id="bk-duration"
+          name="duration"
+          label={t("booking.chooseDuration")}
+          placeholder={t("booking.pickDuration")}
+          options={rules.durations.map((m) => ({ value: String(m / 60), label: durationLabel(view, m), selected: data.selected.durationMinutes === m, disabled: m < data.minMinutes || m > data.maxMinutes }))}
+        >
+          <span class="text-xs text-muted" safe>
+            {t("booking.greyedOut")}
+          </span>
+        </SelectField>
+      )}
       <button type="submit" class="btn btn-primary w-full" safe>
         {t("booking.continueToPayment")}
       </button>
     </form>
   );
+  const money = (c: number) => formatMoney(c, view.locale);
+  // The group's part of the picker: its seats, and its words in the person's language.
+  const group =
+    seats && session
+      ? {
+          spots: seats.spots,
+          capacity: seats.capacity,
+          min: seats.min,
+          max: seats.max,
+          pricePerPersonCents: seats.pricePerPersonCents,
+          privateGroupPriceCents: seats.privateGroupPriceCents,
+          sessionMinutes: session,
+          spotsLeftTexts: spotsLeftTexts(view, seats.capacity),
+          subtotalLabels: Object.fromEntries(Array.from({ length: seats.capacity }, (_, i) => [i + 1, t("booking.spotsTimesPrice", { n: i + 1, price: money(seats.pricePerPersonCents) })])),
+          texts: {
+            spots: t("booking.spots"),
+            fewer: t("booking.fewerSpots"),
+            more: t("booking.moreSpots"),
+            hint: t("booking.spotsHint", { min: seats.min, max: seats.max }),
+            privateHint: t("booking.spotsHint", { min: 1, max: seats.capacity }),
+            privateGroup: seats.privateGroupPriceCents === null ? "" : t("booking.privateGroupFrom", { price: money(seats.privateGroupPriceCents) }),
+            privateGroupHint: t("booking.privateGroupHint"),
+            privateLabel: t("booking.privateGroupBadge"),
+            session: `${t("booking.sessionLengthLabel")}: ${hoursText(view, session)}`,
+            serviceFee: t("booking.serviceFee"),
+            total: t("booking.total"),
+          },
+        }
+      : null;
   return (
     <AppLayout view={view} title={t("booking.dateTimeTitle")}>
       <>
@@ -106,8 +153,9 @@ export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData 
               maxMinutes: data.maxMinutes,
               hourlyRateCents: a.hourlyRateCents,
               selected: data.selected,
+              group,
               // Each duration as the total line says it ("1.5 hours", "1,5 heure"): counted by the server's catalogue.
-              durationTexts: Object.fromEntries(rules.durations.map((m) => [m, hoursText(view, m)])),
+              durationTexts: Object.fromEntries([...rules.durations, ...(session ? [session] : [])].map((m) => [m, hoursText(view, m)])),
               texts,
             }}
           >

@@ -9,7 +9,8 @@ import { ScreenHeader } from "../components/Fields";
 import { Avatar } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
 import { messageStamp } from "../../shared/chat-state";
-import { formatHour, formatShortDate } from "./Parts";
+import { formatHour, formatShortDate, spotsText } from "./Parts";
+import { isGroupBooking } from "../../src/bookings/sessions";
 
 const STATUS: Record<BookingStatus, { key: MessageKey; class: string }> = {
   awaiting_payment: { key: "status.awaiting_payment", class: "bg-amber-100 text-amber-900" },
@@ -101,7 +102,7 @@ function InboxItem({ view, row, now, reviewable }: { view: View; row: InboxRow; 
           {/* When, on its own line that is never cut: a long title must not hide it, and several
               requests for one activity differ only by it. */}
           <p class="text-sm" data-booking-when safe>
-            {`${formatShortDate(view, date)}, ${formatHour(view, time.slice(0, 5))}`}
+            {`${formatShortDate(view, date)}, ${formatHour(view, time.slice(0, 5))}${isGroupBooking(b) ? ` · ${spotsText(view, b)}` : ""}`}
           </p>
           <p class={`mt-0.5 truncate text-sm ${unread ? "font-semibold text-ink" : "text-muted"}`} data-preview safe>
             {preview(view, row, viewerId, other.firstName)}

@@ -1,8 +1,9 @@
 import type { Activity } from "../../db/schema";
 import { categoryPhoto } from "../../src/activities/categories";
 import { decimalFromCents, formatMoney } from "../../lib/money";
-import { cachedFormatter } from "../../lib/intl";
-import type { Price } from "../../shared/pricing";
+import { cachedFormatter, intlLocale } from "../../lib/intl";
+import { groupPriceFor, type Price } from "../../shared/pricing";
+import type { DateTimeSeats } from "../../src/bookings/queries";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { FormAlert } from "../components/Fields";
@@ -57,7 +58,9 @@ export function ActivitySummary({ view, activity, hostName, children }: { view: 
           {`${view.t("activity.hostedBy")} ${hostName}`}
         </p>
         <p class="text-sm font-medium" safe>
-          {`${formatMoney(activity.hourlyRateCents, view.locale, { whole: true })}${view.t("browse.perHour")}`}
+          {activity.format === "group" && activity.pricePerPersonCents
+            ? view.t("booking.perPerson", { price: formatMoney(activity.pricePerPersonCents, view.locale) })
+            : `${formatMoney(activity.hourlyRateCents, view.locale, { whole: true })}${view.t("browse.perHour")}`}
         </p>
         {(children ?? "") as "safe"}
       </div>
@@ -224,5 +227,135 @@ export function CardForm({ view, action, amountCents, button, card, testMode }: 
         {button}
       </button>
     </form>
+  );
+}
+
+/** A group booking's spots as the screens say them: "3 spots", or "Private group · 3 spots". */
+export const spotsText = (view: Pick<View, "t">, b: { spots: number; privateGroup: boolean }) =>
+  b.privateGroup ? `${view.t("booking.privateGroupBadge")} · ${view.t("booking.spotsCount", { n: b.spots })}` : view.t("booking.spotsCount", { n: b.spots });
+
+/** A start's spots as the screens say them: "3 spots left", or "Full" at 0. */
+export const spotsLeftText = (view: Pick<View, "t">, left: number) => (left > 0 ? view.t("booking.spotsLeftLabel", { n: left }) : view.t("booking.fullLabel"));
+
+/** Every "N spots left" a session of `capacity` seats can show, 0 ("Full") to the capacity: for the scripts, which know no plural rules. */
+export const spotsLeftTexts = (view: Pick<View, "t">, capacity: number) => Object.fromEntries(Array.from({ length: capacity + 1 }, (_, n) => [n, spotsLeftText(view, n)]));
+
+/** Spots as a form field sends them: whole numbers as typed, anything else as nothing (the server said why). */
+export const spotsValue = (spots: number) => (Number.isInteger(spots) && spots >= 0 ? String(spots) : "");
+
+/**
+ * What the page script (islands/shell/forms.ts `watchGroupBookings`) needs to keep a group
+ * booking's total current: the prices, the bounds with and without a private group, and the
+ * words it writes, each made here in the person's language.
+ */
+export interface GroupTotalConfig {
+  pricePerPersonCents: number;
+  privateGroupPriceCents: number | null;
+  min: number;
+  max: number;
+  capacity: number;
+  locale: string;
+  subtotalLabels: Record<number, string>;
+  privateLabel: string;
+  hint: string;
+  privateHint: string;
+}
+
+/**
+ * A group session's choice on the booking forms (the dialog, the date-time screen without
+ * JavaScript): the spots as a number input within the booking's bounds, with − and + once the
+ * page script runs; the private group when the host offers it; and the total (spots × the price
+ * per person, plus the service fee), which the script keeps current as the spots change. The
+ * server prices and checks the choice again whatever is sent.
+ */
+export function SpotsFields({ view, seats, spots, privateGroup, idPrefix }: { view: Pick<View, "t" | "locale">; seats: DateTimeSeats; spots: number; privateGroup: boolean; idPrefix: string }) {
+  const { t } = view;
+  const money = (c: number) => formatMoney(c, view.locale);
+  const offered = seats.privateGroupPriceCents !== null;
+  const shownPrivate = offered && privateGroup;
+  const bounds = shownPrivate ? { min: 1, max: seats.capacity } : { min: seats.min, max: seats.max };
+  const counted = Number.isInteger(spots) && spots >= 1 ? spots : bounds.min;
+  const price = groupPriceFor(seats.pricePerPersonCents, counted, shownPrivate ? seats.privateGroupPriceCents : null);
+  const config: GroupTotalConfig = {
+    pricePerPersonCents: seats.pricePerPersonCents,
+    privateGroupPriceCents: seats.privateGroupPriceCents,
+    min: seats.min,
+    max: seats.max,
+    capacity: seats.capacity,
+    locale: intlLocale(view.locale),
+    subtotalLabels: Object.fromEntries(Array.from({ length: seats.capacity }, (_, i) => [i + 1, t("booking.spotsTimesPrice", { n: i + 1, price: money(seats.pricePerPersonCents) })])),
+    privateLabel: t("booking.privateGroupBadge"),
+    hint: t("booking.spotsHint", { min: seats.min, max: seats.max }),
+    privateHint: t("booking.spotsHint", { min: 1, max: seats.capacity }),
+  };
+  const id = `${idPrefix}-spots`;
+  return (
+    <div class="flex flex-col gap-3" data-group-booking={JSON.stringify(config)}>
+      <div class="field">
+        <label class="field-label" for={id} safe>
+          {t("booking.spots")}
+        </label>
+        <div class="flex items-center gap-2">
+          <button type="button" class="btn btn-secondary h-11 w-11 px-0 text-lg" data-spots-step="-1" aria-label={t("booking.fewerSpots")} aria-controls={id} hidden>
+            −
+          </button>
+          <input
+            id={id}
+            class="input w-20 text-center"
+            type="number"
+            name="spots"
+            inputmode="numeric"
+            min={String(bounds.min)}
+            max={String(bounds.max)}
+            step="1"
+            value={spotsValue(spots)}
+            required
+            aria-describedby={`${id}-hint`}
+            data-spots-input
+          />
+          <button type="button" class="btn btn-secondary h-11 w-11 px-0 text-lg" data-spots-step="1" aria-label={t("booking.moreSpots")} aria-controls={id} hidden>
+            +
+          </button>
+        </div>
+        <span id={`${id}-hint`} class="text-xs text-muted" data-spots-hint safe>
+          {t("booking.spotsHint", bounds)}
+        </span>
+      </div>
+      {offered ? (
+        <div class="flex flex-col gap-1">
+          <label class="flex items-start gap-2 text-sm">
+            <input type="checkbox" class="mt-0.5 h-5 w-5 shrink-0" name="privateGroup" value="true" checked={shownPrivate} aria-describedby={`${idPrefix}-private-hint`} data-private-group />
+            <span safe>{t("booking.privateGroupFrom", { price: money(seats.privateGroupPriceCents!) })}</span>
+          </label>
+          <span id={`${idPrefix}-private-hint`} class="pl-7 text-xs text-muted" safe>
+            {t("booking.privateGroupHint")}
+          </span>
+        </div>
+      ) : (
+        ""
+      )}
+      <dl class="flex flex-col gap-1 rounded-xl bg-sunken px-3 py-2 text-sm" aria-live="polite" data-group-total>
+        <div class="flex justify-between gap-3">
+          <dt data-total-label safe>
+            {shownPrivate ? config.privateLabel : (config.subtotalLabels[counted] ?? "")}
+          </dt>
+          <dd data-total-subtotal safe>
+            {money(price.subtotalCents)}
+          </dd>
+        </div>
+        <div class="flex justify-between gap-3">
+          <dt safe>{t("booking.serviceFee")}</dt>
+          <dd data-total-fee safe>
+            {money(price.serviceFeeCents)}
+          </dd>
+        </div>
+        <div class="flex justify-between gap-3 font-semibold">
+          <dt safe>{t("booking.total")}</dt>
+          <dd data-total-total safe>
+            {money(price.totalCents)}
+          </dd>
+        </div>
+      </dl>
+    </div>
   );
 }

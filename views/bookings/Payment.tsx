@@ -3,9 +3,10 @@ import { formatMoney } from "../../lib/money";
 import type { Price } from "../../shared/pricing";
 import type { View } from "../../src/shell/view";
 import type { Slot } from "../../src/bookings/times";
+import { groupOf, isGroupBooking } from "../../src/bookings/sessions";
 import { ScreenHeader } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
-import { ActivitySummary, CancellationPolicy, PaymentForm, formatHour, formatLongDate, hoursText, PriceDetails, type CardState } from "./Parts";
+import { ActivitySummary, CancellationPolicy, PaymentForm, formatHour, formatLongDate, hoursText, PriceDetails, spotsText, type CardState } from "./Parts";
 
 export type { CardState };
 
@@ -22,6 +23,7 @@ export interface PaymentData {
 export function PaymentScreen({ view, data, card }: { view: View; data: PaymentData; card: CardState }) {
   const { t } = view;
   const total = formatMoney(data.price.totalCents, view.locale);
+  const group = groupOf(data.activity);
   return (
     <AppLayout view={view} title={t("booking.confirmAndPay")}>
       <>
@@ -42,9 +44,23 @@ export function PaymentScreen({ view, data, card }: { view: View; data: PaymentD
                 <dd safe>{formatHour(view, data.slot.time)}</dd>
               </div>
               <div class="flex justify-between gap-3">
-                <dt class="text-muted" safe>{t("booking.duration")}</dt>
+                <dt class="text-muted" safe>{group ? t("booking.sessionLengthLabel") : t("booking.duration")}</dt>
                 <dd safe>{hoursText(view, data.slot.durationMinutes)}</dd>
               </div>
+              {group ? (
+                <>
+                  <div class="flex justify-between gap-3" data-summary-spots>
+                    <dt class="text-muted" safe>{t("booking.spots")}</dt>
+                    <dd class="text-right" safe>{spotsText(view, data.selection)}</dd>
+                  </div>
+                  <div class="flex justify-between gap-3">
+                    <dt class="text-muted" safe>{t("booking.pricePerPersonLabel")}</dt>
+                    <dd safe>{formatMoney(group.pricePerPersonCents, view.locale)}</dd>
+                  </div>
+                </>
+              ) : (
+                ""
+              )}
             </dl>
           </section>
           <PriceDetails view={view} price={data.price} />
@@ -82,7 +98,7 @@ export function CheckoutScreen({ view, booking, activity, testMode, card }: { vi
               {activity.title}
             </h2>
             <p class="text-muted" safe>
-              {`${formatLongDate(view, date)} · ${formatHour(view, time.slice(0, 5))} · ${hoursText(view, booking.durationMinutes)}`}
+              {`${formatLongDate(view, date)} · ${formatHour(view, time.slice(0, 5))} · ${hoursText(view, booking.durationMinutes)}${isGroupBooking(booking) ? ` · ${spotsText(view, booking)}` : ""}`}
             </p>
             <p class="mt-2 font-semibold" safe>
               {`${t("booking.total")}: ${formatMoney(booking.totalCents, view.locale)}`}

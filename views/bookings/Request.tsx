@@ -1,6 +1,6 @@
 import { cachedFormatter } from "../../lib/intl";
 import type { Activity } from "../../db/schema";
-import { durationAllowed, FLOWS } from "../../src/bookings/times";
+import { durationAllowed, FLOWS, sessionLengthOf } from "../../src/bookings/times";
 import type { DialogTimes } from "../../src/bookings/queries";
 import type { RequestChoice } from "../../src/bookings/input";
 import { decimalFromCents, formatMoney } from "../../lib/money";
@@ -8,7 +8,7 @@ import type { Price } from "../../shared/pricing";
 import type { KeptFormView, KeptView, View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
-import { ActivitySummary, formatHour, formatLongDate, hoursText, TestModeNote } from "./Parts";
+import { ActivitySummary, formatHour, formatLongDate, hoursText, spotsLeftText, spotsLeftTexts, SpotsFields, spotsText, TestModeNote } from "./Parts";
 import { MAX_BOOKING_MESSAGE } from "../../shared/limits";
 
 export interface RequestSummary {
@@ -38,11 +38,42 @@ function dateLabel(view: KeptView, date: string, today: string) {
  * payment step's way back. Only dates with an open start are offered, and only hours open on
  * one of them; each date says its own open hours (`data-hours`), which the page script uses to
  * grey out the others once a date is chosen. The server checks the choice whatever is sent.
+ *
+ * A group session (`open.seats`) has one length, shown as text and sent as `hours`; each start
+ * says its spots left on the date chosen ("3 spots left", "Full"): each date lists them
+ * (`data-spots`), which the page script writes into the start's label once a date is chosen,
+ * and the server writes them for a date already chosen. Then come the spots and the total.
  */
 function DetailsFields({ view, activity, choice, open }: { view: KeptView; activity: Activity; choice: RequestChoice; open: DialogTimes }) {
   const { t } = view;
+  const seats = open.seats;
+  const session = seats ? sessionLengthOf(activity) : null;
   const offered = new Set(open.dates.flatMap((d) => open.hours[d] ?? []));
+  // A start full on some date is still listed: it says so there.
+  if (seats) for (const byHour of Object.values(seats.spots)) for (const h of Object.keys(byHour)) offered.add(Number(h));
   const hours = Array.from({ length: rules.lastHour - rules.firstHour + 1 }, (_, i) => rules.firstHour + i).filter((h) => offered.has(h) || choice.time === hh(h));
+  const leftOn = seats && choice.date ? (seats.spots[choice.date] ?? {}) : null;
+  const timeOption = (h: number) => {
+    const label = formatHour(view, hh(h));
+    const left = leftOn?.[h];
+    return {
+      value: hh(h),
+      label: left === undefined ? label : `${label} · ${spotsLeftText(view, left)}`,
+      selected: choice.time === hh(h),
+      disabled: left === 0,
+      data: seats ? { hour: String(h), label } : ({ hour: String(h) } as Record<string, string>),
+    };
+  };
+  const startField = (
+    <SelectField
+      id="rq-time"
+      name="proposedTime"
+      label={t("booking.startLabel")}
+      placeholder={t("booking.pickTime")}
+      options={hours.map(timeOption)}
+      data={seats ? { "spots-texts": JSON.stringify(spotsLeftTexts(view, seats.capacity)) } : undefined}
+    />
+  );
   return (
     <>
       <div class="field">
@@ -58,7 +89,12 @@ function DetailsFields({ view, activity, choice, open }: { view: KeptView; activ
         name="proposedDate"
         label={t("booking.dateLabel")}
         placeholder={t("booking.pickDate")}
-        options={open.dates.map((d) => ({ value: d, label: dateLabel(view, d, open.today), selected: choice.date === d, data: { hours: (open.hours[d] ?? []).join(" ") } }))}
+        options={open.dates.map((d) => ({
+          value: d,
+          label: dateLabel(view, d, open.today),
+          selected: choice.date === d,
+          data: { hours: (open.hours[d] ?? []).join(" "), ...(seats ? { spots: JSON.stringify(seats.spots[d] ?? {}) } : {}) },
+        }))}
         data={{ "hours-for": "rq-time" }}
       >
         {open.dates.length ? (
@@ -69,21 +105,27 @@ function DetailsFields({ view, activity, choice, open }: { view: KeptView; activ
           </span>
         )}
       </SelectField>
-      <div class="grid grid-cols-2 gap-3">
-        <SelectField
-          id="rq-time"
-          name="proposedTime"
-          label={t("booking.startLabel")}
-          placeholder={t("booking.pickTime")}
-          options={hours.map((h) => ({ value: hh(h), label: formatHour(view, hh(h)), selected: choice.time === hh(h), data: { hour: String(h) } }))}
-        />
-        <SelectField
-          id="rq-hours"
-          name="hours"
-          label={t("booking.duration")}
-          options={rules.durations.map((m) => ({ value: String(m / 60), label: hoursText(view, m), selected: choice.hours * 60 === m, disabled: !durationAllowed(activity, m) }))}
-        />
-      </div>
+      {seats && session ? (
+        <>
+          {startField}
+          <p class="text-sm" data-session-length>
+            <span class="text-muted" safe>{`${t("booking.sessionLengthLabel")}: `}</span>
+            <span safe>{hoursText(view, session)}</span>
+          </p>
+          <input type="hidden" name="hours" value={String(session / 60)} />
+          <SpotsFields view={view} seats={seats} spots={choice.spots} privateGroup={choice.privateGroup} idPrefix="rq" />
+        </>
+      ) : (
+        <div class="grid grid-cols-2 gap-3">
+          {startField}
+          <SelectField
+            id="rq-hours"
+            name="hours"
+            label={t("booking.duration")}
+            options={rules.durations.map((m) => ({ value: String(m / 60), label: hoursText(view, m), selected: choice.hours * 60 === m, disabled: !durationAllowed(activity, m) }))}
+          />
+        </div>
+      )}
     </>
   );
 }
@@ -96,7 +138,7 @@ function DetailsFields({ view, activity, choice, open }: { view: KeptView; activ
  */
 export function RequestDialog({ view, activity, open }: { view: KeptFormView; activity: Activity; open: DialogTimes }) {
   const { t } = view;
-  const firstAllowed = rules.durations.find((m) => durationAllowed(activity, m)) ?? 60;
+  const firstAllowed = sessionLengthOf(activity) ?? rules.durations.find((m) => durationAllowed(activity, m)) ?? 60;
   return (
     <details class="card mt-6 mx-auto w-full max-w-[425px] p-4" data-request-dialog>
       <summary class="cursor-pointer font-semibold" safe>
@@ -104,7 +146,7 @@ export function RequestDialog({ view, activity, open }: { view: KeptFormView; ac
       </summary>
       <form method="post" action={`/activity/${activity.id}/request`} class="mt-3 flex flex-col gap-3">
         <input type="hidden" name="_csrf" value={view.csrf} />
-        <DetailsFields view={view} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60, spots: 1, privateGroup: false }} open={open} />
+        <DetailsFields view={view} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60, spots: open.seats?.min ?? 1, privateGroup: false }} open={open} />
         <button type="submit" class="btn btn-primary w-full" safe>
           {t("booking.dialogContinue")}
         </button>
@@ -133,6 +175,8 @@ export function RequestPaymentStep({
 }) {
   const { t } = view;
   const a = summary.activity;
+  // A group booking's price per person, as the server priced it (`open.seats`, read with the price).
+  const perPerson = open.seats ? open.seats.pricePerPersonCents : null;
   const rating = summary.hostRating.average === null ? t("browse.new") : t("booking.rating", { average: summary.hostRating.average.toFixed(1), count: summary.hostRating.count });
   return (
     <AppLayout view={view} title={t("booking.dialogTitle")}>
@@ -153,6 +197,22 @@ export function RequestPaymentStep({
                   {choice.message}
                 </p>
                 <dl class="mt-3 flex flex-col gap-1">
+                  {perPerson !== null ? (
+                    <>
+                      <div class="flex justify-between gap-3" data-summary-spots>
+                        <dt safe>{t("booking.spots")}</dt>
+                        <dd class="text-right" safe>
+                          {spotsText(view, choice)}
+                        </dd>
+                      </div>
+                      <div class="flex justify-between gap-3">
+                        <dt safe>{t("booking.pricePerPersonLabel")}</dt>
+                        <dd safe>{formatMoney(perPerson, view.locale)}</dd>
+                      </div>
+                    </>
+                  ) : (
+                    ""
+                  )}
                   <div class="flex justify-between">
                     <dt safe>{t("booking.subtotal")}</dt>
                     <dd safe>{formatMoney(price.subtotalCents, view.locale)}</dd>
@@ -177,6 +237,14 @@ export function RequestPaymentStep({
                 <input type="hidden" name="proposedDate" value={choice.date} />
                 <input type="hidden" name="proposedTime" value={choice.time} />
                 <input type="hidden" name="hours" value={String(choice.hours)} />
+                {open.seats ? (
+                  <>
+                    <input type="hidden" name="spots" value={String(choice.spots)} />
+                    <input type="hidden" name="privateGroup" value={String(choice.privateGroup)} />
+                  </>
+                ) : (
+                  ""
+                )}
                 <input type="hidden" name="amount" value={decimalFromCents(price.totalCents)} />
                 <button type="submit" class="btn btn-primary w-full" data-busy-text={t("booking.processing")} safe>
                   {t("booking.payAmount", { amount: formatMoney(price.totalCents, view.locale) })}

@@ -4,9 +4,10 @@ import { AppLayout } from "../layouts/AppLayout";
 /**
  * /booking-success: the request is on its way (spec "Booking success"), or, for an activity that
  * books instantly (docs/decisions/0037), the booking is confirmed: `booked`, which the route
- * reads from the guest's own booking named in the address.
+ * reads from the guest's own booking named in the address; a group session's booking says its
+ * spots (`seats`).
  */
-export function BookingSuccess({ view, booked }: { view: View; booked?: boolean }) {
+export function BookingSuccess({ view, booked, seats }: { view: View; booked?: boolean; seats?: { spots: number; privateGroup: boolean } }) {
   const { t } = view;
   const instant = booked === true;
   const title = t(instant ? "success.bookedTitle" : "success.title");
@@ -25,6 +26,11 @@ export function BookingSuccess({ view, booked }: { view: View; booked?: boolean 
         {instant ? (
           <p class="text-muted" safe>
             {t("success.bookedBody")}
+          </p>
+        ) : null}
+        {seats ? (
+          <p class="font-medium" data-success-spots safe>
+            {seats.privateGroup ? t("success.privateGroup", { n: seats.spots }) : t("success.spots", { n: seats.spots })}
           </p>
         ) : null}
         <div class="card w-full p-4 text-left">

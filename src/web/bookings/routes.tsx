@@ -4,6 +4,7 @@ import { RequestPaymentStep } from "../../../views/bookings/Request";
 import type { RequestChoice } from "../../bookings/input";
 import { BookingSuccess } from "../../../views/bookings/Success";
 import { participantBooking } from "../../bookings/service";
+import { isGroupBooking } from "../../bookings/sessions";
 import { DateTimeScreen } from "../../../views/bookings/DateTime";
 import { ActivityNotFound } from "../../../views/activities/Detail";
 import { ErrorScreen } from "../../../views/shell/NotFound";
@@ -100,7 +101,7 @@ export function bookingPages(deps: Deps) {
         if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
         if (activity.hostId === user.id) return render((view) => <ErrorScreen view={view} title={view.t("booking.ownActivity")} body={view.t("booking.ownActivityBody")} />, { status: 400 });
         const saved = await getSelection(deps, user.id, activity.id);
-        const data = await dateTimeScreenData(deps, user, activity, { date: query.date ?? saved?.date, time: saved?.time, durationMinutes: saved?.durationMinutes });
+        const data = await dateTimeScreenData(deps, user, activity, { date: query.date ?? saved?.date, time: saved?.time, durationMinutes: saved?.durationMinutes, spots: saved?.spots, privateGroup: saved?.privateGroup });
         return render((view) => <DateTimeScreen view={view} data={data} />);
       }, { query: dateTimeQuery })
       .post("/booking/:id/date-time", async ({ params, body, user, render, sendTo }) => {
@@ -118,8 +119,11 @@ export function bookingPages(deps: Deps) {
       .get("/booking-success", async ({ query, user, render }) => {
         await clearSelections(deps, user.id);
         // Booked at once (instant booking) when the guest's own booking named here is accepted.
-        const booked = (await participantBooking(deps, user.id, query.booking))?.booking.status === "accepted";
-        return render((view) => <BookingSuccess view={view} booked={booked} />);
+        const made = (await participantBooking(deps, user.id, query.booking))?.booking;
+        const booked = made?.status === "accepted";
+        // A group booking's spots, said again (the guest's own booking only: participantBooking checks it is theirs).
+        const seats = made && made.guestId === user.id && isGroupBooking(made) ? { spots: made.spots, privateGroup: made.privateGroup } : undefined;
+        return render((view) => <BookingSuccess view={view} booked={booked} seats={seats} />);
       }, { query: successQuery })
 
       // ------------------------------------------------------------------ the existing-booking flow
