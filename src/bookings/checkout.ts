@@ -106,7 +106,7 @@ export async function intentForSavedChoice(deps: Deps, guest: User, input: SlotC
     selection &&
     selection.date === input.date &&
     selection.time === input.time &&
-    selection.durationMinutes === input.durationMinutes &&
+    selection.durationMinutes === (input.durationMinutes ?? selection.durationMinutes) &&
     selection.spots === (input.spots ?? selection.spots) &&
     selection.privateGroup === (input.privateGroup ?? false);
   return intentForSlot(deps, guest, { ...input, nonce: same ? selection.nonce : undefined });

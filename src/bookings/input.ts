@@ -81,9 +81,13 @@ const privateGroup = z.union([z.boolean(), text(8)], BAD_INPUT).optional().trans
 // Its one limit and its cleaning are the service's (`bookingMessage`); the body limit bounds it here.
 const message = z.string(BAD_INPUT).optional();
 
-/** The date-time screen's `POST /api/create-payment-intent`: an intent for a slot (`amount`, `metadata {activityId, date, time, duration}`). */
+/**
+ * The date-time screen's `POST /api/create-payment-intent`: an intent for a slot (`amount`,
+ * `metadata {activityId, date, time, duration, spots, privateGroup}`). A group session's length is
+ * the activity's: its duration may be left out, as on `POST /api/bookings` (the rules read it).
+ */
 const slotIntentInput = z
-  .object({ amount: amountCents, metadata: z.object({ activityId: text(64), date: text(16), time: text(8), duration: minutes, spots, privateGroup }, BAD_INPUT) })
+  .object({ amount: amountCents, metadata: z.object({ activityId: text(64), date: text(16), time: text(8), duration: minutes.optional(), spots, privateGroup }, BAD_INPUT) })
   .transform(({ amount, metadata: m }) => ({ kind: "slot" as const, activityId: m.activityId, date: m.date, time: m.time, durationMinutes: m.duration, spots: m.spots, privateGroup: m.privateGroup, amountCents: amount }));
 
 /** The checkout page's `POST /api/create-payment-intent`: the intent of a booking awaiting payment (`bookingId`, `amount`). */
