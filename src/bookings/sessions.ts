@@ -120,7 +120,9 @@ export async function seatsRefusal(db: WriteTx | Db, group: GroupActivity, start
   if (choice.privateGroup && held > 0) return { key: "booking.privateGroupTaken" };
   if (left <= 0) return { key: "booking.full" };
   if (choice.spots > left) return { key: "booking.spotsLeft", left };
-  if (minimumDue(group, startsAt, now) && taken + choice.spots < group.minToRun!) return { key: "booking.sessionClosed" };
+  // A private group takes the session whole: it counts as full, as the minimum's count reads it (`spotsTaken`).
+  const after = choice.privateGroup ? group.capacity : taken + choice.spots;
+  if (minimumDue(group, startsAt, now) && after < group.minToRun!) return { key: "booking.sessionClosed" };
   return null;
 }
 
