@@ -610,4 +610,19 @@ describe("a session short of its minimum to run is called off at its deadline", 
     expect((await row(taken)).status).toBe("pending");
     await expectSound(activityId);
   }, 30_000);
+
+  test("a minimum the host adds once spots are held is counted at its deadline all the same", async () => {
+    const activityId = await groupActivity({ capacity: 6 });
+    const date = nextDate();
+    const [guest] = (await newGuests(1)) as [Client];
+    clock = instantOf(date, "10:00") - 3 * DAY;
+    const id = await book(guest, activityId, date, 2);
+    expect((await p.host.postJson(`/api/bookings/${id}/accept`, {})).status).toBe(200);
+    expect((await p.host.request(`/api/activities/${activityId}`, { method: "PATCH", json: { minToRun: 4, minToRunHours: 24 } })).status).toBe(200);
+    clock = instantOf(date, "10:00") - 24 * HOUR + MINUTE;
+    await t.deps.jobs.runDue();
+    expect(await row(id)).toMatchObject({ status: "canceled", canceledBy: "host" });
+    expect(await systemMessageTypes(t.db, id)).toContain("session_not_running");
+    await expectSound(activityId);
+  }, 30_000);
 });

@@ -79,7 +79,7 @@ export function readGroup(input: Record<string, unknown>): GroupInput {
 /** Spots held in a session of the activity that has not ended, per session (the most any one holds). */
 export async function mostSpotsHeld(db: Db, activityId: string, now: number): Promise<{ most: number; sessions: number }> {
   const rows = await db
-    .select({ startsAt: bookings.startsAt, spots: sql<number>`sum(${bookings.spots})`, whole: sql<number>`max(case when ${bookings.privateGroup} then 1 else 0 end)` })
+    .select({ startsAt: bookings.startsAt, spots: sql<number>`sum(${bookings.spots})` })
     .from(bookings)
     .where(
       and(

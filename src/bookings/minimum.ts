@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull } from "drizzle-orm";
+import { and, eq, gt, inArray, isNotNull } from "drizzle-orm";
 import { one, type WriteTx } from "../../db/client";
 import { activities, bookings, type Activity, type Booking } from "../../db/schema";
 import type { Deps } from "../deps";
@@ -25,6 +25,25 @@ export async function scheduleMinimum(tx: WriteTx, activity: Activity, booking: 
   const deadline = minimumDeadline(group, booking.startsAt);
   if (deadline === null) return;
   await schedule(tx, sessionMinimumJob, { activityId: group.id, startsAt: booking.startsAt }, { at: deadline, key: jobKeys.sessionMinimum(group.id, booking.startsAt, deadline) });
+}
+
+/**
+ * After a change of the activity: its upcoming sessions with spots held are counted at their
+ * (possibly new) deadline. A minimum added or moved later gets its job; one moved earlier runs
+ * at once if due; the job of a removed minimum finds nothing to count.
+ */
+export async function scheduleMinimums(deps: Deps, activity: Activity) {
+  const group = groupOf(activity);
+  if (!group || !group.minToRun) return;
+  const now = deps.now();
+  const sessions = await deps.db
+    .selectDistinct({ startsAt: bookings.startsAt })
+    .from(bookings)
+    .where(and(eq(bookings.activityId, group.id), gt(bookings.startsAt, now), isNotNull(bookings.pricePerPersonCents), inArray(bookings.status, [...OPEN_STATES])));
+  if (!sessions.length) return;
+  await writeTransaction(deps.db, async (tx) => {
+    for (const s of sessions) await scheduleMinimum(tx, group, { startsAt: s.startsAt, pricePerPersonCents: group.pricePerPersonCents });
+  });
 }
 
 const OPEN_STATES = ["awaiting_payment", "pending", "accepted"] as const;

@@ -191,7 +191,9 @@ export function openTimes(activity: BookingRules & Partial<GroupSeats>, held: { 
       if (startTaken({ [date]: [...ranges, ...others] }, local, date, hour, shortest)) continue;
       const held = group.sessions.get(at);
       const spotsLeft = group.capacity - (held?.taken ?? 0);
-      if (spotsLeft > 0 && minimumMissed(activity, i * 24 * 60 + hour * 60 - local.minute, (held?.taken ?? 0) + Math.min(activity.maxSpots ?? spotsLeft, spotsLeft))) continue;
+      // The most a booking could bring: its most spots, or the whole session as a private group while it is empty.
+      const best = !held && activity.privateGroupPriceCents ? group.capacity : (held?.taken ?? 0) + Math.min(activity.maxSpots ?? spotsLeft, spotsLeft);
+      if (spotsLeft > 0 && minimumMissed(activity, i * 24 * 60 + hour * 60 - local.minute, best)) continue;
       left[hour] = Math.max(spotsLeft, 0);
       if (spotsLeft > 0) open.push(hour);
     }
@@ -205,7 +207,7 @@ export function openTimes(activity: BookingRules & Partial<GroupSeats>, held: { 
 }
 
 /** The seats of a group activity, as the booking screens read them. */
-export type GroupSeats = Pick<Activity, "capacity" | "maxSpots" | "minToRun" | "minToRunHours">;
+export type GroupSeats = Pick<Activity, "capacity" | "maxSpots" | "minToRun" | "minToRunHours" | "privateGroupPriceCents">;
 
 /**
  * For the screens: past its minimum's deadline (`minutesAway` on the local clock), a session takes

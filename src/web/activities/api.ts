@@ -9,6 +9,7 @@ import { activityCreateBody, activityUpdateBody, readBrowseQuery } from "../../a
 import { publicUser } from "../../profiles/serialize";
 import { publicActivity } from "../../activities/serialize";
 import { startTimesOn } from "../../bookings/queries";
+import { scheduleMinimums } from "../../bookings/minimum";
 import { dateTimeQuery } from "../../bookings/input";
 import { activityRating, activityReviews, browseListings, findListedActivity, findOwnActivity, hostOf, ownActivities } from "../../activities/queries";
 
@@ -70,7 +71,9 @@ export function activityApi(deps: Deps) {
     })
     .patch("/api/activities/:id", async ({ params, body, user }) => {
       const activity = await own(user.id, params.id);
-      return json(publicActivity(await updateActivity(deps, user, activity, body), publicUser(user, new Date(deps.now()))));
+      const changed = await updateActivity(deps, user, activity, body);
+      await scheduleMinimums(deps, changed);
+      return json(publicActivity(changed, publicUser(user, new Date(deps.now()))));
     }, { body: activityUpdateBody })
     .delete("/api/activities/:id", async ({ params, user }) => json({ status: await deleteActivity(deps, await own(user.id, params.id)) }))
     .get("/api/user/activities", async ({ user }) => {

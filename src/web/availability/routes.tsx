@@ -7,6 +7,7 @@ import { ActivityNotFound } from "../../../views/activities/Detail";
 import { availabilityValues, postedAvailability } from "../../../views/activities/Availability";
 import { ActivityHoursScreen } from "../../../views/availability/ActivityHoursScreen";
 import { heldCount } from "../../bookings/availability";
+import { scheduleMinimums } from "../../bookings/minimum";
 import { context, type FormScreen } from "../../context";
 import type { Deps } from "../../deps";
 import { wantsJson } from "../../../lib/http";
@@ -75,7 +76,7 @@ export function availabilityRoutes(deps: Deps) {
     .post("/host/availability/activities/:id", async ({ params, body, user, render, sendTo }) => {
       const activity = await findOwnActivity(deps, user.id, params.id);
       if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
-      await updateActivity(deps, user, activity, body);
+      await scheduleMinimums(deps, await updateActivity(deps, user, activity, body));
       return sendTo("/host/availability", { title: "availability.hoursSaved", body: "availability.hoursSavedBody", variant: "success" });
     }, { body: activityHoursBody, refused: { screen: activityHoursRefused } })
     .post("/host/availability/blocks/:id/remove", async ({ params, user, request, sendTo }) => {
