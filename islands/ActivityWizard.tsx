@@ -3,7 +3,7 @@ import { useState } from "react";
 import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MAX_RANGES_PER_DAY, MEETING_POINT_MAX } from "../shared/limits";
 import { checkWeeklyHours, DAY_MINUTES, HOURS_STEP_MINUTES, minuteText, type DayRanges, type WeeklyHours, type WeeklyHoursProblem } from "../shared/availability";
 import { AddressInput } from "./AddressInput";
-import { callJson, toast } from "./api";
+import { callJson, RefusedCall, sendJson, toast } from "./api";
 import { mountWith } from "./mount";
 import { PhotoGrid, type PhotoGridProps } from "./PhotoGrid";
 
@@ -23,6 +23,17 @@ export interface WizardActivity {
   noticeMinutes: number;
   horizonDays: number;
   instantBooking: boolean;
+  /** How it is sold (docs/decisions/0049); a group's fields as typed (numbers as strings, "" for none). */
+  format: "private" | "group";
+  capacity: string;
+  pricePerPerson: string;
+  /** 0 before a length is chosen. */
+  sessionMinutes: number;
+  minSpots: string;
+  maxSpots: string;
+  privateGroupPrice: string;
+  minToRun: string;
+  minToRunHours: number;
 }
 
 interface Tips {
@@ -43,13 +54,32 @@ export interface ActivityWizardProps {
   days: string[];
   noticeChoices: { value: number; label: string }[];
   horizonChoices: { value: number; label: string }[];
+  /** A group's session lengths (30 min … 8 h) and its minimum's deadlines, labelled. */
+  sessionChoices: { value: number; label: string }[];
+  deadlineChoices: { value: number; label: string }[];
   tips: Record<"title" | "description" | "photos", Tips>;
   t: Record<string, string>;
 }
 
 const STEPS = 8;
-/** The step that sets when the activity can be booked. */
+/** The step that sets the price (and how it is sold), the one of durations, the one of when it can be booked. */
+const PRICING_STEP = 4;
+const DURATION_STEP_NUMBER = 6;
 const AVAILABILITY_STEP = 7;
+/** A group's sessions have one length, set with its price: it has no step of durations. */
+const stepsOf = (format: WizardActivity["format"]) => (format === "group" ? [1, 2, 3, 4, 5, 7, 8] : [1, 2, 3, 4, 5, 6, 7, 8]);
+/** The step each field the server may refuse is set on, so a refusal is shown under its field. */
+const FIELD_STEP: Record<string, number> = {
+  category: 1, title: 2, description: 3,
+  hourlyRate: 4, format: 4, capacity: 4, pricePerPerson: 4, sessionMinutes: 4, minSpots: 4, maxSpots: 4, privateGroupPrice: 4, minToRun: 4, minToRunHours: 4,
+  photos: 5, duration: 6, maxDuration: 6,
+  weeklyHours: 7, noticeMinutes: 7, horizonDays: 7, instantBooking: 7,
+  meetingPoint: 8, city: 8,
+};
+const CAPACITY_MIN = 2;
+const CAPACITY_MAX = 50;
+/** A whole number typed in a field, or null. */
+const wholeOf = (text: string): number | null => (/^\s*\d{1,6}\s*$/.test(text) ? Number(text) : null);
 const fill = (text: string, values: Record<string, string | number>) => text.replace(/\{(\w+)\}/g, (_, k: string) => String(values[k] ?? ""));
 
 const numberFormats = new Map<string, Intl.NumberFormat>();
@@ -70,8 +100,32 @@ function rateCents(rate: string): number | null {
   if (!/^\d+(\.\d{1,2})?$/.test(text)) return null;
   const [whole = "0", fraction = ""] = text.split(".");
   const cents = Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
-  return cents > 0 ? cents : null;
+  return cents > 0 && cents <= 1_000_000 ? cents : null;
 }
+
+/**
+ * What is wrong with a group's fields as typed, by field (the server's rules, src/activities/group.ts,
+ * checked again as the host types; the server decides). A field left empty is not wrong here.
+ */
+function groupProblems(a: WizardActivity, t: Record<string, string>): Record<string, string> {
+  const problems: Record<string, string> = {};
+  const capacity = wholeOf(a.capacity);
+  const capacityOk = capacity !== null && capacity >= CAPACITY_MIN && capacity <= CAPACITY_MAX;
+  if (a.capacity.trim() && !capacityOk) problems.capacity = t.capacityInvalid!;
+  if (a.pricePerPerson.trim() && rateCents(a.pricePerPerson) === null) problems.pricePerPerson = t.pricePerPersonInvalid!;
+  const cap = capacityOk ? capacity : CAPACITY_MAX;
+  const minSpots = a.minSpots.trim() ? wholeOf(a.minSpots) : 1;
+  const maxSpots = a.maxSpots.trim() ? wholeOf(a.maxSpots) : cap;
+  if (minSpots === null || minSpots < 1 || minSpots > cap) problems.minSpots = t.minSpotsInvalid!;
+  else if (maxSpots === null || maxSpots < minSpots || maxSpots > cap) problems.maxSpots = t.maxSpotsInvalid!;
+  if (a.privateGroupPrice.trim() && rateCents(a.privateGroupPrice) === null) problems.privateGroupPrice = t.privateGroupPriceInvalid!;
+  const minToRun = a.minToRun.trim() ? wholeOf(a.minToRun) : 0;
+  if (minToRun === null || (minToRun !== 0 && (minToRun < 2 || minToRun > cap))) problems.minToRun = t.minToRunInvalid!;
+  return problems;
+}
+
+/** Does a session of `minutes` fit in some day's range of the weekly hours (none set: any day 08:00–22:00 does)? */
+const sessionFits = (hours: DayRanges[] | null, minutes: number) => !hours || hours.some((day) => day.some(([a, b]) => b - a >= minutes));
 
 const PROBLEM_TEXT: Record<WeeklyHoursProblem, string> = {
   invalidTime: "hoursInvalidTime",
@@ -115,20 +169,39 @@ function ChoiceField({ id, label, choices, value, onChange }: { id: string; labe
   );
 }
 
-export function ActivityWizard({ mode, activity, city, country, geocoderUrl, categories, photoTexts, days, noticeChoices, horizonChoices, tips, t }: ActivityWizardProps) {
+export function ActivityWizard({ mode, activity, city, country, geocoderUrl, categories, photoTexts, days, noticeChoices, horizonChoices, sessionChoices, deadlineChoices, tips, t }: ActivityWizardProps) {
   const [step, setStep] = useState(1);
   const [a, setA] = useState<WizardActivity>(activity);
   const [hasMax, setHasMax] = useState(activity.maxDurationMinutes !== null);
   const [sheet, setSheet] = useState<Tips | null>(null);
   const [busy, setBusy] = useState(false);
-  const update = (patch: Partial<WizardActivity>) => setA((current) => ({ ...current, ...patch }));
+  // The server's refusals by field, each shown under its field until that field is changed.
+  const [refusals, setRefusals] = useState<Record<string, string>>({});
+  const update = (patch: Partial<WizardActivity>) => {
+    setA((current) => ({ ...current, ...patch }));
+    setRefusals((current) => Object.fromEntries(Object.entries(current).filter(([field]) => !(field in patch))));
+  };
   // Weekly hours as being edited; kept while "any day" is chosen, so switching back loses nothing.
   const [weekly, setWeekly] = useState<DayRanges[]>(activity.weeklyHours ?? closedWeek());
   const [hoursMode, setHoursMode] = useState<"any" | "weekly">(activity.weeklyHours ? "weekly" : "any");
   const setDay = (day: number, ranges: DayRanges) => setWeekly((w) => w.map((r, d) => (d === day ? ranges : r)));
   const checked = checkWeeklyHours(weekly);
+  const group = a.format === "group";
   const hoursProblem =
-    hoursMode === "any" ? null : !checked.ok ? fill(t[PROBLEM_TEXT[checked.problem]]!, { day: days[checked.day]! }) : checked.hours.every((d) => !d.length) ? t.hoursEmpty! : null;
+    hoursMode === "any"
+      ? null
+      : !checked.ok
+        ? fill(t[PROBLEM_TEXT[checked.problem]]!, { day: days[checked.day]! })
+        : checked.hours.every((d) => !d.length)
+          ? t.hoursEmpty!
+          : group && a.sessionMinutes && !sessionFits(checked.hours, a.sessionMinutes)
+            ? t.sessionOutsideHours!
+            : null;
+  const problems = group ? groupProblems(a, t) : {};
+  // A field's message: the server's refusal, else what is wrong with it as typed.
+  const errorOf = (field: string): string | undefined => refusals[field] ?? problems[field];
+  const steps = stepsOf(a.format);
+  const position = steps.indexOf(step) + 1;
 
   const money = (cents: number) => numberFormat(t.locale, { style: "currency", currency: "USD" }).format(cents / 100);
   // "1.5 h" in English, "1,5 h" in French, as the server writes it (views/activities/Detail.tsx).
@@ -138,13 +211,15 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
     Boolean(a.category),
     a.title.trim().length > 0 && a.title.length <= ACTIVITY_TITLE_MAX,
     a.description.trim().length > 0 && a.description.length <= ACTIVITY_DESCRIPTION_MAX,
-    rateCents(a.hourlyRate) !== null,
+    group ? Boolean(wholeOf(a.capacity)) && rateCents(a.pricePerPerson) !== null && a.sessionMinutes > 0 && Object.keys(problems).length === 0 : rateCents(a.hourlyRate) !== null,
     a.photos.length > 0,
     a.minDurationMinutes > 0,
     hoursProblem === null,
     true,
   ][step - 1];
 
+  // What the breakdown shows: the hourly rate, or a group's price per person.
+  const breakdown = rateCents(group ? a.pricePerPerson : a.hourlyRate);
   const maxDuration = hasMax ? Math.max(a.maxDurationMinutes ?? a.minDurationMinutes + DURATION_STEP, a.minDurationMinutes + DURATION_STEP) : null;
 
   const finish = (message: string) => {
@@ -156,14 +231,26 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
 
   const submit = async () => {
     setBusy(true);
+    // A group is priced per person for sessions of one length; a private activity by the hour, for its durations.
+    const selling = group
+      ? {
+          format: "group",
+          capacity: a.capacity,
+          pricePerPerson: a.pricePerPerson,
+          sessionMinutes: a.sessionMinutes,
+          minSpots: a.minSpots,
+          maxSpots: a.maxSpots,
+          privateGroupPrice: a.privateGroupPrice,
+          minToRun: a.minToRun,
+          minToRunHours: a.minToRunHours,
+        }
+      : { format: "private", hourlyRate: a.hourlyRate, duration: String(a.minDurationMinutes / 60), maxDuration: maxDuration === null ? null : String(maxDuration / 60) };
     const body = {
       category: a.category,
       title: a.title,
       description: a.description,
-      hourlyRate: a.hourlyRate,
+      ...selling,
       photos: a.photos,
-      duration: String(a.minDurationMinutes / 60),
-      maxDuration: maxDuration === null ? null : String(maxDuration / 60),
       hasMeetingPoint: a.hasMeetingPoint,
       meetingPoint: a.hasMeetingPoint ? a.meetingPoint : "",
       weeklyHours: hoursMode === "weekly" && checked.ok ? checked.hours : null,
@@ -173,10 +260,17 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
       ...(mode === "create" ? { country, city } : {}),
     };
     try {
-      if (mode === "create") await callJson("/api/activities", { method: "POST", body });
-      else await callJson(`/api/activities/${a.id}`, { method: "PATCH", body });
+      if (mode === "create") await sendJson("/api/activities", { method: "POST", body });
+      else await sendJson(`/api/activities/${a.id}`, { method: "PATCH", body });
       finish(mode === "create" ? t.created! : t.updated!);
     } catch (err) {
+      // Each refused field's message goes under it, on its step: the earliest such step is shown.
+      const fields = err instanceof RefusedCall ? err.fields : {};
+      const refusedSteps = Object.keys(fields).map((field) => FIELD_STEP[field]).filter((n): n is number => n !== undefined && steps.includes(n));
+      if (refusedSteps.length) {
+        setRefusals(fields);
+        setStep(Math.min(...refusedSteps));
+      }
       toast(mode === "create" ? t.createError! : t.updateError!, err instanceof Error && err.message ? err.message : t.tryAgain);
       setBusy(false);
     }
@@ -195,6 +289,20 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
   };
 
   const stepTitles = [t.step1, t.step2, t.step3, t.step4, t.step5, t.step6, t.step7, t.step8];
+  /** A field's refusal, tied to its input by `wizard-{field}-error`. */
+  const fieldError = (field: string) => {
+    const message = errorOf(field);
+    return message ? (
+      <p id={`wizard-${field}-error`} className="text-sm font-medium text-red-600 dark:text-red-300" role="alert">
+        {message}
+      </p>
+    ) : null;
+  };
+  const invalidProps = (field: string, ...described: string[]) => {
+    const ids = [...described, ...(errorOf(field) ? [`wizard-${field}-error`] : [])];
+    return { "aria-invalid": errorOf(field) ? true : undefined, "aria-describedby": ids.length ? ids.join(" ") : undefined };
+  };
+  const goTo = (direction: 1 | -1) => setStep(steps[position - 1 + direction] ?? step);
   const tipsFor = step === 2 ? tips.title : step === 3 ? tips.description : step === 5 ? tips.photos : null;
   const stepper = (value: number, min: number, onSet: (v: number) => void, label: string) => (
     <div className="flex items-center justify-between rounded-xl border border-line p-3">
@@ -216,13 +324,13 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
   return (
     <div className="flex min-h-[70vh] flex-col" data-hydrated="true" data-step={step}>
       <div className="flex items-center justify-between">
-        <p className="text-sm font-medium text-muted">{fill(t.progress!, { step, total: STEPS })}</p>
+        <p className="text-sm font-medium text-muted">{fill(t.progress!, { step: position, total: steps.length })}</p>
         <a href="/host" className="btn btn-ghost px-2.5" aria-label={t.close}>
           ✕
         </a>
       </div>
-      <div className="mt-2 h-1.5 overflow-hidden rounded-full bg-sunken" role="progressbar" aria-valuemin={1} aria-valuemax={STEPS} aria-valuenow={step} aria-label={t.title}>
-        <div className="h-full rounded-full bg-brand-500" style={{ width: `${(step / STEPS) * 100}%` }} />
+      <div className="mt-2 h-1.5 overflow-hidden rounded-full bg-sunken" role="progressbar" aria-valuemin={1} aria-valuemax={steps.length} aria-valuenow={position} aria-label={t.title}>
+        <div className="h-full rounded-full bg-brand-500" style={{ width: `${(position / steps.length) * 100}%` }} />
       </div>
       <div className="mt-6 flex items-start justify-between gap-3">
         <h2 className="text-2xl font-bold">{stepTitles[step - 1]}</h2>
@@ -255,7 +363,8 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
             <label className="field-label" htmlFor="wizard-title">
               {t.titleLabel}
             </label>
-            <input id="wizard-title" className="input" value={a.title} maxLength={ACTIVITY_TITLE_MAX} placeholder={t.titlePlaceholder} onChange={(e) => update({ title: e.target.value })} autoFocus />
+            <input id="wizard-title" className="input" value={a.title} maxLength={ACTIVITY_TITLE_MAX} placeholder={t.titlePlaceholder} onChange={(e) => update({ title: e.target.value })} autoFocus {...invalidProps("title")} />
+            {fieldError("title")}
             <span className="text-right text-xs text-muted">{fill(t.titleCount!, { count: a.title.length })}</span>
           </div>
         ) : step === 3 ? (
@@ -263,45 +372,163 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
             <label className="field-label" htmlFor="wizard-description">
               {t.descriptionLabel}
             </label>
-            <textarea id="wizard-description" className="input" rows={5} value={a.description} maxLength={ACTIVITY_DESCRIPTION_MAX} placeholder={t.descriptionPlaceholder} onChange={(e) => update({ description: e.target.value })} autoFocus />
+            <textarea id="wizard-description" className="input" rows={5} value={a.description} maxLength={ACTIVITY_DESCRIPTION_MAX} placeholder={t.descriptionPlaceholder} onChange={(e) => update({ description: e.target.value })} autoFocus {...invalidProps("description")} />
+            {fieldError("description")}
             <span className="text-right text-xs text-muted">{fill(t.descriptionCount!, { count: a.description.length })}</span>
           </div>
-        ) : step === 4 ? (
+        ) : step === PRICING_STEP ? (
           <div className="flex flex-col gap-4">
-            <div className="field">
-              <label className="field-label" htmlFor="wizard-rate">
-                {t.rateLabel}
-              </label>
-              <div className="relative">
-                <span className="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted">$</span>
-                <input id="wizard-rate" className="input pl-7" inputMode="decimal" type="number" step="0.01" min="0.01" value={a.hourlyRate} onChange={(e) => update({ hourlyRate: e.target.value })} autoFocus />
+            <fieldset className="flex flex-col gap-2" {...invalidProps("format")}>
+              <legend className="field-label mb-1">{t.formatLabel}</legend>
+              {(["private", "group"] as const).map((format) => (
+                <label key={format} className={`flex items-start gap-2 rounded-xl border p-3 ${a.format === format ? "border-brand-500 bg-brand-50 dark:bg-brand-900/40" : "border-line"}`}>
+                  <input
+                    type="radio"
+                    name="format"
+                    value={format}
+                    className="mt-1 accent-[#e8553d]"
+                    checked={a.format === format}
+                    aria-describedby={`wizard-format-${format}-hint`}
+                    onChange={() => update({ format, sessionMinutes: format === "group" && !a.sessionMinutes ? Math.min(Math.max(a.minDurationMinutes, 30), 480) : a.sessionMinutes })}
+                  />
+                  <span>
+                    <span className="block font-medium">{format === "group" ? t.formatGroup : t.formatPrivate}</span>
+                    <span id={`wizard-format-${format}-hint`} className="block text-sm text-muted">
+                      {format === "group" ? t.formatGroupHint : t.formatPrivateHint}
+                    </span>
+                  </span>
+                </label>
+              ))}
+              {fieldError("format")}
+            </fieldset>
+            {group ? (
+              <div className="flex flex-col gap-4" data-group-fields>
+                <div className="field">
+                  <label className="field-label" htmlFor="wizard-capacity">
+                    {t.capacityLabel}
+                  </label>
+                  <input id="wizard-capacity" className="input" type="number" inputMode="numeric" min={CAPACITY_MIN} max={CAPACITY_MAX} step={1} value={a.capacity} onChange={(e) => update({ capacity: e.target.value })} {...invalidProps("capacity")} />
+                  {fieldError("capacity")}
+                </div>
+                <div className="field">
+                  <label className="field-label" htmlFor="wizard-pricePerPerson">
+                    {t.pricePerPersonLabel}
+                  </label>
+                  <div className="relative">
+                    <span className="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted">$</span>
+                    <input id="wizard-pricePerPerson" className="input pl-7" inputMode="decimal" type="number" step="0.01" min="0.01" value={a.pricePerPerson} onChange={(e) => update({ pricePerPerson: e.target.value })} {...invalidProps("pricePerPerson")} />
+                  </div>
+                  {fieldError("pricePerPerson")}
+                </div>
+                <div className="field">
+                  <label className="field-label" htmlFor="wizard-sessionMinutes">
+                    {t.sessionLabel}
+                  </label>
+                  <select id="wizard-sessionMinutes" className="input" value={a.sessionMinutes || ""} onChange={(e) => update({ sessionMinutes: Number(e.target.value) })} {...invalidProps("sessionMinutes")}>
+                    {a.sessionMinutes ? null : <option value="" />}
+                    {sessionChoices.map((c) => (
+                      <option key={c.value} value={c.value}>
+                        {c.label}
+                      </option>
+                    ))}
+                  </select>
+                  {fieldError("sessionMinutes")}
+                </div>
+                <div className="grid grid-cols-2 gap-3">
+                  <div className="field min-w-0">
+                    <label className="field-label" htmlFor="wizard-minSpots">
+                      {t.minSpotsLabel}
+                    </label>
+                    <input id="wizard-minSpots" className="input" type="number" inputMode="numeric" min={1} step={1} placeholder="1" value={a.minSpots} onChange={(e) => update({ minSpots: e.target.value })} {...invalidProps("minSpots")} />
+                  </div>
+                  <div className="field min-w-0">
+                    <label className="field-label" htmlFor="wizard-maxSpots">
+                      {t.maxSpotsLabel}
+                    </label>
+                    <input id="wizard-maxSpots" className="input" type="number" inputMode="numeric" min={1} step={1} placeholder={a.capacity} value={a.maxSpots} onChange={(e) => update({ maxSpots: e.target.value })} {...invalidProps("maxSpots")} />
+                  </div>
+                </div>
+                {fieldError("minSpots")}
+                {fieldError("maxSpots")}
+                <div className="field">
+                  <label className="field-label" htmlFor="wizard-privateGroupPrice">
+                    {t.privateGroupLabel}
+                  </label>
+                  <div className="relative">
+                    <span className="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted">$</span>
+                    <input id="wizard-privateGroupPrice" className="input pl-7" inputMode="decimal" type="number" step="0.01" min="0.01" value={a.privateGroupPrice} onChange={(e) => update({ privateGroupPrice: e.target.value })} {...invalidProps("privateGroupPrice", "wizard-privateGroup-hint")} />
+                  </div>
+                  <p id="wizard-privateGroup-hint" className="text-sm text-muted">
+                    {t.privateGroupHint}
+                  </p>
+                  {fieldError("privateGroupPrice")}
+                </div>
+                <div className="field">
+                  <label className="field-label" htmlFor="wizard-minToRun">
+                    {t.minToRunLabel}
+                  </label>
+                  <input id="wizard-minToRun" className="input" type="number" inputMode="numeric" min={2} step={1} placeholder={t.minToRunNone} value={a.minToRun} onChange={(e) => update({ minToRun: e.target.value })} {...invalidProps("minToRun", "wizard-minToRun-hint")} />
+                  <p id="wizard-minToRun-hint" className="text-sm text-muted">
+                    {t.minToRunHint}
+                  </p>
+                  {fieldError("minToRun")}
+                </div>
+                {a.minToRun.trim() ? (
+                  <div className="field">
+                    <label className="field-label" htmlFor="wizard-minToRunHours">
+                      {t.minToRunHoursLabel}
+                    </label>
+                    <select id="wizard-minToRunHours" className="input" value={a.minToRunHours} onChange={(e) => update({ minToRunHours: Number(e.target.value) })} {...invalidProps("minToRunHours")}>
+                      {deadlineChoices.map((c) => (
+                        <option key={c.value} value={c.value}>
+                          {c.label}
+                        </option>
+                      ))}
+                    </select>
+                    {fieldError("minToRunHours")}
+                  </div>
+                ) : null}
               </div>
-            </div>
+            ) : (
+              <div className="field">
+                <label className="field-label" htmlFor="wizard-rate">
+                  {t.rateLabel}
+                </label>
+                <div className="relative">
+                  <span className="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted">$</span>
+                  <input id="wizard-rate" className="input pl-7" inputMode="decimal" type="number" step="0.01" min="0.01" value={a.hourlyRate} onChange={(e) => update({ hourlyRate: e.target.value })} {...invalidProps("hourlyRate")} />
+                </div>
+                {fieldError("hourlyRate")}
+              </div>
+            )}
             <details className="card p-4">
               <summary className="cursor-pointer font-medium">{t.breakdown}</summary>
-              {rateCents(a.hourlyRate) !== null ? (
-                <dl className="mt-3 flex flex-col gap-1 text-sm">
+              {breakdown ? (
+                <dl className="mt-3 flex flex-col gap-1 text-sm" aria-live="polite">
                   <div className="flex justify-between">
-                    <dt>{t.rateLine}</dt>
-                    <dd>{money(rateCents(a.hourlyRate)!)}</dd>
+                    <dt>{group ? t.perPersonLine : t.rateLine}</dt>
+                    <dd>{money(breakdown)}</dd>
                   </div>
                   <div className="flex justify-between text-muted">
                     <dt>{t.feeLine}</dt>
-                    <dd>−{money(Math.round(rateCents(a.hourlyRate)! * 0.2))}</dd>
+                    <dd>−{money(Math.round(breakdown * 0.2))}</dd>
                   </div>
                   <div className="flex justify-between font-semibold">
-                    <dt>{t.earnLine}</dt>
-                    <dd data-earnings>{money(rateCents(a.hourlyRate)! - Math.round(rateCents(a.hourlyRate)! * 0.2))}</dd>
+                    <dt>{group ? t.earnPerPerson : t.earnLine}</dt>
+                    <dd data-earnings>{money(breakdown - Math.round(breakdown * 0.2))}</dd>
                   </div>
                 </dl>
               ) : (
-                <p className="mt-2 text-sm text-muted">{t.enterRate}</p>
+                <p className="mt-2 text-sm text-muted">{group ? t.enterPricePerPerson : t.enterRate}</p>
               )}
             </details>
           </div>
         ) : step === 5 ? (
-          <PhotoGrid name="photos" photos={a.photos} max={ACTIVITY_PHOTOS_MAX} endpoint="/api/activity-images" texts={photoTexts} onChange={(photos) => update({ photos })} />
-        ) : step === 6 ? (
+          <div>
+            <PhotoGrid name="photos" photos={a.photos} max={ACTIVITY_PHOTOS_MAX} endpoint="/api/activity-images" texts={photoTexts} onChange={(photos) => update({ photos })} />
+            {fieldError("photos")}
+          </div>
+        ) : step === DURATION_STEP_NUMBER ? (
           <div className="flex flex-col gap-3">
             {stepper(a.minDurationMinutes, DURATION_MIN, (v) => update({ minDurationMinutes: v, maxDurationMinutes: a.maxDurationMinutes !== null && a.maxDurationMinutes < v + DURATION_STEP ? Math.min(v + DURATION_STEP, DURATION_MAX) : a.maxDurationMinutes }), t.minDuration!)}
             <label className="flex items-center justify-between rounded-xl border border-line p-3">
@@ -319,6 +546,8 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
               />
             </label>
             {hasMax && maxDuration !== null ? stepper(maxDuration, a.minDurationMinutes + DURATION_STEP, (v) => update({ maxDurationMinutes: v }), t.maxDuration!) : <p className="text-sm text-muted">{t.noMax}</p>}
+            {fieldError("duration")}
+            {fieldError("maxDuration")}
           </div>
         ) : step === AVAILABILITY_STEP ? (
           <div className="flex flex-col gap-4">
@@ -385,12 +614,15 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
                   {t.copyMonday}
                 </button>
                 <p className="text-sm font-medium text-red-600 dark:text-red-300" aria-live="polite" data-hours-problem>
-                  {hoursProblem ?? ""}
+                  {hoursProblem ?? refusals.weeklyHours ?? ""}
                 </p>
               </div>
             ) : null}
             <ChoiceField id="wizard-notice" label={t.noticeLabel} choices={noticeChoices} value={a.noticeMinutes} onChange={(noticeMinutes) => update({ noticeMinutes })} />
             <ChoiceField id="wizard-horizon" label={t.horizonLabel} choices={horizonChoices} value={a.horizonDays} onChange={(horizonDays) => update({ horizonDays })} />
+            {fieldError("noticeMinutes")}
+            {fieldError("horizonDays")}
+            {hoursMode === "any" ? fieldError("weeklyHours") : null}
             <div className="rounded-xl border border-line p-3">
               <label className="flex items-center justify-between gap-3">
                 <span className="font-medium">{t.instantLabel}</span>
@@ -404,6 +636,7 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
         ) : (
           <div className="flex flex-col gap-3">
             <p className="text-sm text-muted">{fill(t.cityNote!, { place: `${city}, ${country}` })}</p>
+            {fieldError("city")}
             <label className="flex items-center gap-2 rounded-xl border border-line p-3">
               <input type="radio" name="meeting" className="accent-[#e8553d]" checked={a.hasMeetingPoint} onChange={() => update({ hasMeetingPoint: true })} />
               <span>{t.meetingNow}</span>
@@ -420,6 +653,7 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
                 onValueChange={(meetingPoint) => update({ meetingPoint })}
               />
             ) : null}
+            {fieldError("meetingPoint")}
             <label className="flex items-center gap-2 rounded-xl border border-line p-3">
               <input type="radio" name="meeting" className="accent-[#e8553d]" checked={!a.hasMeetingPoint} onChange={() => update({ hasMeetingPoint: false, meetingPoint: "" })} />
               <span>{t.meetingLater}</span>
@@ -435,12 +669,12 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
               {t.back}
             </a>
           ) : (
-            <button type="button" className="btn btn-secondary flex-1" onClick={() => setStep(step - 1)} disabled={busy}>
+            <button type="button" className="btn btn-secondary flex-1" onClick={() => goTo(-1)} disabled={busy}>
               {t.back}
             </button>
           )}
           {step < STEPS ? (
-            <button type="button" className="btn btn-primary flex-1" disabled={!valid} onClick={() => setStep(step + 1)}>
+            <button type="button" className="btn btn-primary flex-1" disabled={!valid} onClick={() => goTo(1)}>
               {t.next}
             </button>
           ) : (

@@ -69,3 +69,31 @@ export async function uploadPhoto(file: File, endpoint: string): Promise<string>
 export function photoSrc(path: string, size: "thumb" | "large" = "thumb") {
   return /^\/objects\/[0-9a-f-]{36}$/.test(path) ? `${path}/${size}.webp` : path;
 }
+
+/** A refused call: the server's message and its refusals by field (`{ message, fields }`). */
+export class RefusedCall extends Error {
+  constructor(
+    message: string,
+    readonly fields: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+/** As `callJson`, but a refusal keeps the server's messages by field, for a form to show each under its field. */
+export async function sendJson<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  const res = await fetch(path, {
+    method: init.method ?? "GET",
+    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": csrfToken() },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    credentials: "same-origin",
+  });
+  if (res.ok) return (await res.json()) as T;
+  const text = await res.text();
+  let data: { message?: unknown; fields?: unknown } = {};
+  try {
+    data = JSON.parse(text) as typeof data;
+  } catch {}
+  const fields = data.fields && typeof data.fields === "object" ? Object.fromEntries(Object.entries(data.fields).filter((e): e is [string, string] => typeof e[1] === "string")) : {};
+  throw new RefusedCall(typeof data.message === "string" && data.message ? data.message : `${res.status}: ${text || res.statusText}`, fields);
+}

@@ -288,7 +288,8 @@ export function readActivity(input: Record<string, unknown>, creating: boolean):
   }
   // A group is priced per person (`group.ts`): its hourly rate is not asked for.
   const group = readGroup(input);
-  if (group.format !== "group" || has("hourlyRate")) check("hourlyRate", hourlyRateSchema, (v) => (changes.hourlyRateCents = v));
+  // The plain form posts its hourly rate field empty when a group is chosen: not given either.
+  if (group.format !== "group" || (has("hourlyRate") && input.hourlyRate !== "")) check("hourlyRate", hourlyRateSchema, (v) => (changes.hourlyRateCents = v));
 
   // When it can be booked: left as they are (or the defaults) unless given.
   const hours = readWeeklyHours(input);

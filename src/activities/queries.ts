@@ -28,6 +28,8 @@ export interface ActivityCard {
   title: string;
   category: string;
   hourlyRateCents: number;
+  /** A group (docs/decisions/0049) shows its price per person and its session length, not a rate by the hour. */
+  group: { pricePerPersonCents: number; sessionMinutes: number; capacity: number } | null;
   cover: string;
   rating: number | null;
   reviewCount: number;
@@ -41,11 +43,18 @@ export function activityCard({ activity, host, rating }: ActivityListing): Activ
     title: activity.title,
     category: activity.category,
     hourlyRateCents: activity.hourlyRateCents,
+    group: activityGroupPrice(activity),
     cover: coverPhoto(activity),
     rating: rating.average,
     reviewCount: rating.count,
     host: { firstName: host.firstName, photo: host.photo, age: host.age },
   };
+}
+
+/** A group activity's price per person, session length and capacity; null for a private activity. */
+export function activityGroupPrice(activity: Pick<Activity, "format" | "pricePerPersonCents" | "sessionMinutes" | "capacity">): ActivityCard["group"] {
+  if (activity.format !== "group" || !activity.pricePerPersonCents || !activity.sessionMinutes || !activity.capacity) return null;
+  return { pricePerPersonCents: activity.pricePerPersonCents, sessionMinutes: activity.sessionMinutes, capacity: activity.capacity };
 }
 
 /** Where a page of results ends: the last card's creation time and id. */

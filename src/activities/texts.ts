@@ -247,6 +247,16 @@ export const en = {
   "activity.groupOf": "Group of up to {n}",
   "activity.roster": "{taken} of {capacity}",
   "activity.rosterMin": "{taken} of {capacity} · min {min}",
+  // The host's screens for group sessions.
+  "activity.sessionOf": "{duration} session",
+  "activity.formatFields": "Group sessions",
+  "activity.perPersonLine": "Price per person",
+  "activity.earnPerPerson": "You earn per person (80%)",
+  "activity.enterPricePerPerson": "Enter a price per person to see what you earn.",
+  "activity.minToRunNone": "No minimum",
+  "host.upcomingSessions": "Upcoming sessions",
+  "host.sessionPaying": "{n, plural, one {# spot} other {# spots}} held while a guest pays",
+  "host.sessionGuestMoney": "Pays {total} · you earn {earnings}",
 } as const;
 
 export const fr: Record<keyof typeof en, string> = {
@@ -490,4 +500,13 @@ export const fr: Record<keyof typeof en, string> = {
   "activity.groupOf": "Groupe jusqu'à {n}",
   "activity.roster": "{taken} sur {capacity}",
   "activity.rosterMin": "{taken} sur {capacity} · min {min}",
+  "activity.sessionOf": "Session de {duration}",
+  "activity.formatFields": "Sessions en groupe",
+  "activity.perPersonLine": "Prix par personne",
+  "activity.earnPerPerson": "Vous gagnez par personne (80 %)",
+  "activity.enterPricePerPerson": "Saisissez un prix par personne pour voir ce que vous gagnez.",
+  "activity.minToRunNone": "Pas de minimum",
+  "host.upcomingSessions": "Sessions à venir",
+  "host.sessionPaying": "{n, plural, one {# place retenue} other {# places retenues}} pendant qu'un invité paie",
+  "host.sessionGuestMoney": "Paie {total} · vous gagnez {earnings}",
 };

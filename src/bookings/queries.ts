@@ -1,5 +1,5 @@
 import { one } from "../../db/client";
-import { and, asc, count, desc, eq, inArray, isNotNull, ne, notInArray, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, ne, notInArray, or, sql } from "drizzle-orm";
 import { uuidLike } from "../../lib/validation";
 import { alias } from "drizzle-orm/sqlite-core";
 import { activities, bookings, ledgerEntries, messages, users, type Booking } from "../../db/schema";
@@ -15,7 +15,7 @@ import { activityRating } from "../activities/queries";
 import { publicUser } from "../profiles/serialize";
 import type { Activity, User } from "../../db/schema";
 import { busyIntervals } from "./availability";
-import { groupOf, sessionsFrom, spotsBounds } from "./sessions";
+import { groupOf, sessionsFrom, spotsBounds, spotsTaken } from "./sessions";
 import { activityZone, DIALOG_DAYS, FLOWS, horizonOf, localNow, maxMinutesOf, openTimes, type Flow } from "./times";
 import { parseDate } from "../../lib/time";
 
@@ -103,6 +103,96 @@ export async function hostRequests(deps: Deps, hostId: string, limit?: number): 
     };
   });
   return { requests, total: total?.n ?? 0 };
+}
+
+/** One booking of a group session as its host sees it: the guest's first name, the spots, the money. */
+export interface RosterGuest {
+  bookingId: string;
+  firstName: string | null;
+  spots: number;
+  privateGroup: boolean;
+  status: Booking["status"];
+  /** What the guest pays and what the host earns from this booking. */
+  totalCents: number;
+  hostEarningsCents: number;
+}
+
+/** A session of one of the host's group activities with spots held: who comes and how full it is. */
+export interface HostSession {
+  activityId: string;
+  activityTitle: string;
+  startsAt: number;
+  startsAtLocal: string;
+  durationMinutes: number;
+  capacity: number;
+  minToRun: number | null;
+  /** Spots held (all of them once a private group holds the session), unpaid checkouts still holding theirs included. */
+  taken: number;
+  /** Of `taken`, the spots still held by a guest paying at checkout (not yet a request). */
+  paying: number;
+  /** The guests who asked or were accepted, first booked first. */
+  guests: RosterGuest[];
+}
+
+/** A session of a host's group activity: its activity and its start. */
+export const sessionKey = (s: { activityId: string; startsAt: number }) => `${s.activityId}@${s.startsAt}`;
+
+/**
+ * The host's group sessions with spots held (docs/decisions/0049), soonest first: those not yet
+ * ended (`upcoming`), or those of the given sessions (`keys`, from `sessionKey`; the bookings
+ * list's). What holds a spot is what `sessionTaken` counts; a guest still paying is counted but
+ * not named, as the host hears of a booking once it is a request.
+ */
+export async function hostSessions(deps: Deps, hostId: string, which: { upcoming: true } | { keys: string[] }): Promise<HostSession[]> {
+  const now = deps.now();
+  if ("keys" in which && which.keys.length === 0) return [];
+  const starts = "keys" in which ? [...new Set(which.keys.map((k) => Number(k.slice(k.lastIndexOf("@") + 1))))] : [];
+  const rows = await deps.db
+    .select({
+      id: bookings.id,
+      activityId: bookings.activityId,
+      activityTitle: activities.title,
+      capacity: activities.capacity,
+      minToRun: activities.minToRun,
+      startsAt: bookings.startsAt,
+      startsAtLocal: bookings.startsAtLocal,
+      durationMinutes: bookings.durationMinutes,
+      spots: bookings.spots,
+      privateGroup: bookings.privateGroup,
+      status: bookings.status,
+      totalCents: bookings.totalCents,
+      hostEarningsCents: bookings.hostEarningsCents,
+      guest: publicUserColumns,
+    })
+    .from(bookings)
+    .innerJoin(activities, eq(activities.id, bookings.activityId))
+    .innerJoin(users, eq(users.id, bookings.guestId))
+    .where(
+      and(
+        eq(bookings.hostId, hostId),
+        isNotNull(bookings.pricePerPersonCents),
+        "keys" in which ? inArray(bookings.startsAt, starts) : gt(bookings.endsAt, now),
+        or(inArray(bookings.status, ["pending", "accepted", "completed"]), and(eq(bookings.status, "awaiting_payment"), gt(bookings.holdUntil, now))),
+      ),
+    )
+    .orderBy(asc(bookings.startsAt), asc(bookings.createdAt))
+    .limit(1000);
+  const wanted = "keys" in which ? new Set(which.keys) : null;
+  const today = new Date(now);
+  const sessions = new Map<string, HostSession & { held: { spots: number; privateGroup: boolean }[] }>();
+  for (const r of rows) {
+    const key = sessionKey(r);
+    if (wanted && !wanted.has(key)) continue;
+    let session = sessions.get(key);
+    if (!session) {
+      session = { activityId: r.activityId, activityTitle: r.activityTitle, startsAt: r.startsAt, startsAtLocal: r.startsAtLocal, durationMinutes: r.durationMinutes, capacity: r.capacity ?? 0, minToRun: r.minToRun, taken: 0, paying: 0, guests: [], held: [] };
+      sessions.set(key, session);
+    }
+    session.held.push(r);
+    if (r.status === "awaiting_payment") session.paying += r.spots;
+    else session.guests.push({ bookingId: r.id, firstName: participantUser(r.guest, today).firstName, spots: r.spots, privateGroup: r.privateGroup, status: r.status, totalCents: r.totalCents, hostEarningsCents: r.hostEarningsCents });
+  }
+  return [...sessions.values()].map(({ held, ...session }) => ({ ...session, taken: spotsTaken(held, session.capacity || Number.MAX_SAFE_INTEGER) }));
 }
 
 /**

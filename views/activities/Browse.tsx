@@ -2,7 +2,8 @@ import { madeOnce } from "../../shared/memo";
 import { ratingLabel, nameAndAge } from "../../lib/labels";
 import { categories, categoryLabelKey, type Category } from "../../src/activities/categories";
 import type { ActivityCard } from "../../src/activities/queries";
-import { formatCount, formatMoney } from "../../lib/money";
+import { priceParts, sessionText } from "./Price";
+import { formatCount } from "../../lib/money";
 import { countries } from "../../lib/places";
 import type { KeptView, View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
@@ -219,6 +220,7 @@ export function BrowseCards({ view, state }: { view: KeptView; state: BrowseStat
 
 export function ActivityCardView({ view, card }: { view: KeptView; card: ActivityCard }) {
   const { t } = view;
+  const price = priceParts(view, card);
   return (
     // One class name (its parts are styled from it, public/base.css): a browse page carries twenty.
     // The failed-image text is the list's (`data-failed-text`), read when a photo fails.
@@ -230,8 +232,9 @@ export function ActivityCardView({ view, card }: { view: KeptView; card: Activit
         <div>
           <h2 safe>{card.title}</h2>
           <p>
-            <span safe>{formatMoney(card.hourlyRateCents, view.locale, { whole: true })}</span>
-            <span safe>{t("browse.perHour")}</span>
+            <span safe>{price.amount}</span>
+            <span safe>{price.unit}</span>
+            {card.group ? <span safe>{` · ${sessionText(view, card.group.sessionMinutes)}`}</span> : ""}
           </p>
         </div>
         <span safe>{ratingLabel(t, card.rating)}</span>

@@ -7,9 +7,10 @@ import { Island } from "../components/Island";
 import { AppLayout } from "../layouts/AppLayout";
 import { PhotoGridFallback, photoGridTexts } from "../profiles/PhotoGridField";
 import { AvailabilityFieldset, emptyAvailability, type AvailabilityValues } from "./Availability";
+import { emptyGroupForm, FormatChoice, GroupFieldset, type GroupFormValues } from "./GroupFields";
 
 export interface CreateFormState {
-  values: { title: string; description: string; category: string; hourlyRate: string; hasMeetingPoint: boolean; meetingPoint: string; photos: string[]; availability: AvailabilityValues };
+  values: { title: string; description: string; category: string; hourlyRate: string; hasMeetingPoint: boolean; meetingPoint: string; photos: string[]; availability: AvailabilityValues; group: GroupFormValues };
   errors?: Record<string, string>;
   /** The weekday the weekly hours' refusal is about, when it is about one. */
   hoursDay?: number;
@@ -17,7 +18,7 @@ export interface CreateFormState {
 }
 
 export const emptyCreateForm: CreateFormState = {
-  values: { title: "", description: "", category: "", hourlyRate: "", hasMeetingPoint: false, meetingPoint: "", photos: [], availability: emptyAvailability },
+  values: { title: "", description: "", category: "", hourlyRate: "", hasMeetingPoint: false, meetingPoint: "", photos: [], availability: emptyAvailability, group: emptyGroupForm },
 };
 
 /** /create-activity: the single-page form (spec §2); back, cancel and success go to /host-dashboard. */
@@ -78,16 +79,18 @@ export function CreateActivityForm({ view, state, maps, near }: { view: View; st
             </select>
             <FieldError id="field-category-error" message={e.category} />
           </div>
-          <div class="field">
+          <FormatChoice view={view} values={v.group} errors={e} />
+          <div class="field" data-format-fields="private">
             <label class="field-label" for="field-hourlyRate" safe>
               {t("create.rateLabel")}
             </label>
             <div class="relative">
               <span class="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted">$</span>
-              <input id="field-hourlyRate" name="hourlyRate" type="number" inputmode="decimal" step="0.01" min="0.01" class="input pl-7" value={v.hourlyRate} required aria-invalid={e.hourlyRate ? "true" : undefined} aria-describedby={describedBy("hourlyRate")} />
+              <input id="field-hourlyRate" name="hourlyRate" type="number" inputmode="decimal" step="0.01" min="0.01" class="input pl-7" value={v.hourlyRate} aria-invalid={e.hourlyRate ? "true" : undefined} aria-describedby={describedBy("hourlyRate")} />
             </div>
             <FieldError id="field-hourlyRate-error" message={e.hourlyRate} />
           </div>
+          <GroupFieldset view={view} values={v.group} errors={e} />
           <fieldset class="field">
             <legend class="field-label mb-2" safe>
               {t("create.meetingPoint")}

@@ -3,7 +3,6 @@ import { ratingLabel, nameAndAge } from "../../lib/labels";
 import type { Activity } from "../../db/schema";
 import { categoryLabelKey, categoryPhoto, isCategory } from "../../src/activities/categories";
 import type { Config } from "../../src/config";
-import { formatMoney } from "../../lib/money";
 import type { PublicUser } from "../../src/profiles/serialize";
 import type { ReviewView } from "../../src/reviews/service";
 import type { KeptFormView, View } from "../../src/shell/view";
@@ -17,13 +16,10 @@ import type { DialogTimes } from "../../src/bookings/queries";
 import { remember, type KeptParts } from "../../lib/html/fragments";
 import { ReportButton } from "../reports/ReportButton";
 import { weeklyHoursSummary } from "./Availability";
+import { activityPriceParts, formatDuration, sessionText } from "./Price";
+import { activityGroupPrice } from "../../src/activities/queries";
 
-/** "45 min" under an hour, otherwise hours ("1 h", "1.5 h"), as spec §9 says. */
-export function formatDuration(view: Pick<View, "t">, minutes: number) {
-  if (minutes < 60) return view.t("activity.minutes", { n: minutes });
-  const hours = minutes / 60;
-  return view.t("activity.hours", { n: Math.round(hours * 10) / 10 });
-}
+export { formatDuration } from "./Price";
 
 interface ActivityPageProps {
   view: View;
@@ -71,6 +67,9 @@ function ActivityBody({ view, own, activity, host, rating, reviews, maps, dialog
   const query = exact ? `${activity.meetingPoint}, ${place}` : place;
   const osmLink = `https://www.openstreetmap.org/search?query=${encodeURIComponent(query)}`;
   const max = activity.maxDurationMinutes ?? 240;
+  // A group is sold by the spot for sessions of one length (docs/decisions/0049).
+  const group = activityGroupPrice(activity);
+  const price = activityPriceParts(view, activity);
   return (
       <>
         <ScreenHeader view={view} title={t("activity.title")} back="/" heading={false} />
@@ -87,14 +86,25 @@ function ActivityBody({ view, own, activity, host, rating, reviews, maps, dialog
           <span class="rounded-full bg-sunken px-3 py-1" safe>
             {isCategory(activity.category) ? t(categoryLabelKey(activity.category)) : activity.category}
           </span>
-          <span class="rounded-full bg-sunken px-3 py-1" safe>
-            {`${formatMoney(activity.hourlyRateCents, view.locale, { whole: true })}${t("browse.perHour")}`}
+          <span class="rounded-full bg-sunken px-3 py-1" data-price safe>
+            {`${price.amount}${price.unit}`}
           </span>
-          <span class="rounded-full bg-sunken px-3 py-1" safe>
-            {activity.minDurationMinutes === max
-              ? formatDuration(view, max)
-              : t("activity.durationRange", { min: formatDuration(view, activity.minDurationMinutes), max: formatDuration(view, max) })}
-          </span>
+          {group ? (
+            <>
+              <span class="rounded-full bg-sunken px-3 py-1" data-session safe>
+                {sessionText(view, group.sessionMinutes)}
+              </span>
+              <span class="rounded-full bg-sunken px-3 py-1" safe>
+                {t("activity.groupOf", { n: group.capacity })}
+              </span>
+            </>
+          ) : (
+            <span class="rounded-full bg-sunken px-3 py-1" safe>
+              {activity.minDurationMinutes === max
+                ? formatDuration(view, max)
+                : t("activity.durationRange", { min: formatDuration(view, activity.minDurationMinutes), max: formatDuration(view, max) })}
+            </span>
+          )}
         </div>
         {activity.instantBooking || activity.weeklyHours ? (
           <div class="mt-2 flex flex-col gap-0.5 text-sm text-muted" data-availability>
@@ -178,13 +188,20 @@ function ActivityBody({ view, own, activity, host, rating, reviews, maps, dialog
 
         <div class="fixed inset-x-0 bottom-16 z-20 border-t border-line bg-surface/95 px-4 py-3 backdrop-blur">
           <div class="mx-auto flex max-w-screen-md items-center justify-between gap-3">
-            <p>
+            <p data-bottom-price>
               <span class="text-lg font-bold" safe>
-                {formatMoney(activity.hourlyRateCents, view.locale, { whole: true })}
+                {price.amount}
               </span>
               <span class="text-muted" safe>
-                {t("browse.perHour")}
+                {price.unit}
               </span>
+              {group ? (
+                <span class="block text-sm text-muted" safe>
+                  {sessionText(view, group.sessionMinutes)}
+                </span>
+              ) : (
+                ""
+              )}
             </p>
             {own ? (
               <a href={`/edit-activity/${activity.id}`} class="btn btn-secondary" safe>

@@ -1,6 +1,6 @@
 import { formatLocal } from "../../lib/time";
 import type { Activity, User } from "../../db/schema";
-import type { HostRequest } from "../../src/bookings/queries";
+import type { HostRequest, HostSession, RosterGuest } from "../../src/bookings/queries";
 import { formatMoney } from "../../lib/money";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
@@ -9,8 +9,11 @@ import { ScreenHeader } from "../components/Fields";
 import { Icon } from "../components/icons";
 import { Avatar } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
-import { ActionButton } from "../bookings/List";
+import { ActionButton, StatusBadge } from "../bookings/List";
 import { hoursText } from "../bookings/Parts";
+import { rosterText, SpotsLine } from "../bookings/Seats";
+import { activityPriceParts } from "./Price";
+import { activityGroupPrice } from "../../src/activities/queries";
 
 export interface DashboardData {
   user: User;
@@ -18,6 +21,8 @@ export interface DashboardData {
   activityCount: number;
   requests: HostRequest[];
   requestCount: number;
+  /** The group sessions of the host's activities that have spots held and are not over, soonest first. */
+  sessions: HostSession[];
   earnings: { totalEarningsCents: number; pendingPayoutsCents: number; completedBookings: number };
   /** The host has a payout account that can receive transfers. */
   payoutsReady: boolean;
@@ -27,6 +32,9 @@ export interface DashboardData {
 export function HostDashboard({ view, data }: { view: View; data: DashboardData }) {
   const { t } = view;
   const money = (cents: number) => formatMoney(cents, view.locale);
+  // A request for a group session shows its spots and the session's roster (docs/decisions/0049).
+  const sessionOfBooking = new Map(data.sessions.flatMap((s) => s.guests.map((g) => [g.bookingId, s] as const)));
+  const requestSession = (bookingId: string) => sessionOfBooking.get(bookingId);
   const counters = [
     { label: t("host.activities"), value: String(data.activityCount) },
     { label: t("host.requests"), value: String(data.requestCount) },
@@ -138,6 +146,21 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
           )}
         </section>
 
+        {data.sessions.length ? (
+          <section class="mt-6" data-sessions>
+            <h2 class="mb-2 text-lg font-semibold" safe>
+              {t("host.upcomingSessions")}
+            </h2>
+            <ul class="flex flex-col gap-2">
+              {data.sessions.slice(0, SESSIONS_SHOWN).map((s) => (
+                <SessionCard view={view} session={s} />
+              ))}
+            </ul>
+          </section>
+        ) : (
+          ""
+        )}
+
         <section class="mt-6">
           <div class="mb-2 flex items-center justify-between">
             <h2 class="text-lg font-semibold" safe>
@@ -165,6 +188,7 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
                       <p class="text-sm text-muted" data-request-when safe>
                         {`${formatLocal(r.startsAtLocal, view.locale)} · ${hoursText(view, r.durationMinutes)}`}
                       </p>
+                      {requestSession(r.id) ? <GroupRequestLine view={view} session={requestSession(r.id)!} bookingId={r.id} /> : ""}
                     </div>
                   </div>
                   {/* The same two amounts, labelled alike, as the conversation's booking card shows the host. */}
@@ -204,8 +228,76 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
   );
 }
 
+/** The dashboard shows this many upcoming sessions. */
+const SESSIONS_SHOWN = 5;
+
+/** A request's line for a group session: its spots and the session's roster. */
+function GroupRequestLine({ view, session, bookingId }: { view: View; session: HostSession; bookingId: string }) {
+  const guest = session.guests.find((g) => g.bookingId === bookingId)!;
+  return (
+    <p class="flex flex-wrap items-center gap-x-2 text-sm" data-request-spots>
+      <SpotsLine view={view} spots={guest.spots} privateGroup={guest.privateGroup} />
+      <span class="text-muted" data-roster safe>
+        {rosterText(view, session)}
+      </span>
+    </p>
+  );
+}
+
+/** One upcoming session: when, the roster, each guest's first name, spots and money. */
+function SessionCard({ view, session }: { view: View; session: HostSession }) {
+  const { t } = view;
+  const money = (cents: number) => formatMoney(cents, view.locale);
+  return (
+    <li class="card p-3" data-session={`${session.activityId}@${session.startsAt}`}>
+      <div class="flex items-start justify-between gap-2">
+        <div class="min-w-0">
+          <p class="truncate font-medium" safe>
+            {session.activityTitle}
+          </p>
+          <p class="text-sm text-muted" safe>
+            {`${formatLocal(session.startsAtLocal, view.locale)} · ${hoursText(view, session.durationMinutes)}`}
+          </p>
+        </div>
+        <p class="shrink-0 text-sm font-semibold" data-roster safe>
+          {rosterText(view, session)}
+        </p>
+      </div>
+      {session.guests.length ? (
+        <ul class="mt-2 flex flex-col divide-y divide-line text-sm">
+          {session.guests.map((g: RosterGuest) => (
+            <li class="flex flex-wrap items-center justify-between gap-x-3 gap-y-1 py-1.5" data-roster-guest={g.bookingId}>
+              <span class="flex min-w-0 flex-wrap items-center gap-2">
+                <span class="font-medium" safe>
+                  {g.firstName ?? ""}
+                </span>
+                <SpotsLine view={view} spots={g.spots} privateGroup={g.privateGroup} />
+                <StatusBadge view={view} status={g.status} />
+              </span>
+              <span class="text-muted" data-guest-money safe>
+                {t("host.sessionGuestMoney", { total: money(g.totalCents), earnings: money(g.hostEarningsCents) })}
+              </span>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        ""
+      )}
+      {session.paying > 0 ? (
+        <p class="mt-1 text-sm text-muted" safe>
+          {t("host.sessionPaying", { n: session.paying })}
+        </p>
+      ) : (
+        ""
+      )}
+    </li>
+  );
+}
+
 export function HostActivityRow({ view, activity }: { view: View; activity: Activity }) {
   const { t } = view;
+  const price = activityPriceParts(view, activity);
+  const group = activityGroupPrice(activity);
   return (
     <li class="card flex items-center gap-3 p-2">
       <img src={photoUrl(coverPhoto(activity), "thumb")!} alt="" width="56" height="56" class="h-14 w-14 shrink-0 rounded-lg object-cover" />
@@ -214,7 +306,7 @@ export function HostActivityRow({ view, activity }: { view: View; activity: Acti
           {activity.title}
         </p>
         <p class="text-sm text-muted" safe>
-          {`${formatMoney(activity.hourlyRateCents, view.locale, { whole: true })}${t("browse.perHour")} · ${activity.city}`}
+          {`${price.amount}${price.unit}${group ? ` · ${t("activity.groupOf", { n: group.capacity })}` : ""} · ${activity.city}`}
         </p>
         {activity.hiddenAt !== null ? (
           <p class="text-sm font-medium text-red-700 dark:text-red-300" safe>

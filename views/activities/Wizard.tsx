@@ -11,6 +11,8 @@ import { photoGridTexts } from "../profiles/PhotoGridField";
 import { DEFAULT_HORIZON_DAYS, DEFAULT_NOTICE_MINUTES } from "../../shared/availability";
 import { dayNameKey } from "../../src/activities/input";
 import { horizonChoices, noticeChoices } from "./Availability";
+import { deadlineChoices, sessionChoices } from "./GroupFields";
+import { DEFAULT_MIN_TO_RUN_HOURS } from "../../src/activities/group";
 
 /** Texts the island fills itself ("{day}", "{index}"): written here with their other values in the language. */
 const wizardTemplates = {
@@ -33,6 +35,13 @@ const wizardKeys = {
   hoursLegend: "activity.hoursLegend", hoursAny: "activity.hoursAny", hoursWeekly: "activity.hoursWeekly", closed: "wizard.closed", addRange: "wizard.addRange",
   copyMonday: "wizard.copyMonday", noticeLabel: "activity.noticeLabel", horizonLabel: "activity.horizonLabel", instantLabel: "activity.instantBookingLabel",
   instantHelp: "activity.instantBookingHelp", hoursEmpty: "activity.hoursEmpty",
+  formatLabel: "activity.formatLabel", formatPrivate: "activity.formatPrivate", formatPrivateHint: "activity.formatPrivateHint", formatGroup: "activity.formatGroup",
+  formatGroupHint: "activity.formatGroupHint", capacityLabel: "activity.capacityLabel", pricePerPersonLabel: "activity.pricePerPersonLabel", sessionLabel: "activity.sessionLabel",
+  minSpotsLabel: "activity.minSpotsLabel", maxSpotsLabel: "activity.maxSpotsLabel", privateGroupLabel: "activity.privateGroupLabel", privateGroupHint: "activity.privateGroupHint",
+  minToRunLabel: "activity.minToRunLabel", minToRunHint: "activity.minToRunHint", minToRunHoursLabel: "activity.minToRunHoursLabel", minToRunNone: "activity.minToRunNone",
+  perPersonLine: "activity.perPersonLine", earnPerPerson: "activity.earnPerPerson", enterPricePerPerson: "activity.enterPricePerPerson",
+  capacityInvalid: "activity.capacityInvalid", pricePerPersonInvalid: "activity.pricePerPersonInvalid", minSpotsInvalid: "activity.minSpotsInvalid", maxSpotsInvalid: "activity.maxSpotsInvalid",
+  privateGroupPriceInvalid: "activity.privateGroupPriceInvalid", minToRunInvalid: "activity.minToRunInvalid", sessionOutsideHours: "activity.sessionOutsideHours",
 } as const satisfies Record<string, MessageKey>;
 
 function tips(view: View, prefix: "title" | "description" | "photos") {
@@ -41,6 +50,23 @@ function tips(view: View, prefix: "title" | "description" | "photos") {
     heading: t(`tips.${prefix}.heading` as MessageKey),
     tips: [1, 2, 3].map((n) => t(`tips.${prefix}.tip${n}` as MessageKey)),
     examples: [1, 2].map((n) => t(`tips.${prefix}.example${n}` as MessageKey)),
+  };
+}
+
+/** How an activity is sold and a group's fields, as the wizard edits them (strings as typed; "" for none). */
+function groupValues(activity?: Activity) {
+  const text = (n: number | null | undefined) => (n === null || n === undefined ? "" : String(n));
+  const money = (cents: number | null | undefined) => (cents === null || cents === undefined ? "" : decimalFromCents(cents));
+  return {
+    format: activity?.format ?? "private",
+    capacity: text(activity?.capacity),
+    pricePerPerson: money(activity?.pricePerPersonCents),
+    sessionMinutes: activity?.sessionMinutes ?? 0,
+    minSpots: text(activity?.minSpots),
+    maxSpots: text(activity?.maxSpots),
+    privateGroupPrice: money(activity?.privateGroupPriceCents),
+    minToRun: text(activity?.minToRun),
+    minToRunHours: activity?.minToRunHours ?? DEFAULT_MIN_TO_RUN_HOURS,
   };
 }
 
@@ -72,6 +98,7 @@ export function ActivityWizardPage({ view, activity, city, country, maps }: { vi
           noticeMinutes: activity.noticeMinutes,
           horizonDays: activity.horizonDays,
           instantBooking: activity.instantBooking,
+          ...groupValues(activity),
         }
       : {
           category: "",
@@ -87,6 +114,7 @@ export function ActivityWizardPage({ view, activity, city, country, maps }: { vi
           noticeMinutes: DEFAULT_NOTICE_MINUTES,
           horizonDays: DEFAULT_HORIZON_DAYS,
           instantBooking: false,
+          ...groupValues(),
         },
     city: activity?.city ?? city,
     country: activity?.country ?? country,
@@ -96,6 +124,8 @@ export function ActivityWizardPage({ view, activity, city, country, maps }: { vi
     days: [0, 1, 2, 3, 4, 5, 6].map((d) => t(dayNameKey(d))),
     noticeChoices: noticeChoices(t),
     horizonChoices: horizonChoices(t),
+    sessionChoices: sessionChoices(view),
+    deadlineChoices: deadlineChoices(view),
     tips: { title: tips(view, "title"), description: tips(view, "description"), photos: tips(view, "photos") },
     t: texts,
   };

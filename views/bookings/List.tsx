@@ -1,5 +1,7 @@
 import type { BookingStatus } from "../../db/schema";
-import type { InboxOrder, InboxRow } from "../../src/bookings/queries";
+import { sessionKey, type HostSession, type InboxOrder, type InboxRow } from "../../src/bookings/queries";
+import { formatMoney } from "../../lib/money";
+import { rosterText, SpotsLine } from "./Seats";
 import type { MessageKey } from "../../lib/i18n";
 import { isUnread } from "../../src/bookings/unread";
 import { systemLine, systemTexts } from "../../src/conversations/wording";
@@ -60,7 +62,7 @@ function preview(view: View, row: InboxRow, viewerId: string, otherName: string 
 }
 
 /** One conversation: who, what, when, its state, the newest message, unread or not; the host's answers below it. */
-function InboxItem({ view, row, now, reviewable }: { view: View; row: InboxRow; now: number; reviewable: boolean }) {
+function InboxItem({ view, row, now, reviewable, roster }: { view: View; row: InboxRow; now: number; reviewable: boolean; roster?: HostSession }) {
   const { t } = view;
   const viewerId = view.user!.id;
   const b = row.booking;
@@ -104,6 +106,26 @@ function InboxItem({ view, row, now, reviewable }: { view: View; row: InboxRow; 
           <p class="text-sm" data-booking-when safe>
             {`${formatShortDate(view, date)}, ${formatHour(view, time.slice(0, 5))}${isGroupBooking(b) ? ` · ${spotsText(view, b)}` : ""}`}
           </p>
+          {b.pricePerPersonCents !== null ? (
+            // A group booking: its spots, a private group's badge, its money; for the host, the session's roster.
+            <p class="flex flex-wrap items-center gap-x-2 text-sm" data-booking-spots>
+              <SpotsLine view={view} spots={b.spots} privateGroup={b.privateGroup} />
+              <span class="text-muted" safe>
+                {role === "host"
+                  ? t("host.sessionGuestMoney", { total: formatMoney(b.totalCents, view.locale), earnings: formatMoney(b.hostEarningsCents, view.locale) })
+                  : formatMoney(b.totalCents, view.locale)}
+              </span>
+              {role === "host" && roster ? (
+                <span class="text-muted" data-roster safe>
+                  {rosterText(view, roster)}
+                </span>
+              ) : (
+                ""
+              )}
+            </p>
+          ) : (
+            ""
+          )}
           <p class={`mt-0.5 truncate text-sm ${unread ? "font-semibold text-ink" : "text-muted"}`} data-preview safe>
             {preview(view, row, viewerId, other.firstName)}
           </p>
@@ -146,7 +168,7 @@ function InboxItem({ view, row, now, reviewable }: { view: View; row: InboxRow; 
  * The sort choice and the list: the part a sort swaps (htmx) or a plain link reloads. The
  * current order is marked for screen readers.
  */
-export function InboxList({ view, rows, order, now, toReview }: { view: View; rows: InboxRow[]; order: InboxOrder; now: number; toReview: Set<string> }) {
+export function InboxList({ view, rows, order, now, toReview, rosters }: { view: View; rows: InboxRow[]; order: InboxOrder; now: number; toReview: Set<string>; rosters?: Map<string, HostSession> }) {
   const { t } = view;
   const sortLink = (value: InboxOrder, label: string) => (
     <a
@@ -182,7 +204,7 @@ export function InboxList({ view, rows, order, now, toReview }: { view: View; ro
           </nav>
           <ul class="flex flex-col gap-3" aria-label={t("inbox.listLabel")} data-order={order}>
             {rows.map((row) => (
-              <InboxItem view={view} row={row} now={now} reviewable={toReview.has(row.booking.id)} />
+              <InboxItem view={view} row={row} now={now} reviewable={toReview.has(row.booking.id)} roster={rosters?.get(sessionKey(row.booking))} />
             ))}
           </ul>
         </>
@@ -192,7 +214,7 @@ export function InboxList({ view, rows, order, now, toReview }: { view: View; ro
 }
 
 /** /bookings and /messages: the person's conversations, as guest and as host, by last activity. */
-export function BookingsScreen({ view, rows, order, now, toReview }: { view: View; rows: InboxRow[]; order: InboxOrder; now: number; toReview: Set<string> }) {
+export function BookingsScreen({ view, rows, order, now, toReview, rosters }: { view: View; rows: InboxRow[]; order: InboxOrder; now: number; toReview: Set<string>; rosters?: Map<string, HostSession> }) {
   const { t } = view;
   return (
     <AppLayout view={view} title={t("nav.bookings")}>
@@ -201,7 +223,7 @@ export function BookingsScreen({ view, rows, order, now, toReview }: { view: Vie
         <p id="inbox-loading" class="htmx-indicator mb-3 text-sm text-muted" role="status" safe>
           {t("inbox.loading")}
         </p>
-        <InboxList view={view} rows={rows} order={order} now={now} toReview={toReview} />
+        <InboxList view={view} rows={rows} order={order} now={now} toReview={toReview} rosters={rosters} />
       </>
     </AppLayout>
   );

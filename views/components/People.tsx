@@ -1,7 +1,7 @@
 import { formatMonthYear } from "../../lib/time";
 import { nameAndAge } from "../../lib/labels";
 import type { ActivityCard } from "../../src/activities/queries";
-import { formatMoney } from "../../lib/money";
+import { priceParts } from "../activities/Price";
 import type { ReviewView } from "../../src/reviews/service";
 import { photoUrl } from "../../src/uploads/service";
 import type { View } from "../../src/shell/view";
@@ -161,8 +161,8 @@ export function ActivityMiniList({ view, cards, empty }: { view: View; cards: Ac
                 {card.title}
               </p>
               <p class="text-xs text-muted">
-                <span safe>{formatMoney(card.hourlyRateCents, view.locale, { whole: true })}</span>
-                <span safe>{t("browse.perHour")}</span>
+                <span safe>{priceParts(view, card).amount}</span>
+                <span safe>{priceParts(view, card).unit}</span>
               </p>
             </div>
           </a>

@@ -20,7 +20,8 @@ import { viewOf } from "../../shell/view";
 import { createActivity, creationWait } from "../../activities/service";
 import { activityCreateBody, hoursErrorDay, readBrowseQuery } from "../../activities/input";
 import { postedAvailability } from "../../../views/activities/Availability";
-import { dialogTimes, hostEarnings, hostRequests, type DialogTimes } from "../../bookings/queries";
+import { postedGroup } from "../../../views/activities/GroupFields";
+import { dialogTimes, hostEarnings, hostRequests, hostSessions, type DialogTimes } from "../../bookings/queries";
 import { activityRatingAndReviews, browseActivities, countOwnActivities, findListedActivity, findOwnActivity, hostOf, ownActivities } from "../../activities/queries";
 
 /**
@@ -86,14 +87,15 @@ export function activityRoutes(deps: Deps) {
   };
 
   const hostDashboard = async ({ user, render }: { user: User; render: Render }) => {
-    const [activities, activityCount, requests, earnings] = await Promise.all([
+    const [activities, activityCount, requests, earnings, sessions] = await Promise.all([
       ownActivities(deps, user.id, 4),
       countOwnActivities(deps, user.id),
       hostRequests(deps, user.id, 3),
       hostEarnings(deps, user.id),
+      hostSessions(deps, user.id, { upcoming: true }),
     ]);
     // The payout account's state as last read from the provider (its events and the setup screen keep it current).
-    const data: DashboardData = { user, activities, activityCount, requests: requests.requests, requestCount: requests.total, earnings, payoutsReady: user.payoutsEnabled };
+    const data: DashboardData = { user, activities, activityCount, requests: requests.requests, requestCount: requests.total, sessions, earnings, payoutsReady: user.payoutsEnabled };
     return render((view) => <HostDashboard view={view} data={data} />);
   };
   const nearOf = (user: User) => `${user.city ?? DEFAULT_CITY_NAME}, ${user.country ?? DEFAULT_COUNTRY}`;
@@ -116,6 +118,7 @@ export function activityRoutes(deps: Deps) {
         meetingPoint: str("meetingPoint"),
         photos: stringsFrom(sent.photos),
         availability: postedAvailability(sent),
+        group: postedGroup(sent),
       },
       errors: wait > 0 ? {} : fields,
       hoursDay: wait > 0 ? undefined : hoursErrorDay(error),

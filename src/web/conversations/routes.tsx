@@ -6,7 +6,7 @@ import { bookingsToReview } from "../../reviews/queries";
 import { BookingsScreen, InboxList } from "../../../views/bookings/List";
 import { ErrorScreen } from "../../../views/shell/NotFound";
 import { hostListings } from "../../activities/queries";
-import { bookingOf, inboxOf, type InboxOrder } from "../../bookings/queries";
+import { bookingOf, hostSessions, inboxOf, sessionKey, type InboxOrder } from "../../bookings/queries";
 import { GUEST_CANCEL_NOTICE_MS } from "../../bookings/service";
 import { isDomainError } from "../../../lib/domain-error";
 import { context, type FormScreen, type Render, type SendTo } from "../../context";
@@ -132,10 +132,13 @@ export function conversationPages(deps: Deps) {
     const rows = await inboxOf(deps, user.id, order);
     // Completed bookings the person may still review (once per side, within 14 days) get a link.
     const toReview = await bookingsToReview(deps, user.id, rows.map((r) => r.booking));
+    // The host sees each group booking's session roster (docs/decisions/0049).
+    const hosted = rows.filter((r) => r.booking.hostId === user.id && r.booking.pricePerPersonCents !== null).map((r) => sessionKey(r.booking));
+    const rosters = new Map((await hostSessions(deps, user.id, { keys: hosted })).map((s) => [sessionKey(s), s]));
     const now = deps.now();
     if (isHtmx(request) && !request.headers.get("hx-history-restore-request")) {
-      return htmlResponse(String(<InboxList view={await viewOf(deps, state, request)} rows={rows} order={order} now={now} toReview={toReview} />));
+      return htmlResponse(String(<InboxList view={await viewOf(deps, state, request)} rows={rows} order={order} now={now} toReview={toReview} rosters={rosters} />));
     }
-    return render((view) => <BookingsScreen view={view} rows={rows} order={order} now={now} toReview={toReview} />);
+    return render((view) => <BookingsScreen view={view} rows={rows} order={order} now={now} toReview={toReview} rosters={rosters} />);
   }
 }
