@@ -220,6 +220,12 @@ describe("the host's screens", () => {
     expect(html).toContain("5 of 8 · min 4");
   });
 
+  test("the booking's own page shows its spots and a private group", async () => {
+    const booking = await seatBooking(activity, sessionStart(8), 3, { firstName: "Farah", privateGroup: true });
+    const html = await (await host.request(`/bookings/${booking.id}`)).text();
+    expect(html).toContain("3 spots · Private group");
+  });
+
   test("the edit wizard is given the group's values", async () => {
     const html = await (await host.request(`/edit-activity/${activity.id}`)).text();
     const props = islandProps(html, "ActivityWizard") as { activity: Record<string, unknown>; sessionChoices: { value: number }[]; deadlineChoices: { value: number }[] };
