@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate, openDb, writerClient, type Db } from "../db/client";
 import { DEMO_GUEST_EMAIL, DEMO_HOST_EMAIL, DEMO_PASSWORD } from "../src/demo/demo-data";
-import { activities, bookings, reviews, users } from "../db/schema";
+import { activities, bookings, jobs, ledgerEntries, reviews, users } from "../db/schema";
+import { groupPriceFor } from "../shared/pricing";
+import { sessionFits } from "../src/activities/group";
 import { seedDemo } from "../src/demo/seed";
 import { categories } from "../src/activities/categories";
 import { loadConfig } from "../src/config";
@@ -95,6 +97,55 @@ describe("demo data", () => {
     expect(readme).toContain(DEMO_GUEST_EMAIL);
     expect(readme).toContain(DEMO_HOST_EMAIL);
     expect(readme).toContain(DEMO_PASSWORD);
+  });
+
+  test("every city has group activities, and upcoming sessions hold spots as booking would", async () => {
+    const groups = (await demo.select().from(activities)).filter((a) => a.format === "group");
+    expect(new Set(groups.map((a) => a.city))).toEqual(new Set(["New York", "Paris", "London", "Barcelona", "Tokyo"]));
+    for (const a of groups) {
+      expect(a.capacity).toBeGreaterThanOrEqual(2);
+      expect(a.hourlyRateCents).toBe(a.pricePerPersonCents!);
+      expect(a.minSpots! >= 1 && a.minSpots! <= a.maxSpots! && a.maxSpots! <= a.capacity!).toBe(true);
+      expect(sessionFits(a.weeklyHours, a.sessionMinutes!)).toBe(true);
+      if (a.minToRun !== null) expect(a.minToRunHours).not.toBeNull();
+    }
+    const byId = new Map(groups.map((a) => [a.id, a]));
+    const held = (await demo.select().from(bookings)).filter((b) => b.pricePerPersonCents !== null);
+    expect(held.length).toBeGreaterThan(0);
+    const now = Date.now();
+    const ledger = await demo.select().from(ledgerEntries);
+    const jobKeys = new Set((await demo.select({ key: jobs.key }).from(jobs)).map((j) => j.key));
+    const sessions = new Map<string, number>();
+    for (const b of held) {
+      const a = byId.get(b.activityId)!;
+      expect(b.startsAt).toBeGreaterThan(now);
+      expect(b.status).toBe("accepted");
+      expect(b.durationMinutes).toBe(a.sessionMinutes!);
+      expect(b.guestId).not.toBe(a.hostId);
+      const { subtotalCents, totalCents } = groupPriceFor(a.pricePerPersonCents!, b.spots, b.privateGroup ? a.privateGroupPriceCents : null);
+      expect([b.subtotalCents, b.totalCents]).toEqual([subtotalCents, totalCents]);
+      expect(ledger.filter((l) => l.bookingId === b.id).map((l) => l.kind).sort()).toEqual(["authorize", "capture"]);
+      expect(jobKeys.has(`booking.autocomplete:${b.id}`)).toBe(true);
+      if (a.minToRun) expect([...jobKeys].some((k) => k?.startsWith(`booking.session-minimum:${a.id}:${b.startsAt}:`))).toBe(true);
+      const key = `${a.id}@${b.startsAt}`;
+      sessions.set(key, (sessions.get(key) ?? 0) + (b.privateGroup ? a.capacity! : b.spots));
+    }
+    for (const [key, taken] of sessions) expect(taken).toBeLessThanOrEqual(byId.get(key.split("@")[0]!)!.capacity!);
+    // One session has several guests: the demo shows a roster, not one booking per session.
+    expect(Math.max(...[...held.reduce((m, b) => m.set(`${b.activityId}@${b.startsAt}`, (m.get(`${b.activityId}@${b.startsAt}`) ?? 0) + 1), new Map<string, number>()).values()])).toBeGreaterThan(1);
+  });
+
+  test("the same day gives the same demo on every machine", async () => {
+    const now = Date.UTC(2026, 2, 10, 12);
+    const shape = async (name: string) => {
+      const d = openDb(join(dir, name));
+      await migrate(d);
+      await seedDemo(d, now);
+      const titles = new Map((await d.select({ id: activities.id, title: activities.title }).from(activities)).map((a) => [a.id, a.title]));
+      const rows = (await d.select().from(bookings)).map((b) => `${titles.get(b.activityId)} ${b.startsAtLocal} ${b.spots} ${b.totalCents} ${b.status}`).sort();
+      return rows;
+    };
+    expect(await shape("same-a.db")).toEqual(await shape("same-b.db"));
   });
 
   test("a database with users is never seeded again", async () => {

@@ -122,3 +122,180 @@ export const demoReviewTexts = [
   "A lovely way to spend an afternoon.",
   "",
 ];
+
+/** A session of a demo group activity, some days from today: the spots each demo person holds. */
+export interface DemoSession {
+  /** Days from today in the activity's city; the first day its weekly hours open on or after it. */
+  inDays: number;
+  /** The start, on the hour, inside the day's hours. */
+  hour: number;
+  /** Who holds spots (by username) and how many. */
+  guests: [username: string, spots: number][];
+  /** The session taken whole by its one booking, at the private group's price. */
+  privateGroup?: boolean;
+}
+
+/**
+ * A group activity of the demo (docs/decisions/0049): sessions of a fixed length whose spots are
+ * sold per person, hosted by the demo person `host` (a username) in their city.
+ */
+export interface DemoGroupActivity {
+  host: string;
+  category: Category;
+  title: string;
+  description: string;
+  capacity: number;
+  /** Dollars per spot. */
+  pricePerPerson: number;
+  sessionMinutes: number;
+  minSpots?: number;
+  maxSpots?: number;
+  /** Dollars for the whole session booked by one party. */
+  privateGroupPrice?: number;
+  minToRun?: number;
+  minToRunHours?: number;
+  /** The weekly hours: the weekdays it runs on (0 Monday … 6 Sunday) and their one range of local minutes. */
+  days: number[];
+  hours: [number, number];
+  meetingPoint?: string;
+  sessions: DemoSession[];
+}
+
+const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6];
+
+export const demoGroupActivities: DemoGroupActivity[] = [
+  {
+    host: "maya.host",
+    category: "food",
+    title: "Tacos and salsa cooking class",
+    description: "Cook three kinds of tacos and two salsas side by side with a small group, then sit down to eat together.",
+    capacity: 8,
+    pricePerPerson: 45,
+    sessionMinutes: 150,
+    maxSpots: 4,
+    privateGroupPrice: 320,
+    minToRun: 3,
+    minToRunHours: 24,
+    days: [1, 2, 3, 4, 5],
+    hours: [17 * 60, 22 * 60],
+    meetingPoint: "Essex Market, Lower East Side",
+    sessions: [
+      { inDays: 3, hour: 18, guests: [["alex.guest", 2], ["samcodes", 1], ["aiko.art", 2]] },
+      { inDays: 10, hour: 18, guests: [["jamesruns", 2]] },
+    ],
+  },
+  {
+    host: "jamesruns",
+    category: "fitness",
+    title: "Central Park running group",
+    description: "An easy 6 km loop at a pace where everyone can talk, with a warm-up before and stretches after.",
+    capacity: 12,
+    pricePerPerson: 15,
+    sessionMinutes: 60,
+    maxSpots: 4,
+    days: EVERY_DAY,
+    hours: [6 * 60, 10 * 60],
+    meetingPoint: "Engineers' Gate, Central Park",
+    sessions: [{ inDays: 2, hour: 7, guests: [["alex.guest", 1], ["maya.host", 1], ["samcodes", 2]] }],
+  },
+  {
+    host: "camille.paris",
+    category: "outdoor",
+    title: "Montmartre walking tour",
+    description: "Artists' studios, hidden vineyards and the best views of Paris, on a two-hour walk for up to twelve.",
+    capacity: 12,
+    pricePerPerson: 25,
+    sessionMinutes: 120,
+    minToRun: 4,
+    minToRunHours: 48,
+    days: EVERY_DAY,
+    hours: [9 * 60, 18 * 60],
+    sessions: [{ inDays: 4, hour: 10, guests: [["hugo.music", 2], ["lea.yoga", 1], ["oliver.london", 3]] }],
+  },
+  {
+    host: "lea.yoga",
+    category: "wellness",
+    title: "Morning yoga by the canal",
+    description: "A gentle hour of yoga for all levels on the banks of the Canal Saint-Martin. Mats provided.",
+    capacity: 15,
+    pricePerPerson: 18,
+    sessionMinutes: 60,
+    maxSpots: 3,
+    days: [0, 1, 2, 3, 4, 5],
+    hours: [7 * 60, 11 * 60],
+    meetingPoint: "Quai de Valmy, by the Hôtel du Nord",
+    sessions: [{ inDays: 1, hour: 8, guests: [["camille.paris", 1], ["hugo.music", 1]] }],
+  },
+  {
+    host: "priyacooks",
+    category: "food",
+    title: "Curry night cooking class",
+    description: "My grandmother's dal, a chicken curry and fresh chapatis, cooked together and shared at one table.",
+    capacity: 8,
+    pricePerPerson: 55,
+    sessionMinutes: 180,
+    privateGroupPrice: 400,
+    minToRun: 4,
+    minToRunHours: 24,
+    days: [2, 3, 4, 5, 6],
+    hours: [17 * 60, 22 * 60],
+    sessions: [
+      { inDays: 5, hour: 18, guests: [["oliver.london", 2], ["tomclimbs", 2]] },
+      { inDays: 12, hour: 18, guests: [["tomclimbs", 6]], privateGroup: true },
+    ],
+  },
+  {
+    host: "oliver.london",
+    category: "learning",
+    title: "Thames bridges history walk",
+    description: "Seven bridges, two thousand years of London and a story at each one. Ninety minutes, rain or shine.",
+    capacity: 12,
+    pricePerPerson: 20,
+    sessionMinutes: 90,
+    days: EVERY_DAY,
+    hours: [10 * 60, 17 * 60],
+    meetingPoint: "South end of Tower Bridge",
+    sessions: [],
+  },
+  {
+    host: "marta.bcn",
+    category: "food",
+    title: "Paella cooking class",
+    description: "Shop the market with me, then cook a seafood paella over a wood fire for your table of up to ten.",
+    capacity: 10,
+    pricePerPerson: 50,
+    sessionMinutes: 150,
+    privateGroupPrice: 450,
+    days: EVERY_DAY,
+    hours: [12 * 60, 21 * 60],
+    sessions: [{ inDays: 3, hour: 13, guests: [["jordi.art", 2]] }],
+  },
+  {
+    host: "kenji.tokyo",
+    category: "wellness",
+    title: "Tea ceremony for small groups",
+    description: "Learn to whisk, serve and drink matcha the traditional way, in a tatami room for up to six guests.",
+    capacity: 6,
+    pricePerPerson: 40,
+    sessionMinutes: 90,
+    minSpots: 2,
+    maxSpots: 4,
+    minToRun: 2,
+    minToRunHours: 24,
+    days: EVERY_DAY,
+    hours: [10 * 60, 16 * 60],
+    sessions: [{ inDays: 6, hour: 11, guests: [["yuki.moves", 2]] }],
+  },
+  {
+    host: "yuki.moves",
+    category: "fitness",
+    title: "Dance workout class",
+    description: "An hour of easy choreography to J-pop hits: a workout that feels like a party. All levels.",
+    capacity: 15,
+    pricePerPerson: 20,
+    sessionMinutes: 60,
+    days: EVERY_DAY,
+    hours: [18 * 60, 21 * 60],
+    sessions: [],
+  },
+];

@@ -1,6 +1,6 @@
 import { writeTransaction, written } from "../../db/client";
 import { cityByName } from "../../lib/places";
-import { priceFor } from "../../shared/pricing";
+import { groupPriceFor, priceFor } from "../../shared/pricing";
 import { localOf } from "../../lib/time";
 import type { Db } from "../../db/client";
 import { bookingCallKeys, ledgerKey, movementKey } from "../bookings/keys";
@@ -69,15 +69,48 @@ export function activityRow(host: { id: string; city?: string | null; country?: 
 }
 
 /**
+ * A group activity (docs/decisions/0049) hosted by `host`: a session of 2 hours for up to 8
+ * people at $30 each, as the activity form writes one (the hourly rate repeats the price per
+ * person, a booking takes 1 to `capacity` spots unless told otherwise).
+ */
+export function groupActivityRow(host: { id: string; city?: string | null; country?: string | null }, overrides: Partial<NewActivity> = {}, now = Date.now()): NewActivity & { id: string } {
+  const capacity = overrides.capacity ?? 8;
+  const pricePerPersonCents = overrides.pricePerPersonCents ?? 3000;
+  return activityRow(host, { format: "group", capacity, pricePerPersonCents, hourlyRateCents: pricePerPersonCents, sessionMinutes: 120, minSpots: 1, maxSpots: capacity, ...overrides }, now);
+}
+
+/** The activity fields a booking's price and length are read from. */
+type BookedActivity = Pick<Activity, "id" | "hostId" | "city" | "hourlyRateCents" | "minDurationMinutes"> &
+  Partial<Pick<Activity, "format" | "pricePerPersonCents" | "sessionMinutes" | "privateGroupPriceCents">>;
+
+/**
+ * What a booking of `activity` costs and how long it lasts, as booking works them out: by the
+ * hour for a private activity; for a group, the session's length and `spots` × the price per
+ * person (a private group: at least the private group's price), with the price per person kept.
+ */
+function pricedBooking(activity: BookedActivity, opts: { durationMinutes?: number; spots?: number; privateGroup?: boolean }) {
+  if (activity.format === "group" && activity.pricePerPersonCents && activity.sessionMinutes) {
+    const spots = opts.spots ?? 1;
+    const privateGroup = opts.privateGroup ?? false;
+    const price = groupPriceFor(activity.pricePerPersonCents, spots, privateGroup ? (activity.privateGroupPriceCents ?? null) : null);
+    return { durationMinutes: opts.durationMinutes ?? activity.sessionMinutes, price, seats: { spots, pricePerPersonCents: activity.pricePerPersonCents, privateGroup } };
+  }
+  const durationMinutes = opts.durationMinutes ?? activity.minDurationMinutes;
+  return { durationMinutes, price: priceFor(activity.hourlyRateCents, durationMinutes), seats: {} };
+}
+
+/**
  * A booking of `activity` by `guestId` starting at `startsAt` (epoch ms), with the server's
- * prices and the activity city's wall clock. Timestamps follow the status: answered bookings
- * have `respondedAt`, completed ones `completedAt`.
+ * prices and the activity city's wall clock; of a group activity, `spots` of its session
+ * (default 1) and `privateGroup`. Timestamps follow the status: answered bookings have
+ * `respondedAt`, completed ones `completedAt`.
  */
 export function bookingRow(
-  activity: Pick<Activity, "id" | "hostId" | "city" | "hourlyRateCents" | "minDurationMinutes">,
+  activity: BookedActivity,
   opts: { guestId: string; startsAt: number; status?: BookingStatus; durationMinutes?: number; createdAt?: number } & Partial<NewBooking>,
 ): NewBooking & { id: string } {
-  const { guestId, startsAt, status = "pending", durationMinutes = activity.minDurationMinutes, createdAt = startsAt - 4 * DAY, ...overrides } = opts;
+  const { guestId, startsAt, status = "pending", createdAt = startsAt - 4 * DAY, ...overrides } = opts;
+  const { durationMinutes, price, seats } = pricedBooking(activity, opts);
   const timeZone = cityByName(activity.city)?.timeZone ?? "UTC";
   const endsAt = startsAt + durationMinutes * 60 * 1000;
   const answered = status !== "pending";
@@ -93,7 +126,8 @@ export function bookingRow(
     endsAt,
     durationMinutes,
     hourlyRateCents: activity.hourlyRateCents,
-    ...priceFor(activity.hourlyRateCents, durationMinutes),
+    ...price,
+    ...seats,
     message: "Hi! I'd love to join.",
     paymentProvider: "test",
     respondBy: Math.min(createdAt + DAY, startsAt),
@@ -105,24 +139,43 @@ export function bookingRow(
   };
 }
 
+type LedgerBooking = Pick<NewBooking, "totalCents" | "hostEarningsCents" | "createdAt" | "endsAt" | "paymentIntentId" | "paymentProvider"> & { id: string };
+type LedgerLine = [NewLedgerEntry["kind"], number, number, string | null];
+
+/**
+ * The ledger of an accepted booking that has not taken place yet, as the booking rules write it:
+ * authorised when requested and captured in full an hour on (`capturedAt`), with the booking's
+ * payment as the provider's reference.
+ */
+export function acceptedLedgerRows(booking: LedgerBooking, capturedAt?: number): NewLedgerEntry[] {
+  return ledgerRowsOf(booking, acceptedLines(booking, capturedAt));
+}
+
+function acceptedLines(booking: LedgerBooking, capturedAt?: number): LedgerLine[] {
+  const created = booking.createdAt ?? booking.endsAt;
+  const intent = booking.paymentIntentId ?? null;
+  return [
+    ["authorize", booking.totalCents, created, intent],
+    ["capture", booking.totalCents, capturedAt ?? created + HOUR, intent],
+  ];
+}
+
 /**
  * The ledger of a completed booking, as the booking rules write it: authorised and captured in
  * full (with the booking's payment as the provider's reference), the platform's fee, the host's
  * share owed (`payout_pending`); with `paidOut`, the share already sent (`transfer`) too.
  */
-export function completedLedgerRows(
-  booking: Pick<NewBooking, "totalCents" | "hostEarningsCents" | "createdAt" | "endsAt" | "paymentIntentId" | "paymentProvider"> & { id: string },
-  { paidOut = false } = {},
-): NewLedgerEntry[] {
-  const created = booking.createdAt ?? booking.endsAt;
-  const intent = booking.paymentIntentId ?? null;
-  const rows: [NewLedgerEntry["kind"], number, number, string | null][] = [
-    ["authorize", booking.totalCents, created, intent],
-    ["capture", booking.totalCents, created + HOUR, intent],
+export function completedLedgerRows(booking: LedgerBooking, { paidOut = false } = {}): NewLedgerEntry[] {
+  const rows: LedgerLine[] = [
+    ...acceptedLines(booking),
     ["platform_fee", booking.totalCents - booking.hostEarningsCents, booking.endsAt, null],
     ["payout_pending", booking.hostEarningsCents, booking.endsAt, null],
   ];
   if (paidOut) rows.push(["transfer", booking.hostEarningsCents, booking.endsAt, null]);
+  return ledgerRowsOf(booking, rows);
+}
+
+function ledgerRowsOf(booking: LedgerBooking, rows: LedgerLine[]): NewLedgerEntry[] {
   return rows.map(([kind, amountCents, createdAt, providerRef]) => ({
     id: crypto.randomUUID(),
     bookingId: booking.id,
@@ -141,7 +194,12 @@ export function completedLedgerRows(
  * operation under the key the booking's capture is made with. Only for the test provider: a
  * Stripe payment cannot be written, it exists at Stripe or not at all.
  */
-export function capturedTestPayment(booking: Pick<NewBooking, "guestId" | "activityId" | "totalCents" | "currency" | "startsAtLocal" | "durationMinutes"> & { id: string }, at: { createdAt: number; capturedAt: number }) {
+export function capturedTestPayment(
+  booking: Pick<NewBooking, "guestId" | "activityId" | "totalCents" | "currency" | "startsAtLocal" | "durationMinutes" | "spots" | "pricePerPersonCents" | "privateGroup"> & { id: string },
+  at: { createdAt: number; capturedAt: number },
+) {
+  // A group booking's payment names its spots, as the checkout's does.
+  const seats = booking.pricePerPersonCents != null ? { spots: String(booking.spots ?? 1), ...(booking.privateGroup ? { privateGroup: "true" } : {}) } : {};
   const intentId = `tpi_${crypto.randomUUID().replace(/-/g, "")}`;
   const intent: typeof testPaymentIntents.$inferInsert = {
     id: intentId,
@@ -156,6 +214,7 @@ export function capturedTestPayment(booking: Pick<NewBooking, "guestId" | "activ
       date: booking.startsAtLocal.slice(0, 10),
       time: booking.startsAtLocal.slice(11, 16),
       duration: String(booking.durationMinutes / 60),
+      ...seats,
       flow: "checkout",
     },
     description: null,

@@ -1,13 +1,18 @@
 import { one } from "../../db/client";
 import { count } from "drizzle-orm";
-import { activities, bookings, ledgerEntries, messages, reviews, testPaymentIntents, testPaymentOperations, users } from "../../db/schema";
-import { writeTransaction, type Db } from "../../db/client";
-import { activityRow, bookingRow, capturedTestPayment, completedLedgerRows, reviewRow, userRow } from "./factories";
+import { activities, bookings, ledgerEntries, messages, reviews, testPaymentIntents, testPaymentOperations, users, type Activity } from "../../db/schema";
+import { writeTransaction, type Db, type WriteTx } from "../../db/client";
+import { acceptedLedgerRows, activityRow, bookingRow, capturedTestPayment, completedLedgerRows, groupActivityRow, reviewRow, userRow } from "./factories";
 import type { PaymentProvider } from "../ports/payments";
 import { cityByName } from "../../lib/places";
 import { instantOf, todayIn } from "../../lib/time";
-import { demoActivities, demoCities, demoGuest, demoHosts, demoReviewTexts, DEMO_PASSWORD, type DemoPerson } from "./demo-data";
+import { demoActivities, demoCities, demoGroupActivities, demoGuest, demoHosts, demoReviewTexts, DEMO_PASSWORD, type DemoPerson } from "./demo-data";
 import { categories } from "../activities/categories";
+import { autoCompleteJob, schedule } from "../bookings/jobs";
+import { jobKeys } from "../bookings/keys";
+import { scheduleMinimum } from "../bookings/minimum";
+import { AUTO_COMPLETE_MS } from "../bookings/service";
+import type { WeeklyHours } from "../../shared/availability";
 
 /** A small deterministic random source, so the demo is the same on every machine. */
 export function seededRandom(seed: number) {
@@ -22,7 +27,8 @@ export function seededRandom(seed: number) {
 }
 
 const cityOf = (name: string) => demoCities.find((c) => c.city === name)!;
-const DAY = 24 * 60 * 60 * 1000;
+const HOUR = 60 * 60 * 1000;
+const DAY = 24 * HOUR;
 
 function personRow(person: DemoPerson, index: number, passwordHash: string) {
   const photo = `/static/avatars/avatar-${(index % 12) + 1}.svg`;
@@ -48,8 +54,9 @@ function personRow(person: DemoPerson, index: number, passwordHash: string) {
 
 /**
  * Loads the demo into an empty database: hosts in five cities, activities in every category,
- * and past completed bookings with reviews so ratings are real. Does nothing when any user
- * exists. Returns what it added.
+ * past completed bookings with reviews so ratings are real, and group activities in every city
+ * with a few upcoming sessions whose spots demo people hold (`groupSessions`). Does nothing when
+ * any user exists. Returns what it added.
  *
  * The bookings' money is what really happens with `provider`, the one the app runs with
  * (`paymentProviderName`, src/web/payments/index.ts):
@@ -138,19 +145,121 @@ export async function seedDemo(db: Db, now = Date.now(), { provider = "test" }: 
     }
   });
 
+  const groups = groupSessions(people, now, provider);
+  bookingRows.push(...groups.bookings);
+  messageRows.push(...groups.messages);
+  ledgerRows.push(...groups.ledger);
+  intentRows.push(...groups.intents);
+  operationRows.push(...groups.operations);
+
   await writeTransaction(db, async (tx) => {
     await tx.insert(users).values([...hostRows, guestRow]);
     await tx.insert(activities).values(activityRows);
+    const groupActivities = await tx.insert(activities).values(groups.activities).returning();
     for (let i = 0; i < bookingRows.length; i += 100) await tx.insert(bookings).values(bookingRows.slice(i, i + 100));
     for (let i = 0; i < messageRows.length; i += 100) await tx.insert(messages).values(messageRows.slice(i, i + 100));
     for (let i = 0; i < reviewRows.length; i += 100) await tx.insert(reviews).values(reviewRows.slice(i, i + 100));
     for (let i = 0; i < ledgerRows.length; i += 100) await tx.insert(ledgerEntries).values(ledgerRows.slice(i, i + 100));
     for (let i = 0; i < intentRows.length; i += 100) await tx.insert(testPaymentIntents).values(intentRows.slice(i, i + 100));
     for (let i = 0; i < operationRows.length; i += 100) await tx.insert(testPaymentOperations).values(operationRows.slice(i, i + 100));
+    await scheduleSessionJobs(tx, groupActivities, groups.bookings);
   });
   const coveredCategories = new Set(activityRows.map((a) => a.category));
   if (coveredCategories.size !== categories.length) throw new Error("Demo data must cover every category");
-  return { hosts: hostRows.length, activities: activityRows.length, bookings: bookingRows.length };
+  return { hosts: hostRows.length, activities: activityRows.length + groups.activities.length, bookings: bookingRows.length };
+}
+
+/** The weekly hours of a demo group activity: one range on each of its days. */
+const weeklyHoursOf = (days: number[], range: [number, number]): WeeklyHours => Array.from({ length: 7 }, (_, d) => (days.includes(d) ? [range] : []));
+
+/**
+ * The demo's group activities (docs/decisions/0049) and their upcoming sessions, as booking
+ * would have written them: each guest's booking of some spots was requested two days ago and
+ * accepted an hour later (its card captured), priced by `groupPriceFor` through `bookingRow`.
+ * Each session lies on the first day its weekly hours open on or after the day it names, so the
+ * demo is the same on every machine for the same day.
+ *
+ * Only with the built-in test provider: an accepted booking's payment cannot be made up at Stripe,
+ * and one that was never made could not be refunded if the guest cancelled or the session fell
+ * short of its minimum; on Stripe the group activities come without sessions.
+ */
+function groupSessions(people: ReturnType<typeof userRow>[], now: number, provider: PaymentProvider["name"]) {
+  const byUsername = new Map(people.map((p) => [p.username!, p]));
+  const out = {
+    activities: [] as ReturnType<typeof groupActivityRow>[],
+    bookings: [] as ReturnType<typeof bookingRow>[],
+    messages: [] as (typeof messages.$inferInsert)[],
+    ledger: [] as (typeof ledgerEntries.$inferInsert)[],
+    intents: [] as (typeof testPaymentIntents.$inferInsert)[],
+    operations: [] as (typeof testPaymentOperations.$inferInsert)[],
+  };
+  demoGroupActivities.forEach((g, i) => {
+    const host = byUsername.get(g.host)!;
+    const capacity = g.capacity;
+    const activity = groupActivityRow(
+      host,
+      {
+        category: g.category,
+        title: g.title,
+        description: g.description,
+        photos: [`/static/photos/${g.category}-${(i % 3) + 1}.svg`],
+        capacity,
+        pricePerPersonCents: g.pricePerPerson * 100,
+        hourlyRateCents: g.pricePerPerson * 100,
+        sessionMinutes: g.sessionMinutes,
+        minSpots: g.minSpots ?? 1,
+        maxSpots: g.maxSpots ?? capacity,
+        privateGroupPriceCents: g.privateGroupPrice ? g.privateGroupPrice * 100 : null,
+        minToRun: g.minToRun ?? null,
+        minToRunHours: g.minToRun ? (g.minToRunHours ?? 24) : null,
+        weeklyHours: weeklyHoursOf(g.days, g.hours),
+        meetingPoint: g.meetingPoint ?? null,
+        hasMeetingPoint: Boolean(g.meetingPoint),
+      },
+      // Listed after the private activities, newest first among them.
+      now - (demoActivities.length + i) * 3 * HOUR,
+    );
+    out.activities.push(activity);
+    if (provider !== "test") return;
+    const timeZone = cityByName(activity.city)?.timeZone ?? "UTC";
+    for (const session of g.sessions) {
+      let day = Temporal.PlainDate.from(todayIn(now, timeZone)).add({ days: session.inDays });
+      while (!g.days.includes(day.dayOfWeek - 1)) day = day.add({ days: 1 });
+      const startsAt = instantOf(`${day.toString()}T${String(session.hour).padStart(2, "0")}:00:00`, timeZone)!;
+      session.guests.forEach(([username, spots], k) => {
+        const guest = byUsername.get(username)!;
+        const requestedAt = now - 2 * DAY + k * HOUR;
+        const acceptedAt = requestedAt + HOUR;
+        const booking = bookingRow(
+          { ...activity, minDurationMinutes: activity.minDurationMinutes ?? 60 },
+          { guestId: guest.id, startsAt, status: "accepted", spots, privateGroup: session.privateGroup ?? false, createdAt: requestedAt, updatedAt: acceptedAt, paymentProvider: provider },
+        );
+        const payment = capturedTestPayment(booking, { createdAt: requestedAt, capturedAt: acceptedAt });
+        booking.paymentIntentId = payment.intent.id;
+        out.intents.push(payment.intent);
+        out.operations.push(payment.capture);
+        out.bookings.push(booking);
+        out.ledger.push(...acceptedLedgerRows(booking, acceptedAt));
+        out.messages.push(
+          { id: crypto.randomUUID(), bookingId: booking.id, senderId: guest.id, content: "booking_request", isSystemMessage: true, systemMessageType: "booking_request", readBy: [guest.id, host.id], createdAt: requestedAt, seq: 1 },
+          { id: crypto.randomUUID(), bookingId: booking.id, senderId: host.id, content: "booking_accepted", isSystemMessage: true, systemMessageType: "booking_accepted", readBy: [guest.id, host.id], createdAt: acceptedAt, seq: 2 },
+        );
+      });
+    }
+  });
+  return out;
+}
+
+/**
+ * The timed work booking schedules with an accepted group booking: its completion after the
+ * session, and its session's minimum to run counted at the deadline (once per session).
+ */
+async function scheduleSessionJobs(tx: WriteTx, groupActivities: Activity[], sessionBookings: ReturnType<typeof bookingRow>[]) {
+  const byId = new Map(groupActivities.map((a) => [a.id, a]));
+  for (const b of sessionBookings) {
+    await schedule(tx, autoCompleteJob, { bookingId: b.id }, { at: b.endsAt + AUTO_COMPLETE_MS, key: jobKeys.autoComplete(b.id) });
+    await scheduleMinimum(tx, byId.get(b.activityId)!, { startsAt: b.startsAt, pricePerPersonCents: b.pricePerPersonCents ?? null });
+  }
 }
 
 /**
