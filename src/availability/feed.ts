@@ -8,11 +8,14 @@ import type { Deps } from "../deps";
 import { vtimezone } from "../email/calendar";
 import { chosenLocale, translator } from "../../lib/i18n";
 import { meetingPointText } from "../activities/rules";
+import { spotsTaken } from "../bookings/sessions";
 import { zonedAt } from "../../lib/time";
 
 /**
  * Private calendar feeds (docs/decisions/0037): every person may subscribe their calendar app to
- * `${PUBLIC_URL}/calendar/<userId>/<token>.ics`, the bookings they host or take part in.
+ * `${PUBLIC_URL}/calendar/<userId>/<token>.ics`, the bookings they host or take part in. A
+ * host's group session (docs/decisions/0049) is one event however many guests hold its spots,
+ * titled with the count; a guest sees their own booking, with their spots.
  *
  * The token is an HMAC of the person's id and `users.calendarFeedVersion` under the session
  * secret: nothing secret is stored, the link can be shown again at any time, and changing the
@@ -87,6 +90,11 @@ async function feedBookings(deps: Deps, userId: string) {
       id: bookings.id,
       status: bookings.status,
       hostId: bookings.hostId,
+      activityId: bookings.activityId,
+      spots: bookings.spots,
+      pricePerPersonCents: bookings.pricePerPersonCents,
+      privateGroup: bookings.privateGroup,
+      capacity: activities.capacity,
       startsAt: bookings.startsAt,
       endsAt: bookings.endsAt,
       durationMinutes: bookings.durationMinutes,
@@ -118,10 +126,13 @@ async function feedBookings(deps: Deps, userId: string) {
 
 const firstNameOf = (firstName: string | null, name: string | null) => firstName || name?.split(" ")[0] || "";
 
+type FeedBooking = Awaited<ReturnType<typeof feedBookings>>[number];
+
 /**
  * The person's feed as iCalendar text: one event per booking, in the wall clock of the booking's
  * own zone (TZID, with the VTIMEZONE that zone needs, as the booking emails write them), the
- * texts in the person's language.
+ * texts in the person's language. A group session the person hosts is one event for all its
+ * bookings (`sessionEvent`); a guest's group booking says how many spots it holds.
  */
 export async function calendarFeed(deps: Deps, user: User): Promise<string> {
   const locale = chosenLocale(user.locale, deps.config.defaultLanguage);
@@ -134,13 +145,20 @@ export async function calendarFeed(deps: Deps, user: User): Promise<string> {
     ttl: 60 * 60,
   });
   cal.timezone({ name: null, generator: (tz) => vtimezone(tz, now) });
+  const sessions = new Map<string, FeedBooking[]>();
   for (const b of await feedBookings(deps, user.id)) {
     const asHost = b.hostId === user.id;
+    if (asHost && b.pricePerPersonCents !== null) {
+      const key = `${b.activityId}:${b.startsAt}`;
+      (sessions.get(key) ?? sessions.set(key, []).get(key)!).push(b);
+      continue;
+    }
     const other = asHost ? firstNameOf(b.guestFirstName, b.guestName) : firstNameOf(b.hostFirstName, b.hostName);
     const hostName = firstNameOf(b.hostFirstName, b.hostName);
     const url = `${deps.config.publicUrl}/bookings/${b.id}`;
     const place = meetingPointText(b);
     const description = [t(asHost ? "availability.feed.descriptionHost" : "availability.feed.descriptionGuest", { name: other, url })];
+    if (b.pricePerPersonCents !== null) description.push(b.privateGroup ? t("availability.feed.yourPrivateGroup", { n: b.spots }) : t("availability.feed.yourSpots", { n: b.spots }));
     if (b.status === "pending") description.push(t("availability.feed.pending"));
     if (!place) description.push(asHost ? t("availability.feed.meetingLaterHost") : t("availability.feed.meetingLater", { name: hostName }));
     const start = zonedAt(b.startsAt, b.timeZone);
@@ -158,5 +176,43 @@ export async function calendarFeed(deps: Deps, user: User): Promise<string> {
       status: b.status === "accepted" ? ICalEventStatus.CONFIRMED : ICalEventStatus.TENTATIVE,
     });
   }
+  for (const held of sessions.values()) sessionEvent(cal, held, { t, domain, now, publicUrl: deps.config.publicUrl });
   return cal.toString();
+}
+
+/**
+ * A group session the person hosts, as one event: its UID is the session's (activity and start),
+ * so it stays the same event as guests come and go; its title counts the spots held ("Cooking
+ * class · 5 of 8 spots", a private group filling them all), its description names each guest
+ * with their spots and the requests still to answer. Confirmed once one booking is accepted.
+ */
+function sessionEvent(cal: ReturnType<typeof ical>, held: FeedBooking[], at: { t: ReturnType<typeof translator>; domain: string; now: number; publicUrl: string }) {
+  const { t } = at;
+  const first = held[0]!;
+  const capacity = first.capacity ?? Math.max(...held.map((b) => b.spots));
+  const taken = spotsTaken(held, capacity);
+  const place = meetingPointText(first);
+  const guests = held.map((b) => {
+    const name = firstNameOf(b.guestFirstName, b.guestName);
+    return b.privateGroup ? t("availability.feed.sessionPrivateGroup", { name, n: b.spots }) : t("availability.feed.sessionGuest", { name, n: b.spots });
+  });
+  const url = `${at.publicUrl}/bookings`;
+  const description = [t("availability.feed.sessionGuests", { names: guests.join(", "), url })];
+  const waiting = held.filter((b) => b.status === "pending").length;
+  if (waiting) description.push(t("availability.feed.sessionPending", { n: waiting }));
+  if (!place) description.push(t("availability.feed.meetingLaterGroup"));
+  const start = zonedAt(first.startsAt, first.timeZone);
+  cal.createEvent({
+    id: `session-${first.activityId}-${first.startsAt}@${at.domain}`,
+    stamp: new Date(at.now),
+    lastModified: new Date(Math.max(...held.map((b) => b.updatedAt))),
+    start,
+    end: start.add({ minutes: Math.max(...held.map((b) => b.durationMinutes)) }),
+    timezone: first.timeZone,
+    summary: t("availability.feed.sessionTitle", { title: first.title, taken, capacity }),
+    description: description.join("\n"),
+    location: place,
+    url,
+    status: held.some((b) => b.status === "accepted") ? ICalEventStatus.CONFIRMED : ICalEventStatus.TENTATIVE,
+  });
 }

@@ -74,6 +74,15 @@ export const en = {
   "availability.feed.pending": "Request waiting for an answer.",
   "availability.feed.meetingLater": "{name} will share the meeting point in the conversation.",
   "availability.feed.meetingLaterHost": "Share the meeting point with your guest in the conversation.",
+  // A group session (docs/decisions/0049): the host's one event per session, a guest's own spots.
+  "availability.feed.sessionTitle": "{title} · {taken} of {capacity, plural, one {# spot} other {# spots}}",
+  "availability.feed.sessionGuests": "Guests: {names}. Conversations: {url}",
+  "availability.feed.sessionGuest": "{name} ({n, plural, one {# spot} other {# spots}})",
+  "availability.feed.sessionPrivateGroup": "{name} ({n, plural, one {private group of #} other {private group of #}})",
+  "availability.feed.sessionPending": "{n, plural, one {# request waiting for your answer.} other {# requests waiting for your answer.}}",
+  "availability.feed.meetingLaterGroup": "Share the meeting point with your guests in each conversation.",
+  "availability.feed.yourSpots": "{n, plural, one {You hold # spot in this group session.} other {You hold # spots in this group session.}}",
+  "availability.feed.yourPrivateGroup": "{n, plural, one {You booked this session as a private group of #.} other {You booked this session as a private group of #.}}",
 
   // Outside busy calendar (hosts)
   "availability.busy.title": "Outside calendar",
@@ -169,6 +178,14 @@ export const fr: Record<keyof typeof en, string> = {
   "availability.feed.pending": "Demande en attente de réponse.",
   "availability.feed.meetingLater": "{name} indiquera le point de rendez-vous dans la conversation.",
   "availability.feed.meetingLaterHost": "Indiquez le point de rendez-vous à votre invité dans la conversation.",
+  "availability.feed.sessionTitle": "{title} · {taken} sur {capacity, plural, one {# place} other {# places}}",
+  "availability.feed.sessionGuests": "Participants : {names}. Conversations : {url}",
+  "availability.feed.sessionGuest": "{name} ({n, plural, one {# place} other {# places}})",
+  "availability.feed.sessionPrivateGroup": "{name} ({n, plural, one {groupe privé de # personne} other {groupe privé de # personnes}})",
+  "availability.feed.sessionPending": "{n, plural, one {# demande attend votre réponse.} other {# demandes attendent votre réponse.}}",
+  "availability.feed.meetingLaterGroup": "Indiquez le point de rendez-vous à vos participants dans chaque conversation.",
+  "availability.feed.yourSpots": "{n, plural, one {Vous avez # place dans cette séance de groupe.} other {Vous avez # places dans cette séance de groupe.}}",
+  "availability.feed.yourPrivateGroup": "{n, plural, one {Vous avez réservé cette séance en groupe privé de # personne.} other {Vous avez réservé cette séance en groupe privé de # personnes.}}",
 
   "availability.busy.title": "Agenda externe",
   "availability.busy.intro": "Ajoutez l'adresse iCal privée d'un autre agenda (Google, Apple, Outlook) : ses événements bloquent ces horaires pour les réservations. Il est lu toutes les 30 minutes.",
