@@ -264,9 +264,11 @@ async function scheduleSessionJobs(tx: WriteTx, groupActivities: Activity[], ses
 
 /**
  * Adds `count` generated activities spread over the existing users, the demo cities and every
- * category: for benchmarks (`bun run seed --activities 10000`).
+ * category: for benchmarks (`bun run seed --activities 10000`). With `groupEvery` n, every n-th
+ * is a group activity (docs/decisions/0049): 4 to 20 spots, sessions of 1 to 3 hours, every
+ * other one with a minimum to run; the rest, and every one without it, are private.
  */
-export async function seedGeneratedActivities(db: Db, count: number, now = Date.now()) {
+export async function seedGeneratedActivities(db: Db, count: number, now = Date.now(), { groupEvery = 0 }: { groupEvery?: number } = {}) {
   const hosts = await db.select({ id: users.id, city: users.city, country: users.country }).from(users);
   if (!hosts.length) throw new Error("Generated activities need at least one user to host them");
   const random = seededRandom(count);
@@ -279,6 +281,12 @@ export async function seedGeneratedActivities(db: Db, count: number, now = Date.
         const host = hosts[Math.floor(random() * hosts.length)]!;
         const place = random() < 0.5 && host.city && host.country ? { city: host.city, country: host.country } : demoCities[k % demoCities.length]!;
         const category = categories[k % categories.length]!;
+        const hourlyRateCents = 1500 + Math.floor(random() * 80) * 100;
+        const capacity = 4 + (k % 17);
+        const group =
+          groupEvery > 0 && k % groupEvery === groupEvery - 1
+            ? { format: "group" as const, capacity, pricePerPersonCents: hourlyRateCents, sessionMinutes: 60 * (1 + (k % 3)), minSpots: 1, maxSpots: capacity, minToRun: k % 2 ? null : 2, minToRunHours: k % 2 ? null : 24 }
+            : {};
         batch.push({
           id: crypto.randomUUID(),
           hostId: host.id,
@@ -287,7 +295,8 @@ export async function seedGeneratedActivities(db: Db, count: number, now = Date.
           category,
           title: `${adjectives[k % adjectives.length]} ${category} ${nouns[(k >> 3) % nouns.length]} #${k + 1}`,
           description: `A generated ${category} activity for load testing.`,
-          hourlyRateCents: 1500 + Math.floor(random() * 80) * 100,
+          hourlyRateCents,
+          ...group,
           photos: [`/static/photos/${category}-${(k % 3) + 1}.svg`],
           createdAt: now - (k + 1) * 1000,
           updatedAt: now - (k + 1) * 1000,
