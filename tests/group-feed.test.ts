@@ -24,7 +24,7 @@ let host: User;
 let ana: User;
 let ben: User;
 let chloe: User;
-let cooking: { id: string };
+let cooking: Awaited<ReturnType<ReturnType<typeof insert>["activity"]>>;
 let session: number;
 
 beforeAll(async () => {
@@ -34,8 +34,8 @@ beforeAll(async () => {
   ana = await put.user(userRow({ firstName: "Ana", lastName: "Guest", locale: "en" }));
   ben = await put.user(userRow({ firstName: "Ben", lastName: "Guest", locale: "fr" }));
   chloe = await put.user(userRow({ firstName: "Chloé", lastName: "Guest", locale: "en" }));
-  const group = groupActivityRow(host, { title: "Cooking class", capacity: 8, pricePerPersonCents: 4500, sessionMinutes: 150, hasMeetingPoint: true, meetingPoint: "Essex Market" }, START - 30 * DAY);
-  cooking = await put.activity(group);
+  cooking = await put.activity(groupActivityRow(host, { title: "Cooking class", capacity: 8, pricePerPersonCents: 4500, sessionMinutes: 150, hasMeetingPoint: true, meetingPoint: "Essex Market" }, START - 30 * DAY));
+  const group = cooking;
   const tennis = await put.activity(activityRow(host, { title: "Tennis" }, START - 30 * DAY));
   session = ny("2026-06-10T18:00");
   // Two bookings of one session: Ana's 2 spots accepted, Ben's 3 spots still a request.
