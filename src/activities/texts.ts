@@ -241,10 +241,10 @@ export const en = {
   "activity.minToRunHint": "If fewer spots are held by the deadline, every booking of the session is released or refunded in full.",
   "activity.minToRunInvalid": "The minimum to run is between 2 and the capacity",
   "activity.minToRunHoursLabel": "Deadline",
-  "activity.minToRunHoursOption": "{n} hours before the start",
+  "activity.minToRunHoursOption": "{n, plural, one {# hour} other {# hours}} before the start",
   "activity.minToRunHoursInvalid": "Choose one of the deadlines offered",
   "activity.perPerson": "/ person",
-  "activity.groupOf": "Group of up to {n}",
+  "activity.groupOf": "Group of up to {n, plural, one {# person} other {# people}}",
   "activity.roster": "{taken} of {capacity}",
   "activity.rosterMin": "{taken} of {capacity} · min {min}",
   // The host's screens for group sessions.
@@ -256,7 +256,7 @@ export const en = {
   "activity.minToRunNone": "No minimum",
   "host.upcomingSessions": "Upcoming sessions",
   "host.sessionPaying": "{n, plural, one {# spot} other {# spots}} held while a guest pays",
-  "host.sessionGuestMoney": "Pays {total} · you earn {earnings}",
+  "host.sessionGuestMoney": "Pays {paid} · you earn {earnings}",
 } as const;
 
 export const fr: Record<keyof typeof en, string> = {
@@ -494,10 +494,10 @@ export const fr: Record<keyof typeof en, string> = {
   "activity.minToRunHint": "Si moins de places sont réservées à l'échéance, chaque réservation de la session est libérée ou remboursée en totalité.",
   "activity.minToRunInvalid": "Le minimum pour avoir lieu va de 2 à la capacité",
   "activity.minToRunHoursLabel": "Échéance",
-  "activity.minToRunHoursOption": "{n} heures avant le début",
+  "activity.minToRunHoursOption": "{n, plural, one {# heure} other {# heures}} avant le début",
   "activity.minToRunHoursInvalid": "Choisissez une des échéances proposées",
   "activity.perPerson": "/ personne",
-  "activity.groupOf": "Groupe jusqu'à {n}",
+  "activity.groupOf": "Groupe jusqu'à {n, plural, one {# personne} other {# personnes}}",
   "activity.roster": "{taken} sur {capacity}",
   "activity.rosterMin": "{taken} sur {capacity} · min {min}",
   "activity.sessionOf": "Session de {duration}",
@@ -508,5 +508,5 @@ export const fr: Record<keyof typeof en, string> = {
   "activity.minToRunNone": "Pas de minimum",
   "host.upcomingSessions": "Sessions à venir",
   "host.sessionPaying": "{n, plural, one {# place retenue} other {# places retenues}} pendant qu'un invité paie",
-  "host.sessionGuestMoney": "Paie {total} · vous gagnez {earnings}",
+  "host.sessionGuestMoney": "Paie {paid} · vous gagnez {earnings}",
 };

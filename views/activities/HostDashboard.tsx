@@ -275,7 +275,7 @@ function SessionCard({ view, session }: { view: View; session: HostSession }) {
                 <StatusBadge view={view} status={g.status} />
               </span>
               <span class="text-muted" data-guest-money safe>
-                {t("host.sessionGuestMoney", { total: money(g.totalCents), earnings: money(g.hostEarningsCents) })}
+                {t("host.sessionGuestMoney", { paid: money(g.totalCents), earnings: money(g.hostEarningsCents) })}
               </span>
             </li>
           ))}

@@ -112,7 +112,7 @@ function InboxItem({ view, row, now, reviewable, roster }: { view: View; row: In
               <SpotsLine view={view} spots={b.spots} privateGroup={b.privateGroup} />
               <span class="text-muted" safe>
                 {role === "host"
-                  ? t("host.sessionGuestMoney", { total: formatMoney(b.totalCents, view.locale), earnings: formatMoney(b.hostEarningsCents, view.locale) })
+                  ? t("host.sessionGuestMoney", { paid: formatMoney(b.totalCents, view.locale), earnings: formatMoney(b.hostEarningsCents, view.locale) })
                   : formatMoney(b.totalCents, view.locale)}
               </span>
               {role === "host" && roster ? (
