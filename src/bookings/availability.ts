@@ -1,5 +1,5 @@
 import { one, perDb } from "../../db/client";
-import { and, eq, gt, isNull, lt, ne, or, sql } from "drizzle-orm";
+import { and, eq, gt, lt, or, sql } from "drizzle-orm";
 import type { Db, WriteTx } from "../../db/client";
 import { bookings, externalBusy, hostBlocks, type Activity } from "../../db/schema";
 import type { Deps } from "../deps";
@@ -15,16 +15,19 @@ const overlapping = (table: typeof bookings | typeof hostBlocks | typeof externa
 /**
  * Everything that keeps a host from being booked from `from` on, over the next `days` days (and
  * a day more, for zones ahead of UTC), for the picker: bookings that hold their time, their days
- * off and blocked times, and their outside calendar's busy times.
+ * off and blocked times, and their outside calendar's busy times. A group activity's own sessions
+ * are among the bookings, with their spots: its screens count them in spots (`heldSessions`).
  */
-export async function busyIntervals(deps: Deps, hostId: string, from: number, days: number, sessionsOf?: string) {
+export async function busyIntervals(deps: Deps, hostId: string, from: number, days: number) {
   const to = from + (days + 2) * 24 * 60 * 60 * 1000;
-  const { held, heldBesideSessions, own, outside } = busyStatements(deps.db);
+  const { held, own, outside } = busyStatements(deps.db);
   const asked = { hostId, from, to, now: deps.now() };
-  // A group activity's own sessions are counted in spots by its screens (`sessionsFrom`), not as busy times.
-  const bookings = sessionsOf ? await heldBesideSessions.execute({ ...asked, activityId: sessionsOf }) : await held.execute(asked);
-  return [...bookings, ...(await own.execute(asked)), ...(await outside.execute(asked))];
+  const [bookings, blocks, busy] = await Promise.all([held.execute(asked), own.execute(asked), outside.execute(asked)]);
+  return { bookings, blocked: [...blocks, ...busy] };
 }
+
+/** A booking holding a host's time, as the booking screens read it. */
+export type HeldBooking = Awaited<ReturnType<typeof busyIntervals>>["bookings"][number];
 
 /**
  * `busyIntervals`' reads, prepared once per database: the activity page asks them for each
@@ -35,14 +38,18 @@ const busyStatements = perDb((db) => {
   const covers = (table: typeof bookings | typeof hostBlocks | typeof externalBusy) => overlapping(table, hostId, from, to);
   return {
     held: db
-      .select({ startsAt: bookings.startsAt, endsAt: bookings.endsAt })
+      .select({
+        startsAt: bookings.startsAt,
+        endsAt: bookings.endsAt,
+        activityId: bookings.activityId,
+        startsAtLocal: bookings.startsAtLocal,
+        durationMinutes: bookings.durationMinutes,
+        spots: bookings.spots,
+        privateGroup: bookings.privateGroup,
+        group: bookings.pricePerPersonCents,
+      })
       .from(bookings)
       .where(and(covers(bookings), holdsTime(sql.placeholder("now"))))
-      .prepare(),
-    heldBesideSessions: db
-      .select({ startsAt: bookings.startsAt, endsAt: bookings.endsAt })
-      .from(bookings)
-      .where(and(covers(bookings), holdsTime(sql.placeholder("now")), or(ne(bookings.activityId, sql.placeholder("activityId")), isNull(bookings.pricePerPersonCents))))
       .prepare(),
     own: db.select({ startsAt: hostBlocks.startsAt, endsAt: hostBlocks.endsAt }).from(hostBlocks).where(covers(hostBlocks)).prepare(),
     outside: db.select({ startsAt: externalBusy.startsAt, endsAt: externalBusy.endsAt }).from(externalBusy).where(covers(externalBusy)).prepare(),

@@ -15,7 +15,7 @@ import { activityRating } from "../activities/queries";
 import { publicUser } from "../profiles/serialize";
 import type { Activity, User } from "../../db/schema";
 import { busyIntervals } from "./availability";
-import { groupOf, sessionsFrom, spotsBounds, spotsTaken } from "./sessions";
+import { groupOf, heldSessions, spotsBounds, spotsTaken } from "./sessions";
 import { activityZone, DIALOG_DAYS, FLOWS, horizonOf, localNow, maxMinutesOf, openTimes, type Flow } from "./times";
 import { parseDate } from "../../lib/time";
 
@@ -347,15 +347,18 @@ export async function dateTimeScreenData(deps: Deps, user: User, activity: Activ
  * `GET /api/activities/{id}/times` read them: what holds the host's time and, for a group
  * activity, the spots its sessions hold.
  */
-async function bookableTimes(deps: Deps, activity: Activity, flow: Flow, days: number) {
+async function bookableTimes(deps: Deps, activity: Activity, flow: Flow, days: number, firstDay = 0) {
   const now = deps.now();
   const group = groupOf(activity);
-  const [held, sessions] = await Promise.all([
-    busyIntervals(deps, activity.hostId, now, days, group?.id),
-    group ? sessionsFrom(deps.db, group, now, now + (days + 2) * 24 * 60 * 60 * 1000, now) : [],
-  ]);
-  return openTimes(activity, held, now, flow, days, sessions);
+  // Only the days answered are read: from the day before the first (zones behind UTC) on.
+  const skipped = Math.max(0, firstDay - 1);
+  const { bookings: held, blocked } = await busyIntervals(deps, activity.hostId, now + skipped * DAY_MS, days - skipped);
+  // A group's own sessions are counted in spots; the host's other bookings are busy times.
+  const { sessions, others } = group ? heldSessions(group, held) : { sessions: [], others: held };
+  return openTimes(activity, [...others, ...blocked], now, flow, days, sessions, firstDay);
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** One start of `GET /api/activities/{id}/times`: open or not, and a group's spots left (null for a private activity). */
 export interface StartTime {
@@ -373,10 +376,11 @@ export interface StartTime {
 export async function startTimesOn(deps: Deps, activity: Activity, date: string): Promise<StartTime[]> {
   const day = parseDate(date);
   if (!day) throw new DomainError("booking.dateInvalid", 400, { fields: { date: "booking.dateInvalid" } });
-  // Worked out up to that day only (the dates before it cost a loop step each, no query).
+  // Worked out for that day alone.
   const today = parseDate(localNow(activityZone(activity), deps.now()).date)!;
   const until = today.until(day, { largestUnit: "days" }).days;
-  const open = await bookableTimes(deps, activity, "datetime", Math.max(0, Math.min(horizonOf(activity), until)));
+  const day0 = Math.max(0, Math.min(horizonOf(activity), until));
+  const open = await bookableTimes(deps, activity, "datetime", day0, day0);
   const rules = FLOWS.datetime;
   const key = day.toString();
   const openHours = new Set(open.hours[key] ?? []);

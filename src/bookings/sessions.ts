@@ -1,4 +1,4 @@
-import { and, eq, gte, isNotNull, lt } from "drizzle-orm";
+import { and, eq, isNotNull } from "drizzle-orm";
 import type { Db, WriteTx } from "../../db/client";
 import { bookings, type Activity, type Booking } from "../../db/schema";
 import { DomainError } from "../../lib/domain-error";
@@ -151,22 +151,24 @@ export interface SessionHeld {
 }
 
 /**
- * For the booking screens: the spots held per session start (its local 'YYYY-MM-DDTHH:MM:00')
- * of a group activity from `from` on, with each session's local day, start and end minute.
+ * For the booking screens: the sessions of a group activity with spots held, from the bookings
+ * holding its host's time (`busyIntervals`), each with its local day, start and end minute and
+ * its spots taken; and the host's other bookings, which are busy times.
  */
-export async function sessionsFrom(db: Db, group: GroupActivity, from: number, to: number, now: number): Promise<SessionHeld[]> {
-  const rows = await db
-    .select({ startsAtLocal: bookings.startsAtLocal, durationMinutes: bookings.durationMinutes, spots: bookings.spots, privateGroup: bookings.privateGroup })
-    .from(bookings)
-    .where(and(eq(bookings.activityId, group.id), gte(bookings.startsAt, from), lt(bookings.startsAt, to), isNotNull(bookings.pricePerPersonCents), holdsTime(now)));
-  const byStart = new Map<string, { spots: number; privateGroup: boolean }[]>();
-  const length = new Map<string, number>();
-  for (const r of rows) {
-    (byStart.get(r.startsAtLocal) ?? byStart.set(r.startsAtLocal, []).get(r.startsAtLocal)!).push(r);
-    length.set(r.startsAtLocal, Math.max(length.get(r.startsAtLocal) ?? 0, r.durationMinutes));
+export function heldSessions<B extends { activityId: string; startsAtLocal: string; durationMinutes: number; spots: number; privateGroup: boolean; group: number | null }>(
+  group: GroupActivity,
+  held: B[],
+): { sessions: SessionHeld[]; others: B[] } {
+  const byStart = new Map<string, B[]>();
+  const others: B[] = [];
+  for (const r of held) {
+    if (r.activityId !== group.id || r.group === null) others.push(r);
+    else (byStart.get(r.startsAtLocal) ?? byStart.set(r.startsAtLocal, []).get(r.startsAtLocal)!).push(r);
   }
-  return [...byStart].map(([local, held]) => {
+  const sessions = [...byStart].map(([local, rows]) => {
     const minute = Number(local.slice(11, 13)) * 60 + Number(local.slice(14, 16));
-    return { local, date: local.slice(0, 10), from: minute, to: minute + length.get(local)!, taken: spotsTaken(held, group.capacity) };
+    const length = rows.reduce((m, r) => Math.max(m, r.durationMinutes), 0);
+    return { local, date: local.slice(0, 10), from: minute, to: minute + length, taken: spotsTaken(rows, group.capacity) };
   });
+  return { sessions, others };
 }

@@ -155,9 +155,10 @@ export function busyByDate(intervals: { startsAt: number; endsAt: number }[], zo
  * What the booking screens offer for an activity: the dates with at least one start the flow's
  * hours, the host's week, the notice and everything holding the host's time leave open, and per
  * date the local minute ranges that are busy or closed (bookings, blocks, outside busy times, the
- * notice, the hours outside the host's week). The server checks every choice again.
+ * notice, the hours outside the host's week). The server checks every choice again. From `firstDay`
+ * (days after today) to `days`: the times API answers one day.
  */
-export function openTimes(activity: BookingRules & Partial<GroupSeats>, held: { startsAt: number; endsAt: number }[], now: number, flow: Flow, days = horizonOf(activity), sessions: SessionHeld[] = []) {
+export function openTimes(activity: BookingRules & Partial<GroupSeats>, held: { startsAt: number; endsAt: number }[], now: number, flow: Flow, days = horizonOf(activity), sessions: SessionHeld[] = [], firstDay = 0) {
   const zone = activityZone(activity);
   const rules = FLOWS[flow];
   const notice = activity.noticeMinutes > 0 ? [{ startsAt: now, endsAt: now + activity.noticeMinutes * 60_000 }] : [];
@@ -167,29 +168,32 @@ export function openTimes(activity: BookingRules & Partial<GroupSeats>, held: { 
   const session = sessionLengthOf(activity);
   const shortest = session ?? Math.max(activity.minDurationMinutes, rules.durations[0]);
   const group = session && activity.capacity ? { capacity: activity.capacity, sessions: new Map(sessions.map((s) => [s.local, s])) } : null;
+  // A group's sessions with spots held, by day: a day without any costs no more than a private activity's.
+  const sessionsOn = new Map<string, SessionHeld[]>();
+  for (const s of sessions) (sessionsOn.get(s.date) ?? sessionsOn.set(s.date, []).get(s.date)!).push(s);
   // Only the open dates are answered, with their busy and closed ranges and their open start hours;
   // a group activity's, with the spots left at each start (0: full).
   const dates: string[] = [];
   const busy: Record<string, [number, number][]> = {};
   const hours: Record<string, number[]> = {};
   const spots: Record<string, Record<number, number>> = {};
-  for (let i = 0; i <= Math.min(days, horizonOf(activity)); i++) {
+  for (let i = firstDay; i <= Math.min(days, horizonOf(activity)); i++) {
     const day = today.add({ days: i });
     const date = day.toString();
     const ranges = [...(heldByDate[date] ?? []), ...closedRanges(activity.weeklyHours, weekdayOf(day))];
     const onDay = { [date]: ranges };
     const open: number[] = [];
     const left: Record<number, number> = {};
+    const dayHeld = sessionsOn.get(date);
     for (let hour = rules.firstHour; hour <= rules.lastHour; hour++) {
       if (!group) {
         if (!startTaken(onDay, local, date, hour, shortest)) open.push(hour);
         continue;
       }
-      const at = `${date}T${String(hour).padStart(2, "0")}:00:00`;
+      const held = dayHeld ? group.sessions.get(`${date}T${String(hour).padStart(2, "0")}:00:00`) : undefined;
       // The host runs one session at a time: another start's session overlapping this one takes it.
-      const others = sessions.filter((s) => s.date === date && s.local !== at).map((s): [number, number] => [s.from, s.to]);
-      if (startTaken({ [date]: [...ranges, ...others] }, local, date, hour, shortest)) continue;
-      const held = group.sessions.get(at);
+      const taken = dayHeld ? { [date]: [...ranges, ...dayHeld.filter((s) => s !== held).map((s): [number, number] => [s.from, s.to])] } : onDay;
+      if (startTaken(taken, local, date, hour, shortest)) continue;
       const spotsLeft = group.capacity - (held?.taken ?? 0);
       // The most a booking could bring: its most spots, or the whole session as a private group while it is empty.
       const best = !held && activity.privateGroupPriceCents ? group.capacity : (held?.taken ?? 0) + Math.min(activity.maxSpots ?? spotsLeft, spotsLeft);
