@@ -3,19 +3,14 @@ import { useMemo, useState } from "react";
 import { mountWith } from "./mount";
 import { startTaken as takenOn } from "../shared/availability";
 import { groupPriceFor } from "../shared/pricing";
+import type { SeatsOffer } from "../shared/seats";
 
 /**
  * A group activity's part of the picker (docs/decisions/0049): the spots left per date and start
  * hour (0: full; a start not listed is not open), the bounds of one booking, the prices, the
  * session's fixed length, and its words, made by the server in the person's language.
  */
-export interface GroupPickerProps {
-  spots: Record<string, Record<number, number>>;
-  capacity: number;
-  min: number;
-  max: number;
-  pricePerPersonCents: number;
-  privateGroupPriceCents: number | null;
+export interface GroupPickerProps extends SeatsOffer {
   sessionMinutes: number;
   /** Per count of spots left, its words: "Full", "1 spot left", "3 spots left". */
   spotsLeftTexts: Record<number, string>;

@@ -1,4 +1,5 @@
 import { groupPriceFor } from "../../shared/pricing";
+import type { GroupTotalConfig } from "../../shared/seats";
 
 /**
  * Forms marked data-validate keep their submit button disabled until the form is valid: its
@@ -78,20 +79,6 @@ function readJson<T>(text: string | undefined): T | null {
   }
 }
 
-/** What views/bookings/Parts.tsx `SpotsFields` hands the script (its `GroupTotalConfig`). */
-interface GroupTotalConfig {
-  pricePerPersonCents: number;
-  privateGroupPriceCents: number | null;
-  min: number;
-  max: number;
-  capacity: number;
-  locale: string;
-  subtotalLabels: Record<string, string>;
-  privateLabel: string;
-  hint: string;
-  privateHint: string;
-}
-
 /**
  * A group booking's choice ([data-group-booking], views/bookings/Parts.tsx `SpotsFields`): the −
  * and + buttons step the spots within the bounds (1 to the capacity for a private group), and
@@ -126,7 +113,7 @@ function refreshGroup(box: HTMLElement) {
     const el = box.querySelector<HTMLElement>(selector);
     if (el && el.textContent !== text) el.textContent = text;
   };
-  write("[data-total-label]", asPrivate ? config.privateLabel : (config.subtotalLabels[String(counted)] ?? ""));
+  write("[data-total-label]", asPrivate ? config.privateLabel : (config.subtotalLabels[counted] ?? ""));
   write("[data-total-subtotal]", money.format(price.subtotalCents / 100));
   write("[data-total-fee]", money.format(price.serviceFeeCents / 100));
   write("[data-total-total]", money.format(price.totalCents / 100));

@@ -18,6 +18,7 @@ import { busyIntervals } from "./availability";
 import { groupOf, heldSessions, spotsBounds, spotsTaken } from "./sessions";
 import { activityZone, DIALOG_DAYS, FLOWS, horizonOf, localNow, maxMinutesOf, openTimes, type Flow } from "./times";
 import { parseDate } from "../../lib/time";
+import type { SeatsOffer } from "../../shared/seats";
 
 export interface HostRequest {
   id: string;
@@ -36,14 +37,7 @@ export interface HostRequest {
 
 
 /** A group activity's seats on the booking screens. */
-export interface DateTimeSeats {
-  spots: Record<string, Record<number, number>>;
-  capacity: number;
-  min: number;
-  max: number;
-  pricePerPersonCents: number;
-  privateGroupPriceCents: number | null;
-}
+export type DateTimeSeats = SeatsOffer;
 
 /** What the date-time screen shows (/booking/{id}/date-time). */
 export interface DateTimeData {

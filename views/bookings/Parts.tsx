@@ -3,7 +3,7 @@ import { categoryPhoto } from "../../src/activities/categories";
 import { decimalFromCents, formatMoney } from "../../lib/money";
 import { cachedFormatter, intlLocale } from "../../lib/intl";
 import { groupPriceFor, type Price } from "../../shared/pricing";
-import type { DateTimeSeats } from "../../src/bookings/queries";
+import type { GroupTotalConfig, SeatsOffer } from "../../shared/seats";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { FormAlert } from "../components/Fields";
@@ -244,31 +244,13 @@ export const spotsLeftTexts = (view: Pick<View, "t">, capacity: number) => Objec
 export const spotsValue = (spots: number) => (Number.isInteger(spots) && spots >= 0 ? String(spots) : "");
 
 /**
- * What the page script (islands/shell/forms.ts `watchGroupBookings`) needs to keep a group
- * booking's total current: the prices, the bounds with and without a private group, and the
- * words it writes, each made here in the person's language.
- */
-export interface GroupTotalConfig {
-  pricePerPersonCents: number;
-  privateGroupPriceCents: number | null;
-  min: number;
-  max: number;
-  capacity: number;
-  locale: string;
-  subtotalLabels: Record<number, string>;
-  privateLabel: string;
-  hint: string;
-  privateHint: string;
-}
-
-/**
  * A group session's choice on the booking forms (the dialog, the date-time screen without
  * JavaScript): the spots as a number input within the booking's bounds, with − and + once the
  * page script runs; the private group when the host offers it; and the total (spots × the price
  * per person, plus the service fee), which the script keeps current as the spots change. The
  * server prices and checks the choice again whatever is sent.
  */
-export function SpotsFields({ view, seats, spots, privateGroup, idPrefix }: { view: Pick<View, "t" | "locale">; seats: DateTimeSeats; spots: number; privateGroup: boolean; idPrefix: string }) {
+export function SpotsFields({ view, seats, spots, privateGroup, idPrefix }: { view: Pick<View, "t" | "locale">; seats: SeatsOffer; spots: number; privateGroup: boolean; idPrefix: string }) {
   const { t } = view;
   const money = (c: number) => formatMoney(c, view.locale);
   const offered = seats.privateGroupPriceCents !== null;
