@@ -499,6 +499,24 @@ describe("a group session holds its host's time, for everything but more spots o
   }, 30_000);
 });
 
+describe("a group booking goes through the booking rules as a private one does", () => {
+  test("instant booking accepts each booking of a session at once; a request shows its spots to the host", async () => {
+    const instant = await groupActivity({ capacity: 6, instantBooking: true });
+    const asked = await groupActivity({ capacity: 6, title: "Yoga, asked" });
+    const date = nextDate();
+    const [first, second, third] = (await newGuests(3)) as [Client, Client, Client];
+    const a = await book(first, instant, date, 2);
+    const b = await book(second, instant, date, 3);
+    expect([(await row(a)).status, (await row(b)).status]).toEqual(["accepted", "accepted"]);
+    expect(await startAt(instant, date)).toEqual({ start: "10:00", open: true, spotsLeft: 1 });
+    // The host's other group activity at another hour of that day waits for an answer, spots and all.
+    const pending = await book(third, asked, date, 4, { time: "15:00" });
+    const requests = (await body(await p.host.get("/api/host/requests"))) as unknown as { id: string; spots: number; privateGroup: boolean }[];
+    expect(requests.find((r) => r.id === pending)).toMatchObject({ spots: 4, privateGroup: false });
+    await expectSound(instant, asked);
+  }, 30_000);
+});
+
 describe("a session short of its minimum to run is called off at its deadline", () => {
   test("every booking released or refunded once, each conversation told; the job again changes nothing; a full session is left alone", async () => {
     const activityId = await groupActivity({ capacity: 6, minToRun: 4, minToRunHours: 24 });

@@ -32,6 +32,9 @@ export interface HostRequest {
   /** What the guest pays (subtotal and service fee) and what the host earns: the two amounts the host is shown. */
   totalCents: number;
   hostEarningsCents: number;
+  /** A group session's spots the request asks for (1 for a private booking), and whether it takes the session whole. */
+  spots: number;
+  privateGroup: boolean;
   createdAt: number;
 }
 
@@ -72,6 +75,8 @@ export async function hostRequests(deps: Deps, hostId: string, limit?: number): 
       subtotalCents: bookings.subtotalCents,
       totalCents: bookings.totalCents,
       hostEarningsCents: bookings.hostEarningsCents,
+      spots: bookings.spots,
+      privateGroup: bookings.privateGroup,
       createdAt: bookings.createdAt,
     })
     .from(bookings)
@@ -93,6 +98,8 @@ export async function hostRequests(deps: Deps, hostId: string, limit?: number): 
       subtotalCents: r.subtotalCents,
       totalCents: r.totalCents,
       hostEarningsCents: r.hostEarningsCents,
+      spots: r.spots,
+      privateGroup: r.privateGroup,
       createdAt: r.createdAt,
     };
   });
