@@ -62,15 +62,26 @@ async function groupActivity(fields: Record<string, unknown> = {}): Promise<stri
   return (await body(res)).id as string;
 }
 
-/** Guests made with the factories and signed in: these tests are about spots, not about signing up. */
-const newGuests = (n: number): Promise<Client[]> =>
-  Promise.all(
-    Array.from({ length: n }, async () => {
-      const c = t.client();
-      await c.signInAs((await insert(t.db).user(userRow())).id);
-      return c;
-    }),
-  );
+/**
+ * Guests made with the factories and signed in: these tests are about spots, not about signing up.
+ * Signed in as of the latest day handed out so far, so that their 30-day session still holds on
+ * the days the tests move the clock to, weeks after the first.
+ */
+async function newGuests(n: number): Promise<Client[]> {
+  const was = clock;
+  clock = Math.max(clock, START + day * DAY);
+  try {
+    return await Promise.all(
+      Array.from({ length: n }, async () => {
+        const c = t.client();
+        await c.signInAs((await insert(t.db).user(userRow())).id);
+        return c;
+      }),
+    );
+  } finally {
+    clock = was;
+  }
+}
 
 interface Seats {
   time?: string;
@@ -613,8 +624,9 @@ describe("a session short of its minimum to run is called off at its deadline", 
     const activityId = await groupActivity({ capacity: 6, minToRun: 4, minToRunHours: 24, privateGroupPrice: "120" });
     const early = nextDate();
     const late = nextDate();
-    const [before, after] = (await newGuests(2)) as [Client, Client];
     clock = instantOf(early, "10:00") - 24 * HOUR - 30 * MINUTE;
+    // Signed in on the day they book: a session lasts 30 days, and the dates here are weeks on.
+    const [before, after] = (await newGuests(2)) as [Client, Client];
     const whole = await book(before, activityId, early, 2, { privateGroup: true, amount: "132.00" });
     clock = instantOf(early, "10:00") - 24 * HOUR + MINUTE;
     await t.deps.jobs.runDue();
