@@ -55,7 +55,7 @@ async function demo() {
   const d = await db();
   const host = (await one(d.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
   const guest = (await one(d.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL))))!;
-  const activity = (await one(d.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;
+  const activity = (await one(d.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York"), eq(activities.format, "private")))))!;
   return { d, host, guest, activity };
 }
 const dateIn = (days: number) => new Date(Date.now() + days * 24 * HOUR).toISOString().slice(0, 10);

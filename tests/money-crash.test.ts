@@ -48,7 +48,7 @@ async function pendingRequest(days: number) {
   const db = await openDatabaseOf(dataDir);
   const guest = (await one(db.select().from(users).where(eq(users.email, DEMO_GUEST_EMAIL))))!;
   const host = (await one(db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
-  const activity = (await one(db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;
+  const activity = (await one(db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York"), eq(activities.format, "private")))))!;
   const startsAt = Math.floor((Date.now() + days * 24 * HOUR) / HOUR) * HOUR;
   const row = bookingRow(activity, { guestId: guest.id, startsAt, status: "pending", createdAt: Date.now() });
   const form = new URLSearchParams({ amount: String(row.totalCents), currency: "usd", capture_method: "manual", "metadata[guestId]": guest.id });
@@ -125,7 +125,7 @@ test("stopped with SIGTERM while Stripe is slow to capture: the accept finishes,
 async function dialogBooking(url: string, db: Db, days: number) {
   const guest = await signIn(url, DEMO_GUEST_EMAIL);
   const host = (await one(db.select().from(users).where(eq(users.email, DEMO_HOST_EMAIL))))!;
-  const activity = (await one(db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York")))))!;
+  const activity = (await one(db.select().from(activities).where(and(eq(activities.hostId, host.id), eq(activities.city, "New York"), eq(activities.format, "private")))))!;
   const hours = [1, 2, 3, 4].find((h) => h * 60 >= activity.minDurationMinutes && (activity.maxDurationMinutes === null || h * 60 <= activity.maxDurationMinutes))!;
   const amount = (priceFor(activity.hourlyRateCents, hours * 60).totalCents / 100).toFixed(2);
   const headers = { cookie: guest.cookie, "x-csrf-token": guest.csrf, origin: url };

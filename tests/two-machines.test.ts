@@ -86,8 +86,8 @@ describe("two machines, one PostgreSQL, Redis and bucket", () => {
   test("a booking requested through A is accepted through B, and its chat crosses between them", async () => {
     const guest = await signedIn(a, DEMO_GUEST_EMAIL);
     const host = await signedIn(b, DEMO_HOST_EMAIL);
-    const listed = (await (await guest.browser.get("/api/activities?city=New%20York")).json()) as { id: string; hostId: string; hourlyRate: string; duration: string }[];
-    const activity = listed.find((x) => x.hostId === host.user.id)!;
+    const listed = (await (await guest.browser.get("/api/activities?city=New%20York")).json()) as { id: string; hostId: string; hourlyRate: string; duration: string; format: string }[];
+    const activity = listed.find((x) => x.hostId === host.user.id && x.format === "private")!;
     const hours = Number(activity.duration);
     const total = (Number(activity.hourlyRate) * hours * 1.1).toFixed(2);
     const date = new Date(Date.now() + 20 * DAY).toISOString().slice(0, 10);
@@ -120,8 +120,8 @@ describe("two machines, one PostgreSQL, Redis and bucket", () => {
   test("a change made through A is on B's next page", async () => {
     const host = await signedIn(a, DEMO_HOST_EMAIL);
     const guestOnB = await signedIn(b, DEMO_GUEST_EMAIL);
-    const listed = (await (await guestOnB.browser.get("/api/activities?city=New%20York")).json()) as { id: string; hostId: string; title: string }[];
-    const activity = listed.find((x) => x.hostId === host.user.id)!;
+    const listed = (await (await guestOnB.browser.get("/api/activities?city=New%20York")).json()) as { id: string; hostId: string; title: string; format: string }[];
+    const activity = listed.find((x) => x.hostId === host.user.id && x.format === "private")!;
     // B keeps the activity page (and browse) until the database changes: it is kept now.
     expect(await (await guestOnB.browser.get(`/activity/${activity.id}`)).text()).toContain(activity.title);
     const title = `Evening rally ${crypto.randomUUID().slice(0, 6)}`;

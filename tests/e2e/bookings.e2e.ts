@@ -16,9 +16,9 @@ async function demoActivity(browser: Browser) {
   const context = await browser.newContext();
   const page = await context.newPage();
   await signIn(page, "host@offline.test");
-  const list = (await (await page.request.get(`${env.server.url}/api/user/activities`)).json()) as { id: string; duration: string; city: string }[];
+  const list = (await (await page.request.get(`${env.server.url}/api/user/activities`)).json()) as { id: string; duration: string; city: string; format: string }[];
   await context.close();
-  activity = list.find((a) => Number(a.duration) <= 1.5 && a.city === "New York") ?? list[0]!;
+  activity = list.find((a) => Number(a.duration) <= 1.5 && a.city === "New York" && a.format === "private")!;
   return activity;
 }
 

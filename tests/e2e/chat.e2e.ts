@@ -57,8 +57,8 @@ test("a host accepts from the conversation; the two chat live; the host complete
   const guest = await person(DEMO_GUEST_EMAIL);
 
   // The guest sends a paid request for one of the host's New York activities.
-  const activities = (await (await host.context.request.get(`${url}/api/user/activities`)).json()) as { id: string; duration: string; city: string; hourlyRate: string }[];
-  const activity = activities.find((a) => Number(a.duration) <= 1 && a.city === "New York")!;
+  const activities = (await (await host.context.request.get(`${url}/api/user/activities`)).json()) as { id: string; duration: string; city: string; hourlyRate: string; format: string }[];
+  const activity = activities.find((a) => Number(a.duration) <= 1 && a.city === "New York" && a.format === "private")!;
   const date = dayAhead(3);
   const amount = (Math.round(Math.round(Number(activity.hourlyRate) * 100) * 1.1) / 100).toFixed(2);
   const headers = { "x-csrf-token": guest.csrf, origin: url };

@@ -47,8 +47,8 @@ test("without JavaScript: the guest's paid request reaches the host, who accepts
   const guest = await noScript(env.browser);
   await signIn(guest.page, "guest@offline.test");
   // One of the demo host's New York activities, booked through the plain date-time and payment forms.
-  const activities = (await (await guest.page.request.get(`${env.server.url}/api/activities?city=New%20York`)).json()) as { id: string; host: { name: string }; duration: string }[];
-  const activity = activities.find((a) => a.host.name === "Maya" && Number(a.duration) <= 1.5) ?? activities.find((a) => a.host.name === "Maya")!;
+  const activities = (await (await guest.page.request.get(`${env.server.url}/api/activities?city=New%20York`)).json()) as { id: string; host: { name: string }; duration: string; format: string }[];
+  const activity = activities.find((a) => a.host.name === "Maya" && a.format === "private" && Number(a.duration) <= 1.5) ?? activities.find((a) => a.host.name === "Maya" && a.format === "private")!;
   await guest.page.goto(`${env.server.url}/booking/${activity.id}/date-time`);
   await guest.page.locator("#bk-date").fill(dateAhead(5));
   await guest.page.getByRole("button", { name: "Show free times for this date" }).click();
