@@ -64,6 +64,14 @@ export const bookingStatuses = [
 ] as const;
 export type BookingStatus = (typeof bookingStatuses)[number];
 
+/**
+ * What a guest gets back when they cancel an accepted booking, chosen by the host per activity and
+ * copied onto each booking when it is requested: flexible (in full up to 24 hours before), moderate
+ * (in full up to 3 days before, half after), strict (half up to 7 days before, nothing after).
+ */
+export const cancellationPolicies = ["flexible", "moderate", "strict"] as const;
+export type CancellationPolicy = (typeof cancellationPolicies)[number];
+
 /** How an activity is sold: one booking holds the host's time (private), or seats of a session (group). */
 export const activityFormats = ["private", "group"] as const;
 export type ActivityFormat = (typeof activityFormats)[number];
@@ -266,6 +274,13 @@ export function model(k: Kit) {
        * group fields below are null for a private activity.
        */
       format: k.text("format").$type<ActivityFormat>().notNull().default("private"),
+      /**
+       * The ISO 4217 code (lower case) its prices are in: its city's currency when it was created.
+       * Every amount of it, and of its bookings, is an integer in that currency's minor unit.
+       */
+      currency: k.text("currency").notNull().default("usd"),
+      /** What a guest gets back on cancelling (see `cancellationPolicies`); copied onto each booking. */
+      cancellationPolicy: k.text("cancellation_policy").$type<CancellationPolicy>().notNull().default("flexible"),
       /** A group session's seats, 2 to 50. */
       capacity: k.integer("capacity"),
       /** A group's price of one spot, in cents (`hourlyRateCents` repeats it, for the lists sorted by price). */
@@ -333,6 +348,10 @@ export function model(k: Kit) {
       /** A group session booked whole (its private-group choice): no other guest joins it. */
       privateGroup: k.flag("private_group").notNull().default(false),
       currency: k.text("currency").notNull().default("usd"),
+      /** The activity's cancellation policy when the booking was requested: later edits never change it. */
+      cancellationPolicy: k.text("cancellation_policy").$type<CancellationPolicy>().notNull().default("flexible"),
+      /** How much of what the guest paid has been given back so far (minor units): never more than `totalCents`. */
+      refundedCents: k.integer("refunded_cents").notNull().default(0),
       message: k.text("message"),
       paymentProvider: k.text("payment_provider"),
       paymentIntentId: k.text("payment_intent_id"),
@@ -531,6 +550,30 @@ export function model(k: Kit) {
    * Every money movement, written in the same transaction as the booking status change it
    * belongs to. The idempotency key is derived from the booking and the action.
    */
+  /**
+   * A part of a booking's payment given back (a host's partial refund, a cancellation's refund under
+   * its policy), with the reason the guest sees. `key` is the provider call's idempotency key, one
+   * per refund, so a refund is recorded once whoever records it.
+   */
+  const bookingRefunds = k.table(
+    "booking_refunds",
+    {
+      id: k.text("id").primaryKey(),
+      bookingId: k.text("booking_id")
+        .notNull()
+        .references(() => bookings.id),
+      amountCents: k.integer("amount_cents").notNull(),
+      currency: k.text("currency").notNull(),
+      reason: k.text("reason"),
+      /** Who gave it: the host, or null for the system (a cancellation under its policy). */
+      byUserId: k.text("by_user_id").references(() => users.id, { onDelete: "set null" }),
+      key: k.text("key").notNull(),
+      providerRef: k.text("provider_ref"),
+      createdAt: createdAt(),
+    },
+    (t) => [k.uniqueIndex("booking_refunds_key").on(t.key), k.index("booking_refunds_booking").on(t.bookingId, t.createdAt)],
+  );
+
   const ledgerEntries = k.table(
     "ledger_entries",
     {
@@ -736,5 +779,5 @@ export function model(k: Kit) {
     (t) => [k.uniqueIndex("test_connected_accounts_key").on(t.idempotencyKey)],
   );
 
-  return { users, oauthAccounts, sessions, emailTokens, activities, bookings, hostBlocks, externalBusy, messages, reviews, reports, pushSubscriptions, notificationPreferences, ledgerEntries, uploads, jobs, leases, dataVersion, paymentEvents, bookingSelections, testPaymentIntents, testPaymentOperations, testCheckoutSessions, testConnectedAccounts };
+  return { users, oauthAccounts, sessions, emailTokens, activities, bookings, hostBlocks, externalBusy, messages, reviews, reports, pushSubscriptions, notificationPreferences, ledgerEntries, bookingRefunds, uploads, jobs, leases, dataVersion, paymentEvents, bookingSelections, testPaymentIntents, testPaymentOperations, testCheckoutSessions, testConnectedAccounts };
 }

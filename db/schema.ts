@@ -11,12 +11,13 @@ export * from "./model";
 
 const tables: typeof sqlite = engine === "postgres" ? (postgres as unknown as typeof sqlite) : sqlite;
 
-export const { users, oauthAccounts, sessions, emailTokens, activities, bookings, hostBlocks, externalBusy, messages, reviews, reports, pushSubscriptions, notificationPreferences, ledgerEntries, uploads, jobs, leases, dataVersion, paymentEvents, bookingSelections, testPaymentIntents, testPaymentOperations, testCheckoutSessions, testConnectedAccounts } = tables;
+export const { users, oauthAccounts, sessions, emailTokens, activities, bookings, hostBlocks, externalBusy, messages, reviews, reports, pushSubscriptions, notificationPreferences, ledgerEntries, bookingRefunds, uploads, jobs, leases, dataVersion, paymentEvents, bookingSelections, testPaymentIntents, testPaymentOperations, testCheckoutSessions, testConnectedAccounts } = tables;
 
 export type User = typeof users.$inferSelect;
 export type Activity = typeof activities.$inferSelect;
 export type Booking = typeof bookings.$inferSelect;
 export type LedgerEntry = typeof ledgerEntries.$inferSelect;
+export type BookingRefund = typeof bookingRefunds.$inferSelect;
 export type BookingSelection = typeof bookingSelections.$inferSelect;
 export type Job = typeof jobs.$inferSelect;
 export type EmailToken = typeof emailTokens.$inferSelect;

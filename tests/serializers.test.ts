@@ -87,6 +87,8 @@ describe("each audience gets exactly its allow-list", () => {
       horizonDays: 90,
       instantBooking: false,
       format: "private",
+      currency: "usd",
+      cancellationPolicy: "flexible",
       capacity: null,
       pricePerPersonCents: null,
       sessionMinutes: null,

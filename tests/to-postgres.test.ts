@@ -30,6 +30,7 @@ async function generate(db: Db, now: number) {
   const host = await rows.user(userRow({ firstName: "Ana", about: JSON.stringify({ work: "Coach" }), suspendedAt: null, busyCalendarUrl: "https://calendar.example/busy.ics" }));
   const guest = await rows.user(userRow({ firstName: "Ben", locale: "fr", interests: ["tennis", "food"], payoutsEnabled: true, calendarFeedVersion: 2 }));
   const activity = await rows.activity(activityRow(host, { weeklyHours: { mon: [["09:00", "12:00"]] } as never, instantBooking: true, tags: ["outdoor"] }));
+  let firstBooking: string | undefined;
   for (const [i, status] of bookingStatuses.entries()) {
     const booking = await rows.booking(
       bookingRow(activity, {
@@ -40,6 +41,7 @@ async function generate(db: Db, now: number) {
         claim: i === 1 ? { movement: "capture", key: `k${i}`, intentId: `pi_generated_${i}`, from: "pending", to: "accepted", canceledBy: null, message: "booking_accepted", senderId: host.id } : null,
       }),
     );
+    firstBooking ??= booking.id;
     await writeTransaction(db, (tx) => tx.insert(schema.messages).values({ id: crypto.randomUUID(), bookingId: booking.id, senderId: guest.id, content: `Hello ${i} — ünïcode ✓`, readBy: [guest.id] }));
   }
   await writeTransaction(db, async (tx) => {
@@ -59,6 +61,7 @@ async function generate(db: Db, now: number) {
     await tx.insert(schema.bookingSelections).values({ userId: guest.id, activityId: activity.id, date: "2026-12-01", time: "10:00", durationMinutes: 90, nonce: "n" });
     await tx.insert(schema.testCheckoutSessions).values({ id: "cs_1", paymentIntentId: "pi_generated_0", description: "Tennis", successUrl: "http://x/ok", cancelUrl: "http://x/no", idempotencyKey: "cs-key" });
     await tx.insert(schema.testConnectedAccounts).values({ id: "acct_1", userId: host.id, email: null, payoutsEnabled: true, idempotencyKey: "acct-key" });
+    await tx.insert(schema.bookingRefunds).values({ id: crypto.randomUUID(), bookingId: firstBooking!, amountCents: 1250, currency: "eur", reason: "Rain — we stopped early", byUserId: host.id, key: "refund-key" });
   });
 }
 
@@ -96,7 +99,7 @@ describe("db:to-postgres", () => {
     const url = await postgres.createDatabase("moved");
     const run = copy(url);
     expect({ exit: run.exitCode, err: run.stderr.toString() }).toEqual({ exit: 0, err: "" });
-    expect(run.stdout.toString()).toMatch(/Copied \d+ rows in 24 tables/);
+    expect(run.stdout.toString()).toMatch(/Copied \d+ rows in 25 tables/);
 
     const fromSqlite = await everything(async (table) => (await source.select().from(table.sqlite)) as Record<string, unknown>[]);
     const client = new SQL(url, { max: 2 });
