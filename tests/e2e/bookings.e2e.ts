@@ -128,7 +128,9 @@ test("without JavaScript the same booking works through plain forms", async () =
   await page.waitForURL(/date=/);
   // The host's held times are marked taken in the fallback too.
   expect(await page.locator('#bk-time option[value="10:00"]').isDisabled()).toBe(true);
-  await page.locator("#bk-time").selectOption("19:00");
+  // An evening hour the host has free (the demo's group classes hold some of their evenings).
+  const evening = await page.locator("#bk-time option:not([disabled])").evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value).filter((v) => v >= "17:00"));
+  await page.locator("#bk-time").selectOption(evening[0]!);
   const enabled = await page.locator("#bk-duration option:not([disabled])").nth(1).getAttribute("value");
   await page.locator("#bk-duration").selectOption(enabled!);
   await page.getByRole("button", { name: "Continue to Payment" }).click();
