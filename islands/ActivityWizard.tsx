@@ -1,11 +1,12 @@
 /** @jsxImportSource react */
 import { useState } from "react";
-import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MAX_RANGES_PER_DAY, MEETING_POINT_MAX } from "../shared/limits";
+import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MAX_RANGES_PER_DAY, MEETING_POINT_MAX, RATE_MAX_MINOR } from "../shared/limits";
 import { checkWeeklyHours, DAY_MINUTES, HOURS_STEP_MINUTES, minuteText, type DayRanges, type WeeklyHours, type WeeklyHoursProblem } from "../shared/availability";
 import { AddressInput } from "./AddressInput";
 import { callJson, RefusedCall, sendJson, toast } from "./api";
 import { mountWith } from "./mount";
 import { PhotoGrid, type PhotoGridProps } from "./PhotoGrid";
+import { moneyFormatter, type MoneyFormat } from "../shared/money";
 
 export interface WizardActivity {
   id?: string;
@@ -47,6 +48,8 @@ export interface ActivityWizardProps {
   activity: WizardActivity;
   city: string;
   country: string;
+  /** The activity's currency (a new one's: the host's city's), its minor unit's decimals and its sign beside the price fields. */
+  money: MoneyFormat & { symbol: string };
   geocoderUrl: string;
   categories: { value: string; label: string; photo: string }[];
   photoTexts: PhotoGridProps["texts"];
@@ -94,31 +97,35 @@ function numberFormat(locale: string | undefined, options: Intl.NumberFormatOpti
   return format;
 }
 
-/** Cents from what was typed, or null when it is not a valid amount above zero. */
-function rateCents(rate: string): number | null {
+/**
+ * Minor units of the currency from what was typed (as many decimals as it has at most: none for
+ * yen), or null when it is not a valid amount above zero: the server's rule (src/activities/prices.ts).
+ */
+function rateCents(rate: string, digits: number): number | null {
   const text = rate.trim().replace(",", ".");
-  if (!/^\d+(\.\d{1,2})?$/.test(text)) return null;
+  if (!/^\d{1,12}(\.\d{1,12})?$/.test(text)) return null;
   const [whole = "0", fraction = ""] = text.split(".");
-  const cents = Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
-  return cents > 0 && cents <= 1_000_000 ? cents : null;
+  if (/[^0]/.test(fraction.slice(digits))) return null;
+  const cents = Number(whole) * 10 ** digits + Number(fraction.slice(0, digits).padEnd(digits, "0") || "0");
+  return cents > 0 && cents <= RATE_MAX_MINOR ? cents : null;
 }
 
 /**
  * What is wrong with a group's fields as typed, by field (the server's rules, src/activities/group.ts,
  * checked again as the host types; the server decides). A field left empty is not wrong here.
  */
-function groupProblems(a: WizardActivity, t: Record<string, string>): Record<string, string> {
+function groupProblems(a: WizardActivity, t: Record<string, string>, digits: number): Record<string, string> {
   const problems: Record<string, string> = {};
   const capacity = wholeOf(a.capacity);
   const capacityOk = capacity !== null && capacity >= CAPACITY_MIN && capacity <= CAPACITY_MAX;
   if (a.capacity.trim() && !capacityOk) problems.capacity = t.capacityInvalid!;
-  if (a.pricePerPerson.trim() && rateCents(a.pricePerPerson) === null) problems.pricePerPerson = t.pricePerPersonInvalid!;
+  if (a.pricePerPerson.trim() && rateCents(a.pricePerPerson, digits) === null) problems.pricePerPerson = t.pricePerPersonInvalid!;
   const cap = capacityOk ? capacity : CAPACITY_MAX;
   const minSpots = a.minSpots.trim() ? wholeOf(a.minSpots) : 1;
   const maxSpots = a.maxSpots.trim() ? wholeOf(a.maxSpots) : cap;
   if (minSpots === null || minSpots < 1 || minSpots > cap) problems.minSpots = t.minSpotsInvalid!;
   else if (maxSpots === null || maxSpots < minSpots || maxSpots > cap) problems.maxSpots = t.maxSpotsInvalid!;
-  if (a.privateGroupPrice.trim() && rateCents(a.privateGroupPrice) === null) problems.privateGroupPrice = t.privateGroupPriceInvalid!;
+  if (a.privateGroupPrice.trim() && rateCents(a.privateGroupPrice, digits) === null) problems.privateGroupPrice = t.privateGroupPriceInvalid!;
   const minToRun = a.minToRun.trim() ? wholeOf(a.minToRun) : 0;
   if (minToRun === null || (minToRun !== 0 && (minToRun < 2 || minToRun > cap))) problems.minToRun = t.minToRunInvalid!;
   return problems;
@@ -169,7 +176,7 @@ function ChoiceField({ id, label, choices, value, onChange }: { id: string; labe
   );
 }
 
-export function ActivityWizard({ mode, activity, city, country, geocoderUrl, categories, photoTexts, days, noticeChoices, horizonChoices, sessionChoices, deadlineChoices, tips, t }: ActivityWizardProps) {
+export function ActivityWizard({ mode, activity, city, country, money: currency, geocoderUrl, categories, photoTexts, days, noticeChoices, horizonChoices, sessionChoices, deadlineChoices, tips, t }: ActivityWizardProps) {
   const [step, setStep] = useState(1);
   const [a, setA] = useState<WizardActivity>(activity);
   const [hasMax, setHasMax] = useState(activity.maxDurationMinutes !== null);
@@ -197,13 +204,16 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
           : group && a.sessionMinutes && !sessionFits(checked.hours, a.sessionMinutes)
             ? t.sessionOutsideHours!
             : null;
-  const problems = group ? groupProblems(a, t) : {};
+  const problems = group ? groupProblems(a, t, currency.digits) : {};
   // A field's message: the server's refusal, else what is wrong with it as typed.
   const errorOf = (field: string): string | undefined => refusals[field] ?? problems[field];
   const steps = stepsOf(a.format);
   const position = steps.indexOf(step) + 1;
 
-  const money = (cents: number) => numberFormat(t.locale, { style: "currency", currency: "USD" }).format(cents / 100);
+  const money = moneyFormatter(t.locale!, currency);
+  // A price field's smallest step: a cent, a yen.
+  const priceStep = String(10 ** -currency.digits);
+  const symbolPad = currency.symbol.length > 1 ? "input pl-10" : "input pl-7";
   // "1.5 h" in English, "1,5 h" in French, as the server writes it (views/activities/Detail.tsx).
   const duration = (m: number) => (m < 60 ? fill(t.minutes!, { n: m }) : fill(t.hours!, { n: numberFormat(t.locale, { maximumFractionDigits: 1 }).format(m / 60) }));
 
@@ -211,7 +221,7 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
     Boolean(a.category),
     a.title.trim().length > 0 && a.title.length <= ACTIVITY_TITLE_MAX,
     a.description.trim().length > 0 && a.description.length <= ACTIVITY_DESCRIPTION_MAX,
-    group ? Boolean(wholeOf(a.capacity)) && rateCents(a.pricePerPerson) !== null && a.sessionMinutes > 0 && Object.keys(problems).length === 0 : rateCents(a.hourlyRate) !== null,
+    group ? Boolean(wholeOf(a.capacity)) && rateCents(a.pricePerPerson, currency.digits) !== null && a.sessionMinutes > 0 && Object.keys(problems).length === 0 : rateCents(a.hourlyRate, currency.digits) !== null,
     a.photos.length > 0,
     a.minDurationMinutes > 0,
     hoursProblem === null,
@@ -219,7 +229,7 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
   ][step - 1];
 
   // What the breakdown shows: the hourly rate, or a group's price per person.
-  const breakdown = rateCents(group ? a.pricePerPerson : a.hourlyRate);
+  const breakdown = rateCents(group ? a.pricePerPerson : a.hourlyRate, currency.digits);
   const maxDuration = hasMax ? Math.max(a.maxDurationMinutes ?? a.minDurationMinutes + DURATION_STEP, a.minDurationMinutes + DURATION_STEP) : null;
 
   const finish = (message: string) => {
@@ -415,8 +425,8 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
                     {t.pricePerPersonLabel}
                   </label>
                   <div className="relative">
-                    <span className="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted">$</span>
-                    <input id="wizard-pricePerPerson" className="input pl-7" inputMode="decimal" type="number" step="0.01" min="0.01" value={a.pricePerPerson} onChange={(e) => update({ pricePerPerson: e.target.value })} {...invalidProps("pricePerPerson")} />
+                    <span className="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted">{currency.symbol}</span>
+                    <input id="wizard-pricePerPerson" className={symbolPad} inputMode="decimal" type="number" step={priceStep} min={priceStep} value={a.pricePerPerson} onChange={(e) => update({ pricePerPerson: e.target.value })} {...invalidProps("pricePerPerson")} />
                   </div>
                   {fieldError("pricePerPerson")}
                 </div>
@@ -455,8 +465,8 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
                     {t.privateGroupLabel}
                   </label>
                   <div className="relative">
-                    <span className="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted">$</span>
-                    <input id="wizard-privateGroupPrice" className="input pl-7" inputMode="decimal" type="number" step="0.01" min="0.01" value={a.privateGroupPrice} onChange={(e) => update({ privateGroupPrice: e.target.value })} {...invalidProps("privateGroupPrice", "wizard-privateGroup-hint")} />
+                    <span className="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted">{currency.symbol}</span>
+                    <input id="wizard-privateGroupPrice" className={symbolPad} inputMode="decimal" type="number" step={priceStep} min={priceStep} value={a.privateGroupPrice} onChange={(e) => update({ privateGroupPrice: e.target.value })} {...invalidProps("privateGroupPrice", "wizard-privateGroup-hint")} />
                   </div>
                   <p id="wizard-privateGroup-hint" className="text-sm text-muted">
                     {t.privateGroupHint}
@@ -495,8 +505,8 @@ export function ActivityWizard({ mode, activity, city, country, geocoderUrl, cat
                   {t.rateLabel}
                 </label>
                 <div className="relative">
-                  <span className="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted">$</span>
-                  <input id="wizard-rate" className="input pl-7" inputMode="decimal" type="number" step="0.01" min="0.01" value={a.hourlyRate} onChange={(e) => update({ hourlyRate: e.target.value })} {...invalidProps("hourlyRate")} />
+                  <span className="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted">{currency.symbol}</span>
+                  <input id="wizard-rate" className={symbolPad} inputMode="decimal" type="number" step={priceStep} min={priceStep} value={a.hourlyRate} onChange={(e) => update({ hourlyRate: e.target.value })} {...invalidProps("hourlyRate")} />
                 </div>
                 {fieldError("hourlyRate")}
               </div>

@@ -4,6 +4,7 @@ import { mountWith } from "./mount";
 import { startTaken as takenOn } from "../shared/availability";
 import { groupPriceFor } from "../shared/pricing";
 import type { SeatsOffer } from "../shared/seats";
+import { moneyFormatter, type MoneyFormat } from "../shared/money";
 
 /**
  * A group activity's part of the picker (docs/decisions/0049): the spots left per date and start
@@ -37,6 +38,8 @@ export interface DateTimePickerProps {
   shortest: number;
   maxMinutes: number;
   hourlyRateCents: number;
+  /** The activity's currency and its minor unit's decimals: its prices and totals are in it. */
+  money: MoneyFormat;
   selected: { date: string; time: string; durationMinutes: number; spots: number; privateGroup: boolean };
   /** Set for a group activity: its seats, and no duration to choose. */
   group: GroupPickerProps | null;
@@ -65,12 +68,12 @@ function makeFormatters(locale: "en" | "fr") {
     hour: new Intl.DateTimeFormat(intl, { hour: "numeric", minute: "2-digit", hour12: locale !== "fr", timeZone: "UTC" }),
     minutes: unit("minute"),
     hours: unit("hour"),
-    money: new Intl.NumberFormat(intl, { style: "currency", currency: "USD", minimumFractionDigits: 2 }),
     month: new Intl.DateTimeFormat(intl, { month: "long", year: "numeric", timeZone: "UTC" }),
     fullDate: new Intl.DateTimeFormat(intl, { dateStyle: "full", timeZone: "UTC" }),
     shortDate: new Intl.DateTimeFormat(intl, { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" }),
   };
 }
+const intlOf = (locale: "en" | "fr") => (locale === "fr" ? "fr-FR" : "en-US");
 const formattersFor = (locale: "en" | "fr") => formatters.get(locale) ?? formatters.set(locale, makeFormatters(locale)).get(locale)!;
 
 /**
@@ -131,7 +134,7 @@ function DateTimePicker(p: DateTimePickerProps) {
   const label = (mins: number) => (mins < 60 ? f.minutes.format(mins) : f.hours.format(mins / 60));
   const ready = date !== "" && time !== "" && minutes > 0 && !durationOff(minutes) && !startTaken(date, hourOf(time)) && (!g || spotsOk);
   const subtotal = groupPrice ? groupPrice.subtotalCents : Math.round((p.hourlyRateCents * minutes) / 60);
-  const money = f.money.format(subtotal / 100);
+  const money = moneyFormatter(intlOf(p.locale), p.money)(subtotal);
   const browserZone = useMemo(() => {
     try {
       return Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -225,6 +228,7 @@ function DateTimePicker(p: DateTimePickerProps) {
         <GroupChoice
           g={g}
           locale={p.locale}
+          money={p.money}
           spotsText={spotsText}
           setSpotsText={setSpotsText}
           spotsMin={spotsMin}
@@ -276,6 +280,7 @@ function DateTimePicker(p: DateTimePickerProps) {
 function GroupChoice(props: {
   g: GroupPickerProps;
   locale: "en" | "fr";
+  money: MoneyFormat;
   spotsText: string;
   setSpotsText: (text: string) => void;
   spotsMin: number;
@@ -287,9 +292,8 @@ function GroupChoice(props: {
   setPrivate: (on: boolean) => void;
 }) {
   const { g, spotsText, spotsMin, spotsMax, counted, asPrivate } = props;
-  const f = formattersFor(props.locale);
   const price = groupPriceFor(g.pricePerPersonCents, counted, asPrivate ? g.privateGroupPriceCents : null);
-  const money = (cents: number) => f.money.format(cents / 100);
+  const money = moneyFormatter(intlOf(props.locale), props.money);
   const typed = Number(spotsText);
   return (
     <div className="flex flex-col gap-3">

@@ -1,15 +1,24 @@
 /**
  * The countries people live in and the cities activities happen in, each city with its IANA
- * time zone (an activity's times are wall-clock times there). Within a country the first ten
- * cities are the most asked for; screens show them first, then a separator, then the rest.
+ * time zone (an activity's times are wall-clock times there) and each country with the currency
+ * its activities are priced and paid in (an ISO 4217 code, lower case; a city may have its own).
+ * Within a country the first ten cities are the most asked for; screens show them first, then a
+ * separator, then the rest.
+ *
+ * To add a place: add its country (name, currency) or its city (name, time zone) below. A
+ * currency needs nothing more: its minor unit comes from ISO 4217 through `Intl` (lib/money.ts).
  */
 export interface City {
   name: string;
   timeZone: string;
+  /** The city's own currency, where it is not its country's. */
+  currency?: string;
 }
 
 export interface Country {
   name: string;
+  /** The currency of its cities' activities (ISO 4217, lower case). */
+  currency: string;
   cities: City[];
 }
 
@@ -18,6 +27,7 @@ const c = (timeZone: string, ...names: string[]): City[] => names.map((name) => 
 export const countries: Country[] = [
   {
     name: "United States",
+    currency: "usd",
     cities: [
       ...c("America/New_York", "New York"),
       ...c("America/Los_Angeles", "Los Angeles"),
@@ -73,14 +83,17 @@ export const countries: Country[] = [
   },
   {
     name: "France",
+    currency: "eur",
     cities: c("Europe/Paris", "Paris", "Marseille", "Lyon", "Toulouse", "Nice", "Nantes", "Strasbourg", "Montpellier", "Bordeaux", "Lille", "Rennes", "Grenoble"),
   },
   {
     name: "United Kingdom",
+    currency: "gbp",
     cities: c("Europe/London", "London", "Manchester", "Birmingham", "Edinburgh", "Glasgow", "Liverpool", "Bristol", "Leeds", "Newcastle", "Brighton", "Cardiff", "Belfast"),
   },
   {
     name: "Canada",
+    currency: "cad",
     cities: [
       ...c("America/Toronto", "Toronto", "Montreal", "Ottawa", "Quebec City"),
       ...c("America/Vancouver", "Vancouver", "Victoria"),
@@ -92,10 +105,12 @@ export const countries: Country[] = [
   },
   {
     name: "Germany",
+    currency: "eur",
     cities: c("Europe/Berlin", "Berlin", "Hamburg", "Munich", "Cologne", "Frankfurt", "Stuttgart", "Düsseldorf", "Leipzig", "Dresden", "Hanover", "Nuremberg"),
   },
   {
     name: "Spain",
+    currency: "eur",
     cities: [
       ...c("Europe/Madrid", "Madrid", "Barcelona", "Valencia", "Seville", "Zaragoza", "Málaga", "Bilbao", "Palma", "Granada", "Alicante"),
       ...c("Atlantic/Canary", "Las Palmas"),
@@ -103,10 +118,12 @@ export const countries: Country[] = [
   },
   {
     name: "Italy",
+    currency: "eur",
     cities: c("Europe/Rome", "Rome", "Milan", "Naples", "Turin", "Florence", "Bologna", "Venice", "Genoa", "Palermo", "Verona", "Bari"),
   },
   {
     name: "Australia",
+    currency: "aud",
     cities: [
       ...c("Australia/Sydney", "Sydney"),
       ...c("Australia/Melbourne", "Melbourne"),
@@ -121,10 +138,12 @@ export const countries: Country[] = [
   },
   {
     name: "Japan",
+    currency: "jpy",
     cities: c("Asia/Tokyo", "Tokyo", "Osaka", "Kyoto", "Yokohama", "Nagoya", "Sapporo", "Fukuoka", "Kobe", "Hiroshima", "Sendai", "Naha"),
   },
   {
     name: "Brazil",
+    currency: "brl",
     cities: [
       ...c("America/Sao_Paulo", "São Paulo", "Rio de Janeiro", "Belo Horizonte", "Brasília", "Curitiba", "Porto Alegre", "Salvador", "Recife", "Fortaleza", "Florianópolis"),
       ...c("America/Manaus", "Manaus"),
@@ -132,6 +151,7 @@ export const countries: Country[] = [
   },
   {
     name: "Israel",
+    currency: "ils",
     cities: c("Asia/Jerusalem", "Tel Aviv", "Jerusalem", "Haifa", "Eilat", "Be'er Sheva", "Netanya", "Herzliya", "Ashdod", "Rishon LeZion", "Nazareth"),
   },
 ];
@@ -143,14 +163,14 @@ export function findCountry(name: unknown): Country | undefined {
   return typeof name === "string" ? countries.find((country) => country.name === name) : undefined;
 }
 
-/** Every city by its name, with its country (the first country's, for a name two countries share). Read on every browse page. */
-const citiesByName = new Map<string, Readonly<City & { country: string }>>();
+/** Every city by its name, with its country and currency (the first country's, for a name two countries share). Read on every browse page. */
+const citiesByName = new Map<string, Readonly<City & { country: string; currency: string }>>();
 for (const country of countries) {
-  for (const city of country.cities) if (!citiesByName.has(city.name)) citiesByName.set(city.name, Object.freeze({ ...city, country: country.name }));
+  for (const city of country.cities) if (!citiesByName.has(city.name)) citiesByName.set(city.name, Object.freeze({ ...city, country: country.name, currency: city.currency ?? country.currency }));
 }
 
-/** A city by name alone (browse takes any city of the list), with its country. */
-export function cityByName(name: unknown): Readonly<City & { country: string }> | undefined {
+/** A city by name alone (browse takes any city of the list), with its country and currency. */
+export function cityByName(name: unknown): Readonly<City & { country: string; currency: string }> | undefined {
   return typeof name === "string" ? citiesByName.get(name) : undefined;
 }
 
@@ -159,6 +179,13 @@ export const zoneOfCity = (name: unknown): string => cityByName(name)?.timeZone 
 
 export function findCity(countryName: unknown, cityName: unknown): City | undefined {
   return typeof cityName === "string" ? findCountry(countryName)?.cities.find((city) => city.name === cityName) : undefined;
+}
+
+/** The currency of a city of a country (its own, else its country's); undefined for a place we do not know. */
+export function currencyOf(countryName: unknown, cityName: unknown): string | undefined {
+  const country = findCountry(countryName);
+  const city = typeof cityName === "string" ? country?.cities.find((c) => c.name === cityName) : undefined;
+  return city ? (city.currency ?? country!.currency) : undefined;
 }
 
 /** The first ten as listed, then the rest in alphabetical order. */

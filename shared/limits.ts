@@ -22,8 +22,12 @@ export const ACTIVITY_PHOTOS_MAX = 6;
 export const DURATION_STEP = 30;
 export const DURATION_MIN = 30;
 export const DURATION_MAX = 240;
-/** Highest hourly rate accepted, in dollars: a typo guard, not a business rule. */
-export const RATE_MAX = 10_000;
+/**
+ * Highest price accepted (an hourly rate, a spot, a private group), in minor units of the
+ * activity's currency: a typo guard, not a business rule. The same number in every currency keeps
+ * amounts far inside safe integers, and is 10,000.00 in dollars, euros or pounds, ¥1,000,000 in yen.
+ */
+export const RATE_MAX_MINOR = 1_000_000;
 
 // Profiles (spec §5 User).
 /** First and last names, at most this many characters each. */

@@ -1,3 +1,5 @@
+import type { MoneyFormat } from "./money";
+
 /**
  * A group activity's seats as the booking screens offer them (docs/decisions/0049), shared by the
  * server's screens and the scripts that keep a choice's total current.
@@ -20,6 +22,8 @@ export interface SeatsOffer {
  */
 export interface GroupTotalConfig extends Omit<SeatsOffer, "spots"> {
   locale: string;
+  /** The activity's currency, which the prices are in. */
+  money: MoneyFormat;
   /** Per count of spots, the subtotal's words: "3 spots × $25.00". */
   subtotalLabels: Record<number, string>;
   privateLabel: string;

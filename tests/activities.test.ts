@@ -49,7 +49,7 @@ describe("creating activities through the API", () => {
     [{ hourlyRate: "10.999" }, "hourlyRate", "Enter the hourly rate as a number, with at most 2 decimals"],
     [{ hourlyRate: "0" }, "hourlyRate", "The hourly rate must be greater than 0"],
     [{ hourlyRate: "-5" }, "hourlyRate", "Enter the hourly rate as a number, with at most 2 decimals"],
-    [{ hourlyRate: "10000.01" }, "hourlyRate", "The hourly rate is $10,000 at most"],
+    [{ hourlyRate: "10000.01" }, "hourlyRate", "The hourly rate is 10,000 at most (¥1,000,000 in yen)"],
     [{ duration: "0" }, "duration", "Durations go from 30 minutes to 4 hours in 30-minute steps"],
     [{ duration: "0.75" }, "duration", "Durations go from 30 minutes to 4 hours in 30-minute steps"],
     [{ duration: "4.5" }, "duration", "Durations go from 30 minutes to 4 hours in 30-minute steps"],
@@ -344,7 +344,7 @@ describe("pages", () => {
     await c.signInAs(hostUser.id);
 
     const earnings = await body(await c.get("/api/host/earnings"));
-    expect(earnings).toEqual({ totalEarnings: "80.00", pendingPayouts: "80.00", completedBookings: 1 });
+    expect(earnings).toEqual({ totalEarnings: "80.00", pendingPayouts: "80.00", currency: "usd", completedBookings: 1, byCurrency: [{ currency: "usd", totalEarnings: "80.00", pendingPayouts: "80.00", completedBookings: 1 }] });
     expect(((await body(await c.get("/api/host/requests"))) as unknown as unknown[]).length).toBe(2);
     const html = await (await c.get("/host")).text();
     const counter = (label: string) => new RegExp(`>\\s*(\\d+|\\$[\\d,.]+)\\s*</[^>]+>\\s*<[^>]+>\\s*${label}\\s*<`).exec(html)?.[1];

@@ -141,7 +141,7 @@ describe("booking through the date-time flow", () => {
     ["a duration outside the host's range", { amount: "22.00", metadata: { activityId: "A", date: "2026-06-10", time: "10:00", duration: "0.5" } }, 400, "does not offer"],
     ["a duration not in half hours", { amount: "88.00", metadata: { activityId: "A", date: "2026-06-10", time: "10:00", duration: "1.25" } }, 400, "offered durations"],
     ["a date that does not exist", { amount: "88.00", metadata: { activityId: "A", date: "2026-02-30", time: "10:00", duration: "2" } }, 400, "real date"],
-    ["an amount that is not a number", { amount: "lots", metadata: { activityId: "A", date: "2026-06-10", time: "10:00", duration: "2" } }, 400, "number of dollars"],
+    ["an amount that is not a number", { amount: "lots", metadata: { activityId: "A", date: "2026-06-10", time: "10:00", duration: "2" } }, 400, "must be a number"],
     ["an unknown activity", { amount: "88.00", metadata: { activityId: "00000000-0000-4000-8000-000000000000", date: "2026-06-10", time: "10:00", duration: "2" } }, 404, "Activity not found"],
     ["nothing at all", {}, 400, "Some booking details"],
   ];

@@ -263,7 +263,7 @@ describe("each booking email reaches the right person", () => {
       const [mail] = about(hostEmail, id);
       expect(mail!.subject).toBe(`Nouvelle demande : Tennis le ${await dateOf(id, "fr")}`);
       expect(mail!.text).toContain("Gabe souhaite réserver Tennis");
-      expect(mail!.text).toContain(`Vos revenus: ${formatMoney(6400, "fr")}`);
+      expect(mail!.text).toContain(`Vos revenus: ${formatMoney(6400, "fr", { currency: "usd" })}`);
       expect(mail!.text).toContain("Durée: 2 heures");
       expect(mail!.text).toContain("Vous recevez cet e-mail en raison de vos paramètres de notification sur Offline.");
       expect(mail!.html).toContain('lang="fr"');

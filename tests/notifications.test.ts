@@ -559,7 +559,7 @@ describe("language", () => {
       await act(host, id, "accept");
       expect(titleSet(guestBrowser)).toEqual(["Booking accepted", "Payment completed"]);
       expect(titleSet(frenchBrowser)).toEqual(["Paiement effectué", "Réservation acceptée"]);
-      expect(titled(frenchBrowser, "Paiement effectué").body).toBe(`${formatMoney(8800, "fr")} ont été débités pour Tennis.`);
+      expect(titled(frenchBrowser, "Paiement effectué").body).toBe(`${formatMoney(8800, "fr", { currency: "usd" })} ont été débités pour Tennis.`);
       // A language the person chose wins over their browser's.
       await writeTransaction(t.db, (tx) => tx.update(users).set({ locale: "en" }).where(eq(users.id, guestId)));
       push.clear();

@@ -1,5 +1,6 @@
 import { groupPriceFor } from "../../shared/pricing";
 import type { GroupTotalConfig } from "../../shared/seats";
+import { moneyFormatter } from "../../shared/money";
 
 /**
  * Forms marked data-validate keep their submit button disabled until the form is valid: its
@@ -108,15 +109,15 @@ function refreshGroup(box: HTMLElement) {
   else input.setAttribute("aria-invalid", "true");
   const counted = Math.min(Math.max(spots, min), max);
   const price = groupPriceFor(config.pricePerPersonCents, counted, asPrivate ? config.privateGroupPriceCents : null);
-  const money = new Intl.NumberFormat(config.locale, { style: "currency", currency: "USD", minimumFractionDigits: 2 });
+  const money = moneyFormatter(config.locale, config.money);
   const write = (selector: string, text: string) => {
     const el = box.querySelector<HTMLElement>(selector);
     if (el && el.textContent !== text) el.textContent = text;
   };
   write("[data-total-label]", asPrivate ? config.privateLabel : (config.subtotalLabels[counted] ?? ""));
-  write("[data-total-subtotal]", money.format(price.subtotalCents / 100));
-  write("[data-total-fee]", money.format(price.serviceFeeCents / 100));
-  write("[data-total-total]", money.format(price.totalCents / 100));
+  write("[data-total-subtotal]", money(price.subtotalCents));
+  write("[data-total-fee]", money(price.serviceFeeCents));
+  write("[data-total-total]", money(price.totalCents));
 }
 
 function stepSpots(button: HTMLButtonElement) {

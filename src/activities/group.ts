@@ -2,8 +2,9 @@ import { and, eq, gt, inArray, isNotNull, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { activities, activityFormats, bookings, type Activity, type ActivityFormat } from "../../db/schema";
 import type { MessageKey } from "../../lib/i18n";
-import { RATE_MAX } from "../../shared/limits";
+import { readDecimal } from "../../lib/money";
 import type { WeeklyHours } from "../../shared/availability";
+import { priceIn, priceMessage } from "./prices";
 
 /** The changes and the refusals by field the service collects (`ActivityChanges`, `ActivityErrors` of `input.ts`). */
 type Changes = Partial<typeof activities.$inferInsert>;
@@ -30,11 +31,12 @@ export const DEFAULT_MIN_TO_RUN_HOURS = 24;
 export interface GroupInput {
   format?: ActivityFormat | "invalid";
   capacity?: number;
-  pricePerPersonCents?: number;
+  /** Typed as a decimal (null: unreadable); in minor units once the currency is known (`priceIn`). */
+  pricePerPerson?: TypedPrice;
   sessionMinutes?: number;
   minSpots?: number | null;
   maxSpots?: number | null;
-  privateGroupPriceCents?: number | null;
+  privateGroupPrice?: TypedPrice | null;
   minToRun?: number | null;
   minToRunHours?: number | null;
 }
@@ -45,14 +47,12 @@ const empty = (v: unknown) => v === null || v === "";
 /** A whole number from a number or a string of digits; NaN otherwise. */
 const wholeNumber = (v: unknown): number => (typeof v === "number" ? v : typeof v === "string" && /^\s*\d{1,6}\s*$/.test(v) ? Number(v) : Number.NaN);
 
-/** An amount of money as people type it ("25", "25.5", a number) in cents; NaN when unreadable or out of bounds. */
-function moneyCents(v: unknown): number {
-  const text = String(typeof v === "number" || typeof v === "string" ? v : "").trim().replace(",", ".");
-  if (!/^\d+(\.\d{1,2})?$/.test(text)) return Number.NaN;
-  const [whole = "0", fraction = ""] = text.split(".");
-  const cents = Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
-  return cents > 0 && cents <= RATE_MAX * 100 ? cents : Number.NaN;
+/** A price as typed: its decimal (`readDecimal`), null when it is none. */
+export interface TypedPrice {
+  decimal: string | null;
 }
+
+const typedPrice = (v: unknown): TypedPrice => ({ decimal: readDecimal(v) });
 
 /**
  * The group fields of a form or the API: `format`, `capacity`, `pricePerPerson` (like
@@ -63,7 +63,7 @@ export function readGroup(input: Record<string, unknown>): GroupInput {
   const out: GroupInput = {};
   if (given(input.format)) out.format = (activityFormats as readonly unknown[]).includes(input.format) ? (input.format as ActivityFormat) : "invalid";
   if (given(input.capacity) && !empty(input.capacity)) out.capacity = wholeNumber(input.capacity);
-  if (given(input.pricePerPerson) && !empty(input.pricePerPerson)) out.pricePerPersonCents = moneyCents(input.pricePerPerson);
+  if (given(input.pricePerPerson) && !empty(input.pricePerPerson)) out.pricePerPerson = typedPrice(input.pricePerPerson);
   if (given(input.sessionMinutes) && !empty(input.sessionMinutes)) out.sessionMinutes = wholeNumber(input.sessionMinutes);
   else if (given(input.sessionHours) && !empty(input.sessionHours)) {
     const h = typeof input.sessionHours === "number" ? input.sessionHours : typeof input.sessionHours === "string" && /^\s*\d+(\.\d+)?\s*$/.test(input.sessionHours) ? Number(input.sessionHours) : Number.NaN;
@@ -72,7 +72,7 @@ export function readGroup(input: Record<string, unknown>): GroupInput {
   for (const key of ["minSpots", "maxSpots", "minToRun", "minToRunHours"] as const) {
     if (given(input[key])) out[key] = empty(input[key]) ? null : wholeNumber(input[key]);
   }
-  if (given(input.privateGroupPrice)) out.privateGroupPriceCents = empty(input.privateGroupPrice) ? null : moneyCents(input.privateGroupPrice);
+  if (given(input.privateGroupPrice)) out.privateGroupPrice = empty(input.privateGroupPrice) ? null : typedPrice(input.privateGroupPrice);
   return out;
 }
 
@@ -106,6 +106,8 @@ export const sessionFits = (hours: WeeklyHours | null, minutes: number) => !hour
 export async function groupChanges(
   db: Db,
   input: GroupInput,
+  /** The activity's currency (its prices' minor units); `currencyChanged`: its prices must be given again in it. */
+  money: { currency: string; currencyChanged: boolean },
   existing: Activity | undefined,
   weeklyHours: WeeklyHours | null,
   changes: Changes,
@@ -128,8 +130,25 @@ export async function groupChanges(
     if (input.format !== undefined || wasGroup) Object.assign(changes, { format, capacity: null, pricePerPersonCents: null, sessionMinutes: null, minSpots: null, maxSpots: null, privateGroupPriceCents: null, minToRun: null, minToRunHours: null });
     return;
   }
-  const pick = <K extends keyof GroupInput & keyof Activity>(key: K) => (input[key] !== undefined ? input[key] : wasGroup ? existing![key] : undefined);
   const fail = (field: string, key: MessageKey) => (errors[field] ??= key);
+  // Prices typed are read in the activity's currency; one it had in another currency is no price in this one.
+  const { currency, currencyChanged } = money;
+  const cents = (field: string, typed: TypedPrice, own: MessageKey): number => {
+    const read = priceIn(typed.decimal, currency);
+    if ("cents" in read) return read.cents;
+    fail(field, priceMessage(read.problem, currency, own));
+    return Number.NaN;
+  };
+  const typed: Partial<Pick<Activity, "pricePerPersonCents" | "privateGroupPriceCents">> = {};
+  if (input.pricePerPerson !== undefined) typed.pricePerPersonCents = cents("pricePerPerson", input.pricePerPerson, "activity.pricePerPersonInvalid");
+  if (input.privateGroupPrice !== undefined) typed.privateGroupPriceCents = input.privateGroupPrice === null ? null : cents("privateGroupPrice", input.privateGroupPrice, "activity.privateGroupPriceInvalid");
+  const given = { ...input, ...typed };
+  const isPrice = (key: string) => key === "pricePerPersonCents" || key === "privateGroupPriceCents";
+  const pick = <K extends keyof typeof given & keyof Activity>(key: K) => (given[key] !== undefined ? given[key] : wasGroup && !(currencyChanged && isPrice(key)) ? existing![key] : undefined);
+  if (currencyChanged && wasGroup) {
+    if (input.pricePerPerson === undefined) fail("pricePerPerson", "activity.priceInNewCurrency");
+    if (input.privateGroupPrice === undefined && existing!.privateGroupPriceCents !== null) fail("privateGroupPrice", "activity.priceInNewCurrency");
+  }
 
   const capacity = pick("capacity");
   if (capacity === undefined || capacity === null) fail("capacity", "activity.capacityRequired");
@@ -139,6 +158,7 @@ export async function groupChanges(
   const price = pick("pricePerPersonCents");
   if (price === undefined || price === null) fail("pricePerPerson", "activity.pricePerPersonRequired");
   else if (Number.isNaN(price)) fail("pricePerPerson", "activity.pricePerPersonInvalid");
+
 
   const session = pick("sessionMinutes");
   if (session === undefined || session === null) fail("sessionMinutes", "activity.sessionRequired");

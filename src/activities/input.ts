@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MAX_RANGES_PER_DAY, MEETING_POINT_MAX, RATE_MAX } from "../../shared/limits";
+import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MAX_RANGES_PER_DAY, MEETING_POINT_MAX } from "../../shared/limits";
 import type { activities } from "../../db/schema";
 import { listFrom } from "../../lib/http";
 import { firstIssue } from "../../lib/validation";
 import type { MessageKey } from "../../lib/i18n";
 import { cleanText, userText } from "../../lib/text";
 import { cityByName, DEFAULT_CITY_NAME } from "../../lib/places";
+import { readDecimal } from "../../lib/money";
 import { DomainError } from "../../lib/domain-error";
 import { categories, isCategory, type Category } from "./categories";
 import { readGroup, type GroupInput } from "./group";
@@ -31,32 +32,27 @@ export const descriptionSchema = userText({
 export const categorySchema = z.enum(categories, msg("activity.categoryRequired"));
 
 /**
- * The hourly rate as people type it ("45", "45.5", "45.50") or as a number; becomes cents.
- * More than two decimals, zero or less, or over the cap are refused.
+ * The hourly rate as people type it ("45", "45.5", "45,50") or as a number, kept as the decimal
+ * typed: what it is in minor units depends on the activity's currency, which the service knows
+ * (`priceIn`). Empty, unreadable or zero is refused here.
  */
 export const hourlyRateSchema = z
   .union([z.string(), z.number()], msg("activity.rateInvalid"))
   .transform((v, ctx) => {
-    const text = String(v).trim().replace(",", ".");
-    if (!text) {
+    if (!String(v).trim()) {
       ctx.addIssue({ code: "custom", message: "activity.rateRequired" });
       return z.NEVER;
     }
-    if (!/^\d+(\.\d{1,2})?$/.test(text)) {
+    const decimal = readDecimal(v);
+    if (decimal === null) {
       ctx.addIssue({ code: "custom", message: "activity.rateInvalid" });
       return z.NEVER;
     }
-    const [whole = "0", fraction = ""] = text.split(".");
-    const cents = Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
-    if (cents <= 0) {
+    if (!/[1-9]/.test(decimal)) {
       ctx.addIssue({ code: "custom", message: "activity.ratePositive" });
       return z.NEVER;
     }
-    if (cents > RATE_MAX * 100) {
-      ctx.addIssue({ code: "custom", message: "activity.rateTooHigh" });
-      return z.NEVER;
-    }
-    return cents;
+    return decimal;
   });
 
 /**
@@ -250,8 +246,10 @@ const asBool = (v: unknown): boolean | null => {
  * place (the host's or the activity's own unless given), whose photos these are.
  */
 export interface ActivityInput {
-  /** The fields that need nothing else: title, description, category, rate, hours, notice, horizon, instant booking, meeting point. */
+  /** The fields that need nothing else: title, description, category, hours, notice, horizon, instant booking, meeting point. */
   changes: ActivityChanges;
+  /** The hourly rate typed, as a decimal: its minor units are the activity's currency's (`priceIn`). */
+  hourlyRate?: string;
   /** Durations given, in minutes (NaN: unreadable; a null maximum: none); each left as it is when absent. */
   durations: { min?: number | null; max?: number | null };
   /** The place given (either part, or neither on creation: the host's own). */
@@ -286,10 +284,11 @@ export function readActivity(input: Record<string, unknown>, creating: boolean):
     if (r.success) changes.category = r.data;
     else errors.category = "activity.categoryRequired";
   }
+  let hourlyRate: string | undefined;
   // A group is priced per person (`group.ts`): its hourly rate is not asked for.
   const group = readGroup(input);
   // The plain form posts its hourly rate field empty when a group is chosen: not given either.
-  if (group.format !== "group" || (has("hourlyRate") && input.hourlyRate !== "")) check("hourlyRate", hourlyRateSchema, (v) => (changes.hourlyRateCents = v));
+  if (group.format !== "group" || (has("hourlyRate") && input.hourlyRate !== "")) check("hourlyRate", hourlyRateSchema, (v) => (hourlyRate = v));
 
   // When it can be booked: left as they are (or the defaults) unless given.
   const hours = readWeeklyHours(input);
@@ -353,7 +352,7 @@ export function readActivity(input: Record<string, unknown>, creating: boolean):
   }
 
   if (Object.keys(errors).length) throw activityRefusal(errors);
-  return { changes, durations, place, photos, group };
+  return { changes, hourlyRate, durations, place, photos, group };
 }
 
 /** `POST /api/activities`: a new activity (every required field). */

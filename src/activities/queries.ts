@@ -28,6 +28,8 @@ export interface ActivityCard {
   title: string;
   category: string;
   hourlyRateCents: number;
+  /** Its prices' currency: each card shows its own (no conversion, no sum). */
+  currency: string;
   /** A group (docs/decisions/0049) shows its price per person and its session length, not a rate by the hour. */
   group: { pricePerPersonCents: number; sessionMinutes: number; capacity: number } | null;
   cover: string;
@@ -43,6 +45,7 @@ export function activityCard({ activity, host, rating }: ActivityListing): Activ
     title: activity.title,
     category: activity.category,
     hourlyRateCents: activity.hourlyRateCents,
+    currency: activity.currency,
     group: activityGroupPrice(activity),
     cover: coverPhoto(activity),
     rating: rating.average,

@@ -37,7 +37,10 @@ export interface PublicActivity {
   title: string;
   description: string;
   /** Decimal string, as the spec reads it. */
+  /** Decimal string with the currency's decimals ("45.50" euros, "3000" yen). */
   hourlyRate: string;
+  /** The ISO 4217 code (lower case) every amount of the activity is in. */
+  currency: string;
   photos: string[];
   tags: string[];
   /** Hours as decimal strings. */
@@ -86,6 +89,7 @@ export const PUBLIC_ACTIVITY_KEYS = [
   "title",
   "description",
   "hourlyRate",
+  "currency",
   "photos",
   "tags",
   "duration",
@@ -112,7 +116,7 @@ export const PUBLIC_ACTIVITY_KEYS = [
   "reviewCount",
 ] as const satisfies readonly (keyof PublicActivity)[];
 
-/** An activity as the API shows it (spec §3): rate and durations as decimal strings. */
+/** An activity as the API shows it (spec §3): rate and durations as decimal strings, the prices' currency beside them. */
 export function publicActivity(activity: Activity, host?: PublicUser | null, rating?: { average: number | null; count: number }): PublicActivity {
   const hours = (m: number) => (m / 60).toFixed(2);
   return {
@@ -124,7 +128,8 @@ export function publicActivity(activity: Activity, host?: PublicUser | null, rat
     category: activity.category,
     title: activity.title,
     description: activity.description,
-    hourlyRate: decimalFromCents(activity.hourlyRateCents),
+    hourlyRate: decimalFromCents(activity.hourlyRateCents, activity.currency),
+    currency: activity.currency,
     photos: activity.photos,
     tags: activity.tags,
     duration: hours(activity.minDurationMinutes),
@@ -137,11 +142,11 @@ export function publicActivity(activity: Activity, host?: PublicUser | null, rat
     instantBooking: activity.instantBooking,
     format: activity.format,
     capacity: activity.capacity,
-    pricePerPerson: activity.pricePerPersonCents === null ? null : decimalFromCents(activity.pricePerPersonCents),
+    pricePerPerson: activity.pricePerPersonCents === null ? null : decimalFromCents(activity.pricePerPersonCents, activity.currency),
     sessionMinutes: activity.sessionMinutes,
     minSpots: activity.minSpots,
     maxSpots: activity.maxSpots,
-    privateGroupPrice: activity.privateGroupPriceCents === null ? null : decimalFromCents(activity.privateGroupPriceCents),
+    privateGroupPrice: activity.privateGroupPriceCents === null ? null : decimalFromCents(activity.privateGroupPriceCents, activity.currency),
     minToRun: activity.minToRun,
     minToRunHours: activity.minToRunHours,
     active: activity.active,

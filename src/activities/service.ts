@@ -3,10 +3,12 @@ import { writeTransaction, one } from "../../db/client";
 import { activities, bookings, type Activity, type User } from "../../db/schema";
 import type { Deps } from "../deps";
 import { DomainError } from "../../lib/domain-error";
-import { findCity } from "../../lib/places";
+import { currencyOf, findCity } from "../../lib/places";
 import { ownedObjects } from "../uploads/service";
 import { DURATION_MAX, DURATION_STEP } from "../../shared/limits";
 import { groupChanges } from "./group";
+import { priceIn, priceMessage, type PriceProblem } from "./prices";
+import type { MessageKey } from "../../lib/i18n";
 import { activityRefusal, DEFAULT_MIN_DURATION, onDurationGrid, type ActivityChanges, type ActivityErrors, type ActivityInput } from "./input";
 
 /**
@@ -20,7 +22,8 @@ export const creationWait = (deps: Deps, userId: string): Promise<number> => dep
  * The changes an activity as sent makes (`readActivity`), with what needs the host or the
  * activity itself: the durations together (the minimum on the 30-minute grid, the maximum absent
  * or at least 30 minutes more), the place (the activity's own, else the host's, unless given),
- * photos the host uploaded or the activity already has. Refused with each field's message.
+ * the currency (its city's) and the prices read in it, photos the host uploaded or the activity
+ * already has. Refused with each field's message.
  */
 async function activityChanges(deps: Deps, host: User, input: ActivityInput, existing?: Activity): Promise<ActivityChanges> {
   const errors: ActivityErrors = {};
@@ -47,8 +50,25 @@ async function activityChanges(deps: Deps, host: User, input: ActivityInput, exi
     }
   }
 
+  // The currency: its city's when created; a move to a city of another currency takes that one,
+  // unless the activity has bookings, which keep theirs (src/activities/prices.ts).
+  const cityCurrency = changes.city !== undefined ? currencyOf(changes.country, changes.city) : undefined;
+  let currency = existing?.currency ?? cityCurrency ?? "usd";
+  const currencyChanged = existing !== undefined && cityCurrency !== undefined && cityCurrency !== existing.currency;
+  if (creating && cityCurrency) changes.currency = currency = cityCurrency;
+  else if (currencyChanged) {
+    if (await hasBookings(deps, existing.id)) errors.city = "activity.currencyHasBookings";
+    else changes.currency = currency = cityCurrency;
+  }
+
+  if (input.hourlyRate !== undefined) {
+    const read = priceIn(input.hourlyRate, currency);
+    if ("cents" in read) changes.hourlyRateCents = read.cents;
+    else errors.hourlyRate = priceMessage(read.problem, currency, RATE_REFUSALS[read.problem]);
+  } else if (currencyChanged && !errors.city && (input.group.format ?? existing.format) === "private") errors.hourlyRate = "activity.priceInNewCurrency";
+
   const weeklyHours = changes.weeklyHours !== undefined ? changes.weeklyHours : (existing?.weeklyHours ?? null);
-  await groupChanges(deps.db, input.group, existing, weeklyHours, changes, errors, deps.now());
+  await groupChanges(deps.db, input.group, { currency, currencyChanged: currencyChanged && !errors.city }, existing, weeklyHours, changes, errors, deps.now());
 
   if (input.photos) {
     const owned = await ownedObjects(deps, host.id, input.photos);
@@ -58,6 +78,14 @@ async function activityChanges(deps: Deps, host: User, input: ActivityInput, exi
 
   if (Object.keys(errors).length) throw activityRefusal(errors);
   return changes;
+}
+
+/** An hourly rate's refusals, by what is wrong with it. */
+const RATE_REFUSALS: Record<PriceProblem, MessageKey> = { invalid: "activity.rateInvalid", decimals: "activity.rateInvalid", zero: "activity.ratePositive", tooHigh: "activity.rateTooHigh" };
+
+/** Has the activity any booking, of any status (each keeps the currency it was made in)? */
+async function hasBookings(deps: Deps, activityId: string): Promise<boolean> {
+  return Boolean(await one(deps.db.select({ id: bookings.id }).from(bookings).where(eq(bookings.activityId, activityId)).limit(1)));
 }
 
 /**

@@ -23,7 +23,6 @@ import {
   FREE_ABANDONED_HOLDS,
   checkAmount,
   currentBooking,
-  CURRENCY,
   HOLD_MS,
   providerCall,
   RECONCILE_MS,
@@ -76,18 +75,19 @@ function intentMetadata(guest: User, activity: Activity, slot: Slot, choice: Spo
  * duration}`: a manual-capture intent for the server's price. Nothing is held yet: the booking
  * (and the hold on the host's time) is made once the card is authorised.
  */
-export async function intentForSlot(deps: Deps, guest: User, input: SlotChoice & { amountCents: number; nonce?: string }) {
+/** `amount`: the client's figure, a decimal in the activity's currency (none: the server's own price). */
+export async function intentForSlot(deps: Deps, guest: User, input: SlotChoice & { amount: string | undefined; nonce?: string }) {
   const activity = await bookableActivity(deps, guest, input.activityId);
   const slot = readSlot(activity, input, "datetime", deps.now());
   const choice = readSpots(activity, input);
   const price = bookingPrice(activity, slot, choice);
-  checkAmount(input.amountCents, price);
+  checkAmount(input.amount, price, activity.currency);
   await checkSlotOpen(deps, activity, slot, guest.id, choice);
   const seats = choice.privateGroup ? `${choice.spots}p` : String(choice.spots);
   const key = `intent:${guest.id}:${activity.id}:${slot.startsAtLocal}:${slot.durationMinutes}:${seats}:${price.totalCents}:${input.nonce ?? crypto.randomUUID()}`;
   const create = (k: string) =>
     providerCall(() =>
-      deps.payments.createIntent({ amountCents: price.totalCents, currency: CURRENCY, metadata: intentMetadata(guest, activity, slot, choice, { flow: "datetime" }), description: activity.title }, k),
+      deps.payments.createIntent({ amountCents: price.totalCents, currency: activity.currency, metadata: intentMetadata(guest, activity, slot, choice, { flow: "datetime" }), description: activity.title }, k),
     );
   let intent = await create(key);
   // The intent this choice had was released (a lost race, a lapsed hold): a new one.
@@ -100,7 +100,7 @@ export async function intentForSlot(deps: Deps, guest: User, input: SlotChoice &
  * The date-time screen's `POST /api/create-payment-intent`: for the choice the guest saved, the
  * intent is keyed by that choice's nonce, so asking again gives the same one.
  */
-export async function intentForSavedChoice(deps: Deps, guest: User, input: SlotChoice & { amountCents: number }) {
+export async function intentForSavedChoice(deps: Deps, guest: User, input: SlotChoice & { amount: string | undefined }) {
   const selection = await getSelection(deps, guest.id, input.activityId);
   const same =
     selection &&
@@ -152,7 +152,8 @@ function newBooking(
     hourlyRateCents: b.activity.hourlyRateCents,
     ...b.price,
     ...bookingSeats(b.activity, b.choice),
-    currency: CURRENCY,
+    // Its activity's currency, kept for ever: every amount of the booking is in it.
+    currency: b.activity.currency,
     message: b.message,
     paymentProvider: deps.payments.name,
     respondBy: respondByOf(b.now, b.slot.startsAt),
@@ -183,7 +184,7 @@ const byIntent = async (deps: Deps, intentId: string) => await one(deps.db.selec
  * (`insertRequest`); when its time was taken meanwhile, the authorisation is released at once
  * and the guest told.
  */
-export async function createBooking(deps: Deps, guest: User, input: SlotChoice & { priceTotalCents: number; paymentIntentId?: string; message?: string }): Promise<{ booking: Booking; created: boolean }> {
+export async function createBooking(deps: Deps, guest: User, input: SlotChoice & { priceTotal: string | undefined; paymentIntentId?: string; message?: string }): Promise<{ booking: Booking; created: boolean }> {
   const activity = await bookableActivity(deps, guest, input.activityId);
   // Checked before the provider is asked anything: a refused message leaves the card as it was.
   const message = bookingMessage(input.message, { required: false });
@@ -195,7 +196,7 @@ export async function createBooking(deps: Deps, guest: User, input: SlotChoice &
   const price = bookingPrice(activity, slot, choice);
   const intent = await guestsIntent(deps, guest, intentId);
   await checkIntentPaysFor(deps, intent, activity, slot, choice, price);
-  await checkPriceTotal(deps, intent, input.priceTotalCents, price);
+  await checkPriceTotal(deps, intent, input.priceTotal, price, activity.currency);
   checkAuthorised(intent);
   const made = await insertRequest(deps, guest, activity, slot, choice, price, message, intent);
   if (!made.made) return { booking: guestsOwn(made.booking, guest), created: false };
@@ -232,16 +233,16 @@ async function releaseIfStray(deps: Deps, intent: PaymentIntent) {
 async function checkIntentPaysFor(deps: Deps, intent: PaymentIntent, activity: Activity, slot: Slot, choice: SpotsChoice, price: Price) {
   const m = intent.metadata;
   const sameSeats = (m.spots ?? "1") === String(choice.spots) && (m.privateGroup === "true") === choice.privateGroup;
-  if (m.activityId !== activity.id || intent.amountCents !== price.totalCents || m.date !== slot.date || m.time !== slot.time || m.duration !== String(slot.durationMinutes / 60) || !sameSeats) {
+  if (m.activityId !== activity.id || intent.amountCents !== price.totalCents || intent.currency !== activity.currency || m.date !== slot.date || m.time !== slot.time || m.duration !== String(slot.durationMinutes / 60) || !sameSeats) {
     await releaseIfStray(deps, intent);
-    throw new DomainError("booking.paymentMismatch", 409, { extra: { priceTotal: decimalFromCents(price.totalCents) } });
+    throw new DomainError("booking.paymentMismatch", 409, { extra: { priceTotal: decimalFromCents(price.totalCents, activity.currency), currency: activity.currency } });
   }
 }
 
 /** The guest's total must agree with the server's price (`checkAmount`, 409). */
-async function checkPriceTotal(deps: Deps, intent: PaymentIntent, totalCents: number, price: Price) {
+async function checkPriceTotal(deps: Deps, intent: PaymentIntent, total: string | undefined, price: Price, currency: string) {
   try {
-    checkAmount(totalCents, price);
+    checkAmount(total, price, currency);
   } catch (err) {
     await releaseIfStray(deps, intent);
     throw err;
@@ -296,7 +297,7 @@ async function insertRequest(deps: Deps, guest: User, activity: Activity, slot: 
 export async function startCheckout(
   deps: Deps,
   guest: User,
-  input: SlotChoice & { amountCents: number; message?: string },
+  input: SlotChoice & { amount: string | undefined; message?: string },
   /** The origin the provider's page sends the guest back to (`returnBase`). */
   returnTo: string,
 ) {
@@ -305,7 +306,7 @@ export async function startCheckout(
   const slot = readSlot(activity, input, "dialog", deps.now());
   const choice = readSpots(activity, input);
   const price = bookingPrice(activity, slot, choice);
-  checkAmount(input.amountCents, price);
+  checkAmount(input.amount, price, activity.currency);
   const now = deps.now();
 
   const booking = await writeTransaction(deps.db, async (tx) => {
@@ -340,7 +341,7 @@ export async function startCheckout(
     deps.payments.createCheckoutSession(
       {
         amountCents: booking.totalCents,
-        currency: CURRENCY,
+        currency: booking.currency,
         metadata: { bookingId: booking.id, ...intentMetadata(guest, activity, slot, choice, { flow: "dialog" }) },
         description: activity.title,
         successUrl: `${returnTo}/bookings?success=true`,
@@ -386,10 +387,10 @@ export async function payableBooking(deps: Deps, guestId: string, bookingId: str
 }
 
 /** The existing-booking `POST /api/create-payment-intent` (`bookingId`, `amount`): its intent. */
-export async function intentForBooking(deps: Deps, guest: User, input: { bookingId: string; amountCents: number }): Promise<{ booking: Booking; intent: PaymentIntent }> {
+export async function intentForBooking(deps: Deps, guest: User, input: { bookingId: string; amount: string | undefined }): Promise<{ booking: Booking; intent: PaymentIntent }> {
   const booking = await payableBooking(deps, guest.id, input.bookingId);
   if (!booking) throw new DomainError("booking.notFound", 404);
-  checkAmount(input.amountCents, booking);
+  checkAmount(input.amount, booking, booking.currency);
   if (booking.paymentIntentId) {
     const existing = await providerCall(() => deps.payments.getIntent(booking.paymentIntentId!));
     if (existing && existing.status !== "canceled") return { booking, intent: existing };
@@ -398,7 +399,7 @@ export async function intentForBooking(deps: Deps, guest: User, input: { booking
     deps.payments.createIntent(
       {
         amountCents: booking.totalCents,
-        currency: CURRENCY,
+        currency: booking.currency,
         metadata: { bookingId: booking.id, activityId: booking.activityId, guestId: guest.id, date: booking.startsAtLocal.slice(0, 10), time: booking.startsAtLocal.slice(11, 16), duration: String(booking.durationMinutes / 60), spots: String(booking.spots), ...(booking.privateGroup ? { privateGroup: "true" } : {}), flow: "checkout" },
       },
       bookingCallKeys.intent(booking.id),

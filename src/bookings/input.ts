@@ -5,6 +5,7 @@ import { DomainError } from "../../lib/domain-error";
 import { MAX_BOOKING_MESSAGE, PAYMENT_INTENT_ID_MAX } from "../../shared/limits";
 import type { Action } from "./service";
 import { textOrNone } from "../../lib/validation";
+import { readDecimal } from "../../lib/money";
 
 
 /** What the request dialog holds: the message, the date, the start time and the hours chosen; a group session's spots. */
@@ -19,10 +20,10 @@ export interface RequestChoice {
 
 /**
  * The shapes of the bookings' inputs (spec §7), declared on their routes. Values are checked for
- * type and size here, and read into what the rules take: cents, minutes, a date and a time. The
+ * type and size here, and read into what the rules take: decimals, minutes, a date and a time. The
  * rules themselves (dates, times, durations, prices) are the service's, so both forms and JSON
- * get the same. A wrong shape is "booking.badInput"; an amount that is no number of dollars,
- * "booking.amountInvalid".
+ * get the same. A wrong shape is "booking.badInput"; an amount that is no number,
+ * "booking.amountInvalid" (its decimals are checked against the activity's currency).
  */
 const BAD_INPUT: MessageKey = "booking.badInput";
 const text = (max: number) => z.string(BAD_INPUT).max(max, BAD_INPUT);
@@ -30,25 +31,23 @@ const text = (max: number) => z.string(BAD_INPUT).max(max, BAD_INPUT);
 /** A JSON body or a form, read as an object: anything else reads as empty (every field missing). */
 const asObject = <S extends z.ZodType>(shape: S) => z.preprocess(asRecord, shape);
 
-/** A client's amount in dollars (number or decimal string), as cents; NaN when unreadable. */
-function dollarsToCents(value: number | string): number {
-  const n = typeof value === "number" ? value : /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN;
-  return Number.isFinite(n) && n >= 0 ? n * 100 : Number.NaN;
-}
-
-/** An amount as its cents; one that is no number of dollars (or none at all) is refused as such. */
-function centsOf(value: unknown, ctx: z.RefinementCtx): number {
-  const cents = typeof value === "number" || typeof value === "string" ? dollarsToCents(value) : Number.NaN;
-  if (!Number.isNaN(cents)) return cents;
+/**
+ * A client's amount (a number or a decimal string) as the decimal it wrote (`readDecimal`): its
+ * minor units are the activity's currency's, which the price check reads it in (`checkAmount`).
+ * One that is no number (or none at all) is refused as such.
+ */
+function decimalOf(value: unknown, ctx: z.RefinementCtx): string {
+  const decimal = readDecimal(value);
+  if (decimal !== null) return decimal;
   ctx.addIssue({ code: "custom", message: "booking.amountInvalid" });
   return z.NEVER;
 }
 
 /**
- * An amount in dollars as its cents, for the price check (`checkAmount`): the server's price is
- * the price, the client's figure only has to agree with it.
+ * A client's amount, for the price check (`checkAmount`): the server's price is the price, the
+ * client's figure only has to agree with it.
  */
-const amountCents = z.union([z.number(), text(32)], BAD_INPUT).transform(centsOf);
+const amount = z.union([z.number(), text(32)], BAD_INPUT).transform(decimalOf);
 
 /** Hours (the API's durations, 0.5 steps) as minutes; NaN when not a number, which no flow offers. */
 function hoursToMinutes(value: number | string): number {
@@ -87,18 +86,18 @@ const message = z.string(BAD_INPUT).optional();
  * the activity's: its duration may be left out, as on `POST /api/bookings` (the rules read it).
  */
 const slotIntentInput = z
-  .object({ amount: amountCents, metadata: z.object({ activityId: text(64), date: text(16), time: text(8), duration: minutes.optional(), spots, privateGroup }, BAD_INPUT) })
-  .transform(({ amount, metadata: m }) => ({ kind: "slot" as const, activityId: m.activityId, date: m.date, time: m.time, durationMinutes: m.duration, spots: m.spots, privateGroup: m.privateGroup, amountCents: amount }));
+  .object({ amount, metadata: z.object({ activityId: text(64), date: text(16), time: text(8), duration: minutes.optional(), spots, privateGroup }, BAD_INPUT) })
+  .transform(({ amount, metadata: m }) => ({ kind: "slot" as const, activityId: m.activityId, date: m.date, time: m.time, durationMinutes: m.duration, spots: m.spots, privateGroup: m.privateGroup, amount }));
 
 /** The checkout page's `POST /api/create-payment-intent`: the intent of a booking awaiting payment (`bookingId`, `amount`). */
 const bookingIntentInput = z
-  .object({ bookingId: text(64), amount: amountCents })
-  .transform(({ bookingId, amount }) => ({ kind: "booking" as const, bookingId, amountCents: amount }));
+  .object({ bookingId: text(64), amount })
+  .transform(({ bookingId, amount }) => ({ kind: "booking" as const, bookingId, amount }));
 
 /** The booking dialog's `POST /api/create-payment-intent`: a held booking and its hosted checkout. */
 const dialogIntentInput = z
-  .object({ activityId: text(64), hours: minutes, amount: amountCents, proposedDate: text(16), proposedTime: text(8), message, spots, privateGroup })
-  .transform((b) => ({ kind: "dialog" as const, activityId: b.activityId, date: b.proposedDate, time: b.proposedTime, durationMinutes: b.hours, spots: b.spots, privateGroup: b.privateGroup, amountCents: b.amount, message: b.message }));
+  .object({ activityId: text(64), hours: minutes, amount, proposedDate: text(16), proposedTime: text(8), message, spots, privateGroup })
+  .transform((b) => ({ kind: "dialog" as const, activityId: b.activityId, date: b.proposedDate, time: b.proposedTime, durationMinutes: b.hours, spots: b.spots, privateGroup: b.privateGroup, amount: b.amount, message: b.message }));
 
 /** Reads `value` with `schema` inside another schema's transform, its issues kept where they were. */
 function readWith<S extends z.ZodType>(schema: S, value: unknown, ctx: z.RefinementCtx): z.output<S> {
@@ -125,13 +124,13 @@ export const paymentIntentBody = z.unknown().transform((value, ctx) => {
 /** `POST /api/bookings`: the request, once the card is authorised (`proposedDatetime` read as a date and a time). */
 export const createBookingBody = asObject(
   z
-    .object({ activityId: text(64), proposedDatetime: text(32), durationHours: minutes.optional(), priceTotal: amountCents, paymentIntentId: text(PAYMENT_INTENT_ID_MAX), message, spots, privateGroup })
+    .object({ activityId: text(64), proposedDatetime: text(32), durationHours: minutes.optional(), priceTotal: amount, paymentIntentId: text(PAYMENT_INTENT_ID_MAX), message, spots, privateGroup })
     .transform((b) => ({
       activityId: b.activityId,
       ...splitProposed(b.proposedDatetime),
       // A group session's length is the activity's: its duration may be left out (the rules read it).
       durationMinutes: b.durationHours,
-      priceTotalCents: b.priceTotal,
+      priceTotal: b.priceTotal,
       paymentIntentId: b.paymentIntentId,
       message: b.message,
       spots: b.spots,
@@ -162,10 +161,10 @@ export const cardBody = asObject(
     cardNumber: text(40).optional(),
     expiry: text(10).optional(),
     cvc: text(8).optional(),
-    amount: amountCents.optional(),
+    amount: amount.optional(),
     paymentIntentId: z.string(BAD_INPUT).optional(),
   }),
-).transform(({ amount, ...card }) => ({ ...card, amountCents: amount }));
+);
 export type CardPost = z.output<typeof cardBody>;
 
 /** The card's fields as typed, shown again on the form. */
@@ -203,7 +202,7 @@ export const requestChoiceBody = z.unknown().transform((value) => requestChoiceO
 /** The dialog's payment step (`/activity/{id}/request/pay`): its choice and the amount it showed. */
 export const requestPayBody = z.unknown().transform((value, ctx) => {
   const body = asRecord(value);
-  return { choice: requestChoiceOf(body, SHOWN_AGAIN), amountCents: centsOf(body.amount, ctx) };
+  return { choice: requestChoiceOf(body, SHOWN_AGAIN), amount: decimalOf(body.amount, ctx) };
 });
 
 /** The booking actions of `POST /api/bookings/{id}/{action}` (spec §4). */

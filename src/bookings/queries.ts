@@ -32,6 +32,8 @@ export interface HostRequest {
   /** What the guest pays (subtotal and service fee) and what the host earns: the two amounts the host is shown. */
   totalCents: number;
   hostEarningsCents: number;
+  /** The currency of its amounts (ISO 4217, lower case). */
+  currency: string;
   /** A group session's spots the request asks for (1 for a private booking), and whether it takes the session whole. */
   spots: number;
   privateGroup: boolean;
@@ -75,6 +77,7 @@ export async function hostRequests(deps: Deps, hostId: string, limit?: number): 
       subtotalCents: bookings.subtotalCents,
       totalCents: bookings.totalCents,
       hostEarningsCents: bookings.hostEarningsCents,
+      currency: bookings.currency,
       spots: bookings.spots,
       privateGroup: bookings.privateGroup,
       createdAt: bookings.createdAt,
@@ -98,6 +101,7 @@ export async function hostRequests(deps: Deps, hostId: string, limit?: number): 
       subtotalCents: r.subtotalCents,
       totalCents: r.totalCents,
       hostEarningsCents: r.hostEarningsCents,
+      currency: r.currency,
       spots: r.spots,
       privateGroup: r.privateGroup,
       createdAt: r.createdAt,
@@ -116,6 +120,7 @@ export interface RosterGuest {
   /** What the guest pays and what the host earns from this booking. */
   totalCents: number;
   hostEarningsCents: number;
+  currency: string;
 }
 
 /** A session of one of the host's group activities with spots held: who comes and how full it is. */
@@ -163,6 +168,7 @@ export async function hostSessions(deps: Deps, hostId: string, which: { upcoming
       status: bookings.status,
       totalCents: bookings.totalCents,
       hostEarningsCents: bookings.hostEarningsCents,
+      currency: bookings.currency,
       guest: publicUserColumns,
     })
     .from(bookings)
@@ -191,27 +197,41 @@ export async function hostSessions(deps: Deps, hostId: string, which: { upcoming
     }
     session.held.push(r);
     if (r.status === "awaiting_payment") session.paying += r.spots;
-    else session.guests.push({ bookingId: r.id, firstName: participantUser(r.guest, today).firstName, spots: r.spots, privateGroup: r.privateGroup, status: r.status, totalCents: r.totalCents, hostEarningsCents: r.hostEarningsCents });
+    else session.guests.push({ bookingId: r.id, firstName: participantUser(r.guest, today).firstName, spots: r.spots, privateGroup: r.privateGroup, status: r.status, totalCents: r.totalCents, hostEarningsCents: r.hostEarningsCents, currency: r.currency });
   }
   return [...sessions.values()].map(({ held, ...session }) => ({ ...session, taken: spotsTaken(held, session.capacity || Number.MAX_SAFE_INTEGER) }));
 }
 
+/** The host's money in one currency, in its minor units. */
+export interface CurrencyEarnings {
+  currency: string;
+  totalEarningsCents: number;
+  pendingPayoutsCents: number;
+  completedBookings: number;
+}
+
 /**
- * The host's money (spec: totalEarnings, pendingPayouts, completedBookings), in cents, read from
- * the ledger: each completed booking wrote the host's share as `payout_pending`, and each share
- * sent to the host's payout account a `transfer` (less any `reverse`).
+ * The host's money (spec: totalEarnings, pendingPayouts, completedBookings), read from the ledger:
+ * each completed booking wrote the host's share as `payout_pending`, and each share sent to the
+ * host's payout account a `transfer` (less any `reverse`). Amounts of different currencies are
+ * never added: one sum per currency (`byCurrency`, most earned first); `completedBookings` counts them all.
  */
-export async function hostEarnings(deps: Deps, hostId: string) {
+export async function hostEarnings(deps: Deps, hostId: string): Promise<{ byCurrency: CurrencyEarnings[]; completedBookings: number }> {
   const rows = await deps.db
-    .select({ kind: ledgerEntries.kind, total: sql<number>`coalesce(sum(${ledgerEntries.amountCents}), 0)`.mapWith(Number), n: count() })
+    .select({ currency: ledgerEntries.currency, kind: ledgerEntries.kind, total: sql<number>`coalesce(sum(${ledgerEntries.amountCents}), 0)`.mapWith(Number), n: count() })
     .from(ledgerEntries)
     .innerJoin(bookings, eq(bookings.id, ledgerEntries.bookingId))
     .where(and(eq(bookings.hostId, hostId), inArray(ledgerEntries.kind, ["payout_pending", "transfer", "reverse"])))
-    .groupBy(ledgerEntries.kind);
-  const of = (kind: string) => rows.find((r) => r.kind === kind);
-  const earned = Number(of("payout_pending")?.total ?? 0);
-  const sent = Number(of("transfer")?.total ?? 0) - Number(of("reverse")?.total ?? 0);
-  return { totalEarningsCents: earned, pendingPayoutsCents: Math.max(0, earned - sent), completedBookings: of("payout_pending")?.n ?? 0 };
+    .groupBy(ledgerEntries.currency, ledgerEntries.kind);
+  const currencies = [...new Set(rows.map((r) => r.currency))];
+  const byCurrency = currencies.map((currency) => {
+    const of = (kind: string) => rows.find((r) => r.currency === currency && r.kind === kind);
+    const earned = Number(of("payout_pending")?.total ?? 0);
+    const sent = Number(of("transfer")?.total ?? 0) - Number(of("reverse")?.total ?? 0);
+    return { currency, totalEarningsCents: earned, pendingPayoutsCents: Math.max(0, earned - sent), completedBookings: Number(of("payout_pending")?.n ?? 0) };
+  });
+  byCurrency.sort((a, b) => b.totalEarningsCents - a.totalEarningsCents || a.currency.localeCompare(b.currency));
+  return { byCurrency, completedBookings: byCurrency.reduce((n, e) => n + e.completedBookings, 0) };
 }
 
 const guestUser = alias(users, "guest_user");

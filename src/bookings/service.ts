@@ -4,7 +4,7 @@ import { bookings, type Activity, type Booking, type User } from "../../db/schem
 import { findListedActivity } from "../activities/queries";
 import type { Deps } from "../deps";
 import { DomainError } from "../../lib/domain-error";
-import { decimalFromCents } from "../../lib/money";
+import { decimalFromCents, minorFromDecimal, minorPerMajor, minorUnits } from "../../lib/money";
 import type { Price } from "../../shared/pricing";
 import { cleanText, hasDisallowedCharacters } from "../../lib/text";
 import { uuidLike } from "../../lib/validation";
@@ -25,7 +25,6 @@ export const AUTO_COMPLETE_MS = 48 * 60 * 60 * 1000;
 export const RECONCILE_MS = 30 * 60 * 1000;
 /** A guest cancels an accepted booking (full refund) up to this long before its start. */
 export const GUEST_CANCEL_NOTICE_MS = 24 * 60 * 60 * 1000;
-export const CURRENCY = "usd";
 /** Unpaid holds a guest may abandon in an hour before a new hold waits (`ABANDONED_HOLD_PAUSE_MS`, doubling). */
 export const FREE_ABANDONED_HOLDS = 3;
 export const ABANDONED_HOLD_PAUSE_MS = 2 * 60 * 1000;
@@ -35,12 +34,18 @@ export type Role = "guest" | "host";
 export type SystemMessageType = "booking_request" | "booking_accepted" | "booking_declined" | "booking_expired" | "booking_canceled" | "booking_completed" | "session_not_running";
 
 /**
- * The server's price is the price: a client's figure (its cents, as its input schema read them)
- * more than half a cent away is refused (409), with the price.
+ * The server's price is the price, in the activity's currency: a client's figure (a decimal as its
+ * input schema read it, `readDecimal`; none: the server's own) is read in that currency's minor
+ * units. A fraction of a currency without one ("3000.5" yen) is no amount (400); otherwise a figure
+ * more than half a minor unit away (a client's float rounding stays within it) is refused with
+ * the price (409).
  */
-export function checkAmount(amountCents: number, price: Pick<Price, "totalCents">) {
-  if (Math.abs(amountCents - price.totalCents) > 0.5) {
-    throw new DomainError("booking.priceChanged", 409, { extra: { priceTotal: decimalFromCents(price.totalCents), amount: decimalFromCents(price.totalCents) } });
+export function checkAmount(amount: string | undefined, price: Pick<Price, "totalCents">, currency: string) {
+  if (amount === undefined) return;
+  if (minorUnits(currency) === 0 && Number.isNaN(minorFromDecimal(amount, currency))) throw new DomainError("booking.amountInvalid", 400);
+  if (Math.abs(Number(amount) * minorPerMajor(currency) - price.totalCents) > 0.5) {
+    const total = decimalFromCents(price.totalCents, currency);
+    throw new DomainError("booking.priceChanged", 409, { extra: { priceTotal: total, amount: total, currency } });
   }
 }
 

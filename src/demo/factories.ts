@@ -81,7 +81,7 @@ export function groupActivityRow(host: { id: string; city?: string | null; count
 
 /** The activity fields a booking's price and length are read from. */
 type BookedActivity = Pick<Activity, "id" | "hostId" | "city" | "hourlyRateCents" | "minDurationMinutes"> &
-  Partial<Pick<Activity, "format" | "pricePerPersonCents" | "sessionMinutes" | "privateGroupPriceCents">>;
+  Partial<Pick<Activity, "format" | "pricePerPersonCents" | "sessionMinutes" | "privateGroupPriceCents" | "currency">>;
 
 /**
  * What a booking of `activity` costs and how long it lasts, as booking works them out: by the
@@ -128,6 +128,8 @@ export function bookingRow(
     hourlyRateCents: activity.hourlyRateCents,
     ...price,
     ...seats,
+    // Its activity's currency, as a booking keeps it (a row without one is USD, as the column says).
+    currency: activity.currency ?? "usd",
     message: "Hi! I'd love to join.",
     paymentProvider: "test",
     respondBy: Math.min(createdAt + DAY, startsAt),
@@ -139,7 +141,7 @@ export function bookingRow(
   };
 }
 
-type LedgerBooking = Pick<NewBooking, "totalCents" | "hostEarningsCents" | "createdAt" | "endsAt" | "paymentIntentId" | "paymentProvider"> & { id: string };
+type LedgerBooking = Pick<NewBooking, "totalCents" | "hostEarningsCents" | "createdAt" | "endsAt" | "paymentIntentId" | "paymentProvider" | "currency"> & { id: string };
 type LedgerLine = [NewLedgerEntry["kind"], number, number, string | null];
 
 /**
@@ -181,6 +183,8 @@ function ledgerRowsOf(booking: LedgerBooking, rows: LedgerLine[]): NewLedgerEntr
     bookingId: booking.id,
     kind,
     amountCents,
+    // In the booking's currency (USD unless it says otherwise).
+    currency: booking.currency ?? "usd",
     provider: booking.paymentProvider ?? "test",
     providerRef,
     idempotencyKey: ledgerKey(booking.id, kind),

@@ -4,7 +4,10 @@ import { activities, bookings, ledgerEntries, messages, reviews, testPaymentInte
 import { writeTransaction, type Db, type WriteTx } from "../../db/client";
 import { acceptedLedgerRows, activityRow, bookingRow, capturedTestPayment, completedLedgerRows, groupActivityRow, reviewRow, userRow } from "./factories";
 import type { PaymentProvider } from "../ports/payments";
-import { cityByName } from "../../lib/places";
+import { cityByName, currencyOf } from "../../lib/places";
+
+/** The currency of a host's city: their activities are priced in it (USD for a place we do not know). */
+const currencyOfHost = (host: { country?: string | null; city?: string | null }) => currencyOf(host.country, host.city) ?? "usd";
 import { instantOf, todayIn } from "../../lib/time";
 import { demoActivities, demoCities, demoGroupActivities, demoGuest, demoHosts, demoReviewTexts, DEMO_PASSWORD, type DemoPerson } from "./demo-data";
 import { categories } from "../activities/categories";
@@ -86,6 +89,9 @@ export async function seedDemo(db: Db, now = Date.now(), { provider = "test" }: 
         category: a.category,
         title: a.title,
         description: a.description,
+        // Rates are written in whole units of the host's city's currency: $45, €45, £45; in yen a
+        // hundred times that (¥4,500), which is what an hour costs there.
+        currency: currencyOfHost(host),
         hourlyRateCents: a.rate * 100,
         photos: photoNumbers.map((n) => `/static/photos/${a.category}-${n}.svg`),
         minDurationMinutes: a.minMinutes ?? 60,
@@ -204,6 +210,7 @@ function groupSessions(people: ReturnType<typeof userRow>[], now: number, provid
         description: g.description,
         photos: [`/static/photos/${g.category}-${(i % 3) + 1}.svg`],
         capacity,
+        currency: currencyOfHost(host),
         pricePerPersonCents: g.pricePerPerson * 100,
         hourlyRateCents: g.pricePerPerson * 100,
         sessionMinutes: g.sessionMinutes,
@@ -292,6 +299,7 @@ export async function seedGeneratedActivities(db: Db, count: number, now = Date.
           hostId: host.id,
           country: place.country,
           city: place.city,
+          currency: currencyOfHost(place),
           category,
           title: `${adjectives[k % adjectives.length]} ${category} ${nouns[(k >> 3) % nouns.length]} #${k + 1}`,
           description: `A generated ${category} activity for load testing.`,

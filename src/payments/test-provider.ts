@@ -15,6 +15,10 @@ import {
 } from "../ports/payments";
 import { CARD_MESSAGES, luhnValid, TEST_CARDS, type CardInput, type ConfirmResult } from "./test-cards";
 import { operationsOn, operationWithKey, recordOperation, reversedOf, testId } from "./test-operations";
+import { decimalFromCents } from "../../lib/money";
+
+/** The smallest charge, in the currency's minor unit (Stripe's for USD, EUR and JPY alike). */
+const MINIMUM_CHARGE = 50;
 
 type IntentRow = typeof testPaymentIntents.$inferSelect;
 
@@ -84,7 +88,10 @@ export class TestProvider implements PaymentProvider {
 
   async createIntent(input: Parameters<PaymentProvider["createIntent"]>[0], idempotencyKey: string): Promise<PaymentIntent> {
     await this.roundTrip();
-    if (!Number.isInteger(input.amountCents) || input.amountCents < 50) throw new PaymentError("Amount must be at least 50 cents.", "invalid_request", 400);
+    // As Stripe: an integer in the currency's smallest unit (whole yen), at least 50 of them (50 cents, ¥50).
+    if (!Number.isInteger(input.amountCents) || input.amountCents < MINIMUM_CHARGE) {
+      throw new PaymentError(`Amount must be at least ${decimalFromCents(MINIMUM_CHARGE, input.currency)} ${input.currency.toUpperCase()}.`, "invalid_request", 400);
+    }
     const existing = await one(this.db.select().from(testPaymentIntents).where(eq(testPaymentIntents.idempotencyKey, idempotencyKey)));
     if (existing) return this.toIntent(existing);
     const intentId = testId("tpi");

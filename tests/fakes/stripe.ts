@@ -79,6 +79,35 @@ const missing = (param: string) =>
 const noSuch = (kind: string, id: string, param = "id") =>
   new StripeFailure(404, { type: "invalid_request_error", code: "resource_missing", param, message: `No such ${kind}: '${id}'` });
 
+/**
+ * Amounts as Stripe reads them: an integer in the currency's smallest unit (cents; whole yen, as
+ * JPY is one of Stripe's zero-decimal currencies), so "12.5" is no amount ("Invalid integer").
+ * A charge below Stripe's minimum for its currency is refused (amount_too_small: 50 cents, 30
+ * pence, ¥50, …), as is one above its eight-digit maximum: an amount sent in the wrong unit
+ * (yen × 100, or cents / 100) fails here as it would at Stripe.
+ */
+const ZERO_DECIMAL = new Set(["bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "rwf", "ugx", "vnd", "vuv", "xaf", "xof", "xpf"]);
+const MINIMUM_CHARGE: Record<string, number> = { usd: 50, eur: 50, gbp: 30, jpy: 50, cad: 50, aud: 50, brl: 50, chf: 50, dkk: 250, nok: 300, sek: 300, hkd: 400, mxn: 1000, sgd: 50, nzd: 50, pln: 200, czk: 1500, huf: 17500, thb: 1000, myr: 200, aed: 200, ron: 200, bgn: 100, inr: 50 };
+const MAXIMUM_AMOUNT = 99_999_999;
+
+function integerAmount(v: unknown, param: string): number {
+  if (v === undefined) throw missing(param);
+  if (typeof v !== "string" || !/^-?\d+$/.test(v)) throw new StripeFailure(400, { type: "invalid_request_error", code: "parameter_invalid_integer", param, message: `Invalid integer: ${String(v)}` });
+  return Number(v);
+}
+
+/** A charge's amount as Stripe checks it in its currency (see above). */
+function chargeAmount(v: unknown, currency: string, param = "amount"): number {
+  const amount = integerAmount(v, param);
+  const minimum = MINIMUM_CHARGE[currency] ?? (ZERO_DECIMAL.has(currency) ? 1 : 50);
+  if (amount < minimum) {
+    const shown = ZERO_DECIMAL.has(currency) ? `${minimum} ${currency}` : `${(minimum / 100).toFixed(2)} ${currency}`;
+    throw new StripeFailure(400, { type: "invalid_request_error", code: "amount_too_small", param, message: `Amount must be at least ${shown}` });
+  }
+  if (amount > MAXIMUM_AMOUNT) throw new StripeFailure(400, { type: "invalid_request_error", code: "amount_too_large", param, message: `Amount must be no more than ${MAXIMUM_AMOUNT}` });
+  return amount;
+}
+
 const CANCELABLE = ["requires_payment_method", "requires_capture", "requires_confirmation", "requires_action", "processing"];
 
 export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: string } = {}) {
@@ -115,10 +144,9 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
 
   function newIntent(p: Params): Obj {
     const id = randomId("pi");
-    const amount = int(p.amount);
-    const currency = str(p.currency);
-    if (amount === undefined || amount < 1) throw missing("amount");
+    const currency = str(p.currency)?.toLowerCase();
     if (!currency) throw missing("currency");
+    const amount = chargeAmount(p.amount, currency);
     const pi: Obj = {
       id,
       object: "payment_intent",
@@ -228,7 +256,7 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
       if (method === "GET" && !action) return { status: 200, body: pi };
       if (method === "POST" && action === "capture") {
         if (pi.status !== "requires_capture") throw unexpectedState(pi, "captured", ["requires_capture"]);
-        const amount = int(p.amount_to_capture) ?? (pi.amount as number);
+        const amount = p.amount_to_capture === undefined ? (pi.amount as number) : integerAmount(p.amount_to_capture, "amount_to_capture");
         pi.status = "succeeded";
         pi.amount_capturable = 0;
         pi.amount_received = amount;
@@ -260,7 +288,7 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
       }
       const left = (pi.amount_received as number) - (charge.amount_refunded as number);
       if (left <= 0) throw new StripeFailure(400, { type: "invalid_request_error", code: "charge_already_refunded", message: `Charge ${charge.id} has already been refunded.` });
-      const amount = int(p.amount) ?? left;
+      const amount = p.amount === undefined ? left : integerAmount(p.amount, "amount");
       if (amount > left) {
         throw new StripeFailure(400, { type: "invalid_request_error", code: "amount_too_large", param: "amount", message: `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})` });
       }
@@ -284,10 +312,9 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
         return { status: 200, body: { object: "list", data, has_more: false, url: "/v1/transfers" } };
       }
       if (method === "POST" && !id) {
-        const amount = int(p.amount);
-        const currency = str(p.currency);
+        const amount = integerAmount(p.amount, "amount");
+        const currency = str(p.currency)?.toLowerCase();
         const destination = str(p.destination);
-        if (amount === undefined) throw missing("amount");
         if (!currency) throw missing("currency");
         if (!destination) throw missing("destination");
         const account = getAccount(destination, "destination");
@@ -304,6 +331,8 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
           const charge = charges.get(source);
           if (!charge) throw noSuch("charge", source, "source_transaction");
           if (!charge.captured) throw new StripeFailure(400, { type: "invalid_request_error", param: "source_transaction", message: `The charge ${source} has not been captured.` });
+          // A transfer from a charge is in the charge's currency (no conversion here).
+          if (charge.currency !== currency) throw new StripeFailure(400, { type: "invalid_request_error", param: "currency", message: `The currency of source_transaction's balance transaction (${String(charge.currency)}) must be the same as the transfer currency (${currency}).` });
           const available = (charge.amount as number) - (charge.amount_refunded as number) - (charge.transferred as number);
           if (amount > available) {
             throw new StripeFailure(400, { type: "invalid_request_error", code: "balance_insufficient", param: "amount", message: `Insufficient funds in Stripe account. The transfer amount exceeds what is left of ${source}.` });
@@ -332,7 +361,7 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
       if (method === "GET" && !action) return { status: 200, body: transfer };
       if (method === "POST" && action === "reversals" && !sub) {
         const left = (transfer.amount as number) - (transfer.amount_reversed as number);
-        const amount = int(p.amount) ?? left;
+        const amount = p.amount === undefined ? left : integerAmount(p.amount, "amount");
         if (left <= 0 || amount > left) {
           throw new StripeFailure(400, { type: "invalid_request_error", code: "transfer_already_reversed", message: `Transfer ${transfer.id} has already been reversed, or the amount is greater than what is left of it (${left}).` });
         }
@@ -356,9 +385,10 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
         if (!items.length) throw missing("line_items");
         const lines = items.map((item) => {
           const price = (item.price_data ?? {}) as Params;
-          const amount = int(price.unit_amount);
-          if (amount === undefined) throw missing("line_items[0][price_data][unit_amount]");
-          return { amount: amount * (int(item.quantity) ?? 1), currency: str(price.currency), name: str(((price.product_data ?? {}) as Params).name) };
+          const currency = str(price.currency)?.toLowerCase();
+          if (!currency) throw missing("line_items[0][price_data][currency]");
+          const amount = chargeAmount(price.unit_amount, currency, "line_items[0][price_data][unit_amount]");
+          return { amount: amount * (int(item.quantity) ?? 1), currency, name: str(((price.product_data ?? {}) as Params).name) };
         });
         if (!str(p.success_url)) throw missing("success_url");
         const sid = randomId("cs_test", 40);

@@ -1,3 +1,4 @@
+import { currencySymbol, priceStep } from "../../lib/money";
 import { categories, categoryLabelKey } from "../../src/activities/categories";
 import { ACTIVITY_DESCRIPTION_MAX as DESCRIPTION_MAX, ACTIVITY_TITLE_MAX as TITLE_MAX, MEETING_POINT_MAX } from "../../shared/limits";
 import type { Config } from "../../src/config";
@@ -22,8 +23,11 @@ export const emptyCreateForm: CreateFormState = {
 };
 
 /** /create-activity: the single-page form (spec §2); back, cancel and success go to /host-dashboard. */
-export function CreateActivityForm({ view, state, maps, near }: { view: View; state: CreateFormState; maps: Config["maps"]; near: string }) {
+export function CreateActivityForm({ view, state, maps, near, currency }: { view: View; state: CreateFormState; maps: Config["maps"]; near: string; currency: string }) {
   const { t } = view;
+  // The activity is created in the host's city, in its currency: prices are typed in it.
+  const symbol = currencySymbol(currency, view.locale);
+  const step = priceStep(currency);
   const v = state.values;
   const e = state.errors ?? {};
   const counter = (id: string, count: number, max: number) => <CharacterCounter view={view} id={id} count={count} max={max} />;
@@ -82,15 +86,17 @@ export function CreateActivityForm({ view, state, maps, near }: { view: View; st
           <FormatChoice view={view} values={v.group} errors={e} />
           <div class="field" data-format-fields="private">
             <label class="field-label" for="field-hourlyRate" safe>
-              {t("create.rateLabel")}
+              {t("create.rateLabel", { currency: currency.toUpperCase() })}
             </label>
             <div class="relative">
-              <span class="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted">$</span>
-              <input id="field-hourlyRate" name="hourlyRate" type="number" inputmode="decimal" step="0.01" min="0.01" class="input pl-7" value={v.hourlyRate} aria-invalid={e.hourlyRate ? "true" : undefined} aria-describedby={describedBy("hourlyRate")} />
+              <span class="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted" safe>
+                {symbol}
+              </span>
+              <input id="field-hourlyRate" name="hourlyRate" type="number" inputmode="decimal" step={step} min={step} class={symbol.length > 1 ? "input pl-10" : "input pl-7"} value={v.hourlyRate} aria-invalid={e.hourlyRate ? "true" : undefined} aria-describedby={describedBy("hourlyRate")} />
             </div>
             <FieldError id="field-hourlyRate-error" message={e.hourlyRate} />
           </div>
-          <GroupFieldset view={view} values={v.group} errors={e} />
+          <GroupFieldset view={view} values={v.group} errors={e} currency={currency} />
           <fieldset class="field">
             <legend class="field-label mb-2" safe>
               {t("create.meetingPoint")}

@@ -1,3 +1,4 @@
+import { currencySymbol, priceStep } from "../../lib/money";
 import { CAPACITY_MAX, CAPACITY_MIN, DEFAULT_MIN_TO_RUN_HOURS, MIN_TO_RUN_HOURS, SESSION_MAX, SESSION_MIN, SESSION_STEP } from "../../src/activities/group";
 import type { View } from "../../src/shell/view";
 import { FieldError } from "../components/Fields";
@@ -83,8 +84,11 @@ export function FormatChoice({ view, values, errors }: { view: Pick<View, "t">; 
 }
 
 /** A group's fields on the plain form, each with its label and its refusal. */
-export function GroupFieldset({ view, values, errors }: { view: Pick<View, "t">; values: GroupFormValues; errors: Record<string, string> }) {
+export function GroupFieldset({ view, values, errors, currency }: { view: Pick<View, "t" | "locale">; values: GroupFormValues; errors: Record<string, string>; currency: string }) {
   const { t } = view;
+  // Prices are typed in the activity's currency, to its smallest unit (a cent, a yen).
+  const symbol = currencySymbol(currency, view.locale);
+  const step = priceStep(currency);
   const invalid = (field: string) => (errors[field] ? "true" : undefined);
   const describedBy = (field: string, ...always: string[]) => [...always, ...(errors[field] ? [`field-${field}-error`] : [])].join(" ") || undefined;
   const number = (field: "capacity" | "minSpots" | "maxSpots" | "minToRun", label: string, hint?: string) => (
@@ -121,15 +125,17 @@ export function GroupFieldset({ view, values, errors }: { view: Pick<View, "t">;
         {label}
       </label>
       <div class="relative">
-        <span class="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted">$</span>
+        <span class="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted" safe>
+          {symbol}
+        </span>
         <input
           id={`field-${field}`}
           name={field}
           type="number"
           inputmode="decimal"
-          step="0.01"
-          min="0.01"
-          class="input pl-7"
+          step={step}
+          min={step}
+          class={symbol.length > 1 ? "input pl-10" : "input pl-7"}
           value={values[field]}
           aria-invalid={invalid(field)}
           aria-describedby={describedBy(field, ...(hint ? [`${field}-hint`] : []))}
@@ -173,13 +179,13 @@ export function GroupFieldset({ view, values, errors }: { view: Pick<View, "t">;
         {t("activity.formatFields")}
       </legend>
       {number("capacity", t("activity.capacityLabel"))}
-      {money("pricePerPerson", t("activity.pricePerPersonLabel"))}
+      {money("pricePerPerson", t("activity.pricePerPersonLabel", { symbol }))}
       {select("sessionMinutes", t("activity.sessionLabel"), sessionChoices(view), "")}
       <div class="grid grid-cols-2 gap-3">
         {number("minSpots", t("activity.minSpotsLabel"))}
         {number("maxSpots", t("activity.maxSpotsLabel"))}
       </div>
-      {money("privateGroupPrice", t("activity.privateGroupLabel"), t("activity.privateGroupHint"))}
+      {money("privateGroupPrice", t("activity.privateGroupLabel", { symbol }), t("activity.privateGroupHint"))}
       {number("minToRun", t("activity.minToRunLabel"), t("activity.minToRunHint"))}
       {select("minToRunHours", t("activity.minToRunHoursLabel"), deadlineChoices(view))}
     </fieldset>

@@ -1,6 +1,6 @@
 import { formatLocal } from "../../lib/time";
 import type { Activity, User } from "../../db/schema";
-import type { HostRequest, HostSession, RosterGuest } from "../../src/bookings/queries";
+import type { CurrencyEarnings, HostRequest, HostSession, RosterGuest } from "../../src/bookings/queries";
 import { formatMoney } from "../../lib/money";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
@@ -23,7 +23,10 @@ export interface DashboardData {
   requestCount: number;
   /** The group sessions of the host's activities that have spots held and are not over, soonest first. */
   sessions: HostSession[];
-  earnings: { totalEarningsCents: number; pendingPayoutsCents: number; completedBookings: number };
+  /** The host's money, one sum per currency (never added together); none yet is shown as 0 in `currency`. */
+  earnings: { byCurrency: CurrencyEarnings[]; completedBookings: number };
+  /** The currency of the host's own city, for earnings not made yet. */
+  currency: string;
   /** The host has a payout account that can receive transfers. */
   payoutsReady: boolean;
 }
@@ -31,7 +34,11 @@ export interface DashboardData {
 /** /host (also /host-dashboard): counters, quick actions, earnings, activities, requests. */
 export function HostDashboard({ view, data }: { view: View; data: DashboardData }) {
   const { t } = view;
-  const money = (cents: number) => formatMoney(cents, view.locale);
+  const money = (cents: number, currency: string) => formatMoney(cents, view.locale, { currency });
+  // One amount per currency the host has earned in, side by side: amounts of different currencies are never added.
+  const sums = data.earnings.byCurrency.length ? data.earnings.byCurrency : [{ currency: data.currency, totalEarningsCents: 0, pendingPayoutsCents: 0 }];
+  const each = (amount: (e: (typeof sums)[number]) => number) => sums.map((e) => money(amount(e), e.currency)).join(" · ");
+  const earned = sums.some((e) => e.totalEarningsCents > 0);
   // A request for a group session shows its spots and the session's roster (docs/decisions/0049).
   const sessionOfBooking = new Map(data.sessions.flatMap((s) => s.guests.map((g) => [g.bookingId, s] as const)));
   const requestSession = (bookingId: string) => sessionOfBooking.get(bookingId);
@@ -39,7 +46,7 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
     { label: t("host.activities"), value: String(data.activityCount) },
     { label: t("host.requests"), value: String(data.requestCount) },
     // Earnings to the cent, as the spec shows them everywhere (only hourly rates are whole dollars).
-    { label: t("host.earnings"), value: money(data.earnings.totalEarningsCents) },
+    { label: t("host.earnings"), value: each((e) => e.totalEarningsCents) },
   ];
   return (
     <AppLayout view={view} title={t("host.title")}>
@@ -85,7 +92,7 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
                 {t("host.totalEarnings")}
               </dt>
               <dd class="font-semibold" safe>
-                {money(data.earnings.totalEarningsCents)}
+                {each((e) => e.totalEarningsCents)}
               </dd>
             </div>
             <div class="flex justify-between px-4 py-3">
@@ -93,7 +100,7 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
                 {t("host.pendingPayouts")}
               </dt>
               <dd class="font-semibold" safe>
-                {money(data.earnings.pendingPayoutsCents)}
+                {each((e) => e.pendingPayoutsCents)}
               </dd>
             </div>
             <div class="flex justify-between px-4 py-3">
@@ -105,7 +112,7 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
               </dd>
             </div>
           </dl>
-          {data.earnings.totalEarningsCents > 0 && !data.payoutsReady ? (
+          {earned && !data.payoutsReady ? (
             <a href="/stripe-connect-setup" class="btn btn-primary mt-3 w-full" safe>
               {t("host.verifyToWithdraw")}
             </a>
@@ -198,7 +205,7 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
                         {t("conversation.guestPays")}
                       </dt>
                       <dd class="ml-0 font-semibold" safe>
-                        {money(r.totalCents)}
+                        {money(r.totalCents, r.currency)}
                       </dd>
                     </div>
                     <div>
@@ -206,7 +213,7 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
                         {t("conversation.yourEarnings")}
                       </dt>
                       <dd class="ml-0 font-semibold" safe>
-                        {money(r.hostEarningsCents)}
+                        {money(r.hostEarningsCents, r.currency)}
                       </dd>
                     </div>
                   </dl>
@@ -247,7 +254,7 @@ function GroupRequestLine({ view, session, bookingId }: { view: View; session: H
 /** One upcoming session: when, the roster, each guest's first name, spots and money. */
 function SessionCard({ view, session }: { view: View; session: HostSession }) {
   const { t } = view;
-  const money = (cents: number) => formatMoney(cents, view.locale);
+  const money = (cents: number, currency: string) => formatMoney(cents, view.locale, { currency });
   return (
     <li class="card p-3" data-session={`${session.activityId}@${session.startsAt}`}>
       <div class="flex items-start justify-between gap-2">
@@ -275,7 +282,7 @@ function SessionCard({ view, session }: { view: View; session: HostSession }) {
                 <StatusBadge view={view} status={g.status} />
               </span>
               <span class="text-muted" data-guest-money safe>
-                {t("host.sessionGuestMoney", { paid: money(g.totalCents), earnings: money(g.hostEarningsCents) })}
+                {t("host.sessionGuestMoney", { paid: money(g.totalCents, g.currency), earnings: money(g.hostEarningsCents, g.currency) })}
               </span>
             </li>
           ))}

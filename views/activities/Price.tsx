@@ -7,16 +7,18 @@ type Texts = Pick<View, "t" | "locale">;
 
 /**
  * How an activity's price reads (docs/decisions/0049): "$45" "/hour" for a private activity,
- * "$25" "/ person" for a group. Whole dollars, as every rate on a card or chip is shown.
+ * "€25" "/ person" for a group, in its own currency. Whole units, as every rate on a card or
+ * chip is shown.
  */
-export function priceParts(view: Texts, price: { hourlyRateCents: number; group: ActivityCard["group"] }): { amount: string; unit: string } {
+export function priceParts(view: Texts, price: { hourlyRateCents: number; currency: string; group: ActivityCard["group"] }): { amount: string; unit: string } {
   const { t } = view;
-  if (price.group) return { amount: formatMoney(price.group.pricePerPersonCents, view.locale, { whole: true }), unit: ` ${t("activity.perPerson")}` };
-  return { amount: formatMoney(price.hourlyRateCents, view.locale, { whole: true }), unit: t("browse.perHour") };
+  const money = { currency: price.currency, whole: true };
+  if (price.group) return { amount: formatMoney(price.group.pricePerPersonCents, view.locale, money), unit: ` ${t("activity.perPerson")}` };
+  return { amount: formatMoney(price.hourlyRateCents, view.locale, money), unit: t("browse.perHour") };
 }
 
 /** The same for an activity row. */
-export const activityPriceParts = (view: Texts, activity: Activity) => priceParts(view, { hourlyRateCents: activity.hourlyRateCents, group: activityGroupPrice(activity) });
+export const activityPriceParts = (view: Texts, activity: Activity) => priceParts(view, { hourlyRateCents: activity.hourlyRateCents, currency: activity.currency, group: activityGroupPrice(activity) });
 
 /** "45 min" under an hour, otherwise hours ("1 h", "1.5 h"), as spec §9 says. */
 export function formatDuration(view: Pick<View, "t">, minutes: number) {

@@ -1,4 +1,5 @@
-import { decimalFromCents } from "../../lib/money";
+import { currencySymbol, decimalFromCents, minorUnits } from "../../lib/money";
+import { currencyOf } from "../../lib/places";
 import type { Activity } from "../../db/schema";
 import { categories, categoryLabelKey } from "../../src/activities/categories";
 import { ACTIVITY_DESCRIPTION_MAX as DESCRIPTION_MAX, ACTIVITY_TITLE_MAX as TITLE_MAX, MAX_RANGES_PER_DAY } from "../../shared/limits";
@@ -56,7 +57,7 @@ function tips(view: View, prefix: "title" | "description" | "photos") {
 /** How an activity is sold and a group's fields, as the wizard edits them (strings as typed; "" for none). */
 function groupValues(activity?: Activity) {
   const text = (n: number | null | undefined) => (n === null || n === undefined ? "" : String(n));
-  const money = (cents: number | null | undefined) => (cents === null || cents === undefined ? "" : decimalFromCents(cents));
+  const money = (cents: number | null | undefined) => (cents === null || cents === undefined ? "" : decimalFromCents(cents, activity!.currency));
   return {
     format: activity?.format ?? "private",
     capacity: text(activity?.capacity),
@@ -73,7 +74,13 @@ function groupValues(activity?: Activity) {
 /** /create-activity-flow and /edit-activity/{id}: the wizard island on its own page. */
 export function ActivityWizardPage({ view, activity, city, country, maps }: { view: View; activity?: Activity; city: string; country: string; maps: Config["maps"] }) {
   const { t } = view;
+  // Its prices are in the activity's currency; a new one's, in the host's city's (what it will be created in).
+  const currency = activity?.currency ?? currencyOf(country, city) ?? "usd";
+  const symbol = currencySymbol(currency, view.locale);
   const texts: Record<string, string> = Object.fromEntries(Object.entries(wizardKeys).map(([k, key]) => [k, t(key)]));
+  texts.rateLabel = t("create.rateLabel", { currency: currency.toUpperCase() });
+  texts.pricePerPersonLabel = t("activity.pricePerPersonLabel", { symbol });
+  texts.privateGroupLabel = t("activity.privateGroupLabel", { symbol });
   texts.locale = view.locale === "fr" ? "fr-FR" : "en-US";
   // Counters as templates with their limit already written in the language ("{count}/50 characters"):
   // the island only puts the typed count in.
@@ -88,7 +95,7 @@ export function ActivityWizardPage({ view, activity, city, country, maps }: { vi
           category: activity.category,
           title: activity.title,
           description: activity.description,
-          hourlyRate: decimalFromCents(activity.hourlyRateCents),
+          hourlyRate: decimalFromCents(activity.hourlyRateCents, activity.currency),
           photos: activity.photos,
           minDurationMinutes: activity.minDurationMinutes,
           maxDurationMinutes: activity.maxDurationMinutes,
@@ -116,6 +123,7 @@ export function ActivityWizardPage({ view, activity, city, country, maps }: { vi
           instantBooking: false,
           ...groupValues(),
         },
+    money: { currency: currency.toUpperCase(), digits: minorUnits(currency), symbol },
     city: activity?.city ?? city,
     country: activity?.country ?? country,
     geocoderUrl: maps.geocoderUrl,

@@ -163,8 +163,8 @@ function BookingCard({ view, data }: { view: View; data: ConversationData }) {
         {/* A group booking (docs/decisions/0049): its spots, and whether it takes the session whole. */}
         {b.pricePerPersonCents !== null ? row(t("booking.spots"), b.privateGroup ? `${t("booking.spotsCount", { n: b.spots })} · ${t("booking.privateGroupBadge")}` : t("booking.spotsCount", { n: b.spots })) : ""}
         {/* The host sees what the guest pays and what they earn, labelled as on the dashboard's requests. */}
-        {row(t(data.role === "host" ? "conversation.guestPays" : "conversation.price"), formatMoney(b.totalCents, view.locale))}
-        {data.role === "host" ? row(t("conversation.yourEarnings"), formatMoney(b.hostEarningsCents, view.locale)) : ""}
+        {row(t(data.role === "host" ? "conversation.guestPays" : "conversation.price"), formatMoney(b.totalCents, view.locale, { currency: b.currency }))}
+        {data.role === "host" ? row(t("conversation.yourEarnings"), formatMoney(b.hostEarningsCents, view.locale, { currency: b.currency })) : ""}
       </dl>
     </section>
   );

@@ -5,7 +5,7 @@ import type { View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { Island } from "../components/Island";
 import { AppLayout } from "../layouts/AppLayout";
-import { formatMoney } from "../../lib/money";
+import { formatMoney, minorUnits } from "../../lib/money";
 import { ActivitySummary, durationLabel, formatHour, formatShortDate, hoursText, spotsLeftText, spotsLeftTexts, SpotsFields } from "./Parts";
 
 const rules = FLOWS.datetime;
@@ -68,7 +68,7 @@ export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData 
             <span safe>{hoursText(view, session)}</span>
           </p>
           <input type="hidden" name="duration" value={String(session / 60)} />
-          <SpotsFields view={view} seats={seats} spots={data.selected.spots} privateGroup={data.selected.privateGroup} idPrefix="bk" />
+          <SpotsFields view={view} seats={seats} spots={data.selected.spots} privateGroup={data.selected.privateGroup} idPrefix="bk" currency={data.activity.currency} />
         </>
       ) : (
         <SelectField
@@ -88,7 +88,8 @@ export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData 
       </button>
     </form>
   );
-  const money = (c: number) => formatMoney(c, view.locale);
+  const currency = data.activity.currency;
+  const money = (c: number) => formatMoney(c, view.locale, { currency });
   // The group's part of the picker: its seats, and its words in the person's language.
   const group =
     seats && session
@@ -152,6 +153,8 @@ export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData 
               shortest: data.shortest,
               maxMinutes: data.maxMinutes,
               hourlyRateCents: a.hourlyRateCents,
+              // The activity's currency and its minor unit: the picker's totals are written in it.
+              money: { currency: currency.toUpperCase(), digits: minorUnits(currency) },
               selected: data.selected,
               group,
               // Each duration as the total line says it ("1.5 hours", "1,5 heure"): counted by the server's catalogue.

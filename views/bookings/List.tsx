@@ -112,8 +112,8 @@ function InboxItem({ view, row, now, reviewable, roster }: { view: View; row: In
               <SpotsLine view={view} spots={b.spots} privateGroup={b.privateGroup} />
               <span class="text-muted" safe>
                 {role === "host"
-                  ? t("host.sessionGuestMoney", { paid: formatMoney(b.totalCents, view.locale), earnings: formatMoney(b.hostEarningsCents, view.locale) })
-                  : formatMoney(b.totalCents, view.locale)}
+                  ? t("host.sessionGuestMoney", { paid: formatMoney(b.totalCents, view.locale, { currency: b.currency }), earnings: formatMoney(b.hostEarningsCents, view.locale, { currency: b.currency }) })
+                  : formatMoney(b.totalCents, view.locale, { currency: b.currency })}
               </span>
               {role === "host" && roster ? (
                 <span class="text-muted" data-roster safe>

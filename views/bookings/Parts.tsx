@@ -1,6 +1,6 @@
 import type { Activity } from "../../db/schema";
 import { categoryPhoto } from "../../src/activities/categories";
-import { decimalFromCents, formatMoney } from "../../lib/money";
+import { decimalFromCents, formatMoney, minorUnits } from "../../lib/money";
 import { cachedFormatter, intlLocale } from "../../lib/intl";
 import { groupPriceFor, type Price } from "../../shared/pricing";
 import type { GroupTotalConfig, SeatsOffer } from "../../shared/seats";
@@ -59,8 +59,8 @@ export function ActivitySummary({ view, activity, hostName, children }: { view: 
         </p>
         <p class="text-sm font-medium" safe>
           {activity.format === "group" && activity.pricePerPersonCents
-            ? view.t("booking.perPerson", { price: formatMoney(activity.pricePerPersonCents, view.locale) })
-            : `${formatMoney(activity.hourlyRateCents, view.locale, { whole: true })}${view.t("browse.perHour")}`}
+            ? view.t("booking.perPerson", { price: formatMoney(activity.pricePerPersonCents, view.locale, { currency: activity.currency }) })
+            : `${formatMoney(activity.hourlyRateCents, view.locale, { currency: activity.currency, whole: true })}${view.t("browse.perHour")}`}
         </p>
         {(children ?? "") as "safe"}
       </div>
@@ -77,8 +77,8 @@ export function TestModeNote({ view }: { view: View }) {
   );
 }
 
-export function PriceDetails({ view, price }: { view: View; price: Price }) {
-  const money = (c: number) => formatMoney(c, view.locale);
+export function PriceDetails({ view, price, currency }: { view: View; price: Price; currency: string }) {
+  const money = (c: number) => formatMoney(c, view.locale, { currency });
   return (
     <section class="card p-4">
       <h2 class="mb-2 font-semibold" safe>
@@ -137,7 +137,7 @@ export interface CardState {
 }
 
 /** The card form of whichever provider runs: the test provider's plain form, or Stripe's Payment Element. */
-export function PaymentForm(props: { view: View; action: string; amountCents: number; button: string; card: CardState; testMode: boolean }) {
+export function PaymentForm(props: { view: View; action: string; amountCents: number; currency: string; button: string; card: CardState; testMode: boolean }) {
   if (props.card.stripe === undefined) return <CardForm {...props} />;
   return <StripeCardForm {...props} stripe={props.card.stripe} />;
 }
@@ -147,9 +147,9 @@ export function PaymentForm(props: { view: View; action: string; amountCents: nu
  * the page that shows it. Once the card is held it posts the intent's id to `action`, the same
  * address the test card form posts to; the server reads the intent again from Stripe.
  */
-function StripeCardForm({ view, action, amountCents, card, testMode, stripe }: { view: View; action: string; amountCents: number; card: CardState; testMode: boolean; stripe: StripeFormData | null }) {
+function StripeCardForm({ view, action, amountCents, currency, card, testMode, stripe }: { view: View; action: string; amountCents: number; currency: string; card: CardState; testMode: boolean; stripe: StripeFormData | null }) {
   const { t } = view;
-  const amountLabel = formatMoney(amountCents, view.locale);
+  const amountLabel = formatMoney(amountCents, view.locale, { currency });
   return (
     <div class="flex flex-col gap-3">
       {testMode ? <TestModeNote view={view} /> : ""}
@@ -163,7 +163,7 @@ function StripeCardForm({ view, action, amountCents, card, testMode, stripe }: {
             returnUrl: stripe.returnUrl,
             amountLabel,
             locale: view.locale,
-            finish: { action, csrf: view.csrf, amount: (amountCents / 100).toFixed(2) },
+            finish: { action, csrf: view.csrf, amount: decimalFromCents(amountCents, currency) },
             texts: {
               pay: t("booking.confirmAndPayAmount", { amount: "{amount}" }),
               processing: t("booking.processing"),
@@ -195,12 +195,12 @@ function StripeCardForm({ view, action, amountCents, card, testMode, stripe }: {
  * The test provider's card form: a plain form post (works without JavaScript). The amount the
  * guest saw travels with it, so a price that changed meanwhile is refused, not charged.
  */
-export function CardForm({ view, action, amountCents, button, card, testMode }: { view: View; action: string; amountCents: number; button: string; card: CardState; testMode: boolean }) {
+export function CardForm({ view, action, amountCents, currency, button, card, testMode }: { view: View; action: string; amountCents: number; currency: string; button: string; card: CardState; testMode: boolean }) {
   const { t } = view;
   return (
     <form method="post" action={action} class="flex flex-col gap-3" data-card-form>
       <input type="hidden" name="_csrf" value={view.csrf} />
-      <input type="hidden" name="amount" value={decimalFromCents(amountCents)} />
+      <input type="hidden" name="amount" value={decimalFromCents(amountCents, currency)} />
       {testMode ? <TestModeNote view={view} /> : ""}
       <FormAlert title={card.title ?? (card.error ? t("booking.paymentFailedTitle") : undefined)} body={card.error} focus />
       <div class="field">
@@ -250,9 +250,9 @@ export const spotsValue = (spots: number) => (Number.isInteger(spots) && spots >
  * per person, plus the service fee), which the script keeps current as the spots change. The
  * server prices and checks the choice again whatever is sent.
  */
-export function SpotsFields({ view, seats, spots, privateGroup, idPrefix }: { view: Pick<View, "t" | "locale">; seats: SeatsOffer; spots: number; privateGroup: boolean; idPrefix: string }) {
+export function SpotsFields({ view, seats, spots, privateGroup, idPrefix, currency }: { view: Pick<View, "t" | "locale">; seats: SeatsOffer; spots: number; privateGroup: boolean; idPrefix: string; currency: string }) {
   const { t } = view;
-  const money = (c: number) => formatMoney(c, view.locale);
+  const money = (c: number) => formatMoney(c, view.locale, { currency });
   const offered = seats.privateGroupPriceCents !== null;
   const shownPrivate = offered && privateGroup;
   const bounds = shownPrivate ? { min: 1, max: seats.capacity } : { min: seats.min, max: seats.max };
@@ -265,6 +265,7 @@ export function SpotsFields({ view, seats, spots, privateGroup, idPrefix }: { vi
     max: seats.max,
     capacity: seats.capacity,
     locale: intlLocale(view.locale),
+    money: { currency: currency.toUpperCase(), digits: minorUnits(currency) },
     subtotalLabels: Object.fromEntries(Array.from({ length: seats.capacity }, (_, i) => [i + 1, t("booking.spotsTimesPrice", { n: i + 1, price: money(seats.pricePerPersonCents) })])),
     privateLabel: t("booking.privateGroupBadge"),
     hint: t("booking.spotsHint", { min: seats.min, max: seats.max }),

@@ -22,7 +22,8 @@ export interface PaymentData {
 /** /booking/{id}/payment: the choice, the price, the policy and the card (spec "Payment screen"). */
 export function PaymentScreen({ view, data, card }: { view: View; data: PaymentData; card: CardState }) {
   const { t } = view;
-  const total = formatMoney(data.price.totalCents, view.locale);
+  const currency = data.activity.currency;
+  const total = formatMoney(data.price.totalCents, view.locale, { currency });
   const group = groupOf(data.activity);
   return (
     <AppLayout view={view} title={t("booking.confirmAndPay")}>
@@ -55,7 +56,7 @@ export function PaymentScreen({ view, data, card }: { view: View; data: PaymentD
                   </div>
                   <div class="flex justify-between gap-3">
                     <dt class="text-muted" safe>{t("booking.pricePerPersonLabel")}</dt>
-                    <dd safe>{formatMoney(group.pricePerPersonCents, view.locale)}</dd>
+                    <dd safe>{formatMoney(group.pricePerPersonCents, view.locale, { currency })}</dd>
                   </div>
                 </>
               ) : (
@@ -63,7 +64,7 @@ export function PaymentScreen({ view, data, card }: { view: View; data: PaymentD
               )}
             </dl>
           </section>
-          <PriceDetails view={view} price={data.price} />
+          <PriceDetails view={view} price={data.price} currency={currency} />
           <CancellationPolicy view={view} />
           <section class="card p-4">
             <h2 class="mb-3 font-semibold" safe>
@@ -73,6 +74,7 @@ export function PaymentScreen({ view, data, card }: { view: View; data: PaymentD
               view={view}
               action={`/booking/${data.activity.id}/payment`}
               amountCents={data.price.totalCents}
+              currency={currency}
               button={t("booking.confirmAndPayAmount", { amount: total })}
               card={card}
               testMode={data.testMode}
@@ -101,14 +103,14 @@ export function CheckoutScreen({ view, booking, activity, testMode, card }: { vi
               {`${formatLongDate(view, date)} · ${formatHour(view, time.slice(0, 5))} · ${hoursText(view, booking.durationMinutes)}${isGroupBooking(booking) ? ` · ${spotsText(view, booking)}` : ""}`}
             </p>
             <p class="mt-2 font-semibold" safe>
-              {`${t("booking.total")}: ${formatMoney(booking.totalCents, view.locale)}`}
+              {`${t("booking.total")}: ${formatMoney(booking.totalCents, view.locale, { currency: booking.currency })}`}
             </p>
           </section>
           <p class="rounded-xl bg-sunken px-3 py-2 text-sm" safe>
             {t("checkout.holdNote")}
           </p>
           <section class="card p-4">
-            <PaymentForm view={view} action={`/checkout/${booking.id}`} amountCents={booking.totalCents} button={t("checkout.pay")} card={card} testMode={testMode} />
+            <PaymentForm view={view} action={`/checkout/${booking.id}`} amountCents={booking.totalCents} currency={booking.currency} button={t("checkout.pay")} card={card} testMode={testMode} />
           </section>
         </div>
       </>

@@ -113,7 +113,7 @@ function DetailsFields({ view, activity, choice, open }: { view: KeptView; activ
             <span safe>{hoursText(view, session)}</span>
           </p>
           <input type="hidden" name="hours" value={String(session / 60)} />
-          <SpotsFields view={view} seats={seats} spots={choice.spots} privateGroup={choice.privateGroup} idPrefix="rq" />
+          <SpotsFields view={view} seats={seats} spots={choice.spots} privateGroup={choice.privateGroup} idPrefix="rq" currency={activity.currency} />
         </>
       ) : (
         <div class="grid grid-cols-2 gap-3">
@@ -207,7 +207,7 @@ export function RequestPaymentStep({
                       </div>
                       <div class="flex justify-between gap-3">
                         <dt safe>{t("booking.pricePerPersonLabel")}</dt>
-                        <dd safe>{formatMoney(perPerson, view.locale)}</dd>
+                        <dd safe>{formatMoney(perPerson, view.locale, { currency: a.currency })}</dd>
                       </div>
                     </>
                   ) : (
@@ -215,15 +215,15 @@ export function RequestPaymentStep({
                   )}
                   <div class="flex justify-between">
                     <dt safe>{t("booking.subtotal")}</dt>
-                    <dd safe>{formatMoney(price.subtotalCents, view.locale)}</dd>
+                    <dd safe>{formatMoney(price.subtotalCents, view.locale, { currency: a.currency })}</dd>
                   </div>
                   <div class="flex justify-between">
                     <dt safe>{t("booking.serviceFee")}</dt>
-                    <dd safe>{formatMoney(price.serviceFeeCents, view.locale)}</dd>
+                    <dd safe>{formatMoney(price.serviceFeeCents, view.locale, { currency: a.currency })}</dd>
                   </div>
                   <div class="flex justify-between font-semibold">
                     <dt safe>{t("booking.total")}</dt>
-                    <dd safe>{formatMoney(price.totalCents, view.locale)}</dd>
+                    <dd safe>{formatMoney(price.totalCents, view.locale, { currency: a.currency })}</dd>
                   </div>
                 </dl>
               </section>
@@ -245,9 +245,9 @@ export function RequestPaymentStep({
                 ) : (
                   ""
                 )}
-                <input type="hidden" name="amount" value={decimalFromCents(price.totalCents)} />
+                <input type="hidden" name="amount" value={decimalFromCents(price.totalCents, a.currency)} />
                 <button type="submit" class="btn btn-primary w-full" data-busy-text={t("booking.processing")} safe>
-                  {t("booking.payAmount", { amount: formatMoney(price.totalCents, view.locale) })}
+                  {t("booking.payAmount", { amount: formatMoney(price.totalCents, view.locale, { currency: a.currency }) })}
                 </button>
               </form>
             </>

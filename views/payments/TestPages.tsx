@@ -41,7 +41,7 @@ export function CheckoutPage({ view, session, intent, card }: { view: View; sess
           </p>
         </section>
         <section class="card p-4">
-          <CardForm view={view} action={`/payments/test/checkout/${session.id}`} amountCents={intent.amountCents} button={t("payments.pay", { amount })} card={card} testMode />
+          <CardForm view={view} action={`/payments/test/checkout/${session.id}`} amountCents={intent.amountCents} currency={intent.currency} button={t("payments.pay", { amount })} card={card} testMode />
         </section>
         <form method="post" action={`/payments/test/checkout/${session.id}/cancel`}>
           <input type="hidden" name="_csrf" value={view.csrf} />

@@ -11,7 +11,7 @@ import { ActivityWizardPage } from "../../../views/activities/Wizard";
 import { context, type FormScreen, type Render } from "../../context";
 import { type Deps, type RequestState } from "../../deps";
 import { stringsFrom, waitHeaders, waitParams } from "../../../lib/http";
-import { DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../../../lib/places";
+import { currencyOf, DEFAULT_CITY_NAME, DEFAULT_COUNTRY } from "../../../lib/places";
 import { todayIn } from "../../../lib/time";
 import { activityZone } from "../../bookings/times";
 import { publicUser } from "../../profiles/serialize";
@@ -95,7 +95,7 @@ export function activityRoutes(deps: Deps) {
       hostSessions(deps, user.id, { upcoming: true }),
     ]);
     // The payout account's state as last read from the provider (its events and the setup screen keep it current).
-    const data: DashboardData = { user, activities, activityCount, requests: requests.requests, requestCount: requests.total, sessions, earnings, payoutsReady: user.payoutsEnabled };
+    const data: DashboardData = { user, activities, activityCount, requests: requests.requests, requestCount: requests.total, sessions, earnings, currency: currencyOf(user.country, user.city) ?? "usd", payoutsReady: user.payoutsEnabled };
     return render((view) => <HostDashboard view={view} data={data} />);
   };
   const nearOf = (user: User) => `${user.city ?? DEFAULT_CITY_NAME}, ${user.country ?? DEFAULT_COUNTRY}`;
@@ -124,7 +124,7 @@ export function activityRoutes(deps: Deps) {
       hoursDay: wait > 0 ? undefined : hoursErrorDay(error),
       alert: { title: state.t("wizard.createError"), body: wait > 0 ? state.t("activity.tooManyCreated", waitParams(wait)) : (Object.values(fields)[0] ?? message) },
     };
-    return render((view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(user)} />, {
+    return render((view) => <CreateActivityForm view={view} state={formState} maps={deps.config.maps} near={nearOf(user)} currency={currencyOf(user.country, user.city) ?? "usd"} />, {
       status: wait > 0 ? 429 : error.status,
       headers: waitHeaders(wait),
     });
@@ -142,7 +142,7 @@ export function activityRoutes(deps: Deps) {
       return render((view) => <HostActivities view={view} activities={list} />);
     })
     .get("/create-activity", ({ request, state, user, render }) =>
-      render((view) => <CreateActivityForm view={view} state={emptyCreateForm} maps={deps.config.maps} near={nearOf(user)} />),
+      render((view) => <CreateActivityForm view={view} state={emptyCreateForm} maps={deps.config.maps} near={nearOf(user)} currency={currencyOf(user.country, user.city) ?? "usd"} />),
     )
     .post("/create-activity", async ({ body, user, sendTo }) => {
       await createActivity(deps, user, body);

@@ -3,6 +3,7 @@ import { context, type Refused } from "../../context";
 import { type Deps } from "../../deps";
 import { json, wantsJson } from "../../../lib/http";
 import { decimalFromCents } from "../../../lib/money";
+import { currencyOf } from "../../../lib/places";
 import type { MessageKey } from "../../../lib/i18n";
 import { returnBase } from "../../payments/choice";
 import { createBooking, intentForBooking, intentForSavedChoice, startCheckout } from "../../bookings/checkout";
@@ -33,6 +34,18 @@ const actionButtonRefused: Refused = {
 };
 
 /**
+ * The host's earnings as the API shows them: each currency's sums (`byCurrency`), never added
+ * together. While the host has earned in one currency (or none yet: their city's), the spec's
+ * `totalEarnings` and `pendingPayouts` are that currency's, beside `currency`; with several they
+ * are null, and `byCurrency` says each.
+ */
+function earningsJson(e: Awaited<ReturnType<typeof hostEarnings>>, ownCurrency: string) {
+  const byCurrency = e.byCurrency.map((c) => ({ currency: c.currency, totalEarnings: decimalFromCents(c.totalEarningsCents, c.currency), pendingPayouts: decimalFromCents(c.pendingPayoutsCents, c.currency), completedBookings: c.completedBookings }));
+  const one = byCurrency.length > 1 ? null : (byCurrency[0] ?? { currency: ownCurrency, totalEarnings: decimalFromCents(0, ownCurrency), pendingPayouts: decimalFromCents(0, ownCurrency) });
+  return { totalEarnings: one?.totalEarnings ?? null, pendingPayouts: one?.pendingPayouts ?? null, currency: one?.currency ?? null, completedBookings: e.completedBookings, byCurrency };
+}
+
+/**
  * The bookings' JSON API of spec §7. Each route declares its input (`input.ts`); a refusal is
  * thrown (`DomainError`) and answered by the app's error hook as `{ message, fields?, ...extra }`.
  * The booking actions also take the pages' buttons (plain or htmx form posts), answered with a
@@ -51,7 +64,7 @@ export function bookingApi(deps: Deps) {
         }
         case "slot": {
           const { intent, price } = await intentForSavedChoice(deps, user, body);
-          return json({ clientSecret: intent.clientSecret, paymentIntentId: intent.id, amount: decimalFromCents(price.totalCents), testMode: deps.payments.testMode });
+          return json({ clientSecret: intent.clientSecret, paymentIntentId: intent.id, amount: decimalFromCents(price.totalCents, intent.currency), currency: intent.currency, testMode: deps.payments.testMode });
         }
         case "dialog": {
           const { session, booking } = await startCheckout(deps, user, body, returnBase(deps, request));
@@ -66,10 +79,7 @@ export function bookingApi(deps: Deps) {
     .get("/api/bookings", async ({ user }) => json((await bookingsOf(deps, user.id)).map((b) => b.view)))
     .get("/api/bookings/:id/details", async ({ params, user }) => json((await bookingOf(deps, user.id, params.id)).details))
     .get("/api/host/requests", async ({ user }) => json((await hostRequests(deps, user.id)).requests))
-    .get("/api/host/earnings", async ({ user }) => {
-      const e = await hostEarnings(deps, user.id);
-      return json({ totalEarnings: decimalFromCents(e.totalEarningsCents), pendingPayouts: decimalFromCents(e.pendingPayoutsCents), completedBookings: e.completedBookings });
-    })
+    .get("/api/host/earnings", async ({ user }) => json(earningsJson(await hostEarnings(deps, user.id), currencyOf(user.country, user.city) ?? "usd")))
     .post("/api/bookings/:id/:action", async ({ params, body, user, request, sendTo }) => {
       const action = bookingActionOf(params.action);
       const { booking } = await act(deps, user, params.id, action);

@@ -117,7 +117,7 @@ async function paymentForm(deps: Deps, user: User, data: PaymentScreenData, card
         durationMinutes: data.slot.durationMinutes,
         spots: data.selection.spots,
         privateGroup: data.selection.privateGroup,
-        amountCents: data.price.totalCents,
+        amount: undefined,
         nonce: data.selection.nonce,
       });
       shown = { ...card, stripe: stripeForm(deps, intent, origin, `/booking/${data.activity.id}/payment/return`) };
@@ -150,19 +150,18 @@ export async function payForChoice(deps: Deps, user: User, activityId: string, c
   const values = valuesOf(card);
   const form = (c: CardForm, status: number, d: PaymentScreenData = data) => paymentForm(deps, user, d, c, status, origin);
   const choice = { activityId: data.activity.id, date: data.slot.date, time: data.slot.time, durationMinutes: data.slot.durationMinutes, spots: data.selection.spots, privateGroup: data.selection.privateGroup };
-  const total = data.price.totalCents;
   try {
     if (!asTestProvider(deps.payments)) {
       // Stripe's card form confirmed the card in the browser and names its intent here. The
       // intent is read again from Stripe: only one authorised for this guest, choice and price
       // makes the booking.
-      return succeeded((await createBooking(deps, user, { ...choice, priceTotalCents: card.amountCents ?? total, paymentIntentId: card.paymentIntentId })).booking);
+      return succeeded((await createBooking(deps, user, { ...choice, priceTotal: card.amount, paymentIntentId: card.paymentIntentId })).booking);
     }
-    const { intent } = await intentForSlot(deps, user, { ...choice, amountCents: card.amountCents ?? total, nonce: data.selection.nonce });
+    const { intent } = await intentForSlot(deps, user, { ...choice, amount: card.amount, nonce: data.selection.nonce });
     const result = await confirmWithTestCard(deps, intent, card);
     if (result.status === "requires_action") return redirect(authenticationAt(result.nextActionUrl, `/booking/${data.activity.id}/payment/return`));
     if (result.status !== "requires_capture") return form({ values, error: result.error ? { text: result.error } : { key: "booking.paymentFailed" } }, 402);
-    return succeeded((await createBooking(deps, user, { ...choice, priceTotalCents: total, paymentIntentId: result.paymentIntentId })).booking);
+    return succeeded((await createBooking(deps, user, { ...choice, priceTotal: undefined, paymentIntentId: result.paymentIntentId })).booking);
   } catch (err) {
     if (err instanceof PaymentError) return form({ values, error: { text: err.message } }, 402);
     if (!isDomainError(err)) throw err;
@@ -192,7 +191,7 @@ export async function paymentReturned(deps: Deps, user: User, activityId: string
       durationMinutes: slot.durationMinutes,
       spots: data.selection.spots,
       privateGroup: data.selection.privateGroup,
-      priceTotalCents: data.price.totalCents,
+      priceTotal: undefined,
       paymentIntentId: intent.id,
     });
     return succeeded(booking);
@@ -217,7 +216,7 @@ async function checkoutForm(deps: Deps, user: User, booking: Booking, activity: 
   let shown = card;
   if (!asTestProvider(deps.payments)) {
     try {
-      const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amountCents: booking.totalCents });
+      const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amount: undefined });
       shown = { ...card, stripe: stripeForm(deps, intent, origin, `/checkout/${booking.id}/return`) };
     } catch (err) {
       if (!isDomainError(err)) throw err;
@@ -254,7 +253,6 @@ export async function payForBooking(deps: Deps, user: User, bookingId: string, c
   const { booking, activity } = found;
   const failed = async (error: Wording, status: number) =>
     await checkoutForm(deps, user, booking, activity, { values: valuesOf(card), title: { key: "booking.paymentFailedTitle" }, error }, status, origin);
-  const amountCents = card.amountCents ?? booking.totalCents;
   try {
     let intentId: string;
     let confirm: (() => ReturnType<typeof confirmWithTestCard>) | null = null;
@@ -262,9 +260,9 @@ export async function payForBooking(deps: Deps, user: User, bookingId: string, c
       // Stripe's card form confirmed the card in the browser and names its intent; the
       // provider's own copy decides: it must be this booking's, for its total, and authorised.
       intentId = namedIntent(card.paymentIntentId);
-      checkAmount(amountCents, booking);
+      checkAmount(card.amount, booking, booking.currency);
     } else {
-      const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amountCents });
+      const { intent } = await intentForBooking(deps, user, { bookingId: booking.id, amount: card.amount });
       intentId = intent.id;
       confirm = () => confirmWithTestCard(deps, intent, card);
     }

@@ -141,8 +141,8 @@ export function bookingPages(deps: Deps) {
       .post("/activity/:id/request/pay", async ({ params, body, user, render, sendTo, request }) => {
         const activity = await findListedActivity(deps, params.id);
         if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
-        const { choice, amountCents } = body;
-        const input = { activityId: activity.id, date: choice.date, time: choice.time, durationMinutes: choice.hours * 60, spots: choice.spots, privateGroup: choice.privateGroup, amountCents, message: choice.message };
+        const { choice, amount } = body;
+        const input = { activityId: activity.id, date: choice.date, time: choice.time, durationMinutes: choice.hours * 60, spots: choice.spots, privateGroup: choice.privateGroup, amount, message: choice.message };
         const { session } = await startCheckout(deps, user, input, returnBase(deps, request));
         return sendTo(session.url);
       }, { body: requestPayBody, refused: { screen: requestForm } })
