@@ -106,6 +106,11 @@ export interface BookingClaim {
   senderId: string | null;
   /** An accept made on the host's behalf by instant booking (docs/decisions/0037), told to the host as such. */
   instant?: true;
+  /**
+   * The amount a refund or a transfer moves (minor units), fixed when it is claimed; absent: a
+   * refund of everything left, a transfer of the host's whole share.
+   */
+  amountCents?: number;
 }
 
 export const reportReasons = ["inappropriate_content", "scam_or_fraud", "safety_concern", "harassment", "fake_profile", "other"] as const;

@@ -24,6 +24,8 @@ export interface WizardActivity {
   noticeMinutes: number;
   horizonDays: number;
   instantBooking: boolean;
+  /** What guests get back on cancelling (docs/decisions/0050). */
+  cancellationPolicy: string;
   /** How it is sold (docs/decisions/0049); a group's fields as typed (numbers as strings, "" for none). */
   format: "private" | "group";
   capacity: string;
@@ -60,6 +62,8 @@ export interface ActivityWizardProps {
   /** A group's session lengths (30 min … 8 h) and its minimum's deadlines, labelled. */
   sessionChoices: { value: number; label: string }[];
   deadlineChoices: { value: number; label: string }[];
+  /** The cancellation policies, named and explained in the language. */
+  policyChoices: { value: string; label: string; hint: string }[];
   tips: Record<"title" | "description" | "photos", Tips>;
   t: Record<string, string>;
 }
@@ -76,7 +80,7 @@ const FIELD_STEP: Record<string, number> = {
   category: 1, title: 2, description: 3,
   hourlyRate: 4, format: 4, capacity: 4, pricePerPerson: 4, sessionMinutes: 4, minSpots: 4, maxSpots: 4, privateGroupPrice: 4, minToRun: 4, minToRunHours: 4,
   photos: 5, duration: 6, maxDuration: 6,
-  weeklyHours: 7, noticeMinutes: 7, horizonDays: 7, instantBooking: 7,
+  weeklyHours: 7, noticeMinutes: 7, horizonDays: 7, instantBooking: 7, cancellationPolicy: 7,
   meetingPoint: 8, city: 8,
 };
 const CAPACITY_MIN = 2;
@@ -176,7 +180,7 @@ function ChoiceField({ id, label, choices, value, onChange }: { id: string; labe
   );
 }
 
-export function ActivityWizard({ mode, activity, city, country, money: currency, geocoderUrl, categories, photoTexts, days, noticeChoices, horizonChoices, sessionChoices, deadlineChoices, tips, t }: ActivityWizardProps) {
+export function ActivityWizard({ mode, activity, city, country, money: currency, geocoderUrl, categories, photoTexts, days, noticeChoices, horizonChoices, sessionChoices, deadlineChoices, policyChoices, tips, t }: ActivityWizardProps) {
   const [step, setStep] = useState(1);
   const [a, setA] = useState<WizardActivity>(activity);
   const [hasMax, setHasMax] = useState(activity.maxDurationMinutes !== null);
@@ -267,6 +271,7 @@ export function ActivityWizard({ mode, activity, city, country, money: currency,
       noticeMinutes: a.noticeMinutes,
       horizonDays: a.horizonDays,
       instantBooking: a.instantBooking,
+      cancellationPolicy: a.cancellationPolicy,
       ...(mode === "create" ? { country, city } : {}),
     };
     try {
@@ -642,6 +647,22 @@ export function ActivityWizard({ mode, activity, city, country, money: currency,
                 {t.instantHelp}
               </p>
             </div>
+            <fieldset className="flex flex-col gap-2" aria-describedby={["wizard-policy-help", ...(errorOf("cancellationPolicy") ? ["wizard-cancellationPolicy-error"] : [])].join(" ")}>
+              <legend className="field-label">{t.policyLabel}</legend>
+              <p id="wizard-policy-help" className="text-sm text-muted">
+                {t.policyHelp}
+              </p>
+              {policyChoices.map((p) => (
+                <label key={p.value} className="flex items-start gap-2 rounded-xl border border-line p-3 has-[:checked]:border-brand-500">
+                  <input type="radio" name="cancellationPolicy" value={p.value} className="mt-1 accent-[#e8553d]" checked={a.cancellationPolicy === p.value} onChange={() => update({ cancellationPolicy: p.value })} />
+                  <span>
+                    <span className="block font-medium">{p.label}</span>
+                    <span className="block text-sm text-muted">{p.hint}</span>
+                  </span>
+                </label>
+              ))}
+              {fieldError("cancellationPolicy")}
+            </fieldset>
           </div>
         ) : (
           <div className="flex flex-col gap-3">

@@ -516,17 +516,26 @@ describe("the guest's cancellation window", () => {
     expect(await ledgerOf(id)).toEqual(["authorize:8800", "capture:8800", "refund:8800"]);
   });
 
-  test("less than 24 hours before the start: refused, nothing refunded, the booking stands", async () => {
+  test("once started: refused, nothing refunded, the booking stands", async () => {
     const { id, startsAt } = await acceptedBooking();
-    for (const before of [24 * HOUR - 60_000, 23 * HOUR, 2 * HOUR]) {
-      clock = startsAt - before;
+    for (const after of [0, 60_000, 2 * HOUR]) {
+      clock = startsAt + after;
       const res = await cancelAsGuest(id);
-      expect([before, res.status]).toEqual([before, 409]);
-      expect((await body(res)).message).toBe("An accepted booking can be cancelled up to 24 hours before it starts.");
+      expect([after, res.status]).toEqual([after, 409]);
+      expect((await body(res)).message).toBe("The activity has started: it can no longer be cancelled.");
       expect(await statusOf(id)).toBe("accepted");
       expect(await ledgerOf(id)).toEqual(["authorize:8800", "capture:8800"]);
     }
     expect(await systemOf(id)).toEqual(["booking_request", "booking_accepted"]);
+  });
+
+  test("less than 24 hours before the start (the flexible policy): cancelled with nothing refunded, the payment kept and shared as a completion's", async () => {
+    const { id, startsAt } = await acceptedBooking();
+    clock = startsAt - 24 * HOUR + 60_000;
+    expect((await cancelAsGuest(id)).status).toBe(200);
+    expect(await statusOf(id)).toBe("canceled");
+    expect(await ledgerOf(id)).toEqual(["authorize:8800", "capture:8800", "payout_pending:6400", "platform_fee:2400"]);
+    expect(await systemOf(id)).toEqual(["booking_request", "booking_accepted", "booking_canceled"]);
   });
 });
 

@@ -577,17 +577,21 @@ describe("the conversation screen", () => {
     expect(select(after, "textarea[name=content]")[0]!.attributes.placeholder).toBe("Type a message...");
   });
 
-  test("an accepted booking: the guest cancels with the policy stated until 24 hours before; the host completes after the start; then both are asked for a review", async () => {
+  test("an accepted booking: the guest may cancel with the policy stated until the start; the host completes after the start; then both are asked for a review", async () => {
     const id = await accepted();
     const start = await startOf(id);
     const asGuest = (await page(guest, `/bookings/${id}`)).html;
     expect(cards(asGuest)).toMatchObject({ cancel: 1, actions: ["cancel"] });
-    expect(select(asGuest, "[data-cancel-card] p")[0]!.text).toMatch(/^You can cancel for a full refund until .+ \(24 hours before the start\)\.$/);
+    expect(select(asGuest, "[data-cancel-card] p")[0]!.text).toMatch(/^You can cancel for a full refund until .+\.$/);
     clock = start - 23 * HOUR;
     const late = (await page(guest, `/bookings/${id}`)).html;
-    expect(cards(late)).toMatchObject({ cancel: 1, actions: [] });
-    expect(select(late, "[data-cancel-card] p")[0]!.text).toBe("Cancelling is no longer possible: it closed 24 hours before the start.");
+    expect(cards(late)).toMatchObject({ cancel: 1, actions: ["cancel"] });
+    expect(select(late, "[data-cancel-card] p")[0]!.text).toBe("If you cancel now, nothing is refunded.");
     expect(cards((await page(host, `/bookings/${id}`)).html)).toMatchObject({ complete: 0, actions: ["cancel"] });
+    clock = start;
+    const started = (await page(guest, `/bookings/${id}`)).html;
+    expect(cards(started)).toMatchObject({ cancel: 1, actions: [] });
+    expect(select(started, "[data-cancel-card] p")[0]!.text).toBe("Cancelling is no longer possible: the activity has started.");
     clock = start + 5 * 60 * 1000;
     expect(cards((await page(host, `/bookings/${id}`)).html)).toMatchObject({ complete: 1, actions: ["complete"] });
     await host.postForm(`/api/bookings/${id}/complete`, { next: `/bookings/${id}` });

@@ -5,11 +5,15 @@
  *   the capture, the release of a held card, each refund, each transfer.
  * - What was charged is accounted for: charged = platform fee + host payout + refunds, once the
  *   booking has ended; nothing but the charge while it is accepted.
+ * - A cancelled charge was refunded by an amount its policy allows (docs/decisions/0050): in full,
+ *   or the policy's share; what was kept is split between the platform and the host in the
+ *   refund's proportion, to the unit; `refundedCents` and `booking_refunds` say the same.
  * - Each status has the provider state that goes with it, and no claim is left over.
  * - No card is held past the booking's deadline.
  */
 import { eq } from "drizzle-orm";
-import { bookings, ledgerEntries, type Booking } from "../db/schema";
+import { bookingRefunds, bookings, ledgerEntries, type Booking } from "../db/schema";
+import { keptSplit, possibleRefunds } from "../src/bookings/policies";
 import type { Deps } from "../src/deps";
 
 const sum = (xs: { amountCents: number }[]) => xs.reduce((s, x) => s + x.amountCents, 0);
@@ -55,6 +59,10 @@ async function violationsOf(deps: Deps, b: Booking): Promise<string[]> {
   } else if (accounted !== 0) out.push(`${accounted} accounted before the booking ended`);
   if (transferred > sum(ledger("payout_pending"))) out.push(`transferred ${transferred}, more than the ${sum(ledger("payout_pending"))} owed`);
 
+  // What the booking says it gave back is what the provider and the refunds' records show.
+  const recordedRefunds = await deps.db.select().from(bookingRefunds).where(eq(bookingRefunds.bookingId, b.id));
+  if (b.refundedCents !== sum(refunds) || sum(recordedRefunds) !== sum(refunds)) out.push(`refunded ${b.refundedCents} by the booking, ${sum(recordedRefunds)} by its refunds' records, ${sum(refunds)} at the provider`);
+
   // The provider state each status goes with.
   const expect = (ok: boolean, what: string) => ok || out.push(what);
   switch (b.status) {
@@ -68,7 +76,15 @@ async function violationsOf(deps: Deps, b: Booking): Promise<string[]> {
       expect(captured && refunds.length === 0 && has("payout_pending"), `completed, the payment ${intent.status} with ${sum(refunds)} refunded`);
       break;
     case "canceled":
-      if (has("capture")) expect(sum(refunds) === b.totalCents, `cancelled after being charged, ${sum(refunds)} of ${b.totalCents} refunded`);
+      if (has("capture")) {
+        const refunded = sum(refunds);
+        expect(possibleRefunds(b.cancellationPolicy, b.totalCents).includes(refunded), `cancelled after being charged, ${refunded} of ${b.totalCents} refunded, which the ${b.cancellationPolicy} policy never gives`);
+        const kept = keptSplit(b, b.totalCents - refunded);
+        expect(
+          sum(ledger("payout_pending")) === kept.hostCents && sum(ledger("platform_fee")) === kept.platformCents,
+          `cancelled keeping ${b.totalCents - refunded}: host ${sum(ledger("payout_pending"))} and platform ${sum(ledger("platform_fee"))}, not ${kept.hostCents} and ${kept.platformCents}`,
+        );
+      }
       else expect(intent.status !== "requires_capture" && !captured, `cancelled, the payment ${intent.status}`);
       break;
     case "rejected":

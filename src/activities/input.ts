@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MAX_RANGES_PER_DAY, MEETING_POINT_MAX } from "../../shared/limits";
-import type { activities } from "../../db/schema";
+import { cancellationPolicies, type activities, type CancellationPolicy } from "../../db/schema";
 import { listFrom } from "../../lib/http";
 import { firstIssue } from "../../lib/validation";
 import type { MessageKey } from "../../lib/i18n";
@@ -306,6 +306,13 @@ export function readActivity(input: Record<string, unknown>, creating: boolean):
     const on = has("instantBooking") ? asBool(input.instantBooking) : false;
     if (on === null) errors.instantBooking = "activity.instantBookingInvalid";
     else changes.instantBooking = on;
+  }
+
+  // What guests get back on cancelling (docs/decisions/0050): flexible unless chosen; left as it is on a change that does not say.
+  if (has("cancellationPolicy") || creating) {
+    const policy = has("cancellationPolicy") ? input.cancellationPolicy : "flexible";
+    if (typeof policy === "string" && (cancellationPolicies as readonly string[]).includes(policy)) changes.cancellationPolicy = policy as CancellationPolicy;
+    else errors.cancellationPolicy = "activity.policyInvalid";
   }
 
   // Durations: the minimum as minutes or as the wizard's hours; the maximum too, where an empty

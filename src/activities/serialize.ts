@@ -59,6 +59,8 @@ export interface PublicActivity {
   horizonDays: number;
   /** A paid request is accepted at once. */
   instantBooking: boolean;
+  /** What guests get back on cancelling (docs/decisions/0050): "flexible", "moderate" or "strict". */
+  cancellationPolicy: Activity["cancellationPolicy"];
   /** How it is sold (docs/decisions/0049): "private" by the hour, or "group" by the spot; the group fields are null for a private activity. */
   format: "private" | "group";
   capacity: number | null;
@@ -100,6 +102,7 @@ export const PUBLIC_ACTIVITY_KEYS = [
   "noticeMinutes",
   "horizonDays",
   "instantBooking",
+  "cancellationPolicy",
   "format",
   "capacity",
   "pricePerPerson",
@@ -140,6 +143,7 @@ export function publicActivity(activity: Activity, host?: PublicUser | null, rat
     noticeMinutes: activity.noticeMinutes,
     horizonDays: activity.horizonDays,
     instantBooking: activity.instantBooking,
+    cancellationPolicy: activity.cancellationPolicy,
     format: activity.format,
     capacity: activity.capacity,
     pricePerPerson: activity.pricePerPersonCents === null ? null : decimalFromCents(activity.pricePerPersonCents, activity.currency),

@@ -154,6 +154,8 @@ function newBooking(
     ...bookingSeats(b.activity, b.choice),
     // Its activity's currency, kept for ever: every amount of the booking is in it.
     currency: b.activity.currency,
+    // The policy the guest was shown: later edits of the activity never change it (docs/decisions/0050).
+    cancellationPolicy: b.activity.cancellationPolicy,
     message: b.message,
     paymentProvider: deps.payments.name,
     respondBy: respondByOf(b.now, b.slot.startsAt),

@@ -1,16 +1,17 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { writeTransaction, type WriteTx, one, written } from "../../db/client";
 import { nextMessageSeq } from "./order";
-import { bookings, ledgerEntries, messages, users, type Booking, type BookingClaim, type BookingStatus, type LedgerKind } from "../../db/schema";
+import { bookingRefunds, bookings, ledgerEntries, messages, users, type Booking, type BookingClaim, type BookingStatus, type LedgerKind } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { MessageRow } from "../events";
 import { cancelJob } from "../jobs";
 import { DomainError } from "../../lib/domain-error";
 import { faultOf, loggable } from "../../db/faults";
 import { PaymentError } from "../ports/payments";
-import { autoCompleteJob, recoverJob, schedule } from "./jobs";
+import { autoCompleteJob, payoutJob, recoverJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys, ledgerKey, movementKey } from "./keys";
 import { AUTO_COMPLETE_MS, providerRefusal, currentBooking, type SystemMessageType } from "./service";
+import { keptSplit } from "./policies";
 
 /**
  * The way a booking's money moves (docs/decisions/0028): claim, call, record, recover. Every
@@ -99,6 +100,26 @@ export async function shareOwed(db: WriteTx | Deps["db"], bookingId: string) {
   return kinds.has("payout_pending") && !kinds.has("transfer");
 }
 
+/** The host's share written to the ledger as owed (`payout_pending`): the amount a payout sends. */
+export async function owedShareCents(db: WriteTx | Deps["db"], bookingId: string) {
+  const rows = await db.select({ amountCents: ledgerEntries.amountCents }).from(ledgerEntries).where(and(eq(ledgerEntries.bookingId, bookingId), eq(ledgerEntries.kind, "payout_pending")));
+  return rows.reduce((sum, r) => sum + r.amountCents, 0);
+}
+
+/**
+ * A booking cancelled with part or all of its payment kept (a guest's late cancellation under its
+ * policy, docs/decisions/0050): what is kept is shared as a completion's would be, the platform's
+ * fee and the host's share reduced in the refund's proportion, and the host's share is paid out by
+ * the payout job like a completed booking's.
+ */
+export async function keepShares(tx: WriteTx, deps: Deps, b: Booking) {
+  const { hostCents, platformCents } = keptSplit(b, b.totalCents - b.refundedCents);
+  if (platformCents > 0) await ledger(tx, deps, b, "platform_fee", platformCents, null);
+  if (hostCents <= 0) return;
+  await ledger(tx, deps, b, "payout_pending", hostCents, null);
+  await schedule(tx, payoutJob, { bookingId: b.id }, { at: deps.now(), key: jobKeys.payout(b.id) });
+}
+
 /** Step 1: claims the booking in status `from` for one movement, or null when another change got there first. */
 async function claim(deps: Deps, bookingId: string, from: BookingStatus, intentId: string, plan: Plan): Promise<Booking | null> {
   const now = deps.now();
@@ -139,12 +160,12 @@ export async function callProvider(deps: Deps, booking: Booking, c: BookingClaim
     case "release":
       return (await deps.payments.release(c.intentId, c.key)).id;
     case "refund":
-      return (await deps.payments.refund(c.intentId, null, c.key)).id;
+      return (await deps.payments.refund(c.intentId, c.amountCents ?? null, c.key)).id;
     case "transfer": {
       const host = await one(deps.db.select({ accountId: users.stripeAccountId }).from(users).where(eq(users.id, booking.hostId)));
       if (!host?.accountId) throw new PaymentError("The host has no payout account.", "invalid_request", 409);
       const transfer = await deps.payments.transfer(
-        { amountCents: booking.hostEarningsCents, currency: booking.currency, destinationAccountId: host.accountId, sourceIntentId: c.intentId, transferGroup: bookingCallKeys.transferGroup(booking.id) },
+        { amountCents: c.amountCents ?? booking.hostEarningsCents, currency: booking.currency, destinationAccountId: host.accountId, sourceIntentId: c.intentId, transferGroup: bookingCallKeys.transferGroup(booking.id) },
         c.key,
       );
       return transfer.id;
@@ -169,6 +190,9 @@ function record(deps: Deps, bookingId: string, key: string, providerRef: string)
     const change: Partial<typeof bookings.$inferInsert> = { status: c.to, claim: null, claimedAt: null, updatedAt: now };
     if (c.to === "accepted" || c.to === "rejected") change.respondedAt = now;
     if (c.to === "canceled") change.canceledBy = c.canceledBy;
+    // A refund gives back its claimed amount, or everything not given back yet.
+    const refunded = c.movement === "refund" ? (c.amountCents ?? row.totalCents - row.refundedCents) : 0;
+    if (refunded) change.refundedCents = row.refundedCents + refunded;
     const b = (await one(tx.update(bookings).set(change).where(eq(bookings.id, row.id)).returning()))!;
     switch (c.movement) {
       case "capture":
@@ -189,11 +213,16 @@ function record(deps: Deps, bookingId: string, key: string, providerRef: string)
         }
         break;
       case "refund":
-        await ledger(tx, deps, b, "refund", b.totalCents, providerRef);
+        await ledger(tx, deps, b, "refund", refunded, providerRef);
+        await tx.insert(bookingRefunds)
+          .values({ id: crypto.randomUUID(), bookingId: b.id, amountCents: refunded, currency: b.currency, reason: null, byUserId: null, key: c.key, providerRef, createdAt: now })
+          .onConflictDoNothing({ target: bookingRefunds.key });
+        // Cancelled with part of the payment kept: the kept part is shared and paid out.
+        if (c.to === "canceled" && b.refundedCents < b.totalCents) await keepShares(tx, deps, b);
         await cancelJob(tx, jobKeys.autoComplete(b.id));
         break;
       case "transfer":
-        await ledger(tx, deps, b, "transfer", b.hostEarningsCents, providerRef);
+        await ledger(tx, deps, b, "transfer", c.amountCents ?? b.hostEarningsCents, providerRef);
         break;
     }
     await cancelJob(tx, jobKeys.recover(b.id, b.claims));
@@ -206,7 +235,7 @@ function record(deps: Deps, bookingId: string, key: string, providerRef: string)
 export async function finishClaim(deps: Deps, bookingId: string, key: string, providerRef: string): Promise<Booking> {
   const out = await record(deps, bookingId, key, providerRef);
   if (!out) return (await currentBooking(deps, bookingId))!;
-  if (out.claim.movement === "transfer") deps.events.emit({ type: "payout.sent", booking: out.booking, amountCents: out.booking.hostEarningsCents });
+  if (out.claim.movement === "transfer") deps.events.emit({ type: "payout.sent", booking: out.booking, amountCents: out.claim.amountCents ?? out.booking.hostEarningsCents });
   else announce(deps, out.booking, out.claim.from, out.message, out.claim.instant === true);
   return out.booking;
 }

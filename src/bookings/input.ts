@@ -215,8 +215,16 @@ export function bookingActionOf(name: string): Action {
   return read.data;
 }
 
-/** A page's action button sends where to go back to (`next`, our own paths only). */
-export const actionButtonBody = z.unknown().transform((value) => ({ next: safeNext(asRecord(value).next, "/bookings") }));
+/**
+ * A page's action button sends where to go back to (`next`, our own paths only); the cancel
+ * confirmation also sends the refund it showed (`refundCents`, docs/decisions/0050), checked again
+ * when the cancellation is made. Anything unreadable there is as if not sent.
+ */
+export const actionButtonBody = z.unknown().transform((value) => {
+  const sent = asRecord(value);
+  const refund = typeof sent.refundCents === "string" && /^\d{1,12}$/.test(sent.refundCents) ? Number(sent.refundCents) : typeof sent.refundCents === "number" && Number.isSafeInteger(sent.refundCents) && sent.refundCents >= 0 ? sent.refundCents : undefined;
+  return { next: safeNext(sent.next, "/bookings"), ...(refund === undefined ? {} : { refundCents: refund }) };
+});
 
 /** A value of an address's query read as text, or nothing (anything else is none). */
 const queryText = textOrNone;

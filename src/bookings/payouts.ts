@@ -2,7 +2,7 @@ import { one } from "../../db/client";
 import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import { bookings, ledgerEntries, users } from "../../db/schema";
 import type { Deps } from "../deps";
-import { move, shareOwed } from "./claims";
+import { move, owedShareCents, shareOwed } from "./claims";
 import { currentBooking } from "./service";
 
 /**
@@ -12,30 +12,35 @@ import { currentBooking } from "./service";
  * find what is still owed.
  */
 
+/** The statuses whose host share is paid out: completed, and cancelled with part of the payment kept (docs/decisions/0050). */
+const PAID_OUT = ["completed", "canceled"] as const;
+
 /**
- * Sends a completed booking's host share (ARCHITECTURE decision 5) to the host's payout account,
- * when they have one that can receive it, through the same claim as every other movement;
- * otherwise it stays a pending payout (the sweep and `account.updated` retry).
+ * Sends a completed booking's host share (ARCHITECTURE decision 5), or the share of what a
+ * cancellation kept, to the host's payout account, when they have one that can receive it, through
+ * the same claim as every other movement; otherwise it stays a pending payout (the sweep and
+ * `account.updated` retry). The amount sent is the share the ledger shows owed.
  */
 export async function payHost(deps: Deps, bookingId: string): Promise<"sent" | "waiting" | "nothing"> {
   const b = await currentBooking(deps, bookingId);
-  if (!b || b.status !== "completed" || !b.paymentIntentId || b.claim || !(await shareOwed(deps.db, b.id))) return "nothing";
+  if (!b || !(PAID_OUT as readonly string[]).includes(b.status) || !b.paymentIntentId || b.claim || !(await shareOwed(deps.db, b.id))) return "nothing";
   const host = await one(deps.db.select({ accountId: users.stripeAccountId }).from(users).where(eq(users.id, b.hostId)));
   if (!host?.accountId) return "waiting";
   const account = await deps.payments.getConnectedAccount(host.accountId);
   if (!account?.payoutsEnabled) return "waiting";
-  const sent = await move(deps, b, "completed", b.paymentIntentId, { movement: "transfer", to: "completed", canceledBy: null, message: null, senderId: null });
+  const amountCents = await owedShareCents(deps.db, b.id);
+  const sent = await move(deps, b, b.status, b.paymentIntentId, { movement: "transfer", to: b.status, canceledBy: b.canceledBy, message: null, senderId: null, amountCents });
   // Null: another payout of this booking claimed it first, or sent it already.
   return sent ? "sent" : "nothing";
 }
 
-/** Completed bookings whose host share is still owed, optionally for one host. */
+/** Completed (or cancelled, part kept) bookings whose host share is still owed, optionally for one host. */
 export async function owedPayouts(deps: Pick<Deps, "db">, hostId?: string) {
   const done = await deps.db
     .select({ id: bookings.id, kinds: ledgerEntries.kind })
     .from(bookings)
     .innerJoin(ledgerEntries, eq(ledgerEntries.bookingId, bookings.id))
-    .where(and(eq(bookings.status, "completed"), isNotNull(bookings.paymentIntentId), hostId ? eq(bookings.hostId, hostId) : undefined, inArray(ledgerEntries.kind, ["payout_pending", "transfer"])));
+    .where(and(inArray(bookings.status, [...PAID_OUT]), isNotNull(bookings.paymentIntentId), hostId ? eq(bookings.hostId, hostId) : undefined, inArray(ledgerEntries.kind, ["payout_pending", "transfer"])));
   const byBooking = new Map<string, Set<string>>();
   for (const r of done) (byBooking.get(r.id) ?? byBooking.set(r.id, new Set()).get(r.id)!).add(r.kinds);
   return [...byBooking].filter(([, kinds]) => kinds.has("payout_pending") && !kinds.has("transfer")).map(([id]) => id);

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
 import { writeTransaction, one } from "../../db/client";
-import { bookings, jobs, ledgerEntries, type Booking, type BookingClaim } from "../../db/schema";
+import { bookingRefunds, bookings, jobs, ledgerEntries, type Booking, type BookingClaim } from "../../db/schema";
 import type { Deps } from "../deps";
 import { cancelJob } from "../jobs";
 import { reconcileJob, schedule } from "./jobs";
@@ -9,7 +9,7 @@ import { currentBooking, RECONCILE_MS } from "./service";
 import { loggable } from "../../db/faults";
 import { recoverPayment } from "./checkout-payment";
 import { owedPayouts } from "./payouts";
-import { announce, callProvider, finishClaim, ledger, RECOVERY_GRACE_MS, recoveryDue, refusedForSure, rollBackClaim, shareOwed, systemMessage } from "./claims";
+import { announce, callProvider, finishClaim, ledger, owedShareCents, RECOVERY_GRACE_MS, recoveryDue, refusedForSure, rollBackClaim, shareOwed, systemMessage } from "./claims";
 
 /**
  * Keeping our books and the provider's in agreement (docs/decisions/0028):
@@ -36,10 +36,16 @@ async function shownByProvider(deps: Deps, b: Booking, c: BookingClaim): Promise
     return { notYet: true };
   }
   if (c.movement === "refund") {
-    const refunds = await deps.payments.refundsOf(c.intentId);
-    const refunded = refunds.reduce((sum, r) => sum + r.amountCents, 0);
-    if (refunded >= b.totalCents && refunds[0]) return { made: refunds[0].id };
-    if (refunded > 0) return { impossible: `the payment is only partly refunded (${refunded} of ${b.totalCents} cents)` };
+    // This claim's refund is one the provider shows and our books do not have yet, of its amount.
+    const amount = c.amountCents ?? b.totalCents - b.refundedCents;
+    const recorded = new Set([
+      ...(await deps.db.select({ ref: ledgerEntries.providerRef }).from(ledgerEntries).where(and(eq(ledgerEntries.bookingId, b.id), eq(ledgerEntries.kind, "refund")))).map((r) => r.ref),
+      ...(await deps.db.select({ ref: bookingRefunds.providerRef }).from(bookingRefunds).where(eq(bookingRefunds.bookingId, b.id))).map((r) => r.ref),
+    ]);
+    const unrecorded = (await deps.payments.refundsOf(c.intentId)).filter((r) => !recorded.has(r.id));
+    const made = unrecorded.find((r) => r.amountCents === amount);
+    if (made) return { made: made.id };
+    if (unrecorded.length) return { impossible: `the provider shows refunds of ${unrecorded.map((r) => r.amountCents).join(", ")} cents our books do not have, not the ${amount} claimed` };
     return { notYet: true };
   }
   const transfers = await deps.payments.transfersOf(bookingCallKeys.transferGroup(b.id));
@@ -126,7 +132,8 @@ const SWEEP_BATCH = 500;
  * - pending: the card must be held. Released at the provider (the authorisation lapsed, or was
  *   cancelled there): the request ends as expired, with the release recorded. Charged: flagged.
  * - accepted: the charge must stand. Refunded at the provider: flagged (who cancelled is not ours to guess).
- * - completed with the host's share owed: a transfer the provider shows is recorded.
+ * - completed, or cancelled with part of the payment kept, with the host's share owed: a transfer
+ *   the provider shows is recorded.
  * Answers how many bookings were repaired and flagged.
  */
 export async function sweepPayments(deps: Deps): Promise<{ recovered: number; repaired: number; flagged: number }> {
@@ -172,18 +179,19 @@ export async function sweepPayments(deps: Deps): Promise<{ recovered: number; re
 
 async function compare(deps: Deps, b: Booking): Promise<"same" | "repaired" | "flagged"> {
   const intentId = b.paymentIntentId!;
-  if (b.status === "completed") {
+  if (b.status === "completed" || b.status === "canceled") {
     const transfers = await deps.payments.transfersOf(bookingCallKeys.transferGroup(b.id));
     const sent = transfers.find((t) => t.amountCents - t.reversedCents > 0);
     if (!sent) return "same";
     const recorded = await writeTransaction(deps.db, async (tx) => {
-      const row = await one(tx.select().from(bookings).where(and(eq(bookings.id, b.id), eq(bookings.status, "completed"), isNull(bookings.claim))));
+      const row = await one(tx.select().from(bookings).where(and(eq(bookings.id, b.id), eq(bookings.status, b.status), isNull(bookings.claim))));
       if (!row || !(await shareOwed(tx, row.id))) return null;
-      await ledger(tx, deps, row, "transfer", row.hostEarningsCents, sent.id);
-      return row;
+      const amountCents = await owedShareCents(tx, row.id);
+      await ledger(tx, deps, row, "transfer", amountCents, sent.id);
+      return { row, amountCents };
     });
     if (!recorded) return "same";
-    deps.events.emit({ type: "payout.sent", booking: recorded, amountCents: recorded.hostEarningsCents });
+    deps.events.emit({ type: "payout.sent", booking: recorded.row, amountCents: recorded.amountCents });
     return "repaired";
   }
   const intent = await deps.payments.getIntent(intentId);

@@ -23,8 +23,6 @@ export const HOLD_MS = 15 * 60 * 1000;
 export const ANSWER_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const AUTO_COMPLETE_MS = 48 * 60 * 60 * 1000;
 export const RECONCILE_MS = 30 * 60 * 1000;
-/** A guest cancels an accepted booking (full refund) up to this long before its start. */
-export const GUEST_CANCEL_NOTICE_MS = 24 * 60 * 60 * 1000;
 /** Unpaid holds a guest may abandon in an hour before a new hold waits (`ABANDONED_HOLD_PAUSE_MS`, doubling). */
 export const FREE_ABANDONED_HOLDS = 3;
 export const ABANDONED_HOLD_PAUSE_MS = 2 * 60 * 1000;

@@ -141,6 +141,18 @@ const minimumDue = (group: GroupRules, startsAt: number, now: number) => {
   return deadline !== null && now >= deadline;
 };
 
+/**
+ * A group booking's session is past its minimum's deadline and short of it: it is being called off
+ * (`minimum.ts`), whatever has run yet. A guest cancelling it then is refunded in full, as the
+ * call-off would (docs/decisions/0050).
+ */
+export async function sessionCalledOff(db: WriteTx | Db, activity: Activity, b: Pick<Booking, "startsAt" | "pricePerPersonCents">, now: number): Promise<boolean> {
+  const group = groupOf(activity);
+  if (!group || b.pricePerPersonCents === null || !minimumDue(group, b.startsAt, now)) return false;
+  const { taken } = await sessionTaken(db, { activityId: group.id, startsAt: b.startsAt }, group.capacity, now);
+  return taken < group.minToRun!;
+}
+
 /** A session with spots held, on the activity's local clock: its day, its start and end minute, its spots taken. */
 export interface SessionHeld {
   local: string;

@@ -5,11 +5,13 @@ import type { Deps } from "../deps";
 import { cancelJob } from "../jobs";
 import { DomainError, isDomainError } from "../../lib/domain-error";
 import { loggable } from "../../db/faults";
-import { announce, attempt, ledger, move, systemMessage } from "./claims";
+import { announce, attempt, keepShares, ledger, move, systemMessage } from "./claims";
 import { expireJob, payoutJob, schedule } from "./jobs";
 import { jobKeys } from "./keys";
 import { payHost } from "./payouts";
-import { AUTO_COMPLETE_MS, bookingFor, currentBooking, GUEST_CANCEL_NOTICE_MS, type Action, type Role } from "./service";
+import { AUTO_COMPLETE_MS, bookingFor, currentBooking, type Action, type Role } from "./service";
+import { cancellationQuote, type CancellationQuote } from "./policies";
+import { sessionCalledOff } from "./sessions";
 
 /**
  * The booking state machine (ARCHITECTURE decision 7): the changes a person or a job asks of a
@@ -80,9 +82,50 @@ function endPending(deps: Deps, bookingId: string, to: "rejected" | "canceled" |
   );
 }
 
-/** Cancels an accepted booking with a full refund; `senderId` null when no person did (a suspension). */
-function cancelAccepted(deps: Deps, b: Booking, by: Role, senderId: string | null) {
-  return move(deps, b, "accepted", intentOf(b), { movement: "refund", to: "canceled", canceledBy: by, message: "booking_canceled", senderId });
+/**
+ * Cancels an accepted booking. A guest who cancels gets back what the booking's policy gives now
+ * (docs/decisions/0050): everything, part (a refund of that amount, the rest kept and shared), or
+ * nothing (no money moves: the whole payment is kept and shared). A host's cancellation, and one
+ * made because somebody was suspended (`senderId` null), refund everything.
+ */
+async function cancelAccepted(deps: Deps, b: Booking, by: Role, senderId: string | null) {
+  const plan = { movement: "refund" as const, to: "canceled" as const, canceledBy: by, message: "booking_canceled" as const, senderId };
+  if (by !== "guest" || !senderId) return move(deps, b, "accepted", intentOf(b), plan);
+  const refund = cancellationQuote(b, deps.now()).refundableCents;
+  if (refund >= b.totalCents - b.refundedCents || (await calledOff(deps, b))) return move(deps, b, "accepted", intentOf(b), plan);
+  const out = refund > 0 ? await move(deps, b, "accepted", intentOf(b), { ...plan, amountCents: refund }) : await cancelKeepingAll(deps, b.id, senderId);
+  if (out) await payHost(deps, out.id).catch((err) => console.error(`payout after a cancellation failed; the job retries: ${loggable(err)}`));
+  return out;
+}
+
+/** A group booking whose session is being called off for want of its minimum (docs/decisions/0049): its guest loses nothing by cancelling. */
+async function calledOff(deps: Deps, b: Booking) {
+  if (b.pricePerPersonCents === null) return false;
+  const activity = await one(deps.db.select().from(activities).where(eq(activities.id, b.activityId)));
+  return !!activity && (await sessionCalledOff(deps.db, activity, b, deps.now()));
+}
+
+/**
+ * Accepted → cancelled by its guest with nothing given back: no money moves, so no claim (like a
+ * completion): one compare-and-set writes the status, the kept shares and the payout's job.
+ * Null when another change got there first.
+ */
+async function cancelKeepingAll(deps: Deps, bookingId: string, senderId: string): Promise<Booking | null> {
+  const now = deps.now();
+  const out = await writeTransaction(deps.db, async (tx) => {
+    const b = await one(tx
+      .update(bookings)
+      .set({ status: "canceled", canceledBy: "guest", updatedAt: now })
+      .where(and(eq(bookings.id, bookingId), eq(bookings.status, "accepted"), isNull(bookings.claim)))
+      .returning());
+    if (!b) return null;
+    await keepShares(tx, deps, b);
+    await cancelJob(tx, jobKeys.autoComplete(b.id));
+    return { b, message: await systemMessage(tx, deps, b.id, "booking_canceled", senderId) };
+  });
+  if (!out) return null;
+  announce(deps, out.b, "accepted", out.message);
+  return out.b;
 }
 
 /**
@@ -156,24 +199,53 @@ export async function completeBooking(deps: Deps, bookingId: string, by: string 
   return b;
 }
 
-/** A cancellation by one side, whatever the booking's state allows (spec §4). */
-function cancel(deps: Deps, bookingId: string, role: Role, senderId: string | null) {
+/** Throws why `role` cannot cancel `b` now (`senderId` null: nobody did, a suspension), if they cannot. */
+function checkCancel(b: Booking, role: Role, senderId: string | null, now: number) {
+  if (b.status === "awaiting_payment" && role === "guest") return;
+  if (b.status === "pending") {
+    if (role !== "guest") throw new DomainError("booking.hostDeclineInstead", 409);
+    return;
+  }
+  if (b.status === "accepted") {
+    // Once started, a booking is completed (and reviewed), never cancelled by either side's say-so
+    // (docs/decisions/0030, 0050); a problem goes through a report. Before, a guest may cancel
+    // and gets back what the booking's policy gives (`cancelAccepted`).
+    if (senderId && now >= b.startsAt) throw new DomainError(role === "guest" ? "booking.cancelTooLate" : "booking.cancelAfterStart", 409);
+    return;
+  }
+  throw new DomainError("booking.cannotCancel", 409);
+}
+
+/**
+ * What comes back if `role` cancels `b` now: a guest's accepted booking by its policy; a pending
+ * request's hold, a host's cancellation, everything left.
+ */
+export function cancelQuote(b: Booking, role: Role, now: number): CancellationQuote {
+  const quote = cancellationQuote(b, now);
+  if (b.status === "accepted" && role === "guest") return quote;
+  return { ...quote, refundableCents: b.totalCents - b.refundedCents, deadline: null };
+}
+
+/** What the person would get back (or give back, a host) by cancelling now: refused as the cancellation would be. */
+export async function cancellationPreview(deps: Deps, user: User, bookingId: string): Promise<{ booking: Booking; role: Role; quote: CancellationQuote }> {
+  const { booking, role } = await bookingFor(deps, user.id, bookingId);
+  const now = deps.now();
+  checkCancel(booking, role, user.id, now);
+  return { booking, role, quote: cancelQuote(booking, role, now) };
+}
+
+/**
+ * A cancellation by one side, whatever the booking's state allows (spec §4). `expectedRefundCents`:
+ * what the guest was shown would come back; refused when it is no longer so (a window closed meanwhile).
+ */
+function cancel(deps: Deps, bookingId: string, role: Role, senderId: string | null, expectedRefundCents?: number) {
   return attempt(deps, bookingId, {
     done: (b) => b.status === "canceled" && b.canceledBy === role,
     check: (b) => {
-      if (b.status === "awaiting_payment" && role === "guest") return;
-      if (b.status === "pending") {
-        if (role !== "guest") throw new DomainError("booking.hostDeclineInstead", 409);
-        return;
+      checkCancel(b, role, senderId, deps.now());
+      if (expectedRefundCents !== undefined && b.status === "accepted" && cancelQuote(b, role, deps.now()).refundableCents !== expectedRefundCents) {
+        throw new DomainError("booking.refundChanged", 409);
       }
-      if (b.status === "accepted") {
-        if (role === "guest" && senderId && b.startsAt - deps.now() < GUEST_CANCEL_NOTICE_MS) throw new DomainError("booking.cancelTooLate", 409);
-        // Once started, a booking is completed (and reviewed), never refunded by its host's say-so
-        // (docs/decisions/0030); a problem goes through a report.
-        if (role === "host" && senderId && deps.now() >= b.startsAt) throw new DomainError("booking.cancelAfterStart", 409);
-        return;
-      }
-      throw new DomainError("booking.cannotCancel", 409);
     },
     run: async (b) => {
       if (b.status === "awaiting_payment") return endAwaitingPayment(deps, b.id, "canceled", role);
@@ -184,7 +256,7 @@ function cancel(deps: Deps, bookingId: string, role: Role, senderId: string | nu
 }
 
 /** The guarded transitions of spec §4 and ARCHITECTURE decision 7, for either side. */
-export async function act(deps: Deps, user: User, bookingId: string, action: Action): Promise<{ booking: Booking; role: Role }> {
+export async function act(deps: Deps, user: User, bookingId: string, action: Action, opts: { expectedRefundCents?: number } = {}): Promise<{ booking: Booking; role: Role }> {
   const { booking, role } = await bookingFor(deps, user.id, bookingId);
   const hostOnly = () => {
     if (role !== "host") throw new DomainError("booking.hostOnly", 403);
@@ -200,7 +272,7 @@ export async function act(deps: Deps, user: User, bookingId: string, action: Act
       hostOnly();
       return { booking: await completeBooking(deps, booking.id, user.id), role };
     case "cancel":
-      return { booking: await cancel(deps, booking.id, role, user.id), role };
+      return { booking: await cancel(deps, booking.id, role, user.id, opts.expectedRefundCents), role };
   }
 }
 

@@ -8,10 +8,10 @@ import { Island } from "../components/Island";
 import { AppLayout } from "../layouts/AppLayout";
 import { PhotoGridFallback, photoGridTexts } from "../profiles/PhotoGridField";
 import { AvailabilityFieldset, emptyAvailability, type AvailabilityValues } from "./Availability";
-import { emptyGroupForm, FormatChoice, GroupFieldset, type GroupFormValues } from "./GroupFields";
+import { emptyGroupForm, FormatChoice, GroupFieldset, PolicyChoice, type GroupFormValues } from "./GroupFields";
 
 export interface CreateFormState {
-  values: { title: string; description: string; category: string; hourlyRate: string; hasMeetingPoint: boolean; meetingPoint: string; photos: string[]; availability: AvailabilityValues; group: GroupFormValues };
+  values: { title: string; description: string; category: string; hourlyRate: string; hasMeetingPoint: boolean; meetingPoint: string; photos: string[]; availability: AvailabilityValues; group: GroupFormValues; cancellationPolicy: string };
   errors?: Record<string, string>;
   /** The weekday the weekly hours' refusal is about, when it is about one. */
   hoursDay?: number;
@@ -19,7 +19,7 @@ export interface CreateFormState {
 }
 
 export const emptyCreateForm: CreateFormState = {
-  values: { title: "", description: "", category: "", hourlyRate: "", hasMeetingPoint: false, meetingPoint: "", photos: [], availability: emptyAvailability, group: emptyGroupForm },
+  values: { title: "", description: "", category: "", hourlyRate: "", hasMeetingPoint: false, meetingPoint: "", photos: [], availability: emptyAvailability, group: emptyGroupForm, cancellationPolicy: "flexible" },
 };
 
 /** /create-activity: the single-page form (spec §2); back, cancel and success go to /host-dashboard. */
@@ -120,6 +120,7 @@ export function CreateActivityForm({ view, state, maps, near, currency }: { view
             <FieldError id="field-meetingPoint-error" message={e.meetingPoint} />
           </fieldset>
           <AvailabilityFieldset view={view} values={v.availability} errors={e} hoursDay={state.hoursDay} />
+          <PolicyChoice view={view} value={v.cancellationPolicy} error={e.cancellationPolicy} />
           <div class="flex gap-3">
             <a href="/host-dashboard" class="btn btn-secondary flex-1" safe>
               {t("common.cancel")}

@@ -175,6 +175,21 @@ function ActivityBody({ view, own, activity, host, rating, reviews, maps, dialog
           </a>
         </section>
 
+        <section class="mt-6" data-cancellation-policy={activity.cancellationPolicy}>
+          <h2 class="mb-2 text-lg font-semibold" safe>
+            {t("activity.policyLabel")}
+          </h2>
+          <p class="font-medium" safe>
+            {t(`activity.policy.${activity.cancellationPolicy}`)}
+          </p>
+          <p class="text-sm text-muted" safe>
+            {t(`activity.policyHint.${activity.cancellationPolicy}`)}
+          </p>
+          <p class="text-sm text-muted" safe>
+            {t("booking.policyHost")}
+          </p>
+        </section>
+
         {own ? "" : <RequestDialog view={view} activity={activity} open={dialogTimes} />}
 
         <section class="mt-6">

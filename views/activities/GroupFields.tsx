@@ -1,6 +1,7 @@
 import { currencySymbol, priceStep } from "../../lib/money";
 import { CAPACITY_MAX, CAPACITY_MIN, DEFAULT_MIN_TO_RUN_HOURS, MIN_TO_RUN_HOURS, SESSION_MAX, SESSION_MIN, SESSION_STEP } from "../../src/activities/group";
 import type { View } from "../../src/shell/view";
+import { cancellationPolicies } from "../../db/schema";
 import { FieldError } from "../components/Fields";
 import { formatDuration } from "./Price";
 
@@ -51,6 +52,39 @@ export const SESSION_CHOICES = Array.from({ length: (SESSION_MAX - SESSION_MIN) 
 /** The session lengths and the minimum's deadlines as labelled choices, in the language. */
 export const sessionChoices = (view: Pick<View, "t">) => SESSION_CHOICES.map((m) => ({ value: m, label: formatDuration(view, m) }));
 export const deadlineChoices = (view: Pick<View, "t">) => MIN_TO_RUN_HOURS.map((n) => ({ value: n, label: view.t("activity.minToRunHoursOption", { n }) }));
+
+/** The cancellation policies as labelled choices, each with what it gives back, in the language (docs/decisions/0050). */
+export const policyChoices = (view: Pick<View, "t">) =>
+  cancellationPolicies.map((p) => ({ value: p, label: view.t(`activity.policy.${p}`), hint: view.t(`activity.policyHint.${p}`) }));
+
+/** The host's choice of a cancellation policy on the plain form: one radio per policy, with what it gives back. */
+export function PolicyChoice({ view, value, error }: { view: Pick<View, "t">; value: string; error?: string }) {
+  const { t } = view;
+  return (
+    <fieldset class="field" aria-describedby={["field-policy-help", ...(error ? ["field-cancellationPolicy-error"] : [])].join(" ")}>
+      <legend class="field-label mb-1" safe>
+        {t("activity.policyLabel")}
+      </legend>
+      <p id="field-policy-help" class="mb-2 text-sm text-muted" safe>
+        {t("activity.policyHelp")}
+      </p>
+      {policyChoices(view).map((p) => (
+        <label class="flex items-start gap-2 rounded-xl border border-line p-3 has-[:checked]:border-brand-500">
+          <input id={`field-policy-${p.value}`} type="radio" name="cancellationPolicy" value={p.value} checked={value === p.value} class="mt-1 accent-[#e8553d]" aria-describedby={`policy-${p.value}-hint`} />
+          <span>
+            <span class="block font-medium" safe>
+              {p.label}
+            </span>
+            <span id={`policy-${p.value}-hint`} class="block text-sm text-muted" safe>
+              {p.hint}
+            </span>
+          </span>
+        </label>
+      ))}
+      <FieldError id="field-cancellationPolicy-error" message={error} />
+    </fieldset>
+  );
+}
 
 /**
  * The choice Private / Group and, below it, the group's fields (the private one, the hourly rate,

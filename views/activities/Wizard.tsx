@@ -12,7 +12,7 @@ import { photoGridTexts } from "../profiles/PhotoGridField";
 import { DEFAULT_HORIZON_DAYS, DEFAULT_NOTICE_MINUTES } from "../../shared/availability";
 import { dayNameKey } from "../../src/activities/input";
 import { horizonChoices, noticeChoices } from "./Availability";
-import { deadlineChoices, sessionChoices } from "./GroupFields";
+import { deadlineChoices, policyChoices, sessionChoices } from "./GroupFields";
 import { DEFAULT_MIN_TO_RUN_HOURS } from "../../src/activities/group";
 
 /** Texts the island fills itself ("{day}", "{index}"): written here with their other values in the language. */
@@ -35,7 +35,7 @@ const wizardKeys = {
   createError: "wizard.createError", updateError: "wizard.updateError", deleteError: "wizard.deleteError", tryAgain: "wizard.tryAgain",
   hoursLegend: "activity.hoursLegend", hoursAny: "activity.hoursAny", hoursWeekly: "activity.hoursWeekly", closed: "wizard.closed", addRange: "wizard.addRange",
   copyMonday: "wizard.copyMonday", noticeLabel: "activity.noticeLabel", horizonLabel: "activity.horizonLabel", instantLabel: "activity.instantBookingLabel",
-  instantHelp: "activity.instantBookingHelp", hoursEmpty: "activity.hoursEmpty",
+  instantHelp: "activity.instantBookingHelp", hoursEmpty: "activity.hoursEmpty", policyLabel: "activity.policyLabel", policyHelp: "activity.policyHelp",
   formatLabel: "activity.formatLabel", formatPrivate: "activity.formatPrivate", formatPrivateHint: "activity.formatPrivateHint", formatGroup: "activity.formatGroup",
   formatGroupHint: "activity.formatGroupHint", capacityLabel: "activity.capacityLabel", pricePerPersonLabel: "activity.pricePerPersonLabel", sessionLabel: "activity.sessionLabel",
   minSpotsLabel: "activity.minSpotsLabel", maxSpotsLabel: "activity.maxSpotsLabel", privateGroupLabel: "activity.privateGroupLabel", privateGroupHint: "activity.privateGroupHint",
@@ -105,6 +105,7 @@ export function ActivityWizardPage({ view, activity, city, country, maps }: { vi
           noticeMinutes: activity.noticeMinutes,
           horizonDays: activity.horizonDays,
           instantBooking: activity.instantBooking,
+          cancellationPolicy: activity.cancellationPolicy,
           ...groupValues(activity),
         }
       : {
@@ -121,6 +122,7 @@ export function ActivityWizardPage({ view, activity, city, country, maps }: { vi
           noticeMinutes: DEFAULT_NOTICE_MINUTES,
           horizonDays: DEFAULT_HORIZON_DAYS,
           instantBooking: false,
+          cancellationPolicy: "flexible",
           ...groupValues(),
         },
     money: { currency: currency.toUpperCase(), digits: minorUnits(currency), symbol },
@@ -134,6 +136,7 @@ export function ActivityWizardPage({ view, activity, city, country, maps }: { vi
     horizonChoices: horizonChoices(t),
     sessionChoices: sessionChoices(view),
     deadlineChoices: deadlineChoices(view),
+    policyChoices: policyChoices(view),
     tips: { title: tips(view, "title"), description: tips(view, "description"), photos: tips(view, "photos") },
     t: texts,
   };

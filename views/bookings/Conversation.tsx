@@ -3,6 +3,7 @@ import { ReportButton } from "../reports/ReportButton";
 import type { Booking } from "../../db/schema";
 import { categoryPhoto } from "../../src/activities/categories";
 import type { Role } from "../../src/bookings/service";
+import type { CancellationQuote } from "../../src/bookings/policies";
 import type { MessageRow } from "../../src/events";
 import { nameAndAge, ratingLabel } from "../../lib/labels";
 import { formatMoney } from "../../lib/money";
@@ -17,7 +18,7 @@ import { Avatar, ChipSection } from "../components/People";
 import { Document } from "../layouts/Document";
 import { ActionButton, StatusBadge } from "./List";
 import { MessageForm, MessageList } from "./Messages";
-import { formatHour, formatLongDate, hoursText } from "./Parts";
+import { formatDeadline, formatHour, formatLongDate, hoursText } from "./Parts";
 
 /** The profile sheet shows this many photos at most (spec §9). */
 const SHEET_PHOTOS = 9;
@@ -33,8 +34,8 @@ export interface ConversationData {
   /** How far the other side has read (they read every message up to this instant). */
   seenUpTo: number | null;
   chat: ChatProps;
-  /** Until when a guest may cancel an accepted booking for a full refund. */
-  guestCancelUntil: number;
+  /** What the guest would get back by cancelling now, by the booking's policy (docs/decisions/0050). */
+  cancelQuote: CancellationQuote;
   /** Completed, and this side has not reviewed the other yet while the 14 days last. */
   canReview: boolean;
   now: number;
@@ -225,14 +226,21 @@ function ActionCards({ view, data }: { view: View; data: ConversationData }) {
   }
   if (b.status === "accepted") {
     if (data.role === "guest") {
-      const open = data.now < data.guestCancelUntil;
+      // Until the start the guest may cancel, getting back what the policy gives now; the button
+      // opens the page that says how much and asks to confirm (works without JavaScript).
+      const open = data.now < b.startsAt;
+      const q = data.cancelQuote;
+      const deadline = q.deadline === null ? "" : formatDeadline(view, q.deadline, b.timeZone);
+      const text = !open ? t("conversation.cancelClosed") : q.share === "full" ? t("conversation.cancelPolicy", { deadline }) : q.share === "half" ? t("conversation.cancelHalf", { deadline }) : t("conversation.cancelNothing");
       return (
         <section class="card p-4" data-cancel-card>
-          {note(open ? t("conversation.cancelPolicy", { deadline: zoned(data.guestCancelUntil) }) : t("conversation.cancelClosed"))}
+          {note(text)}
           {open ? (
-            <div class="mt-3 flex">
-              <ActionButton view={view} bookingId={b.id} action="cancel" label={t("bookings.cancel")} next={here} />
-            </div>
+            <form method="get" action={`/bookings/${b.id}/cancel`} class="mt-3 flex">
+              <button type="submit" class="btn btn-secondary w-full" data-action="cancel" safe>
+                {t("bookings.cancel")}
+              </button>
+            </form>
           ) : (
             ""
           )}

@@ -1,4 +1,6 @@
-import type { Activity } from "../../db/schema";
+import type { Activity, CancellationPolicy as Policy } from "../../db/schema";
+import { refundWindows } from "../../src/bookings/policies";
+import { localOf, parseLocal } from "../../lib/time";
 import { categoryPhoto } from "../../src/activities/categories";
 import { decimalFromCents, formatMoney, minorUnits } from "../../lib/money";
 import { cachedFormatter, intlLocale } from "../../lib/intl";
@@ -13,6 +15,16 @@ import { Island } from "../components/Island";
 const hourFormat = cachedFormatter((l) => new Intl.DateTimeFormat(l, { hour: "numeric", minute: "2-digit", hour12: !l.startsWith("fr"), timeZone: "UTC" }));
 const longDateFormat = cachedFormatter((l) => new Intl.DateTimeFormat(l, { weekday: "long", year: "numeric", month: "long", day: "numeric", timeZone: "UTC" }));
 const shortDateFormat = cachedFormatter((l) => new Intl.DateTimeFormat(l, { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" }));
+const deadlineFormat = cachedFormatter((l) => new Intl.DateTimeFormat(l, { weekday: "short", month: "short", day: "numeric", hour: "numeric", minute: "2-digit", hour12: !l.startsWith("fr"), timeZone: "UTC" }));
+
+/**
+ * An instant as the wall clock of the activity's zone, with its weekday: "Tue, Mar 3, 10:00 AM" /
+ * "mar. 3 mars, 10:00" (a refund's deadline, read where the activity takes place).
+ */
+export function formatDeadline(view: Pick<View, "locale">, epochMs: number, timeZone: string) {
+  const plain = parseLocal(localOf(epochMs, timeZone))!;
+  return deadlineFormat(view.locale).format(plain.toZonedDateTime("UTC").epochMilliseconds);
+}
 
 /** 14 → "2:00 PM" (English) or "14:00" (French), as the spec shows start times. */
 export function formatHour(view: Pick<View, "locale">, time: string) {
@@ -102,13 +114,43 @@ export function PriceDetails({ view, price, currency }: { view: View; price: Pri
   );
 }
 
-export function CancellationPolicy({ view }: { view: View }) {
+/** A policy's name inside a sentence ("the host's moderate policy"). */
+export const policyName = (view: Pick<View, "t" | "locale">, policy: Policy) => view.t(`activity.policy.${policy}`).toLocaleLowerCase(view.locale);
+
+/**
+ * What a guest gets back if they cancel a booking starting at `startsAt`, window by window, with
+ * each deadline in the activity's own time (docs/decisions/0050): "Full refund until Tue, Mar 3,
+ * 10:00 AM", then "No refund after" the last one that ends before the start.
+ */
+export function RefundWindows({ view, policy, startsAt, timeZone }: { view: View; policy: Policy; startsAt: number; timeZone: string }) {
+  const windows = refundWindows(policy, startsAt, timeZone);
+  const last = windows.at(-1)!;
   return (
-    <section class="card p-4 text-sm">
+    <ul class="flex flex-col gap-0.5 font-medium" data-refund-windows>
+      {windows.map((w) => (
+        <li safe>{view.t(w.share === "full" ? "booking.refundFullUntil" : "booking.refundHalfUntil", { deadline: formatDeadline(view, w.until, timeZone) })}</li>
+      ))}
+      <li safe>{last.until < startsAt ? view.t("booking.refundNoneAfter", { deadline: formatDeadline(view, last.until, timeZone) }) : view.t("booking.refundNoneAtStart")}</li>
+    </ul>
+  );
+}
+
+/**
+ * The cancellation policy before paying: the one the host chose for the activity (which the
+ * booking keeps), its windows for the chosen start, and what every booking shares (the hold, a
+ * withdrawal, the host's own cancellation).
+ */
+export function CancellationPolicy({ view, policy, startsAt, timeZone }: { view: View; policy: Policy; startsAt: number; timeZone: string }) {
+  return (
+    <section class="card p-4 text-sm" data-cancellation-policy={policy}>
       <h2 class="mb-1 font-semibold" safe>
         {view.t("booking.policyTitle")}
       </h2>
-      <ul class="list-disc pl-5 text-muted">
+      <p class="font-medium" safe>
+        {view.t(`booking.policyIs.${policy}`)}
+      </p>
+      <RefundWindows view={view} policy={policy} startsAt={startsAt} timeZone={timeZone} />
+      <ul class="mt-2 list-disc pl-5 text-muted">
         <li safe>{view.t("booking.policyHold")}</li>
         <li safe>{view.t("booking.policyDecline")}</li>
         <li safe>{view.t("booking.policyGuest")}</li>

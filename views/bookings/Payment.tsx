@@ -65,7 +65,7 @@ export function PaymentScreen({ view, data, card }: { view: View; data: PaymentD
             </dl>
           </section>
           <PriceDetails view={view} price={data.price} currency={currency} />
-          <CancellationPolicy view={view} />
+          <CancellationPolicy view={view} policy={data.activity.cancellationPolicy} startsAt={data.slot.startsAt} timeZone={data.slot.timeZone} />
           <section class="card p-4">
             <h2 class="mb-3 font-semibold" safe>
               {t("booking.paymentMethod")}

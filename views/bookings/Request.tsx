@@ -8,7 +8,9 @@ import type { Price } from "../../shared/pricing";
 import type { KeptFormView, KeptView, View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
-import { ActivitySummary, formatHour, formatLongDate, hoursText, spotsLeftText, spotsLeftTexts, SpotsFields, spotsText, TestModeNote } from "./Parts";
+import { ActivitySummary, CancellationPolicy, formatHour, formatLongDate, hoursText, spotsLeftText, spotsLeftTexts, SpotsFields, spotsText, TestModeNote } from "./Parts";
+import { instantOf } from "../../lib/time";
+import { zoneOfCity } from "../../lib/places";
 import { MAX_BOOKING_MESSAGE } from "../../shared/limits";
 
 export interface RequestSummary {
@@ -177,6 +179,9 @@ export function RequestPaymentStep({
   const a = summary.activity;
   // A group booking's price per person, as the server priced it (`open.seats`, read with the price).
   const perPerson = open.seats ? open.seats.pricePerPersonCents : null;
+  // The chosen start in the activity's zone: the policy's deadlines are told from it.
+  const zone = zoneOfCity(a.city);
+  const startsAt = instantOf(`${choice.date}T${choice.time}`, zone);
   const rating = summary.hostRating.average === null ? t("browse.new") : t("booking.rating", { average: summary.hostRating.average.toFixed(1), count: summary.hostRating.count });
   return (
     <AppLayout view={view} title={t("booking.dialogTitle")}>
@@ -230,6 +235,7 @@ export function RequestPaymentStep({
               <p class="rounded-xl bg-sunken px-3 py-2 text-sm" safe>
                 {t("booking.holdNote")}
               </p>
+              {startsAt === null ? "" : <CancellationPolicy view={view} policy={a.cancellationPolicy} startsAt={startsAt} timeZone={zone} />}
               {testMode ? <TestModeNote view={view} /> : ""}
               <form method="post" action={`/activity/${a.id}/request/pay`} class="flex flex-col gap-2">
                 <input type="hidden" name="_csrf" value={view.csrf} />

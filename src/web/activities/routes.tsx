@@ -119,6 +119,7 @@ export function activityRoutes(deps: Deps) {
         photos: stringsFrom(sent.photos),
         availability: postedAvailability(sent),
         group: postedGroup(sent),
+        cancellationPolicy: str("cancellationPolicy") || "flexible",
       },
       errors: wait > 0 ? {} : fields,
       hoursDay: wait > 0 ? undefined : hoursErrorDay(error),

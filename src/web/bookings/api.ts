@@ -10,7 +10,7 @@ import { createBooking, intentForBooking, intentForSavedChoice, startCheckout } 
 import { actionButtonBody, bookingActionOf, createBookingBody, paymentIntentBody } from "../../bookings/input";
 import { bookingOf, bookingsOf, hostEarnings, hostRequests } from "../../bookings/queries";
 import type { Action } from "../../bookings/service";
-import { act } from "../../bookings/transitions";
+import { act, cancellationPreview } from "../../bookings/transitions";
 
 const TOASTS: Record<Action, { title: MessageKey; body: MessageKey }> = {
   accept: { title: "toast.bookingAccepted", body: "toast.bookingAcceptedBody" },
@@ -78,11 +78,16 @@ export function bookingApi(deps: Deps) {
     }, { body: createBookingBody })
     .get("/api/bookings", async ({ user }) => json((await bookingsOf(deps, user.id)).map((b) => b.view)))
     .get("/api/bookings/:id/details", async ({ params, user }) => json((await bookingOf(deps, user.id, params.id)).details))
+    // What cancelling would give back now, by the booking's policy (docs/decisions/0050).
+    .get("/api/bookings/:id/cancellation", async ({ params, user }) => {
+      const { quote } = await cancellationPreview(deps, user, params.id);
+      return json({ refundable: decimalFromCents(quote.refundableCents, quote.currency), total: decimalFromCents(quote.totalCents, quote.currency), currency: quote.currency, policy: quote.policy, deadline: quote.deadline === null ? null : new Date(quote.deadline).toISOString() });
+    })
     .get("/api/host/requests", async ({ user }) => json((await hostRequests(deps, user.id)).requests))
     .get("/api/host/earnings", async ({ user }) => json(earningsJson(await hostEarnings(deps, user.id), currencyOf(user.country, user.city) ?? "usd")))
     .post("/api/bookings/:id/:action", async ({ params, body, user, request, sendTo }) => {
       const action = bookingActionOf(params.action);
-      const { booking } = await act(deps, user, params.id, action);
+      const { booking } = await act(deps, user, params.id, action, { expectedRefundCents: body.refundCents });
       if (wantsJson(request)) return json((await bookingOf(deps, user.id, booking.id)).view);
       // A page's button: back where it was, with the spec's toast.
       return sendTo(body.next, { ...TOASTS[action], variant: "success" });

@@ -19,7 +19,9 @@ import { returnBase } from "../../payments/choice";
 import { quoteRequest, saveChoice, startCheckout } from "../../bookings/checkout";
 import { cardBody, dateTimeQuery, paymentReturnQuery, requestChoiceBody, requestPayBody, selectionBody, successQuery } from "../../bookings/input";
 import { checkoutReturned, checkoutScreen, payForBooking, payForChoice, paymentReturned, paymentScreen, wordingOf, type CardForm, type PaymentStep, type Wording } from "./payment-flow";
-import { dialogTimes, bookingSummary, dateTimeScreenData } from "../../bookings/queries";
+import { bookingOf, dialogTimes, bookingSummary, dateTimeScreenData } from "../../bookings/queries";
+import { cancellationPreview } from "../../bookings/transitions";
+import { CancelScreen } from "../../../views/bookings/Cancel";
 import { clearSelections, getSelection } from "../../bookings/selection";
 
 /** A wording (a catalogue text, or the provider's own words) in the person's language. */
@@ -130,6 +132,16 @@ export function bookingPages(deps: Deps) {
       .get("/checkout/:bookingId", async ({ params, user, request, ...ctx }) => answer(await checkoutScreen(deps, user, params.bookingId, returnBase(deps, request)), ctx))
       .post("/checkout/:bookingId", async ({ params, body, user, request, ...ctx }) => answer(await payForBooking(deps, user, params.bookingId, body, returnBase(deps, request)), ctx), { body: cardBody })
       .get("/checkout/:bookingId/return", async ({ params, user, ...ctx }) => answer(await checkoutReturned(deps, user, params.bookingId), ctx))
+
+      // ------------------------------------------------------------- cancelling, what comes back
+      // A guest's accepted booking: what the policy gives back now, and the confirmation (docs/decisions/0050).
+      // Anyone else, or any other state, goes back to the conversation, where the cards say what can be done.
+      .get("/bookings/:id/cancel", async ({ params, user, render, sendTo }) => {
+        const { booking, role, quote } = await cancellationPreview(deps, user, params.id);
+        if (role !== "guest" || booking.status !== "accepted") return sendTo(`/bookings/${booking.id}`);
+        const { activity } = await bookingOf(deps, user.id, booking.id);
+        return render((view) => <CancelScreen view={view} data={{ booking, activity, quote }} />);
+      }, { refused: { title: "common.error", back: ({ error }, { params }) => (error.status === 404 ? undefined : `/bookings/${params.id}`) } })
 
       // --------------------------------------------------------------------- the request dialog
       // Each step is shown again as typed when the rules refuse it (too long, say).

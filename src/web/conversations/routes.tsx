@@ -7,7 +7,7 @@ import { BookingsScreen, InboxList } from "../../../views/bookings/List";
 import { ErrorScreen } from "../../../views/shell/NotFound";
 import { hostListings } from "../../activities/queries";
 import { bookingOf, hostSessions, inboxOf, sessionKey, type InboxOrder } from "../../bookings/queries";
-import { GUEST_CANCEL_NOTICE_MS } from "../../bookings/service";
+import { cancellationQuote } from "../../bookings/policies";
 import { isDomainError } from "../../../lib/domain-error";
 import { context, type FormScreen, type Render, type SendTo } from "../../context";
 import { type Deps, type RequestState } from "../../deps";
@@ -76,7 +76,7 @@ async function conversationData(deps: Deps, state: RequestState, user: User, boo
     messages,
     seenUpTo,
     chat,
-    guestCancelUntil: booking.startsAt - GUEST_CANCEL_NOTICE_MS,
+    cancelQuote: cancellationQuote(booking, now),
     canReview: (await bookingsToReview(deps, user.id, [booking])).has(booking.id),
     now,
     draft: opts.draft,
