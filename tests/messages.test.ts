@@ -554,7 +554,8 @@ describe("the conversation screen", () => {
     cancel: select(html, "[data-cancel-card]").length,
     complete: select(html, "[data-complete-card]").length,
     review: select(html, "[data-review-card] a").map((a) => a.attributes.href),
-    actions: select(html, "#conversation-cards form").map((f) => f.attributes.action!.split("/").pop()),
+    // Buttons of forms, and the guest's Cancel: a link to the page that says what comes back.
+    actions: select(html, "#conversation-cards form, #conversation-cards a[data-action]").map((f) => (f.attributes.action ?? f.attributes.href)!.split("/").pop()),
   });
 
   test("the host of a pending request answers it there; the guest may withdraw; the chat is closed with the banner", async () => {

@@ -89,7 +89,7 @@ test("a host accepts from the conversation; the two chat live; the host complete
   expect(await g.page.locator('[data-system="booking_accepted"]').innerText()).toContain("accepted your request");
   await g.page.getByText("Messages are only available after booking is accepted").waitFor({ state: "detached" });
   expect(await g.page.getByRole("textbox", { name: "Message", exact: true }).isEnabled()).toBe(true);
-  await g.page.getByRole("button", { name: "Cancel booking" }).waitFor();
+  await g.page.getByRole("link", { name: "Cancel booking" }).waitFor();
   expect(await g.page.evaluate(() => (window as unknown as { untouched?: boolean }).untouched)).toBe(true);
 
   // Live both ways: the guest sends with Enter (Shift+Enter is a new line), the host answers.

@@ -236,11 +236,11 @@ function ActionCards({ view, data }: { view: View; data: ConversationData }) {
         <section class="card p-4" data-cancel-card>
           {note(text)}
           {open ? (
-            <form method="get" action={`/bookings/${b.id}/cancel`} class="mt-3 flex">
-              <button type="submit" class="btn btn-secondary w-full" data-action="cancel" safe>
+            <div class="mt-3 flex">
+              <a href={`/bookings/${b.id}/cancel`} class="btn btn-secondary w-full" data-action="cancel" safe>
                 {t("bookings.cancel")}
-              </button>
-            </form>
+              </a>
+            </div>
           ) : (
             ""
           )}
