@@ -217,6 +217,24 @@ describe("each booking email reaches the right person", () => {
     expect(calendarOf(refund!)).toContain(`UID:booking-${id}@localhost`);
   });
 
+  test("canceled by the guest inside the last day (the flexible policy): the guest is told nothing comes back, and the calendar drops it", async () => {
+    const id = await pendingBooking();
+    await act(host, id, "accept");
+    const before = clock;
+    clock = (await bookingRow(id)).startsAt - 23 * 60 * 60 * 1000;
+    try {
+      await act(guest, id, "cancel");
+      expect((await bookingRow(id)).refundedCents).toBe(0);
+      const mails = about(guestEmail, id);
+      expect(mails.some((m) => m.subject.startsWith("Refund issued"))).toBe(false);
+      const kept = mails.find((m) => m.subject === "Cancelled without a refund: Tennis");
+      expect(kept!.text).toContain("You cancelled Tennis: under the host's cancellation policy, nothing is refunded.");
+      expect(calendarOf(kept!)).toContain("METHOD:CANCEL");
+    } finally {
+      clock = before;
+    }
+  });
+
   test("canceled by the host: the guest's email carries the refund and a CANCEL of the same event", async () => {
     const id = await pendingBooking();
     await act(host, id, "accept");
@@ -251,7 +269,9 @@ describe("each booking email reaches the right person", () => {
     expect(review!.html).toContain(`>Leave a review<`);
     // The host marked it complete: no review email for them.
     expect(about(hostEmail, id).some((m) => m.subject.startsWith("How was"))).toBe(false);
-    const payout = await smtp.waitFor(hostEmail, /^Payout sent: \$64\.00$/);
+    // This booking's payout (a cancellation that kept its payment pays the host too).
+    const payout = await smtp.waitFor(hostEmail, new RegExp(`^Payout sent[\\s\\S]*/bookings/${id}`));
+    expect(payout.subject).toBe("Payout sent: $64.00");
     expect(payout.text).toContain(`$64.00 for Tennis on ${await dateOf(id)} is on its way to your payout account.`);
     expect(payout.header("List-Unsubscribe")).toContain(unsubscribeToken(t.deps, hostId, "paymentNotifications"));
   });

@@ -111,13 +111,13 @@ async function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus |
   });
 
   /** The guest's payment email alone (the push notice's words), when only payment emails are wanted. */
-  const payment = (title: MessageKey, body: MessageKey, more: MessageKey[] = [], calendar?: "CANCEL"): PlannedEmail => ({
+  const payment = (title: MessageKey, body: MessageKey, more: MessageKey[] = [], calendar?: "CANCEL", cents = booking.totalCents): PlannedEmail => ({
     to: f.guest,
     type: "paymentNotifications",
     key: `booking:${booking.id}:${to}:payment:${booking.guestId}`,
     kind: `booking.${to}.payment`,
     content: (t, locale) => {
-      const params = { amount: money(booking.totalCents, locale), activity: activity.title };
+      const params = { amount: money(cents, locale), activity: activity.title };
       return {
         subject: `${t(title)}: ${activity.title}`,
         heading: t(title),
@@ -282,7 +282,10 @@ async function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus |
           { subject: "notifications.email.canceledByGuest.subject", heading: "notifications.email.canceledByGuest.heading", body: "notifications.email.canceledByGuest.body" },
           { amount: false },
         ),
-        payment("notifications.push.refunded.title", "notifications.push.refunded.body", ["notifications.email.calendarRemoved"], "CANCEL"),
+        // What the booking's policy gave back (docs/decisions/0050), possibly nothing.
+        booking.refundedCents > 0
+          ? payment("notifications.push.refunded.title", "notifications.push.refunded.body", ["notifications.email.calendarRemoved"], "CANCEL", booking.refundedCents)
+          : payment("notifications.push.keptAll.title", "notifications.push.keptAll.body", ["notifications.email.calendarRemoved"], "CANCEL"),
       ];
     case "completed": {
       // Time to review the other side: the guest always, the host too when nobody marked it (automatic).

@@ -92,6 +92,14 @@ async function bookingNotices(deps: Deps, booking: Booking, from: BookingStatus 
   const toHost = (type: PreferenceKey, title: MessageKey, body: MessageKey, topic = "status") =>
     notice(base(booking.hostId, type, topic), title, body, (l) => ({ name: p.guest, activity: p.activity, date: when(l), amount: amount(l) }));
   const released = () => toGuest("paymentNotifications", "notifications.push.released.title", "notifications.push.released.body", "payment");
+  // What a cancellation gave back: everything, or what the booking's policy gave (docs/decisions/0050), possibly nothing.
+  const refunded = () =>
+    booking.refundedCents > 0
+      ? notice(base(booking.guestId, "paymentNotifications", "payment"), "notifications.push.refunded.title", "notifications.push.refunded.body", (l) => ({
+          activity: p.activity,
+          amount: formatMoney(booking.refundedCents, l, { currency: booking.currency }),
+        }))
+      : toGuest("paymentNotifications", "notifications.push.keptAll.title", "notifications.push.keptAll.body", "payment");
 
   switch (to) {
     case "pending":
@@ -119,7 +127,7 @@ async function bookingNotices(deps: Deps, booking: Booking, from: BookingStatus 
       if (notRunning && (from === "pending" || from === "accepted")) {
         return [
           toGuest("activityUpdates", "notifications.push.notRunning.title", "notifications.push.notRunning.body"),
-          from === "pending" ? released() : toGuest("paymentNotifications", "notifications.push.refunded.title", "notifications.push.refunded.body", "payment"),
+          from === "pending" ? released() : refunded(),
         ];
       }
       if (from === "pending") return [toHost("bookingRequests", "notifications.push.withdrawn.title", "notifications.push.withdrawn.body"), released()];
@@ -128,7 +136,7 @@ async function bookingNotices(deps: Deps, booking: Booking, from: BookingStatus 
         booking.canceledBy === "host"
           ? toGuest("activityUpdates", "notifications.push.canceled.title", "notifications.push.canceled.body")
           : toHost("activityUpdates", "notifications.push.canceled.title", "notifications.push.canceled.body"),
-        toGuest("paymentNotifications", "notifications.push.refunded.title", "notifications.push.refunded.body", "payment"),
+        refunded(),
       ];
     case "completed": {
       // Time to review the other side: the guest always, the host too when nobody marked it (automatic).
