@@ -42,7 +42,7 @@ export function CancelScreen({ view, data }: { view: View; data: CancelData }) {
           </section>
           <section class="card p-4" aria-labelledby="cancel-refund" data-cancel-preview>
             <p id="cancel-refund" class="text-lg font-semibold" data-refund={String(q.refundableCents)} safe>
-              {t("cancel.refund", { refund, total: money(q.totalCents) })}
+              {t("cancel.refund", { refund, paid: money(q.totalCents) })}
             </p>
             <p class="mt-1 text-sm text-muted" safe>
               {q.refundableCents === 0
