@@ -102,15 +102,18 @@ export interface BookingClaim {
   to: BookingStatus;
   canceledBy: "guest" | "host" | null;
   /** The system message the change writes once recorded, and who sends it (null: nobody). */
-  message: "booking_accepted" | "booking_declined" | "booking_expired" | "booking_canceled" | "session_not_running" | null;
+  message: "booking_accepted" | "booking_declined" | "booking_expired" | "booking_canceled" | "session_not_running" | "booking_refunded" | null;
   senderId: string | null;
   /** An accept made on the host's behalf by instant booking (docs/decisions/0037), told to the host as such. */
   instant?: true;
   /**
-   * The amount a refund or a transfer moves (minor units), fixed when it is claimed; absent: a
-   * refund of everything left, a transfer of the host's whole share.
+   * The movement's amount when it is not the whole: a refund of part of the payment, a transfer of
+   * the host's share as it is left after refunds. Absent: what remains (a refund), the host's
+   * whole share (a transfer).
    */
   amountCents?: number;
+  /** A refund's reason, as the guest reads it (docs/decisions/0051). */
+  reason?: string;
 }
 
 export const reportReasons = ["inappropriate_content", "scam_or_fraud", "safety_concern", "harassment", "fake_profile", "other"] as const;

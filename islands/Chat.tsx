@@ -288,6 +288,12 @@ export function Chat(props: ChatProps) {
             m.isSystemMessage ? (
               <li key={m.id} className="flex flex-col items-center gap-0.5 px-6 text-center" data-message={m.id} data-system={m.systemMessageType ?? ""}>
                 <p className="rounded-full bg-sunken px-3 py-1 text-sm text-muted">{systemLine(m)}</p>
+                {/* A refund's reason, in the host's words. */}
+                {m.systemMessageType === "booking_refunded" ? (
+                  <p className="max-w-[85%] whitespace-pre-wrap break-words text-sm" data-refund-reason>
+                    {m.content}
+                  </p>
+                ) : null}
                 {stamp(m.createdAt)}
               </li>
             ) : (

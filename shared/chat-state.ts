@@ -39,8 +39,8 @@ export type ChatAction =
   | { type: "otherRead"; at: string }
   | { type: "iRead" };
 
-/** The status a booking has once it wrote this system message. */
-export const STATUS_AFTER: Record<ChatSystemMessageType, ChatBookingStatus> = {
+/** The status a booking has once it wrote this system message; null: the status it had (a partial refund). */
+export const STATUS_AFTER: Record<ChatSystemMessageType, ChatBookingStatus | null> = {
   booking_request: "pending",
   booking_accepted: "accepted",
   booking_declined: "rejected",
@@ -48,6 +48,7 @@ export const STATUS_AFTER: Record<ChatSystemMessageType, ChatBookingStatus> = {
   booking_canceled: "canceled",
   booking_completed: "completed",
   session_not_running: "canceled",
+  booking_refunded: null,
 };
 
 const chronological = (a: MessageJSON, b: MessageJSON) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);
@@ -102,8 +103,8 @@ function receive(state: ChatState, incoming: MessageJSON[], viewerId: string, cl
   const messages = [...state.messages, ...added].sort(chronological);
   // A status change caught up after a reconnection arrives as its system message only: the
   // newest system message, when it is new here, says what the status is now.
-  const latestSystem = messages.findLast((m) => m.isSystemMessage && m.systemMessageType !== null);
-  const status = latestSystem?.systemMessageType && added.includes(latestSystem) ? STATUS_AFTER[latestSystem.systemMessageType] : state.status;
+  const latestSystem = messages.findLast((m) => m.isSystemMessage && m.systemMessageType !== null && STATUS_AFTER[m.systemMessageType] !== null);
+  const status = latestSystem?.systemMessageType && added.includes(latestSystem) ? (STATUS_AFTER[latestSystem.systemMessageType] ?? state.status) : state.status;
   return { ...state, messages, outgoing, status };
 }
 

@@ -24,7 +24,9 @@ export type ChatSystemMessageType =
   | "booking_expired"
   | "booking_canceled"
   | "booking_completed"
-  | "session_not_running";
+  | "session_not_running"
+  /** The host gave part of the payment back; its content is the reason. The status is unchanged. */
+  | "booking_refunded";
 
 /** A message as the API shows it (`messageView` in src/conversations/serialize.ts). */
 export interface MessageJSON {

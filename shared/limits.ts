@@ -62,6 +62,8 @@ export const REPORT_NOTES_MAX = 500;
 export const MAX_MESSAGE_LENGTH = 2000;
 /** The message a guest sends with a booking request, once cleaned: every flow, form and island reads this. */
 export const MAX_BOOKING_MESSAGE = 1000;
+/** The reason a host gives the guest for a partial refund, once cleaned. */
+export const MAX_REFUND_REASON = 500;
 
 // Availability (docs/decisions/0037-availability.md).
 /** Ranges of weekly hours on one day, at most. */

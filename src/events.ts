@@ -21,6 +21,8 @@ export type DomainEvent =
   | { type: "message.created"; booking: Booking; message: MessageRow }
   /** Someone read a conversation up to now. */
   | { type: "messages.read"; booking: Booking; readerId: string; at: number }
+  /** The host gave part of a booking's payment back (docs/decisions/0051); its status is unchanged. `message` is the system message written with it. */
+  | { type: "booking.refunded"; booking: Booking; amountCents: number; reason: string; message: MessageRow | null }
   /** A completed booking's host share was sent to the host's payout account. */
   | { type: "payout.sent"; booking: Booking; amountCents: number }
   /** Reviews of a booking became visible (double-blind: both sides wrote, or the 14 days ended). */

@@ -4,16 +4,21 @@
  * - Every movement the provider shows is in the ledger exactly once, for the same amount:
  *   the capture, the release of a held card, each refund, each transfer.
  * - What was charged is accounted for: charged = platform fee + host payout + refunds, once the
- *   booking has ended; nothing but the charge while it is accepted.
+ *   booking has ended; nothing but the charge and its parts given back while it is accepted.
  * - A cancelled charge was refunded by an amount its policy allows (docs/decisions/0050): in full,
  *   or the policy's share; what was kept is split between the platform and the host in the
  *   refund's proportion, to the unit; `refundedCents` and `booking_refunds` say the same.
+ * - Parts given back by the host (docs/decisions/0051): each is in `booking_refunds` and in the
+ *   ledger once, under its own key, with the provider's refund; `refundedCents` is their sum, never
+ *   more than was paid; once completed, each part's platform and host shares add up to it; the
+ *   host's share sent, less what was taken back, is exactly what the ledger says they are owed.
  * - Each status has the provider state that goes with it, and no claim is left over.
  * - No card is held past the booking's deadline.
  */
 import { eq } from "drizzle-orm";
 import { bookingRefunds, bookings, ledgerEntries, type Booking } from "../db/schema";
 import { keptSplit, possibleRefunds } from "../src/bookings/policies";
+import { ledgerKey, refundPartLedgerKey } from "../src/bookings/keys";
 import type { Deps } from "../src/deps";
 
 const sum = (xs: { amountCents: number }[]) => xs.reduce((s, x) => s + x.amountCents, 0);
@@ -31,7 +36,19 @@ async function violationsOf(deps: Deps, b: Booking): Promise<string[]> {
   const ledger = (kind: string) => rows.filter((r) => r.kind === kind);
   const has = (kind: string) => ledger(kind).length > 0;
   if (b.claim) out.push(`a claim is left under way (${b.claim.movement})`);
-  for (const kind of new Set(rows.map((r) => r.kind))) if (ledger(kind).length > 1) out.push(`${ledger(kind).length} ledger rows of kind ${kind}`);
+  // One row of each kind for the booking itself; the others belong to a part given back, by its key.
+  // The parts a host gave back (docs/decisions/0051) carry the reason the guest reads; a cancellation's refund (0050) has none.
+  const parts = (await deps.db.select().from(bookingRefunds).where(eq(bookingRefunds.bookingId, b.id))).filter((p) => p.reason !== null);
+  for (const kind of new Set(rows.map((r) => r.kind))) {
+    const own = ledger(kind).filter((r) => r.idempotencyKey === ledgerKey(b.id, kind)).length;
+    if (own > 1) out.push(`${own} ledger rows of kind ${kind}`);
+  }
+  for (const r of rows) {
+    if (r.idempotencyKey !== ledgerKey(r.bookingId, r.kind) && !parts.some((p) => r.idempotencyKey === refundPartLedgerKey(p.key, r.kind))) out.push(`a ${r.kind} ledger row of no refund (${r.idempotencyKey})`);
+  }
+  const partsSum = sum(parts);
+  if (b.refundedCents < 0 || b.refundedCents > b.totalCents) out.push(`refunded ${b.refundedCents} of ${b.totalCents}`);
+  if (b.status !== "canceled" && partsSum !== b.refundedCents) out.push(`refunded ${b.refundedCents}, the parts given back add up to ${partsSum}`);
   if (!b.paymentIntentId) {
     if (rows.length) out.push("ledger rows without a payment");
     return out;
@@ -49,15 +66,30 @@ async function violationsOf(deps: Deps, b: Booking): Promise<string[]> {
   const released = intent.status === "canceled" && has("authorize");
   if (released !== has("release")) out.push(`provider ${released ? "released the held card" : "shows no release"}, ledger ${has("release") ? "has" : "has no"} release`);
   if (refunds.length !== ledger("refund").length || sum(refunds) !== sum(ledger("refund"))) out.push(`provider refunds ${sum(refunds)} in ${refunds.length}, ledger ${sum(ledger("refund"))} in ${ledger("refund").length}`);
-  if (transfers.length !== ledger("transfer").length || transferred !== sum(ledger("transfer"))) out.push(`provider transfers ${transferred} in ${transfers.length}, ledger ${sum(ledger("transfer"))} in ${ledger("transfer").length}`);
+  const netTransferred = sum(ledger("transfer")) - sum(ledger("reverse"));
+  if (transfers.length !== ledger("transfer").length || transferred !== netTransferred) out.push(`provider transfers ${transferred} in ${transfers.length}, ledger ${netTransferred} in ${ledger("transfer").length}`);
+  const reversed = transfers.reduce((s, t) => s + t.reversedCents, 0);
+  if (reversed !== sum(ledger("reverse"))) out.push(`provider reversed ${reversed} of the transfers, ledger ${sum(ledger("reverse"))}`);
+  const providerRefs = new Set(refunds.map((r) => r.id));
+  for (const p of parts) {
+    const row = rows.filter((r) => r.idempotencyKey === refundPartLedgerKey(p.key, "refund"));
+    if (row.length !== 1 || row[0]!.amountCents !== p.amountCents || !providerRefs.has(row[0]!.providerRef ?? "") || p.providerRef !== row[0]!.providerRef) out.push(`the refund of ${p.amountCents} (${p.key}) is not in the ledger once with the provider's refund`);
+    const fee = rows.filter((r) => r.idempotencyKey === refundPartLedgerKey(p.key, "platform_fee"));
+    const host = rows.filter((r) => r.idempotencyKey === refundPartLedgerKey(p.key, "payout_pending"));
+    if (fee.length !== host.length || fee.length > 1) out.push(`the refund ${p.key} has ${fee.length} platform and ${host.length} host parts`);
+    else if (fee.length && (-fee[0]!.amountCents - host[0]!.amountCents !== p.amountCents || fee[0]!.amountCents > 0 || host[0]!.amountCents > 0)) out.push(`the parts of the refund ${p.key} (${fee[0]!.amountCents}, ${host[0]!.amountCents}) do not add up to ${p.amountCents}`);
+    else if (!fee.length && b.status === "completed" && p.createdAt > (b.completedAt ?? 0)) out.push(`the refund ${p.key}, made once completed, has no platform and host parts`);
+  }
 
   // What was charged is accounted for.
   const charged = sum(ledger("capture"));
   const accounted = sum(ledger("platform_fee")) + sum(ledger("payout_pending")) + sum(ledger("refund"));
   if (b.status === "completed" || (b.status === "canceled" && has("capture"))) {
     if (charged !== accounted) out.push(`charged ${charged}, accounted ${accounted} (fee + payout + refunds)`);
-  } else if (accounted !== 0) out.push(`${accounted} accounted before the booking ended`);
+  } else if (accounted !== sum(ledger("refund")) || sum(ledger("refund")) !== b.refundedCents) out.push(`${accounted} accounted before the booking ended, ${b.refundedCents} given back`);
   if (transferred > sum(ledger("payout_pending"))) out.push(`transferred ${transferred}, more than the ${sum(ledger("payout_pending"))} owed`);
+  if (has("transfer") && transferred !== sum(ledger("payout_pending"))) out.push(`transferred ${transferred}, the host is owed ${sum(ledger("payout_pending"))}`);
+  if (sum(ledger("platform_fee")) < 0 || sum(ledger("payout_pending")) < 0) out.push(`a share below nothing: fee ${sum(ledger("platform_fee"))}, host ${sum(ledger("payout_pending"))}`);
 
   // What the booking says it gave back is what the provider and the refunds' records show.
   const recordedRefunds = await deps.db.select().from(bookingRefunds).where(eq(bookingRefunds.bookingId, b.id));
@@ -70,15 +102,17 @@ async function violationsOf(deps: Deps, b: Booking): Promise<string[]> {
       expect(intent.status === "requires_capture" && has("authorize"), `a request whose card is ${intent.status}`);
       break;
     case "accepted":
-      expect(captured && refunds.length === 0, `accepted, the payment ${intent.status} with ${sum(refunds)} refunded`);
+      expect(captured && sum(refunds) === b.refundedCents, `accepted, the payment ${intent.status} with ${sum(refunds)} refunded (${b.refundedCents} given back)`);
       break;
     case "completed":
-      expect(captured && refunds.length === 0 && has("payout_pending"), `completed, the payment ${intent.status} with ${sum(refunds)} refunded`);
+      expect(captured && sum(refunds) === b.refundedCents && has("payout_pending"), `completed, the payment ${intent.status} with ${sum(refunds)} refunded (${b.refundedCents} given back)`);
       break;
     case "canceled":
       if (has("capture")) {
         const refunded = sum(refunds);
-        expect(possibleRefunds(b.cancellationPolicy, b.totalCents).includes(refunded), `cancelled after being charged, ${refunded} of ${b.totalCents} refunded, which the ${b.cancellationPolicy} policy never gives`);
+        // With parts given back by the host first, the cancellation gave what its policy gives beyond them, or nothing more.
+        const allowed = parts.length ? refunded >= partsSum && refunded <= b.totalCents : possibleRefunds(b.cancellationPolicy, b.totalCents).includes(refunded);
+        expect(allowed, `cancelled after being charged, ${refunded} of ${b.totalCents} refunded, which the ${b.cancellationPolicy} policy never gives`);
         const kept = keptSplit(b, b.totalCents - refunded);
         expect(
           sum(ledger("payout_pending")) === kept.hostCents && sum(ledger("platform_fee")) === kept.platformCents,

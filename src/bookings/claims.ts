@@ -12,6 +12,7 @@ import { autoCompleteJob, payoutJob, recoverJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys, ledgerKey, movementKey } from "./keys";
 import { AUTO_COMPLETE_MS, providerRefusal, currentBooking, type SystemMessageType } from "./service";
 import { keptSplit } from "./policies";
+import { givesPartBack, partBackRows, refundable, takeBackHostPart } from "./refund-parts";
 
 /**
  * The way a booking's money moves (docs/decisions/0028): claim, call, record, recover. Every
@@ -60,7 +61,8 @@ export const claimSettled = (key: string) => void claimsUnderWay.delete(key);
 /** Whether a claim is worth waiting for: this process is working on it now. */
 export const claimIsUnderWay = (key: string) => claimsUnderWay.has(key);
 
-export async function ledger(tx: WriteTx, deps: Deps, booking: Pick<Booking, "id" | "currency">, kind: LedgerKind, amountCents: number, providerRef: string | null) {
+/** Writes a ledger row, once per key: by default the booking's one row of that kind (`key` for the rows a booking has several of). */
+export async function ledger(tx: WriteTx, deps: Deps, booking: Pick<Booking, "id" | "currency">, kind: LedgerKind, amountCents: number, providerRef: string | null, key = ledgerKey(booking.id, kind)) {
   await tx.insert(ledgerEntries)
     .values({
       id: crypto.randomUUID(),
@@ -70,16 +72,17 @@ export async function ledger(tx: WriteTx, deps: Deps, booking: Pick<Booking, "id
       currency: booking.currency,
       provider: deps.payments.name,
       providerRef,
-      idempotencyKey: ledgerKey(booking.id, kind),
+      idempotencyKey: key,
       createdAt: deps.now(),
     })
     .onConflictDoNothing({ target: ledgerEntries.idempotencyKey });
 }
 
-export async function systemMessage(tx: WriteTx, deps: Deps, bookingId: string, type: SystemMessageType, senderId: string | null): Promise<MessageRow> {
+/** Writes a system message; `content` is its own text when it carries one (a refund's reason), else its type. */
+export async function systemMessage(tx: WriteTx, deps: Deps, bookingId: string, type: SystemMessageType, senderId: string | null, content: string = type): Promise<MessageRow> {
   return await written(tx
     .insert(messages)
-    .values({ id: crypto.randomUUID(), bookingId, senderId, content: type, isSystemMessage: true, systemMessageType: type, readBy: senderId ? [senderId] : [], createdAt: deps.now(), seq: nextMessageSeq(bookingId) })
+    .values({ id: crypto.randomUUID(), bookingId, senderId, content, isSystemMessage: true, systemMessageType: type, readBy: senderId ? [senderId] : [], createdAt: deps.now(), seq: nextMessageSeq(bookingId) })
     .returning());
 }
 
@@ -94,16 +97,15 @@ export function announce(deps: Deps, booking: Booking, from: BookingStatus | nul
 /** What a movement is to do; `claim` adds its key, its starting status and its intent. */
 export type Plan = Omit<BookingClaim, "key" | "from" | "intentId">;
 
-/** The host's share of a completed booking is owed and not yet sent, by its ledger. */
-export async function shareOwed(db: WriteTx | Deps["db"], bookingId: string) {
-  const kinds = new Set((await db.select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.bookingId, bookingId))).map((r) => r.kind));
-  return kinds.has("payout_pending") && !kinds.has("transfer");
-}
-
-/** The host's share written to the ledger as owed (`payout_pending`): the amount a payout sends. */
-export async function owedShareCents(db: WriteTx | Deps["db"], bookingId: string) {
-  const rows = await db.select({ amountCents: ledgerEntries.amountCents }).from(ledgerEntries).where(and(eq(ledgerEntries.bookingId, bookingId), eq(ledgerEntries.kind, "payout_pending")));
-  return rows.reduce((sum, r) => sum + r.amountCents, 0);
+/**
+ * The host's share of a completed booking that is owed and not yet sent, by its ledger, in minor
+ * units: what is left of it after the refunds (the sum of its `payout_pending` rows) until it is
+ * transferred; 0 when nothing is owed (not completed, sent already, or all given back).
+ */
+export async function shareOwed(db: WriteTx | Deps["db"], bookingId: string): Promise<number> {
+  const rows = await db.select({ kind: ledgerEntries.kind, amountCents: ledgerEntries.amountCents }).from(ledgerEntries).where(eq(ledgerEntries.bookingId, bookingId));
+  if (rows.some((r) => r.kind === "transfer")) return 0;
+  return Math.max(0, rows.filter((r) => r.kind === "payout_pending").reduce((sum, r) => sum + r.amountCents, 0));
 }
 
 /**
@@ -141,8 +143,14 @@ function claimIn(deps: Deps, bookingId: string, from: BookingStatus, intentId: s
     const row = await one(tx.select().from(bookings).where(and(eq(bookings.id, bookingId), eq(bookings.status, from), isNull(bookings.claim))));
     if (!row) return null;
     // A payout is claimed only while the share is still owed: two payouts that both read it owed
-    // before either claimed (the completion's own and its job) send it once.
-    if (plan.movement === "transfer" && !(await shareOwed(tx, row.id))) return null;
+    // before either claimed (the completion's own and its job) send it once, for what is owed then.
+    if (plan.movement === "transfer") {
+      const owed = await shareOwed(tx, row.id);
+      if (!owed) return null;
+      plan = { ...plan, amountCents: owed };
+    }
+    // A refund of an amount is claimed only while that much remains: two at once never give back more than was paid.
+    if (plan.movement === "refund" && plan.amountCents !== undefined && plan.amountCents > refundable(row)) return null;
     const attempt = row.claims + 1;
     const claimed: BookingClaim = { ...plan, from, intentId, key: movementKey(row.id, plan.movement, attempt) };
     underWay(claimed.key);
@@ -159,8 +167,15 @@ export async function callProvider(deps: Deps, booking: Booking, c: BookingClaim
       return (await deps.payments.capture(c.intentId, c.key)).id;
     case "release":
       return (await deps.payments.release(c.intentId, c.key)).id;
-    case "refund":
-      return (await deps.payments.refund(c.intentId, c.amountCents ?? null, c.key)).id;
+    case "refund": {
+      const refund = await deps.payments.refund(c.intentId, c.amountCents ?? null, c.key);
+      // The guest is refunded: whatever the reversal answers, the claim must not be rolled back
+      // now, so a refusal of it is left, as no answer is, to the recovery, which makes it again.
+      if (givesPartBack(c)) await takeBackHostPart(deps, booking, c).catch((err: unknown) => {
+        throw new PaymentError(`the refund was made, taking the host's part back was not: ${err instanceof Error ? err.message : String(err)}`, "provider_unavailable", 503);
+      });
+      return refund.id;
+    }
     case "transfer": {
       const host = await one(deps.db.select({ accountId: users.stripeAccountId }).from(users).where(eq(users.id, booking.hostId)));
       if (!host?.accountId) throw new PaymentError("The host has no payout account.", "invalid_request", 409);
@@ -213,11 +228,16 @@ function record(deps: Deps, bookingId: string, key: string, providerRef: string)
         }
         break;
       case "refund":
+        if (givesPartBack(c)) {
+          // A host's partial refund (docs/decisions/0051): its refund, its booking_refunds row and, once completed, the shares it takes back.
+          for (const r of await partBackRows(tx, deps, row, c, providerRef)) await ledger(tx, deps, b, r.kind, r.amountCents, r.providerRef, r.key);
+          break;
+        }
         await ledger(tx, deps, b, "refund", refunded, providerRef);
         await tx.insert(bookingRefunds)
           .values({ id: crypto.randomUUID(), bookingId: b.id, amountCents: refunded, currency: b.currency, reason: null, byUserId: null, key: c.key, providerRef, createdAt: now })
           .onConflictDoNothing({ target: bookingRefunds.key });
-        // Cancelled with part of the payment kept: the kept part is shared and paid out.
+        // Cancelled with part of the payment kept: the kept part is shared and paid out (docs/decisions/0050).
         if (c.to === "canceled" && b.refundedCents < b.totalCents) await keepShares(tx, deps, b);
         await cancelJob(tx, jobKeys.autoComplete(b.id));
         break;
@@ -226,7 +246,7 @@ function record(deps: Deps, bookingId: string, key: string, providerRef: string)
         break;
     }
     await cancelJob(tx, jobKeys.recover(b.id, b.claims));
-    const message = c.message ? await systemMessage(tx, deps, b.id, c.message, c.senderId) : null;
+    const message = c.message ? await systemMessage(tx, deps, b.id, c.message, c.senderId, c.reason) : null;
     return { booking: b, claim: c, message };
   });
 }
@@ -236,6 +256,7 @@ export async function finishClaim(deps: Deps, bookingId: string, key: string, pr
   const out = await record(deps, bookingId, key, providerRef);
   if (!out) return (await currentBooking(deps, bookingId))!;
   if (out.claim.movement === "transfer") deps.events.emit({ type: "payout.sent", booking: out.booking, amountCents: out.claim.amountCents ?? out.booking.hostEarningsCents });
+  else if (givesPartBack(out.claim)) deps.events.emit({ type: "booking.refunded", booking: out.booking, amountCents: out.claim.amountCents ?? 0, reason: out.claim.reason ?? "", message: out.message });
   else announce(deps, out.booking, out.claim.from, out.message, out.claim.instant === true);
   return out.booking;
 }

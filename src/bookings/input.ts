@@ -2,7 +2,8 @@ import { z } from "zod";
 import { asRecord, safeNext } from "../../lib/http";
 import type { MessageKey } from "../../lib/i18n";
 import { DomainError } from "../../lib/domain-error";
-import { MAX_BOOKING_MESSAGE, PAYMENT_INTENT_ID_MAX } from "../../shared/limits";
+import { MAX_BOOKING_MESSAGE, MAX_REFUND_REASON, PAYMENT_INTENT_ID_MAX } from "../../shared/limits";
+import { userText } from "../../lib/text";
 import type { Action } from "./service";
 import { textOrNone } from "../../lib/validation";
 import { readDecimal } from "../../lib/money";
@@ -237,3 +238,19 @@ export const successQuery = z.object({ booking: queryText });
 
 /** Back from the card's authentication: `?payment_intent=…`, the intent to read again ("" when none). */
 export const paymentReturnQuery = z.object({ payment_intent: z.unknown().optional().transform((v) => (typeof v === "string" && v.length <= PAYMENT_INTENT_ID_MAX ? v : "")) });
+
+const AMOUNT_TEXT = /^\s*\d{1,12}(?:[.,]\d+)?\s*$/;
+const readsAsAmount = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v >= 0) || (typeof v === "string" && v.length <= 32 && AMOUNT_TEXT.test(v));
+
+/**
+ * `POST /api/bookings/{id}/refunds` and the conversation's refund form (docs/decisions/0051): the
+ * amount as sent (a number or a decimal string, read in the booking's currency by the service,
+ * `amountToMinor`), and the reason the guest reads, cleaned like other user text.
+ */
+export const refundBody = asObject(z.object({
+  // Something that reads as an amount, so that the form says so beside the field with the reason's
+  // own message; its decimals are checked against the booking's currency by the service.
+  amount: z.unknown().refine(readsAsAmount, { message: "refunds.amountInvalid" }).transform((v) => v as number | string),
+  reason: userText({ kind: "multiline", invalid: "refunds.reasonInvalid", required: "refunds.reasonBlank", max: { length: MAX_REFUND_REASON, message: "refunds.reasonTooLong" }, characters: "refunds.reasonCharacters" }),
+}));
+export type RefundInput = z.infer<typeof refundBody>;

@@ -30,6 +30,15 @@ export const jobKeys = {
 export const ledgerKey = (bookingId: string, kind: LedgerKind) => `booking:${bookingId}:${kind}`;
 
 /**
+ * The ledger rows of one part of a payment given back (docs/decisions/0051): a booking has as
+ * many as it has partial refunds, each keyed by its refund's own call key and the kind.
+ */
+export const refundPartLedgerKey = (refundKey: string, kind: LedgerKind) => `${refundKey}:${kind}`;
+
+/** Taking the host's part of a refund back from the booking's transfer: its own call, keyed by the refund's. */
+export const reversalKey = (refundKey: string) => `${refundKey}:reverse`;
+
+/**
  * The provider call of claim number `attempt`: `booking:{id}:capture` the first time, then
  * `booking:{id}:capture:2` ... so a later attempt is never answered with an earlier one's refusal.
  */

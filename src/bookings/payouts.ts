@@ -2,12 +2,12 @@ import { one } from "../../db/client";
 import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import { bookings, ledgerEntries, users } from "../../db/schema";
 import type { Deps } from "../deps";
-import { move, owedShareCents, shareOwed } from "./claims";
+import { move, shareOwed } from "./claims";
 import { currentBooking } from "./service";
 
 /**
  * The host's share of a completed booking (ARCHITECTURE decision 5): owed from completion
- * (`payout_pending`), sent to the host's payout account when they have one that can receive it
+ * (`payout_pending`, less the host's part of any refund: docs/decisions/0051), sent to the host's payout account when they have one that can receive it
  * (`transfer`, `payHost`, through the same claim as every other movement), and the reads that
  * find what is still owed.
  */
@@ -28,22 +28,26 @@ export async function payHost(deps: Deps, bookingId: string): Promise<"sent" | "
   if (!host?.accountId) return "waiting";
   const account = await deps.payments.getConnectedAccount(host.accountId);
   if (!account?.payoutsEnabled) return "waiting";
-  const amountCents = await owedShareCents(deps.db, b.id);
-  const sent = await move(deps, b, b.status, b.paymentIntentId, { movement: "transfer", to: b.status, canceledBy: b.canceledBy, message: null, senderId: null, amountCents });
+  // The claim fixes the amount: the share owed when it is claimed (`shareOwed`).
+  const sent = await move(deps, b, b.status, b.paymentIntentId, { movement: "transfer", to: b.status, canceledBy: b.canceledBy, message: null, senderId: null });
   // Null: another payout of this booking claimed it first, or sent it already.
   return sent ? "sent" : "nothing";
 }
 
-/** Completed (or cancelled, part kept) bookings whose host share is still owed, optionally for one host. */
+/** Completed (or cancelled, part kept) bookings whose host share is still owed (what is left of it after refunds is more than nothing), optionally for one host. */
 export async function owedPayouts(deps: Pick<Deps, "db">, hostId?: string) {
   const done = await deps.db
-    .select({ id: bookings.id, kinds: ledgerEntries.kind })
+    .select({ id: bookings.id, kind: ledgerEntries.kind, amountCents: ledgerEntries.amountCents })
     .from(bookings)
     .innerJoin(ledgerEntries, eq(ledgerEntries.bookingId, bookings.id))
     .where(and(inArray(bookings.status, [...PAID_OUT]), isNotNull(bookings.paymentIntentId), hostId ? eq(bookings.hostId, hostId) : undefined, inArray(ledgerEntries.kind, ["payout_pending", "transfer"])));
-  const byBooking = new Map<string, Set<string>>();
-  for (const r of done) (byBooking.get(r.id) ?? byBooking.set(r.id, new Set()).get(r.id)!).add(r.kinds);
-  return [...byBooking].filter(([, kinds]) => kinds.has("payout_pending") && !kinds.has("transfer")).map(([id]) => id);
+  const byBooking = new Map<string, { owed: number; sent: boolean }>();
+  for (const r of done) {
+    const b = byBooking.get(r.id) ?? byBooking.set(r.id, { owed: 0, sent: false }).get(r.id)!;
+    if (r.kind === "transfer") b.sent = true;
+    else b.owed += r.amountCents;
+  }
+  return [...byBooking].filter(([, b]) => !b.sent && b.owed > 0).map(([id]) => id);
 }
 
 /** The host whose payout account an `account.updated` event is about. */

@@ -9,7 +9,8 @@ import { currentBooking, RECONCILE_MS } from "./service";
 import { loggable } from "../../db/faults";
 import { recoverPayment } from "./checkout-payment";
 import { owedPayouts } from "./payouts";
-import { announce, callProvider, finishClaim, ledger, owedShareCents, RECOVERY_GRACE_MS, recoveryDue, refusedForSure, rollBackClaim, shareOwed, systemMessage } from "./claims";
+import { givesPartBack, refundable, takeBackHostPart } from "./refund-parts";
+import { announce, callProvider, finishClaim, ledger, RECOVERY_GRACE_MS, recoveryDue, refusedForSure, rollBackClaim, shareOwed, systemMessage } from "./claims";
 
 /**
  * Keeping our books and the provider's in agreement (docs/decisions/0028):
@@ -37,15 +38,19 @@ async function shownByProvider(deps: Deps, b: Booking, c: BookingClaim): Promise
   }
   if (c.movement === "refund") {
     // This claim's refund is one the provider shows and our books do not have yet, of its amount.
-    const amount = c.amountCents ?? b.totalCents - b.refundedCents;
+    const amount = c.amountCents ?? refundable(b);
     const recorded = new Set([
       ...(await deps.db.select({ ref: ledgerEntries.providerRef }).from(ledgerEntries).where(and(eq(ledgerEntries.bookingId, b.id), eq(ledgerEntries.kind, "refund")))).map((r) => r.ref),
       ...(await deps.db.select({ ref: bookingRefunds.providerRef }).from(bookingRefunds).where(eq(bookingRefunds.bookingId, b.id))).map((r) => r.ref),
     ]);
     const unrecorded = (await deps.payments.refundsOf(c.intentId)).filter((r) => !recorded.has(r.id));
     const made = unrecorded.find((r) => r.amountCents === amount);
-    if (made) return { made: made.id };
-    if (unrecorded.length) return { impossible: `the provider shows refunds of ${unrecorded.map((r) => r.amountCents).join(", ")} cents our books do not have, not the ${amount} claimed` };
+    if (made) {
+      // A part given back after the payout: the host's part is taken back too, unless it was already.
+      if (givesPartBack(c)) await takeBackHostPart(deps, b, c);
+      return { made: made.id };
+    }
+    if (unrecorded.length) return { impossible: `the provider shows refunds of ${unrecorded.map((r) => r.amountCents).join(", ")} minor units our books do not have, not the ${amount} claimed` };
     return { notYet: true };
   }
   const transfers = await deps.payments.transfersOf(bookingCallKeys.transferGroup(b.id));
@@ -186,12 +191,11 @@ async function compare(deps: Deps, b: Booking): Promise<"same" | "repaired" | "f
     const recorded = await writeTransaction(deps.db, async (tx) => {
       const row = await one(tx.select().from(bookings).where(and(eq(bookings.id, b.id), eq(bookings.status, b.status), isNull(bookings.claim))));
       if (!row || !(await shareOwed(tx, row.id))) return null;
-      const amountCents = await owedShareCents(tx, row.id);
-      await ledger(tx, deps, row, "transfer", amountCents, sent.id);
-      return { row, amountCents };
+      await ledger(tx, deps, row, "transfer", sent.amountCents, sent.id);
+      return row;
     });
     if (!recorded) return "same";
-    deps.events.emit({ type: "payout.sent", booking: recorded.row, amountCents: recorded.amountCents });
+    deps.events.emit({ type: "payout.sent", booking: recorded, amountCents: sent.amountCents });
     return "repaired";
   }
   const intent = await deps.payments.getIntent(intentId);
@@ -203,8 +207,9 @@ async function compare(deps: Deps, b: Booking): Promise<"same" | "repaired" | "f
   }
   // accepted
   if (intent.status !== "succeeded") return await flag(deps, b.id, `accepted, but the payment is ${intent.status} at the provider`, b) ? "flagged" : "same";
+  // Parts the host gave back are recorded (`refundedCents`); anything more was refunded elsewhere.
   const refunded = (await deps.payments.refundsOf(intentId)).reduce((sum, r) => sum + r.amountCents, 0);
-  if (refunded > 0) return await flag(deps, b.id, `accepted, but ${refunded} of ${b.totalCents} cents were refunded at the provider`, b) ? "flagged" : "same";
+  if (refunded > b.refundedCents) return await flag(deps, b.id, `accepted, but ${refunded} of ${b.totalCents} cents were refunded at the provider (${b.refundedCents} recorded)`, b) ? "flagged" : "same";
   return "same";
 }
 

@@ -36,6 +36,8 @@ export interface BookingView {
   priceTotal: string;
   /** The host's share (80% of the subtotal). */
   hostEarnings: string;
+  /** How much of `priceTotal` the host has given back so far (docs/decisions/0051). */
+  refunded: string;
   currency: string;
   message: string | null;
   chatId: string | null;
@@ -49,7 +51,7 @@ export interface BookingView {
 
 export const BOOKING_VIEW_KEYS = [
   "id", "status", "role", "guestId", "guest", "hostId", "host", "activityId", "activity", "proposedDatetime", "timeZone", "startsAt", "endsAt",
-  "durationHours", "durationMinutes", "spots", "pricePerPerson", "privateGroup", "subtotal", "serviceFee", "priceTotal", "hostEarnings", "currency", "message", "chatId", "respondBy", "holdUntil",
+  "durationHours", "durationMinutes", "spots", "pricePerPerson", "privateGroup", "subtotal", "serviceFee", "priceTotal", "hostEarnings", "refunded", "currency", "message", "chatId", "respondBy", "holdUntil",
   "canceledBy", "createdAt", "updatedAt", "completedAt",
 ] as const satisfies readonly (keyof BookingView)[];
 
@@ -84,6 +86,7 @@ export function bookingView(
     serviceFee: decimalFromCents(b.serviceFeeCents, b.currency),
     priceTotal: decimalFromCents(b.totalCents, b.currency),
     hostEarnings: decimalFromCents(b.hostEarningsCents, b.currency),
+    refunded: decimalFromCents(b.refundedCents, b.currency),
     currency: b.currency,
     message: b.message,
     chatId: b.chatId,

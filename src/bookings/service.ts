@@ -29,7 +29,7 @@ export const ABANDONED_HOLD_PAUSE_MS = 2 * 60 * 1000;
 
 export type Action = "accept" | "reject" | "complete" | "cancel";
 export type Role = "guest" | "host";
-export type SystemMessageType = "booking_request" | "booking_accepted" | "booking_declined" | "booking_expired" | "booking_canceled" | "booking_completed" | "session_not_running";
+export type SystemMessageType = "booking_request" | "booking_accepted" | "booking_declined" | "booking_expired" | "booking_canceled" | "booking_completed" | "session_not_running" | "booking_refunded";
 
 /**
  * The server's price is the price, in the activity's currency: a client's figure (a decimal as its

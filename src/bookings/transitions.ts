@@ -12,6 +12,7 @@ import { payHost } from "./payouts";
 import { AUTO_COMPLETE_MS, bookingFor, currentBooking, type Action, type Role } from "./service";
 import { cancellationQuote, type CancellationQuote } from "./policies";
 import { sessionCalledOff } from "./sessions";
+import { sharesLeft } from "./refund-parts";
 
 /**
  * The booking state machine (ARCHITECTURE decision 7): the changes a person or a job asks of a
@@ -166,8 +167,10 @@ async function completeNow(deps: Deps, bookingId: string, by: string | null): Pr
       .where(and(eq(bookings.id, bookingId), eq(bookings.status, "accepted"), isNull(bookings.claim)))
       .returning());
     if (!b) return null;
-    await ledger(tx, deps, b, "platform_fee", b.totalCents - b.hostEarningsCents, null);
-    await ledger(tx, deps, b, "payout_pending", b.hostEarningsCents, null);
+    // The shares as they are left after any part given back while accepted (docs/decisions/0051).
+    const left = sharesLeft(b);
+    await ledger(tx, deps, b, "platform_fee", left.feeCents, null);
+    await ledger(tx, deps, b, "payout_pending", left.hostCents, null);
     await cancelJob(tx, jobKeys.autoComplete(b.id));
     await schedule(tx, payoutJob, { bookingId: b.id }, { at: now, key: jobKeys.payout(b.id) });
     return { b, message: await systemMessage(tx, deps, b.id, "booking_completed", by) };

@@ -22,6 +22,11 @@ export function liveListener(hub: LiveHub) {
         if (event.message) hub.publish(bookingTopic(bookingId), { type: "new_message", bookingId, message: messageView(event.message) });
         return;
       }
+      case "booking.refunded": {
+        // The status is unchanged: the conversation hears the refund's message only.
+        if (event.message) hub.publish(bookingTopic(event.booking.id), { type: "new_message", bookingId: event.booking.id, message: messageView(event.message) });
+        return;
+      }
       case "messages.read": {
         const bookingId = event.booking.id;
         hub.publish(bookingTopic(bookingId), { type: "messages_read", bookingId, readerId: event.readerId, at: new Date(event.at).toISOString() });

@@ -18,7 +18,7 @@ const systemTypesAgree: Same<ChatSystemMessageType, SystemMessageType> = true;
 void statusesAgree;
 void systemTypesAgree;
 
-const SYSTEM_TYPES: ReadonlySet<string> = new Set<SystemMessageType>(["booking_request", "booking_accepted", "booking_declined", "booking_expired", "booking_canceled", "booking_completed", "session_not_running"]);
+const SYSTEM_TYPES: ReadonlySet<string> = new Set<SystemMessageType>(["booking_request", "booking_accepted", "booking_declined", "booking_expired", "booking_canceled", "booking_completed", "session_not_running", "booking_refunded"]);
 
 export const isSystemMessageType = (type: string | null): type is SystemMessageType => type !== null && SYSTEM_TYPES.has(type);
 

@@ -28,6 +28,7 @@ export function systemTexts(t: Translate, role: Role, otherName: string | null, 
       : pair(t("system.canceled.mine"), t("system.canceled.theirs", { name })),
     booking_completed: pair(t("system.completed.mine"), t("system.completed.theirs", { name }), t("system.completed.automatic")),
     session_not_running: pair(notRunning, notRunning),
+    booking_refunded: pair(t("system.refunded.mine"), t("system.refunded.theirs", { name })),
   };
 }
 

@@ -336,6 +336,36 @@ async function payoutEmail(deps: Deps, booking: Booking, amountCents: number): P
   ];
 }
 
+/** The guest's email when the host gave part of their payment back, with the host's reason. */
+async function refundEmail(deps: Deps, booking: Booking, amountCents: number, reason: string, key: string): Promise<PlannedEmail[]> {
+  const f = await factsOf(deps, booking);
+  if (!f) return [];
+  return [
+    {
+      to: f.guest,
+      type: "paymentNotifications",
+      key: `refund:${key}:${booking.guestId}`,
+      kind: "booking.refund",
+      content: (t, locale) => {
+        const amount = formatMoney(amountCents, locale, { currency: booking.currency });
+        const date = formatLocal(booking.startsAtLocal, locale, "dateTime");
+        return {
+          subject: t("notifications.email.refund.subject", { amount, activity: f.activity.title }),
+          heading: t("notifications.push.refund.title"),
+          paragraphs: [t("notifications.email.refund.body", { name: f.host.firstName, amount, activity: f.activity.title, date })],
+          details: [
+            { label: t("notifications.email.detail.activity"), value: f.activity.title },
+            { label: t("notifications.email.detail.when"), value: date },
+            { label: t("notifications.email.detail.amount"), value: amount },
+            { label: t("notifications.email.detail.reason"), value: reason },
+          ],
+          action: { label: t("notifications.email.open"), url: absolute(deps, conversationPath(booking.id)) },
+        };
+      },
+    },
+  ];
+}
+
 /** The emails an event calls for, written as jobs; returns their job keys. Synchronous. */
 export async function queueEmailsFor(deps: Deps, event: DomainEvent): Promise<string[]> {
   switch (event.type) {
@@ -345,6 +375,8 @@ export async function queueEmailsFor(deps: Deps, event: DomainEvent): Promise<st
       return await queuePlanned(deps, await bookingEmails(deps, event.booking, null, null, { awaitingHost: true }));
     case "payout.sent":
       return await queuePlanned(deps, await payoutEmail(deps, event.booking, event.amountCents));
+    case "booking.refunded":
+      return await queuePlanned(deps, await refundEmail(deps, event.booking, event.amountCents, event.reason, event.message?.id ?? `${event.booking.id}:${event.booking.refundedCents}`));
     default:
       return [];
   }

@@ -201,6 +201,18 @@ export async function noticesFor(deps: Deps, event: DomainEvent): Promise<Notice
           () => ({ name: reviewer, stars: review.stars }),
         );
       }));
+    case "booking.refunded": {
+      const { booking, amountCents, reason } = event;
+      const p = await partiesOf(deps, booking);
+      return [
+        notice(
+          { to: booking.guestId, type: "paymentNotifications", key: `refund:${event.message?.id ?? `${booking.id}:${booking.refundedCents}`}`, url: conversation(booking.id), tag: `payment:${booking.id}` },
+          "notifications.push.refund.title",
+          "notifications.push.refund.body",
+          (locale) => ({ name: p.host, amount: formatMoney(amountCents, locale, { currency: booking.currency }), activity: p.activity, reason: preview(reason) }),
+        ),
+      ];
+    }
     case "payout.sent": {
       const { booking, amountCents } = event;
       const p = await partiesOf(deps, booking);

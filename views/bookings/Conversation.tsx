@@ -1,6 +1,6 @@
 import type { ChatProps } from "../../shared/chat";
 import { ReportButton } from "../reports/ReportButton";
-import type { Booking } from "../../db/schema";
+import type { Booking, BookingRefund } from "../../db/schema";
 import { categoryPhoto } from "../../src/activities/categories";
 import type { Role } from "../../src/bookings/service";
 import type { CancellationQuote } from "../../src/bookings/policies";
@@ -13,6 +13,8 @@ import type { ParticipantUser } from "../../src/profiles/serialize";
 import type { View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { Icon } from "../components/icons";
+import { FieldError, FormAlert, TextField } from "../components/Fields";
+import { MAX_REFUND_REASON } from "../../shared/limits";
 import { Island } from "../components/Island";
 import { Avatar, ChipSection } from "../components/People";
 import { Document } from "../layouts/Document";
@@ -42,6 +44,12 @@ export interface ConversationData {
   /** A message the form sent that was refused, shown again with why. */
   draft?: string;
   error?: string;
+  /** The parts of the payment given back so far, oldest first (docs/decisions/0051). */
+  refunds: BookingRefund[];
+  /** The host's share was already sent: a refund takes their part back from it. */
+  paidOut: boolean;
+  /** A refund the host's form sent that was refused: what was typed, and why. */
+  refundForm?: { amount: string; reason: string; message?: string; fields: Record<string, string> };
 }
 
 /** The other person, as the profile button opens them: a bottom sheet made of a details element, so it works without script. */
@@ -280,6 +288,102 @@ function ActionCards({ view, data }: { view: View; data: ConversationData }) {
 }
 
 /**
+ * The parts of the payment given back, for both sides, and the host's form to give back more
+ * (docs/decisions/0051): a plain form post that works without JavaScript, its errors beside its
+ * fields. Shown to the host of an accepted or completed booking while something remains to refund.
+ */
+function RefundsCard({ view, data }: { view: View; data: ConversationData }) {
+  const { t } = view;
+  const b = data.booking;
+  const money = (cents: number) => formatMoney(cents, view.locale, { currency: b.currency });
+  const remaining = b.totalCents - b.refundedCents;
+  const canRefund = data.role === "host" && (b.status === "accepted" || b.status === "completed") && remaining > 0;
+  if (!canRefund && data.refunds.length === 0) return "";
+  const form = data.refundForm;
+  return (
+    <section class="card mt-3 p-4" aria-labelledby="refunds-title" data-refunds-card>
+      <h2 id="refunds-title" class="font-semibold" safe>
+        {canRefund ? t("refunds.title") : t("refunds.listTitle")}
+      </h2>
+      {data.refunds.length ? (
+        <>
+          <p class="mt-1 text-sm text-muted" data-refunded safe>
+            {t("refunds.total", { amount: money(b.refundedCents), paid: money(b.totalCents) })}
+          </p>
+          <ul class="mt-2 flex flex-col gap-2" aria-label={t("refunds.listTitle")}>
+            {data.refunds.map((r) => (
+              <li class="rounded-xl bg-sunken px-3 py-2 text-sm" data-refund={r.id}>
+                <p class="font-medium" safe>
+                  {t("refunds.item", { amount: money(r.amountCents), date: formatLocal(localOf(r.createdAt, b.timeZone), view.locale) })}
+                </p>
+                {r.reason ? (
+                  <p class="whitespace-pre-wrap break-words text-muted" safe>
+                    {t("system.refundReason", { reason: r.reason })}
+                  </p>
+                ) : (
+                  ""
+                )}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        ""
+      )}
+      {canRefund ? (
+        <form method="post" action={`/bookings/${b.id}/refunds`} class="mt-3 flex flex-col gap-3" novalidate data-refund-form>
+          <input type="hidden" name="_csrf" value={view.csrf} />
+          <p class="text-sm text-muted" safe>
+            {t("refunds.intro", { remaining: money(remaining) })}
+          </p>
+          {data.paidOut ? (
+            <p class="text-sm text-muted" safe>
+              {t("refunds.afterPayout")}
+            </p>
+          ) : (
+            ""
+          )}
+          <FormAlert body={form?.message} focus={!!form?.message} />
+          <TextField
+            name="amount"
+            label={t("refunds.amount", { currency: b.currency.toUpperCase() })}
+            value={form?.amount ?? ""}
+            error={form?.fields.amount}
+            hint={t("refunds.amountHint", { remaining: money(remaining) })}
+            required
+            maxlength={32}
+            attrs={{ inputmode: "decimal", autocomplete: "off" }}
+          />
+          <div class="field">
+            <label class="field-label" for="field-reason" safe>
+              {t("refunds.reason")}
+            </label>
+            <textarea
+              id="field-reason"
+              name="reason"
+              class="input min-h-20"
+              required
+              maxlength={String(MAX_REFUND_REASON)}
+              aria-invalid={form?.fields.reason ? "true" : undefined}
+              aria-describedby={form?.fields.reason ? "field-reason-error" : undefined}
+              safe
+            >
+              {form?.reason ?? ""}
+            </textarea>
+            <FieldError id="field-reason-error" message={form?.fields.reason} />
+          </div>
+          <button type="submit" class="btn btn-secondary w-full" data-busy-text={t("booking.processing")} safe>
+            {t("refunds.submit")}
+          </button>
+        </form>
+      ) : (
+        ""
+      )}
+    </section>
+  );
+}
+
+/**
  * The booking and action cards. The region asks the page again for itself when the chat island
  * says the booking's status changed (`offline:booking-status`), so the cards follow an accept, a
  * decline or a completion made elsewhere without a reload.
@@ -331,6 +435,8 @@ export function ConversationScreen({ view, data }: { view: View; data: Conversat
         </header>
         <main id="main" class="flex flex-1 flex-col px-4 pt-4">
           <ConversationCards view={view} data={data} />
+          {/* Its own region: the status cards above are drawn again on a status change, a refund never changes the status. */}
+          <RefundsCard view={view} data={data} />
           <Island name="Chat" props={data.chat as unknown as Record<string, unknown>} class="flex flex-1 flex-col">
             <>
               <div class="flex-1">

@@ -38,6 +38,13 @@ export function MessageList(props: { view: View; messages: MessageRow[]; viewerI
               <p class="rounded-full bg-sunken px-3 py-1 text-sm text-muted" safe>
                 {line ?? ""}
               </p>
+              {m.systemMessageType === "booking_refunded" ? (
+                <p class="max-w-[85%] whitespace-pre-wrap break-words text-sm" data-refund-reason safe>
+                  {m.content}
+                </p>
+              ) : (
+                ""
+              )}
               {stamp}
             </li>
           );

@@ -7,7 +7,8 @@ import { currencyOf } from "../../../lib/places";
 import type { MessageKey } from "../../../lib/i18n";
 import { returnBase } from "../../payments/choice";
 import { createBooking, intentForBooking, intentForSavedChoice, startCheckout } from "../../bookings/checkout";
-import { actionButtonBody, bookingActionOf, createBookingBody, paymentIntentBody } from "../../bookings/input";
+import { actionButtonBody, bookingActionOf, createBookingBody, paymentIntentBody, refundBody } from "../../bookings/input";
+import { refundPart, refundsOf, refundView } from "../../bookings/refunds";
 import { bookingOf, bookingsOf, hostEarnings, hostRequests } from "../../bookings/queries";
 import type { Action } from "../../bookings/service";
 import { act, cancellationPreview } from "../../bookings/transitions";
@@ -85,6 +86,12 @@ export function bookingApi(deps: Deps) {
     })
     .get("/api/host/requests", async ({ user }) => json((await hostRequests(deps, user.id)).requests))
     .get("/api/host/earnings", async ({ user }) => json(earningsJson(await hostEarnings(deps, user.id), currencyOf(user.country, user.city) ?? "usd")))
+    // Partial refunds by the host (docs/decisions/0051): the list for both sides, a new one by the host.
+    .get("/api/bookings/:id/refunds", async ({ params, user }) => json((await refundsOf(deps, user.id, params.id)).refunds.map(refundView)))
+    .post("/api/bookings/:id/refunds", async ({ params, body, user }) => {
+      const { booking, refund } = await refundPart(deps, user, params.id, body);
+      return json({ refund: refund ? refundView(refund) : null, booking: (await bookingOf(deps, user.id, booking.id)).view }, 201);
+    }, { body: refundBody })
     .post("/api/bookings/:id/:action", async ({ params, body, user, request, sendTo }) => {
       const action = bookingActionOf(params.action);
       const { booking } = await act(deps, user, params.id, action, { expectedRefundCents: body.refundCents });

@@ -18,16 +18,18 @@ import { htmlResponse } from "../../shell/render";
 import { viewOf } from "../../shell/view";
 import { messageView } from "../../conversations/serialize";
 import { messageForm } from "../../conversations/input";
+import { refundBody } from "../../bookings/input";
+import { paidOut, refundPart, refundsOfBooking } from "../../bookings/refunds";
 import { listMessages, markRead, readUpTo, sendMessage } from "../../conversations/service";
 import { systemTexts } from "../../conversations/wording";
-import { MAX_MESSAGE_LENGTH } from "../../../shared/limits";
+import { MAX_MESSAGE_LENGTH, MAX_REFUND_REASON } from "../../../shared/limits";
 
 /**
  * Everything the conversation screen shows, for one of the booking's two sides (404 for anyone
  * else). Opening it reads it: the viewer is marked as having read the conversation (`markRead`),
  * so the page works as the spec's mark-read call without JavaScript.
  */
-async function conversationData(deps: Deps, state: RequestState, user: User, bookingId: string, opts: { read: boolean; draft?: string; error?: string }): Promise<ConversationData> {
+async function conversationData(deps: Deps, state: RequestState, user: User, bookingId: string, opts: { read: boolean; draft?: string; error?: string; refundForm?: ConversationData["refundForm"] }): Promise<ConversationData> {
   const row = await bookingOf(deps, user.id, bookingId);
   const booking = row.booking;
   const role = booking.guestId === user.id ? "guest" : "host";
@@ -81,6 +83,9 @@ async function conversationData(deps: Deps, state: RequestState, user: User, boo
     now,
     draft: opts.draft,
     error: opts.error,
+    refunds: await refundsOfBooking(deps, booking.id),
+    paidOut: await paidOut(deps, booking.id),
+    refundForm: opts.refundForm,
   };
 }
 
@@ -107,6 +112,16 @@ export function conversationPages(deps: Deps) {
     return render((view) => <ConversationScreen view={view} data={data} />, { status: error.status });
   };
 
+  /** A refused refund is shown again on the conversation, with what was typed and each field's message. */
+  const refundScreen: FormScreen = async ({ sent, error, message, fields }, { state, user, params, render }) => {
+    if (!user || error.status === 404) return notFound(render);
+    const typed = (v: unknown, max: number) => (typeof v === "string" || typeof v === "number" ? String(v).slice(0, max) : "");
+    const refundForm = { amount: typed(sent.amount, 32), reason: typed(sent.reason, MAX_REFUND_REASON * 2), message: Object.keys(fields).length ? undefined : message, fields };
+    const data = await unlessNotFound(conversationData(deps, state, user, params.id ?? "", { read: false, refundForm }));
+    if (!data) return notFound(render);
+    return render((view) => <ConversationScreen view={view} data={data} />, { status: error.status });
+  };
+
   return new Elysia({ name: "offline.messages.pages", seed: deps.id })
     .use(context(deps))
     .guard({ onboarded: true })
@@ -120,7 +135,12 @@ export function conversationPages(deps: Deps) {
     .post("/bookings/:id/messages", async ({ params, body, user, sendTo }) => {
       await sendMessage(deps, user.id, { bookingId: params.id, content: body.content });
       return sendTo(`/bookings/${params.id}#latest`);
-    }, { body: messageForm, refused: { screen: messageScreen } });
+    }, { body: messageForm, refused: { screen: messageScreen } })
+    // The host's form on the conversation (docs/decisions/0051); the JSON call is POST /api/bookings/{id}/refunds.
+    .post("/bookings/:id/refunds", async ({ params, body, user, sendTo }) => {
+      await refundPart(deps, user, params.id, body);
+      return sendTo(`/bookings/${params.id}#latest`, { title: "refunds.done", body: "refunds.doneBody", variant: "success" });
+    }, { body: refundBody, refused: { title: () => "common.error", screen: refundScreen } });
 
   /** /bookings and /messages; a sort swap (htmx) gets the list alone. */
   async function inbox({ query, user, state, render, sendTo, request }: { query: Record<string, string | undefined>; user: User; state: RequestState; render: Render; sendTo: SendTo; request: Request }) {
