@@ -81,7 +81,7 @@ export function groupActivityRow(host: { id: string; city?: string | null; count
 
 /** The activity fields a booking's price and length are read from. */
 type BookedActivity = Pick<Activity, "id" | "hostId" | "city" | "hourlyRateCents" | "minDurationMinutes"> &
-  Partial<Pick<Activity, "format" | "pricePerPersonCents" | "sessionMinutes" | "privateGroupPriceCents" | "currency">>;
+  Partial<Pick<Activity, "format" | "pricePerPersonCents" | "sessionMinutes" | "privateGroupPriceCents" | "currency" | "cancellationPolicy">>;
 
 /**
  * What a booking of `activity` costs and how long it lasts, as booking works them out: by the
@@ -130,6 +130,8 @@ export function bookingRow(
     ...seats,
     // Its activity's currency, as a booking keeps it (a row without one is USD, as the column says).
     currency: activity.currency ?? "usd",
+    // The policy its guest booked under, as a request copies it.
+    cancellationPolicy: activity.cancellationPolicy ?? "flexible",
     message: "Hi! I'd love to join.",
     paymentProvider: "test",
     respondBy: Math.min(createdAt + DAY, startsAt),

@@ -1,15 +1,21 @@
 import { one } from "../../db/client";
 import { count } from "drizzle-orm";
-import { activities, bookings, ledgerEntries, messages, reviews, testPaymentIntents, testPaymentOperations, users, type Activity } from "../../db/schema";
+import { activities, bookings, cancellationPolicies, ledgerEntries, messages, reviews, testPaymentIntents, testPaymentOperations, users, type Activity, type CancellationPolicy } from "../../db/schema";
 import { writeTransaction, type Db, type WriteTx } from "../../db/client";
 import { acceptedLedgerRows, activityRow, bookingRow, capturedTestPayment, completedLedgerRows, groupActivityRow, reviewRow, userRow } from "./factories";
 import type { PaymentProvider } from "../ports/payments";
 import { cityByName, currencyOf } from "../../lib/places";
 
+/**
+ * A mix of cancellation policies across the demo's activities (docs/decisions/0050), the same on
+ * every seed; the demo host's own stay flexible, the rule a first visitor meets in the tour.
+ */
+const demoPolicy = (host: { email?: string | null }, i: number): CancellationPolicy => (host.email === DEMO_HOST_EMAIL ? "flexible" : cancellationPolicies[i % cancellationPolicies.length]!);
+
 /** The currency of a host's city: their activities are priced in it (USD for a place we do not know). */
 const currencyOfHost = (host: { country?: string | null; city?: string | null }) => currencyOf(host.country, host.city) ?? "usd";
 import { instantOf, todayIn } from "../../lib/time";
-import { demoActivities, demoCities, demoGroupActivities, demoGuest, demoHosts, demoReviewTexts, DEMO_PASSWORD, type DemoPerson } from "./demo-data";
+import { demoActivities, demoCities, demoGroupActivities, demoGuest, demoHosts, demoReviewTexts, DEMO_HOST_EMAIL, DEMO_PASSWORD, type DemoPerson } from "./demo-data";
 import { categories } from "../activities/categories";
 import { autoCompleteJob, schedule } from "../bookings/jobs";
 import { jobKeys } from "../bookings/keys";
@@ -92,6 +98,7 @@ export async function seedDemo(db: Db, now = Date.now(), { provider = "test" }: 
         // Rates are written in whole units of the host's city's currency: $45, €45, £45; in yen a
         // hundred times that (¥4,500), which is what an hour costs there.
         currency: currencyOfHost(host),
+        cancellationPolicy: demoPolicy(host, i),
         hourlyRateCents: a.rate * 100,
         photos: photoNumbers.map((n) => `/static/photos/${a.category}-${n}.svg`),
         minDurationMinutes: a.minMinutes ?? 60,
@@ -211,6 +218,7 @@ function groupSessions(people: ReturnType<typeof userRow>[], now: number, provid
         photos: [`/static/photos/${g.category}-${(i % 3) + 1}.svg`],
         capacity,
         currency: currencyOfHost(host),
+        cancellationPolicy: demoPolicy(host, i + 1),
         pricePerPersonCents: g.pricePerPerson * 100,
         hourlyRateCents: g.pricePerPerson * 100,
         sessionMinutes: g.sessionMinutes,
