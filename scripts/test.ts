@@ -348,12 +348,16 @@ if (runs("unit") || runs("postgres")) {
 const E2E_ON_POSTGRES: Record<string, string> = {
   "tests/e2e/bookings.e2e.ts":
     "money: a card held and the request made, the dialog's hosted checkout holding the time until it is paid, the host's acceptance capturing it; times other bookings hold shown as taken",
+  "tests/e2e/cancellation.e2e.ts":
+    "money: a charged booking cancelled under its policy, half refunded through a claim, in euros; what comes back previewed first",
   "tests/e2e/chat.e2e.ts":
     "money and order: the host accepts and completes (the card captured, the host's share recorded) as the guest watches live; messages in the place each took in its writing transaction",
   "tests/e2e/group-sessions.e2e.ts":
     "money and spots: two guests pay for 3 and 2 of a session's 6 spots through the hosted checkout, each counted in the transaction that holds it; the third is refused before paying",
   "tests/e2e/inbox.e2e.ts":
     "money: a paid request accepted and completed through plain forms; the inbox's cards sorted, and following each status change",
+  "tests/e2e/partial-refunds.e2e.ts":
+    "money: a host gives part of a charged booking back through a claim, the guest's conversation told live",
   "tests/e2e/payments.e2e.ts":
     "money: the operators' reconciliation lists the bookings that differ from the provider and the timed work that gave up; marking one handled changes the next page",
 };
