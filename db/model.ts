@@ -114,6 +114,12 @@ export interface BookingClaim {
   amountCents?: number;
   /** A refund's reason, as the guest reads it (docs/decisions/0051). */
   reason?: string;
+  /**
+   * A transfer's part withheld to settle what the host owes from refunds after earlier payouts
+   * (docs/decisions/0051), oldest debt first: the booking owing and how much of it this payout
+   * settles. `amountCents` is then what is sent, the share less these.
+   */
+  settles?: { bookingId: string; amountCents: number }[];
 }
 
 export const reportReasons = ["inappropriate_content", "scam_or_fraud", "safety_concern", "harassment", "fake_profile", "other"] as const;
@@ -125,9 +131,12 @@ export type ReportResolution = "dismissed" | "activity_hidden" | "user_suspended
  * authorize: the card is held; capture: charged; release: the hold is let go (never charged);
  * refund: a charge given back; platform_fee: what the platform keeps of a completed booking;
  * payout_pending: the host's share owed to them; transfer: that share sent to their payout
- * account; reverse: a transfer taken back.
+ * account; reverse: a transfer taken back; owed: the host's part of a refund made after their
+ * share was sent that the provider would not take back (their balance had gone to their bank),
+ * owed by the host; debt_settled: the part of a later payout withheld to settle such a debt (on the
+ * booking paid); owed_settled: the same amount on the booking that owed it.
  */
-export type LedgerKind = "authorize" | "capture" | "release" | "refund" | "transfer" | "reverse" | "platform_fee" | "payout_pending";
+export type LedgerKind = "authorize" | "capture" | "release" | "refund" | "transfer" | "reverse" | "platform_fee" | "payout_pending" | "owed" | "debt_settled" | "owed_settled";
 
 /** Every table of the model, made with `k`'s column makers. */
 export function model(k: Kit) {
@@ -741,8 +750,8 @@ export function model(k: Kit) {
     "test_payment_operations",
     {
       id: k.text("id").primaryKey(),
-      kind: k.text("kind").$type<"capture" | "release" | "refund" | "transfer" | "reverse">().notNull(),
-      /** The intent (capture, release, refund) or transfer (reverse) it acts on. */
+      kind: k.text("kind").$type<"capture" | "release" | "refund" | "transfer" | "reverse" | "payout">().notNull(),
+      /** The intent (capture, release, refund), transfer (reverse) or payout account (payout: its balance sent to its bank) it acts on. */
       target: k.text("target").notNull(),
       amountCents: k.integer("amount_cents").notNull(),
       /** Transfers: the payout account. */

@@ -12,11 +12,18 @@
  *   ledger once, under its own key, with the provider's refund; `refundedCents` is their sum, never
  *   more than was paid; once completed, each part's platform and host shares add up to it; the
  *   host's share sent, less what was taken back, is exactly what the ledger says they are owed.
+ * - What a host owes from refunds after a payout (docs/decisions/0051): a booking's open debt is
+ *   its `owed` less its `owed_settled`, never below 0, and what the app reads (`openDebtOf`); each
+ *   `debt_settled` on a booking paid has its `owed_settled` on the booking owing, of the same
+ *   amount, under the same payout's key; a booking paid sent its share less what it withheld
+ *   (sent + withheld - owed = the host's share); per host, what was owed less what was settled is
+ *   the sum of the open debts, and what was withheld is what was settled.
  * - Each status has the provider state that goes with it, and no claim is left over.
  * - No card is held past the booking's deadline.
  */
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { bookingRefunds, bookings, ledgerEntries, type Booking } from "../db/schema";
+import { openDebtOf, openDebts } from "../src/bookings/host-debts";
 import { keptSplit, possibleRefunds } from "../src/bookings/policies";
 import { ledgerKey, refundPartLedgerKey } from "../src/bookings/keys";
 import type { Deps } from "../src/deps";
@@ -27,6 +34,23 @@ export async function moneyViolations(deps: Deps, only?: string[]): Promise<stri
   const out: string[] = [];
   const all = (await deps.db.select().from(bookings)).filter((b) => !only || only.includes(b.id));
   for (const b of all) out.push(...(await violationsOf(deps, b)).map((v) => `${b.id} (${b.status}): ${v}`));
+  for (const hostId of new Set(all.map((b) => b.hostId))) out.push(...(await debtViolationsOf(deps, hostId)).map((v) => `host ${hostId}: ${v}`));
+  return out;
+}
+
+/** A settlement row's key: the payout's claim key (`booking:{paid}:transfer[:n]`), its kind and the booking owing. */
+const SETTLEMENT_KEY = /^(booking:([^:]+):transfer(?::\d+)?):(debt_settled|owed_settled):(.+)$/;
+
+/** Across a host's bookings: what was owed less what was settled is the open debts, and each amount withheld settled as much. */
+async function debtViolationsOf(deps: Deps, hostId: string): Promise<string[]> {
+  const out: string[] = [];
+  const ids = (await deps.db.select({ id: bookings.id }).from(bookings).where(eq(bookings.hostId, hostId))).map((b) => b.id);
+  if (!ids.length) return out;
+  const rows = await deps.db.select().from(ledgerEntries).where(inArray(ledgerEntries.bookingId, ids));
+  const of = (kind: string) => sum(rows.filter((r) => r.kind === kind));
+  const open = sum((await openDebts(deps.db, hostId)).map((d) => ({ amountCents: d.openCents })));
+  if (of("owed") - of("owed_settled") !== open) out.push(`owed ${of("owed")}, settled ${of("owed_settled")}, but ${open} open`);
+  if (of("debt_settled") !== of("owed_settled")) out.push(`withheld ${of("debt_settled")} from payouts, settled ${of("owed_settled")} of debts`);
   return out;
 }
 
@@ -44,8 +68,24 @@ async function violationsOf(deps: Deps, b: Booking): Promise<string[]> {
     if (own > 1) out.push(`${own} ledger rows of kind ${kind}`);
   }
   for (const r of rows) {
-    if (r.idempotencyKey !== ledgerKey(r.bookingId, r.kind) && !parts.some((p) => r.idempotencyKey === refundPartLedgerKey(p.key, r.kind))) out.push(`a ${r.kind} ledger row of no refund (${r.idempotencyKey})`);
+    const settlement = SETTLEMENT_KEY.exec(r.idempotencyKey);
+    if (settlement) {
+      // A debt settled by a payout: its two rows, one on the booking paid and one on the booking owing, of the same amount.
+      const [, transferKey, paid, kind, owing] = settlement;
+      const onThis = kind === "debt_settled" ? paid : owing;
+      const other = (await deps.db.select().from(ledgerEntries).where(eq(ledgerEntries.idempotencyKey, `${transferKey}:${kind === "debt_settled" ? "owed_settled" : "debt_settled"}:${owing}`)))[0];
+      if (r.kind !== kind || r.bookingId !== onThis) out.push(`a ${r.kind} ledger row under a settlement's key of another kind or booking (${r.idempotencyKey})`);
+      else if (!other || other.bookingId !== (kind === "debt_settled" ? owing : paid) || other.amountCents !== r.amountCents || r.amountCents <= 0) out.push(`the settlement ${r.idempotencyKey} of ${r.amountCents} has no matching row on the other booking`);
+      continue;
+    }
+    if (r.kind === "debt_settled" || r.kind === "owed_settled") out.push(`a ${r.kind} ledger row of no payout (${r.idempotencyKey})`);
+    else if (r.idempotencyKey !== ledgerKey(r.bookingId, r.kind) && !parts.some((p) => r.idempotencyKey === refundPartLedgerKey(p.key, r.kind))) out.push(`a ${r.kind} ledger row of no refund (${r.idempotencyKey})`);
   }
+  // What the host owes of this booking, and what withholding paid of its share.
+  const openDebt = sum(ledger("owed")) - sum(ledger("owed_settled"));
+  if (openDebt < 0) out.push(`settled ${sum(ledger("owed_settled"))} of a debt of ${sum(ledger("owed"))}`);
+  if (openDebt !== (await openDebtOf(deps.db, b.id))) out.push(`an open debt of ${openDebt} by the ledger, ${await openDebtOf(deps.db, b.id)} as the app reads it`);
+  if (has("owed") && !has("transfer") && !has("debt_settled")) out.push(`owes ${sum(ledger("owed"))} of a share never paid`);
   const partsSum = sum(parts);
   if (b.refundedCents < 0 || b.refundedCents > b.totalCents) out.push(`refunded ${b.refundedCents} of ${b.totalCents}`);
   if (b.status !== "canceled" && partsSum !== b.refundedCents) out.push(`refunded ${b.refundedCents}, the parts given back add up to ${partsSum}`);
@@ -87,8 +127,10 @@ async function violationsOf(deps: Deps, b: Booking): Promise<string[]> {
   if (b.status === "completed" || (b.status === "canceled" && has("capture"))) {
     if (charged !== accounted) out.push(`charged ${charged}, accounted ${accounted} (fee + payout + refunds)`);
   } else if (accounted !== sum(ledger("refund")) || sum(ledger("refund")) !== b.refundedCents) out.push(`${accounted} accounted before the booking ended, ${b.refundedCents} given back`);
-  if (transferred > sum(ledger("payout_pending"))) out.push(`transferred ${transferred}, more than the ${sum(ledger("payout_pending"))} owed`);
-  if (has("transfer") && transferred !== sum(ledger("payout_pending"))) out.push(`transferred ${transferred}, the host is owed ${sum(ledger("payout_pending"))}`);
+  // Paid: by a transfer, by withholding to settle the host's debts, or both; less what the host owes back.
+  const paid = transferred + sum(ledger("debt_settled")) - sum(ledger("owed"));
+  if (paid > sum(ledger("payout_pending"))) out.push(`paid ${paid} (transferred ${transferred}), more than the ${sum(ledger("payout_pending"))} owed`);
+  if ((has("transfer") || has("debt_settled")) && paid !== sum(ledger("payout_pending"))) out.push(`paid ${paid} (transferred ${transferred}, withheld ${sum(ledger("debt_settled"))}, owing ${sum(ledger("owed"))}), the host is owed ${sum(ledger("payout_pending"))}`);
   if (sum(ledger("platform_fee")) < 0 || sum(ledger("payout_pending")) < 0) out.push(`a share below nothing: fee ${sum(ledger("platform_fee"))}, host ${sum(ledger("payout_pending"))}`);
 
   // What the booking says it gave back is what the provider and the refunds' records show.

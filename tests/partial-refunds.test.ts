@@ -9,6 +9,8 @@ import { one, writeTransaction } from "../db/client";
 import { bookingRefunds, bookings, ledgerEntries, messages, users } from "../db/schema";
 import { asTestProvider } from "../src/web/payments";
 import { RECOVERY_GRACE_MS } from "../src/bookings/claims";
+import { openDebtOf } from "../src/bookings/host-debts";
+import { owedPayouts, payHost } from "../src/bookings/payouts";
 import { hostPartOf } from "../src/bookings/refund-parts";
 import { amountToMinor } from "../src/bookings/refunds";
 import { CARDS, startFakeStripe } from "./fakes/stripe";
@@ -25,7 +27,10 @@ const TIMES = 20;
 const TOTAL = 8800;
 const HOST_SHARE = 6400;
 
-const testProviderWorld = async (): Promise<MoneyWorld> => {
+/** A provider world, and the provider's automatic payout of a host's balance to their bank. */
+type World = MoneyWorld & { payOutBalance(app: TestApp, accountId: string): Promise<number> };
+
+const testProviderWorld = async (): Promise<World> => {
   const providerOf = (app: TestApp) => asTestProvider(app.deps.payments)!;
   return {
     start: (now, dataDir) => makeTestApp({ now, dataDir }),
@@ -36,11 +41,12 @@ const testProviderWorld = async (): Promise<MoneyWorld> => {
     setLatency: (app, ms) => void (providerOf(app).faults.latencyMs = ms),
     loseAnswer: (app, movement) => void providerOf(app).faults.loseAnswer.add(movement),
     enablePayouts: async (app, accountId) => void (await providerOf(app).setPayoutsEnabled(accountId, true)),
+    payOutBalance: (app, accountId) => providerOf(app).payOutBalance(accountId),
     stop: () => undefined,
   };
 };
 
-const stripeWorld = async (): Promise<MoneyWorld> => {
+const stripeWorld = async (): Promise<World> => {
   const fake = startFakeStripe();
   const endpoints = { capture: "/v1/payment_intents/:id/capture", release: "/v1/payment_intents/:id/cancel", refund: "/v1/refunds", transfer: "/v1/transfers" } as const;
   return {
@@ -49,6 +55,7 @@ const stripeWorld = async (): Promise<MoneyWorld> => {
     setLatency: (_app, ms) => fake.setLatency(ms),
     loseAnswer: (_app, movement) => fake.loseAnswer("POST", endpoints[movement]),
     enablePayouts: async (_app, accountId) => void fake.setPayoutsEnabled(accountId, true),
+    payOutBalance: async (_app, accountId) => fake.payOutBalance(accountId),
     stop: () => fake.stop(),
   };
 };
@@ -66,7 +73,7 @@ test("an amount is read in the currency's minor unit", () => {
 
 for (const [name, makeWorld] of [["test provider", testProviderWorld], ["Stripe", stripeWorld]] as const) {
   describe(`partial refunds by the host: ${name}`, () => {
-    let w: MoneyWorld;
+    let w: World;
     let app: TestApp;
     let clock = START;
     const now = () => clock;
@@ -292,6 +299,113 @@ for (const [name, makeWorld] of [["test provider", testProviderWorld], ["Stripe"
       expect(done.status).toBe(303);
       expect((await row(id)).refundedCents).toBe(550);
       await expectSound(id);
+    });
+
+    // ---------------------------------------------------------------------------------------------
+    // After the payout, the host's balance gone to their bank (docs/decisions/0051): the provider
+    // refuses to take their part back, so it is owed and taken from their next payouts. Each test
+    // leaves no debt open: the tests before and after see the host's payouts whole.
+
+    /** Completed; its payout made (with what the host owes withheld), or left owed when the host cannot be paid. */
+    async function completed(id?: string) {
+      id ??= await accepted();
+      clock = (await row(id)).endsAt + HOUR;
+      expect((await parties.host.postJson(`/api/bookings/${id}/complete`, {})).status).toBe(200);
+      return id;
+    }
+    const transfersOf = async (id: string) => (await app.deps.payments.transfersOf(`booking:${id}`)).map((t) => [t.amountCents, t.reversedCents]);
+    const kindsOf = async (id: string, ...kinds: string[]) => (await ledgerOf(id)).filter((l) => kinds.includes(l.split(" ")[0]!));
+    /** Paid out, the balance sent to the bank, then `amount` given back: the guest is refunded, the host's part is owed. */
+    async function owing(amount: string, hostCut: number) {
+      const id = await paidOut();
+      expect(await w.payOutBalance(app, accountId)).toBeGreaterThanOrEqual(HOST_SHARE);
+      const res = await refund(id, amount);
+      expect(res.status).toBe(201);
+      expect(await row(id)).toMatchObject({ status: "completed", claim: null, refundedCents: amountToMinor(amount, "usd") });
+      expect((await app.deps.payments.refundsOf((await row(id)).paymentIntentId!)).map((r) => r.amountCents)).toEqual([amountToMinor(amount, "usd")]);
+      expect(await transfersOf(id)).toEqual([[HOST_SHARE, 0]]);
+      expect(await kindsOf(id, "owed", "reverse")).toEqual([`owed ${hostCut}`]);
+      expect(await openDebtOf(app.db, id)).toBe(hostCut);
+      await expectSound(id);
+      return id;
+    }
+
+    test("a refund after the host's balance went to their bank: the part is owed, then taken from the next payout", async () => {
+      const hostCut = hostPartOf({ totalCents: TOTAL, hostEarningsCents: HOST_SHARE }, 2200);
+      const a = await owing("22", hostCut);
+      // The host reads it on their dashboard, in the booking's currency.
+      const dashboard = await (await parties.host.get("/host")).text();
+      expect(dashboard).toContain("Owed from a refund after payout: $16.00, taken from your next payouts");
+      const b = await completed();
+      expect(await transfersOf(b)).toEqual([[HOST_SHARE - hostCut, 0]]);
+      expect(await kindsOf(b, "transfer", "debt_settled")).toEqual([`debt_settled ${hostCut}`, `transfer ${HOST_SHARE - hostCut}`]);
+      expect(await kindsOf(a, "owed_settled")).toEqual([`owed_settled ${hostCut}`]);
+      expect(await openDebtOf(app.db, a)).toBe(0);
+      expect(await (await parties.host.get("/host")).text()).not.toContain("data-owed-after-payout");
+      await expectSound(a, b);
+      // The next payout is whole again.
+      const c = await completed();
+      expect(await transfersOf(c)).toEqual([[HOST_SHARE, 0]]);
+      await expectSound(a, b, c);
+    });
+
+    test("a debt larger than the next payout is settled over two payouts; a payout withheld entirely sends nothing", async () => {
+      // All of A given back after its payout: the host owes all of their share.
+      const a = await owing("88", HOST_SHARE);
+      // B's share is cut to $16 by a refund before completion: all of it is withheld.
+      const b = await accepted();
+      expect((await refund(b, "66")).status).toBe(201);
+      await completed(b);
+      const bShare = HOST_SHARE - hostPartOf({ totalCents: TOTAL, hostEarningsCents: HOST_SHARE }, 6600);
+      expect(await transfersOf(b)).toEqual([]);
+      expect(await kindsOf(b, "transfer", "debt_settled")).toEqual([`debt_settled ${bShare}`]);
+      expect(await openDebtOf(app.db, a)).toBe(HOST_SHARE - bShare);
+      // Withheld entirely is paid: no longer a payout owed, nothing sent again.
+      expect(await owedPayouts(app.deps, parties.hostId)).not.toContain(b);
+      expect(await payHost(app.deps, b)).toBe("nothing");
+      await expectSound(a, b);
+      const c = await completed();
+      expect(await transfersOf(c)).toEqual([[bShare, 0]]);
+      expect(await kindsOf(c, "transfer", "debt_settled")).toEqual([`debt_settled ${HOST_SHARE - bShare}`, `transfer ${bShare}`]);
+      expect((await kindsOf(a, "owed_settled")).sort()).toEqual([`owed_settled ${bShare}`, `owed_settled ${HOST_SHARE - bShare}`].sort());
+      expect(await openDebtOf(app.db, a)).toBe(0);
+      await expectSound(a, b, c);
+    });
+
+    test("two payouts at once settle a debt once", async () => {
+      const hostCut = hostPartOf({ totalCents: TOTAL, hostEarningsCents: HOST_SHARE }, 2200);
+      const a = await owing("22", hostCut);
+      // Two bookings completed while the host cannot be paid, then paid at once.
+      await writeTransaction(app.db, (tx) => tx.update(users).set({ stripeAccountId: null }).where(eq(users.id, parties.hostId)));
+      const b = await completed();
+      const c = await completed();
+      await writeTransaction(app.db, (tx) => tx.update(users).set({ stripeAccountId: accountId }).where(eq(users.id, parties.hostId)));
+      expect(await Promise.all([payHost(app.deps, b), payHost(app.deps, c), payHost(app.deps, b), payHost(app.deps, c)])).toContain("sent");
+      const sent = [...(await transfersOf(b)), ...(await transfersOf(c))].map(([amount]) => amount!).sort((x, y) => x - y);
+      expect(sent).toEqual([HOST_SHARE - hostCut, HOST_SHARE]);
+      expect(await kindsOf(a, "owed_settled")).toEqual([`owed_settled ${hostCut}`]);
+      expect([...(await kindsOf(b, "debt_settled")), ...(await kindsOf(c, "debt_settled"))]).toEqual([`debt_settled ${hostCut}`]);
+      expect(await openDebtOf(app.db, a)).toBe(0);
+      await expectSound(a, b, c);
+    });
+
+    test("the refund's answer is lost after the balance went to the bank: the recovery records the part as owed", async () => {
+      const id = await paidOut();
+      await w.payOutBalance(app, accountId);
+      w.loseAnswer(app, "refund");
+      const answer = await refund(id, "22");
+      expect([201, 502]).toContain(answer.status);
+      const restarted = await restartAndRecover();
+      const hostCut = hostPartOf({ totalCents: TOTAL, hostEarningsCents: HOST_SHARE }, 2200);
+      expect(await row(id)).toMatchObject({ refundedCents: 2200, claim: null });
+      expect(await kindsOf(id, "owed", "reverse")).toEqual([`owed ${hostCut}`]);
+      expect(await moneyViolations(restarted.deps, [id])).toEqual([]);
+      w.setLatency(restarted, LATENCY_MS);
+      // The next payout settles it (the recovery's run may have paid another booking of the host's first).
+      const next = await completed();
+      expect(await kindsOf(id, "owed_settled")).toEqual([`owed_settled ${hostCut}`]);
+      expect(await openDebtOf(app.db, id)).toBe(0);
+      await expectSound(id, next);
     });
 
     test("every booking these tests made agrees with the provider", async () => {

@@ -13,6 +13,7 @@ import { bookingCallKeys, jobKeys, ledgerKey, movementKey } from "./keys";
 import { AUTO_COMPLETE_MS, providerRefusal, currentBooking, type SystemMessageType } from "./service";
 import { keptSplit } from "./policies";
 import { givesPartBack, partBackRows, refundable, takeBackHostPart } from "./refund-parts";
+import { settlementRows, settlementsFor } from "./host-debts";
 
 /**
  * The way a booking's money moves (docs/decisions/0028): claim, call, record, recover. Every
@@ -98,14 +99,26 @@ export function announce(deps: Deps, booking: Booking, from: BookingStatus | nul
 export type Plan = Omit<BookingClaim, "key" | "from" | "intentId">;
 
 /**
+ * What the provider answered a claim's call: the reference its ledger row keeps (null: nothing
+ * was sent, a payout withheld entirely to settle the host's debts), and for a part given back
+ * after the payout, whether the host's part was left owed (the provider refused to take it back).
+ */
+export interface CallAnswer {
+  ref: string | null;
+  hostPartOwed?: boolean;
+}
+
+/**
  * The host's share of a completed booking that is owed and not yet sent, by its ledger, in minor
- * units: what is left of it after the refunds (the sum of its `payout_pending` rows) until it is
- * transferred; 0 when nothing is owed (not completed, sent already, or all given back).
+ * units: what is left of it after the refunds (the sum of its `payout_pending` rows), less what was
+ * withheld of it to settle the host's debts (`debt_settled`), until it is transferred; 0 when
+ * nothing is owed (not completed, sent already, withheld entirely, or all given back).
  */
 export async function shareOwed(db: WriteTx | Deps["db"], bookingId: string): Promise<number> {
   const rows = await db.select({ kind: ledgerEntries.kind, amountCents: ledgerEntries.amountCents }).from(ledgerEntries).where(eq(ledgerEntries.bookingId, bookingId));
   if (rows.some((r) => r.kind === "transfer")) return 0;
-  return Math.max(0, rows.filter((r) => r.kind === "payout_pending").reduce((sum, r) => sum + r.amountCents, 0));
+  const of = (kind: LedgerKind) => rows.filter((r) => r.kind === kind).reduce((sum, r) => sum + r.amountCents, 0);
+  return Math.max(0, of("payout_pending") - of("debt_settled"));
 }
 
 /**
@@ -144,10 +157,12 @@ function claimIn(deps: Deps, bookingId: string, from: BookingStatus, intentId: s
     if (!row) return null;
     // A payout is claimed only while the share is still owed: two payouts that both read it owed
     // before either claimed (the completion's own and its job) send it once, for what is owed then.
+    // What the host owes from earlier refunds is withheld from it (docs/decisions/0051), held by this claim.
     if (plan.movement === "transfer") {
       const owed = await shareOwed(tx, row.id);
       if (!owed) return null;
-      plan = { ...plan, amountCents: owed };
+      const settles = await settlementsFor(tx, row, owed);
+      plan = { ...plan, amountCents: owed - settles.reduce((sum, s) => sum + s.amountCents, 0), ...(settles.length ? { settles } : {}) };
     }
     // A refund of an amount is claimed only while that much remains: two at once never give back more than was paid.
     if (plan.movement === "refund" && plan.amountCents !== undefined && plan.amountCents > refundable(row)) return null;
@@ -161,29 +176,27 @@ function claimIn(deps: Deps, bookingId: string, from: BookingStatus, intentId: s
 }
 
 /** Step 2: the provider call of a claim; answers the provider's reference for the ledger. */
-export async function callProvider(deps: Deps, booking: Booking, c: BookingClaim): Promise<string> {
+export async function callProvider(deps: Deps, booking: Booking, c: BookingClaim): Promise<CallAnswer> {
   switch (c.movement) {
     case "capture":
-      return (await deps.payments.capture(c.intentId, c.key)).id;
+      return { ref: (await deps.payments.capture(c.intentId, c.key)).id };
     case "release":
-      return (await deps.payments.release(c.intentId, c.key)).id;
+      return { ref: (await deps.payments.release(c.intentId, c.key)).id };
     case "refund": {
       const refund = await deps.payments.refund(c.intentId, c.amountCents ?? null, c.key);
-      // The guest is refunded: whatever the reversal answers, the claim must not be rolled back
-      // now, so a refusal of it is left, as no answer is, to the recovery, which makes it again.
-      if (givesPartBack(c)) await takeBackHostPart(deps, booking, c).catch((err: unknown) => {
-        throw new PaymentError(`the refund was made, taking the host's part back was not: ${err instanceof Error ? err.message : String(err)}`, "provider_unavailable", 503);
-      });
-      return refund.id;
+      if (!givesPartBack(c)) return { ref: refund.id };
+      return { ref: refund.id, hostPartOwed: (await hostPartTakenBack(deps, booking, c)) === "owed" };
     }
     case "transfer": {
+      // Withheld entirely to settle the host's debts: nothing to send, the settlements are recorded.
+      if (c.amountCents === 0) return { ref: null };
       const host = await one(deps.db.select({ accountId: users.stripeAccountId }).from(users).where(eq(users.id, booking.hostId)));
       if (!host?.accountId) throw new PaymentError("The host has no payout account.", "invalid_request", 409);
       const transfer = await deps.payments.transfer(
         { amountCents: c.amountCents ?? booking.hostEarningsCents, currency: booking.currency, destinationAccountId: host.accountId, sourceIntentId: c.intentId, transferGroup: bookingCallKeys.transferGroup(booking.id) },
         c.key,
       );
-      return transfer.id;
+      return { ref: transfer.id };
     }
     case "authorize":
       // The guest's card is confirmed by the guest (the card form, Stripe.js), never by us again:
@@ -193,10 +206,26 @@ export async function callProvider(deps: Deps, booking: Booking, c: BookingClaim
 }
 
 /**
+ * After the guest was refunded for a part given back after the payout: the host's part taken back
+ * from the transfer, or left owed by the host when the provider refuses that for sure (their
+ * balance no longer covers it). The claim must not be rolled back now: no answer is left, as any
+ * lost answer is, to the recovery, which makes the reversal again with its key.
+ */
+export async function hostPartTakenBack(deps: Deps, booking: Booking, c: BookingClaim): Promise<"taken back" | "owed" | "none"> {
+  try {
+    return await takeBackHostPart(deps, booking, c);
+  } catch (err) {
+    if (refusedForSure(err)) return "owed";
+    throw new PaymentError(`the refund was made, taking the host's part back was not: ${err instanceof Error ? err.message : String(err)}`, "provider_unavailable", 503);
+  }
+}
+
+/**
  * Step 3: the provider's answer to claim `key`, recorded in one transaction with everything that
  * goes with the new status; null when the claim is no longer the booking's (recorded already).
  */
-function record(deps: Deps, bookingId: string, key: string, providerRef: string) {
+function record(deps: Deps, bookingId: string, key: string, answer: CallAnswer) {
+  const providerRef = answer.ref;
   const now = deps.now();
   return writeTransaction(deps.db, async (tx) => {
     const row = await one(tx.select().from(bookings).where(eq(bookings.id, bookingId)));
@@ -230,7 +259,7 @@ function record(deps: Deps, bookingId: string, key: string, providerRef: string)
       case "refund":
         if (givesPartBack(c)) {
           // A host's partial refund (docs/decisions/0051): its refund, its booking_refunds row and, once completed, the shares it takes back.
-          for (const r of await partBackRows(tx, deps, row, c, providerRef)) await ledger(tx, deps, b, r.kind, r.amountCents, r.providerRef, r.key);
+          for (const r of await partBackRows(tx, deps, row, c, providerRef ?? "", answer.hostPartOwed === true)) await ledger(tx, deps, b, r.kind, r.amountCents, r.providerRef, r.key);
           break;
         }
         await ledger(tx, deps, b, "refund", refunded, providerRef);
@@ -242,7 +271,8 @@ function record(deps: Deps, bookingId: string, key: string, providerRef: string)
         await cancelJob(tx, jobKeys.autoComplete(b.id));
         break;
       case "transfer":
-        await ledger(tx, deps, b, "transfer", c.amountCents ?? b.hostEarningsCents, providerRef);
+        if (providerRef) await ledger(tx, deps, b, "transfer", c.amountCents ?? b.hostEarningsCents, providerRef);
+        for (const r of settlementRows(b, c)) await ledger(tx, deps, r.booking, r.kind, r.amountCents, null, r.key);
         break;
     }
     await cancelJob(tx, jobKeys.recover(b.id, b.claims));
@@ -252,11 +282,12 @@ function record(deps: Deps, bookingId: string, key: string, providerRef: string)
 }
 
 /** Records claim `key`'s answer and tells whoever listens; answers the booking as it is then. */
-export async function finishClaim(deps: Deps, bookingId: string, key: string, providerRef: string): Promise<Booking> {
-  const out = await record(deps, bookingId, key, providerRef);
+export async function finishClaim(deps: Deps, bookingId: string, key: string, answer: CallAnswer): Promise<Booking> {
+  const out = await record(deps, bookingId, key, answer);
   if (!out) return (await currentBooking(deps, bookingId))!;
-  if (out.claim.movement === "transfer") deps.events.emit({ type: "payout.sent", booking: out.booking, amountCents: out.claim.amountCents ?? out.booking.hostEarningsCents });
-  else if (givesPartBack(out.claim)) deps.events.emit({ type: "booking.refunded", booking: out.booking, amountCents: out.claim.amountCents ?? 0, reason: out.claim.reason ?? "", message: out.message });
+  if (out.claim.movement === "transfer") {
+    if (answer.ref) deps.events.emit({ type: "payout.sent", booking: out.booking, amountCents: out.claim.amountCents ?? out.booking.hostEarningsCents });
+  } else if (givesPartBack(out.claim)) deps.events.emit({ type: "booking.refunded", booking: out.booking, amountCents: out.claim.amountCents ?? 0, reason: out.claim.reason ?? "", message: out.message });
   else announce(deps, out.booking, out.claim.from, out.message, out.claim.instant === true);
   return out.booking;
 }
@@ -284,7 +315,7 @@ export async function move(deps: Deps, booking: Booking, from: BookingStatus, in
   if (!claimed?.claim) return null;
   const c = claimed.claim;
   try {
-    let ref: string;
+    let ref: CallAnswer;
     try {
       ref = await callProvider(deps, claimed, c);
     } catch (err) {

@@ -35,6 +35,12 @@ export const ledgerKey = (bookingId: string, kind: LedgerKind) => `booking:${boo
  */
 export const refundPartLedgerKey = (refundKey: string, kind: LedgerKind) => `${refundKey}:${kind}`;
 
+/**
+ * A debt of the host's settled by a payout (docs/decisions/0051): the rows of one transfer claim
+ * (`transferKey`) settling the debt of booking `owingBookingId`, one on each booking, written once.
+ */
+export const settlementKey = (transferKey: string, owingBookingId: string, kind: "debt_settled" | "owed_settled") => `${transferKey}:${kind}:${owingBookingId}`;
+
 /** Taking the host's part of a refund back from the booking's transfer: its own call, keyed by the refund's. */
 export const reversalKey = (refundKey: string) => `${refundKey}:reverse`;
 

@@ -19,7 +19,8 @@ const PAID_OUT = ["completed", "canceled"] as const;
  * Sends a completed booking's host share (ARCHITECTURE decision 5), or the share of what a
  * cancellation kept, to the host's payout account, when they have one that can receive it, through
  * the same claim as every other movement; otherwise it stays a pending payout (the sweep and
- * `account.updated` retry). The amount sent is the share the ledger shows owed.
+ * `account.updated` retry). The amount sent is the share the ledger shows owed, less what the host
+ * owes from refunds after earlier payouts, which it settles (`host-debts.ts`, docs/decisions/0051).
  */
 export async function payHost(deps: Deps, bookingId: string): Promise<"sent" | "waiting" | "nothing"> {
   const b = await currentBooking(deps, bookingId);
@@ -34,18 +35,19 @@ export async function payHost(deps: Deps, bookingId: string): Promise<"sent" | "
   return sent ? "sent" : "nothing";
 }
 
-/** Completed (or cancelled, part kept) bookings whose host share is still owed (what is left of it after refunds is more than nothing), optionally for one host. */
+/** Completed (or cancelled, part kept) bookings whose host share is still owed (what is left of it after refunds and withholding is more than nothing), optionally for one host. */
 export async function owedPayouts(deps: Pick<Deps, "db">, hostId?: string) {
   const done = await deps.db
     .select({ id: bookings.id, kind: ledgerEntries.kind, amountCents: ledgerEntries.amountCents })
     .from(bookings)
     .innerJoin(ledgerEntries, eq(ledgerEntries.bookingId, bookings.id))
-    .where(and(inArray(bookings.status, [...PAID_OUT]), isNotNull(bookings.paymentIntentId), hostId ? eq(bookings.hostId, hostId) : undefined, inArray(ledgerEntries.kind, ["payout_pending", "transfer"])));
+    .where(and(inArray(bookings.status, [...PAID_OUT]), isNotNull(bookings.paymentIntentId), hostId ? eq(bookings.hostId, hostId) : undefined, inArray(ledgerEntries.kind, ["payout_pending", "debt_settled", "transfer"])));
   const byBooking = new Map<string, { owed: number; sent: boolean }>();
   for (const r of done) {
     const b = byBooking.get(r.id) ?? byBooking.set(r.id, { owed: 0, sent: false }).get(r.id)!;
     if (r.kind === "transfer") b.sent = true;
-    else b.owed += r.amountCents;
+    // What was withheld to settle the host's debts was paid to them that way (docs/decisions/0051).
+    else b.owed += r.kind === "debt_settled" ? -r.amountCents : r.amountCents;
   }
   return [...byBooking].filter(([, b]) => !b.sent && b.owed > 0).map(([id]) => id);
 }

@@ -207,13 +207,17 @@ export interface CurrencyEarnings {
   currency: string;
   totalEarningsCents: number;
   pendingPayoutsCents: number;
+  /** What the host owes from refunds made after a payout, not yet taken from their next payouts (docs/decisions/0051). */
+  owedCents: number;
   completedBookings: number;
 }
 
 /**
  * The host's money (spec: totalEarnings, pendingPayouts, completedBookings), read from the ledger:
  * each completed booking wrote the host's share as `payout_pending`, and each share sent to the
- * host's payout account a `transfer` (less any `reverse`). Amounts of different currencies are
+ * host's payout account a `transfer` (less any `reverse`), or was withheld to settle the host's
+ * debts (`debt_settled`); `owed` is what the host owes from refunds after a payout, until their
+ * next payouts settle it (`owed_settled`, docs/decisions/0051). Amounts of different currencies are
  * never added: one sum per currency (`byCurrency`, most earned first); `completedBookings` counts them all.
  */
 export async function hostEarnings(deps: Deps, hostId: string): Promise<{ byCurrency: CurrencyEarnings[]; completedBookings: number }> {
@@ -221,14 +225,17 @@ export async function hostEarnings(deps: Deps, hostId: string): Promise<{ byCurr
     .select({ currency: ledgerEntries.currency, kind: ledgerEntries.kind, total: sql<number>`coalesce(sum(${ledgerEntries.amountCents}), 0)`.mapWith(Number), n: count() })
     .from(ledgerEntries)
     .innerJoin(bookings, eq(bookings.id, ledgerEntries.bookingId))
-    .where(and(eq(bookings.hostId, hostId), inArray(ledgerEntries.kind, ["payout_pending", "transfer", "reverse"])))
+    .where(and(eq(bookings.hostId, hostId), inArray(ledgerEntries.kind, ["payout_pending", "transfer", "reverse", "debt_settled", "owed", "owed_settled"])))
     .groupBy(ledgerEntries.currency, ledgerEntries.kind);
   const currencies = [...new Set(rows.map((r) => r.currency))];
   const byCurrency = currencies.map((currency) => {
     const of = (kind: string) => rows.find((r) => r.currency === currency && r.kind === kind);
     const earned = Number(of("payout_pending")?.total ?? 0);
-    const sent = Number(of("transfer")?.total ?? 0) - Number(of("reverse")?.total ?? 0);
-    return { currency, totalEarningsCents: earned, pendingPayoutsCents: Math.max(0, earned - sent), completedBookings: Number(of("payout_pending")?.n ?? 0) };
+    const total = (kind: string) => Number(of(kind)?.total ?? 0);
+    // Paid: what was sent (less what was taken back) and withheld to settle debts, less what the host owes back.
+    const sent = total("transfer") - total("reverse") + total("debt_settled") - total("owed");
+    const owedCents = Math.max(0, total("owed") - total("owed_settled"));
+    return { currency, totalEarningsCents: earned, pendingPayoutsCents: Math.max(0, earned - sent), owedCents, completedBookings: Number(of("payout_pending")?.n ?? 0) };
   });
   byCurrency.sort((a, b) => b.totalEarningsCents - a.totalEarningsCents || a.currency.localeCompare(b.currency));
   return { byCurrency, completedBookings: byCurrency.reduce((n, e) => n + e.completedBookings, 0) };

@@ -9,8 +9,8 @@ import { currentBooking, RECONCILE_MS } from "./service";
 import { loggable } from "../../db/faults";
 import { recoverPayment } from "./checkout-payment";
 import { owedPayouts } from "./payouts";
-import { givesPartBack, refundable, takeBackHostPart } from "./refund-parts";
-import { announce, callProvider, finishClaim, ledger, RECOVERY_GRACE_MS, recoveryDue, refusedForSure, rollBackClaim, shareOwed, systemMessage } from "./claims";
+import { givesPartBack, refundable } from "./refund-parts";
+import { announce, callProvider, finishClaim, hostPartTakenBack, ledger, RECOVERY_GRACE_MS, recoveryDue, refusedForSure, rollBackClaim, shareOwed, systemMessage } from "./claims";
 
 /**
  * Keeping our books and the provider's in agreement (docs/decisions/0028):
@@ -23,8 +23,11 @@ import { announce, callProvider, finishClaim, ledger, RECOVERY_GRACE_MS, recover
  *   otherwise.
  */
 
-/** What the provider shows of a claim's movement: made (with its reference), not made yet, or made impossible. */
-type Shown = { made: string } | { notYet: true } | { impossible: string };
+/**
+ * What the provider shows of a claim's movement: made (with its reference, and for a part given
+ * back after the payout, whether the host's part is left owed), not made yet, or made impossible.
+ */
+type Shown = { made: string; hostPartOwed?: boolean } | { notYet: true } | { impossible: string };
 
 async function shownByProvider(deps: Deps, b: Booking, c: BookingClaim): Promise<Shown> {
   if (c.movement === "capture" || c.movement === "release") {
@@ -46,8 +49,9 @@ async function shownByProvider(deps: Deps, b: Booking, c: BookingClaim): Promise
     const unrecorded = (await deps.payments.refundsOf(c.intentId)).filter((r) => !recorded.has(r.id));
     const made = unrecorded.find((r) => r.amountCents === amount);
     if (made) {
-      // A part given back after the payout: the host's part is taken back too, unless it was already.
-      if (givesPartBack(c)) await takeBackHostPart(deps, b, c);
+      // A part given back after the payout: the host's part is taken back too, unless it was
+      // already; refused for sure, it is owed by the host (docs/decisions/0051).
+      if (givesPartBack(c)) return { made: made.id, hostPartOwed: (await hostPartTakenBack(deps, b, c)) === "owed" };
       return { made: made.id };
     }
     if (unrecorded.length) return { impossible: `the provider shows refunds of ${unrecorded.map((r) => r.amountCents).join(", ")} minor units our books do not have, not the ${amount} claimed` };
@@ -90,7 +94,7 @@ export async function recoverClaim(deps: Deps, bookingId: string): Promise<"none
   if (c.movement === "authorize") return await recoverPayment(deps, b.id, c);
   const shown = await shownByProvider(deps, b, c);
   if ("made" in shown) {
-    await finishClaim(deps, b.id, c.key, shown.made);
+    await finishClaim(deps, b.id, c.key, { ref: shown.made, ...(shown.hostPartOwed ? { hostPartOwed: true } : {}) });
     return "recorded";
   }
   if ("impossible" in shown) {

@@ -3,6 +3,7 @@ import { one, type WriteTx } from "../../db/client";
 import { bookingRefunds, ledgerEntries, type Booking, type BookingClaim, type LedgerKind } from "../../db/schema";
 import type { Deps } from "../deps";
 import { bookingCallKeys, refundPartLedgerKey, reversalKey } from "./keys";
+import { withheldOf } from "./host-debts";
 
 /**
  * How a part of a booking's payment given back divides between the platform and the host, and
@@ -12,7 +13,8 @@ import { bookingCallKeys, refundPartLedgerKey, reversalKey } from "./keys";
  * payment is back, nothing is left to either side.
  *
  * `claims.ts` records a partial refund through `partBackRows`; its call takes the host's part
- * back from a transfer already made (`takeBackHostPart`), which the recovery repeats safely.
+ * back from a transfer already made (`takeBackHostPart`), which the recovery repeats safely. When
+ * the provider refuses that for sure, the host's part is owed (`host-debts.ts`).
  */
 
 type Amounts = Pick<Booking, "totalCents" | "hostEarningsCents" | "refundedCents">;
@@ -55,19 +57,21 @@ async function recordedReversed(db: WriteTx | Deps["db"], bookingId: string): Pr
 
 /**
  * After the provider refunded the guest for claim `c`: when the host's share was already sent,
- * their part of this refund is taken back from that transfer (a transfer reversal; with Stripe,
- * a host whose balance has gone to their bank carries it as a negative balance, recovered from
- * their next payouts). Safe to repeat: a reversal the provider already shows, beyond what the
- * ledger records, is this refund's (claims run one at a time), and is not made again.
+ * their part of this refund is taken back from that transfer (a transfer reversal, which the
+ * provider refuses when the host's balance no longer covers it: the caller then records the part
+ * as owed). A share paid entirely by settling the host's debts has no transfer to take it from:
+ * the part is owed at once. Safe to repeat: a reversal the provider already shows, beyond what
+ * the ledger records, is this refund's (claims run one at a time), and is not made again.
  */
-export async function takeBackHostPart(deps: Deps, b: Booking, c: BookingClaim): Promise<void> {
+export async function takeBackHostPart(deps: Deps, b: Booking, c: BookingClaim): Promise<"taken back" | "owed" | "none"> {
   const { hostCents } = refundParts(b, c.amountCents ?? 0);
-  if (hostCents <= 0) return;
+  if (hostCents <= 0 || b.status !== "completed") return "none";
   const transferId = await recordedTransfer(deps.db, b.id);
-  if (!transferId) return;
+  if (!transferId) return (await withheldOf(deps.db, b.id)) > 0 ? "owed" : "none";
   const shown = (await deps.payments.transfersOf(bookingCallKeys.transferGroup(b.id))).find((t) => t.id === transferId);
-  if (shown && shown.reversedCents > (await recordedReversed(deps.db, b.id))) return;
+  if (shown && shown.reversedCents > (await recordedReversed(deps.db, b.id))) return "taken back";
   await deps.payments.reverseTransfer(transferId, hostCents, reversalKey(c.key));
+  return "taken back";
 }
 
 /** A ledger row to write: its kind, amount (negative: a share reduced), key and the provider's reference. */
@@ -84,9 +88,11 @@ export interface PartRow {
  * - `refund`: what went back to the guest;
  * - once completed (the shares are in the ledger): `platform_fee` and `payout_pending` reduced by
  *   their parts (negative rows); before completion, completion writes the shares as they are left;
- * - once the share was sent: `reverse`, the host's part taken back from the transfer.
+ * - once the share was sent: `reverse`, the host's part taken back from the transfer, or `owed`
+ *   when the provider refused to take it back (`hostPartOwed`): the host owes it, and their next
+ *   payouts settle it (`host-debts.ts`).
  */
-export async function partBackRows(tx: WriteTx, deps: Deps, b: Booking, c: BookingClaim, providerRef: string): Promise<PartRow[]> {
+export async function partBackRows(tx: WriteTx, deps: Deps, b: Booking, c: BookingClaim, providerRef: string, hostPartOwed = false): Promise<PartRow[]> {
   const amountCents = c.amountCents ?? 0;
   const { hostCents, feeCents } = refundParts(b, amountCents);
   await tx.insert(bookingRefunds)
@@ -97,7 +103,8 @@ export async function partBackRows(tx: WriteTx, deps: Deps, b: Booking, c: Booki
     rows.push({ kind: "platform_fee", amountCents: -feeCents, key: refundPartLedgerKey(c.key, "platform_fee"), providerRef: null });
     rows.push({ kind: "payout_pending", amountCents: -hostCents, key: refundPartLedgerKey(c.key, "payout_pending"), providerRef: null });
     const transferId = await recordedTransfer(tx, b.id);
-    if (transferId && hostCents > 0) rows.push({ kind: "reverse", amountCents: hostCents, key: refundPartLedgerKey(c.key, "reverse"), providerRef: transferId });
+    if (hostCents > 0 && hostPartOwed) rows.push({ kind: "owed", amountCents: hostCents, key: refundPartLedgerKey(c.key, "owed"), providerRef: transferId });
+    else if (transferId && hostCents > 0) rows.push({ kind: "reverse", amountCents: hostCents, key: refundPartLedgerKey(c.key, "reverse"), providerRef: transferId });
   }
   return rows;
 }

@@ -14,7 +14,7 @@ import {
   type PaymentProvider,
 } from "../ports/payments";
 import { CARD_MESSAGES, luhnValid, TEST_CARDS, type CardInput, type ConfirmResult } from "./test-cards";
-import { operationsOn, operationWithKey, recordOperation, reversedOf, testId } from "./test-operations";
+import { balanceOf, operationsOn, operationWithKey, recordOperation, reversedOf, testId } from "./test-operations";
 import { decimalFromCents } from "../../lib/money";
 
 /** The smallest charge, in the currency's minor unit (Stripe's for USD, EUR and JPY alike). */
@@ -334,6 +334,11 @@ export class TestProvider implements PaymentProvider {
       const left = transfer.amountCents - (await reversedOf(tx, transfer.id));
       const amount = amountCents ?? left;
       if (!Number.isInteger(amount) || amount <= 0 || amount > left) return { error: new PaymentError("The reversal is more than what is left of the transfer.", "invalid_request", 409) };
+      // As Stripe: a reversal is taken from the payout account's balance, and refused when the
+      // balance cannot cover it (it went to the host's bank).
+      if (transfer.destination && (await balanceOf(tx, transfer.destination)) < amount) {
+        return { error: new PaymentError("The payout account's balance is insufficient to cover this reversal.", "insufficient_funds", 409) };
+      }
       return { id: await recordOperation(tx, this.now(), "reverse", transferId, amount, idempotencyKey) };
     });
     if ("error" in out) throw out.error;
@@ -419,6 +424,18 @@ export class TestProvider implements PaymentProvider {
   /** The test onboarding page's button: the account can receive payouts from now on. */
   enableAccount(accountId: string): Promise<ConnectedAccount | null> {
     return this.setPayoutsEnabled(accountId, true);
+  }
+
+  /**
+   * The account's whole balance sent to its bank, as the provider's automatic payouts do (a test's
+   * control, like `faults`): a reversal afterwards finds nothing to take back. Answers the amount.
+   */
+  async payOutBalance(accountId: string): Promise<number> {
+    return await writeTransaction(this.db, async (tx) => {
+      const balance = await balanceOf(tx, accountId);
+      if (balance > 0) await recordOperation(tx, this.now(), "payout", accountId, balance, `account:${accountId}:payout:${testId("po")}`);
+      return Math.max(0, balance);
+    });
   }
 
   /** The host finishing onboarding (true), or the account losing its payouts (false); reported as `account.updated`. */

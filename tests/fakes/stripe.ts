@@ -120,6 +120,11 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
   const accounts = new Map<string, Obj>();
   const sessions = new Map<string, Obj>();
   const accountLinks: Obj[] = [];
+  /** What each connected account has paid out to its bank (`payOutBalance`). */
+  const paidOut = new Map<string, number>();
+  /** A connected account's balance: the transfers it received, less their reversals and what went to its bank. */
+  const balanceOf = (accountId: string) =>
+    [...transfers.values()].filter((t) => t.destination === accountId).reduce((sum, t) => sum + (t.amount as number) - (t.amount_reversed as number), 0) - (paidOut.get(accountId) ?? 0);
   const requests: RecordedRequest[] = [];
   const events: Obj[] = [];
   const idempotent = new Map<string, { request: string; status: number; body: unknown }>();
@@ -364,6 +369,10 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
         const amount = p.amount === undefined ? left : integerAmount(p.amount, "amount");
         if (left <= 0 || amount > left) {
           throw new StripeFailure(400, { type: "invalid_request_error", code: "transfer_already_reversed", message: `Transfer ${transfer.id} has already been reversed, or the amount is greater than what is left of it (${left}).` });
+        }
+        // Stripe reverses a transfer only when the destination account's balance covers the reversal.
+        if (balanceOf(String(transfer.destination)) < amount) {
+          throw new StripeFailure(400, { type: "invalid_request_error", code: "balance_insufficient", message: `Insufficient funds in the destination account's balance to cover the reversal of ${amount} from ${transfer.id}.` });
         }
         transfer.amount_reversed = (transfer.amount_reversed as number) + amount;
         transfer.reversed = transfer.amount_reversed === transfer.amount;
@@ -650,6 +659,15 @@ export function startFakeStripe(opts: { secretKey?: string; webhookSecret?: stri
       session.payment_status = "unpaid";
       event("checkout.session.completed", session);
       return structuredClone(session);
+    },
+    /** A connected account's balance (transfers in, less reversals and payouts to its bank). */
+    balanceOf,
+    /** Stripe's automatic payout: the account's whole balance sent to its bank. Answers the amount. */
+    payOutBalance(accountId: string) {
+      if (!accounts.has(accountId)) throw new Error(`no such account ${accountId}`);
+      const balance = Math.max(0, balanceOf(accountId));
+      paidOut.set(accountId, (paidOut.get(accountId) ?? 0) + balance);
+      return balance;
     },
     /** The host finishing (or Stripe suspending) onboarding. */
     setPayoutsEnabled(accountId: string, enabled: boolean) {

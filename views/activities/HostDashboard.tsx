@@ -36,7 +36,7 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
   const { t } = view;
   const money = (cents: number, currency: string) => formatMoney(cents, view.locale, { currency });
   // One amount per currency the host has earned in, side by side: amounts of different currencies are never added.
-  const sums = data.earnings.byCurrency.length ? data.earnings.byCurrency : [{ currency: data.currency, totalEarningsCents: 0, pendingPayoutsCents: 0 }];
+  const sums = data.earnings.byCurrency.length ? data.earnings.byCurrency : [{ currency: data.currency, totalEarningsCents: 0, pendingPayoutsCents: 0, owedCents: 0 }];
   const each = (amount: (e: (typeof sums)[number]) => number) => sums.map((e) => money(amount(e), e.currency)).join(" · ");
   const earned = sums.some((e) => e.totalEarningsCents > 0);
   // A request for a group session shows its spots and the session's roster (docs/decisions/0049).
@@ -112,6 +112,14 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
               </dd>
             </div>
           </dl>
+          {/* What the host owes from a refund after a payout, in its booking's currency (docs/decisions/0051). */}
+          {sums
+            .filter((e) => e.owedCents > 0)
+            .map((e) => (
+              <p class="mt-2 text-sm text-muted" data-owed-after-payout safe>
+                {t("host.owedAfterPayout", { amount: money(e.owedCents, e.currency) })}
+              </p>
+            ))}
           {earned && !data.payoutsReady ? (
             <a href="/stripe-connect-setup" class="btn btn-primary mt-3 w-full" safe>
               {t("host.verifyToWithdraw")}
