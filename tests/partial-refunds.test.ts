@@ -201,7 +201,10 @@ for (const [name, makeWorld] of [["test provider", testProviderWorld], ["Stripe"
       await writeTransaction(app.db, (tx) => tx.update(users).set({ stripeAccountId: null }).where(eq(users.id, parties.hostId)));
       clock = (await row(id)).endsAt + HOUR;
       expect((await parties.host.postJson(`/api/bookings/${id}/complete`, {})).status).toBe(200);
+      const completedBefore = ((await (await parties.host.get("/api/host/earnings")).json()) as { completedBookings: number }).completedBookings;
       expect((await refund(id, "44")).status).toBe(201);
+      // The refund's own share rows are no further completed booking.
+      expect(((await (await parties.host.get("/api/host/earnings")).json()) as { completedBookings: number }).completedBookings).toBe(completedBefore);
       const hostCut = hostPartOf({ totalCents: TOTAL, hostEarningsCents: HOST_SHARE }, 4400);
       expect(await ledgerOf(id)).toEqual(["authorize 8800", "capture 8800", `payout_pending ${HOST_SHARE}`, `payout_pending ${-hostCut}`, `platform_fee ${TOTAL - HOST_SHARE}`, `platform_fee ${-(4400 - hostCut)}`, "refund 4400"].sort());
       await expectSound(id);

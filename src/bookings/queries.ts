@@ -222,7 +222,13 @@ export interface CurrencyEarnings {
  */
 export async function hostEarnings(deps: Deps, hostId: string): Promise<{ byCurrency: CurrencyEarnings[]; completedBookings: number }> {
   const rows = await deps.db
-    .select({ currency: ledgerEntries.currency, kind: ledgerEntries.kind, total: sql<number>`coalesce(sum(${ledgerEntries.amountCents}), 0)`.mapWith(Number), n: count() })
+    .select({
+      currency: ledgerEntries.currency,
+      kind: ledgerEntries.kind,
+      total: sql<number>`coalesce(sum(${ledgerEntries.amountCents}), 0)`.mapWith(Number),
+      // Completed bookings, each once: a refund's own share rows, or a cancellation's kept share, are no more bookings.
+      completed: sql<number>`count(distinct case when ${bookings.status} = 'completed' then ${bookings.id} end)`.mapWith(Number),
+    })
     .from(ledgerEntries)
     .innerJoin(bookings, eq(bookings.id, ledgerEntries.bookingId))
     .where(and(eq(bookings.hostId, hostId), inArray(ledgerEntries.kind, ["payout_pending", "transfer", "reverse", "debt_settled", "owed", "owed_settled"])))
@@ -235,7 +241,7 @@ export async function hostEarnings(deps: Deps, hostId: string): Promise<{ byCurr
     // Paid: what was sent (less what was taken back) and withheld to settle debts, less what the host owes back.
     const sent = total("transfer") - total("reverse") + total("debt_settled") - total("owed");
     const owedCents = Math.max(0, total("owed") - total("owed_settled"));
-    return { currency, totalEarningsCents: earned, pendingPayoutsCents: Math.max(0, earned - sent), owedCents, completedBookings: Number(of("payout_pending")?.n ?? 0) };
+    return { currency, totalEarningsCents: earned, pendingPayoutsCents: Math.max(0, earned - sent), owedCents, completedBookings: Number(of("payout_pending")?.completed ?? 0) };
   });
   byCurrency.sort((a, b) => b.totalEarningsCents - a.totalEarningsCents || a.currency.localeCompare(b.currency));
   return { byCurrency, completedBookings: byCurrency.reduce((n, e) => n + e.completedBookings, 0) };
