@@ -270,6 +270,7 @@ export const en = {
   "host.upcomingSessions": "Upcoming sessions",
   "host.sessionPaying": "{n, plural, one {# spot} other {# spots}} held while a guest pays",
   "host.sessionGuestMoney": "Pays {paid} · you earn {earnings}",
+  "activity.bookAndPay": "Book & Pay",
 } as const;
 
 export const fr: Record<keyof typeof en, string> = {
@@ -535,4 +536,5 @@ export const fr: Record<keyof typeof en, string> = {
   "host.upcomingSessions": "Sessions à venir",
   "host.sessionPaying": "{n, plural, one {# place retenue} other {# places retenues}} pendant qu'un invité paie",
   "host.sessionGuestMoney": "Paie {paid} · vous gagnez {earnings}",
+  "activity.bookAndPay": "Réserver et payer",
 };

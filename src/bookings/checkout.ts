@@ -293,7 +293,7 @@ async function insertRequest(deps: Deps, guest: User, activity: Activity, slot: 
 /**
  * The dialog's `POST /api/create-payment-intent`: an awaiting-payment booking holding the slot
  * for 15 minutes, and a hosted checkout session for it, which sends the guest back to
- * `/bookings?success=true` or `?canceled=true` on `returnTo`. Asking again for the same choice while
+ * `/bookings?success=true&booking={id}` or `?canceled=true` on `returnTo`. Asking again for the same choice while
  * the hold lasts gives the same booking and session.
  */
 export async function startCheckout(
@@ -346,7 +346,8 @@ export async function startCheckout(
         currency: booking.currency,
         metadata: { bookingId: booking.id, ...intentMetadata(guest, activity, slot, choice, { flow: "dialog" }) },
         description: activity.title,
-        successUrl: `${returnTo}/bookings?success=true`,
+        // The booking named on the way back: the guest is told "Booked" when it was accepted at once.
+        successUrl: `${returnTo}/bookings?success=true&booking=${booking.id}`,
         cancelUrl: `${returnTo}/bookings?canceled=true`,
       },
       bookingCallKeys.checkout(booking.id),

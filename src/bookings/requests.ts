@@ -6,7 +6,7 @@ import { cancelJob } from "../jobs";
 import { uuidLike } from "../../lib/validation";
 import { guestBusy, slotRefusal } from "./availability";
 import { announce, ledger, systemMessage } from "./claims";
-import { acceptInstantlyNow, instantUnansweredAt } from "./instant";
+import { acceptInstantlyNow, INSTANT_ANSWER_MS, instantUnansweredAt } from "./instant";
 import { expireJob, instantAcceptJob, instantUnansweredJob, reconcileJob, schedule } from "./jobs";
 import { bookingCallKeys, jobKeys } from "./keys";
 import { currentBooking, providerCall, RECONCILE_MS, respondByOf } from "./service";
@@ -217,4 +217,19 @@ export async function checkoutEnded(deps: Deps, bookingId: string, sessionId: st
   }
   if (await endAwaitingPayment(deps, booking.id, "expired", null)) return "ended";
   return (await currentBooking(deps, booking.id))?.status === "awaiting_payment" ? "ignored" : "ended";
+}
+
+/**
+ * The guest's own booking, back from the hosted checkout (`/bookings?success=true&booking={id}`):
+ * a payment the provider's news has not recorded yet is recorded now, and an instant accept is
+ * waited for as a guest's answer waits (`INSTANT_ANSWER_MS`), so an instant booking is told as
+ * booked. Null for an address that names no booking of theirs.
+ */
+export async function returnedFromCheckout(deps: Deps, guestId: string, bookingId: string | undefined): Promise<Booking | null> {
+  if (!bookingId || !uuidLike(bookingId)) return null;
+  const booking = await currentBooking(deps, bookingId);
+  if (!booking || booking.guestId !== guestId) return null;
+  if (booking.status === "awaiting_payment" && booking.paymentIntentId) await paymentAuthorised(deps, booking.id, booking.paymentIntentId, INSTANT_ANSWER_MS).catch((err: unknown) => console.error(`booking ${booking.id}: the payment back from the hosted checkout is left to the provider's news: ${String(err)}`));
+  else if (booking.status === "pending") await acceptInstantlyNow(deps, booking.id, INSTANT_ANSWER_MS);
+  return (await currentBooking(deps, booking.id)) ?? null;
 }

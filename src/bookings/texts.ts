@@ -175,7 +175,7 @@ export const en = {
   "toast.paymentSuccessful": "Payment Successful",
   "toast.requestSent": "Your request has been sent to the host!",
   "toast.booked": "Booked!",
-  "toast.bookedBody": "Your booking is confirmed. The host has been told.",
+  "toast.bookedBody": "Your booking is confirmed and your card has been charged. If you cancel, the host's cancellation policy on your booking applies.",
   "toast.bookingAccepted": "Booking Accepted",
   "toast.bookingAcceptedBody": "You can now chat with your guest!",
   "toast.bookingDeclined": "Booking Declined",
@@ -237,6 +237,13 @@ export const en = {
   "refunds.reasonCharacters": "The reason contains characters that are not allowed.",
   "refunds.notRefundable": "Only an accepted or completed booking can be partly refunded.",
   "refunds.nothingLeft": "Everything the guest paid has been refunded already.",
+  "booking.instantNote": "This activity books instantly: your booking is confirmed as soon as you pay, and your card is charged then. If you cancel, the host's {policy} cancellation policy applies.",
+  "booking.policyCharged": "This activity books instantly: your card is charged when you pay, and the booking is confirmed at once.",
+  "booking.policyInstantCancel": "If you cancel, you get back what the windows above say.",
+  "booking.dialogTitleInstant": "Book instantly",
+  "booking.dialogContinueInstant": "Continue to booking",
+  "booking.bookAndPayAmount": "Book & Pay {amount}",
+  "success.bookedPolicy": "If you cancel, the host's {policy} cancellation policy applies:",
 } as const;
 
 export const fr: Record<keyof typeof en, string> = {
@@ -408,7 +415,7 @@ export const fr: Record<keyof typeof en, string> = {
   "toast.paymentSuccessful": "Paiement réussi",
   "toast.requestSent": "Votre demande a été envoyée à l'hôte !",
   "toast.booked": "C'est réservé !",
-  "toast.bookedBody": "Votre réservation est confirmée. L'hôte a été prévenu.",
+  "toast.bookedBody": "Votre réservation est confirmée et votre carte a été débitée. Si vous annulez, la politique d'annulation de l'hôte indiquée sur la réservation s'applique.",
   "toast.bookingAccepted": "Réservation acceptée",
   "toast.bookingAcceptedBody": "Vous pouvez maintenant discuter avec votre invité !",
   "toast.bookingDeclined": "Réservation refusée",
@@ -468,4 +475,11 @@ export const fr: Record<keyof typeof en, string> = {
   "refunds.reasonCharacters": "Le motif contient des caractères non autorisés.",
   "refunds.notRefundable": "Seule une réservation acceptée ou terminée peut être remboursée en partie.",
   "refunds.nothingLeft": "Tout ce que l'invité a payé a déjà été remboursé.",
+  "booking.instantNote": "Cette activité se réserve instantanément : votre réservation est confirmée dès le paiement, et votre carte est débitée à ce moment-là. Si vous annulez, la politique d'annulation {policy} de l'hôte s'applique.",
+  "booking.policyCharged": "Cette activité se réserve instantanément : votre carte est débitée au paiement, et la réservation est confirmée aussitôt.",
+  "booking.policyInstantCancel": "Si vous annulez, vous récupérez ce qu'indiquent les délais ci-dessus.",
+  "booking.dialogTitleInstant": "Réserver instantanément",
+  "booking.dialogContinueInstant": "Continuer vers la réservation",
+  "booking.bookAndPayAmount": "Réserver et payer {amount}",
+  "success.bookedPolicy": "Si vous annulez, la politique d'annulation {policy} de l'hôte s'applique :",
 };

@@ -5,6 +5,7 @@ import type { BookingNews, DomainEvent } from "../events";
 import type { Locale, MessageKey, Translate } from "../../lib/i18n";
 import { formatMoney } from "../../lib/money";
 import { formatLocal, localOf } from "../../lib/time";
+import { refundWindows } from "../bookings/policies";
 import { type PreferenceKey } from "./rules";
 import { absolute, conversationPath, factsOf, meetingPointOf, queuePlanned, type Facts, type PlannedEmail } from "./planned-emails";
 
@@ -130,6 +131,18 @@ async function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus |
   });
 
   const line = (key: MessageKey, cents = booking.totalCents) => (t: Translate, locale: Locale) => [t(key, { amount: money(cents, locale) })];
+  /** The booking's cancellation policy, window by window on the activity's wall clock (docs/decisions/0050). */
+  const policyLine = (t: Translate, locale: Locale) => {
+    const windows = refundWindows(booking.cancellationPolicy, booking.startsAt, booking.timeZone);
+    const deadline = (at: number) => formatLocal(localOf(at, booking.timeZone), locale, "dateTime");
+    const last = windows.at(-1)!;
+    const parts = [
+      ...windows.map((w) => t(w.share === "full" ? "booking.refundFullUntil" : "booking.refundHalfUntil", { deadline: deadline(w.until) })),
+      last.until < booking.startsAt ? t("booking.refundNoneAfter", { deadline: deadline(last.until) }) : t("booking.refundNoneAtStart"),
+    ];
+    const policy = t(`activity.policy.${booking.cancellationPolicy}`).toLocaleLowerCase(locale);
+    return t("notifications.email.bookedGuest.policy", { policy, windows: parts.map((p, i) => (i === 0 ? p : p.charAt(0).toLocaleLowerCase(locale) + p.slice(1))).join("; ") });
+  };
   const released = payment("notifications.push.released.title", "notifications.push.released.body");
 
   switch (to) {
@@ -168,12 +181,20 @@ async function bookingEmails(deps: Deps, booking: Booking, from: BookingStatus |
           "guest",
           "bookingConfirmations",
           f.host.firstName,
-          {
-            subject: "notifications.email.accepted.subject",
-            heading: "notifications.email.accepted.heading",
-            body: "notifications.email.accepted.body",
-            more: (t, locale) => [...line("notifications.email.charged")(t, locale), t("notifications.email.calendarAdded")],
-          },
+          // Booked instantly: confirmed when the guest paid, charged then, under the booking's policy.
+          instant
+            ? {
+                subject: "notifications.email.bookedGuest.subject",
+                heading: "notifications.email.bookedGuest.heading",
+                body: "notifications.email.bookedGuest.body",
+                more: (t, locale) => [...line("notifications.email.charged")(t, locale), policyLine(t, locale), t("notifications.email.calendarAdded")],
+              }
+            : {
+                subject: "notifications.email.accepted.subject",
+                heading: "notifications.email.accepted.heading",
+                body: "notifications.email.accepted.body",
+                more: (t, locale) => [...line("notifications.email.charged")(t, locale), t("notifications.email.calendarAdded")],
+              },
           {
             meetingPoint: true,
             calendar: "REQUEST",

@@ -109,7 +109,9 @@ async function bookingNotices(deps: Deps, booking: Booking, from: BookingStatus 
       return [toHost("bookingRequests", "notifications.push.request.title", "notifications.push.request.body")];
     case "accepted":
       return [
-        toGuest("bookingConfirmations", "notifications.push.accepted.title", "notifications.push.accepted.body"),
+        instant
+          ? toGuest("bookingConfirmations", "notifications.push.bookedGuest.title", "notifications.push.bookedGuest.body")
+          : toGuest("bookingConfirmations", "notifications.push.accepted.title", "notifications.push.accepted.body"),
         toGuest("paymentNotifications", "notifications.push.captured.title", "notifications.push.captured.body", "payment"),
         // Accepted on the host's behalf: booked, with nothing for the host to answer.
         ...(instant ? [toHost("bookingRequests", "notifications.push.instant.title", "notifications.push.instant.body")] : []),

@@ -179,6 +179,12 @@ export const en = {
   "notifications.unsubscribe.settings": "Open Settings",
   "notifications.unsubscribe.invalid": "This link does not work",
   "notifications.unsubscribe.invalidBody": "The unsubscribe link is incomplete or was changed. Open it again from the email, or choose what you hear about in Settings.",
+  "notifications.push.bookedGuest.title": "You're booked",
+  "notifications.push.bookedGuest.body": "{activity} on {date} is confirmed: booked instantly, and {amount} was charged.",
+  "notifications.email.bookedGuest.subject": "You're booked: {activity} on {date}",
+  "notifications.email.bookedGuest.heading": "You're booked for {activity}",
+  "notifications.email.bookedGuest.body": "{activity} books instantly: your booking was confirmed as soon as you paid, with nothing for {name} to accept.",
+  "notifications.email.bookedGuest.policy": "If you cancel, the host's {policy} cancellation policy applies: {windows}.",
 } as const;
 
 export const fr: Record<keyof typeof en, string> = {
@@ -350,4 +356,10 @@ export const fr: Record<keyof typeof en, string> = {
   "notifications.unsubscribe.settings": "Ouvrir les Paramètres",
   "notifications.unsubscribe.invalid": "Ce lien ne fonctionne pas",
   "notifications.unsubscribe.invalidBody": "Le lien de désabonnement est incomplet ou a été modifié. Ouvrez-le de nouveau depuis l'e-mail, ou choisissez ce qui vous est signalé dans les Paramètres.",
+  "notifications.push.bookedGuest.title": "C'est réservé",
+  "notifications.push.bookedGuest.body": "{activity} le {date} est confirmé : réservé instantanément, et {amount} a été débité.",
+  "notifications.email.bookedGuest.subject": "C'est réservé : {activity} le {date}",
+  "notifications.email.bookedGuest.heading": "Votre réservation pour {activity} est confirmée",
+  "notifications.email.bookedGuest.body": "{activity} se réserve instantanément : votre réservation a été confirmée dès votre paiement, sans rien à accepter pour {name}.",
+  "notifications.email.bookedGuest.policy": "Si vous annulez, la politique d'annulation {policy} de l'hôte s'applique : {windows}.",
 };

@@ -224,7 +224,7 @@ function ActivityBody({ view, own, activity, host, rating, reviews, maps, dialog
               </a>
             ) : (
               <a href={`/booking/${activity.id}/date-time`} class="btn btn-primary" safe>
-                {t("activity.requestAndPay")}
+                {t(activity.instantBooking ? "activity.bookAndPay" : "activity.requestAndPay")}
               </a>
             )}
           </div>

@@ -6,7 +6,7 @@ import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { Island } from "../components/Island";
 import { AppLayout } from "../layouts/AppLayout";
 import { formatMoney, minorUnits } from "../../lib/money";
-import { ActivitySummary, durationLabel, formatHour, formatShortDate, hoursText, spotsLeftText, spotsLeftTexts, SpotsFields } from "./Parts";
+import { ActivitySummary, durationLabel, policyName, formatHour, formatShortDate, hoursText, spotsLeftText, spotsLeftTexts, SpotsFields } from "./Parts";
 
 const rules = FLOWS.datetime;
 const hours = Array.from({ length: rules.lastHour - rules.firstHour + 1 }, (_, i) => rules.firstHour + i);
@@ -125,7 +125,7 @@ export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData 
         <div class="flex flex-col gap-4">
           <ActivitySummary view={view} activity={a} hostName={data.hostName} />
           <p class="rounded-xl bg-sunken px-3 py-2 text-sm" safe>
-            {t("booking.approvalNote")}
+            {a.instantBooking ? t("booking.instantNote", { policy: policyName(view, a.cancellationPolicy) }) : t("booking.approvalNote")}
           </p>
           <p class="text-sm text-muted" data-zone-note safe>
             {data.viewerZoneDiffers ? t("booking.zoneDiffers", { city: a.city, zone: data.zone }) : t("booking.zoneNote", { city: a.city })}

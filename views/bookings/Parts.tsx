@@ -140,7 +140,10 @@ export function RefundWindows({ view, policy, startsAt, timeZone }: { view: View
  * booking keeps), its windows for the chosen start, and what every booking shares (the hold, a
  * withdrawal, the host's own cancellation).
  */
-export function CancellationPolicy({ view, policy, startsAt, timeZone }: { view: View; policy: Policy; startsAt: number; timeZone: string }) {
+export function CancellationPolicy({ view, policy, startsAt, timeZone, instant = false }: { view: View; policy: Policy; startsAt: number; timeZone: string; instant?: boolean }) {
+  // An activity that books instantly (docs/decisions/0037) charges the card when the guest pays:
+  // there is no hold, no answer to wait for and no request to withdraw.
+  const shared = instant ? ["booking.policyCharged", "booking.policyInstantCancel", "booking.policyHost"] as const : ["booking.policyHold", "booking.policyDecline", "booking.policyGuest", "booking.policyHost"] as const;
   return (
     <section class="card p-4 text-sm" data-cancellation-policy={policy}>
       <h2 class="mb-1 font-semibold" safe>
@@ -151,10 +154,9 @@ export function CancellationPolicy({ view, policy, startsAt, timeZone }: { view:
       </p>
       <RefundWindows view={view} policy={policy} startsAt={startsAt} timeZone={timeZone} />
       <ul class="mt-2 list-disc pl-5 text-muted">
-        <li safe>{view.t("booking.policyHold")}</li>
-        <li safe>{view.t("booking.policyDecline")}</li>
-        <li safe>{view.t("booking.policyGuest")}</li>
-        <li safe>{view.t("booking.policyHost")}</li>
+        {shared.map((key) => (
+          <li safe>{view.t(key)}</li>
+        ))}
       </ul>
     </section>
   );

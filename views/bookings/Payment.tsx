@@ -65,7 +65,7 @@ export function PaymentScreen({ view, data, card }: { view: View; data: PaymentD
             </dl>
           </section>
           <PriceDetails view={view} price={data.price} currency={currency} />
-          <CancellationPolicy view={view} policy={data.activity.cancellationPolicy} startsAt={data.slot.startsAt} timeZone={data.slot.timeZone} />
+          <CancellationPolicy view={view} policy={data.activity.cancellationPolicy} startsAt={data.slot.startsAt} timeZone={data.slot.timeZone} instant={data.activity.instantBooking} />
           <section class="card p-4">
             <h2 class="mb-3 font-semibold" safe>
               {t("booking.paymentMethod")}
@@ -75,7 +75,7 @@ export function PaymentScreen({ view, data, card }: { view: View; data: PaymentD
               action={`/booking/${data.activity.id}/payment`}
               amountCents={data.price.totalCents}
               currency={currency}
-              button={t("booking.confirmAndPayAmount", { amount: total })}
+              button={t(data.activity.instantBooking ? "booking.bookAndPayAmount" : "booking.confirmAndPayAmount", { amount: total })}
               card={card}
               testMode={data.testMode}
             />

@@ -8,7 +8,7 @@ import type { Price } from "../../shared/pricing";
 import type { KeptFormView, KeptView, View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
-import { ActivitySummary, CancellationPolicy, formatHour, formatLongDate, hoursText, spotsLeftText, spotsLeftTexts, SpotsFields, spotsText, TestModeNote } from "./Parts";
+import { ActivitySummary, CancellationPolicy, formatHour, policyName, formatLongDate, hoursText, spotsLeftText, spotsLeftTexts, SpotsFields, spotsText, TestModeNote } from "./Parts";
 import { instantOf } from "../../lib/time";
 import { zoneOfCity } from "../../lib/places";
 import { MAX_BOOKING_MESSAGE } from "../../shared/limits";
@@ -20,6 +20,10 @@ export interface RequestSummary {
 }
 
 const rules = FLOWS.dialog;
+
+/** The dialog's words: a request to the host, or, for an activity that books instantly (docs/decisions/0037), a booking. */
+const dialogTitleOf = (activity: Pick<Activity, "instantBooking">) => (activity.instantBooking ? "booking.dialogTitleInstant" : "booking.dialogTitle");
+const dialogContinueOf = (activity: Pick<Activity, "instantBooking">) => (activity.instantBooking ? "booking.dialogContinueInstant" : "booking.dialogContinue");
 const hh = (h: number) => `${String(h).padStart(2, "0")}:00`;
 
 const dayFormat = cachedFormatter((l) => new Intl.DateTimeFormat(l, { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" }));
@@ -82,7 +86,8 @@ function DetailsFields({ view, activity, choice, open }: { view: KeptView; activ
         <label class="field-label" for="rq-message" safe>
           {t("booking.messageLabel")}
         </label>
-        <textarea id="rq-message" class="input min-h-24" name="message" maxlength={String(MAX_BOOKING_MESSAGE)} required placeholder={t("booking.messagePlaceholder")} safe>
+        {/* Required, but checked by the server, whose "Message required" is in the page's language (the browser's own check speaks the browser's). */}
+        <textarea id="rq-message" class="input min-h-24" name="message" maxlength={String(MAX_BOOKING_MESSAGE)} aria-required="true" placeholder={t("booking.messagePlaceholder")} safe>
           {choice.message}
         </textarea>
       </div>
@@ -144,13 +149,13 @@ export function RequestDialog({ view, activity, open }: { view: KeptFormView; ac
   return (
     <details class="card mt-6 mx-auto w-full max-w-[425px] p-4" data-request-dialog>
       <summary class="cursor-pointer font-semibold" safe>
-        {t("booking.dialogTitle")}
+        {t(dialogTitleOf(activity))}
       </summary>
       <form method="post" action={`/activity/${activity.id}/request`} class="mt-3 flex flex-col gap-3">
         <input type="hidden" name="_csrf" value={view.csrf} />
         <DetailsFields view={view} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60, spots: open.seats?.min ?? 1, privateGroup: false }} open={open} />
         <button type="submit" class="btn btn-primary w-full" safe>
-          {t("booking.dialogContinue")}
+          {t(dialogContinueOf(activity))}
         </button>
       </form>
     </details>
@@ -184,9 +189,9 @@ export function RequestPaymentStep({
   const startsAt = instantOf(`${choice.date}T${choice.time}`, zone);
   const rating = summary.hostRating.average === null ? t("browse.new") : t("booking.rating", { average: summary.hostRating.average.toFixed(1), count: summary.hostRating.count });
   return (
-    <AppLayout view={view} title={t("booking.dialogTitle")}>
+    <AppLayout view={view} title={t(dialogTitleOf(a))}>
       <div class="mx-auto w-full max-w-[425px]">
-        <ScreenHeader view={view} title={t("booking.dialogTitle")} back={`/activity/${a.id}`} />
+        <ScreenHeader view={view} title={t(dialogTitleOf(a))} back={`/activity/${a.id}`} />
         <div class="flex flex-col gap-4">
           <ActivitySummary view={view} activity={a} hostName={summary.hostName}>
             <p class="text-sm" data-host-rating safe>
@@ -233,9 +238,9 @@ export function RequestPaymentStep({
                 </dl>
               </section>
               <p class="rounded-xl bg-sunken px-3 py-2 text-sm" safe>
-                {t("booking.holdNote")}
+                {a.instantBooking ? t("booking.instantNote", { policy: policyName(view, a.cancellationPolicy) }) : t("booking.holdNote")}
               </p>
-              {startsAt === null ? "" : <CancellationPolicy view={view} policy={a.cancellationPolicy} startsAt={startsAt} timeZone={zone} />}
+              {startsAt === null ? "" : <CancellationPolicy view={view} policy={a.cancellationPolicy} startsAt={startsAt} timeZone={zone} instant={a.instantBooking} />}
               {testMode ? <TestModeNote view={view} /> : ""}
               <form method="post" action={`/activity/${a.id}/request/pay`} class="flex flex-col gap-2">
                 <input type="hidden" name="_csrf" value={view.csrf} />
@@ -253,7 +258,7 @@ export function RequestPaymentStep({
                 )}
                 <input type="hidden" name="amount" value={decimalFromCents(price.totalCents, a.currency)} />
                 <button type="submit" class="btn btn-primary w-full" data-busy-text={t("booking.processing")} safe>
-                  {t("booking.payAmount", { amount: formatMoney(price.totalCents, view.locale, { currency: a.currency }) })}
+                  {t(a.instantBooking ? "booking.bookAndPayAmount" : "booking.payAmount", { amount: formatMoney(price.totalCents, view.locale, { currency: a.currency }) })}
                 </button>
               </form>
             </>
@@ -270,7 +275,7 @@ export function RequestPaymentStep({
                 <div class="mt-3 flex flex-col gap-3">
                   <DetailsFields view={view} activity={a} choice={choice} open={open} />
                   <button type="submit" class="btn btn-secondary w-full" safe>
-                    {t("booking.dialogContinue")}
+                    {t(dialogContinueOf(a))}
                   </button>
                 </div>
               </details>
@@ -278,7 +283,7 @@ export function RequestPaymentStep({
               <>
                 <DetailsFields view={view} activity={a} choice={choice} open={open} />
                 <button type="submit" class="btn btn-primary w-full" safe>
-                  {t("booking.dialogContinue")}
+                  {t(dialogContinueOf(a))}
                 </button>
               </>
             )}

@@ -1,13 +1,15 @@
 import type { View } from "../../src/shell/view";
+import type { Booking } from "../../db/schema";
 import { AppLayout } from "../layouts/AppLayout";
+import { policyName, RefundWindows } from "./Parts";
 
 /**
  * /booking-success: the request is on its way (spec "Booking success"), or, for an activity that
  * books instantly (docs/decisions/0037), the booking is confirmed: `booked`, which the route
  * reads from the guest's own booking named in the address; a group session's booking says its
- * spots (`seats`).
+ * spots (`seats`). A booked one says the cancellation policy it keeps, window by window (`policy`).
  */
-export function BookingSuccess({ view, booked, seats }: { view: View; booked?: boolean; seats?: { spots: number; privateGroup: boolean } }) {
+export function BookingSuccess({ view, booked, seats, policy }: { view: View; booked?: boolean; seats?: { spots: number; privateGroup: boolean }; policy?: Pick<Booking, "cancellationPolicy" | "startsAt" | "timeZone"> }) {
   const { t } = view;
   const instant = booked === true;
   const title = t(instant ? "success.bookedTitle" : "success.title");
@@ -27,6 +29,14 @@ export function BookingSuccess({ view, booked, seats }: { view: View; booked?: b
           <p class="text-muted" safe>
             {t("success.bookedBody")}
           </p>
+        ) : null}
+        {instant && policy ? (
+          <div class="card w-full p-4 text-left text-sm" data-success-policy>
+            <p class="mb-1" safe>
+              {t("success.bookedPolicy", { policy: policyName(view, policy.cancellationPolicy) })}
+            </p>
+            <RefundWindows view={view} policy={policy.cancellationPolicy} startsAt={policy.startsAt} timeZone={policy.timeZone} />
+          </div>
         ) : null}
         {seats ? (
           <p class="font-medium" data-success-spots safe>

@@ -125,7 +125,7 @@ export function bookingPages(deps: Deps) {
         const booked = made?.status === "accepted";
         // A group booking's spots, said again (the guest's own booking only: participantBooking checks it is theirs).
         const seats = made && made.guestId === user.id && isGroupBooking(made) ? { spots: made.spots, privateGroup: made.privateGroup } : undefined;
-        return render((view) => <BookingSuccess view={view} booked={booked} seats={seats} />);
+        return render((view) => <BookingSuccess view={view} booked={booked} seats={seats} policy={booked ? made : undefined} />);
       }, { query: successQuery })
 
       // ------------------------------------------------------------------ the existing-booking flow

@@ -8,6 +8,7 @@ import { ErrorScreen } from "../../../views/shell/NotFound";
 import { hostListings } from "../../activities/queries";
 import { bookingOf, hostSessions, inboxOf, sessionKey, type InboxOrder } from "../../bookings/queries";
 import { cancellationQuote } from "../../bookings/policies";
+import { returnedFromCheckout } from "../../bookings/requests";
 import { isDomainError } from "../../../lib/domain-error";
 import { context, type FormScreen, type Render, type SendTo } from "../../context";
 import { type Deps, type RequestState } from "../../deps";
@@ -146,7 +147,11 @@ export function conversationPages(deps: Deps) {
   async function inbox({ query, user, state, render, sendTo, request }: { query: Record<string, string | undefined>; user: User; state: RequestState; render: Render; sendTo: SendTo; request: Request }) {
     // Back from the hosted checkout: the toast travels as a flash and the address is /bookings
     // again, so a reload or a bookmark does not say it twice (works without JavaScript).
-    if (query.success === "true") return sendTo("/bookings", { title: "bookings.paymentSuccessful", variant: "success" });
+    if (query.success === "true") {
+      // An activity that books instantly (docs/decisions/0037) was booked and charged, not requested.
+      const booked = (await returnedFromCheckout(deps, user.id, query.booking))?.status === "accepted";
+      return sendTo("/bookings", booked ? { title: "toast.booked", body: "toast.bookedBody", variant: "success" } : { title: "bookings.paymentSuccessful", variant: "success" });
+    }
     if (query.canceled === "true") return sendTo("/bookings", { title: "bookings.paymentCanceled", body: "bookings.paymentCanceledBody", variant: "error" });
     const order = orderOf(query.sort);
     const rows = await inboxOf(deps, user.id, order);
