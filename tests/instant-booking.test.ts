@@ -132,7 +132,7 @@ describe("instant booking, every flow that makes a request", () => {
     // The safety net scheduled with the accept is gone with it.
     expect(await one(t.db.select().from(jobs).where(eq(jobs.key, jobKeys.instantUnanswered(id))))).toBeUndefined();
     await until("the guest's email", async () => (await outboxEmails(t.dataDir, guest.email!, "booking.accepted")).length > 0);
-    expect((await outboxEmails(t.dataDir, guest.email!, "booking.accepted")).at(-1)!.subject).toContain("Booking confirmed");
+    expect((await outboxEmails(t.dataDir, guest.email!, "booking.accepted")).at(-1)!.subject).toContain("You're booked");
   });
 
   test("an activity that does not book instantly still waits for the host", async () => {
@@ -188,7 +188,7 @@ describe("instant booking, every flow that makes a request", () => {
     expect((await row(bookingId)).status).toBe("accepted");
     expect(await ledgerOf(bookingId)).toEqual(["authorize:8800", "capture:8800"]);
     const home = await (await parties.guest.get("/")).text();
-    expect(home).toContain("Your booking is confirmed. The host has been told.");
+    expect(home).toContain("Your booking is confirmed and your card has been charged.");
     expect(home).not.toContain("Your request has been sent to the host!");
     await settled(t.deps);
     expect(await capturesOf((await row(bookingId)).paymentIntentId!)).toBe(1);
@@ -199,7 +199,7 @@ describe("instant booking, every flow that makes a request", () => {
     const { url, bookingId } = await dialog();
     const paid = await parties.guest.postForm(url, TEST_CARD);
     expect(paid.status).toBe(303);
-    expect(paid.headers.get("location")).toBe(`${ORIGIN}/bookings?success=true`);
+    expect(paid.headers.get("location")).toBe(`${ORIGIN}/bookings?success=true&booking=${bookingId}`);
     await until("the instant accept", async () => (await row(bookingId)).status === "accepted");
     await settled(t.deps);
     expect(await ledgerOf(bookingId)).toEqual(["authorize:8800", "capture:8800"]);
