@@ -69,6 +69,29 @@ function limitHours(select: HTMLSelectElement) {
     }
   }
   if (times.selectedOptions[0]?.disabled) times.value = "";
+  limitDurations(select, times);
+}
+
+/**
+ * The durations a start allows (data-durations-for="{id}" on the date select): each date option
+ * says, per open start hour, the most minutes a booking may run from it (data-longest='{"11":60}');
+ * once a date and a start are chosen, the longer durations of #id (those with data-minutes) are
+ * greyed out, and a chosen one too long falls back to the longest that fits.
+ */
+function limitDurations(select: HTMLSelectElement, times: HTMLSelectElement) {
+  const durations = document.getElementById(select.dataset.durationsFor ?? "");
+  if (!(durations instanceof HTMLSelectElement)) return;
+  const longest = select.selectedOptions[0]?.value ? readJson<Record<string, number>>(select.selectedOptions[0].dataset.longest) : null;
+  const hour = times.selectedOptions[0]?.dataset.hour;
+  const most = longest && hour ? (longest[hour] ?? Infinity) : Infinity;
+  for (const option of durations.options) {
+    if (!option.dataset.minutes) continue;
+    option.disabled = Number(option.dataset.minutes) > most;
+  }
+  if (durations.selectedOptions[0]?.disabled) {
+    const fitting = [...durations.options].filter((o) => o.dataset.minutes && !o.disabled);
+    durations.value = fitting.at(-1)?.value ?? "";
+  }
 }
 
 function readJson<T>(text: string | undefined): T | null {
@@ -149,6 +172,11 @@ export function watchForms() {
     }
     if (target instanceof HTMLInputElement && target.dataset.afterMax) sayIfAfterMax(target);
     if (target instanceof HTMLSelectElement && target.dataset.hoursFor) limitHours(target);
+    // A start chosen: the durations that fit it (the date select knows them).
+    if (target instanceof HTMLSelectElement && target.dataset.startOf) {
+      const dates = document.getElementById(target.dataset.startOf);
+      if (dates instanceof HTMLSelectElement) limitHours(dates);
+    }
     const group = target?.closest?.<HTMLElement>("[data-group-booking]");
     if (group) refreshGroup(group);
     // Live character counters ("n/500 characters").

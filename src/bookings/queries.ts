@@ -435,6 +435,8 @@ export interface DialogTimes {
   today: string;
   dates: string[];
   hours: Record<string, number[]>;
+  /** Per date and open start hour, the most minutes a booking may run from it (a private activity's). */
+  longest: Record<string, Record<number, number>>;
   /** A group activity's seats: spots left per date and start hour (0: full), and the bounds of one booking. */
   seats: DateTimeSeats | null;
 }
@@ -444,5 +446,5 @@ export async function dialogTimes(deps: Deps, activity: Activity): Promise<Dialo
   const open = await bookableTimes(deps, activity, "dialog", DIALOG_DAYS);
   const group = groupOf(activity);
   const seats = group && open.spots ? { spots: open.spots, capacity: group.capacity, ...spotsBounds(group), pricePerPersonCents: group.pricePerPersonCents, privateGroupPriceCents: group.privateGroupPriceCents } : null;
-  return { today: open.now.date, dates: open.dates, hours: open.hours, seats };
+  return { today: open.now.date, dates: open.dates, hours: open.hours, longest: open.longest, seats };
 }

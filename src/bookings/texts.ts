@@ -244,6 +244,7 @@ export const en = {
   "booking.dialogContinueInstant": "Continue to booking",
   "booking.bookAndPayAmount": "Book & Pay {amount}",
   "success.bookedPolicy": "If you cancel, the host's {policy} cancellation policy applies:",
+  "booking.timeRefusedTitle": "This time can't be booked",
 } as const;
 
 export const fr: Record<keyof typeof en, string> = {
@@ -482,4 +483,5 @@ export const fr: Record<keyof typeof en, string> = {
   "booking.dialogContinueInstant": "Continuer vers la réservation",
   "booking.bookAndPayAmount": "Réserver et payer {amount}",
   "success.bookedPolicy": "Si vous annulez, la politique d'annulation {policy} de l'hôte s'applique :",
+  "booking.timeRefusedTitle": "Cet horaire ne peut pas être réservé",
 };

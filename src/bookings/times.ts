@@ -2,7 +2,7 @@ import type { Activity } from "../../db/schema";
 import { DomainError } from "../../lib/domain-error";
 import { zoneOfCity } from "../../lib/places";
 import { parseDate, zonedAt } from "../../lib/time";
-import { closedRanges, insideWeeklyHours, startTaken } from "../../shared/availability";
+import { closedRanges, DAY_MINUTES, insideWeeklyHours, startTaken } from "../../shared/availability";
 import { DURATION_MAX } from "../../shared/limits";
 import type { SessionHeld } from "./sessions";
 
@@ -177,6 +177,9 @@ export function openTimes(activity: BookingRules & Partial<GroupSeats>, held: { 
   const busy: Record<string, [number, number][]> = {};
   const hours: Record<string, number[]> = {};
   const spots: Record<string, Record<number, number>> = {};
+  // Per date and open start, the most minutes one booking may run from it (a private activity's):
+  // up to the next busy or closed minute, that day's or the next's.
+  const longest: Record<string, Record<number, number>> = {};
   for (let i = firstDay; i <= Math.min(days, horizonOf(activity)); i++) {
     const day = today.add({ days: i });
     const date = day.toString();
@@ -185,9 +188,15 @@ export function openTimes(activity: BookingRules & Partial<GroupSeats>, held: { 
     const open: number[] = [];
     const left: Record<number, number> = {};
     const dayHeld = sessionsOn.get(date);
+    const next = day.add({ days: 1 });
+    const ahead = [...ranges, ...[...(heldByDate[next.toString()] ?? []), ...closedRanges(activity.weeklyHours, weekdayOf(next))].map(([a, b]): [number, number] => [a + DAY_MINUTES, b + DAY_MINUTES])];
+    const fits: Record<number, number> = {};
     for (let hour = rules.firstHour; hour <= rules.lastHour; hour++) {
       if (!group) {
-        if (!startTaken(onDay, local, date, hour, shortest)) open.push(hour);
+        if (startTaken(onDay, local, date, hour, shortest)) continue;
+        open.push(hour);
+        const from = hour * 60;
+        fits[hour] = Math.min(2 * DAY_MINUTES, ...ahead.filter(([, b]) => b > from).map(([a]) => a)) - from;
         continue;
       }
       const held = dayHeld ? group.sessions.get(`${date}T${String(hour).padStart(2, "0")}:00:00`) : undefined;
@@ -205,9 +214,10 @@ export function openTimes(activity: BookingRules & Partial<GroupSeats>, held: { 
     if (!open.length) continue;
     dates.push(date);
     hours[date] = open;
+    if (!group) longest[date] = fits;
     if (ranges.length) busy[date] = ranges;
   }
-  return { zone, dates, busy, hours, now: local, shortest, ...(group ? { spots, capacity: group.capacity } : {}) };
+  return { zone, dates, busy, hours, longest, now: local, shortest, ...(group ? { spots, capacity: group.capacity } : {}) };
 }
 
 /** The seats of a group activity, as the booking screens read them. */

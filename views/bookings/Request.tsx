@@ -59,6 +59,9 @@ function DetailsFields({ view, activity, choice, open }: { view: KeptView; activ
   if (seats) for (const byHour of Object.values(seats.spots)) for (const h of Object.keys(byHour)) offered.add(Number(h));
   const hours = Array.from({ length: rules.lastHour - rules.firstHour + 1 }, (_, i) => rules.firstHour + i).filter((h) => offered.has(h) || choice.time === hh(h));
   const leftOn = seats && choice.date ? (seats.spots[choice.date] ?? {}) : null;
+  // The longest booking from the start chosen, when one is: longer durations are greyed out.
+  const chosenHour = /^(\d{2}):00/.exec(choice.time)?.[1];
+  const fitsChosen = (choice.date && chosenHour !== undefined ? open.longest[choice.date]?.[Number(chosenHour)] : undefined) ?? Infinity;
   const timeOption = (h: number) => {
     const label = formatHour(view, hh(h));
     const left = leftOn?.[h];
@@ -77,7 +80,7 @@ function DetailsFields({ view, activity, choice, open }: { view: KeptView; activ
       label={t("booking.startLabel")}
       placeholder={t("booking.pickTime")}
       options={hours.map(timeOption)}
-      data={seats ? { "spots-texts": JSON.stringify(spotsLeftTexts(view, seats.capacity)) } : undefined}
+      data={seats ? { "spots-texts": JSON.stringify(spotsLeftTexts(view, seats.capacity)) } : { "start-of": "rq-date" }}
     />
   );
   return (
@@ -100,9 +103,9 @@ function DetailsFields({ view, activity, choice, open }: { view: KeptView; activ
           value: d,
           label: dateLabel(view, d, open.today),
           selected: choice.date === d,
-          data: { hours: (open.hours[d] ?? []).join(" "), ...(seats ? { spots: JSON.stringify(seats.spots[d] ?? {}) } : {}) },
+          data: { hours: (open.hours[d] ?? []).join(" "), ...(seats ? { spots: JSON.stringify(seats.spots[d] ?? {}) } : { longest: JSON.stringify(open.longest[d] ?? {}) }) },
         }))}
-        data={{ "hours-for": "rq-time" }}
+        data={seats ? { "hours-for": "rq-time" } : { "hours-for": "rq-time", "durations-for": "rq-hours" }}
       >
         {open.dates.length ? (
           ""
@@ -129,7 +132,10 @@ function DetailsFields({ view, activity, choice, open }: { view: KeptView; activ
             id="rq-hours"
             name="hours"
             label={t("booking.duration")}
-            options={rules.durations.map((m) => ({ value: String(m / 60), label: hoursText(view, m), selected: choice.hours * 60 === m, disabled: !durationAllowed(activity, m) }))}
+            options={rules.durations.map((m) => {
+              const allowed = durationAllowed(activity, m);
+              return { value: String(m / 60), label: hoursText(view, m), selected: choice.hours * 60 === m, disabled: !allowed || m > fitsChosen, data: allowed ? { minutes: String(m) } : undefined };
+            })}
           />
         </div>
       )}

@@ -35,14 +35,34 @@ const cardState = (t: Translate, card: CardForm): CardState => ({
   ...(card.stripe === undefined ? {} : { stripe: card.stripe }),
 });
 
-/** The dialog's refusals, titled as the spec's toasts are. */
-function requestErrorOf(t: Translate, err: DomainError) {
+/** The refusals of a chosen time (its rules, the host's hours, someone else's booking): about the time, never the payment. */
+const TIME_REFUSALS: readonly MessageKey[] = [
+  "booking.durationRequired",
+  "booking.dateInvalid",
+  "booking.timeInvalid",
+  "booking.durationInvalid",
+  "booking.durationOutside",
+  "booking.inPast",
+  "booking.tooSoon",
+  "booking.tooFar",
+  "booking.outsideHours",
+  "booking.hostUnavailable",
+  "booking.slotTaken",
+  "booking.guestBusy",
+];
+
+/**
+ * The dialog's refusals, titled as the spec's toasts are. A refused time says so; "Payment error"
+ * is kept for the payment step's own refusals (`paying`), the details step having tried no payment.
+ */
+function requestErrorOf(t: Translate, err: DomainError, paying: boolean) {
   const titles: Partial<Record<MessageKey, MessageKey>> = {
     "booking.messageRequired": "booking.messageRequiredTitle",
     "booking.dateRequired": "booking.dateRequiredTitle",
     "booking.timeRequired": "booking.timeRequiredTitle",
   };
-  return { title: t(titles[err.key] ?? "booking.paymentErrorTitle"), body: say(t, wordingOf(err)) };
+  const title = titles[err.key] ?? (TIME_REFUSALS.includes(err.key) ? "booking.timeRefusedTitle" : paying ? "booking.paymentErrorTitle" : "booking.bookingError");
+  return { title: t(title), body: say(t, wordingOf(err)) };
 }
 
 /**
@@ -89,7 +109,9 @@ export function bookingPages(deps: Deps) {
   const requestForm: FormScreen = async ({ sent, error }, { params, state, render }) => {
     const activity = await findListedActivity(deps, params.id ?? "");
     if (!activity) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
-    return requestStep(render, activity, requestChoiceBody.parse(sent), { error: requestErrorOf(state.t, error), status: error.status });
+    // The payment step's form sends the amount it showed; the details step's does not.
+    const paying = typeof sent === "object" && sent !== null && "amount" in sent;
+    return requestStep(render, activity, requestChoiceBody.parse(sent), { error: requestErrorOf(state.t, error, paying), status: error.status });
   };
 
   return (
