@@ -102,7 +102,8 @@ function ChoiceSelect({ name, label, choices, value, error }: { name: string; la
 /**
  * The form's availability, for keyboards, screen readers and browsers without JavaScript: a
  * choice between any day and weekly hours, one labelled text field per weekday ("09:00-12:00,
- * 14:00-18:00", empty when closed), then notice, horizon and instant booking. A refusal about
+ * 14:00-18:00", empty when closed, which its placeholder says: "Closed"; the hint gives the format
+ * once), then notice, horizon and instant booking. A refusal about
  * one day is shown under the hours and tied to that day's field.
  */
 export function AvailabilityFieldset({ view, values, errors, hoursDay }: { view: Pick<View, "t">; values: AvailabilityValues; errors: Record<string, string>; hoursDay?: number }) {
@@ -135,11 +136,11 @@ export function AvailabilityFieldset({ view, values, errors, hoursDay }: { view:
               <input
                 id={`field-hours${day}`}
                 name={`hours${day}`}
-                class="input min-w-0 flex-1"
+                class="input min-w-0 flex-1 placeholder:italic"
                 value={text}
                 inputmode="text"
                 autocomplete="off"
-                placeholder="09:00-12:00"
+                placeholder={t("wizard.closed")}
                 aria-invalid={hoursError && hoursDay === day ? "true" : undefined}
                 aria-describedby={describedBy("hours-hint", hoursError && hoursDay === day && "field-weeklyHours-error")}
               />
