@@ -195,7 +195,21 @@ export function ActivityWizard({ mode, activity, city, country, money: currency,
   // Weekly hours as being edited; kept while "any day" is chosen, so switching back loses nothing.
   const [weekly, setWeekly] = useState<DayRanges[]>(activity.weeklyHours ?? closedWeek());
   const [hoursMode, setHoursMode] = useState<"any" | "weekly">(activity.weeklyHours ? "weekly" : "any");
-  const setDay = (day: number, ranges: DayRanges) => setWeekly((w) => w.map((r, d) => (d === day ? ranges : r)));
+  // The week as it was before "Copy Monday to every day", while that copy can be undone (until the next edit).
+  const [weekBeforeCopy, setWeekBeforeCopy] = useState<DayRanges[] | null>(null);
+  const setDay = (day: number, ranges: DayRanges) => {
+    setWeekBeforeCopy(null);
+    setWeekly((w) => w.map((r, d) => (d === day ? ranges : r)));
+  };
+  const mondayClosed = (weekly[0] ?? []).length === 0;
+  const copyMonday = () => {
+    setWeekBeforeCopy(weekly);
+    setWeekly(weekly.map(() => weekly[0]!.map(([x, y]) => [x, y] as [number, number])));
+  };
+  const undoCopy = () => {
+    if (weekBeforeCopy) setWeekly(weekBeforeCopy);
+    setWeekBeforeCopy(null);
+  };
   const checked = checkWeeklyHours(weekly);
   const group = a.format === "group";
   const hoursProblem =
@@ -625,9 +639,25 @@ export function ActivityWizard({ mode, activity, city, country, money: currency,
                     ) : null}
                   </fieldset>
                 ))}
-                <button type="button" className="btn btn-secondary text-sm" onClick={() => setWeekly((w) => w.map(() => w[0]!.map(([x, y]) => [x, y] as [number, number])))}>
+                {/* A closed Monday would empty the whole week: the button waits for Monday's hours, and says so. */}
+                <button type="button" className="btn btn-secondary text-sm" disabled={mondayClosed} aria-describedby={mondayClosed ? "wizard-copy-help" : undefined} onClick={copyMonday}>
                   {t.copyMonday}
                 </button>
+                {mondayClosed ? (
+                  <p id="wizard-copy-help" className="text-sm text-muted">
+                    {t.copyMondayClosed}
+                  </p>
+                ) : null}
+                <div className="flex items-center justify-between gap-3" aria-live="polite" data-copy-status>
+                  {weekBeforeCopy ? (
+                    <>
+                      <span className="text-sm">{t.copiedMonday}</span>
+                      <button type="button" className="btn btn-ghost shrink-0 text-sm" onClick={undoCopy}>
+                        {t.undo}
+                      </button>
+                    </>
+                  ) : null}
+                </div>
                 <p className="text-sm font-medium text-red-600 dark:text-red-300" aria-live="polite" data-hours-problem>
                   {hoursProblem ?? refusals.weeklyHours ?? ""}
                 </p>

@@ -271,6 +271,9 @@ export const en = {
   "host.sessionPaying": "{n, plural, one {# spot} other {# spots}} held while a guest pays",
   "host.sessionGuestMoney": "Pays {paid} · you earn {earnings}",
   "activity.bookAndPay": "Book & Pay",
+  "wizard.copyMondayClosed": "Monday is closed: add hours to Monday to copy them to every day.",
+  "wizard.copiedMonday": "Monday's hours were copied to every day.",
+  "wizard.undo": "Undo",
 } as const;
 
 export const fr: Record<keyof typeof en, string> = {
@@ -537,4 +540,7 @@ export const fr: Record<keyof typeof en, string> = {
   "host.sessionPaying": "{n, plural, one {# place retenue} other {# places retenues}} pendant qu'un invité paie",
   "host.sessionGuestMoney": "Paie {paid} · vous gagnez {earnings}",
   "activity.bookAndPay": "Réserver et payer",
+  "wizard.copyMondayClosed": "Le lundi est fermé : ajoutez-lui des horaires pour les copier sur tous les jours.",
+  "wizard.copiedMonday": "Les horaires du lundi ont été copiés sur tous les jours.",
+  "wizard.undo": "Annuler",
 };

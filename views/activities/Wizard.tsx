@@ -34,7 +34,7 @@ const wizardKeys = {
   delete: "wizard.delete", deleteConfirm: "wizard.deleteConfirm", created: "toast.activityCreated", updated: "toast.activityUpdated", deleted: "toast.activityDeleted",
   createError: "wizard.createError", updateError: "wizard.updateError", deleteError: "wizard.deleteError", tryAgain: "wizard.tryAgain",
   hoursLegend: "activity.hoursLegend", hoursAny: "activity.hoursAny", hoursWeekly: "activity.hoursWeekly", closed: "wizard.closed", addRange: "wizard.addRange",
-  copyMonday: "wizard.copyMonday", noticeLabel: "activity.noticeLabel", horizonLabel: "activity.horizonLabel", instantLabel: "activity.instantBookingLabel",
+  copyMonday: "wizard.copyMonday", copyMondayClosed: "wizard.copyMondayClosed", copiedMonday: "wizard.copiedMonday", undo: "wizard.undo", noticeLabel: "activity.noticeLabel", horizonLabel: "activity.horizonLabel", instantLabel: "activity.instantBookingLabel",
   instantHelp: "activity.instantBookingHelp", hoursEmpty: "activity.hoursEmpty", policyLabel: "activity.policyLabel", policyHelp: "activity.policyHelp",
   formatLabel: "activity.formatLabel", formatPrivate: "activity.formatPrivate", formatPrivateHint: "activity.formatPrivateHint", formatGroup: "activity.formatGroup",
   formatGroupHint: "activity.formatGroupHint", capacityLabel: "activity.capacityLabel", pricePerPersonLabel: "activity.pricePerPersonLabel", sessionLabel: "activity.sessionLabel",
