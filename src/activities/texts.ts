@@ -271,7 +271,7 @@ export const en = {
   "host.sessionPaying": "{n, plural, one {# spot} other {# spots}} held while a guest pays",
   "host.sessionGuestMoney": "Pays {paid} · you earn {earnings}",
   "activity.bookAndPay": "Book & Pay",
-  "wizard.copyMondayClosed": "Monday is closed: add hours to Monday to copy them to every day.",
+  "wizard.copyMondayClosed": "Add hours to Monday first: copying an empty Monday would empty the whole week.",
   "wizard.copiedMonday": "Monday's hours were copied to every day.",
   "wizard.undo": "Undo",
 } as const;
@@ -540,7 +540,7 @@ export const fr: Record<keyof typeof en, string> = {
   "host.sessionPaying": "{n, plural, one {# place retenue} other {# places retenues}} pendant qu'un invité paie",
   "host.sessionGuestMoney": "Paie {paid} · vous gagnez {earnings}",
   "activity.bookAndPay": "Réserver et payer",
-  "wizard.copyMondayClosed": "Le lundi est fermé : ajoutez-lui des horaires pour les copier sur tous les jours.",
+  "wizard.copyMondayClosed": "Ajoutez d'abord des horaires au lundi : copier un lundi vide viderait toute la semaine.",
   "wizard.copiedMonday": "Les horaires du lundi ont été copiés sur tous les jours.",
   "wizard.undo": "Annuler",
 };

@@ -132,7 +132,7 @@ test("Copy Monday to every day waits for Monday's hours, and its copy can be und
 
     // Monday is closed: copying it would empty the week, so the button waits and says why.
     expect(await copy.isDisabled()).toBe(true);
-    await page.getByText(french ? "Le lundi est fermé : ajoutez-lui des horaires pour les copier sur tous les jours." : "Monday is closed: add hours to Monday to copy them to every day.").waitFor();
+    await page.getByText(french ? "Ajoutez d'abord des horaires au lundi : copier un lundi vide viderait toute la semaine." : "Add hours to Monday first: copying an empty Monday would empty the whole week.").waitFor();
     await expectAccessible(page, `wizard hours, Monday closed (${french ? "fr" : "en"})`);
 
     // Monday gets hours; the copy fills every day, and Undo gives the week back as it was.
