@@ -89,6 +89,10 @@ test("without JavaScript a refused time is titled about the time, never as a pay
     expect(text).toContain(french ? "Cet horaire ne peut pas être réservé" : "This time can't be booked");
     expect(text).toContain(french ? "L'hôte ne propose pas cet horaire" : "The host does not offer this time");
     expect(text).not.toContain(french ? "Erreur de paiement" : "Payment error");
+    // The choice comes back with the longer durations greyed out; the one sent stays chosen.
+    const back = await page.locator("#rq-hours").evaluate((s) => [...(s as HTMLSelectElement).options].filter((o) => !o.disabled).map((o) => o.value));
+    expect(back).toEqual(["1", "2"]);
+    expect(await page.locator("#rq-hours").inputValue()).toBe("2");
     // (axe needs the page's script: this browser runs none.)
     await guest.context.close();
   }

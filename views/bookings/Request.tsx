@@ -134,7 +134,9 @@ function DetailsFields({ view, activity, choice, open }: { view: KeptView; activ
             label={t("booking.duration")}
             options={rules.durations.map((m) => {
               const allowed = durationAllowed(activity, m);
-              return { value: String(m / 60), label: hoursText(view, m), selected: choice.hours * 60 === m, disabled: !allowed || m > fitsChosen, data: allowed ? { minutes: String(m) } : undefined };
+              const selected = choice.hours * 60 === m;
+              // The duration chosen stays choosable (a disabled option is not sent): the server says why it does not fit.
+              return { value: String(m / 60), label: hoursText(view, m), selected, disabled: !allowed || (m > fitsChosen && !selected), data: allowed ? { minutes: String(m) } : undefined };
             })}
           />
         </div>
