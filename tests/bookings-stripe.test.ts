@@ -234,7 +234,7 @@ describe("Stripe's hosted Checkout, through the webhook", () => {
     expect(url).toStartWith(`${fake.apiBase}/c/pay/`);
     const sent = fake.requestsTo("POST", "/v1/checkout/sessions").at(-1)!;
     // Stripe needs absolute addresses: the request's own origin.
-    expect(sent.params).toMatchObject({ success_url: `${ORIGIN}/bookings?success=true`, cancel_url: `${ORIGIN}/bookings?canceled=true`, metadata: { bookingId } });
+    expect(sent.params).toMatchObject({ success_url: `${ORIGIN}/bookings?success=true&booking=${bookingId}`, cancel_url: `${ORIGIN}/bookings?canceled=true`, metadata: { bookingId } });
     expect(await s.statusOf(bookingId)).toBe("awaiting_payment");
 
     const first = fake.events.length;
@@ -269,7 +269,7 @@ describe("Stripe's hosted Checkout, through the webhook", () => {
     try {
       await live.dialog();
       const sent = fake.requestsTo("POST", "/v1/checkout/sessions").at(-1)!;
-      expect(sent.params).toMatchObject({ success_url: "https://offline.example/bookings?success=true", cancel_url: "https://offline.example/bookings?canceled=true" });
+      expect(sent.params).toMatchObject({ success_url: expect.stringMatching(/^https:\/\/offline\.example\/bookings\?success=true&booking=[0-9a-f-]{36}$/), cancel_url: "https://offline.example/bookings?canceled=true" });
     } finally {
       live.t.cleanup();
     }
@@ -303,10 +303,11 @@ describe("with the built-in test provider", () => {
   });
 
   test("the dialog's checkout returns to the request's origin; /bookings?success=true shows its toast once, then the address is /bookings", async () => {
-    const { url } = await s.dialog();
+    const { url, bookingId } = await s.dialog();
     const paid = await s.guest.postForm(url, { cardNumber: "4242 4242 4242 4242", expiry: "12/30", cvc: "123" });
-    expect(paid.headers.get("location")).toBe(`${ORIGIN}/bookings?success=true`);
-    const landing = await s.guest.get("/bookings?success=true");
+    // The booking is named, so the landing can tell a booking accepted at once (instant booking) from a request.
+    expect(paid.headers.get("location")).toBe(`${ORIGIN}/bookings?success=true&booking=${bookingId}`);
+    const landing = await s.guest.get(`/bookings?success=true&booking=${bookingId}`);
     expect(landing.status).toBe(303);
     expect(landing.headers.get("location")).toBe("/bookings");
     expect(await (await s.guest.get("/bookings")).text()).toContain("Payment Successful!");

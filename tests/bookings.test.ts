@@ -555,7 +555,7 @@ describe("the booking dialog and the checkout page", () => {
     expect(await page.text()).toContain("Test mode.");
     const paid = await guest.postForm(url, TEST_CARD);
     expect(paid.status).toBe(303);
-    expect(paid.headers.get("location")).toBe(`${ORIGIN}/bookings?success=true`);
+    expect(paid.headers.get("location")).toBe(`${ORIGIN}/bookings?success=true&booking=${bookingId}`);
     expect(await statusOf(bookingId)).toBe("pending");
     expect(await ledgerOf(bookingId)).toEqual(["authorize:8800"]);
     expect(await systemOf(bookingId)).toEqual(["booking_request"]);

@@ -298,7 +298,7 @@ export function runCheckoutRaces(name: string, makeWorld: () => Promise<Checkout
           w.setLatency(restarted, LATENCY_MS);
           const again = await w.payOnHostedPage!(restarted, sameBrowser(restarted, b.guest), b.pageUrl);
           expect(again.status).toBe(303);
-          expect(again.headers.get("location")).toEndWith("/bookings?success=true");
+          expect(again.headers.get("location")).toEndWith(`/bookings?success=true&booking=${b.id}`);
           await expectRequestMade(restarted, b.id);
         });
       }
