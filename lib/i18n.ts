@@ -64,9 +64,19 @@ export function makeTranslators(catalogues: Record<Locale, Catalogue>): (locale:
     const text = catalogue[key] ?? en[key] ?? key;
     if (!params) return text;
     if (countedHere.has(key) || (!catalogue[key] && countedKeys.en.has(key))) return String(counted(catalogue[key] ? locale : "en", key, text).format(params));
-    return text.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? fill(params[name]) : m));
+    const elided = locale === "fr" ? elideDe(text, params) : text;
+    return elided.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? fill(params[name]) : m));
   };
 }
+}
+
+/**
+ * French elides "de" before a vowel: "la carte de {name}" is "la carte d'Alex" but "de Maya", and
+ * "l'heure de {zone}" is "l'heure d'Amsterdam". The name is only known when the text is filled,
+ * so the preposition is chosen here, for every French text at once.
+ */
+function elideDe(text: string, params: Record<string, string | number>): string {
+  return text.replace(/\b([Dd])e \{(\w+)\}/g, (m, d: string, name: string) => (name in params && /^[aeiouyàâäéèêëîïôöùûü]/i.test(String(params[name])) ? `${d}'{${name}}` : m));
 }
 
 /** Picks the interface language: the user's choice, then the `lang` cookie, then the browser's. */

@@ -198,3 +198,9 @@ export function splitHighlighted<T>(items: T[], name: (item: T) => string): { to
 /** Where people without a place of their own are shown activities (spec: New York). */
 export const DEFAULT_COUNTRY = "United States";
 export const DEFAULT_CITY_NAME = "New York";
+
+/**
+ * The place a time zone is named after, as people say it: "New York" for "America/New_York"
+ * ("New York time"). The zone id itself is for machines, never shown.
+ */
+export const zonePlace = (zone: string): string => (zone.split("/").pop() ?? zone).replace(/_/g, " ");

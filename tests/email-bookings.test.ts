@@ -283,8 +283,8 @@ describe("each booking email reaches the right person", () => {
       const [mail] = about(hostEmail, id);
       expect(mail!.subject).toBe(`Nouvelle demande : Tennis le ${await dateOf(id, "fr")}`);
       expect(mail!.text).toContain("Gabe souhaite réserver Tennis");
-      expect(mail!.text).toContain(`Vos revenus: ${formatMoney(6400, "fr", { currency: "usd" })}`);
-      expect(mail!.text).toContain("Durée: 2 heures");
+      expect(mail!.text).toContain(`Vos revenus\u202f: ${formatMoney(6400, "fr", { currency: "usd" })}`);
+      expect(mail!.text).toContain("Durée\u202f: 2 heures");
       expect(mail!.text).toContain("Vous recevez cet e-mail en raison de vos paramètres de notification sur Offline.");
       expect(mail!.html).toContain('lang="fr"');
       expect(mail!.html).toContain("Répondre à la demande");

@@ -7,7 +7,7 @@ import { DomainError } from "../../lib/domain-error";
 import { takeEach } from "../../lib/rate-limit";
 import type { Locale } from "../../lib/i18n";
 import { emailChangedEmail, emailChangeEmail, linkAccountEmail, recipientLocale, resetEmail, verifyEmail } from "./emails";
-import { consumeToken, findToken, hashToken, isChange, issueToken, voidTokens } from "./tokens";
+import { consumeToken, findToken, hashToken, isChange, issueToken, storedToken, voidTokens } from "./tokens";
 
 /**
  * What email proves about an account (docs/decisions/0034): verifying its address, changing it,
@@ -82,10 +82,21 @@ export async function cancelEmailChange(deps: Deps, userId: string) {
 }
 
 /** What following a verification link did. */
-export type ConfirmResult = { kind: "verified"; user: User } | { kind: "changed"; user: User; ended: string[] };
+export type ConfirmResult = { kind: "verified"; user: User } | { kind: "changed"; user: User; ended: string[] } | { kind: "alreadyVerified"; user: User };
 
 /** A link's use that changed nothing but using it up: the link no longer works, or the new address was taken meanwhile. */
 type ConfirmRefusal = { kind: "taken"; email: string } | { kind: "invalid" };
+
+/**
+ * A link opened again once it did its work: when its address is the account's and verified,
+ * that is what the person wants to hear, not that the link no longer works.
+ */
+async function verifiedBefore(tx: WriteTx, token: string | null): Promise<{ kind: "alreadyVerified"; user: User } | undefined> {
+  const row = await storedToken(tx, token, "verify");
+  if (!row) return undefined;
+  const user = await one(tx.select().from(users).where(eq(users.id, row.userId)));
+  return user && user.emailVerified && user.email === row.email ? { kind: "alreadyVerified", user } : undefined;
+}
 
 /**
  * Follows a verification link: the account's address is verified; for an email change, the new
@@ -98,7 +109,7 @@ export async function confirmEmail(deps: Deps, token: string | null, current: { 
   const now = deps.now();
   const outcome = await writeTransaction(deps.db, async (tx): Promise<(ConfirmResult & { jobKeys?: string[] }) | ConfirmRefusal> => {
     const row = await consumeToken(tx, token, "verify", now);
-    if (!row) return { kind: "invalid" };
+    if (!row) return (await verifiedBefore(tx, token)) ?? { kind: "invalid" };
     const user = await one(tx.select().from(users).where(eq(users.id, row.userId)));
     if (!user) return { kind: "invalid" };
     if (!isChange(row)) {

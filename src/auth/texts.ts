@@ -142,6 +142,8 @@ export const en = {
   "toast.verifyTooMany": "Please wait before asking for another link.",
   "toast.accountLinked": "Account linked",
   "toast.accountLinkedBody": "You can now sign in with either.",
+  "verify.alreadyTitle": "Your email is verified",
+  "verify.already": "{email} is verified: this link has done its work and you need nothing more.",
 } as const;
 
 export const fr: Record<keyof typeof en, string> = {
@@ -283,4 +285,6 @@ export const fr: Record<keyof typeof en, string> = {
   "toast.verifyTooMany": "Patientez avant de demander un autre lien.",
   "toast.accountLinked": "Compte associé",
   "toast.accountLinkedBody": "Vous pouvez désormais vous connecter avec l'un ou l'autre.",
+  "verify.alreadyTitle": "Votre e-mail est vérifié",
+  "verify.already": "{email} est vérifiée : ce lien a déjà servi et il n'y a plus rien à faire.",
 };

@@ -72,6 +72,12 @@ export async function findToken(db: Db | WriteTx, token: string | null, purpose:
     .where(and(eq(emailTokens.tokenHash, hashToken(token)), eq(emailTokens.purpose, purpose), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now))));
 }
 
+/** A token as stored, used or not, expired or not (until the daily cleanup removes it): what a link was for. */
+export async function storedToken(db: Db | WriteTx, token: string | null, purpose: EmailTokenPurpose): Promise<EmailToken | undefined> {
+  if (!token) return undefined;
+  return await one(db.select().from(emailTokens).where(and(eq(emailTokens.tokenHash, hashToken(token)), eq(emailTokens.purpose, purpose))));
+}
+
 /** Voids the account's unused tokens of a purpose (`changes` only: the pending email changes among the verify ones). */
 export async function voidTokens(tx: WriteTx, userId: string, purpose: EmailTokenPurpose, now: number, only?: "changes" | "addressChecks") {
   await tx

@@ -135,12 +135,19 @@ export function EmailLayout({ content, siteName, siteUrl }: { content: EmailCont
   );
 }
 
+/**
+ * A label's colon as the language writes it: French puts a narrow no-break space before it
+ * ("Durée : 2 heures"), which also keeps the colon from starting a line of its own.
+ */
+const colon = (locale: Locale) => (locale === "fr" ? "\u202f:" : ":");
+
 /** The same content as plain text, for mail programs that show no HTML. */
 export function emailText(content: EmailContent, siteName: string): string {
+  const c = colon(content.locale);
   const blocks: string[] = [content.heading, ...content.paragraphs];
-  if (content.details?.length) blocks.push(content.details.map((d) => `${d.label}: ${d.value}`).join("\n"));
-  if (content.action) blocks.push(`${content.action.label}:\n${content.action.url}`);
+  if (content.details?.length) blocks.push(content.details.map((d) => `${d.label}${c} ${d.value}`).join("\n"));
+  if (content.action) blocks.push(`${content.action.label}${c}\n${content.action.url}`);
   blocks.push(...(content.after ?? []));
-  blocks.push(`-- \n${siteName}\n${content.footer}${content.unsubscribe ? `\n${content.unsubscribe.label}: ${content.unsubscribe.url}` : ""}`);
+  blocks.push(`-- \n${siteName}\n${content.footer}${content.unsubscribe ? `\n${content.unsubscribe.label}${c} ${content.unsubscribe.url}` : ""}`);
   return `${blocks.join("\n\n")}\n`;
 }

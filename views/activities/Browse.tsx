@@ -219,7 +219,6 @@ export function BrowseCards({ view, state }: { view: KeptView; state: BrowseStat
 }
 
 export function ActivityCardView({ view, card }: { view: KeptView; card: ActivityCard }) {
-  const { t } = view;
   const price = priceParts(view, card);
   return (
     // One class name (its parts are styled from it, public/base.css): a browse page carries twenty.
@@ -237,7 +236,7 @@ export function ActivityCardView({ view, card }: { view: KeptView; card: Activit
             {card.group ? <span safe>{` · ${sessionText(view, card.group.sessionMinutes)}`}</span> : ""}
           </p>
         </div>
-        <span safe>{ratingLabel(t, card.rating)}</span>
+        <span safe>{ratingLabel(view, card.rating)}</span>
       </div>
       <div>
         <Avatar photo={card.host.photo} name={card.host.firstName} size="css" />

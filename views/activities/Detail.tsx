@@ -79,7 +79,7 @@ function ActivityBody({ view, own, activity, host, rating, reviews, maps, dialog
             {activity.title}
           </h1>
           <span class="shrink-0 pt-1 text-sm font-medium" safe>
-            {ratingLabel(t, rating.average, rating.count)}
+            {ratingLabel(view, rating.average, rating.count)}
           </span>
         </div>
         <div class="mt-2 flex flex-wrap gap-2 text-sm">

@@ -20,6 +20,8 @@ export function ResendForm({ view, next, primary = false }: { view: View; next: 
 export type VerifyOutcome =
   | { kind: "verified"; email: string }
   | { kind: "changed"; email: string }
+  /** A link opened again after it verified the address, which still is the account's. */
+  | { kind: "alreadyVerified"; email: string }
   | { kind: "taken"; email: string }
   | { kind: "invalid" }
   /** An operator's address: the link shows this page, and only its button verifies. */
@@ -47,9 +49,10 @@ export function VerifyEmailResult({ view, outcome }: { view: View; outcome: Veri
       </AuthScreen>
     );
   }
-  if (outcome.kind === "verified" || outcome.kind === "changed") {
-    const title = outcome.kind === "verified" ? t("verify.doneTitle") : t("verify.changedTitle");
-    const body = outcome.kind === "verified" ? t("verify.done", { email: outcome.email }) : t("verify.changed", { email: outcome.email });
+  if (outcome.kind === "verified" || outcome.kind === "changed" || outcome.kind === "alreadyVerified") {
+    const title = outcome.kind === "verified" ? t("verify.doneTitle") : outcome.kind === "alreadyVerified" ? t("verify.alreadyTitle") : t("verify.changedTitle");
+    const body =
+      outcome.kind === "verified" ? t("verify.done", { email: outcome.email }) : outcome.kind === "alreadyVerified" ? t("verify.already", { email: outcome.email }) : t("verify.changed", { email: outcome.email });
     return (
       <AuthScreen view={view} title={title} back={onward} langPath={onward}>
         <>

@@ -1,3 +1,4 @@
+import { zonePlace } from "../../lib/places";
 import type { Activity, HostBlock } from "../../db/schema";
 import type { View } from "../../src/shell/view";
 import { cachedFormatter } from "../../lib/intl";
@@ -107,7 +108,7 @@ export function AvailabilityScreen({ view, data }: { view: View; data: Availabil
             {t("availability.blocksTitle")}
           </h2>
           <p class="mb-3 text-sm text-muted" safe>
-            {t("availability.blocksHint", { zone: data.zone })}
+            {t("availability.blocksHint", { zone: zonePlace(data.zone) })}
           </p>
           {data.blocks.length ? (
             <ul class="mb-4 flex flex-col gap-2" data-blocks>

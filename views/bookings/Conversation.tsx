@@ -98,7 +98,7 @@ function ProfileSheet({ view, data }: { view: View; data: ConversationData }) {
               {t("conversation.rating")}
             </dt>
             <dd class="ml-0 text-lg font-semibold" data-rating safe>
-              {ratingLabel(t, data.otherStats.rating, data.otherStats.rating === null ? undefined : data.otherStats.reviews)}
+              {ratingLabel(view, data.otherStats.rating, data.otherStats.rating === null ? undefined : data.otherStats.reviews)}
             </dd>
           </div>
         </dl>

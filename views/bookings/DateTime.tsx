@@ -1,3 +1,4 @@
+import { zonePlace } from "../../lib/places";
 import { FLOWS, sessionLengthOf } from "../../src/bookings/times";
 import type { DateTimeData } from "../../src/bookings/queries";
 import { startTaken } from "../../shared/availability";
@@ -38,7 +39,7 @@ export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData 
     nextMonth: t("booking.nextMonth"),
     total: t("booking.totalLine"),
     taken: t("booking.taken"),
-    browserZone: t("booking.browserZone", { zone: data.zone }),
+    browserZone: t("booking.browserZone", { zone: zonePlace(data.zone) }),
   };
   /** A start on the chosen date: taken (past, busy, closed), full, or open with its spots left. */
   const startOption = (h: number) => {
@@ -128,7 +129,7 @@ export function DateTimeScreen({ view, data }: { view: View; data: DateTimeData 
             {a.instantBooking ? t("booking.instantNote", { policy: policyName(view, a.cancellationPolicy) }) : t("booking.approvalNote")}
           </p>
           <p class="text-sm text-muted" data-zone-note safe>
-            {data.viewerZoneDiffers ? t("booking.zoneDiffers", { city: a.city, zone: data.zone }) : t("booking.zoneNote", { city: a.city })}
+            {data.viewerZoneDiffers ? t("booking.zoneDiffers", { city: a.city, zone: zonePlace(data.zone) }) : t("booking.zoneNote", { city: a.city })}
           </p>
           <FormAlert body={data.error} />
           {date && data.selected.time && data.selected.durationMinutes ? (

@@ -1,3 +1,4 @@
+import { ratingNumber } from "../../lib/labels";
 import { cachedFormatter } from "../../lib/intl";
 import type { Activity } from "../../db/schema";
 import { durationAllowed, FLOWS, sessionLengthOf } from "../../src/bookings/times";
@@ -195,7 +196,7 @@ export function RequestPaymentStep({
   // The chosen start in the activity's zone: the policy's deadlines are told from it.
   const zone = zoneOfCity(a.city);
   const startsAt = instantOf(`${choice.date}T${choice.time}`, zone);
-  const rating = summary.hostRating.average === null ? t("browse.new") : t("booking.rating", { average: summary.hostRating.average.toFixed(1), count: summary.hostRating.count });
+  const rating = summary.hostRating.average === null ? t("browse.new") : t("booking.rating", { average: ratingNumber(summary.hostRating.average, view.locale), count: summary.hostRating.count });
   return (
     <AppLayout view={view} title={t(dialogTitleOf(a))}>
       <div class="mx-auto w-full max-w-[425px]">

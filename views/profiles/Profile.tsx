@@ -1,3 +1,4 @@
+import { ratingNumber } from "../../lib/labels";
 import type { User } from "../../db/schema";
 import type { ActivityCard } from "../../src/activities/queries";
 import type { MessageKey } from "../../lib/i18n";
@@ -125,7 +126,7 @@ function ProfileBody({ view, data, own, visibility, allAbout, viewAll }: { view:
             <span safe>{t("profile.reviews")}</span>
             {data.reviews.average !== null ? (
               <span class="ml-2 text-base font-medium text-muted" safe>
-                {`★ ${data.reviews.average.toFixed(1)} · ${t("profile.reviewCount", { count: data.reviews.total })}`}
+                {`★ ${ratingNumber(data.reviews.average, view.locale)} · ${t("profile.reviewCount", { count: data.reviews.total })}`}
               </span>
             ) : (
               ""
@@ -230,7 +231,7 @@ export function AllReviews({ view, title, back, reviews, average, total }: { vie
         <ScreenHeader view={view} title={title} back={back} />
         {average !== null ? (
           <p class="mb-4 text-muted" safe>
-            {`★ ${average.toFixed(1)} · ${t("profile.reviewCount", { count: total })}`}
+            {`★ ${ratingNumber(average, view.locale)} · ${t("profile.reviewCount", { count: total })}`}
           </p>
         ) : (
           ""

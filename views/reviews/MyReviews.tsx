@@ -1,3 +1,4 @@
+import { ratingNumber } from "../../lib/labels";
 import { intlLocale } from "../../lib/intl";
 import type { ReviewView, WrittenReviewView } from "../../src/reviews/service";
 import type { View } from "../../src/shell/view";
@@ -26,7 +27,7 @@ export function MyReviews({ view, received, written }: { view: View; received: {
             </h2>
             {received.average !== null ? (
               <span class="text-sm text-muted" safe>
-                {t("reviews.average", { average: received.average.toFixed(1), count: received.total })}
+                {t("reviews.average", { average: ratingNumber(received.average, view.locale), count: received.total })}
               </span>
             ) : (
               ""

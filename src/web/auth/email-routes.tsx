@@ -81,7 +81,7 @@ export function accountEmailRoutes(deps: Deps) {
     const current = state.user && state.session ? { userId: state.user.id, sid: state.session.sid } : null;
     const result = await confirmEmail(deps, token, current, state.locale);
     const email = result.user.email!;
-    if (wantsJson(request)) return json({ message: state.t(result.kind === "verified" ? "verify.done" : "verify.changed", { email }), email, emailVerified: true }, 200);
+    if (wantsJson(request)) return json({ message: state.t(result.kind === "verified" ? "verify.done" : result.kind === "alreadyVerified" ? "verify.already" : "verify.changed", { email }), email, emailVerified: true }, 200);
     return page(state, request, (view) => <VerifyEmailResult view={view} outcome={{ kind: result.kind, email }} />);
   }
 
