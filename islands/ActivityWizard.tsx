@@ -1,7 +1,7 @@
 /** @jsxImportSource react */
 import { useState } from "react";
 import { ACTIVITY_DESCRIPTION_MAX, ACTIVITY_PHOTOS_MAX, ACTIVITY_TITLE_MAX, DURATION_MAX, DURATION_MIN, DURATION_STEP, MAX_RANGES_PER_DAY, MEETING_POINT_MAX, RATE_MAX_MINOR } from "../shared/limits";
-import { checkWeeklyHours, DAY_MINUTES, HOURS_STEP_MINUTES, minuteText, type DayRanges, type WeeklyHours, type WeeklyHoursProblem } from "../shared/availability";
+import { checkWeeklyHours, clockText, DAY_MINUTES, HOURS_STEP_MINUTES, type DayRanges, type WeeklyHours, type WeeklyHoursProblem } from "../shared/availability";
 import { AddressInput } from "./AddressInput";
 import { callJson, RefusedCall, sendJson, toast } from "./api";
 import { mountWith } from "./mount";
@@ -609,7 +609,7 @@ export function ActivityWizard({ mode, activity, city, country, money: currency,
                           >
                             {startMinutes.map((m) => (
                               <option key={m} value={m}>
-                                {minuteText(m)}
+                                {clockText(m, t.locale!)}
                               </option>
                             ))}
                           </select>
@@ -622,7 +622,7 @@ export function ActivityWizard({ mode, activity, city, country, money: currency,
                           >
                             {endMinutes.map((m) => (
                               <option key={m} value={m}>
-                                {minuteText(m)}
+                                {clockText(m, t.locale!)}
                               </option>
                             ))}
                           </select>

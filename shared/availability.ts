@@ -22,9 +22,25 @@ export const DEFAULT_NOTICE_MINUTES = 0;
 export const HORIZON_CHOICES = [7, 14, 30, 60, 90, 180, 365] as const;
 export const DEFAULT_HORIZON_DAYS = 90;
 
-/** "09:30" for 570; "24:00" for the end of the day. */
+/** "09:30" for 570; "24:00" for the end of the day. The form's value, not what people read (`clockText`). */
 export function minuteText(minute: number): string {
   return `${String(Math.floor(minute / 60)).padStart(2, "0")}:${String(minute % 60).padStart(2, "0")}`;
+}
+
+const clockFormats = new Map<string, Intl.DateTimeFormat>();
+/**
+ * A minute of the day as people of the language read a clock, the same on every screen: English
+ * 12-hour ("9:30 AM"), French 24-hour ("09:30"). The end of the day is "24:00" on a 24-hour clock.
+ */
+export function clockText(minute: number, locale: string): string {
+  const twelve = !locale.startsWith("fr");
+  if (minute === DAY_MINUTES && !twelve) return "24:00";
+  let format = clockFormats.get(locale);
+  if (!format) {
+    format = new Intl.DateTimeFormat(locale, { hour: twelve ? "numeric" : "2-digit", minute: "2-digit", hour12: twelve, timeZone: "UTC" });
+    clockFormats.set(locale, format);
+  }
+  return format.format(Date.UTC(2000, 0, 1, 0, minute % DAY_MINUTES));
 }
 
 /** 570 for "09:30"; "24:00" is 1440; null when not a half-hour wall-clock time. */
@@ -82,8 +98,8 @@ export function closedRanges(hours: WeeklyHours | null, weekday: number): DayRan
   return out;
 }
 
-/** Weekend mornings and the like, as the host reads them back: "09:00–12:00, 14:00–18:00". */
-export const rangesText = (ranges: DayRanges) => ranges.map(([a, b]) => `${minuteText(a)}–${minuteText(b)}`).join(", ");
+/** Weekend mornings and the like, as the host reads them back: "9:00 AM–12:00 PM, 2:00 PM–6:00 PM" / "09:00–12:00, 14:00–18:00". */
+export const rangesText = (ranges: DayRanges, locale: string) => ranges.map(([a, b]) => `${clockText(a, locale)}–${clockText(b, locale)}`).join(", ");
 
 /**
  * Whether a start hour is taken on a date for the booking screens: past (today in the

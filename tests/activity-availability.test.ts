@@ -85,7 +85,7 @@ describe("creating with availability", () => {
     expect(fields).toMatchObject({ hoursMode: "any", ...days(closed), noticeMinutes: "0", horizonDays: "90" });
     expect(fields.instantBooking).toBeUndefined();
     for (let d = 0; d < 7; d++) expect(page).toMatch(new RegExp(`<label[^>]*for="field-hours${d}"`));
-    expect(page).toContain("Any day, starts from 08:00 to 22:00");
+    expect(page).toContain("Any day, starts from 8:00 AM to 10:00 PM");
     expect(page).toContain("Paid requests are accepted at once; you can still cancel with a full refund to the guest.");
 
     const before = (await rows()).length;
@@ -213,7 +213,7 @@ describe("the activity page", () => {
     const a = await body(await host.request("/api/activities", { method: "POST", json: { ...valid, weeklyHours: hours, instantBooking: true } }));
     const html = await (await guest.get(`/activity/${a.id}`)).text();
     expect(html).toContain("Instant booking");
-    expect(html).toContain("Available: Mon 10:00–12:00 · Sat, Sun 09:00–12:00");
+    expect(html).toContain("Available: Mon 10:00 AM–12:00 PM · Sat, Sun 9:00 AM–12:00 PM");
     const fr = await (await guest.get(`/activity/${a.id}`, { "accept-language": "fr" })).text();
     expect(fr).toContain("Disponible : Lun 10:00–12:00 · Sam, Dim 09:00–12:00");
     expect(fr).toContain("Réservation instantanée");
@@ -231,8 +231,12 @@ describe("the activity page", () => {
   });
 
   test("the summary groups days with the same hours, in week order", () => {
-    const en = translator("en");
+    const en = { t: translator("en"), locale: "en" as const };
+    const fr = { t: translator("fr"), locale: "fr" as const };
+    const week = [[[540, 720], [840, 1080]], [], [[540, 720]], [], [[540, 720], [840, 1080]], [], [[0, 1440]]] as [number, number][][];
     expect(weeklyHoursSummary(en, null)).toBe("");
-    expect(weeklyHoursSummary(en, [[[540, 720], [840, 1080]], [], [[540, 720]], [], [[540, 720], [840, 1080]], [], [[0, 1440]]])).toBe("Mon, Fri 09:00–12:00, 14:00–18:00 · Wed 09:00–12:00 · Sun 00:00–24:00");
+    // Each language's clock: English 12-hour, French 24-hour.
+    expect(weeklyHoursSummary(en, week)).toBe("Mon, Fri 9:00 AM–12:00 PM, 2:00 PM–6:00 PM · Wed 9:00 AM–12:00 PM · Sun 12:00 AM–12:00 AM");
+    expect(weeklyHoursSummary(fr, week)).toBe("Lun, Ven 09:00–12:00, 14:00–18:00 · Mer 09:00–12:00 · Dim 00:00–24:00");
   });
 });

@@ -237,7 +237,7 @@ describe("through the app", () => {
     expect(time.status).toBe(303);
     const listed = await (await host.get("/host/availability")).text();
     expect(listed).toContain("Dentist, private");
-    expect(listed).toContain("14:00–16:30");
+    expect(listed).toContain("2:00 PM–4:30 PM");
 
     const dayOff = await intent(guest, "2026-06-10", "10:00", 1);
     expect(dayOff.status).toBe(409);

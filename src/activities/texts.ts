@@ -72,7 +72,7 @@ export const en = {
   "activity.horizonDays": "{n, plural, one {# day} other {# days}} ahead",
   "activity.instantBookingLabel": "Instant booking",
   "activity.instantBookingHelp": "Paid requests are accepted at once; you can still cancel with a full refund to the guest.",
-  "activity.hoursAny": "Any day, starts from 08:00 to 22:00",
+  "activity.hoursAny": "Any day, starts from 8:00 AM to 10:00 PM",
   "activity.hoursWeekly": "Set weekly hours",
   "activity.hoursLegend": "When guests can book",
   "activity.day0": "Monday",

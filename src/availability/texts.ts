@@ -8,7 +8,7 @@ export const en = {
   "availability.intro": "Say when guests can book you. Requests outside these times are refused before anyone pays.",
   "availability.openLink": "Availability",
   "availability.weeklyTitle": "Weekly hours",
-  "availability.weeklyAny": "Any day, starts from 08:00 to 22:00",
+  "availability.weeklyAny": "Any day, starts from 8:00 AM to 10:00 PM",
   "availability.weeklyClosed": "Closed",
   "availability.notice": "{hours, plural, =0 {No notice} one {Notice: # hour} other {Notice: # hours}}",
   "availability.horizon": "Bookable up to {days, plural, one {# day} other {# days}} ahead",

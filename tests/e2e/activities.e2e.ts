@@ -98,20 +98,20 @@ test("a host creates an activity through the eight wizard steps, sees it, edits 
   // Availability: weekend mornings, Saturday and Sunday 09:00–12:00.
   await page.getByText("Step 7 of 8").waitFor();
   await page.getByRole("heading", { name: "Availability" }).waitFor();
-  expect(await page.getByLabel("Any day, starts from 08:00 to 22:00").isChecked()).toBe(true);
+  expect(await page.getByLabel("Any day, starts from 8:00 AM to 10:00 PM").isChecked()).toBe(true);
   await page.getByLabel("Set weekly hours").check();
   expect(await page.getByText("Closed").count()).toBe(7);
   expect(await next.isDisabled()).toBe(true); // every day closed
   await page.getByText("Add hours to at least one day, or choose any day.").waitFor();
   for (const day of ["Saturday", "Sunday"]) {
     await page.getByRole("button", { name: `Add hours on ${day}` }).click();
-    await page.getByLabel(`${day}, range 1: to`).selectOption({ label: "12:00" });
+    await page.getByLabel(`${day}, range 1: to`).selectOption({ label: "12:00 PM" });
   }
   // A range that ends before it starts holds the step back until it is put right.
-  await page.getByLabel("Sunday, range 1: from").selectOption({ label: "13:00" });
+  await page.getByLabel("Sunday, range 1: from").selectOption({ label: "1:00 PM" });
   await page.getByText("Sunday: a range ends before it starts.").waitFor();
   expect(await next.isDisabled()).toBe(true);
-  await page.getByLabel("Sunday, range 1: from").selectOption({ label: "09:00" });
+  await page.getByLabel("Sunday, range 1: from").selectOption({ label: "9:00 AM" });
   expect(await next.isDisabled()).toBe(false);
   await page.getByLabel("Minimum notice").selectOption({ label: "1 day before" });
   await page.getByLabel("Book up to").selectOption({ label: "30 days ahead" });
@@ -137,7 +137,7 @@ test("a host creates an activity through the eight wizard steps, sees it, edits 
   await page.getByRole("heading", { name: "Ukulele in the park" }).waitFor();
   await page.getByText("1.5 h to 2 h").waitFor();
   await page.getByText("Sheep Meadow, Central Park").waitFor();
-  await page.getByText("Available: Sat, Sun 09:00–12:00").waitFor();
+  await page.getByText("Available: Sat, Sun 9:00 AM–12:00 PM").waitFor();
   await page.getByText("Instant booking", { exact: true }).waitFor();
   await expectAccessible(page, "activity page");
 
@@ -154,7 +154,7 @@ test("a host creates an activity through the eight wizard steps, sees it, edits 
   expect(await page.getByLabel("Set weekly hours").isChecked()).toBe(true);
   expect(await page.getByLabel("Saturday, range 1: from").inputValue()).toBe("540");
   expect(await page.getByLabel("Instant booking").isChecked()).toBe(true);
-  await page.getByLabel("Any day, starts from 08:00 to 22:00").check();
+  await page.getByLabel("Any day, starts from 8:00 AM to 10:00 PM").check();
   await page.getByLabel("Instant booking").uncheck();
   await page.getByRole("button", { name: "Next" }).click();
   await page.getByRole("button", { name: "Update" }).click();

@@ -36,7 +36,7 @@ test("a host keeps weekend mornings and a Saturday off; the guest is offered onl
   await host.getByRole("button", { name: "Save hours" }).click();
   await host.getByText("Guests now see only these times.").waitFor();
   const card = host.locator(`[data-activity-hours="${activity.id}"]`);
-  await card.getByText("09:00–12:00").first().waitFor();
+  await card.getByText("9:00 AM–12:00 PM").first().waitFor();
   await host.getByLabel("Date", { exact: true }).fill(firstSaturday!);
   await host.getByLabel("Note (only you see it)").fill("Family day");
   await host.getByRole("button", { name: "Add" }).click();

@@ -1,7 +1,7 @@
 import { DEFAULT_HORIZON_DAYS, DEFAULT_NOTICE_MINUTES, HORIZON_CHOICES, NOTICE_CHOICES, rangesText, type WeeklyHours } from "../../shared/availability";
 import type { Activity } from "../../db/schema";
 import { dayNameKey, dayShortKey, dayText } from "../../src/activities/input";
-import type { Translate } from "../../lib/i18n";
+import type { Locale, Translate } from "../../lib/i18n";
 import type { View } from "../../src/shell/view";
 import { FieldError } from "../components/Fields";
 
@@ -24,15 +24,15 @@ export const noticeChoices = (t: Translate) => NOTICE_CHOICES.map((value) => ({ 
 export const horizonChoices = (t: Translate) => HORIZON_CHOICES.map((value) => ({ value, label: horizonLabel(t, value) }));
 
 /**
- * "Mon 09:00–12:00 · Sat, Sun 09:00–12:00": days with the same ranges together, in week order,
+ * "Mon 9:00 AM–12:00 PM · Sat, Sun 9:00 AM–12:00 PM" (the language's clock): days with the same ranges together, in week order,
  * closed days left out. Empty without weekly hours.
  */
-export function weeklyHoursSummary(t: Translate, hours: WeeklyHours | null): string {
+export function weeklyHoursSummary({ t, locale }: { t: Translate; locale: Locale }, hours: WeeklyHours | null): string {
   if (!hours) return "";
   const groups = new Map<string, number[]>();
   hours.forEach((ranges, day) => {
     if (!ranges.length) return;
-    const text = rangesText(ranges);
+    const text = rangesText(ranges, locale);
     groups.set(text, [...(groups.get(text) ?? []), day]);
   });
   return [...groups].map(([text, days]) => `${days.map((d) => t(dayShortKey(d))).join(", ")} ${text}`).join(" · ");

@@ -115,7 +115,7 @@ function ActivityBody({ view, own, activity, host, rating, reviews, maps, dialog
             ) : (
               ""
             )}
-            {activity.weeklyHours ? <p safe>{t("activity.available", { schedule: weeklyHoursSummary(t, activity.weeklyHours) })}</p> : ""}
+            {activity.weeklyHours ? <p safe>{t("activity.available", { schedule: weeklyHoursSummary(view, activity.weeklyHours) })}</p> : ""}
           </div>
         ) : (
           ""

@@ -3,7 +3,7 @@ import type { Activity, HostBlock } from "../../db/schema";
 import type { View } from "../../src/shell/view";
 import { cachedFormatter } from "../../lib/intl";
 import { zonedAt } from "../../lib/time";
-import { minuteText, rangesText } from "../../shared/availability";
+import { clockText, rangesText } from "../../shared/availability";
 import { FormAlert, ScreenHeader, TextField } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
 import { BusyCalendarCard, type BusyCalendarProps } from "./BusyCalendarCard";
@@ -38,7 +38,7 @@ export function blockText(view: View, block: HostBlock) {
     return first.equals(last) ? `${day(first)}, ${view.t("availability.allDay")}` : `${day(first)} – ${day(last)}`;
   }
   const to = end.toPlainDate().equals(start.toPlainDate()) ? end.hour * 60 + end.minute : 24 * 60;
-  return `${day(start.toPlainDate())}, ${minuteText(start.hour * 60 + start.minute)}–${minuteText(to)}`;
+  return `${day(start.toPlainDate())}, ${clockText(start.hour * 60 + start.minute, view.locale)}–${clockText(to, view.locale)}`;
 }
 
 /** One activity's week as one line per day with hours ("Sat 09:00–12:00"), or the default. */
@@ -52,7 +52,7 @@ function WeekSummary({ view, activity }: { view: View; activity: Activity }) {
           <span class="text-muted" safe>
             {weekdayName(view, day)}
           </span>
-          <span safe>{ranges.length ? rangesText(ranges) : t("availability.weeklyClosed")}</span>
+          <span safe>{ranges.length ? rangesText(ranges, view.locale) : t("availability.weeklyClosed")}</span>
         </li>
       ))}
     </ul>
