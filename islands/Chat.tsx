@@ -34,8 +34,22 @@ const isVisible = () => document.visibilityState === "visible";
  * banner and the disabled input while it is not accepted, and `offline:booking-status` on
  * `document.body` for the page's cards.
  */
+/**
+ * The zone the reader's device keeps, in which every message's time is written: a message sent
+ * at 5:18 in Paris reads 5:18 to a reader in Paris, whatever the activity's city. The server's
+ * zone (`ChatProps.timeZone`) when the browser names none.
+ */
+function readerZone(fallback: string): string {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || fallback;
+  } catch {
+    return fallback;
+  }
+}
+
 export function Chat(props: ChatProps) {
-  const { bookingId, viewerId, texts, systemTexts, locale, timeZone, maxLength, csrf } = props;
+  const { bookingId, viewerId, texts, systemTexts, locale, maxLength, csrf } = props;
+  const timeZone = readerZone(props.timeZone);
   const [state, dispatch] = useReducer(chatReducer(viewerId), undefined, (): ChatState => ({
     messages: props.messages,
     outgoing: [],
@@ -395,7 +409,8 @@ function Bubble(props: { mine: boolean; id: string; content: string; pending?: b
 }
 
 // The stamps' formatters are made before the first render, in a task of their own (islands/mount.ts).
-export const mount = mountWith(Chat, ({ messages, locale, timeZone }) => {
+export const mount = mountWith(Chat, ({ messages, locale, timeZone: serverZone }) => {
   const now = Date.now();
+  const timeZone = readerZone(serverZone);
   for (const m of messages) messageStamp(locale, Date.parse(m.createdAt), now, timeZone);
 });

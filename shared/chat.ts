@@ -91,7 +91,11 @@ export interface ChatProps {
    */
   otherReadAt: string | null;
   locale: "en" | "fr";
-  /** The zone timestamps are shown in: the activity's. */
+  /**
+   * The zone the server wrote the timestamps in. A message's time is always the reader's own
+   * clock: the island writes it in the device's zone (`readerZone`, islands/Chat.tsx); the page
+   * before it, which cannot know the device, in the zone of the reader's city, else the activity's.
+   */
   timeZone: string;
   /** The longest message the server takes, in characters. */
   maxLength: number;

@@ -24,6 +24,7 @@ import { paidOut, refundPart, refundsOfBooking } from "../../bookings/refunds";
 import { listMessages, markRead, readUpTo, sendMessage } from "../../conversations/service";
 import { systemTexts } from "../../conversations/wording";
 import { MAX_MESSAGE_LENGTH, MAX_REFUND_REASON } from "../../../shared/limits";
+import { cityByName } from "../../../lib/places";
 
 /**
  * Everything the conversation screen shows, for one of the booking's two sides (404 for anyone
@@ -49,7 +50,9 @@ async function conversationData(deps: Deps, state: RequestState, user: User, boo
     messages: messages.map(messageView),
     otherReadAt: seenUpTo === null ? null : new Date(seenUpTo).toISOString(),
     locale: state.locale,
-    timeZone: booking.timeZone,
+    // A message's time is the reader's own clock (shared/chat.ts `timeZone`): here, before the
+    // island knows the device's zone, the zone of the reader's city, else the activity's.
+    timeZone: cityByName(user.city)?.timeZone ?? booking.timeZone,
     maxLength: MAX_MESSAGE_LENGTH,
     texts: {
       placeholder: t("messages.placeholder"),
