@@ -39,13 +39,16 @@ const config: UserConfig<Theme> = {
     "btn-primary": "bg-brand-600 text-white hover:bg-brand-700 active:bg-brand-800",
     "btn-secondary": "border border-line bg-raised text-ink hover:bg-sunken",
     "btn-ghost": "text-ink hover:bg-sunken",
+    // A button of one icon (back, close, share, edit): 44×44 px, the smallest sure tap (WCAG 2.5.5).
+    "btn-icon": "btn btn-ghost h-11 w-11 shrink-0 px-0",
     card: "rounded-2xl border border-line bg-raised shadow-sm",
     field: "flex flex-col gap-1.5",
     "field-label": "text-sm font-medium",
     "field-error": "text-sm text-red-600 dark:text-red-300",
     // A disabled field (the chat's box before acceptance) is sunk and dashed, so it does not look typeable.
+    // At least 44 px tall (WCAG 2.5.5): a select is drawn a pixel or two shorter than a text field.
     input:
-      "w-full rounded-xl border border-line bg-raised px-3 py-2.5 text-base text-ink placeholder:text-muted focus:outline-2 focus:outline-brand-500 aria-[invalid=true]:border-red-500 disabled:cursor-not-allowed disabled:border-dashed disabled:bg-sunken disabled:text-muted",
+      "min-h-11 w-full rounded-xl border border-line bg-raised px-3 py-2.5 text-base text-ink placeholder:text-muted focus:outline-2 focus:outline-brand-500 aria-[invalid=true]:border-red-500 disabled:cursor-not-allowed disabled:border-dashed disabled:bg-sunken disabled:text-muted",
     link: "font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-300",
     "text-muted": "text-muted",
     tab: "rounded-lg px-3 py-2 text-center text-muted",

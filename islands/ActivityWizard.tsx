@@ -354,7 +354,7 @@ export function ActivityWizard({ mode, activity, city, country, money: currency,
     <div className="flex min-h-[70vh] flex-col" data-hydrated="true" data-step={step}>
       <div className="flex items-center justify-between">
         <p className="text-sm font-medium text-muted">{fill(t.progress!, { step: position, total: steps.length })}</p>
-        <a href="/host" className="btn btn-ghost px-2.5" aria-label={t.close}>
+        <a href="/host" className="btn-icon" aria-label={t.close}>
           ✕
         </a>
       </div>
@@ -626,14 +626,14 @@ export function ActivityWizard({ mode, activity, city, country, money: currency,
                               </option>
                             ))}
                           </select>
-                          <button type="button" className="btn btn-ghost h-10 w-10 shrink-0 p-0" aria-label={fill(t.removeRangeFor!, label)} onClick={() => setDay(day, ranges.filter((_, j) => j !== i))}>
+                          <button type="button" className="btn btn-ghost h-11 w-11 shrink-0 p-0" aria-label={fill(t.removeRangeFor!, label)} onClick={() => setDay(day, ranges.filter((_, j) => j !== i))}>
                             ✕
                           </button>
                         </div>
                       );
                     })}
                     {ranges.length < MAX_RANGES_PER_DAY ? (
-                      <button type="button" className="btn btn-ghost mt-1 px-2 py-1 text-sm" aria-label={fill(t.addRangeFor!, { day: days[day]! })} onClick={() => setDay(day, [...ranges, nextRange(ranges)])}>
+                      <button type="button" className="btn btn-ghost mt-1 min-h-11 px-2 py-1 text-sm" aria-label={fill(t.addRangeFor!, { day: days[day]! })} onClick={() => setDay(day, [...ranges, nextRange(ranges)])}>
                         + {t.addRange}
                       </button>
                     ) : null}
@@ -758,7 +758,7 @@ export function ActivityWizard({ mode, activity, city, country, money: currency,
               <h3 id="tips-title" className="text-lg font-bold">
                 {sheet.heading}
               </h3>
-              <button type="button" className="btn btn-ghost px-2.5" aria-label={t.close} onClick={() => setSheet(null)} autoFocus>
+              <button type="button" className="btn-icon" aria-label={t.close} onClick={() => setSheet(null)} autoFocus>
                 ✕
               </button>
             </div>

@@ -144,7 +144,7 @@ function DateTimePicker(p: DateTimePickerProps) {
   }, [p.zone]);
 
   const chip = (on: boolean, disabled: boolean) =>
-    `rounded-xl border px-2 py-2 text-sm font-medium ${on ? "border-brand-600 bg-brand-600 text-white" : `border-line bg-surface ${disabled ? "" : "hover:bg-sunken"}`} ${disabled ? "cursor-not-allowed opacity-40 line-through" : ""}`;
+    `min-h-11 rounded-xl border px-2 py-2 text-sm font-medium ${on ? "border-brand-600 bg-brand-600 text-white" : `border-line bg-surface ${disabled ? "" : "hover:bg-sunken"}`} ${disabled ? "cursor-not-allowed opacity-40 line-through" : ""}`;
 
   return (
     <form method="post" action={p.action} className="flex flex-col gap-5" data-hydrated="">
@@ -156,25 +156,26 @@ function DateTimePicker(p: DateTimePickerProps) {
       {g ? <input type="hidden" name="privateGroup" value={String(asPrivate)} /> : null}
       {browserZone !== p.zone ? <p className="text-sm text-muted">{p.texts.browserZone}</p> : null}
 
-      <fieldset className="card p-3">
+      {/* Seven 44 px days (WCAG 2.5.5) fit a 360 px screen only edge to edge: the card keeps little padding and the days no gap. */}
+      <fieldset className="card px-1.5 py-3">
         <legend className="px-1 font-semibold">{p.texts.date}</legend>
         <div className="mb-2 flex items-center justify-between">
-          <button type="button" className="btn btn-ghost px-2.5" aria-label={p.texts.prevMonth} disabled={monthIndex <= 0} onClick={() => setMonth(months[monthIndex - 1]!)}>
+          <button type="button" className="btn-icon" aria-label={p.texts.prevMonth} disabled={monthIndex <= 0} onClick={() => setMonth(months[monthIndex - 1]!)}>
             ‹
           </button>
           <span className="font-medium" aria-live="polite">
             {f.month.format(firstDay)}
           </span>
-          <button type="button" className="btn btn-ghost px-2.5" aria-label={p.texts.nextMonth} disabled={monthIndex >= months.length - 1} onClick={() => setMonth(months[monthIndex + 1]!)}>
+          <button type="button" className="btn-icon" aria-label={p.texts.nextMonth} disabled={monthIndex >= months.length - 1} onClick={() => setMonth(months[monthIndex + 1]!)}>
             ›
           </button>
         </div>
-        <div className="grid grid-cols-7 gap-1 text-center text-xs text-muted" aria-hidden="true">
+        <div className="grid grid-cols-7 text-center text-xs text-muted" aria-hidden="true">
           {weekdays.map((w, i) => (
             <span key={i}>{w}</span>
           ))}
         </div>
-        <div className="mt-1 grid grid-cols-7 gap-1" role="group" aria-label={p.texts.date}>
+        <div className="mt-1 grid grid-cols-7" role="group" aria-label={p.texts.date}>
           {cells.map((d, i) =>
             d ? (
               <button
@@ -185,7 +186,7 @@ function DateTimePicker(p: DateTimePickerProps) {
                 aria-pressed={d === date}
                 aria-label={f.fullDate.format(utc(d))}
                 onClick={() => chooseDate(d)}
-                className={`h-9 rounded-lg text-sm ${d === date ? "bg-brand-600 font-semibold text-white" : available.has(d) ? "hover:bg-sunken" : "text-muted opacity-40"}`}
+                className={`h-11 rounded-lg text-sm ${d === date ? "bg-brand-600 font-semibold text-white" : available.has(d) ? "hover:bg-sunken" : "text-muted opacity-40"}`}
               >
                 {Number(d.slice(8))}
               </button>

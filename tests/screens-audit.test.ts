@@ -109,7 +109,7 @@ describe("booking rows and amounts", () => {
     expect((await host.postJson(`/api/bookings/${id}/accept`, {})).status).toBe(200);
     clock = (await one(t.db.select().from(bookings).where(eq(bookings.id, id))))!.startsAt + HOUR;
     expect((await host.postJson(`/api/bookings/${id}/complete`, {})).status).toBe(200);
-    const counters = text(select(await html(host, "/host"), "ul.grid-cols-3 > li > p"));
+    const counters = text(select(await html(host, "/host"), "ul.grid-cols-2 > li > p"));
     expect(counters).toContain("$32.00");
     expect(counters).toContain("Earnings");
   });
@@ -255,7 +255,7 @@ describe("settings: the date of birth, the username check and the location form"
     const person = await insert(t.db).user(userRow({ dateOfBirth: "2008-11-23" }));
     const c = t.client();
     await c.signInAs(person.id);
-    const row = (page: string) => text(select(page, 'a[href="/settings/birthday"] span.truncate'));
+    const row = (page: string) => text(select(page, 'a[href="/settings/birthday"] span.text-right'));
     expect(row(await html(c, "/settings"))).toEqual(["November 23, 2008"]);
     const account = await html(c, "/settings/account");
     expect(account).not.toContain("2008-11-23");

@@ -383,7 +383,7 @@ describe("settings on a phone", () => {
     const { page, errors } = await open(context, "/settings");
     await page.waitForFunction(() => "offline" in window);
     // The date of birth as people write it, not cut short.
-    const birthday = page.locator('a[href="/settings/birthday"] span.truncate');
+    const birthday = page.locator('a[href="/settings/birthday"] span.text-right');
     expect(await birthday.innerText()).toBe("23 novembre 2008");
     expect(await birthday.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
 

@@ -170,7 +170,7 @@ function ActivityBody({ view, own, activity, host, rating, reviews, maps, dialog
               props={{ query, zoom: exact ? 16 : 12, tileUrl: maps.tileUrl, geocoderUrl: maps.geocoderUrl, attribution: maps.attribution, label: t("activity.map"), stylesheet: view.assets.leafletCss }}
             />
           </div>
-          <a href={osmLink} class="link mt-2 inline-block text-sm" rel="noopener noreferrer" target="_blank" safe>
+          <a href={osmLink} class="link mt-1 inline-flex min-h-11 items-center text-sm" rel="noopener noreferrer" target="_blank" safe>
             {t("activity.openMap")}
           </a>
         </section>

@@ -52,10 +52,12 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
     <AppLayout view={view} title={t("host.title")}>
       <>
         <ScreenHeader view={view} title={t("host.title")} />
-        <ul class="grid grid-cols-3 gap-2">
+        {/* Two counters side by side and the earnings under them across the width: an amount to the
+            cent (or one per currency) does not fit a third of a phone's width. */}
+        <ul class="grid grid-cols-2 gap-2">
           {counters.map((c) => (
-            <li class="card p-3 text-center">
-              <p class="truncate text-lg font-bold" safe>
+            <li class="card p-3 text-center last:col-span-2">
+              <p class="text-lg font-bold [overflow-wrap:anywhere]" safe>
                 {c.value}
               </p>
               <p class="text-xs text-muted" safe>
@@ -332,7 +334,7 @@ export function HostActivityRow({ view, activity }: { view: View; activity: Acti
         )}
       </a>
       {activity.hiddenAt === null ? (
-        <a href={`/edit-activity/${activity.id}`} class="btn btn-ghost px-2.5" aria-label={t("activity.editNamed", { title: activity.title })}>
+        <a href={`/edit-activity/${activity.id}`} class="btn-icon" aria-label={t("activity.editNamed", { title: activity.title })}>
           <Icon name="edit" class="w-5 h-5" />
         </a>
       ) : (

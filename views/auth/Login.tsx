@@ -86,7 +86,7 @@ export function Login({ view, form, providers }: { view: View; form: LoginForm; 
               {t("login.adult")}
             </p>
           ) : (
-            <a class="link -mt-2 self-end py-1 text-sm" href={`/forgot-password${form.email ? `?email=${encodeURIComponent(form.email)}` : ""}`} safe>
+            <a class="link -mt-2 inline-flex min-h-11 items-center self-end text-sm" href={`/forgot-password${form.email ? `?email=${encodeURIComponent(form.email)}` : ""}`} safe>
               {t("login.forgotPassword")}
             </a>
           )}

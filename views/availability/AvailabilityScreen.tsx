@@ -160,9 +160,12 @@ export function AvailabilityScreen({ view, data }: { view: View; data: Availabil
                 <span safe>{t("availability.kindTime")}</span>
               </label>
             </fieldset>
-            <div class="grid grid-cols-2 gap-3">
+            {/* A date field needs about 170 px to show its whole date: one per line on a phone. */}
+            <div class="grid gap-3 min-[480px]:grid-cols-2">
               <TextField name="date" type="date" label={t("availability.date")} value={values.date} error={fieldError("date")} required />
               <TextField name="endDate" type="date" label={t("availability.endDate")} value={values.endDate} error={fieldError("endDate")} />
+            </div>
+            <div class="grid grid-cols-2 gap-3">
               <TextField name="from" type="time" label={t("availability.from")} value={values.from} error={fieldError("from")} attrs={{ step: "1800" }} />
               <TextField name="to" type="time" label={t("availability.to")} value={values.to} error={fieldError("to")} attrs={{ step: "1800" }} />
             </div>

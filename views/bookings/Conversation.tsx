@@ -61,7 +61,7 @@ function ProfileSheet({ view, data }: { view: View; data: ConversationData }) {
   const photos = p.photos.slice(0, SHEET_PHOTOS);
   return (
     <details class="profile-sheet shrink-0">
-      <summary class="btn btn-ghost cursor-pointer px-2.5" aria-label={t("conversation.profile", { name })}>
+      <summary class="btn-icon cursor-pointer" aria-label={t("conversation.profile", { name })}>
         <Icon name="user" class="w-5 h-5" />
       </summary>
       <section class="profile-sheet-panel" aria-labelledby="profile-sheet-title" data-profile-sheet>
@@ -419,7 +419,7 @@ export function ConversationScreen({ view, data }: { view: View; data: Conversat
     <Document view={view} title={`${name} · ${data.activity.title}`}>
       <div class="mx-auto flex min-h-screen max-w-screen-md flex-col">
         <header class="sticky top-0 z-30 flex min-h-14 items-center gap-2 border-b border-line bg-surface px-2 py-2">
-          <a href="/bookings" class="btn btn-ghost px-2.5" aria-label={t("conversation.back")}>
+          <a href="/bookings" class="btn-icon" aria-label={t("conversation.back")}>
             <Icon name="arrowLeft" class="w-5 h-5" />
           </a>
           <Avatar photo={data.other.photo} name={data.other.firstName} size={36} />

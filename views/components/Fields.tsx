@@ -11,7 +11,7 @@ export function ScreenHeader({ view, title, back, heading = true, children }: { 
   return (
     <header class="mb-4 flex min-h-11 items-center gap-2">
       {back ? (
-        <a href={back} class="btn btn-ghost -ml-3 px-2.5" aria-label={view.t("common.back")}>
+        <a href={back} class="btn-icon -ml-3" aria-label={view.t("common.back")}>
           <Icon name="arrowLeft" class="w-5 h-5" />
         </a>
       ) : (
@@ -107,8 +107,10 @@ export interface SelectOption {
 const dataAttributes = (data: Record<string, string> | undefined) => Object.fromEntries(Object.entries(data ?? {}).map(([k, v]) => [`data-${k}`, v]));
 
 /**
- * A labelled choice: a required select, with an empty first option reading `placeholder` when
- * given; `children` follow the select (a note about the options).
+ * A labelled choice. With `placeholder` it is a required select whose empty first option reads
+ * the placeholder; without, a value is always chosen, so it is not marked required (a required
+ * select must start with an empty placeholder option). `children` follow the select (a note
+ * about the options).
  */
 export function SelectField(props: { id: string; name: string; label: string; options: SelectOption[]; placeholder?: string; data?: Record<string, string>; children?: JSX.Element }) {
   return (
@@ -116,7 +118,7 @@ export function SelectField(props: { id: string; name: string; label: string; op
       <label class="field-label" for={props.id} safe>
         {props.label}
       </label>
-      <select id={props.id} class="input" name={props.name} required {...dataAttributes(props.data)}>
+      <select id={props.id} class="input" name={props.name} required={props.placeholder !== undefined} {...dataAttributes(props.data)}>
         {props.placeholder !== undefined ? (
           <option value="" safe>
             {props.placeholder}

@@ -15,7 +15,7 @@ export function LanguageSwitch({ view }: { view: View }) {
           name="locale"
           value={locale}
           lang={locale}
-          class={`rounded-lg px-2 py-1 ${locale === view.locale ? "font-semibold text-ink" : "text-muted hover:text-ink"}`}
+          class={`min-h-11 rounded-lg px-2 py-1 ${locale === view.locale ? "font-semibold text-ink" : "text-muted hover:text-ink"}`}
           aria-pressed={locale === view.locale ? "true" : "false"}
         >
           {names[locale] as "safe"}

@@ -88,7 +88,7 @@ export function Carousel({ view, photos, label }: { view: Pick<View, "t">; photo
           <button type="button" class="absolute right-2 top-1/2 h-9 w-9 -translate-y-1/2 rounded-full bg-black/50 text-xl text-white" data-carousel-next aria-label={view.t("common.nextPhoto")}>
             ›
           </button>
-          <div class="absolute inset-x-0 bottom-1 flex justify-center">
+          <div class="absolute inset-x-0 bottom-0 flex justify-center">
             {photos.map((_, i) => (
               <button type="button" class="carousel-dot" data-carousel-dot aria-current={i === 0 ? "true" : "false"} aria-label={photoOf(i)} />
             ))}

@@ -4,7 +4,7 @@ import { Icon } from "./icons";
 /** Switches light/dark; islands/shell.ts does the switching and keeps it under 'theme'. */
 export function ThemeToggle({ view }: { view: View }) {
   return (
-    <button type="button" class="btn btn-ghost px-2.5" data-theme-toggle aria-pressed="false" aria-label={view.t("shell.theme.toggle")}>
+    <button type="button" class="btn-icon" data-theme-toggle aria-pressed="false" aria-label={view.t("shell.theme.toggle")}>
       <span class="dark:hidden">
         <Icon name="moon" class="w-5 h-5" />
       </span>

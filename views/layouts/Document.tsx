@@ -152,8 +152,10 @@ function InstallCard({ view }: { view: KeptView }) {
  * islands/shell.ts adds toasts sent by htmx responses (HX-Trigger: toast).
  */
 function Toasts({ view, toast }: { view: KeptView; toast: Toast | null }) {
+  // A labelled region, as a section would be, but a div: a section is expected to carry a heading.
   return (
-    <section
+    <div
+      role="region"
       id="toasts"
       tabindex="-1"
       aria-label={view.t("shell.notifications")}
@@ -181,6 +183,6 @@ function Toasts({ view, toast }: { view: KeptView; toast: Toast | null }) {
       ) : (
         ""
       )}
-    </section>
+    </div>
   );
 }

@@ -82,13 +82,13 @@ export function PushCard({ view, preferences, vapidPublicKey }: { view: View; pr
             {t("notifications.choicesIntro")}
           </p>
           <Switches view={view} preferences={preferences} idPrefix="push" />
-          <noscript>
-            <div class="border-t border-line p-4">
-              <button type="submit" class="btn btn-primary" safe>
-                {t("common.save")}
-              </button>
-            </div>
-          </noscript>
+          {/* Without script the switches post as a form; with it each applies at once and the
+              stylesheet hides this button (kept in the markup so the form has its submit button). */}
+          <div class="border-t border-line p-4" data-no-script-only>
+            <button type="submit" class="btn btn-primary" safe>
+              {t("common.save")}
+            </button>
+          </div>
         </form>
         <div class="border-t border-line">
           <h3 class="px-4 pt-4 font-medium" safe>

@@ -47,7 +47,8 @@ export function EditProfile({ view, state }: { view: View; state: EditProfileSta
           <FieldError id="photos-error" message={errors.photos} />
         </section>
 
-        <section class="mt-6">
+        {/* The bio and the interests are single fields whose label is their title: not sections. */}
+        <div class="mt-6">
           <label class="field" for="field-bio">
             <span class="text-lg font-semibold" safe>
               {t("profile.bio")}
@@ -69,9 +70,9 @@ export function EditProfile({ view, state }: { view: View; state: EditProfileSta
             <CharacterCounter view={view} id="bio-count" count={state.bio.length} max={BIO_MAX} />
             <FieldError id="bio-error" message={errors.bio} />
           </label>
-        </section>
+        </div>
 
-        <section class="mt-6">
+        <div class="mt-6">
           <label class="field" for="field-interests">
             <span class="text-lg font-semibold" safe>
               {t("profile.interests")}
@@ -81,7 +82,7 @@ export function EditProfile({ view, state }: { view: View; state: EditProfileSta
               {t("profile.interestsHint")}
             </span>
           </label>
-        </section>
+        </div>
 
         {sections.map((section) => (
           <fieldset class="mt-8">

@@ -49,7 +49,7 @@ export function Onboarding({ view, state, today }: { view: View; state: Onboardi
       <main id="main" class="mx-auto flex min-h-screen max-w-md flex-col px-5 py-6">
         <div class="flex min-h-11 items-center gap-2">
           {step > 1 ? (
-            <a href={`/onboarding?step=${step - 1}`} class="btn btn-ghost -ml-3 px-2.5" aria-label={t("common.back")}>
+            <a href={`/onboarding?step=${step - 1}`} class="btn-icon -ml-3" aria-label={t("common.back")}>
               <Icon name="arrowLeft" class="w-5 h-5" />
             </a>
           ) : (
@@ -165,6 +165,7 @@ export function UsernameField({ view, value, error, current }: { view: View; val
         <span class="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-muted">@</span>
         <input
           id="field-username"
+          type="text"
           class="input pl-8"
           name="username"
           value={value ?? ""}

@@ -156,7 +156,7 @@ export function OwnProfile({ view, user, data, allAbout, visibility }: { view: V
           <div class="flex items-center gap-1">
             <button
               type="button"
-              class="btn btn-ghost px-2.5"
+              class="btn-icon"
               data-copy={`/profile/${user.username}`}
               data-copied-text={t("profile.linkCopied")}
               data-copy-failed-text={t("profile.copyFailed")}
@@ -164,10 +164,10 @@ export function OwnProfile({ view, user, data, allAbout, visibility }: { view: V
             >
               <Icon name="share" class="w-5 h-5" />
             </button>
-            <a href="/edit-profile" class="btn btn-ghost px-2.5" aria-label={t("profile.edit")}>
+            <a href="/edit-profile" class="btn-icon" aria-label={t("profile.edit")}>
               <Icon name="edit" class="w-5 h-5" />
             </a>
-            <a href="/settings" class="btn btn-ghost px-2.5" aria-label={t("settings.title")}>
+            <a href="/settings" class="btn-icon" aria-label={t("settings.title")}>
               <Icon name="settings" class="w-5 h-5" />
             </a>
           </div>
@@ -188,11 +188,11 @@ export function PublicProfileSheet({ view, data }: { view: View; data: ProfileDa
       <div class="fixed inset-0 z-40 bg-black/40" aria-hidden="true" />
       <div role="dialog" aria-modal="true" aria-labelledby="sheet-title" class="fixed inset-x-0 bottom-0 top-6 z-40 mx-auto flex max-w-screen-md flex-col overflow-hidden rounded-t-3xl bg-surface shadow-2xl">
         <div class="flex items-center justify-between px-3 pt-2">
-          <a href="/" data-history-back class="btn btn-ghost px-2.5" aria-label={t("common.back")}>
+          <a href="/" data-history-back class="btn-icon" aria-label={t("common.back")}>
             <Icon name="arrowLeft" class="w-5 h-5" />
           </a>
           <span class="h-1.5 w-10 rounded-full bg-line" aria-hidden="true" />
-          <a href="/" class="btn btn-ghost px-2.5" aria-label={t("common.close")}>
+          <a href="/" class="btn-icon" aria-label={t("common.close")}>
             <Icon name="x" class="w-5 h-5" />
           </a>
         </div>

@@ -58,8 +58,9 @@ function Row({ href, label, value, icon }: { href: string; label: string; value?
         <span class="flex-1" safe>
           {label}
         </span>
+        {/* Shown whole (an email address is read to be checked), wrapping where it must. */}
         {value ? (
-          <span class="max-w-[50%] truncate text-sm text-muted" safe>
+          <span class="min-w-0 max-w-[60%] text-right text-sm text-muted [overflow-wrap:anywhere]" safe>
             {value}
           </span>
         ) : (
@@ -176,7 +177,7 @@ export function AccountOverview({ view, user, pendingEmail = null }: { view: Vie
                 )}
               </dd>
               <dd class="flex min-w-0 flex-wrap items-center gap-2">
-                <span class="truncate font-medium" safe>
+                <span class="min-w-0 font-medium [overflow-wrap:anywhere]" safe>
                   {row.value || "—"}
                 </span>
                 {row.badge ? <VerifiedBadge view={view} verified={user.emailVerified} /> : ""}

@@ -24,7 +24,7 @@ function Person({ view, person }: { view: View; person: ModeratedPerson }) {
   return (
     <span>
       {person.username ? (
-        <a href={`/profile/${person.username}`} class="link" safe>
+        <a href={`/profile/${person.username}`} class="link inline-flex min-h-11 items-center" safe>
           {person.name ?? person.username}
         </a>
       ) : (
@@ -88,7 +88,7 @@ export function AdminReports({ view, pending, handled }: { view: View; pending: 
                       {t("moderation.activity")}
                     </dt>
                     <dd class="m-0">
-                      <a href={`/activity/${r.activity.id}`} class="link" safe>
+                      <a href={`/activity/${r.activity.id}`} class="link inline-flex min-h-11 items-center" safe>
                         {r.activity.title}
                       </a>
                       {r.activity.hidden ? (
