@@ -162,11 +162,123 @@ export async function axeFindings(page: Page, only: "everything" | "colours" = "
   }, runOnly);
 }
 
-/** Fails with a readable list when axe finds a serious or critical violation on the page. */
+/**
+ * Fails with a readable list when axe finds a serious or critical violation on the page, or when a
+ * tap target is smaller than 44×44 px with its spacing (`smallTapTargets`).
+ */
 export async function expectAccessible(page: Page, label: string) {
   const serious = (await axeFindings(page)).filter((f) => f.impact === "serious" || f.impact === "critical");
   if (serious.length) {
     const lines = serious.map((f) => `  ${f.impact} ${f.id}: ${f.help}\n    ${f.targets.join("\n    ")}${f.summary ? `\n    ${f.summary.replace(/\n/g, "\n    ")}` : ""}`);
     throw new Error(`accessibility violations on ${label} (${page.url()}):\n${lines.join("\n")}`);
+  }
+  await expectTapTargets(page, label);
+}
+
+/** The smallest target a finger can be sure of (WCAG 2.5.5, Target Size (Enhanced)), in CSS pixels. */
+export const TAP_TARGET_PX = 44;
+
+export interface SmallTarget {
+  selector: string;
+  width: number;
+  height: number;
+  /** The other target inside the 44 px square around a small one, when that is why it fails. */
+  crowdedBy?: string;
+}
+
+/**
+ * Every visible tap target on the page smaller than 44×44 px once its spacing is counted, as the
+ * rule below reads it:
+ *
+ * - Targets: links, buttons, inputs (but hidden ones), selects, textareas, summaries, and elements
+ *   with a widget role (button, link, switch, tab, checkbox, radio, menuitem, option). A control
+ *   wrapped in a label is measured as its label (the whole label takes the tap); a control that is
+ *   visually hidden (the star rating's radios, drawn by their labels) is measured through the label
+ *   that names it.
+ * - A target at least 44 px wide and 44 px tall passes.
+ * - A smaller one passes when the 44×44 px square centred on it overlaps no other target (its
+ *   spacing makes up the size), ignoring targets it contains or is contained by, and targets on
+ *   another layer (the fixed navigation bar over content that scrolls under it).
+ * - Exempt: links inline in a sentence or a block of text (WCAG's inline exception: a link whose
+ *   parent also holds text of its own), targets that are not shown (no box, hidden, inert, or
+ *   clipped to a pixel like .sr-only), and targets wholly off screen sideways (the skip link until
+ *   it has the focus).
+ *
+ * Each failure is named by a CSS selector short enough to find it in the views.
+ */
+export async function smallTapTargets(page: Page): Promise<SmallTarget[]> {
+  return page.evaluate((min) => {
+    const selectorOf = (e: Element): string => {
+      if (e.id) return `#${CSS.escape(e.id)}`;
+      const tag = e.tagName.toLowerCase();
+      const attrs = ["name", "href", "type", "for", "role", "aria-label"]
+        .filter((a) => e.hasAttribute(a))
+        .map((a) => `[${a}="${(e.getAttribute(a) ?? "").slice(0, 40)}"]`)
+        .join("");
+      const text = (e.textContent ?? "").trim().replace(/\s+/g, " ").slice(0, 30);
+      const parent = e.parentElement;
+      const where = parent && parent !== document.body ? `${selectorOf(parent).split(" ").slice(-2).join(" ")} > ` : "";
+      return `${where}${tag}${attrs}${text ? ` ("${text}")` : ""}`;
+    };
+    const shown = (e: Element) => {
+      // checkVisibility also answers for the closed parts of a details element, which keep their boxes.
+      if (!(e as HTMLElement).getClientRects().length || e.closest("[inert]") || !e.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true })) return false;
+      const style = getComputedStyle(e);
+      if (style.visibility === "hidden" || style.display === "none") return false;
+      const r = e.getBoundingClientRect();
+      if (r.width <= 1 || r.height <= 1) return false;
+      if (r.right <= 0 || r.left >= document.documentElement.scrollWidth) return false;
+      return true;
+    };
+    const inlineInText = (e: Element) => {
+      if (e.tagName !== "A" || !getComputedStyle(e).display.startsWith("inline")) return false;
+      const parent = e.parentElement;
+      if (!parent) return false;
+      return Array.from(parent.childNodes).some((n) => n !== e && n.nodeType === Node.TEXT_NODE && (n.textContent ?? "").trim() !== "");
+    };
+    // The fixed element a target rides on (the navigation bar, a toast), or null for the page itself.
+    const layerOf = (e: Element) => {
+      for (let n: Element | null = e; n; n = n.parentElement) if (getComputedStyle(n).position === "fixed") return n;
+      return null;
+    };
+    const candidates = document.querySelectorAll(
+      'a[href], button, input:not([type="hidden"]), select, textarea, summary, [role="button"], [role="link"], [role="switch"], [role="tab"], [role="checkbox"], [role="radio"], [role="menuitem"], [role="option"]',
+    );
+    const targets = new Map<Element, DOMRect>();
+    for (const e of candidates) {
+      let target: Element = e;
+      if (e instanceof HTMLInputElement || e instanceof HTMLSelectElement || e instanceof HTMLTextAreaElement) {
+        const wrapping = e.closest("label");
+        const naming = e.labels?.[0];
+        if (wrapping) target = wrapping;
+        else if (!shown(e) && naming) target = naming;
+      }
+      if (!shown(target) || inlineInText(target)) continue;
+      targets.set(target, target.getBoundingClientRect());
+    }
+    const small: { selector: string; width: number; height: number; crowdedBy?: string }[] = [];
+    const all = Array.from(targets);
+    for (const [e, r] of all) {
+      if (r.width >= min - 0.5 && r.height >= min - 0.5) continue;
+      const cx = r.left + r.width / 2;
+      const cy = r.top + r.height / 2;
+      const square = { left: cx - min / 2, right: cx + min / 2, top: cy - min / 2, bottom: cy + min / 2 };
+      const crowd = all.find(
+        ([o, q]) =>
+          o !== e && !o.contains(e) && !e.contains(o) && layerOf(o) === layerOf(e) && q.left < square.right - 0.5 && q.right > square.left + 0.5 && q.top < square.bottom - 0.5 && q.bottom > square.top + 0.5,
+      );
+      const tooSmallAlone = r.width < min - 0.5 || r.height < min - 0.5;
+      if (tooSmallAlone && crowd) small.push({ selector: selectorOf(e), width: Math.round(r.width), height: Math.round(r.height), crowdedBy: selectorOf(crowd[0]) });
+    }
+    return small;
+  }, TAP_TARGET_PX);
+}
+
+/** Fails with the list of targets smaller than 44×44 px, spacing counted (see `smallTapTargets`). */
+export async function expectTapTargets(page: Page, label: string) {
+  const small = await smallTapTargets(page);
+  if (small.length) {
+    const lines = small.map((s) => `  ${s.selector}: ${s.width}×${s.height} px${s.crowdedBy ? `, too near ${s.crowdedBy}` : ""}`);
+    throw new Error(`tap targets under ${TAP_TARGET_PX}×${TAP_TARGET_PX} px on ${label} (${page.url()}):\n${lines.join("\n")}`);
   }
 }
