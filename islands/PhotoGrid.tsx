@@ -120,7 +120,10 @@ export function PhotoGrid({ name, photos: initial, max, endpoint, texts, onChang
                   data-photo={photo}
                 />
                 {i === 0 ? (
-                  <span className="absolute left-1.5 top-1.5 rounded-full bg-brand-600 px-2 py-0.5 text-xs font-semibold text-white">{texts.main}</span>
+                  // Seen, not read: the photo's alt text already says it is the main one.
+                  <span className="absolute left-1.5 top-1.5 rounded-full bg-brand-600 px-2 py-0.5 text-xs font-semibold text-white" aria-hidden="true">
+                    {texts.main}
+                  </span>
                 ) : null}
                 {/* Each button is a 44 px target (a fingertip) in the tile's corner; the dark disc
                     drawn inside it stays small so the photo shows. */}
