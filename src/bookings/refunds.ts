@@ -3,7 +3,7 @@ import { one } from "../../db/client";
 import { bookingRefunds, ledgerEntries, type Booking, type BookingRefund, type User } from "../../db/schema";
 import { DomainError } from "../../lib/domain-error";
 import type { MessageKey } from "../../lib/i18n";
-import { decimalFromCents, minorUnits } from "../../lib/money";
+import { decimalFromCents, minorFromDecimal, readDecimal } from "../../lib/money";
 import type { Deps } from "../deps";
 import { attempt, move } from "./claims";
 import type { RefundInput } from "./input";
@@ -30,13 +30,8 @@ const REFUNDABLE = new Set<Booking["status"]>(["accepted", "completed"]);
  * many decimals, not a number).
  */
 export function amountToMinor(value: number | string, currency: string): number {
-  const digits = minorUnits(currency);
-  const text = typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : value.trim().replace(/^(\d*),(\d+)$/, "$1.$2");
-  const match = /^(\d{1,12})(?:\.(\d+))?$/.exec(text);
-  if (!match) return Number.NaN;
-  const fraction = (match[2] ?? "").replace(/0+$/, "");
-  if (fraction.length > digits) return Number.NaN;
-  return Number(match[1]) * 10 ** digits + Number(fraction.padEnd(digits, "0") || "0");
+  const decimal = readDecimal(value);
+  return decimal === null ? Number.NaN : minorFromDecimal(decimal, currency);
 }
 
 const amountRefused = (key: MessageKey, status = 400, params?: Record<string, string>) => new DomainError(key, status, { fields: { amount: key }, ...(params ? { params } : {}) });
