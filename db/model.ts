@@ -190,6 +190,12 @@ export function model(k: Kit) {
       busyCalendarFetchedAt: k.instant("busy_calendar_fetched_at"),
       /** Why the last fetch of the busy calendar failed, in plain words for the host; null after a good one. */
       busyCalendarError: k.text("busy_calendar_error"),
+      /**
+       * Set when the person deleted their account (or an operator did, at their request): the row
+       * stays so the bookings, money lines, messages and reviews that point at it keep their
+       * meaning, but every personal field is emptied and the email and username are free again.
+       */
+      deletedAt: k.instant("deleted_at"),
       createdAt: createdAt(),
       updatedAt: updatedAt(),
     },
@@ -724,6 +730,62 @@ export function model(k: Kit) {
   );
 
   /**
+   * An activity a guest keeps to come back to. No foreign key to the activity: a saved activity
+   * that is deleted stays in the list, named by the title it had when saved, and says it is gone.
+   */
+  const savedActivities = k.table(
+    "saved_activities",
+    {
+      userId: k.text("user_id")
+        .notNull()
+        .references(() => users.id, { onDelete: "cascade" }),
+      activityId: k.text("activity_id").notNull(),
+      /** The activity's title when it was saved, for the list once the activity is gone. */
+      title: k.text("title").notNull(),
+      createdAt: createdAt(),
+    },
+    (t) => [k.primaryKey({ columns: [t.userId, t.activityId] }), k.index("saved_activities_user").on(t.userId, t.createdAt)],
+  );
+
+  /**
+   * A copy of what the marketplace holds about one person, too large to answer at once: prepared
+   * by a durable job, then fetched once through an emailed link (`tokenHash` is the SHA-256 of
+   * the link's random token) before `expiresAt`.
+   */
+  const dataExports = k.table(
+    "data_exports",
+    {
+      id: k.text("id").primaryKey(),
+      userId: k.text("user_id")
+        .notNull()
+        .references(() => users.id, { onDelete: "cascade" }),
+      status: k.text("status").$type<"preparing" | "ready" | "downloaded" | "expired">().notNull().default("preparing"),
+      tokenHash: k.text("token_hash"),
+      /** Where the prepared file is kept (a key of the file store). */
+      fileKey: k.text("file_key"),
+      bytes: k.integer("bytes"),
+      expiresAt: k.instant("expires_at"),
+      usedAt: k.instant("used_at"),
+      createdAt: createdAt(),
+    },
+    (t) => [k.uniqueIndex("data_exports_token").on(t.tokenHash), k.index("data_exports_user").on(t.userId, t.createdAt)],
+  );
+
+  /**
+   * The log of account deletions, kept without personal data: when, asked by whom (the person, or
+   * an operator on their behalf), and whether their files are gone yet.
+   */
+  const accountDeletions = k.table("account_deletions", {
+    id: k.text("id").primaryKey(),
+    requestedBy: k.text("requested_by").$type<"self" | "operator">().notNull(),
+    /** The operator who ran it, for a deletion asked by email. */
+    operatorId: k.text("operator_id"),
+    /** Set once every file of the account is removed (a durable job retries until then). */
+    filesRemovedAt: k.instant("files_removed_at"),
+    createdAt: createdAt(),
+  });
+
+  /**
    * The built-in test payment provider keeps its state here (src/payments/test-provider.ts):
    * PaymentIntents, checkout sessions, payout accounts, and every money operation by its
    * idempotency key (captures, releases, refunds, transfers, reversals).
@@ -796,5 +858,5 @@ export function model(k: Kit) {
     (t) => [k.uniqueIndex("test_connected_accounts_key").on(t.idempotencyKey)],
   );
 
-  return { users, oauthAccounts, sessions, emailTokens, activities, bookings, hostBlocks, externalBusy, messages, reviews, reports, pushSubscriptions, notificationPreferences, ledgerEntries, bookingRefunds, uploads, jobs, leases, dataVersion, paymentEvents, bookingSelections, testPaymentIntents, testPaymentOperations, testCheckoutSessions, testConnectedAccounts };
+  return { users, oauthAccounts, sessions, emailTokens, activities, bookings, hostBlocks, externalBusy, messages, reviews, reports, pushSubscriptions, notificationPreferences, ledgerEntries, bookingRefunds, uploads, jobs, leases, dataVersion, paymentEvents, bookingSelections, savedActivities, dataExports, accountDeletions, testPaymentIntents, testPaymentOperations, testCheckoutSessions, testConnectedAccounts };
 }

@@ -11,7 +11,7 @@ export * from "./model";
 
 const tables: typeof sqlite = engine === "postgres" ? (postgres as unknown as typeof sqlite) : sqlite;
 
-export const { users, oauthAccounts, sessions, emailTokens, activities, bookings, hostBlocks, externalBusy, messages, reviews, reports, pushSubscriptions, notificationPreferences, ledgerEntries, bookingRefunds, uploads, jobs, leases, dataVersion, paymentEvents, bookingSelections, testPaymentIntents, testPaymentOperations, testCheckoutSessions, testConnectedAccounts } = tables;
+export const { users, oauthAccounts, sessions, emailTokens, activities, bookings, hostBlocks, externalBusy, messages, reviews, reports, pushSubscriptions, notificationPreferences, ledgerEntries, bookingRefunds, uploads, jobs, leases, dataVersion, paymentEvents, bookingSelections, savedActivities, dataExports, accountDeletions, testPaymentIntents, testPaymentOperations, testCheckoutSessions, testConnectedAccounts } = tables;
 
 export type User = typeof users.$inferSelect;
 export type Activity = typeof activities.$inferSelect;
@@ -24,3 +24,6 @@ export type EmailToken = typeof emailTokens.$inferSelect;
 export type Review = typeof reviews.$inferSelect;
 export type Report = typeof reports.$inferSelect;
 export type HostBlock = typeof hostBlocks.$inferSelect;
+export type SavedActivity = typeof savedActivities.$inferSelect;
+export type DataExport = typeof dataExports.$inferSelect;
+export type AccountDeletion = typeof accountDeletions.$inferSelect;

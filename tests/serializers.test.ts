@@ -31,6 +31,7 @@ const person: User = {
   stripeAccountId: "acct_123456",
   payoutsEnabled: true,
   suspendedAt: Date.UTC(2025, 5, 1),
+  deletedAt: null,
   calendarFeedVersion: 3,
   busyCalendarUrl: "https://calendar.example.com/private-busysecret/basic.ics",
   busyCalendarFetchedAt: Date.UTC(2025, 5, 2),

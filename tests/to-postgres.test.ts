@@ -62,6 +62,9 @@ async function generate(db: Db, now: number) {
     await tx.insert(schema.testCheckoutSessions).values({ id: "cs_1", paymentIntentId: "pi_generated_0", description: "Tennis", successUrl: "http://x/ok", cancelUrl: "http://x/no", idempotencyKey: "cs-key" });
     await tx.insert(schema.testConnectedAccounts).values({ id: "acct_1", userId: host.id, email: null, payoutsEnabled: true, idempotencyKey: "acct-key" });
     await tx.insert(schema.bookingRefunds).values({ id: crypto.randomUUID(), bookingId: firstBooking!, amountCents: 1250, currency: "eur", reason: "Rain — we stopped early", byUserId: host.id, key: "refund-key" });
+    await tx.insert(schema.savedActivities).values({ userId: guest.id, activityId: activity.id, title: "Tennis" });
+    await tx.insert(schema.dataExports).values({ id: crypto.randomUUID(), userId: guest.id, status: "ready", tokenHash: "export-hash", fileKey: "exports/x.zip", bytes: 1234, expiresAt: now + HOUR });
+    await tx.insert(schema.accountDeletions).values({ id: crypto.randomUUID(), requestedBy: "operator", operatorId: host.id });
   });
 }
 
@@ -99,7 +102,7 @@ describe("db:to-postgres", () => {
     const url = await postgres.createDatabase("moved");
     const run = copy(url);
     expect({ exit: run.exitCode, err: run.stderr.toString() }).toEqual({ exit: 0, err: "" });
-    expect(run.stdout.toString()).toMatch(/Copied \d+ rows in 25 tables/);
+    expect(run.stdout.toString()).toMatch(/Copied \d+ rows in 28 tables/);
 
     const fromSqlite = await everything(async (table) => (await source.select().from(table.sqlite)) as Record<string, unknown>[]);
     const client = new SQL(url, { max: 2 });
