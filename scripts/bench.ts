@@ -1,21 +1,25 @@
 /**
- * `bun run bench`: the real server under load, against the pages guests load most.
+ * `bun run bench`: the real server under load, against the pages guests load most, and the long tail.
  *
  * Starts `src/server.ts` on a temporary database of 10,000 generated activities (plus the demo
- * and a crowd of 100 signed-in people), and measures with 50 concurrent connections (autocannon,
- * in a Node process of its own) sending a browser's Accept-Encoding, in alternating rounds; each
- * figure is the median of the rounds:
+ * and a crowd of 100 signed-in people), and measures with 50 concurrent connections (Debian's
+ * `wrk`, one thread, with a Lua script drawing each request's page and person: scripts/bench-load.ts)
+ * sending a browser's Accept-Encoding (`br, gzip, deflate`), in alternating rounds; each figure
+ * is the median of the rounds:
  * - a hello-world route on a bare Elysia app in the same kind of process (the ceiling);
  * - the crowd: browse (5 cities × 16 category filters) and the activity page (200 activities),
  *   each request from a different signed-in person and page, drawn at random;
  * - one person: the demo guest asking for the same browse page, the same activity page and
  *   `/api/activities` again and again.
- * Then it grows the database to 100,000 activities, restarts the server and measures browse again,
- * then starts the single binary on that database (cold start). Then group sessions against
- * private activities (decision 0049), on a database of its own: 10,000 generated activities of
- * which one in five is a group, 200 of each kind with upcoming bookings (a group's sessions with
- * several bookings of a few spots each), and the crowd asking for the activity page and
- * `GET /api/activities/{id}/times?date=` of a group and of a private activity, drawn at random
+ * Then it grows the database to 100,000 activities, restarts the server and measures browse again.
+ * Then the long tail (decision 0053), on a database of its own of 10,000 activities: the crowd on
+ * the activity page over the whole catalogue (uniform, and with a Zipf popularity, s = 1), and on
+ * browse over every city, filter and page, beside the 200 and the 80 above; then the server's
+ * resident memory. Then it starts the single binary on the first database (cold start). Then group
+ * sessions against private activities (decision 0049), on a database of its own: 10,000 generated
+ * activities of which one in five is a group, 200 of each kind with upcoming bookings (a group's
+ * sessions with several bookings of a few spots each), and the crowd asking for the activity page
+ * and `GET /api/activities/{id}/times?date=` of a group and of a private activity, drawn at random
  * over the 200 and the next 14 days, side by side. It checks the budgets and prints PASS/FAIL
  * for each:
  * - first HTML of landing, browse, activity page, profile and host dashboard ≤ 14 KB compressed;
@@ -24,6 +28,8 @@
  * - the crowd's browse and activity page ≥ 20 % of the ceiling's requests/s with p99 < 25 ms and
  *   no errors; one person's pages and the API ≥ 5 % with p99 < 25 ms;
  * - browse with 100,000 activities ≥ 80 % of its rate with 10,000, for the crowd and one person;
+ * - the long tail: the whole catalogue ≥ 5,000 req/s and Zipf ≥ 10,000 req/s, p99 < 25 ms; every
+ *   browse page p99 < 25 ms; the server's resident memory after it < 300 MB;
  * - the single binary answers its first request < 500 ms after it starts (median of 5);
  * - a group's activity page and its times answer at least 90 % of the private's requests/s, with
  *   a p99 no more than 10 % (and 1 ms) above it, and no errors: the two measured one after the
@@ -33,9 +39,12 @@
  * process, a steady rate of messages, their delivery delay to the other participant (p99 < 50 ms),
  * the server's memory per connection and in all (< 150 MB).
  * Exits non-zero when one fails.
- *   --only pages|start|sessions|live  run one section (pages: everything before the cold start)
+ *   --only pages,tail,start,sessions,live  run these sections (one or several; pages: 10,000 then
+ *                    100,000 activities; tail: the long tail)
  *   --postgres       on PostgreSQL (a throwaway cluster, Debian's postgresql) instead of SQLite
- *   --activities N   activities for the first part (default 10000)
+ *   --both           SQLite, then PostgreSQL, then both engines' figures side by side (PostgreSQL
+ *                    at least half of SQLite's)
+ *   --activities N   activities for the first part and the long tail (default 10000)
  *   --large N        activities for the second part (default 100000)
  *   --crowd N        signed-in people of the crowd (default 100)
  *   --rounds N       alternating rounds (default 3; the live section's rounds too)
@@ -45,16 +54,17 @@
  *   --live-rate N    messages per second it sends (default 200)
  *   --live-seconds N seconds it measures (default 10)
  * BENCH_SERVER_FLAGS adds Bun flags to the server under load (e.g. "--cpu-prof-md --cpu-prof-dir=/tmp/prof").
+ * WRK_PATH names another wrk than /usr/bin/wrk.
  *
  * `bun scripts/bench.ts --hello PORT` is the ceiling: a bare Elysia app answering "Hello, world!".
  */
 import { Elysia } from "elysia";
 import type { Subprocess } from "bun";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { and, asc, eq, isNotNull } from "drizzle-orm";
+import { and, asc, desc, eq, isNotNull, isNull } from "drizzle-orm";
 import { closeDb, one, writeTransaction, writerClient, type Db } from "../db/client";
 import { activities, bookings, users, type Activity } from "../db/schema";
 import { engine } from "../db/engine";
@@ -63,14 +73,35 @@ import { seedDemo, seedGeneratedActivities } from "../src/demo/seed";
 import { bookingRow } from "../src/demo/factories";
 import { cityByName } from "../lib/places";
 import { instantOf, todayIn } from "../lib/time";
-import { browseQueries } from "../src/activities/queries";
+import { browseQueries, encodeCursor } from "../src/activities/queries";
+import { PAGE_SIZE } from "../src/activities/input";
 import { categories } from "../src/activities/categories";
 import { createSession } from "../src/auth/service";
 import { benchLive, waitFor } from "./bench-live";
 import { engineName, openBenchDb, serverDatabase } from "./bench-db";
+import { ensureWrk, rounds, type Result, type Target } from "./bench-load";
 
+/** Every section's figures by `section: target`, written for `--both` (BENCH_RESULTS names the file). */
+const recorded: Record<string, Result> = {};
 const helloAt = process.argv.indexOf("--hello");
-if (process.argv.includes("--postgres") && !process.env.DATABASE_URL) {
+if (process.argv.includes("--both")) {
+  // Each engine in a run of its own (the engine is chosen as the app's modules load), one after
+  // the other on the same machine; then their figures side by side.
+  const args = process.argv.slice(1).filter((a) => a !== "--both" && a !== "--postgres");
+  const files = { SQLite: join(tmpdir(), `offline-bench-sqlite-${process.pid}.json`), PostgreSQL: join(tmpdir(), `offline-bench-postgres-${process.pid}.json`) };
+  let code = 0;
+  for (const [name, file] of Object.entries(files)) {
+    const child = Bun.spawn([process.execPath, ...args, ...(name === "PostgreSQL" ? ["--postgres"] : [])], {
+      env: { ...process.env, DATABASE_URL: "", BENCH_RESULTS: file },
+      stdout: "inherit",
+      stderr: "inherit",
+    });
+    code ||= await child.exited;
+  }
+  code ||= compareEngines(files.SQLite, files.PostgreSQL);
+  for (const file of Object.values(files)) rmSync(file, { force: true });
+  process.exit(code);
+} else if (process.argv.includes("--postgres") && !process.env.DATABASE_URL) {
   // The engine is chosen as the app's modules load: the bench runs itself again, on a throwaway cluster.
   const { startPostgres } = await import("../tests/postgres");
   const cluster = await startPostgres();
@@ -92,27 +123,30 @@ if (process.argv.includes("--postgres") && !process.env.DATABASE_URL) {
   await bench();
 }
 
-/** One load target: a URL, or a list of requests (path and headers) each connection takes in turn. */
-interface Target {
-  url: string;
-  cookie: string | null;
-  requests?: Crowd;
+function record(section: string, results: Record<string, Result>) {
+  for (const [name, r] of Object.entries(results)) recorded[`${section}: ${name}`] = r;
+  if (process.env.BENCH_RESULTS) writeFileSync(process.env.BENCH_RESULTS, JSON.stringify(recorded));
 }
 
-/** Paths and cookies a crowd's requests are drawn from, at random for each request. */
-interface Crowd {
-  paths: string[];
-  cookies: string[];
-}
-
-interface Result {
-  rps: number;
-  p50: number;
-  p99: number;
-  /** Bytes received per response (headers and body), from the load generator. */
-  wire: number;
-  non2xx: number;
-  errors: number;
+/** Both engines' figures side by side (`--both`); PostgreSQL's at least half of SQLite's (its req/s, and a p99 at most twice). */
+function compareEngines(sqliteFile: string, postgresFile: string): number {
+  const read = (file: string): Record<string, Result> => (existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {});
+  const lite = read(sqliteFile);
+  const pg = read(postgresFile);
+  console.log(`\nBoth engines, medians of the rounds (req/s, p99):`);
+  console.log(`  ${"target".padEnd(44)} ${"SQLite".padStart(18)} ${"PostgreSQL".padStart(18)} ${"PG/SQLite".padStart(10)}`);
+  let failed = 0;
+  for (const [name, a] of Object.entries(lite)) {
+    const b = pg[name];
+    const ratio = b ? b.rps / a.rps : 0;
+    const figure = (r: Result) => `${Math.round(r.rps)}/s ${r.p99} ms`;
+    const hello = name.endsWith("hello (ceiling)");
+    const ok = hello || (b !== undefined && ratio >= 0.5);
+    if (!ok) failed++;
+    console.log(`  ${name.padEnd(44)} ${figure(a).padStart(18)} ${(b ? figure(b) : "-").padStart(18)} ${pct(ratio).padStart(10)}${hello ? "" : ok ? "  PASS" : "  FAIL (< 50 %)"}`);
+  }
+  console.log(failed ? `FAILED: ${failed} of PostgreSQL's figures below half of SQLite's` : "PostgreSQL's figures are each at least half of SQLite's.");
+  return failed ? 1 : 0;
 }
 
 async function bench() {
@@ -129,13 +163,15 @@ async function bench() {
   const LIVE_RATE = arg("live-rate", 200);
   const LIVE_SECONDS = arg("live-seconds", 10);
   const only = process.argv.indexOf("--only");
-  const sections = new Set(only >= 0 ? [process.argv[only + 1]] : ["pages", "start", "sessions", "live"]);
-  if (![...sections].every((s) => s === "pages" || s === "start" || s === "sessions" || s === "live")) throw new Error("--only takes pages, start, sessions or live");
+  const SECTIONS = ["pages", "tail", "start", "sessions", "live"];
+  const sections = new Set(only >= 0 ? process.argv[only + 1]!.split(",") : SECTIONS);
+  if (![...sections].every((s) => SECTIONS.includes(s))) throw new Error(`--only takes ${SECTIONS.join(", ")} (or several, comma-separated)`);
+  if ([...sections].some((s) => s !== "start" && s !== "live")) ensureWrk();
   const CROWD = arg("crowd", 100);
   const HTML_BUDGET = 14 * 1024;
   const BROWSE_RAW_BUDGET = 20 * 1024;
-  // What Chromium sends.
-  const ENCODINGS = "gzip, deflate, br, zstd";
+  // What browsers send (brotli first).
+  const ENCODINGS = "br, gzip, deflate";
   const started = performance.now();
   const checks: { name: string; ok: boolean; detail: string }[] = [];
   const check = (name: string, ok: boolean, detail: string) => {
@@ -249,31 +285,32 @@ async function bench() {
     // filter, or over many activities, as a browser asks (its Accept-Encoding).
     const cookieName = guestCookie.split("=")[0]!;
     const filters = demoCities.flatMap(({ city }) => ["", ...categories].map((category) => `/browse?city=${encodeURIComponent(city)}${category ? `&category=${category}` : ""}`));
-    const crowdBrowse = crowdRequests(filters, crowd, cookieName);
+    const crowdBrowse = crowdRequests(base, filters, crowd, cookieName);
     const activityIds = new Set<string>();
     for (const { city } of demoCities) {
       const list = (await (await fetch(`${base}/api/activities?city=${encodeURIComponent(city)}&limit=40`, { headers: { cookie: guestCookie } })).json()) as { id: string }[];
       for (const a of list) activityIds.add(a.id);
     }
-    const crowdActivity = crowdRequests([...activityIds].map((id) => `/activity/${id}`), crowd, cookieName);
+    const crowdActivity = crowdRequests(base, [...activityIds].map((id) => `/activity/${id}`), crowd, cookieName);
 
     const targets: Record<string, Target> = {
-      "hello (ceiling)": { url: hello, cookie: null },
-      "browse, crowd": { url: base, cookie: null, requests: crowdBrowse },
-      "activity, crowd": { url: base, cookie: null, requests: crowdActivity },
-      "browse, one person": { url: `${base}/browse?city=New%20York`, cookie: guestCookie },
-      "activity, one person": { url: `${base}/activity/${activity.id}`, cookie: guestCookie },
-      "/api/activities": { url: `${base}/api/activities?city=New%20York`, cookie: guestCookie },
+      "hello (ceiling)": helloTarget(hello),
+      "browse, crowd": crowdBrowse,
+      "activity, crowd": crowdActivity,
+      "browse, one person": { base, paths: ["/browse?city=New%20York"], cookies: [guestCookie] },
+      "activity, one person": { base, paths: [`/activity/${activity.id}`], cookies: [guestCookie] },
+      "/api/activities": { base, paths: ["/api/activities?city=New%20York"], cookies: [guestCookie] },
     };
     const bodies: Record<string, string> = {};
     for (const [name, t] of Object.entries(targets)) {
-      if (t.requests) continue;
-      const size = await sizeOf(t.url, t.cookie);
+      if (t.paths.length > 1) continue;
+      const size = await sizeOf(`${t.base}${t.paths[0]}`, t.cookies[0] ?? null);
       bodies[name] = `${kb(size.received)} ${size.encoding === "gzip (estimated)" ? "identity" : size.encoding}`;
     }
 
     console.log(`\nLoad with ${ACTIVITIES} activities:`);
     const results = await rounds(targets, ROUNDS, SECONDS, CONNECTIONS, ENCODINGS);
+    record(`${ACTIVITIES} activities`, results);
     const ceiling = results["hello (ceiling)"]!;
     printTable(results, ceiling, bodies);
 
@@ -308,13 +345,14 @@ async function bench() {
       {
         "hello (ceiling)": targets["hello (ceiling)"]!,
         "browse, crowd": targets["browse, crowd"]!,
-        "browse, one person": { url: targets["browse, one person"]!.url, cookie: largeCookie },
+        "browse, one person": { ...targets["browse, one person"]!, cookies: [largeCookie] },
       },
       ROUNDS,
       SECONDS,
       CONNECTIONS,
       ENCODINGS,
     );
+    record(`${LARGE} activities`, large);
     console.log(`\nLoad with ${LARGE} activities:`);
     printTable(large, large["hello (ceiling)"]!, bodies);
     for (const name of ["browse, crowd", "browse, one person"]) {
@@ -328,6 +366,80 @@ async function bench() {
         `${Math.round(big.rps)} vs ${Math.round(small.rps)} req/s = ${pct(ratio)} (≥ 80 %); relative to each run's ceiling ${pct(normalized)}; p99 ${big.p99} vs ${small.p99} ms`,
       );
     }
+  }
+
+  /**
+   * The long tail (decision 0053), on a database of its own with the pages' mix: the crowd on
+   * the activity page over the whole catalogue (every listed activity alike, and with a Zipf
+   * popularity of s = 1, the ranks in a random order), on browse over every city, filter and page
+   * (each page after the first by its cursor), next to the 200 activity pages and 80 browse pages
+   * of the section above; then the server's resident memory after it all.
+   */
+  async function tail() {
+    const RSS_BUDGET = 300 * 1024 * 1024;
+    const dir = join(dataDir, "tail");
+    mkdirSync(dir);
+    const seedStarted = performance.now();
+    let crowd: string[] = [];
+    let catalogue: { id: string; createdAt: number; city: string; category: string }[] = [];
+    {
+      const db = await openBenchDb(dir);
+      await seedDemo(db);
+      await seedGeneratedActivities(db, ACTIVITIES);
+      crowd = await seedCrowd(db, CROWD);
+      catalogue = await listedCatalogue(db);
+      await closeDb(db);
+    }
+    console.log(`\nThe long tail: ${catalogue.length} listed activities (${ACTIVITIES} generated + the demo), seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
+    const helloPort = 4100 + Math.floor(Math.random() * 50);
+    const appPort = helloPort + 50;
+    const base = `http://127.0.0.1:${appPort}`;
+    const hello = `http://127.0.0.1:${helloPort}/`;
+    children.push(Bun.spawn([process.execPath, import.meta.path, "--hello", String(helloPort)], { stdout: "ignore", stderr: "inherit" }));
+    await waitFor(hello);
+    const server = await startServer(dir, appPort, children);
+    const cookieName = (await signIn(base, DEMO_GUEST_EMAIL)).split("=")[0]!;
+
+    // The same 80 browse pages and 200 activity pages as the section above.
+    const filters = demoCities.flatMap(({ city }) => ["", ...categories].map((category) => `/browse?city=${encodeURIComponent(city)}${category ? `&category=${category}` : ""}`));
+    const first200 = demoCities.flatMap(({ city }) => catalogue.filter((a) => a.city === city).slice(0, 40)).map((a) => `/activity/${a.id}`);
+    // Every listed activity; for Zipf, in a random order of popularity.
+    const everyActivity = catalogue.map((a) => `/activity/${a.id}`);
+    const byPopularity = shuffled(everyActivity);
+    const everyBrowsePage = browsePages(catalogue);
+    for (const path of [...first200.slice(0, 2), ...everyActivity.slice(-2), ...everyBrowsePage.slice(-2)]) {
+      const res = await fetch(`${base}${path}`, { headers: { cookie: `${cookieName}=${crowd[0]}` } });
+      if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+    }
+    const targets: Record<string, Target> = {
+      "hello (ceiling)": helloTarget(hello),
+      "activity, crowd": crowdRequests(base, first200, crowd, cookieName),
+      "activity, whole catalogue": crowdRequests(base, everyActivity, crowd, cookieName),
+      "activity, Zipf": crowdRequests(base, byPopularity, crowd, cookieName, "zipf"),
+      "browse, crowd": crowdRequests(base, filters, crowd, cookieName),
+      "browse, every page": crowdRequests(base, everyBrowsePage, crowd, cookieName),
+    };
+    console.log(`  ${everyActivity.length} activity pages, ${everyBrowsePage.length} browse pages (${filters.length} filters), a crowd of ${crowd.length}`);
+    const results = await rounds(targets, ROUNDS, SECONDS, CONNECTIONS, ENCODINGS);
+    record("long tail", results);
+    const rss = residentBytes(server.pid);
+    console.log(`\nThe long tail, the crowd of ${crowd.length}:`);
+    printTable(results, results["hello (ceiling)"]!, {});
+    const targetsOf: [string, number][] = [
+      ["activity, whole catalogue", 5000],
+      ["activity, Zipf", 10000],
+    ];
+    for (const [name, rps] of targetsOf) {
+      const r = results[name]!;
+      check(`${name} ≥ ${rps} req/s, p99 < 25 ms`, r.rps >= rps && r.p99 < 25 && r.non2xx === 0 && r.errors === 0, `${Math.round(r.rps)} req/s, p99 ${r.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors`);
+    }
+    for (const name of ["browse, every page", "activity, crowd", "browse, crowd"]) {
+      const r = results[name]!;
+      check(`${name} (long tail) p99 < 25 ms`, r.p99 < 25 && r.non2xx === 0 && r.errors === 0, `${Math.round(r.rps)} req/s, p99 ${r.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors`);
+    }
+    check(`server memory after the long tail < ${RSS_BUDGET / 1024 / 1024} MB`, rss < RSS_BUDGET, `${(rss / 1024 / 1024).toFixed(1)} MB resident`);
+    server.kill("SIGINT");
+    await server.exited;
   }
 
   /**
@@ -362,21 +474,22 @@ async function bench() {
     const cookieName = (await signIn(base, DEMO_GUEST_EMAIL)).split("=")[0]!;
     const today = Temporal.Now.plainDateISO("UTC");
     const dates = Array.from({ length: DAYS }, (_, i) => today.add({ days: i + 1 }).toString());
-    const pagesOf = (list: Activity[]) => crowdRequests(list.map((a) => `/activity/${a.id}`), crowd, cookieName);
-    const timesOf = (list: Activity[]) => crowdRequests(list.flatMap((a) => dates.map((d) => `/api/activities/${a.id}/times?date=${d}`)), crowd, cookieName);
+    const pagesOf = (list: Activity[]) => crowdRequests(base, list.map((a) => `/activity/${a.id}`), crowd, cookieName);
+    const timesOf = (list: Activity[]) => crowdRequests(base, list.flatMap((a) => dates.map((d) => `/api/activities/${a.id}/times?date=${d}`)), crowd, cookieName);
     // Every path answers 200 before the load (a 404 or a refusal would be measured as fast).
     for (const path of [...pagesOf(sample.group).paths.slice(0, 3), ...timesOf(sample.group).paths.slice(0, 3), ...pagesOf(sample.private).paths.slice(0, 3)]) {
       const res = await fetch(`${base}${path}`, { headers: { cookie: `${cookieName}=${crowd[0]}` } });
       if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
     }
     const targets: Record<string, Target> = {
-      "hello (ceiling)": { url: hello, cookie: null },
-      "activity, group": { url: base, cookie: null, requests: pagesOf(sample.group) },
-      "activity, private": { url: base, cookie: null, requests: pagesOf(sample.private) },
-      "times, group": { url: base, cookie: null, requests: timesOf(sample.group) },
-      "times, private": { url: base, cookie: null, requests: timesOf(sample.private) },
+      "hello (ceiling)": helloTarget(hello),
+      "activity, group": pagesOf(sample.group),
+      "activity, private": pagesOf(sample.private),
+      "times, group": timesOf(sample.group),
+      "times, private": timesOf(sample.private),
     };
     const results = await rounds(targets, ROUNDS, SECONDS, CONNECTIONS, ENCODINGS);
+    record("sessions", results);
     console.log(`\nGroup against private, the crowd over ${SAMPLE} activities of each kind:`);
     printTable(results, results["hello (ceiling)"]!, {});
     for (const what of ["activity", "times"]) {
@@ -396,6 +509,7 @@ async function bench() {
   console.log(`Offline bench on ${engineName}, ${cpus().length} CPU cores (${cpus()[0]?.model.trim()}), Bun ${Bun.version}`);
   try {
     if (sections.has("pages")) await pages();
+    if (sections.has("tail")) await tail();
     if (sections.has("start")) await coldStart(sections.has("pages"));
     if (sections.has("sessions")) await sessions();
     if (sections.has("live")) await benchLive({ pairs: LIVE_PAIRS, rate: LIVE_RATE, seconds: LIVE_SECONDS, rounds: ROUNDS, children, check });
@@ -481,12 +595,56 @@ async function seedUpcoming(db: Db, sample: number, days: number) {
   return { group, private: privates };
 }
 
+/** The ceiling: one path, no cookie. */
+function helloTarget(url: string): Target {
+  const { origin, pathname } = new URL(url);
+  return { base: origin, paths: [pathname], cookies: [] };
+}
+
+/** Every listed activity, in browse's order (newest first), with what browse filters on. */
+async function listedCatalogue(db: Db) {
+  return db
+    .select({ id: activities.id, createdAt: activities.createdAt, city: activities.city, category: activities.category })
+    .from(activities)
+    .where(and(eq(activities.active, true), isNull(activities.archivedAt), isNull(activities.hiddenAt)))
+    .orderBy(desc(activities.createdAt), desc(activities.id));
+}
+
+/** Every browse page of the demo cities: each city, with no filter and with each category, and each page of it (20 cards, by cursor). */
+function browsePages(catalogue: { id: string; createdAt: number; city: string; category: string }[]) {
+  const out: string[] = [];
+  for (const { city } of demoCities) {
+    for (const category of ["", ...categories]) {
+      const matching = catalogue.filter((a) => a.city === city && (!category || a.category === category));
+      const path = `/browse?city=${encodeURIComponent(city)}${category ? `&category=${category}` : ""}`;
+      out.push(path);
+      for (let i = PAGE_SIZE; i < matching.length; i += PAGE_SIZE) out.push(`${path}&cursor=${encodeCursor(matching[i - 1]!)}`);
+    }
+  }
+  return out;
+}
+
+/** A copy in a random order (Fisher–Yates). */
+function shuffled<T>(list: T[]): T[] {
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/** A process's resident memory (Linux). */
+function residentBytes(pid: number) {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
+}
+
 /**
  * The crowd: each request a path and a person drawn at random, so the same person asking for the
  * same page again (which the server may answer from what it kept) is as rare as in real traffic.
  */
-function crowdRequests(paths: string[], tokens: string[], cookieName: string): Crowd {
-  return { paths, cookies: tokens.map((t) => `${cookieName}=${t}`) };
+function crowdRequests(base: string, paths: string[], tokens: string[], cookieName: string, draw: Target["draw"] = "uniform"): Target {
+  return { base, paths, cookies: tokens.map((t) => `${cookieName}=${t}`), draw };
 }
 
 async function startServer(dataDir: string, port: number, children: Subprocess[]) {
@@ -527,101 +685,6 @@ async function sizeOf(url: string, cookie: string | null) {
     compressed: encoding ? received.byteLength : gzipSync(received).byteLength,
     encoding: encoding ?? "gzip (estimated)",
   };
-}
-
-/**
- * Runs autocannon in a Node process of its own, so the load does not share a thread with anything.
- *
- * The load shares the machine's two cores with the server, so what autocannon spends on each
- * request is taken from the server; two of its habits cost more than the server's own work on a
- * page, and only on the crowd's pages (decision 0042):
- * - it appends every answer's body to a string (decoding the compressed bytes as UTF-8), which no
- *   option turns off and nothing here reads: 30 µs for a 6.7 KB page, 0.5 µs for the ceiling's
- *   13 bytes. Here the body is dropped; its bytes are still counted as they arrive.
- * - with `setupRequest` it builds each request again (copies of the options, a new id, the
- *   request line and headers joined into a new buffer): about 20 µs. Here each path and cookie
- *   pair is built once by autocannon's own request builder, and each request draws a pair at
- *   random, as before.
- * Both replace methods of autocannon 9.0.0 (pinned); a different version stops the bench here.
- */
-async function load(target: Target, seconds: number, connections: number, encodings: string): Promise<Result> {
-  const headers: Record<string, string> = { "accept-encoding": encodings };
-  if (target.cookie) headers.cookie = target.cookie;
-  const options = JSON.stringify({ url: target.url, connections, duration: seconds, headers, crowd: target.requests ?? null });
-  const script = `
-    const options = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-    const crowd = options.crowd;
-    delete options.crowd;
-    const version = require("autocannon/package.json").version;
-    if (version !== "9.0.0") throw new Error("the bench's load is written for autocannon 9.0.0, not " + version);
-    require("autocannon/lib/pipelinedRequestsQueue").prototype.addBody = function () {};
-    if (crowd) {
-      const url = new URL(options.url);
-      const build = require("autocannon/lib/httpRequestBuilder")({ ...options, hostname: url.hostname, port: url.port });
-      const built = new Map();
-      const draw = () => {
-        const p = Math.floor(Math.random() * crowd.paths.length);
-        const c = Math.floor(Math.random() * crowd.cookies.length);
-        const key = p * crowd.cookies.length + c;
-        let buffer = built.get(key);
-        if (!buffer) built.set(key, (buffer = build({ path: crowd.paths[p], headers: { cookie: crowd.cookies[c] } })));
-        return { requestBuffer: buffer };
-      };
-      require("autocannon/lib/requestIterator").prototype.nextRequest = function () {
-        this.resetted = false;
-        this.currentRequest = draw();
-        return this.currentRequest;
-      };
-      // Each connection's first request, before it draws.
-      options.requests = [{ path: crowd.paths[0], headers: { ...options.headers, cookie: crowd.cookies[0] } }];
-    }
-    require("autocannon")(options, (err, r) => { if (err) throw err; console.log(JSON.stringify(r)); });`;
-  // In a file: a crowd's paths (thousands of them for the start times) outgrow one argument's limit.
-  const optionsFile = join(tmpdir(), `offline-bench-load-${process.pid}-${crypto.randomUUID()}.json`);
-  await Bun.write(optionsFile, options);
-  const child = Bun.spawn(["node", "-e", script, optionsFile], { cwd: join(import.meta.dir, ".."), stdout: "pipe", stderr: "inherit" });
-  const out = await new Response(child.stdout).text();
-  const code = await child.exited;
-  rmSync(optionsFile, { force: true });
-  if (code !== 0) throw new Error(`autocannon failed on ${target.url}`);
-  const r = JSON.parse(out) as {
-    requests: { average: number; total: number };
-    latency: { p50: number; p99: number };
-    throughput: { total: number };
-    non2xx: number;
-    errors: number;
-    duration: number;
-  };
-  return { rps: r.requests.total / r.duration, p50: r.latency.p50, p99: r.latency.p99, wire: r.throughput.total / Math.max(r.requests.total, 1), non2xx: r.non2xx, errors: r.errors };
-}
-
-/** A short warm-up, then rounds that take every target in turn; each figure is the median of the rounds. */
-async function rounds(targets: Record<string, Target>, count: number, seconds: number, connections: number, encodings: string) {
-  for (const t of Object.values(targets)) await load(t, 1, connections, encodings);
-  const runs: Record<string, Result[]> = {};
-  for (let round = 1; round <= count; round++) {
-    const line: string[] = [];
-    for (const [name, t] of Object.entries(targets)) {
-      const r = await load(t, seconds, connections, encodings);
-      (runs[name] ??= []).push(r);
-      line.push(`${name} ${Math.round(r.rps)}/s p99 ${r.p99} ms`);
-    }
-    console.log(`  round ${round}: ${line.join(" | ")}`);
-  }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  return Object.fromEntries(
-    Object.entries(runs).map(([name, rs]) => [
-      name,
-      {
-        rps: median(rs.map((r) => r.rps)),
-        p50: median(rs.map((r) => r.p50)),
-        p99: median(rs.map((r) => r.p99)),
-        wire: median(rs.map((r) => r.wire)),
-        non2xx: rs.reduce((n, r) => n + r.non2xx, 0),
-        errors: rs.reduce((n, r) => n + r.errors, 0),
-      } satisfies Result,
-    ]),
-  );
 }
 
 function printTable(results: Record<string, Result>, ceiling: Result, bodies: Record<string, string>) {
