@@ -33,6 +33,7 @@ import { LIVE_SOCKET_OPTIONS, liveFeature } from "./web/live";
 import { makeMailer } from "./email/mailer";
 import { argon2Passwords } from "./auth/passwords";
 import { emailFeature } from "./web/email";
+import { accountExportFeature } from "./web/account/export";
 import { requestChecks, routeOptions } from "./security/checks";
 import { addSetHeaders, securityHeaders, startsSession } from "./security/headers";
 
@@ -174,6 +175,7 @@ export function createApp(options: AppOptions) {
     .use(reportsFeature(deps))
     .use(notificationsFeature(deps))
     .use(emailFeature(deps))
+    .use(accountExportFeature(deps))
     .use(liveFeature(deps))
     .use(notFoundRoute(deps));
 

@@ -76,6 +76,10 @@ const envSchema = z.object({
   S3_REGION: optional,
   S3_ACCESS_KEY_ID: optional,
   S3_SECRET_ACCESS_KEY: optional,
+
+  /** Past either, a copy of a person's data is prepared by a job and its link emailed (docs/decisions/0056). */
+  EXPORT_AT_ONCE_MAX_ROWS: z.coerce.number().int().min(0).default(5000),
+  EXPORT_AT_ONCE_MAX_BYTES: z.coerce.number().int().min(0).default(25 * 1024 * 1024),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -118,6 +122,11 @@ export interface Config {
    * written as `.eml` files under `DATA_DIR/outbox/`. `from` is the sender every email names.
    */
   mail: { smtpUrl?: string; from: string };
+  /**
+   * A copy of a person's data (docs/decisions/0056) is answered at once up to these many rows
+   * and bytes of photos; a larger one is prepared by a durable job and its link emailed.
+   */
+  dataExport: { atOnceMaxRows: number; atOnceMaxBytes: number };
 }
 
 /**
@@ -214,6 +223,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maps: { tileUrl: e.MAP_TILE_URL, geocoderUrl: e.MAP_GEOCODER_URL, attribution: e.MAP_ATTRIBUTION },
     adminEmails,
     mail: { smtpUrl: e.SMTP_URL, from: mailFrom },
+    dataExport: { atOnceMaxRows: e.EXPORT_AT_ONCE_MAX_ROWS, atOnceMaxBytes: e.EXPORT_AT_ONCE_MAX_BYTES },
     s3: e.S3_BUCKET
       ? {
           bucket: e.S3_BUCKET,

@@ -84,6 +84,8 @@ export interface Deps {
     emailsToAddress: RateLimiter;
     /** Test push notifications per person. */
     pushTestsByUser: RateLimiter;
+    /** Copies of their data a person asks for (docs/decisions/0056): each reads all their rows and photos. */
+    dataExportsByUser: RateLimiter;
   };
   /** Cookie names: `__Host-` prefixed where cookies are Secure. */
   cookies: { session: string; flash: string; lang: string; oauth: string };
@@ -130,6 +132,7 @@ export function makeLimits(shared: { redis: RedisClient; secret: string } | null
     // up to the hour, the price of a ceiling nobody can raise (decision 0044).
     emailsToAddress: new RateLimiter(5, hour, counts("emailsToAddress")),
     pushTestsByUser: new RateLimiter(5, 10 * 60 * 1000, counts("pushTestsByUser")),
+    dataExportsByUser: new RateLimiter(10, hour, counts("dataExportsByUser")),
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * Where photos live: the data directory by default, or an S3-compatible bucket. Keys are
- * server-made (`tmp/<uuid>`, `photos/<uuid>/<size>.webp`), never taken from a file name.
+ * server-made (`tmp/<uuid>`, `photos/<uuid>/<size>.webp`, `exports/<uuid>.zip`), never taken from a file name.
  */
 export interface ObjectStorage {
   kind: "local" | "s3";

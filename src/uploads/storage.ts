@@ -9,7 +9,8 @@ import type { ObjectStorage, PresignedPost } from "../ports/storage";
 /** An object bigger than the reader's limit (nothing past the limit was read): a photo too large for us. */
 const objectTooLarge = () => new DomainError("upload.tooLarge", 413);
 
-const KEY = /^(tmp\/[0-9a-f-]{36}|photos\/[0-9a-f-]{36}\/(thumb|large)\.webp)$/;
+// exports/: a person's prepared copy of their data (src/account/export.ts), removed once fetched or expired.
+const KEY = /^(tmp\/[0-9a-f-]{36}|photos\/[0-9a-f-]{36}\/(thumb|large)\.webp|exports\/[0-9a-f-]{36}\.(zip|json))$/;
 
 function checkKey(key: string) {
   if (!KEY.test(key)) throw new Error(`Refusing storage key ${JSON.stringify(key)}`);

@@ -74,9 +74,23 @@ function Row({ href, label, value, icon }: { href: string; label: string; value?
 
 /**
  * /settings: location, push notifications (`pushCard`), the calendar feed (`calendarCard`,
- * views/availability/CalendarFeedCard.tsx), theme, language, account, support and sign-out.
+ * views/availability/CalendarFeedCard.tsx), theme, language, account, a copy of one's data
+ * (`dataExportCard`), support and sign-out.
  */
-export function SettingsHub({ view, user, pushCard, calendarCard }: { view: View; user: User; pushCard: JSX.Element; calendarCard: JSX.Element }) {
+export function SettingsHub({
+  view,
+  user,
+  pushCard,
+  calendarCard,
+  dataExportCard,
+}: {
+  view: View;
+  user: User;
+  pushCard: JSX.Element;
+  calendarCard: JSX.Element;
+  /** "Your data": a copy to download (views/account/DataExport.tsx). */
+  dataExportCard: JSX.Element;
+}) {
   const { t } = view;
   return (
     <AppLayout view={view} title={t("settings.title")}>
@@ -118,6 +132,7 @@ export function SettingsHub({ view, user, pushCard, calendarCard }: { view: View
             <Row href="/settings/password" label={t("settings.password")} value={user.passwordHash ? "••••••••" : t("settings.passwordNotSet")} />
           </ul>
         </CardSection>
+        {dataExportCard as "safe"}
         <CardSection title={t("settings.support")}>
           <ul>
             <Row href="/help" label={t("settings.help")} icon="help" />

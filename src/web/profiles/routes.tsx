@@ -24,6 +24,8 @@ import { aboutOfForm, editProfileBody, type ProfileChanges, emailChangeSchema, l
 import { firstIncompleteStep, onboardingStep, ONBOARDING_STEPS } from "../../profiles/onboarding";
 import { publicUser } from "../../profiles/serialize";
 import { changeEmail, changePassword, checkUsername, findByUsername, updateProfile } from "../../profiles/service";
+import { exportStatus } from "../../account/export";
+import { DataExportCard } from "../../../views/account/DataExport";
 
 const SCREENS: AccountScreen[] = ["first-name", "name", "birthday", "username", "email", "password"];
 /** The spec's message when a single-field screen fails to save, where it names one. */
@@ -198,13 +200,14 @@ export function profileRoutes(deps: Deps) {
       return sendTo("/profile", { title: "toast.profileUpdated" });
     }, { body: editProfileBody(today), refused: { screen: editProfileRefused } })
     .get("/settings", async ({ request, state, user, render }) => {
-      const [preferences, feed] = await Promise.all([preferencesOf(deps.db, user.id), calendarFeedState(deps, user)]);
+      const [preferences, feed, dataExport] = await Promise.all([preferencesOf(deps.db, user.id), calendarFeedState(deps, user), exportStatus(deps, user.id)]);
       return render((view) => (
         <SettingsHub
           view={view}
           user={user}
           pushCard={<PushCard view={view} preferences={preferences} vapidPublicKey={deps.secrets.vapidPublicKey} />}
           calendarCard={<CalendarFeedCard view={view} feed={feed} />}
+          dataExportCard={<DataExportCard view={view} status={dataExport} />}
         />
       ));
     })
