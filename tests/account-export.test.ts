@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { unzipSync, strFromU8 } from "fflate";
 import { one, writeTransaction } from "../db/client";
-import { bookingRefunds, dataExports, ledgerEntries, messages, notificationPreferences, pushSubscriptions, savedActivities, users } from "../db/schema";
+import { bookingRefunds, dataExports, jobs, ledgerEntries, messages, notificationPreferences, pushSubscriptions, savedActivities, users } from "../db/schema";
 import { activityRow, bookingRow, completedLedgerRows, insert, reviewRow, userRow } from "../src/demo/factories";
-import { Client, makeTestApp, outboxEmails, pathOfLink, waitForOutboxEmail } from "./helpers";
+import { composeEmail, queueEmail } from "../src/email/outbox";
+import { Client, makeTestApp, outboxEmails, pathOfLink, until, waitForOutboxEmail } from "./helpers";
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
@@ -94,6 +95,14 @@ async function personWithHistory(t: TestApp, now: number) {
   // A second device's session.
   const phone = t.client();
   await phone.signInAs(personId);
+  // An email to Hortense, sent (in the outbox), and one to the person still waiting to be sent.
+  const email = (to: string, subject: string) => composeEmail(t.deps, "test-note", to, { locale: "en", subject, heading: subject, paragraphs: [subject], footer: "Footer" });
+  await writeTransaction(t.db, async (tx) => {
+    await queueEmail(tx, t.deps, `note-host-${host.id}`, email(HOST.email, "A note for Hortense only"), now);
+    await queueEmail(tx, t.deps, `note-person-${personId}`, email(account.email, "A note for Pat, waiting"), now + 30 * DAY);
+  });
+  await t.deps.jobs.runDue();
+  await waitForOutboxEmail(t.dataDir, HOST.email, "test-note");
   return { person, personId, email: account.email, host, guest, asGuest, asHost, ownActivity, theirActivity };
 }
 
@@ -164,6 +173,9 @@ describe("a copy of a person's data", () => {
     const verify = d.emails.find((e: Data) => e.file?.includes("-verify-"));
     expect(verify).toMatchObject({ status: "sent", subject: expect.any(String) });
     expect(strFromU8(copy.entries[verify.file]!)).toContain(world.email);
+    expect(d.emails.filter((e: Data) => e.status === "waiting").map((e: Data) => e.subject)).toEqual(["A note for Pat, waiting"]);
+    expect(d.emails.some((e: Data) => e.subject === "A note for Hortense only")).toBe(false);
+    expect(Object.keys(copy.entries).filter((n) => n.startsWith("emails/")).length).toBe(d.emails.filter((e: Data) => e.file).length);
 
     const text = allText(copy);
     // Nothing of the others beyond their first names, nothing secret, nothing not yet seen.
@@ -171,7 +183,7 @@ describe("a copy of a person's data", () => {
       for (const value of [other.email, other.lastName, other.phone, other.bio]) expect(text).not.toContain(value);
     }
     for (const id of [world.host.id, world.guest.id]) expect(text).not.toContain(id);
-    for (const secret of ["P256DH-SECRET-KEY", "AUTH-SECRET-KEY", HIDDEN_REVIEW, "tpi_guestside"]) expect(text).not.toContain(secret);
+    for (const secret of ["P256DH-SECRET-KEY", "AUTH-SECRET-KEY", HIDDEN_REVIEW, "tpi_guestside", "A note for Hortense only"]) expect(text).not.toContain(secret);
     const person = await one(t.db.select().from(users).where(eq(users.id, world.personId)));
     expect(text).not.toContain(person!.passwordHash!);
     const sids = (await t.db.select().from((await import("../db/schema")).sessions)).map((s) => s.sid);
@@ -311,6 +323,41 @@ describe("a large account's copy", () => {
     expect(settings).toContain("Nous préparons votre copie et vous enverrons un lien par e-mail.");
     // Given up on (its job never finished), it stops holding the next one back.
     await writeTransaction(t.db, (tx) => tx.update(dataExports).set({ status: "expired" }).where(eq(dataExports.id, id)));
+  });
+
+  test("a preparation cut short after writing its file is finished by the job's next attempt", async () => {
+    const before = (await outboxEmails(t.dataDir, world.email, "data-export")).length;
+    const storage = t.deps.storage;
+    const write = storage.write;
+    // The file is written, then the process "dies" before the row says so.
+    storage.write = async (key, data, type) => {
+      await write.call(storage, key, data, type);
+      storage.write = write;
+      throw new Error("the process stopped here");
+    };
+    try {
+      const asked = await world.person.get("/api/account/export");
+      expect(asked.status).toBe(202);
+      await t.deps.jobs.runDue();
+      const [row] = await t.db.select().from(dataExports).where(and(eq(dataExports.userId, world.personId), eq(dataExports.status, "preparing")));
+      expect(row).toBeDefined();
+      // The attempt started at once beside the answer has failed and let go of its job.
+      const job = () => one(t.db.select().from(jobs).where(eq(jobs.key, `dataExport.prepare:${row!.id}`)));
+      await until("the first attempt to fail", async () => Boolean((await job())?.lastError) && !(await job())?.leaseUntil);
+      // Settings still says it is being prepared.
+      expect(await (await world.person.get("/settings")).text()).toContain('data-export-status="preparing"');
+      clock += 60_000;
+      await t.deps.jobs.runDue();
+      const mail = await waitForOutboxEmail(t.dataDir, world.email, "data-export", before + 1);
+      expect(mail.links.some((l) => l.includes("/account/export/"))).toBe(true);
+      expect(await one(t.db.select().from(dataExports).where(eq(dataExports.id, row!.id)))).toMatchObject({ status: "ready" });
+      expect((await outboxEmails(t.dataDir, world.email, "data-export")).length).toBe(before + 1);
+      // Used, so the next test starts with none ready.
+      const link = pathOfLink(mail.links.find((l) => l.includes("/account/export/"))!);
+      expect((await world.person.postForm(link, {})).status).toBe(200);
+    } finally {
+      storage.write = write;
+    }
   });
 
   test("a link not followed within a day stops working, and its file is removed", async () => {
