@@ -1,11 +1,13 @@
 /**
  * "Download my data" on a phone (docs/decisions/0056): Settings at 360 px, the button saves a file
  * the browser downloads, and the file is a zip or JSON holding the person's profile; in English
- * and in French.
+ * and in French. A large account's copy: Settings says it is being prepared, the emailed link's
+ * page downloads it once.
  */
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { strFromU8, unzipSync } from "fflate";
+import { waitForOutboxEmail } from "../helpers";
 import { signInAs } from "./flows";
 import { expectAccessible, serverAndBrowser } from "./harness";
 
@@ -47,3 +49,38 @@ for (const [locale, button, title] of [
     await context.close();
   });
 }
+
+describe("a large account's copy", () => {
+  // Every account is large here: each copy is prepared by the job and its link emailed.
+  const large = serverAndBrowser({ env: { EXPORT_AT_ONCE_MAX_ROWS: "0" } });
+
+  test("Settings says it is being prepared; the emailed link's page downloads it once, at 360 px", async () => {
+    const context = await large.browser.newContext({ viewport: { width: 360, height: 740 }, acceptDownloads: true });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await signInAs(page, large.server.url, "guest@offline.test");
+    await page.goto(`${large.server.url}/settings`);
+    await page.getByRole("button", { name: "Download my data" }).click();
+    await page.waitForURL(/\/settings#data-export$/);
+    await page.getByText("We are preparing your copy and will email you a link.").first().waitFor();
+    await expectAccessible(page, "settings, a copy being prepared");
+
+    const mail = await waitForOutboxEmail(large.server.dataDir, "guest@offline.test", "data-export");
+    const link = mail.links.find((l) => l.includes("/account/export/"))!;
+    await page.goto(link);
+    await page.getByRole("heading", { name: "Your copy of your data" }).waitFor();
+    await expectAccessible(page, "the emailed link's page");
+    const [file] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download the file" }).click()]);
+    const data = dataOf(new Uint8Array(readFileSync((await file.path())!)));
+    expect(data.profile.email).toBe("guest@offline.test");
+
+    // Once only.
+    const again = await page.goto(link);
+    expect(again?.status()).toBe(410);
+    await page.getByRole("heading", { name: "This link no longer works" }).waitFor();
+    await expectAccessible(page, "a used link");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
