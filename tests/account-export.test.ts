@@ -215,7 +215,7 @@ describe("a copy of a person's data", () => {
     expect(page).toContain("Vos données");
   });
 
-  test("a person without photos or kept emails gets data.json alone", async () => {
+  test("a person without photos or kept emails, profile unfinished, gets data.json alone", async () => {
     const rows = insert(t.db);
     const bare = await rows.user(userRow({ firstName: "Noa", photos: [], photo: null, profileImageUrl: null }));
     const c = t.client();
@@ -237,13 +237,19 @@ describe("a copy of a person's data", () => {
 
   test("asking too often is refused with the wait", async () => {
     const rows = insert(t.db);
-    const someone = await rows.user(userRow({ photos: [], photo: null, profileImageUrl: null }));
+    const someone = await rows.user(userRow());
     const c = t.client();
     await c.signInAs(someone.id);
     for (let i = 0; i < 10; i++) expect((await c.get("/api/account/export")).status).toBe(200);
     const refused = await c.get("/api/account/export");
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { message: string }).message).toContain("minutes");
+    // From Settings, the refusal comes back to Settings as a message.
+    const fromScreen = await c.postForm("/settings/data-export", {});
+    expect(fromScreen.status).toBe(303);
+    expect(fromScreen.headers.get("location")).toBe("/settings");
+    const settings = await (await c.get("/settings")).text();
+    expect(settings).toContain("You have asked for your data many times in a short while.");
   });
 });
 
