@@ -4,7 +4,7 @@
  */
 export const en = {
   "dataExport.title": "Your data",
-  "dataExport.intro": "Download a copy of everything Offline holds about you: your profile, activities, bookings and payments, messages, reviews, settings and the emails we sent you, with your photos.",
+  "dataExport.intro": "Download a copy of everything Offline holds about you: your profile, activities, bookings and payments, messages, reviews, settings and the emails we keep for you, with your photos.",
   "dataExport.download": "Download my data",
   "dataExport.preparing": "We are preparing your copy and will email you a link.",
   "dataExport.preparingTitle": "Preparing your copy",
@@ -26,7 +26,7 @@ export const en = {
 
 export const fr: Record<keyof typeof en, string> = {
   "dataExport.title": "Vos données",
-  "dataExport.intro": "Téléchargez une copie de tout ce qu'Offline conserve sur vous : profil, activités, réservations et paiements, messages, avis, réglages et les e-mails que nous vous avons envoyés, avec vos photos.",
+  "dataExport.intro": "Téléchargez une copie de tout ce qu'Offline conserve sur vous : profil, activités, réservations et paiements, messages, avis, réglages et les e-mails que nous conservons pour vous, avec vos photos.",
   "dataExport.download": "Télécharger mes données",
   "dataExport.preparing": "Nous préparons votre copie et vous enverrons un lien par e-mail.",
   "dataExport.preparingTitle": "Copie en préparation",
