@@ -4,7 +4,7 @@
  */
 import { dialect } from "../../db/dialect";
 import { madeOnce } from "../../shared/memo";
-import { and, avg, count, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, asc, avg, count, desc, eq, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { perDb, readCache, type Db, one } from "../../db/client";
 import { activities, reviews, users, type Activity } from "../../db/schema";
 import type { Deps } from "../deps";
@@ -36,6 +36,15 @@ export interface ActivityCard {
   rating: number | null;
   reviewCount: number;
   host: { firstName: string | null; photo: string | null; age: number | null };
+  /** With a date, time of day or people filter: the first start that matches (decision 0054). */
+  firstStart?: FirstStart;
+}
+
+/** The first open start that matches browse's filters: its local date and time in the activity's zone, and a group's spots left there. */
+export interface FirstStart {
+  date: string;
+  time: string;
+  spotsLeft: number | null;
 }
 
 export function activityCard({ activity, host, rating }: ActivityListing): ActivityCard {
@@ -206,6 +215,112 @@ export async function browseActivities(db: Db, opts: { city: string; category?: 
  * as long as its page is cached and views may keep what they make of it (Browse.tsx).
  */
 const sharedCard = madeOnce(activityCard);
+
+// ---------------------------------------------------------------------------------------------
+// Browse with filters (decision 0054): the candidates SQL can tell, in the page's order.
+
+/** What SQL narrows a filtered browse to, before open starts are looked for. */
+export interface CandidateFilter {
+  city: string;
+  category?: string;
+  /** Price per hour (private) or per person (group: `hourly_rate_cents` repeats it), in the city's minor units. */
+  maxPriceCents?: number;
+  /** A group needs at least this many seats; a private activity always fits. */
+  people?: number;
+  /** Days from today (in the city) of the first date asked: the activity's horizon must reach it. */
+  firstDayOffset?: number;
+  /** Minutes from now to the last start asked: the activity's notice must be shorter. */
+  noticeAtMost?: number;
+  sort: "recommended" | "price" | "rating" | "newest";
+}
+
+/** Where a filtered page ends: after a card in creation order (keyset), or after so many candidates (price, rating). */
+export type CandidateCursor = { createdAt: number; id: string } | { offset: number };
+
+export function encodeCandidateCursor(cursor: CandidateCursor): string {
+  return "offset" in cursor ? Buffer.from(`o${cursor.offset}`).toString("base64url") : encodeCursor(cursor);
+}
+
+export function decodeCandidateCursor(cursor: string | undefined): CandidateCursor | null {
+  if (!cursor) return null;
+  const m = /^o(\d{1,9})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  return m ? { offset: Number(m[1]) } : decodeCursor(cursor);
+}
+
+/** Published reviews' average and number per activity, for the order by rating. */
+const ratingsOf = (db: Db) =>
+  db
+    .select({ activityId: reviews.activityId, stars: avg(reviews.stars).as("stars"), n: count().as("n") })
+    .from(reviews)
+    .where(isNotNull(reviews.publishedAt))
+    .groupBy(reviews.activityId)
+    .as("ratings");
+
+function candidateWhere(f: CandidateFilter, after: CandidateCursor | null): SQL | undefined {
+  return and(
+    eq(activities.city, f.city),
+    listed,
+    f.category ? eq(activities.category, f.category) : undefined,
+    f.maxPriceCents !== undefined ? lte(activities.hourlyRateCents, f.maxPriceCents) : undefined,
+    f.people !== undefined && f.people > 1 ? or(sql`${activities.format} <> 'group'`, sql`${activities.capacity} >= ${f.people}`) : undefined,
+    f.firstDayOffset !== undefined && f.firstDayOffset > 0 ? sql`${activities.horizonDays} >= ${f.firstDayOffset}` : undefined,
+    f.noticeAtMost !== undefined ? lte(activities.noticeMinutes, Math.max(f.noticeAtMost, 0)) : undefined,
+    after && "createdAt" in after ? sql`(${activities.createdAt}, ${activities.id}) < (${after.createdAt}, ${after.id})` : undefined,
+  );
+}
+
+/** The candidates' statement: the browse index's order for recommended and newest, price or rating otherwise. */
+function candidateQuery(db: Db, f: CandidateFilter, after: CandidateCursor | null, limit: number) {
+  const where = candidateWhere(f, after);
+  const offset = after && "offset" in after ? after.offset : 0;
+  if (f.sort === "rating") {
+    const r = ratingsOf(db);
+    return db
+      .select({ activity: activities, host: publicUserColumns })
+      .from(activities)
+      .innerJoin(users, eq(users.id, activities.hostId))
+      .leftJoin(r, eq(r.activityId, activities.id))
+      .where(where)
+      // Rated first, best first; equal averages: more reviews first, then the newest (decision 0054).
+      .orderBy(sql`coalesce(${r.stars}, -1) desc`, sql`coalesce(${r.n}, 0) desc`, desc(activities.createdAt), desc(activities.id))
+      .limit(limit)
+      .offset(offset);
+  }
+  const order = f.sort === "price" ? [asc(activities.hourlyRateCents), desc(activities.createdAt), desc(activities.id)] : [desc(activities.createdAt), desc(activities.id)];
+  return db
+    .select({ activity: activities, host: publicUserColumns })
+    .from(activities)
+    .innerJoin(users, eq(users.id, activities.hostId))
+    .where(where)
+    .orderBy(...order)
+    .limit(limit)
+    .offset(offset);
+}
+
+/**
+ * A batch of up to `limit` candidates of a filtered browse after `after`, in the page's order,
+ * with their hosts (ratings are read for the cards shown only, `listingsWithRatings`).
+ */
+export async function browseCandidates(db: Db, f: CandidateFilter, after: CandidateCursor | null, limit: number) {
+  return await candidateQuery(db, f, after, limit);
+}
+
+/** How many activities SQL alone finds for these filters, up to `cap` (no open start is looked for). */
+export async function countCandidates(db: Db, f: CandidateFilter, cap: number): Promise<number> {
+  const row = await one(db.select({ n: count() }).from(db.select({ one: sql`1`.as("one") }).from(activities).where(candidateWhere(f, null)).limit(cap).as("listed")));
+  return row?.n ?? 0;
+}
+
+/** The SQL of a filtered browse's candidate statement, for query-plan checks (tests, `bun run bench`). */
+export function candidateSql(db: Db, f: CandidateFilter): { sql: string; params: unknown[] } {
+  const q = candidateQuery(db, f, null, 21).toSQL();
+  return { sql: q.sql, params: q.params };
+}
+
+/** Listings of these rows with their hosts' public view and their ratings, as browse cards read them. */
+export async function listingsWithRatings(db: Db, rows: { activity: Activity; host: PublicUserSource }[], today: Date): Promise<ActivityListing[]> {
+  return await withRatings(db, rows, today);
+}
 
 /** A host's listed activities, newest first. */
 export async function hostListings(db: Db, hostId: string, limit: number, today = new Date()) {

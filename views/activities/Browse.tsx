@@ -3,8 +3,11 @@ import { ratingLabel, nameAndAge } from "../../lib/labels";
 import { categories, categoryLabelKey, type Category } from "../../src/activities/categories";
 import type { ActivityCard } from "../../src/activities/queries";
 import { priceParts, sessionText } from "./Price";
-import { formatCount } from "../../lib/money";
-import { countries } from "../../lib/places";
+import { currencySymbol, formatCount, priceStep } from "../../lib/money";
+import { cachedFormatter } from "../../lib/intl";
+import { cityByName, countries } from "../../lib/places";
+import { clockText } from "../../shared/availability";
+import { filterParams, PEOPLE_MAX, SORTS, TIMES_OF_DAY, type BrowseFilters, type FilterField, type ReadFilters } from "../../src/activities/filters";
 import type { KeptView, View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { Avatar } from "../components/People";
@@ -24,18 +27,28 @@ export interface BrowseState {
   nextCursor: string | null;
   /** The shared page these cards come from (`browseActivities`): what is rendered of it is kept with it. */
   shared?: object;
+  /** The date, time of day, people, price and order filters that apply (decision 0054). */
+  filters?: BrowseFilters;
+  /** Each refused filter's message, in the reader's language; the results leave that filter out. */
+  errors?: Partial<Record<FilterField, string>>;
+  /** The filters as sent: a refused one is shown again as typed. */
+  sent?: ReadFilters["sent"];
 }
 
 /** htmx attributes of the filters: each swaps the whole browse part and updates the address. */
 const swap = { "hx-target": "#browse", "hx-swap": "outerHTML", "hx-push-url": "true", "hx-indicator": "#browse" };
 
-export const browseHref = (city: string, category?: string, cursor?: string, filters?: boolean) => {
+export const browseHref = (city: string, category?: string, cursor?: string, filters?: boolean, when?: BrowseFilters) => {
   const q = new URLSearchParams({ city });
   if (category) q.set("category", category);
+  for (const [name, value] of when ? filterParams(when) : []) q.set(name, value);
   if (cursor) q.set("cursor", cursor);
   if (filters) q.set("filters", "1");
   return `/browse?${q}`;
 };
+
+/** The filters' part of the kept parts' keys. */
+const filtersKey = (f: BrowseFilters | undefined) => (f ? new URLSearchParams(filterParams(f)).toString() : "");
 
 /** '/' and '/browse': the city and category filters over the list. */
 export function Browse({ view, state }: { view: View; state: BrowseState }) {
@@ -55,8 +68,8 @@ const keptBodies = madeOnce((_page: object): KeptParts => new Map());
 
 /** What htmx swaps on a filter change: the page's content, not the shell around it. */
 export function BrowseBody({ view, state }: { view: View; state: BrowseState }) {
-  if (!state.shared) return <BrowseBodyView view={view} state={state} />;
-  return remember(keptBodies(state.shared), `${view.locale}\u0000${state.city}\u0000${state.category ?? ""}\u0000${state.filtersOpen ? 1 : 0}`, view, (kept) => <BrowseBodyView view={kept} state={state} />);
+  if (!state.shared || state.errors) return <BrowseBodyView view={view} state={state} />;
+  return remember(keptBodies(state.shared), `${view.locale}\u0000${state.city}\u0000${state.category ?? ""}\u0000${state.filtersOpen ? 1 : 0}\u0000${filtersKey(state.filters)}`, view, (kept) => <BrowseBodyView view={kept} state={state} />);
 }
 
 function BrowseBodyView({ view, state }: { view: KeptView; state: BrowseState }) {
@@ -73,17 +86,20 @@ function BrowseBodyView({ view, state }: { view: KeptView; state: BrowseState })
           {/* A city picked with the mouse or a phone's picker applies at once (change); the visible
               "Show" button is there for everyone else: a keyboard moving through the options, a
               screen reader, a browser without script. */}
-          <form method="get" action="/browse" class="mt-3 flex flex-wrap items-stretch gap-2" hx-get="/browse" hx-trigger="change, submit">
+          {/* One GET form: without script it is the whole search. With htmx, a new city swaps the
+              whole browse part (its category grid changes); any other filter swaps the results only. */}
+          <form method="get" action="/browse" class="mt-3 flex flex-wrap items-stretch gap-2" hx-get="/browse" hx-trigger="submit">
             <label class="sr-only" for="browse-city" safe>
               {t("browse.city")}
             </label>
-            <select id="browse-city" name="city" class="input w-auto min-w-0 flex-1 py-2">
+            <select id="browse-city" name="city" class="input w-auto min-w-0 flex-1 py-2" hx-get="/browse" hx-include="closest form" hx-trigger="change">
               {cityOptions(state.city)}
             </select>
             {state.category ? <input type="hidden" name="category" value={state.category} /> : ""}
             <button type="submit" class="btn btn-secondary" safe>
               {t("browse.apply")}
             </button>
+            <WhenFields view={view} state={state} />
           </form>
           {/* The category grid is open only when asked for (?filters=1, its summary): once a category
               is picked it closes again, so on a phone the count and cards are on screen rather than
@@ -92,7 +108,7 @@ function BrowseBodyView({ view, state }: { view: KeptView; state: BrowseState })
             <summary class="btn btn-secondary cursor-pointer list-none" aria-controls="categories" safe>
               {state.category ? `${t("browse.filters")} · ${t(categoryLabelKey(state.category))}` : t("browse.filters")}
             </summary>
-            {categoryNav(view, state.city, state.category)}
+            {categoryNav(view, state.city, state.category, state.filters)}
           </details>
         </div>
         <BrowseResults view={view} state={state} />
@@ -123,15 +139,15 @@ const cityOptions = (city: string) =>
 
 /** The category grid of a city in a language, with the current category marked. */
 const categoryNavCache: KeptParts = new Map();
-const categoryNav = (view: KeptView, city: string, category: Category | undefined) =>
-  remember(categoryNavCache, `${view.locale}\u0000${city}\u0000${category ?? ""}`, view, (kept) => {
+const categoryNav = (view: KeptView, city: string, category: Category | undefined, when: BrowseFilters | undefined) =>
+  remember(categoryNavCache, `${view.locale}\u0000${city}\u0000${category ?? ""}\u0000${filtersKey(when)}`, view, (kept) => {
     const { t } = kept;
     return (
       // Boosted links: htmx gets each link's address itself and swaps it as the filters say.
       <nav id="categories" aria-label={t("browse.categories")} class="mt-3 grid grid-cols-3 gap-2 sm:grid-cols-4" hx-boost="true">
-        <CategoryLink href={browseHref(city)} label={t("browse.allCategories")} current={!category} />
+        <CategoryLink href={browseHref(city, undefined, undefined, false, when)} label={t("browse.allCategories")} current={!category} />
         {categories.map((c) => (
-          <CategoryLink href={browseHref(city, c)} label={t(categoryLabelKey(c))} current={category === c} photo={`/static/photos/${c}-1.svg`} />
+          <CategoryLink href={browseHref(city, c, undefined, false, when)} label={t(categoryLabelKey(c))} current={category === c} photo={`/static/photos/${c}-1.svg`} />
         ))}
       </nav>
     );
@@ -182,9 +198,7 @@ export function BrowseResults({ view, state }: { view: KeptView; state: BrowseSt
           <p class="font-semibold" safe>
             {t("browse.empty.title")}
           </p>
-          <p class="mt-1 text-sm text-muted" safe>
-            {t("browse.empty.body")}
-          </p>
+          <Loosen view={view} state={state} />
         </div>
       ) : (
         <ul class="mt-3 grid grid-cols-1 gap-4 sm:grid-cols-2" data-failed-text={t("browse.imageFailed")}>
@@ -198,7 +212,7 @@ export function BrowseResults({ view, state }: { view: KeptView; state: BrowseSt
 /** A page of cards, then the "Load more" item that fetches the next one (also when scrolled into view). */
 export function BrowseCards({ view, state }: { view: KeptView; state: BrowseState }) {
   const { t } = view;
-  const more = state.nextCursor ? browseHref(state.city, state.category, state.nextCursor) : null;
+  const more = state.nextCursor ? browseHref(state.city, state.category, state.nextCursor, false, state.filters) : null;
   return (
     <>
       {state.cards.map((card) => (
@@ -235,6 +249,7 @@ export function ActivityCardView({ view, card }: { view: KeptView; card: Activit
             <span safe>{price.unit}</span>
             {card.group ? <span safe>{` · ${sessionText(view, card.group.sessionMinutes)}`}</span> : ""}
           </p>
+          {card.firstStart ? <FirstStartLine view={view} start={card.firstStart} /> : ""}
         </div>
         <span safe>{ratingLabel(view, card.rating)}</span>
       </div>
@@ -243,5 +258,226 @@ export function ActivityCardView({ view, card }: { view: KeptView; card: Activit
         <span safe>{nameAndAge(card.host.firstName, card.host.age)}</span>
       </div>
     </a>
+  );
+}
+
+// ---- Find by when (decision 0054) ----
+
+/** What a change of a "when" field asks htmx for: the results alone, the address updated. */
+const resultsSwap = { "hx-get": "/browse", "hx-include": "closest form", "hx-trigger": "change", "hx-target": "#results", "hx-swap": "outerHTML", "hx-push-url": "true", "hx-indicator": "#results" };
+
+const FILTER_FIELDS: FilterField[] = ["date", "timeOfDay", "people", "maxPrice", "sort"];
+const errorId = (field: FilterField) => `browse-error-${field}`;
+
+/** A refused filter's message beside it; `oob` for htmx's answer that swaps the results only (each field's message is replaced, emptied when it reads now). */
+function FilterError({ field, message, oob }: { field: FilterField; message?: string; oob?: boolean }) {
+  return (
+    <p id={errorId(field)} class="field-error" role={message ? "alert" : undefined} hidden={message ? undefined : true} hx-swap-oob={oob ? "true" : undefined} safe>
+      {message ?? ""}
+    </p>
+  );
+}
+
+/** For htmx's answer to a change of a filter: every filter's message, set or cleared. */
+export function FilterErrorsOob({ view, state }: { view: KeptView; state: BrowseState }) {
+  return (
+    <>
+      {FILTER_FIELDS.map((field) => (
+        <FilterError field={field} message={state.errors?.[field]} oob />
+      ))}
+      <DateSelect view={view} state={state} oob />
+      <DayInput state={state} oob />
+    </>
+  );
+}
+
+/** The date as the form shows it: a refused one as sent, an accepted one as it applies (a day of the calendar: "day" and the day). */
+function dateShown(state: BrowseState) {
+  const f = state.filters;
+  const sent = state.sent ?? {};
+  if (state.errors?.date) return { word: sent.date && /^\d/.test(sent.date) ? "day" : (sent.date ?? ""), day: sent.day ?? (sent.date && /^\d/.test(sent.date) ? sent.date : "") };
+  const isDay = !!f?.date && /^\d/.test(f.date);
+  return { word: isDay ? "day" : (f?.date ?? ""), day: isDay ? f!.date! : "" };
+}
+
+const DATE_CHOICES = [
+  ["", "browse.when.anyDay"],
+  ["today", "browse.when.today"],
+  ["tomorrow", "browse.when.tomorrow"],
+  ["weekend", "browse.when.weekend"],
+  ["day", "browse.when.pickDay"],
+] as const;
+
+/** The date's choices; htmx's answer to a filter's change draws it again (`oob`), so it always says what applies. */
+function DateSelect({ view, state, oob }: { view: KeptView; state: BrowseState; oob?: boolean }) {
+  const { word } = dateShown(state);
+  return (
+    <select id="browse-date" name="date" class="input py-2" hx-swap-oob={oob ? "true" : undefined} {...resultsSwap} {...(state.errors?.date ? { "aria-invalid": "true", "aria-describedby": errorId("date") } : {})}>
+      {DATE_CHOICES.map(([value, label]) => (
+        <option value={value} selected={word === value} safe>
+          {view.t(label)}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/** The calendar's day: picking one asks for it (`date=day`), whatever the date's choice said. */
+function DayInput({ state, oob }: { state: BrowseState; oob?: boolean }) {
+  const { day } = dateShown(state);
+  return (
+    <input
+      id="browse-day"
+      type="date"
+      name="day"
+      class="input py-2"
+      value={day}
+      hx-swap-oob={oob ? "true" : undefined}
+      {...resultsSwap}
+      hx-vals='{"date":"day"}'
+      {...(state.errors?.date ? { "aria-invalid": "true", "aria-describedby": errorId("date") } : {})}
+    />
+  );
+}
+
+/** The date, time of day, people, most price and order: labelled fields of the browse form. */
+function WhenFields({ view, state }: { view: KeptView; state: BrowseState }) {
+  const { t } = view;
+  const f = state.filters ?? { sort: "recommended" as const };
+  const e = state.errors ?? {};
+  const sent = state.sent ?? {};
+  const currency = cityByName(state.city)?.currency ?? "usd";
+  const invalid = (field: FilterField) => (e[field] ? { "aria-invalid": "true", "aria-describedby": errorId(field) } : {});
+  const field = "flex min-w-0 flex-col gap-1";
+  return (
+    <div class="grid w-full grid-cols-2 gap-2 sm:grid-cols-3">
+      <div class={field}>
+        <label class="field-label" for="browse-date" safe>
+          {t("browse.when.date")}
+        </label>
+        <DateSelect view={view} state={state} />
+      </div>
+      <div class={field}>
+        <label class="field-label" for="browse-day" safe>
+          {t("browse.when.day")}
+        </label>
+        <DayInput state={state} />
+        <FilterError field="date" message={e.date} />
+      </div>
+      <div class={field}>
+        <label class="field-label" for="browse-time" safe>
+          {t("browse.when.timeOfDay")}
+        </label>
+        <select id="browse-time" name="timeOfDay" class="input py-2" {...resultsSwap} {...invalid("timeOfDay")}>
+          <option value="" safe>
+            {t("browse.when.anyTime")}
+          </option>
+          {TIMES_OF_DAY.map((time) => (
+            <option value={time} selected={f.timeOfDay === time} safe>
+              {t(`browse.when.${time}`)}
+            </option>
+          ))}
+        </select>
+        <FilterError field="timeOfDay" message={e.timeOfDay} />
+      </div>
+      <div class={field}>
+        <label class="field-label" for="browse-people" safe>
+          {t("browse.when.people")}
+        </label>
+        <select id="browse-people" name="people" class="input py-2" {...resultsSwap} {...invalid("people")}>
+          <option value="" safe>
+            {t("browse.when.anyPeople")}
+          </option>
+          {Array.from({ length: PEOPLE_MAX }, (_, i) => i + 1).map((n) => (
+            <option value={String(n)} selected={f.people === n} safe>
+              {t("browse.when.peopleCount", { n })}
+            </option>
+          ))}
+        </select>
+        <FilterError field="people" message={e.people} />
+      </div>
+      <div class={field}>
+        <label class="field-label" for="browse-price" safe>
+          {t("browse.when.maxPrice", { symbol: currencySymbol(currency, view.locale) })}
+        </label>
+        <input
+          id="browse-price"
+          name="maxPrice"
+          class="input py-2"
+          inputmode="decimal"
+          value={e.maxPrice ? (sent.maxPrice ?? "") : (f.maxPrice ?? "")}
+          data-step={priceStep(currency)}
+          title={t("browse.when.maxPriceHint")}
+          {...resultsSwap}
+          {...invalid("maxPrice")}
+        />
+        <FilterError field="maxPrice" message={e.maxPrice} />
+      </div>
+      <div class={field}>
+        <label class="field-label" for="browse-sort" safe>
+          {t("browse.when.sort")}
+        </label>
+        <select id="browse-sort" name="sort" class="input py-2" {...resultsSwap} {...invalid("sort")}>
+          {SORTS.map((sort) => (
+            <option value={sort} selected={f.sort === sort} safe>
+              {t(`browse.sort.${sort}`)}
+            </option>
+          ))}
+        </select>
+        <FilterError field="sort" message={e.sort} />
+      </div>
+    </div>
+  );
+}
+
+/** An empty result's way out: a link per filter that applies, each leaving that one out. */
+function Loosen({ view, state }: { view: KeptView; state: BrowseState }) {
+  const { t } = view;
+  const f = state.filters;
+  const links: [string, string][] = [];
+  if (f) {
+    const without = (change: Partial<BrowseFilters>) => browseHref(state.city, state.category, undefined, false, { ...f, ...change });
+    if (f.date) links.push([without({ date: undefined }), t("browse.loosen.date")]);
+    if (f.timeOfDay) links.push([without({ timeOfDay: undefined }), t("browse.loosen.timeOfDay")]);
+    if (f.people && f.people > 1) links.push([without({ people: undefined }), t("browse.loosen.people")]);
+    if (f.maxPrice) links.push([without({ maxPrice: undefined, maxPriceCents: undefined }), t("browse.loosen.maxPrice")]);
+  }
+  if (state.category && links.length) links.push([browseHref(state.city, undefined, undefined, false, f), t("browse.loosen.category")]);
+  if (!links.length) {
+    return (
+      <p class="mt-1 text-sm text-muted" safe>
+        {t("browse.empty.body")}
+      </p>
+    );
+  }
+  return (
+    <>
+      <p class="mt-1 text-sm text-muted" safe>
+        {t("browse.empty.loosen")}
+      </p>
+      <ul class="mt-3 flex flex-wrap justify-center gap-2">
+        {links.map(([href, label]) => (
+          <li>
+            <a href={href} class="btn btn-secondary" safe>
+              {label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+const weekdayFormat = cachedFormatter((locale) => new Intl.DateTimeFormat(locale, { weekday: "short", timeZone: "UTC" }));
+
+/** "Sat 10:00 AM · 3 spots left": a card's first start that matches, on the activity's clock. */
+function FirstStartLine({ view, start }: { view: KeptView; start: NonNullable<ActivityCard["firstStart"]> }) {
+  const [y, m, d] = start.date.split("-").map(Number) as [number, number, number];
+  const [hh, mm] = start.time.split(":").map(Number) as [number, number];
+  const when = view.t("browse.firstStart", { day: weekdayFormat(view.locale).format(Date.UTC(y, m - 1, d)), time: clockText(hh * 60 + mm, view.locale) });
+  return (
+    <p class="font-medium text-ink" safe>
+      {start.spotsLeft === null ? when : `${when} · ${view.t("browse.spotsLeft", { n: start.spotsLeft })}`}
+    </p>
   );
 }

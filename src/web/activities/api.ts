@@ -6,6 +6,9 @@ import { DomainError } from "../../../lib/domain-error";
 import { json, jsonBytes } from "../../../lib/http";
 import { createActivity, deleteActivity, updateActivity } from "../../activities/service";
 import { activityCreateBody, activityUpdateBody, readBrowseQuery } from "../../activities/input";
+import { anyFilter, asksWhen, readBrowseFilters } from "../../activities/filters";
+import { findActivities, type FoundPage } from "../../bookings/find";
+import type { MessageKey } from "../../../lib/i18n";
 import { publicUser } from "../../profiles/serialize";
 import { publicActivity } from "../../activities/serialize";
 import { startTimesOn } from "../../bookings/queries";
@@ -19,6 +22,11 @@ import { activityRating, activityReviews, browseListings, findListedActivity, fi
  */
 const listingsJson = madeOnce((page: Awaited<ReturnType<typeof browseListings>>) =>
   new TextEncoder().encode(JSON.stringify(page.listings.map((l) => publicActivity(l.activity, l.host, l.rating)))),
+);
+
+/** A filtered page's JSON: each activity with its first matching start (`firstStart: { date, time, spotsLeft }`). */
+const foundJson = madeOnce((page: FoundPage) =>
+  new TextEncoder().encode(JSON.stringify(page.listings.map((l) => ({ ...publicActivity(l.activity, l.host, l.rating), firstStart: l.firstStart ?? null })))),
 );
 
 /**
@@ -47,12 +55,18 @@ export function activityApi(deps: Deps) {
     .use(context(deps))
     .guard({ onboarded: true })
     .get("/api/activities", async ({ query, user }) => {
-      const page = await browseListings(deps.db, readBrowseQuery(query, user, { sizeFromQuery: true }), new Date(deps.now()));
+      const asked = readBrowseQuery(query, user, { sizeFromQuery: true });
+      const now = deps.now();
+      // The same filters as the browse page (decision 0054); a refused one is 400 with its field's message.
+      const { filters, errors } = readBrowseFilters(query, asked.city, now);
+      const first = Object.values(errors)[0];
+      if (first) throw new DomainError(first, 400, { fields: errors as Record<string, MessageKey> });
+      const page = anyFilter(filters) ? await findActivities(deps.db, { ...asked, filters }, now) : await browseListings(deps.db, asked, new Date(now));
       // Counted up to BROWSE_COUNT_CAP: past it the header holds the cap and X-Total-Count-Capped says "at least".
       const headers: Record<string, string> = { "X-Total-Count": String(page.total) };
       if (page.capped) headers["X-Total-Count-Capped"] = "true";
       if (page.nextCursor) headers["X-Next-Cursor"] = page.nextCursor;
-      return jsonBytes(listingsJson(page), 200, headers);
+      return jsonBytes(asksWhen(filters) ? foundJson(page as FoundPage) : listingsJson(page), 200, headers);
     })
     .get("/api/activities/:id", async ({ params }) => {
       const activity = await listed(params.id);

@@ -3,7 +3,9 @@ import { readCache } from "../../../db/client";
 import type { Activity, User } from "../../../db/schema";
 import type { ReviewView } from "../../reviews/service";
 import type { PublicUserSource } from "../../profiles/serialize";
-import { Browse, BrowseBody, BrowseCards, type BrowseState } from "../../../views/activities/Browse";
+import { Browse, BrowseBody, BrowseCards, BrowseResults, FilterErrorsOob, type BrowseState } from "../../../views/activities/Browse";
+import { anyFilter, readBrowseFilters } from "../../activities/filters";
+import { findActivities, foundCards } from "../../bookings/find";
 import { CreateActivityForm, emptyCreateForm, type CreateFormState } from "../../../views/activities/CreateForm";
 import { ActivityDetail, ActivityNotFound } from "../../../views/activities/Detail";
 import { HostActivities, HostDashboard, type DashboardData } from "../../../views/activities/HostDashboard";
@@ -75,15 +77,26 @@ export function activityRoutes(deps: Deps) {
 
   const browse = async ({ request, query, state, render }: { request: Request; query: Record<string, string | undefined>; state: RequestState; render: Render }) => {
     const asked = readBrowseQuery(query, state.user);
-    const page = await browseActivities(deps.db, asked);
-    const browseState: BrowseState = { city: asked.city, category: asked.category, filtersOpen: query.filters === "1", ...page, shared: page };
-    // htmx asks for just the part it swaps: the next page of cards, or the list after a filter change.
+    const now = deps.now();
+    // The date, time of day, people, price and order (decision 0054): a refused one is said beside
+    // its field and left out; the others apply.
+    const { filters, errors, sent } = readBrowseFilters(query, asked.city, now);
+    const refused = Object.keys(errors).length > 0;
+    const page = anyFilter(filters) ? foundCards(await findActivities(deps.db, { ...asked, filters }, now)) : await browseActivities(deps.db, asked);
+    const messages = refused ? Object.fromEntries(Object.entries(errors).map(([field, key]) => [field, state.t(key)])) : undefined;
+    const browseState: BrowseState = { city: asked.city, category: asked.category, filtersOpen: query.filters === "1", ...page, shared: page, filters, errors: messages, sent };
+    // htmx asks for just the part it swaps: the next page of cards, the results after a "when"
+    // filter's change (with each filter's message, out of band), or the list after a city or category change.
     if (request.headers.get("hx-request") && !request.headers.get("hx-history-restore-request")) {
       const view = await viewOf(deps, state, request);
       if (query.page === "more") return htmlResponse(String(await (<BrowseCards view={view} state={browseState} />)));
-      if (request.headers.get("hx-target") === "browse") return htmlResponse(String(await (<BrowseBody view={view} state={browseState} />)), 200, { Vary: "HX-Request, HX-Target" });
+      const target = request.headers.get("hx-target");
+      if (target === "results") {
+        return htmlResponse(String(await (<><BrowseResults view={view} state={browseState} /><FilterErrorsOob view={view} state={browseState} /></>)), 200, BROWSE_PAGE_HEADERS);
+      }
+      if (target === "browse") return htmlResponse(String(await (<BrowseBody view={view} state={browseState} />)), 200, BROWSE_PAGE_HEADERS);
     }
-    return render((v) => <Browse view={v} state={browseState} />, { headers: BROWSE_PAGE_HEADERS });
+    return render((v) => <Browse view={v} state={browseState} />, { status: refused ? 400 : 200, headers: BROWSE_PAGE_HEADERS });
   };
 
   const hostDashboard = async ({ user, render }: { user: User; render: Render }) => {
