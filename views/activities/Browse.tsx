@@ -86,21 +86,25 @@ function BrowseBodyView({ view, state }: { view: KeptView; state: BrowseState })
           {/* A city picked with the mouse or a phone's picker applies at once (change); the visible
               "Show" button is there for everyone else: a keyboard moving through the options, a
               screen reader, a browser without script. */}
-          {/* One GET form: without script it is the whole search. With htmx, a new city swaps the
-              whole browse part (its category grid changes); any other filter swaps the results only. */}
-          <form method="get" action="/browse" class="mt-3 flex flex-wrap items-stretch gap-2" hx-get="/browse" hx-trigger="submit">
+          {/* A city picked with the mouse or a phone's picker applies at once (change); the visible
+              "Show" button is there for everyone else: a keyboard moving through the options, a
+              screen reader, a browser without script. */}
+          <form method="get" action="/browse" id="browse-form" class="mt-3 flex flex-wrap items-stretch gap-2" hx-get="/browse" hx-trigger="change, submit">
             <label class="sr-only" for="browse-city" safe>
               {t("browse.city")}
             </label>
-            <select id="browse-city" name="city" class="input w-auto min-w-0 flex-1 py-2" hx-get="/browse" hx-include="closest form" hx-trigger="change">
+            <select id="browse-city" name="city" class="input w-auto min-w-0 flex-1 py-2">
               {cityOptions(state.city)}
             </select>
             {state.category ? <input type="hidden" name="category" value={state.category} /> : ""}
             <button type="submit" class="btn btn-secondary" safe>
               {t("browse.apply")}
             </button>
-            <WhenFields view={view} state={state} />
           </form>
+          {/* The "when" fields belong to the same form (form="browse-form": sent by its button
+              without script) but sit outside it, so that with htmx their change swaps the results
+              only rather than the whole browse part as the city's does. */}
+          <WhenFields view={view} state={state} />
           {/* The category grid is open only when asked for (?filters=1, its summary): once a category
               is picked it closes again, so on a phone the count and cards are on screen rather than
               below the grid. The summary names the category that applies. */}
@@ -264,7 +268,7 @@ export function ActivityCardView({ view, card }: { view: KeptView; card: Activit
 // ---- Find by when (decision 0054) ----
 
 /** What a change of a "when" field asks htmx for: the results alone, the address updated. */
-const resultsSwap = { "hx-get": "/browse", "hx-include": "closest form", "hx-trigger": "change", "hx-target": "#results", "hx-swap": "outerHTML", "hx-push-url": "true", "hx-indicator": "#results" };
+const resultsSwap = { form: "browse-form", "hx-get": "/browse", "hx-include": "#browse-form", "hx-trigger": "change", "hx-target": "#results", "hx-swap": "outerHTML", "hx-push-url": "true", "hx-indicator": "#results" };
 
 const FILTER_FIELDS: FilterField[] = ["date", "timeOfDay", "people", "maxPrice", "sort"];
 const errorId = (field: FilterField) => `browse-error-${field}`;
@@ -350,7 +354,7 @@ function WhenFields({ view, state }: { view: KeptView; state: BrowseState }) {
   const invalid = (field: FilterField) => (e[field] ? { "aria-invalid": "true", "aria-describedby": errorId(field) } : {});
   const field = "flex min-w-0 flex-col gap-1";
   return (
-    <div class="grid w-full grid-cols-2 gap-2 sm:grid-cols-3">
+    <div class="mt-3 grid grid-cols-2 gap-2 sm:grid-cols-3">
       <div class={field}>
         <label class="field-label" for="browse-date" safe>
           {t("browse.when.date")}
