@@ -31,6 +31,12 @@ export interface Dialect {
    * planner see that a query's condition implies the index's.
    */
   isTrue(column: SQLWrapper): SQL;
+  /**
+   * The JSON list of lists of [from, to] pairs `list` (weekly hours) holds, at `index`, a pair
+   * overlapping [from, to): its first below `to` and its second above `from`. False when `list`
+   * is null or has no such element.
+   */
+  jsonPairsOverlap(list: SQLWrapper, index: number, from: number, to: number): SQL;
 }
 
 /** A JSON field name in a path: the app's own names only, never user input. */
@@ -47,6 +53,8 @@ export const sqliteDialect: Dialect = {
   jsonFieldIsTrue: (object, key) => sql`json_extract(${object}, ${sql.raw(`'$.${fieldName(key)}'`)}) = 1`,
   jsonFieldIsNull: (object, key) => sql`json_extract(${object}, ${sql.raw(`'$.${fieldName(key)}'`)}) IS NULL`,
   isTrue: (column) => sql`${column} = 1`,
+  jsonPairsOverlap: (list, index, from, to) =>
+    sql`EXISTS (SELECT 1 FROM json_each(${list}, ${`$[${Math.trunc(index)}]`}) AS pair WHERE json_extract(pair.value, '$[0]') < ${to} AND json_extract(pair.value, '$[1]') > ${from})`,
 };
 
 export const postgresDialect: Dialect = {
@@ -60,6 +68,8 @@ export const postgresDialect: Dialect = {
   // A field holding JSON null reads as SQL NULL on SQLite; here it is 'null'::jsonb, so both count as none.
   jsonFieldIsNull: (object, key) => sql`coalesce(${object} -> ${sql.raw(`'${fieldName(key)}'`)}, 'null'::jsonb) = 'null'::jsonb`,
   isTrue: (column) => sql`${column} = true`,
+  jsonPairsOverlap: (list, index, from, to) =>
+    sql`EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(${list} -> ${sql.raw(String(Math.trunc(index)))}) = 'array' THEN ${list} -> ${sql.raw(String(Math.trunc(index)))} ELSE '[]'::jsonb END) AS pair(value) WHERE (pair.value ->> 0)::int < ${to} AND (pair.value ->> 1)::int > ${from})`,
 };
 
 /** The SQL of the engine this process runs on (db/engine.ts). */

@@ -231,6 +231,11 @@ export interface CandidateFilter {
   firstDayOffset?: number;
   /** Minutes from now to the last start asked: the activity's notice must be shorter. */
   noticeAtMost?: number;
+  /**
+   * The weekdays asked (0 Monday … 6 Sunday) and the start minutes' window [from, to): weekly
+   * hours, where set, must have a range overlapping it on one of those days.
+   */
+  hours?: { weekdays: number[]; window: [number, number] };
   sort: "recommended" | "price" | "rating" | "newest";
 }
 
@@ -265,8 +270,15 @@ function candidateWhere(f: CandidateFilter, after: CandidateCursor | null): SQL 
     f.people !== undefined && f.people > 1 ? or(sql`${activities.format} <> 'group'`, sql`${activities.capacity} >= ${f.people}`) : undefined,
     f.firstDayOffset !== undefined && f.firstDayOffset > 0 ? sql`${activities.horizonDays} >= ${f.firstDayOffset}` : undefined,
     f.noticeAtMost !== undefined ? lte(activities.noticeMinutes, Math.max(f.noticeAtMost, 0)) : undefined,
+    f.hours ? weeklyHoursOverlap(f.hours.weekdays, f.hours.window) : undefined,
     after && "createdAt" in after ? sql`(${activities.createdAt}, ${activities.id}) < (${after.createdAt}, ${after.id})` : undefined,
   );
+}
+
+/** Weekly hours never set (any day, 8:00 to 22:00) or with a range overlapping the window on one of the weekdays. */
+function weeklyHoursOverlap(weekdays: number[], [from, to]: [number, number]): SQL {
+  const days = [...new Set(weekdays)].sort();
+  return sql`(${activities.weeklyHours} IS NULL OR ${or(...days.map((d) => dialect.jsonPairsOverlap(activities.weeklyHours, d, from, to)))})`;
 }
 
 /** The candidates' statement: the browse index's order for recommended and newest, price or rating otherwise. */

@@ -68,18 +68,20 @@ export interface FoundPage {
 }
 
 /**
- * Filtered pages are the same for every guest until the database changes or the minute turns
- * (a start passes, a notice runs out), so each is read once per change and minute.
+ * Filtered pages are the same for every guest until the database changes or a local hour turns:
+ * starts are on the hour and notices whole hours, so what is open changes only then. The cities'
+ * zones are whole or half hours off UTC, so a page is read once per change and half hour.
  */
 const foundCache = readCache<FoundPage>(500);
 
 /** A filtered browse page: its listings, each with its first matching start when the filters ask when. */
 export async function findActivities(db: Db, q: FindQuery, now: number): Promise<FoundPage> {
-  const key = [q.city, q.category ?? "", q.cursor ?? "", q.limit, new URLSearchParams(filterParams(q.filters)).toString(), Math.floor(now / 60_000)].join("\u0000");
+  const key = [q.city, q.category ?? "", q.cursor ?? "", q.limit, new URLSearchParams(filterParams(q.filters)).toString(), Math.floor(now / 1_800_000)].join("\u0000");
   return await foundCache(db, key, () => readFound(db, q, now));
 }
 
-async function readFound(db: Db, q: FindQuery, now: number): Promise<FoundPage> {
+/** A filtered browse page read afresh, nothing kept (`findActivities` keeps it): for the bench's cold reads. */
+export async function readFound(db: Db, q: FindQuery, now: number): Promise<FoundPage> {
   const f = q.filters;
   const after = decodeCandidateCursor(q.cursor);
   const today = new Date(now);
@@ -108,7 +110,13 @@ async function readFound(db: Db, q: FindQuery, now: number): Promise<FoundPage> 
   // The last start asked (the flow's last hour inside the window, on the last date): a notice longer than the wait to it leaves nothing.
   const lastHour = Math.min(FLOWS[FLOW].lastHour, Math.ceil(window[1] / 60) - 1);
   const lastStart = parseDate(dates[dates.length - 1])!.toPlainDateTime({ hour: lastHour }).toZonedDateTime(zone, { disambiguation: "compatible" }).epochMilliseconds;
-  const narrowed: CandidateFilter = { ...base, firstDayOffset: offsets[0], noticeAtMost: Math.floor((lastStart - now) / 60_000) };
+  // Every start asked has passed (this evening, late at night): nothing to look for.
+  if (lastStart <= now) return { listings: [], nextCursor: null, total: 0, capped: false };
+  // Weekly hours are read in SQL as far as a range overlapping the window on a day asked: a sure
+  // "no" for most activities that cannot match, before any open time is worked out.
+  const weekdays = dates.map((d) => parseDate(d)!.dayOfWeek - 1);
+  const hours = f.timeOfDay || weekdays.length < 7 ? { weekdays, window } : undefined;
+  const narrowed: CandidateFilter = { ...base, firstDayOffset: offsets[0], noticeAtMost: Math.floor((lastStart - now) / 60_000), hours };
   const span = { first: offsets[0]!, last: offsets[offsets.length - 1]!, dates, window, people: f.people ?? 1 };
 
   const found: { row: { activity: Activity; host: PublicUserSource }; start: FirstStart; index: number }[] = [];
