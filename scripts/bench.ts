@@ -38,9 +38,15 @@
  * Then the live chat (scripts/bench-live.ts): 1,000 WebSocket clients in 500 conversations on one
  * process, a steady rate of messages, their delivery delay to the other participant (p99 < 50 ms),
  * the server's memory per connection and in all (< 150 MB).
+ * Then browse with a date and a time of day (decision 0054, scripts/bench-when.ts), on a database
+ * of its own of 10,000 then 100,000 activities: the crowd over every demo city × today, tomorrow,
+ * this weekend × morning, afternoon, evening, next to plain browse's crowd; the plans of its
+ * statements (EXPLAIN QUERY PLAN, or PostgreSQL's EXPLAIN) and what a page costs with nothing kept
+ * are printed. Browse by when ≥ 50 % of plain browse's req/s with p99 < 25 ms, and with 100,000
+ * activities ≥ 80 % of its rate with 10,000.
  * Exits non-zero when one fails.
- *   --only pages,tail,start,sessions,live  run these sections (one or several; pages: 10,000 then
- *                    100,000 activities; tail: the long tail)
+ *   --only pages,tail,start,sessions,live,when  run these sections (one or several; pages: 10,000
+ *                    then 100,000 activities; tail: the long tail; when: browse by when)
  *   --postgres       on PostgreSQL (a throwaway cluster, Debian's postgresql) instead of SQLite
  *   --both           SQLite, then PostgreSQL, then both engines' figures side by side (PostgreSQL
  *                    at least half of SQLite's)
@@ -80,6 +86,7 @@ import { createSession } from "../src/auth/service";
 import { benchLive, waitFor } from "./bench-live";
 import { engineName, openBenchDb, serverDatabase } from "./bench-db";
 import { ensureWrk, rounds, type Result, type Target } from "./bench-load";
+import { whenCold, whenPaths, whenPlans } from "./bench-when";
 
 /** Every section's figures by `section: target`, written for `--both` (BENCH_RESULTS names the file). */
 const recorded: Record<string, Result> = {};
@@ -163,7 +170,7 @@ async function bench() {
   const LIVE_RATE = arg("live-rate", 200);
   const LIVE_SECONDS = arg("live-seconds", 10);
   const only = process.argv.indexOf("--only");
-  const SECTIONS = ["pages", "tail", "start", "sessions", "live"];
+  const SECTIONS = ["pages", "tail", "start", "sessions", "live", "when"];
   const sections = new Set(only >= 0 ? process.argv[only + 1]!.split(",") : SECTIONS);
   if (![...sections].every((s) => SECTIONS.includes(s))) throw new Error(`--only takes ${SECTIONS.join(", ")} (or several, comma-separated)`);
   if ([...sections].some((s) => s !== "start" && s !== "live")) ensureWrk();
@@ -506,6 +513,88 @@ async function bench() {
     await server.exited;
   }
 
+  /**
+   * Browse with a date and a time of day (decision 0054) against plain browse, on a database of
+   * its own: the crowd over every demo city × date × time of day, with 10,000 then 100,000
+   * activities; the plans and the cold cost of its statements printed with each.
+   */
+  async function when() {
+    const dir = join(dataDir, "when");
+    mkdirSync(dir);
+    const seedStarted = performance.now();
+    let crowd: string[] = [];
+    const explain = async (db: Db, size: number) => {
+      for (const { name, plan, ok } of await whenPlans(db)) check(`plan by when, ${name} (${size} activities)`, ok, plan);
+      const cold = await whenCold(db);
+      console.log(`  browse by when with nothing kept (in process, ${cold.reads} reads): median ${cold.median.toFixed(1)} ms, slowest ${cold.max.toFixed(1)} ms`);
+    };
+    {
+      const db = await openBenchDb(dir);
+      await seedDemo(db);
+      await seedGeneratedActivities(db, ACTIVITIES);
+      crowd = await seedCrowd(db, CROWD);
+      console.log(`\nBrowse by when: ${ACTIVITIES} generated activities + the demo, seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
+      await explain(db, ACTIVITIES);
+      await closeDb(db);
+    }
+    const helloPort = 4100 + Math.floor(Math.random() * 50);
+    const appPort = helloPort + 50;
+    const base = `http://127.0.0.1:${appPort}`;
+    const hello = `http://127.0.0.1:${helloPort}/`;
+    children.push(Bun.spawn([process.execPath, import.meta.path, "--hello", String(helloPort)], { stdout: "ignore", stderr: "inherit" }));
+    await waitFor(hello);
+    let server = await startServer(dir, appPort, children);
+    const cookieName = (await signIn(base, DEMO_GUEST_EMAIL)).split("=")[0]!;
+    const plain = demoCities.flatMap(({ city }) => ["", ...categories].map((category) => `/browse?city=${encodeURIComponent(city)}${category ? `&category=${category}` : ""}`));
+    const targets: Record<string, Target> = {
+      "hello (ceiling)": helloTarget(hello),
+      "browse, crowd": crowdRequests(base, plain, crowd, cookieName),
+      "browse by when, crowd": crowdRequests(base, whenPaths(), crowd, cookieName),
+    };
+    // Every path answers 200 before the load (a refusal would be measured as fast).
+    for (const path of whenPaths()) {
+      const res = await fetch(`${base}${path}`, { headers: { cookie: `${cookieName}=${crowd[0]}` } });
+      if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+    }
+    const small = await rounds(targets, ROUNDS, SECONDS, CONNECTIONS, ENCODINGS);
+    record(`when, ${ACTIVITIES} activities`, small);
+    console.log(`\nBrowse by when with ${ACTIVITIES} activities:`);
+    printTable(small, small["hello (ceiling)"]!, {});
+    const w = small["browse by when, crowd"]!;
+    const b = small["browse, crowd"]!;
+    check(
+      "browse by when under load",
+      w.rps >= 0.5 * b.rps && w.p99 < 25 && w.non2xx === 0 && w.errors === 0,
+      `${Math.round(w.rps)} vs plain browse's ${Math.round(b.rps)} req/s = ${pct(w.rps / b.rps)} (≥ 50 %), p99 ${w.p99} ms (< 25 ms), ${w.non2xx} non-2xx, ${w.errors} errors`,
+    );
+
+    server.kill("SIGINT");
+    await server.exited;
+    {
+      const grown = performance.now();
+      const db = await openBenchDb(dir);
+      await seedGeneratedActivities(db, LARGE - ACTIVITIES);
+      if (engine === "sqlite") writerClient(db).exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      console.log(`\ngrew to ${LARGE} generated activities in ${((performance.now() - grown) / 1000).toFixed(1)} s`);
+      await explain(db, LARGE);
+      await closeDb(db);
+    }
+    server = await startServer(dir, appPort, children);
+    // The crowd's sessions are in the database: the same people ask again.
+    const large = await rounds(targets, ROUNDS, SECONDS, CONNECTIONS, ENCODINGS);
+    record(`when, ${LARGE} activities`, large);
+    console.log(`\nBrowse by when with ${LARGE} activities:`);
+    printTable(large, large["hello (ceiling)"]!, {});
+    const big = large["browse by when, crowd"]!;
+    check(
+      `browse by when with ${LARGE} vs ${ACTIVITIES}`,
+      big.rps >= 0.8 * w.rps && big.non2xx === 0 && big.errors === 0,
+      `${Math.round(big.rps)} vs ${Math.round(w.rps)} req/s = ${pct(big.rps / w.rps)} (≥ 80 %); relative to each run's ceiling ${pct(big.rps / large["hello (ceiling)"]!.rps / (w.rps / small["hello (ceiling)"]!.rps))}; p99 ${big.p99} vs ${w.p99} ms`,
+    );
+    server.kill("SIGINT");
+    await server.exited;
+  }
+
   console.log(`Offline bench on ${engineName}, ${cpus().length} CPU cores (${cpus()[0]?.model.trim()}), Bun ${Bun.version}`);
   try {
     if (sections.has("pages")) await pages();
@@ -513,6 +602,7 @@ async function bench() {
     if (sections.has("start")) await coldStart(sections.has("pages"));
     if (sections.has("sessions")) await sessions();
     if (sections.has("live")) await benchLive({ pairs: LIVE_PAIRS, rate: LIVE_RATE, seconds: LIVE_SECONDS, rounds: ROUNDS, children, check });
+    if (sections.has("when")) await when();
   } finally {
     cleanup();
   }

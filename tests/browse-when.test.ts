@@ -251,3 +251,17 @@ describe("bad filter values", () => {
     expect((await api("date=today&day=2026-10-31")).find((a) => a.title === "daily-noon")!.firstStart!.date).toBe("2026-10-29");
   });
 });
+
+describe("the landing page's search", () => {
+  test("a visitor's search by when is a GET form to browse; signing in comes back to its results", async () => {
+    const visitor = t.client();
+    const landing = await (await visitor.get("/")).text();
+    const form = landing.slice(landing.indexOf('<form method="get" action="/browse"'), landing.indexOf("</form>", landing.indexOf('action="/browse"')));
+    for (const name of ["city", "date", "timeOfDay", "people"]) expect(form).toContain(`name="${name}"`);
+    expect(form).toContain("What can you do, and when?");
+    const asked = "/browse?city=New+York&date=weekend&timeOfDay=morning&people=2";
+    const answer = await (await visitor.get(asked)).text();
+    expect(answer).toContain(`/api/login?next=${encodeURIComponent(asked)}`);
+    expect(pageTitles(await (await guest.get(asked)).text())).toEqual((await api("date=weekend&timeOfDay=morning&people=2")).map((a) => a.title));
+  });
+});

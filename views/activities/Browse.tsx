@@ -125,7 +125,7 @@ function BrowseBodyView({ view, state }: { view: KeptView; state: BrowseState })
 
 /** Every city, grouped by country, with the current one selected. */
 const cityOptionsCache: KeptParts = new Map();
-const cityOptions = (city: string) =>
+export const cityOptions = (city: string) =>
   remember(cityOptionsCache, city, () => (
     <>
       {countries.map((country) => (
@@ -304,7 +304,7 @@ function dateShown(state: BrowseState) {
   return { word: isDay ? "day" : (f?.date ?? ""), day: isDay ? f!.date! : "" };
 }
 
-const DATE_CHOICES = [
+export const DATE_CHOICES = [
   ["", "browse.when.anyDay"],
   ["today", "browse.when.today"],
   ["tomorrow", "browse.when.tomorrow"],

@@ -3,6 +3,9 @@ import { Icon, type IconName } from "../components/icons";
 import { LanguageSwitch } from "../components/LanguageSwitch";
 import { ThemeToggle } from "../components/ThemeToggle";
 import { Document } from "../layouts/Document";
+import { cityOptions, DATE_CHOICES } from "../activities/Browse";
+import { DEFAULT_CITY_NAME } from "../../lib/places";
+import { PEOPLE_MAX, TIMES_OF_DAY } from "../../src/activities/filters";
 
 /** What signed-out visitors see on /welcome, / and every other path. */
 export function Landing({ view, next }: { view: View; next: string }) {
@@ -44,6 +47,7 @@ export function Landing({ view, next }: { view: View; next: string }) {
               {t("landing.signIn") as "safe"}
             </a>
           </div>
+          <LandingSearch view={view} />
           <ul class="mt-12 grid gap-4 sm:grid-cols-3">
             {highlights.map((h) => (
               <li class="card p-5">
@@ -65,5 +69,76 @@ export function Landing({ view, next }: { view: View; next: string }) {
         </footer>
       </main>
     </Document>
+  );
+}
+
+/**
+ * The search by when (decision 0054): a plain GET form to browse. A visitor is asked to sign in
+ * there (the landing page with that address as where to come back), then sees the results.
+ */
+function LandingSearch({ view }: { view: View }) {
+  const { t } = view;
+  const field = "flex min-w-0 flex-col gap-1";
+  return (
+    <form method="get" action="/browse" class="card mt-8 grid grid-cols-2 gap-3 p-4" aria-labelledby="landing-search-title">
+      <h2 id="landing-search-title" class="col-span-2 font-semibold" safe>
+        {t("browse.when.searchTitle")}
+      </h2>
+      <div class={`${field} col-span-2`}>
+        <label class="field-label" for="landing-city" safe>
+          {t("browse.city")}
+        </label>
+        <select id="landing-city" name="city" class="input py-2">
+          {cityOptions(DEFAULT_CITY_NAME)}
+        </select>
+      </div>
+      <div class={field}>
+        <label class="field-label" for="landing-date" safe>
+          {t("browse.when.date")}
+        </label>
+        <select id="landing-date" name="date" class="input py-2">
+          {DATE_CHOICES.filter(([value]) => value !== "day").map(([value, label]) => (
+            <option value={value} safe>
+              {t(label)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class={field}>
+        <label class="field-label" for="landing-time" safe>
+          {t("browse.when.timeOfDay")}
+        </label>
+        <select id="landing-time" name="timeOfDay" class="input py-2">
+          <option value="" safe>
+            {t("browse.when.anyTime")}
+          </option>
+          {TIMES_OF_DAY.map((time) => (
+            <option value={time} safe>
+              {t(`browse.when.${time}`)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class={field}>
+        <label class="field-label" for="landing-people" safe>
+          {t("browse.when.people")}
+        </label>
+        <select id="landing-people" name="people" class="input py-2">
+          <option value="" safe>
+            {t("browse.when.anyPeople")}
+          </option>
+          {Array.from({ length: PEOPLE_MAX }, (_, i) => i + 1).map((n) => (
+            <option value={String(n)} safe>
+              {t("browse.when.peopleCount", { n })}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="flex items-end">
+        <button type="submit" class="btn btn-primary w-full" safe>
+          {t("browse.when.search")}
+        </button>
+      </div>
+    </form>
   );
 }
