@@ -265,3 +265,31 @@ describe("the landing page's search", () => {
     expect(pageTitles(await (await guest.get(asked)).text())).toEqual((await api("date=weekend&timeOfDay=morning&people=2")).map((a) => a.title));
   });
 });
+
+describe("paging", () => {
+  const pages = async (query: string) => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let guard = 0; guard < 20; guard++) {
+      const res = await guest.get(`/api/activities?city=New%20York&limit=2&${query}${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(res.status).toBe(200);
+      seen.push(...((await res.json()) as Found[]).map((a) => a.title));
+      cursor = res.headers.get("x-next-cursor");
+      if (!cursor) break;
+    }
+    return seen;
+  };
+  for (const query of ["date=weekend", "date=weekend&sort=price", "sort=rating", "timeOfDay=morning&sort=newest"]) {
+    test(`${query}: pages of two, one after the other, are the whole list in its order`, async () => {
+      expect(await pages(query)).toEqual((await api(query)).map((a) => a.title));
+    });
+  }
+
+  test("the page's Load more keeps the filters", async () => {
+    const html = await (await guest.get("/browse?city=New%20York&date=weekend&sort=price")).text();
+    expect(html).not.toContain('id="load-more"');
+    const more = await (await guest.get("/api/activities?city=New%20York&date=weekend&sort=price&limit=2")).headers.get("x-next-cursor");
+    const next = await (await guest.get(`/browse?city=New%20York&date=weekend&sort=price&cursor=${more}&page=more`, { "hx-request": "true" })).text();
+    expect(pageTitles(next)).toEqual((await api("date=weekend&sort=price")).map((a) => a.title).slice(2));
+  });
+});
