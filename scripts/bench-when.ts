@@ -32,7 +32,8 @@ export function whenPaths(): string[] {
  * order must walk the browse index without a sort.
  */
 export async function whenPlans(db: Db): Promise<{ name: string; plan: string; ok: boolean }[]> {
-  const base: CandidateFilter = { city: "New York", sort: "recommended", firstDayOffset: 2, noticeAtMost: 3000, people: 2, maxPriceCents: 6000 };
+  // This weekend's mornings, for two, under 60: every narrowing SQL does.
+  const base: CandidateFilter = { city: "New York", sort: "recommended", firstDayOffset: 2, noticeAtMost: 3000, people: 2, maxPriceCents: 6000, hours: { weekdays: [5, 6], window: [0, 720] } };
   const statements: [string, { sql: string; params: unknown[] }][] = [
     ["candidates, recommended", candidateSql(db, base)],
     ["candidates, by price", candidateSql(db, { ...base, sort: "price" })],

@@ -3,7 +3,7 @@ import { ratingLabel, nameAndAge } from "../../lib/labels";
 import { categories, categoryLabelKey, type Category } from "../../src/activities/categories";
 import type { ActivityCard } from "../../src/activities/queries";
 import { priceParts, sessionText } from "./Price";
-import { currencySymbol, formatCount, priceStep } from "../../lib/money";
+import { currencySymbol, formatCount } from "../../lib/money";
 import { cachedFormatter } from "../../lib/intl";
 import { cityByName, countries } from "../../lib/places";
 import { clockText } from "../../shared/availability";
@@ -83,9 +83,6 @@ function BrowseBodyView({ view, state }: { view: KeptView; state: BrowseState })
         </div>
         {/* The filters (the form and the category grid) share the swap's htmx attributes. */}
         <div {...swap}>
-          {/* A city picked with the mouse or a phone's picker applies at once (change); the visible
-              "Show" button is there for everyone else: a keyboard moving through the options, a
-              screen reader, a browser without script. */}
           {/* A city picked with the mouse or a phone's picker applies at once (change); the visible
               "Show" button is there for everyone else: a keyboard moving through the options, a
               screen reader, a browser without script. */}
@@ -410,11 +407,13 @@ function WhenFields({ view, state }: { view: KeptView; state: BrowseState }) {
           class="input py-2"
           inputmode="decimal"
           value={e.maxPrice ? (sent.maxPrice ?? "") : (f.maxPrice ?? "")}
-          data-step={priceStep(currency)}
-          title={t("browse.when.maxPriceHint")}
           {...resultsSwap}
-          {...invalid("maxPrice")}
+          aria-invalid={e.maxPrice ? "true" : undefined}
+          aria-describedby={e.maxPrice ? `browse-price-hint ${errorId("maxPrice")}` : "browse-price-hint"}
         />
+        <p id="browse-price-hint" class="text-xs text-muted" safe>
+          {t("browse.when.maxPriceHint")}
+        </p>
         <FilterError field="maxPrice" message={e.maxPrice} />
       </div>
       <div class={field}>
