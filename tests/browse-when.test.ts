@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeTransaction } from "../db/client";
 import { eq } from "drizzle-orm";
-import { activities, bookings, hostBlocks, type Activity } from "../db/schema";
+import { activities, bookings, externalBusy, hostBlocks, type Activity } from "../db/schema";
 import { activityRow, bookingRow, groupActivityRow, insert, reviewRow, userRow } from "../src/demo/factories";
 import { datesOf, TIME_WINDOWS } from "../src/activities/filters";
 import { makeTestApp, type Client } from "./helpers";
@@ -149,6 +149,19 @@ describe("the filters' meaning at the edges", () => {
     expect(await titles("date=2026-11-01")).toContain("off-saturday");
     // This weekend: found, at its first start on Sunday.
     expect((await api("date=weekend")).find((a) => a.title === "off-saturday")!.firstStart).toEqual({ date: "2026-11-01", time: "08:00", spotsLeft: null });
+  });
+
+  test("an outside calendar's busy time: the host busy all Sunday is found on Saturday only", async () => {
+    const put = insert(t.db);
+    const host = await put.user(userRow({ city: "New York", country: "United States" }));
+    const activity = await put.activity({ ...activityRow(host as { id: string }), title: "outside-busy", hourlyRateCents: 999_00 });
+    await writeTransaction(t.db, (tx) => tx.insert(externalBusy).values({ id: crypto.randomUUID(), hostId: host.id, startsAt: Date.UTC(2026, 10, 1, 5, 0), endsAt: Date.UTC(2026, 10, 2, 5, 0) }));
+    try {
+      expect(await titles("date=2026-11-01")).not.toContain("outside-busy");
+      expect(await titles("date=2026-10-31")).toContain("outside-busy");
+    } finally {
+      await writeTransaction(t.db, async (tx) => void (await tx.update(activities).set({ active: false }).where(eq(activities.id, activity.id))));
+    }
   });
 
   test("max price: per hour for private activities, per person for groups, in the city's currency", async () => {
