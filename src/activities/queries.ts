@@ -317,15 +317,83 @@ export async function browseCandidates(db: Db, f: CandidateFilter, after: Candid
   return await candidateQuery(db, f, after, limit);
 }
 
+/**
+ * What the booking rule reads of an activity (`openTimes`, a group's seats), and where it stands
+ * in the page's order: all a candidate is read with before it is known to match.
+ */
+export const ruleColumns = {
+  id: activities.id,
+  hostId: activities.hostId,
+  city: activities.city,
+  createdAt: activities.createdAt,
+  format: activities.format,
+  minDurationMinutes: activities.minDurationMinutes,
+  maxDurationMinutes: activities.maxDurationMinutes,
+  weeklyHours: activities.weeklyHours,
+  noticeMinutes: activities.noticeMinutes,
+  horizonDays: activities.horizonDays,
+  sessionMinutes: activities.sessionMinutes,
+  capacity: activities.capacity,
+  pricePerPersonCents: activities.pricePerPersonCents,
+  minSpots: activities.minSpots,
+  maxSpots: activities.maxSpots,
+  privateGroupPriceCents: activities.privateGroupPriceCents,
+  minToRun: activities.minToRun,
+  minToRunHours: activities.minToRunHours,
+};
+export type RuleColumns = { [K in keyof typeof ruleColumns]: Activity[K] };
+
+/** The statement of `candidateRules`, in the page's order. */
+function rulesQuery(db: Db, f: CandidateFilter, after: CandidateCursor | null, limit: number) {
+  const where = candidateWhere(f, after);
+  const offset = after && "offset" in after ? after.offset : 0;
+  if (f.sort === "rating") {
+    const r = ratingsOf(db);
+    return db
+      .select(ruleColumns)
+      .from(activities)
+      .leftJoin(r, eq(r.activityId, activities.id))
+      .where(where)
+      .orderBy(sql`coalesce(${r.stars}, -1) desc`, sql`coalesce(${r.n}, 0) desc`, desc(activities.createdAt), desc(activities.id))
+      .limit(limit)
+      .offset(offset);
+  }
+  const order = f.sort === "price" ? [asc(activities.hourlyRateCents), desc(activities.createdAt), desc(activities.id)] : [desc(activities.createdAt), desc(activities.id)];
+  return db.select(ruleColumns).from(activities).where(where).orderBy(...order).limit(limit).offset(offset);
+}
+
+/** A batch of candidates with only what the booking rule reads (`ruleColumns`): most are checked and never shown. */
+export async function candidateRules(db: Db, f: CandidateFilter, after: CandidateCursor | null, limit: number): Promise<RuleColumns[]> {
+  return await rulesQuery(db, f, after, limit);
+}
+
+/** Activities by id (one JSON list parameter) with their hosts, prepared once per database. */
+const withHostsStatement = perDb((db) =>
+  db
+    .select({ activity: activities, host: publicUserColumns })
+    .from(activities)
+    .innerJoin(users, eq(users.id, activities.hostId))
+    .where(dialect.inJsonList(activities.id, sql.placeholder("ids")))
+    .prepare(),
+);
+
+/** Listed activities by id, with their hosts, in the order of `ids` (a filtered page's cards). */
+export async function listedWithHosts(db: Db, ids: string[]) {
+  if (!ids.length) return [];
+  const rows = await withHostsStatement(db).execute({ ids: dialect.listParam(ids) });
+  const byId = new Map(rows.map((r) => [r.activity.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 /** How many activities SQL alone finds for these filters, up to `cap` (no open start is looked for). */
 export async function countCandidates(db: Db, f: CandidateFilter, cap: number): Promise<number> {
   const row = await one(db.select({ n: count() }).from(db.select({ one: sql`1`.as("one") }).from(activities).where(candidateWhere(f, null)).limit(cap).as("listed")));
   return row?.n ?? 0;
 }
 
-/** The SQL of a filtered browse's candidate statement, for query-plan checks (tests, `bun run bench`). */
+/** The SQL of a browse by when's candidates statement (`candidateRules`), for query-plan checks (`bun run bench`). */
 export function candidateSql(db: Db, f: CandidateFilter): { sql: string; params: unknown[] } {
-  const q = candidateQuery(db, f, null, 21).toSQL();
+  const q = rulesQuery(db, f, null, 25).toSQL();
   return { sql: q.sql, params: q.params };
 }
 

@@ -8,7 +8,7 @@
  * horizon, outside busy calendars, bookings, spots), until the page is full. A city of a hundred
  * thousand activities costs what its first few dozen candidates cost.
  */
-import { and, gt, lt, sql } from "drizzle-orm";
+import { and, gt, inArray, lt, sql } from "drizzle-orm";
 import { perDb, readCache, type Db } from "../../db/client";
 import { dialect } from "../../db/dialect";
 import { bookings, externalBusy, hostBlocks, type Activity } from "../../db/schema";
@@ -16,24 +16,26 @@ import { zoneOfCity } from "../../lib/places";
 import { parseDate } from "../../lib/time";
 import { DAY_MINUTES } from "../../shared/availability";
 import { madeOnce } from "../../shared/memo";
-import type { PublicUserSource } from "../profiles/serialize";
 import { asksWhen, datesOf, filterParams, TIME_WINDOWS, type BrowseFilters } from "../activities/filters";
 import {
   activityCard,
   BROWSE_COUNT_CAP,
   browseCandidates,
+  candidateRules,
   countCandidates,
   decodeCandidateCursor,
   encodeCandidateCursor,
+  listedWithHosts,
   listingsWithRatings,
   type ActivityCard,
   type ActivityListing,
   type CandidateCursor,
   type CandidateFilter,
   type FirstStart,
+  type RuleColumns,
 } from "../activities/queries";
-import { holdsTime } from "./holds";
-import { groupOf, heldSessions } from "./sessions";
+import { HOLDING, holdsTime } from "./holds";
+import { heldSessions } from "./sessions";
 import { FLOWS, localNow, openTimes } from "./times";
 
 /** The booking screens' reading whose starts browse offers: the date-time screen's, over the activity's whole horizon. */
@@ -119,36 +121,38 @@ export async function readFound(db: Db, q: FindQuery, now: number): Promise<Foun
   const narrowed: CandidateFilter = { ...base, firstDayOffset: offsets[0], noticeAtMost: Math.floor((lastStart - now) / 60_000), hours };
   const span = { first: offsets[0]!, last: offsets[offsets.length - 1]!, dates, window, people: f.people ?? 1 };
 
-  const found: { row: { activity: Activity; host: PublicUserSource }; start: FirstStart; index: number }[] = [];
+  // Candidates are read with the rule's columns only; the page's cards, whole with their hosts, once known.
+  const found: { row: RuleColumns; start: FirstStart; index: number }[] = [];
+  const startOffset = after && "offset" in after ? after.offset : 0;
+  const positionOf = (row: RuleColumns, index: number): CandidateCursor => (byOrder ? { createdAt: row.createdAt, id: row.id } : { offset: startOffset + index + 1 });
   let position = after;
   let scanned = 0;
   let exhausted = false;
-  let lastRow: { row: { activity: Activity; host: PublicUserSource }; index: number } | null = null;
+  let last: { row: RuleColumns; index: number } | null = null;
   // The page's cards and one more (is there a next page?), then counting on up to the cap, within the scan's budget.
   while (!exhausted && scanned < WHEN_SCAN_MAX && found.length <= WHEN_COUNT_CAP) {
-    const size = found.length <= q.limit ? Math.max(q.limit + 1 - found.length, 1) + 4 : BATCH;
-    const rows = await browseCandidates(db, narrowed, position, Math.min(size, BATCH, WHEN_SCAN_MAX - scanned));
-    if (rows.length < Math.min(size, BATCH, WHEN_SCAN_MAX - scanned)) exhausted = true;
-    const starts = await firstStarts(db, rows.map((r) => r.activity), span, now);
-    rows.forEach((row, i) => {
+    const wanted = found.length <= q.limit ? q.limit + 1 - found.length + 4 : BATCH;
+    const size = Math.min(wanted, BATCH, WHEN_SCAN_MAX - scanned);
+    const rows = await candidateRules(db, narrowed, position, size);
+    if (rows.length < size) exhausted = true;
+    const starts = await firstStarts(db, rows, span, now);
+    for (let i = 0; i < rows.length; i++) {
       const start = starts[i];
-      if (start) found.push({ row, start, index: scanned + i });
-      lastRow = { row, index: scanned + i };
-    });
-    if (rows.length) position = byOrder ? { createdAt: rows[rows.length - 1]!.activity.createdAt, id: rows[rows.length - 1]!.activity.id } : { offset: (after && "offset" in after ? after.offset : 0) + scanned + rows.length };
+      if (start) found.push({ row: rows[i]!, start, index: scanned + i });
+      last = { row: rows[i]!, index: scanned + i };
+    }
+    if (rows.length) position = positionOf(rows[rows.length - 1]!, scanned + rows.length - 1);
     scanned += rows.length;
   }
   const page = found.slice(0, q.limit);
   let nextCursor: string | null = null;
-  if (found.length > q.limit) nextCursor = encodeCandidateCursor(positionAfter(page[page.length - 1]!.row, page[page.length - 1]!.index));
-  else if (!exhausted && lastRow) {
-    // The scan's budget ran out before the page was full: the next page starts after the last candidate looked at.
-    const last: { row: { activity: Activity }; index: number } = lastRow;
-    nextCursor = encodeCandidateCursor(positionAfter(last.row, last.index));
-  }
-  const listings = await listingsWithRatings(db, page.map((p) => p.row), today);
+  if (found.length > q.limit) nextCursor = encodeCandidateCursor(positionOf(page[page.length - 1]!.row, page[page.length - 1]!.index));
+  // The scan's budget ran out before the page was full: the next page starts after the last candidate looked at.
+  else if (!exhausted && last) nextCursor = encodeCandidateCursor(positionOf(last.row, last.index));
+  const listings = await listingsWithRatings(db, await listedWithHosts(db, page.map((p) => p.row.id)), today);
+  const startOf = new Map(page.map((p) => [p.row.id, p.start]));
   return {
-    listings: listings.map((l, i) => ({ ...l, firstStart: page[i]!.start })),
+    listings: listings.map((l) => ({ ...l, firstStart: startOf.get(l.activity.id) })),
     nextCursor,
     total: Math.min(found.length, WHEN_COUNT_CAP),
     capped: !exhausted || found.length > WHEN_COUNT_CAP,
@@ -168,7 +172,7 @@ interface Span {
  * Each activity's first open start on the dates asked, inside the window, with `people` spots
  * left for a group: by `openTimes`, the booking screens' rule, over what holds its host's time.
  */
-export async function firstStarts(db: Db, list: Activity[], span: Span, now: number): Promise<(FirstStart | null)[]> {
+export async function firstStarts(db: Db, list: RuleColumns[], span: Span, now: number): Promise<(FirstStart | null)[]> {
   if (!list.length) return [];
   const hostIds = [...new Set(list.map((a) => a.hostId))];
   const from = now + Math.max(0, span.first - 1) * DAY_MS;
@@ -179,7 +183,8 @@ export async function firstStarts(db: Db, list: Activity[], span: Span, now: num
   const heldOf = groupBy(heldRows);
   const blockedOf = groupBy([...blockRows, ...busyRows]);
   return list.map((activity) => {
-    const group = groupOf(activity);
+    // A group as `groupOf` reads one: every group field set.
+    const group = activity.format === "group" && activity.capacity && activity.pricePerPersonCents && activity.sessionMinutes ? { id: activity.id, capacity: activity.capacity } : null;
     const heldByHost = heldOf.get(activity.hostId) ?? [];
     const { sessions, others } = group ? heldSessions(group, heldByHost) : { sessions: [], others: heldByHost };
     const open = openTimes(activity, [...others, ...(blockedOf.get(activity.hostId) ?? [])], now, FLOW, span.last, sessions, span.first);
@@ -223,12 +228,26 @@ const busyOfHosts = perDb((db) => {
         group: bookings.pricePerPersonCents,
       })
       .from(bookings)
-      .where(and(covers(bookings), holdsTime(sql.placeholder("now"))))
+      // The statuses that can hold time, said again as a list the host index reads (host, status,
+      // start), so each host's bookings are looked up rather than every booking of those statuses.
+      .where(and(covers(bookings), inArray(bookings.status, [...HOLDING, "awaiting_payment"]), holdsTime(sql.placeholder("now"))))
       .prepare(),
     own: db.select({ hostId: hostBlocks.hostId, startsAt: hostBlocks.startsAt, endsAt: hostBlocks.endsAt }).from(hostBlocks).where(covers(hostBlocks)).prepare(),
     outside: db.select({ hostId: externalBusy.hostId, startsAt: externalBusy.startsAt, endsAt: externalBusy.endsAt }).from(externalBusy).where(covers(externalBusy)).prepare(),
   };
 });
+
+/**
+ * The SQL of the busy-times reads with their parameters' values, for query-plan checks
+ * (`bun run bench`): the hosts `hostIds` over [from, to) at `now`.
+ */
+export function busySql(db: Db, hostIds: string[], from: number, to: number, now: number): { name: string; sql: string; params: unknown[] }[] {
+  const values: Record<string, unknown> = { ids: dialect.listParam(hostIds), from, to, now };
+  return Object.entries(busyOfHosts(db)).map(([name, statement]) => {
+    const q = statement.getQuery();
+    return { name, sql: q.sql, params: q.params.map((p) => (p && typeof p === "object" && "name" in p ? values[(p as { name: string }).name] : p)) };
+  });
+}
 
 /** A found page as cards, made once per (cached) page: each card says its first matching start. */
 export const foundCards = madeOnce(({ listings, ...rest }: FoundPage): { cards: ActivityCard[]; nextCursor: string | null; total: number; capped: boolean } => ({

@@ -168,7 +168,7 @@ export interface SessionHeld {
  * its spots taken; and the host's other bookings, which are busy times.
  */
 export function heldSessions<B extends { activityId: string; startsAtLocal: string; durationMinutes: number; spots: number; privateGroup: boolean; group: number | null }>(
-  group: GroupActivity,
+  group: Pick<GroupActivity, "id" | "capacity">,
   held: B[],
 ): { sessions: SessionHeld[]; others: B[] } {
   const byStart = new Map<string, B[]>();
