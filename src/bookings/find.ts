@@ -43,8 +43,8 @@ const FLOW = "datetime" as const;
 
 /** Candidates are checked this many at a time (one read of their hosts' busy times each). */
 const BATCH = 40;
-/** With a date, time of day or people, at most this many are counted: past it, "100+ activities found". */
-export const WHEN_COUNT_CAP = 100;
+/** With a date, time of day or people, at most this many are counted: past it, "50+ activities found". */
+export const WHEN_COUNT_CAP = 50;
 /** A request checks at most this many candidates: a page not full by then ends there, and "Load more" goes on. */
 export const WHEN_SCAN_MAX = 400;
 
