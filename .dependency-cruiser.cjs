@@ -15,7 +15,7 @@
  *   lib/, shared/                           helpers and rules that know no app
  * islands/ (client code) imports islands/ and shared/ only.
  */
-const FEATURES_BOTTOM_UP = ["uploads", "email", "auth", "profiles", "reviews", "payments", "activities", "bookings", "conversations", "reports", "notifications", "availability", "account"];
+const FEATURES_BOTTOM_UP = ["uploads", "email", "auth", "profiles", "reviews", "payments", "activities", "bookings", "conversations", "reports", "notifications", "availability", "saved", "account"];
 const feature = (f) => `^src/${f}/`;
 const EDGE = ["^src/web/", "^src/security/", "^src/demo/", "^src/context\\.ts$", "^src/shell/", "^src/app\\.tsx$", "^src/server\\.ts$", "^src/texts\\.ts$", "^views/", "^scripts/"];
 const FEATURES = FEATURES_BOTTOM_UP.map(feature);

@@ -54,7 +54,7 @@ const config: UserConfig<Theme> = {
     tab: "rounded-lg px-3 py-2 text-center text-muted",
     "tab-active": "bg-raised text-ink shadow-sm",
     "nav-tab":
-      "flex flex-col items-center gap-0.5 py-2 text-xs font-medium text-muted hover:text-ink focus-visible:outline-2 focus-visible:outline-brand-500",
+      "flex min-w-0 flex-col items-center gap-0.5 py-2 text-[0.6875rem] leading-4 font-medium text-muted hover:text-ink focus-visible:outline-2 focus-visible:outline-brand-500",
     "nav-tab-current": "text-brand-600! dark:text-brand-300!",
     // Browse's cards and category grid (views/activities/Browse.tsx; their parts: public/base.css).
     "card-link": "card block overflow-hidden hover:shadow-md focus-visible:shadow-md",

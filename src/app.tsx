@@ -26,6 +26,7 @@ import { conversationsFeature } from "./web/conversations";
 import { reviewsFeature } from "./web/reviews";
 import { reportsFeature } from "./web/reports";
 import { notificationsFeature } from "./web/notifications";
+import { savedFeature } from "./web/saved";
 import { makePaymentProvider, paymentsFeature } from "./web/payments";
 import { DomainEvents } from "./events";
 import { makeLive } from "./live/hub";
@@ -174,6 +175,7 @@ export function createApp(options: AppOptions) {
     .use(reviewsFeature(deps))
     .use(reportsFeature(deps))
     .use(notificationsFeature(deps))
+    .use(savedFeature(deps))
     .use(emailFeature(deps))
     .use(accountExportFeature(deps))
     .use(liveFeature(deps))

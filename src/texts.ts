@@ -23,11 +23,12 @@ import * as payments from "./payments/texts";
 import * as profiles from "./profiles/texts";
 import * as reports from "./reports/texts";
 import * as reviews from "./reviews/texts";
+import * as saved from "./saved/texts";
 import * as shell from "./shell/texts";
 import * as uploads from "./uploads/texts";
 
 /** Every feature's texts, by feature. */
-export const messagesByFeature = { shell, auth, profiles, activities, availability, uploads, reviews, payments, bookings, conversations, reports, notifications, live, email, accountExport };
+export const messagesByFeature = { shell, auth, profiles, activities, availability, uploads, reviews, payments, bookings, conversations, reports, notifications, saved, live, email, accountExport };
 
 type Features = typeof messagesByFeature;
 type KeysOf<M> = M extends { en: infer E } ? keyof E : never;

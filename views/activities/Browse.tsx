@@ -12,7 +12,8 @@ import type { KeptView, View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { Avatar } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
-import { flatten, remember, type KeptParts } from "../../lib/html/fragments";
+import { flatten, remember, rememberAround, type KeptAround, type KeptParts } from "../../lib/html/fragments";
+import { between, cardHearts, HeartsForm, type CardHearts } from "../saved/Heart";
 
 export interface BrowseState {
   city: string;
@@ -51,28 +52,34 @@ export const browseHref = (city: string, category?: string, cursor?: string, fil
 const filtersKey = (f: BrowseFilters | undefined) => (f ? new URLSearchParams(filterParams(f)).toString() : "");
 
 /** '/' and '/browse': the city and category filters over the list. */
-export function Browse({ view, state }: { view: View; state: BrowseState }) {
+export function Browse({ view, state, hearts }: { view: View; state: BrowseState; hearts?: CardHearts }) {
   return (
     <AppLayout view={view} title={view.t("home.title", { city: state.city })}>
-      <BrowseBody view={view} state={state} />
+      <>
+        <BrowseBody view={view} state={state} hearts={hearts} />
+        {(hearts ? HeartsForm({ view, back: hearts.back }) : "") as "safe"}
+      </>
     </AppLayout>
   );
 }
 
 /**
  * What is rendered of a shared page, per language and filter state. Nothing in the browse body
- * depends on the visitor (its forms are GET forms without a token), so it is kept whole for as
- * long as its page is cached (decision 0018).
+ * depends on the visitor (its forms are GET forms without a token) but the cards' hearts, so it
+ * is kept for as long as its page is cached (decision 0018) with a hole for each card's heart,
+ * which is the viewer's own (docs/decisions/0055).
  */
-const keptBodies = madeOnce((_page: object): KeptParts => new Map());
+const keptBodies = madeOnce((_page: object): KeptAround => new Map());
 
 /** What htmx swaps on a filter change: the page's content, not the shell around it. */
-export function BrowseBody({ view, state }: { view: View; state: BrowseState }) {
-  if (!state.shared || state.errors) return <BrowseBodyView view={view} state={state} />;
-  return remember(keptBodies(state.shared), `${view.locale}\u0000${state.city}\u0000${state.category ?? ""}\u0000${state.filtersOpen ? 1 : 0}\u0000${filtersKey(state.filters)}`, view, (kept) => <BrowseBodyView view={kept} state={state} />);
+export function BrowseBody({ view, state, hearts }: { view: View; state: BrowseState; hearts?: CardHearts }) {
+  const own = cardHearts(view, state.cards, hearts);
+  if (!state.shared || state.errors) return <BrowseBodyView view={view} state={state} hearts={own} />;
+  const key = `${view.locale}\u0000${state.city}\u0000${state.category ?? ""}\u0000${state.filtersOpen ? 1 : 0}\u0000${filtersKey(state.filters)}`;
+  return between(rememberAround(keptBodies(state.shared), key, view, state.cards.length, (kept, holes) => <BrowseBodyView view={kept} state={state} hearts={holes} />), own);
 }
 
-function BrowseBodyView({ view, state }: { view: KeptView; state: BrowseState }) {
+function BrowseBodyView({ view, state, hearts }: { view: KeptView; state: BrowseState; hearts: readonly string[] }) {
   const { t } = view;
   return (
       <div id="browse">
@@ -112,7 +119,7 @@ function BrowseBodyView({ view, state }: { view: KeptView; state: BrowseState })
             {categoryNav(view, state.city, state.category, state.filters)}
           </details>
         </div>
-        <BrowseResults view={view} state={state} />
+        <BrowseResults view={view} state={state} hearts={hearts} />
         {SKELETONS}
       </div>
   );
@@ -187,7 +194,7 @@ function CategoryLink({ href, label, current, photo }: { href: string; label: st
 }
 
 /** The part htmx swaps: count text, the cards and the next page. */
-export function BrowseResults({ view, state }: { view: KeptView; state: BrowseState }) {
+export function BrowseResults({ view, state, hearts }: { view: KeptView; state: BrowseState; hearts: readonly string[] }) {
   const { t } = view;
   return (
     <section id="results" class="browse-results mt-4" aria-live="polite">
@@ -203,21 +210,27 @@ export function BrowseResults({ view, state }: { view: KeptView; state: BrowseSt
         </div>
       ) : (
         <ul class="mt-3 grid grid-cols-1 gap-4 sm:grid-cols-2" data-failed-text={t("browse.imageFailed")}>
-          <BrowseCards view={view} state={state} />
+          <BrowseCards view={view} state={state} hearts={hearts} />
         </ul>
       )}
     </section>
   );
 }
 
-/** A page of cards, then the "Load more" item that fetches the next one (also when scrolled into view). */
-export function BrowseCards({ view, state }: { view: KeptView; state: BrowseState }) {
+/**
+ * A page of cards, then the "Load more" item that fetches the next one (also when scrolled into
+ * view). Each card's heart (`hearts`, in the cards' order) sits beside its link, over its photo.
+ */
+export function BrowseCards({ view, state, hearts }: { view: KeptView; state: BrowseState; hearts: readonly string[] }) {
   const { t } = view;
   const more = state.nextCursor ? browseHref(state.city, state.category, state.nextCursor, false, state.filters) : null;
   return (
     <>
-      {state.cards.map((card) => (
-        <li>{cardHtml(view, card)}</li>
+      {state.cards.map((card, i) => (
+        <li>
+          {cardHtml(view, card)}
+          {(hearts[i] ?? "") as "safe"}
+        </li>
       ))}
       {more ? (
         <li class="sm:col-span-2" id="load-more">

@@ -18,6 +18,7 @@ import { ReportButton } from "../reports/ReportButton";
 import { weeklyHoursSummary } from "./Availability";
 import { activityPriceParts, formatDuration, sessionText } from "./Price";
 import { activityGroupPrice } from "../../src/activities/queries";
+import { Heart } from "../saved/Heart";
 
 export { formatDuration } from "./Price";
 
@@ -46,15 +47,17 @@ let timesCount = 0;
 const timesId = madeOnce((_times: DialogTimes) => ++timesCount);
 
 /** /activity/{id}: photos, what, who, where, reviews, and Request & Pay. */
-export function ActivityDetail(props: ActivityPageProps & { page: object; hour: string }) {
-  const { view, activity, page, hour, dialogTimes } = props;
+export function ActivityDetail(props: ActivityPageProps & { page: object; hour: string; saved: boolean }) {
+  const { view, activity, page, hour, dialogTimes, saved } = props;
   const own = view.user?.id === activity.hostId;
   const body = remember(keptBodies(page), `${view.locale}:${own ? "host" : "guest"}:${hour}:${timesId(dialogTimes)}`, view, { path: `/activity/${activity.id}` }, (kept) => (
     <ActivityBody {...props} view={kept} own={own} />
   ));
+  // The heart is the viewer's own (docs/decisions/0055): drawn outside the kept body, over its header's end.
+  const heart = own ? "" : String(<Heart view={view} activityId={activity.id} title={activity.title} saved={saved} back={`/activity/${activity.id}`} />);
   return (
     <AppLayout view={view} title={activity.title}>
-      {body as "safe"}
+      {`<div class="relative">${heart}${body}</div>` as "safe"}
     </AppLayout>
   );
 }

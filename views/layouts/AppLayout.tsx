@@ -3,8 +3,9 @@ import { Icon, type IconName } from "../components/icons";
 import { Document } from "./Document";
 import { rememberAround, type KeptAround } from "../../lib/html/fragments";
 
-const tabs: { href: string; label: "nav.browse" | "nav.bookings" | "nav.host" | "nav.profile"; icon: IconName; match: RegExp }[] = [
+const tabs: { href: string; label: "nav.browse" | "saved.nav" | "nav.bookings" | "nav.host" | "nav.profile"; icon: IconName; match: RegExp }[] = [
   { href: "/", label: "nav.browse", icon: "search", match: /^\/($|browse|activity\/|booking\/)/ },
+  { href: "/saved", label: "saved.nav", icon: "heart", match: /^\/saved/ },
   { href: "/bookings", label: "nav.bookings", icon: "calendar", match: /^\/(bookings|messages|booking-success|review$|checkout)/ },
   { href: "/host", label: "nav.host", icon: "home", match: /^\/(host|create-activity|edit-activity|stripe-connect)/ },
   { href: "/profile", label: "nav.profile", icon: "user", match: /^\/(profile|edit-profile|settings|reviews)/ },
@@ -26,7 +27,7 @@ function bottomNav(view: View): JSX.Element {
       aria-label={t("nav.label")}
       class="fixed bottom-0 inset-x-0 z-30 border-t border-line bg-surface/95 backdrop-blur pb-[env(safe-area-inset-bottom)]"
     >
-      <ul class="mx-auto grid max-w-screen-md grid-cols-4">
+      <ul class="mx-auto grid max-w-screen-md grid-cols-5">
         {tabs.map((tab, i) => {
           const current = i === currentTab;
           return (

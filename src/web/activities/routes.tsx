@@ -18,6 +18,9 @@ import { todayIn } from "../../../lib/time";
 import { activityZone } from "../../bookings/times";
 import { publicUser } from "../../profiles/serialize";
 import { htmlResponse } from "../../shell/render";
+import { cardHearts, type CardHearts } from "../../../views/saved/Heart";
+import { savedIdsOf } from "../../saved/queries";
+import { OFFLINE_KEEP_HEADER } from "../../../shared/offline";
 import { viewOf } from "../../shell/view";
 import { createActivity, creationWait } from "../../activities/service";
 import { activityCreateBody, hoursErrorDay, readBrowseQuery } from "../../activities/input";
@@ -38,6 +41,9 @@ const activityTimes = readCache<DialogTimes>(500);
  * change (`readCache`), as browse pages are, since many guests open the same activities.
  */
 const activityPage = readCache<{ activity: Activity; host: PublicUserSource; rating: { average: number | null; count: number }; reviews: ReviewView[] } | null>(500);
+
+/** A saved activity's page says so to the service worker, which keeps it for reading offline. Frozen: laid over once. */
+const SAVED_PAGE_HEADERS = Object.freeze({ [OFFLINE_KEEP_HEADER]: "saved" });
 
 /** The browse page's own headers: it answers htmx's partial requests too. Frozen: laid over the page's headers once (src/shell/render.ts). */
 const BROWSE_PAGE_HEADERS = Object.freeze({ Vary: "HX-Request, HX-Target" });
@@ -75,6 +81,14 @@ export function activityRoutes(deps: Deps) {
     return host ? { activity, host, rating, reviews } : null;
   };
 
+  /** Which cards of a browse page the viewer saved (their hearts, docs/decisions/0055), and the page a heart comes back to without JavaScript. */
+  const browseHearts = async (request: Request, state: RequestState): Promise<CardHearts> => {
+    const url = new URL(request.url);
+    url.searchParams.delete("page");
+    const saved = state.user ? await savedIdsOf(deps.db, state.user.id) : new Set<string>();
+    return { saved, back: url.pathname + url.search };
+  };
+
   const browse = async ({ request, query, state, render }: { request: Request; query: Record<string, string | undefined>; state: RequestState; render: Render }) => {
     const asked = readBrowseQuery(query, state.user);
     const now = deps.now();
@@ -85,18 +99,22 @@ export function activityRoutes(deps: Deps) {
     const page = anyFilter(filters) ? foundCards(await findActivities(deps.db, { ...asked, filters }, now)) : await browseActivities(deps.db, asked);
     const messages = refused ? Object.fromEntries(Object.entries(errors).map(([field, key]) => [field, state.t(key)])) : undefined;
     const browseState: BrowseState = { city: asked.city, category: asked.category, filtersOpen: query.filters === "1", ...page, shared: page, filters, errors: messages, sent };
+    const hearts = await browseHearts(request, state);
     // htmx asks for just the part it swaps: the next page of cards, the results after a "when"
     // filter's change (with each filter's message, out of band), or the list after a city or category change.
     if (request.headers.get("hx-request") && !request.headers.get("hx-history-restore-request")) {
       const view = await viewOf(deps, state, request);
-      if (query.page === "more") return htmlResponse(String(await (<BrowseCards view={view} state={browseState} />)));
+      // The hearts are the viewer's own: never kept by a browser for another.
+      const own: Record<string, string> = state.user ? { ...BROWSE_PAGE_HEADERS, "Cache-Control": "no-store" } : BROWSE_PAGE_HEADERS;
+      const cardsHearts = cardHearts(view, browseState.cards, hearts);
+      if (query.page === "more") return htmlResponse(String(await (<BrowseCards view={view} state={browseState} hearts={cardsHearts} />)), 200, own);
       const target = request.headers.get("hx-target");
       if (target === "results") {
-        return htmlResponse(String(await (<><BrowseResults view={view} state={browseState} /><FilterErrorsOob view={view} state={browseState} /></>)), 200, BROWSE_PAGE_HEADERS);
+        return htmlResponse(String(await (<><BrowseResults view={view} state={browseState} hearts={cardsHearts} /><FilterErrorsOob view={view} state={browseState} /></>)), 200, own);
       }
-      if (target === "browse") return htmlResponse(String(await (<BrowseBody view={view} state={browseState} />)), 200, BROWSE_PAGE_HEADERS);
+      if (target === "browse") return htmlResponse(String(await (<BrowseBody view={view} state={browseState} hearts={hearts} />)), 200, own);
     }
-    return render((v) => <Browse view={v} state={browseState} />, { status: refused ? 400 : 200, headers: BROWSE_PAGE_HEADERS });
+    return render((v) => <Browse view={v} state={browseState} hearts={hearts} />, { status: refused ? 400 : 200, headers: BROWSE_PAGE_HEADERS });
   };
 
   const hostDashboard = async ({ user, render }: { user: User; render: Render }) => {
@@ -182,6 +200,7 @@ export function activityRoutes(deps: Deps) {
       // The body is kept per hour: its open dates and hours (in the activity's city) and the host's age (UTC) move with it.
       const hour = hourIn(activityZone(activity), now);
       const times = await activityTimes(deps.db, `${activity.id}\u0000${hour}`, () => dialogTimes(deps, activity));
+      const saved = user ? (await savedIdsOf(deps.db, user.id)).has(activity.id) : false;
       return render((view) => (
         <ActivityDetail
           view={view}
@@ -193,7 +212,9 @@ export function activityRoutes(deps: Deps) {
           reviews={reviews}
           maps={deps.config.maps}
           dialogTimes={times}
+          saved={saved}
         />
-      ));
+      // A saved activity's page is kept by the service worker for reading offline (docs/decisions/0055).
+      ), saved ? { headers: SAVED_PAGE_HEADERS } : undefined);
     });
 }

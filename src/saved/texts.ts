@@ -1,0 +1,53 @@
+/**
+ * Saved activities: the heart on cards and activity pages, the Saved list, its refusals.
+ * English is the default; `fr` is typed against `en`. Assembled into the catalogue by `src/texts.ts`.
+ */
+export const en = {
+  "saved.title": "Saved",
+  "saved.nav": "Saved",
+  "saved.save": "Save {title}",
+  "saved.saved": "Saved",
+  "saved.intro": "Activities you keep to come back to. Once opened, they can be read here without a connection.",
+  "saved.empty.title": "Nothing saved yet",
+  "saved.empty.body": "Tap the heart on an activity to keep it here.",
+  "saved.empty.browse": "Browse activities",
+  "saved.count": "{count, plural, one {# saved activity} other {# saved activities}}",
+  "saved.gone": "{title} is no longer available",
+  "saved.remove": "Remove",
+  "saved.removeNamed": "Remove {title}",
+  "saved.added": "Saved",
+  "saved.addedBody": "Find it again under Saved.",
+  "saved.removed": "Removed from Saved",
+  "saved.queued": "Saved on this device: it will be sent when you are back online.",
+  "saved.error.notFound": "This activity is not available.",
+  "saved.error.tooMany": "You can keep up to {max} saved activities. Remove some to save more.",
+  "saved.error.choice": "Say whether to save or remove the activity.",
+  "saved.error.full": "Your Saved list is full. Remove some activities to save more.",
+  "saved.error.notSaved": "This activity is not in your Saved list.",
+  "saved.error.signIn": "Sign in to save activities.",
+};
+
+export const fr: Record<keyof typeof en, string> = {
+  "saved.title": "Favoris",
+  "saved.nav": "Favoris",
+  "saved.save": "Ajouter {title} aux favoris",
+  "saved.saved": "Dans vos favoris",
+  "saved.intro": "Les activités que vous gardez pour y revenir. Une fois ouvertes, elles se lisent ici même sans connexion.",
+  "saved.empty.title": "Aucun favori pour l'instant",
+  "saved.empty.body": "Touchez le cœur d'une activité pour la garder ici.",
+  "saved.empty.browse": "Explorer les activités",
+  "saved.count": "{count, plural, one {# activité en favori} other {# activités en favori}}",
+  "saved.gone": "{title} n'est plus disponible",
+  "saved.remove": "Retirer",
+  "saved.removeNamed": "Retirer {title}",
+  "saved.added": "Ajouté aux favoris",
+  "saved.addedBody": "Retrouvez-le dans Favoris.",
+  "saved.removed": "Retiré des favoris",
+  "saved.queued": "Enregistré sur cet appareil : ce sera envoyé dès le retour de la connexion.",
+  "saved.error.notFound": "Cette activité n'est pas disponible.",
+  "saved.error.tooMany": "Vous pouvez garder jusqu'à {max} favoris. Retirez-en pour en ajouter.",
+  "saved.error.choice": "Indiquez s'il faut ajouter ou retirer l'activité.",
+  "saved.error.full": "Votre liste de favoris est pleine. Retirez des activités pour en ajouter.",
+  "saved.error.notSaved": "Cette activité n'est pas dans vos favoris.",
+  "saved.error.signIn": "Connectez-vous pour garder des activités.",
+};
