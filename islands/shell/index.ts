@@ -1,8 +1,8 @@
 /**
  * The shell's behaviours that HTML alone cannot do, one small module each: toasts, the theme
  * toggle, the offline banner, the install card, image fallbacks, form readiness, the focused
- * alert of a refused form, carousels, copy buttons, the CSRF header on every htmx request, and
- * the service worker. No React: every page
+ * alert of a refused form, carousels, copy buttons, the CSRF header on every htmx request, hearts
+ * pressed offline, and the service worker. No React: every page
  * loads only this (and the push notifications card its own small module).
  */
 import { focusAlert } from "./alerts";
@@ -12,6 +12,7 @@ import { watchForms } from "./forms";
 import { watchImages } from "./images";
 import { watchInstall } from "./install";
 import { watchOnline } from "./online";
+import { watchSaved } from "./saved";
 import { setTheme } from "./theme";
 import { arm, showToast, toastRegion, type ToastData } from "./toasts";
 
@@ -55,6 +56,7 @@ export function startShell() {
   });
 
   watchOnline();
+  watchSaved();
   watchForms();
   watchCarousels();
   document.addEventListener("htmx:load", (event) => watchCarousels(event.target as ParentNode));

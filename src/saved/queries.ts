@@ -2,7 +2,7 @@
  * Reading saved activities: whether one person saved some activities (the hearts), and their
  * list, newest first, each with its activity while it is still listed.
  */
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { dialect } from "../../db/dialect";
 import { one, type Db } from "../../db/client";
 import { activities, savedActivities, users, type Activity } from "../../db/schema";
@@ -14,7 +14,7 @@ export async function savedAmong(db: Db, userId: string, activityIds: readonly s
   const rows = await db
     .select({ id: savedActivities.activityId })
     .from(savedActivities)
-    .where(and(eq(savedActivities.userId, userId), dialect.inJsonList(savedActivities.activityId, sql`${dialect.listParam([...activityIds])}`)));
+    .where(and(eq(savedActivities.userId, userId), inArray(savedActivities.activityId, [...activityIds])));
   return new Set(rows.map((row) => row.id));
 }
 
@@ -52,7 +52,7 @@ export async function savedList(db: Db, userId: string): Promise<SavedEntry[]> {
     .orderBy(desc(savedActivities.createdAt), desc(savedActivities.activityId));
   const hostIds = [...new Set(rows.flatMap((row) => (row.activity && Number(row.listed) === 1 ? [row.activity.hostId] : [])))];
   const hosts = hostIds.length
-    ? new Map((await db.select(publicUserColumns).from(users).where(dialect.inJsonList(users.id, sql`${dialect.listParam(hostIds)}`))).map((host) => [host.id, host]))
+    ? new Map((await db.select(publicUserColumns).from(users).where(inArray(users.id, hostIds))).map((host) => [host.id, host]))
     : new Map<string, PublicUserSource>();
   return rows.map(({ saved, activity, listed: isListed }): SavedEntry => {
     const base = { activityId: saved.activityId, title: saved.title, savedAt: saved.createdAt };

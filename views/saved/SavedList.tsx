@@ -41,7 +41,8 @@ export function SavedList({ view, entries }: { view: View; entries: SavedEntry[]
           </p>
           <ul class="mt-3 flex flex-col gap-3" data-saved-list>
             {entries.map((entry) => (
-              <li class="relative" data-saved-activity={entry.activityId}>
+              // The service worker reads which activities' pages to keep from `data-saved-activity` (islands/worker/rules.ts).
+              <li class="relative" data-saved-activity={entry.available ? entry.activityId : undefined} data-saved-gone={entry.available ? undefined : entry.activityId}>
                 {entry.available ? <Available view={view} entry={entry} /> : <Gone view={view} entry={entry} />}
               </li>
             ))}
