@@ -1,0 +1,93 @@
+import { expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { expectAccessible, serverAndBrowser } from "./harness";
+import { signInAs } from "./flows";
+
+/**
+ * Saved activities in Chromium on a 360 px phone (docs/decisions/0055): a guest saves an
+ * activity from browse, loses the connection, opens Saved and reads the activity's page; a
+ * heart pressed while offline is sent once the connection is back.
+ */
+const env = serverAndBrowser();
+
+/** Polls `check` until it holds. */
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(100);
+  }
+}
+
+/** The pages the service worker keeps for the Saved list, by path. */
+const keptSaved = (page: Page) =>
+  page.evaluate(async () => {
+    const names = (await caches.keys()).filter((n) => n.startsWith("offline-saved-"));
+    const keys = await Promise.all(names.map(async (n) => (await (await caches.open(n)).keys()).map((r) => new URL(r.url).pathname)));
+    return keys.flat();
+  });
+
+/** The activity id of a heart's form (its action, `/saved/{id}`). */
+const activityOf = async (page: Page, index: number) => (await page.locator("form[data-heart]").nth(index).getAttribute("action"))!.slice("/saved/".length);
+
+test("a guest saves an activity from browse, goes offline, opens Saved and reads it; a save made offline is sent once back online", async () => {
+  const { url } = env.server;
+  const context = await env.browser.newContext({ viewport: { width: 360, height: 740 } });
+  const page = await context.newPage();
+  try {
+    await signInAs(page, url, "guest@offline.test");
+    await page.goto(`${url}/browse?city=New%20York`);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+
+    // The first card's heart: "Save {title}", not pressed.
+    const firstId = await activityOf(page, 0);
+    const firstHeart = page.locator(`form[action="/saved/${firstId}"] button`);
+    const label = (await firstHeart.getAttribute("aria-label"))!;
+    expect(label).toStartWith("Save ");
+    const title = label.slice("Save ".length);
+    expect(await firstHeart.getAttribute("aria-pressed")).toBe("false");
+    await expectAccessible(page, "browse with hearts, 360 px");
+
+    await firstHeart.click();
+    await page.locator(`form[action="/saved/${firstId}"] button[aria-pressed="true"]`).waitFor();
+    expect(await page.locator(`form[action="/saved/${firstId}"] button`).getAttribute("aria-label")).toBe("Saved");
+    // The worker keeps the Saved page and the saved activity's page for reading offline.
+    await until(async () => {
+      const kept = await keptSaved(page);
+      return kept.includes("/saved") && kept.includes(`/activity/${firstId}`);
+    }, "the Saved page and the activity's page to be kept");
+
+    // No connection. A heart pressed now is queued, and shows as pressed.
+    await context.setOffline(true);
+    const secondId = await activityOf(page, 1);
+    const secondHeart = page.locator(`form[action="/saved/${secondId}"] button`);
+    await secondHeart.click();
+    await page.locator(`form[action="/saved/${secondId}"] button[aria-pressed="true"]`).waitFor();
+    expect(await secondHeart.getAttribute("aria-label")).toBe("Saved");
+
+    // Saved, from the menu, offline: the list as it was kept, and the activity's page.
+    await page.getByRole("link", { name: "Saved", exact: true }).click();
+    await page.getByRole("heading", { name: "Saved" }).waitFor();
+    await page.getByText("You're offline. Some features may be limited.").waitFor();
+    const item = page.locator(`[data-saved-activity="${firstId}"]`);
+    expect(await item.innerText()).toContain(title);
+    await expectAccessible(page, "Saved, offline, 360 px");
+    await item.getByRole("link").click();
+    await page.waitForURL(`${url}/activity/${firstId}`);
+    await page.getByRole("heading", { name: title }).waitFor();
+    expect(await page.locator(`form[action="/saved/${firstId}"] button`).getAttribute("aria-pressed")).toBe("true");
+    await expectAccessible(page, "a saved activity, offline, 360 px");
+
+    // The server has not heard of the second save yet; once back online, it has, once.
+    const savedIds = async () => ((await (await page.request.get(`${url}/api/saved`)).json()) as { activityId: string }[]).map((s) => s.activityId);
+    expect(await savedIds()).toEqual([firstId]);
+    await context.setOffline(false);
+    await until(async () => (await savedIds()).includes(secondId), "the save made offline to reach the server");
+    expect(await savedIds()).toEqual([secondId, firstId]);
+    await page.goto(`${url}/saved`);
+    await page.locator(`[data-saved-activity="${secondId}"]`).waitFor();
+    expect(await page.locator("[data-saved-activity]").count()).toBe(2);
+  } finally {
+    await context.close();
+  }
+}, 120_000);
