@@ -34,12 +34,14 @@ async function activity(title: string, overrides: Parameters<typeof activityRow>
 
 const json = async (res: Response) => (await res.json()) as Record<string, unknown>;
 const list = async (c: Client) => (await (await c.get("/api/saved")).json()) as { activityId: string; title: string; savedAt: string; available: boolean; activity?: { id: string; title: string } }[];
-/** The heart for an activity in a page: whether it is pressed and what it is called. */
+/** The heart for an activity in a page: whether it is pressed, what it is called, and the CSRF token of the page's hearts form. */
 function heartOf(html: string, activityId: string) {
-  const form = new RegExp(`<form method="post" action="/saved/${activityId}"[^>]*>[\\s\\S]*?</form>`).exec(html)?.[0];
-  if (!form) return null;
-  const button = /<button type="submit" class="heart" aria-pressed="(true|false)" aria-label="([^"]*)"/.exec(form);
-  return { pressed: button?.[1] === "true", label: button?.[2], csrf: /name="_csrf" value="([^"]*)"/.exec(form)?.[1] };
+  const button = new RegExp(`<button type="submit" form="hearts" formaction="/saved/${activityId}" name="save" value="([01])" aria-pressed="(true|false)" aria-label="([^"]*)"`).exec(html);
+  if (!button) return null;
+  // The next press asks for the other state.
+  expect(button[1]).toBe(button[2] === "true" ? "0" : "1");
+  const form = /<form id="hearts" method="post" action="\/saved"[^>]*><input type="hidden" name="_csrf" value="([^"]*)"\/>/.exec(html);
+  return { pressed: button[2] === "true", label: button[3], csrf: form?.[1] };
 }
 
 beforeAll(async () => {
@@ -158,7 +160,9 @@ describe("the Saved API", () => {
         for (const headers of (path.startsWith("/browse") ? [{}, { "hx-request": "true", "hx-target": "browse" }] : [{}]) as Record<string, string>[]) {
           const html = await (await me.get(path, headers)).text();
           const heart = heartOf(html, secret.id);
-          expect({ who, path, headers, heart }).toEqual({ who, path, headers, heart: { pressed, label: pressed ? "Saved" : "Save Ana&#x27;s secret picnic", csrf: me.csrf } });
+          // The browse body htmx swaps has the hearts; the page's hearts form, with the token, stays outside it.
+          const csrf = "hx-request" in headers ? undefined : me.csrf;
+          expect({ who, path, headers, heart }).toEqual({ who, path, headers, heart: { pressed, label: pressed ? "Saved" : "Save Ana&#x27;s secret picnic", csrf } });
         }
       }
     }
@@ -192,19 +196,29 @@ describe("the heart's form", () => {
     expect(elsewhere.headers.get("location")).toBe("/saved");
   });
 
-  test("with htmx: answers just the heart, pressed or not, never kept", async () => {
+  test("with htmx: answers just the heart, pressed or not, in place of the one pressed, never kept", async () => {
     const yoga = await activity("Rooftop yoga");
     tick();
-    const res = await ana.postForm(`/saved/${yoga.id}`, { save: "1", back: "/browse?city=New%20York", place: "card" }, { "hx-request": "true" });
+    const res = await ana.postForm(`/saved/${yoga.id}`, { save: "1", back: "/browse?city=New%20York" }, { "hx-request": "true" });
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.headers.get("hx-retarget")).toBe(`button[formaction="/saved/${yoga.id}"]`);
+    expect(res.headers.get("hx-reswap")).toBe("outerHTML");
     const html = await res.text();
-    expect(html).toStartWith(`<form method="post" action="/saved/${yoga.id}"`);
-    expect(html).toContain("heart-card");
-    expect(heartOf(html, yoga.id)).toEqual({ pressed: true, label: "Saved", csrf: ana.csrf });
-    expect(html).toContain('name="save" value="0"');
+    expect(html).toStartWith(`<button type="submit" form="hearts" formaction="/saved/${yoga.id}"`);
+    expect(heartOf(html, yoga.id)).toEqual({ pressed: true, label: "Saved", csrf: undefined });
+    // A pressed heart keeps its other name, for the page script to flip it back offline.
+    expect(html).toContain('data-save-label="Save Rooftop yoga"');
     const off = await (await ana.postForm(`/saved/${yoga.id}`, { save: "0", back: "/saved" }, { "hx-request": "true" })).text();
-    expect(heartOf(off, yoga.id)).toEqual({ pressed: false, label: "Save Rooftop yoga", csrf: ana.csrf });
+    expect(heartOf(off, yoga.id)).toEqual({ pressed: false, label: "Save Rooftop yoga", csrf: undefined });
+  });
+
+  test("without a way back in the form, goes back to the page it came from", async () => {
+    const a = await activity("Referred");
+    const res = await ana.postForm(`/saved/${a.id}`, { save: "1" }, { referer: "http://localhost/browse?city=New%20York&category=sports" });
+    expect(res.headers.get("location")).toBe("/browse?city=New%20York&category=sports");
+    const other = await ana.postForm(`/saved/${a.id}`, { save: "0" }, { referer: "https://evil.example/x" });
+    expect(other.headers.get("location")).toBe("/saved");
   });
 
   test("in French", async () => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { nextSchema } from "../../lib/validation";
+import { safeNext } from "../../lib/http";
 
 /**
  * The activity named in the address (`/saved/{activityId}`, `/api/saved/{activityId}`): any text.
@@ -9,14 +9,13 @@ import { nextSchema } from "../../lib/validation";
 export const savedParams = z.object({ activityId: z.string() });
 
 /**
- * The heart's form (`POST /saved/{activityId}`): `save` says the state wanted, `1` saved or `0`
+ * The heart's post (`POST /saved/{activityId}`): `save` says the state wanted, `1` saved or `0`
  * not, so sending it twice (a double tap, a replay after being offline) lands in the same
- * state; `back` is the page to return to without JavaScript (a path of this site).
+ * state; `back`, when given, is the page to return to without JavaScript (a path of this site;
+ * otherwise the page the post came from).
  */
 export const heartForm = z.object({
   save: z.enum(["1", "0"], { message: "saved.error.choice" }).transform((v) => v === "1"),
-  back: nextSchema("/saved"),
-  /** Where the heart sits, for drawing it again in the same place (htmx). */
-  place: z.enum(["card", "page", "list"]).optional().transform((v) => v ?? "page"),
+  back: z.unknown().optional().transform((back) => (back === undefined ? undefined : safeNext(back, "/saved"))),
 });
 export type HeartForm = z.infer<typeof heartForm>;

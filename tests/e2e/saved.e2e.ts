@@ -27,8 +27,11 @@ const keptSaved = (page: Page) =>
     return keys.flat();
   });
 
-/** The activity id of a heart's form (its action, `/saved/{id}`). */
-const activityOf = async (page: Page, index: number) => (await page.locator("form[data-heart]").nth(index).getAttribute("action"))!.slice("/saved/".length);
+/** The activity id of the index-th heart (it posts to `/saved/{id}`). */
+const activityOf = async (page: Page, index: number) => (await page.locator('button[form="hearts"]').nth(index).getAttribute("formaction"))!.slice("/saved/".length);
+/** The heart of an activity. */
+const heartOf = (page: Page, activityId: string, pressed?: boolean) =>
+  page.locator(`button[formaction="/saved/${activityId}"]${pressed === undefined ? "" : `[aria-pressed="${pressed}"]`}`);
 
 test("a guest saves an activity from browse, goes offline, opens Saved and reads it; a save made offline is sent once back online", async () => {
   const { url } = env.server;
@@ -41,7 +44,7 @@ test("a guest saves an activity from browse, goes offline, opens Saved and reads
 
     // The first card's heart: "Save {title}", not pressed.
     const firstId = await activityOf(page, 0);
-    const firstHeart = page.locator(`form[action="/saved/${firstId}"] button`);
+    const firstHeart = heartOf(page, firstId);
     const label = (await firstHeart.getAttribute("aria-label"))!;
     expect(label).toStartWith("Save ");
     const title = label.slice("Save ".length);
@@ -49,8 +52,10 @@ test("a guest saves an activity from browse, goes offline, opens Saved and reads
     await expectAccessible(page, "browse with hearts, 360 px");
 
     await firstHeart.click();
-    await page.locator(`form[action="/saved/${firstId}"] button[aria-pressed="true"]`).waitFor();
-    expect(await page.locator(`form[action="/saved/${firstId}"] button`).getAttribute("aria-label")).toBe("Saved");
+    await heartOf(page, firstId, true).waitFor();
+    expect(await firstHeart.getAttribute("aria-label")).toBe("Saved");
+    // Only that heart was swapped: the next one is as it was.
+    expect(await heartOf(page, await activityOf(page, 1)).getAttribute("aria-pressed")).toBe("false");
     // The worker keeps the Saved page and the saved activity's page for reading offline.
     await until(async () => {
       const kept = await keptSaved(page);
@@ -60,9 +65,9 @@ test("a guest saves an activity from browse, goes offline, opens Saved and reads
     // No connection. A heart pressed now is queued, and shows as pressed.
     await context.setOffline(true);
     const secondId = await activityOf(page, 1);
-    const secondHeart = page.locator(`form[action="/saved/${secondId}"] button`);
+    const secondHeart = heartOf(page, secondId);
     await secondHeart.click();
-    await page.locator(`form[action="/saved/${secondId}"] button[aria-pressed="true"]`).waitFor();
+    await heartOf(page, secondId, true).waitFor();
     expect(await secondHeart.getAttribute("aria-label")).toBe("Saved");
 
     // Saved, from the menu, offline: the list as it was kept, and the activity's page.
@@ -75,7 +80,7 @@ test("a guest saves an activity from browse, goes offline, opens Saved and reads
     await item.getByRole("link").click();
     await page.waitForURL(`${url}/activity/${firstId}`);
     await page.getByRole("heading", { name: title }).waitFor();
-    expect(await page.locator(`form[action="/saved/${firstId}"] button`).getAttribute("aria-pressed")).toBe("true");
+    expect(await heartOf(page, firstId).getAttribute("aria-pressed")).toBe("true");
     await expectAccessible(page, "a saved activity, offline, 360 px");
 
     // The server has not heard of the second save yet; once back online, it has, once.
@@ -91,3 +96,26 @@ test("a guest saves an activity from browse, goes offline, opens Saved and reads
     await context.close();
   }
 }, 120_000);
+
+test("without JavaScript, the heart is a form that comes back to the page, pressed", async () => {
+  const { url } = env.server;
+  const context = await env.browser.newContext({ viewport: { width: 360, height: 740 }, javaScriptEnabled: false });
+  const page = await context.newPage();
+  try {
+    await signInAs(page, url, "guest@offline.test");
+    await page.goto(`${url}/browse?city=Paris`);
+    const id = await activityOf(page, 0);
+    const label = (await heartOf(page, id).getAttribute("aria-label"))!;
+    await page.getByRole("button", { name: label }).click();
+    await page.waitForURL(`${url}/browse?city=Paris`);
+    await page.getByText("Find it again under Saved.").waitFor();
+    expect(await heartOf(page, id).getAttribute("aria-pressed")).toBe("true");
+    await page.goto(`${url}/activity/${id}`);
+    await page.getByRole("button", { name: "Saved", exact: true }).click();
+    await page.waitForURL(`${url}/activity/${id}`);
+    await page.getByText("Removed from Saved").waitFor();
+    expect(await heartOf(page, id).getAttribute("aria-label")).toBe(label);
+  } finally {
+    await context.close();
+  }
+}, 60_000);

@@ -18,7 +18,7 @@ import { ReportButton } from "../reports/ReportButton";
 import { weeklyHoursSummary } from "./Availability";
 import { activityPriceParts, formatDuration, sessionText } from "./Price";
 import { activityGroupPrice } from "../../src/activities/queries";
-import { Heart } from "../saved/Heart";
+import { Heart, HeartsForm } from "../saved/Heart";
 
 export { formatDuration } from "./Price";
 
@@ -54,7 +54,7 @@ export function ActivityDetail(props: ActivityPageProps & { page: object; hour: 
     <ActivityBody {...props} view={kept} own={own} />
   ));
   // The heart is the viewer's own (docs/decisions/0055): drawn outside the kept body, over its header's end.
-  const heart = own ? "" : String(<Heart view={view} activityId={activity.id} title={activity.title} saved={saved} back={`/activity/${activity.id}`} />);
+  const heart = own ? "" : `<div class="heart-place">${Heart({ t: view.t, activityId: activity.id, title: activity.title, saved })}</div>${HeartsForm({ view, back: `/activity/${activity.id}` })}`;
   return (
     <AppLayout view={view} title={activity.title}>
       {`<div class="relative">${heart}${body}</div>` as "safe"}

@@ -1,66 +1,67 @@
 import type { Translate } from "../../lib/i18n";
 
 /**
- * The heart: saves an activity or takes it out of Saved (docs/decisions/0055). A plain POST form
- * that comes back to `back` without JavaScript; with htmx it swaps just itself for the answer's
- * heart. It is a toggle button (`aria-pressed`), named "Save {title}" or "Saved", 44 px square.
+ * The heart (docs/decisions/0055): saves an activity, or takes it out of Saved. A toggle button
+ * (`aria-pressed`), named "Save {title}" or "Saved", 44 px square, drawn by the stylesheet.
  *
- * Whether it is pressed is the viewer's own: it is never drawn inside a kept part (pages kept
- * for everyone leave a hole for it, lib/html/fragments.ts `rememberAround`), and it carries the
- * viewer's CSRF token itself. The page script (islands/shell/saved.ts) flips it in place when the
- * service worker answers that the change was queued offline: both labels are on the form for that.
+ * A browse page has twenty of them, so each is one button and nothing more: it submits the page's
+ * one hearts form (`HeartsForm`, which holds the CSRF token) to its own address (`formaction`),
+ * saying the state it asks for (`save` 1 or 0). Without JavaScript that is a plain POST that comes
+ * back to the page it was sent from; with htmx the answer is the new heart, swapped for this one
+ * alone (the server retargets it, src/web/saved/routes.tsx).
+ *
+ * Whether it is pressed is the viewer's own: it is never drawn inside a kept part (pages kept for
+ * everyone leave a hole for it, lib/html/fragments.ts `rememberAround`). The page script
+ * (islands/shell/saved.ts) flips it in place when the service worker answers that the change was
+ * queued offline: a pressed heart keeps the other name for that in `data-save-label`, the form
+ * keeps "Saved".
  */
-export interface HeartProps {
-  view: { t: Translate; csrf: string };
-  activityId: string;
-  title: string;
-  saved: boolean;
-  /** The page to come back to after a plain post: the page the heart is on. */
-  back: string;
-  /** On a card's photo (over it) or beside a title. */
-  place?: "card" | "page" | "list";
-}
+export const HEARTS_FORM_ID = "hearts";
 
-export function Heart({ view, activityId, title, saved, back, place = "page" }: HeartProps) {
-  const { t } = view;
-  const action = `/saved/${encodeURIComponent(activityId)}`;
+/** The address a heart posts to, and that finds it again in the page. */
+export const heartAction = (activityId: string) => `/saved/${encodeURIComponent(activityId)}`;
+
+export function Heart({ t, activityId, title, saved }: { t: Translate; activityId: string; title: string; saved: boolean }): string {
   const save = t("saved.save", { title });
-  const savedLabel = t("saved.saved");
-  return (
-    <form
-      method="post"
-      action={action}
-      hx-post={action}
-      hx-target="this"
-      hx-swap="outerHTML"
-      class={`heart-form heart-${place}`}
-      data-heart
-      data-save-label={save}
-      data-saved-label={savedLabel}
-    >
-      <input type="hidden" name="_csrf" value={view.csrf} />
-      <input type="hidden" name="save" value={saved ? "0" : "1"} />
-      <input type="hidden" name="back" value={back} />
-      <input type="hidden" name="place" value={place} />
-      <button type="submit" class="heart" aria-pressed={saved ? "true" : "false"} aria-label={saved ? savedLabel : save}>
-        <svg viewBox="0 0 24 24" width="24" height="24" aria-hidden="true" focusable="false">
-          <path d="M12 20.7 4.6 13.5a4.8 4.8 0 0 1 0-6.9 5 5 0 0 1 7 0l.4.4.4-.4a5 5 0 0 1 7 0 4.8 4.8 0 0 1 0 6.9Z" />
-        </svg>
-      </button>
-    </form>
+  return String(
+    <button
+      type="submit"
+      form={HEARTS_FORM_ID}
+      formaction={heartAction(activityId)}
+      name="save"
+      value={saved ? "0" : "1"}
+      aria-pressed={saved ? "true" : "false"}
+      aria-label={saved ? t("saved.saved") : save}
+      data-save-label={saved ? save : undefined}
+    />,
   );
 }
 
-/** The hearts of a page of cards: which of them the viewer saved, and the page to come back to. */
+/**
+ * The page's one form the hearts submit (`form="hearts"`): the viewer's CSRF token for a post
+ * without JavaScript (htmx sends it as a header), the page to come back to, and the pressed
+ * heart's name. It answers nothing
+ * itself (`hx-swap="none"`): the server's answer says which heart it replaces.
+ */
+export function HeartsForm({ view, back }: { view: { t: Translate; csrf: string }; back: string }): string {
+  return String(
+    <form id={HEARTS_FORM_ID} method="post" action="/saved" hx-post="/saved" hx-swap="none" data-saved-label={view.t("saved.saved")}>
+      <input type="hidden" name="_csrf" value={view.csrf} />
+      <input type="hidden" name="back" value={back} />
+    </form>,
+  );
+}
+
+/** Which of a page's cards the viewer saved, and the page (with its filters) a post without JavaScript comes back to. */
 export interface CardHearts {
   saved: ReadonlySet<string>;
   back: string;
 }
 
 /** Each card's heart, in the cards' order, as text to put in the holes a kept list leaves for them. */
-export function cardHearts(view: { t: Translate; csrf: string }, cards: readonly { id: string; title: string }[], hearts: CardHearts | undefined): string[] {
+export function cardHearts(view: { t: Translate }, cards: readonly { id: string; title: string }[], hearts: CardHearts | undefined): string[] {
   if (!hearts) return cards.map(() => "");
-  return cards.map((card) => String(<Heart view={view} activityId={card.id} title={card.title} saved={hearts.saved.has(card.id)} back={hearts.back} place="card" />));
+  return cards.map((card) => Heart({ t: view.t, activityId: card.id, title: card.title, saved: hearts.saved.has(card.id) }));
 }
 
 /** Kept text and the viewer's own parts between: `kept` has one more entry than `own`. */

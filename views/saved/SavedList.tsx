@@ -5,7 +5,7 @@ import { photoUrl } from "../../src/uploads/service";
 import { activityPriceParts } from "../activities/Price";
 import { ScreenHeader } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
-import { Heart } from "./Heart";
+import { Heart, HeartsForm } from "./Heart";
 
 /**
  * /saved: the person's saved activities, newest first. One that is gone (deleted, archived,
@@ -47,6 +47,7 @@ export function SavedList({ view, entries }: { view: View; entries: SavedEntry[]
               </li>
             ))}
           </ul>
+          {HeartsForm({ view, back: "/saved" }) as "safe"}
         </>
       )}
       </>
@@ -69,9 +70,7 @@ function Available({ view, entry }: { view: View; entry: Extract<SavedEntry, { a
           </span>
         </span>
       </a>
-      <div class="absolute right-2 top-1/2 -translate-y-1/2">
-        <Heart view={view} activityId={entry.activityId} title={entry.title} saved back="/saved" place="list" />
-      </div>
+      <div class="absolute right-2 top-1/2 -translate-y-1/2">{Heart({ t: view.t, activityId: entry.activityId, title: entry.title, saved: true }) as "safe"}</div>
     </>
   );
 }
@@ -87,7 +86,6 @@ function Gone({ view, entry }: { view: View; entry: Extract<SavedEntry, { availa
       <form method="post" action={action}>
         <input type="hidden" name="_csrf" value={view.csrf} />
         <input type="hidden" name="save" value="0" />
-        <input type="hidden" name="back" value="/saved" />
         <button type="submit" class="btn btn-secondary min-h-11" aria-label={t("saved.removeNamed", { title: entry.title })} safe>
           {t("saved.remove")}
         </button>

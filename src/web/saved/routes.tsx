@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
 import { context, type Refused } from "../../context";
 import { type Deps } from "../../deps";
-import { isHtmx, redirectTo, safeNext } from "../../../lib/http";
+import { isHtmx, ownReturnPath, redirectTo, safeNext } from "../../../lib/http";
 import { htmlResponse } from "../../shell/render";
 import { heartForm, savedParams } from "../../saved/input";
 import { savedList } from "../../saved/queries";
 import { saveActivity, unsaveActivity } from "../../saved/service";
-import { Heart } from "../../../views/saved/Heart";
+import { Heart, heartAction } from "../../../views/saved/Heart";
 import { SavedList } from "../../../views/saved/SavedList";
 
 /**
@@ -17,7 +17,7 @@ import { SavedList } from "../../../views/saved/SavedList";
  */
 /** A refused heart without JavaScript goes back to its page with the refusal as a toast. */
 const heartRefused: Refused = {
-  back: (refused) => safeNext(refused.sent.back, "/saved"),
+  back: (refused) => (refused.sent.back === undefined ? "/saved" : safeNext(refused.sent.back, "/saved")),
   // A toast holds catalogue keys only: the limit's message names its number, this one does not.
   toastBody: (refused) => (refused.error.key === "saved.error.tooMany" ? "saved.error.full" : refused.error.key),
 };
@@ -34,15 +34,18 @@ export function savedRoutes(deps: Deps) {
     .use(context(deps))
     .guard({ public: true })
     .post("/saved/:activityId", async ({ params, body, state, request, sendTo }) => {
+      // Without JavaScript the heart comes back to the page it was pressed on (its Referer, sent
+      // by this site's own pages), unless the form says where.
+      const back = body.back ?? ownReturnPath(request.headers.get("referer"), request, "/saved");
       const user = state.user;
-      if (!user) return redirectTo(request, `/api/login?next=${encodeURIComponent(body.back)}`);
+      if (!user) return redirectTo(request, `/api/login?next=${encodeURIComponent(back)}`);
       const { title } = body.save ? await saveActivity(deps, user.id, params.activityId) : await unsaveActivity(deps, user.id, params.activityId);
       if (isHtmx(request)) {
-        // Just the heart, pressed or not: htmx swaps the form for it.
-        const heart = <Heart view={{ t: state.t, csrf: state.session?.csrf ?? "" }} activityId={params.activityId} title={title} saved={body.save} back={body.back} place={body.place} />;
-        return htmlResponse(String(await heart), 200, { "Cache-Control": "no-store" });
+        // Just the heart, pressed or not, in place of the one pressed (the hearts form swaps nothing itself).
+        const heart = Heart({ t: state.t, activityId: params.activityId, title, saved: body.save });
+        return htmlResponse(heart, 200, { "Cache-Control": "no-store", "HX-Retarget": `button[formaction="${heartAction(params.activityId)}"]`, "HX-Reswap": "outerHTML" });
       }
-      return sendTo(body.back, body.save ? { title: "saved.added", body: "saved.addedBody" } : { title: "saved.removed" });
+      return sendTo(back, body.save ? { title: "saved.added", body: "saved.addedBody" } : { title: "saved.removed" });
     }, {
       params: savedParams,
       body: heartForm,
