@@ -49,7 +49,7 @@ for (const theme of ["light", "dark"] as const) {
     const edit = await page.evaluate(async () => ((await (await fetch("/api/user/activities")).json()) as { id: string }[])[0]!.id);
     const paths = [
       "/", "/browse?city=Paris&category=food&filters=1", activity!, "/host", "/host/activities", "/create-activity", "/create-activity-flow", `/edit-activity/${edit}`,
-      "/stripe-connect-setup", "/profile", "/profile/alex.guest", "/edit-profile", "/settings", "/settings/account", "/settings/email", "/settings/password", "/settings/username", "/help", "/reviews", "/no-such-page",
+      "/stripe-connect-setup", "/profile", "/profile/alex.guest", "/edit-profile", "/settings", "/settings/account", "/settings/email", "/settings/password", "/settings/username", "/help", "/reviews", "/saved", "/no-such-page",
     ];
     expect(await visitAll(page, theme, paths)).toEqual([]);
     expect(errors).toEqual([]);
