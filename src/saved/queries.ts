@@ -4,18 +4,22 @@
  */
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { dialect } from "../../db/dialect";
-import { one, type Db } from "../../db/client";
+import { one, readCache, type Db } from "../../db/client";
 import { activities, savedActivities, users, type Activity } from "../../db/schema";
 import { publicUserColumns, type PublicUserSource } from "../profiles/serialize";
 
-/** Which of `activityIds` the person saved (the hearts of a page of cards). */
-export async function savedAmong(db: Db, userId: string, activityIds: readonly string[]): Promise<Set<string>> {
-  if (activityIds.length === 0) return new Set();
-  const rows = await db
-    .select({ id: savedActivities.activityId })
-    .from(savedActivities)
-    .where(and(eq(savedActivities.userId, userId), inArray(savedActivities.activityId, [...activityIds])));
-  return new Set(rows.map((row) => row.id));
+/**
+ * Every activity id a person saved (at most MAX_SAVED), read once per database change: each page
+ * of cards a signed-in person browses draws its hearts from it (as the unread badge is read).
+ */
+const savedIdsByUser = readCache<ReadonlySet<string>>(10_000);
+
+/** The ids of the activities the person saved (the hearts of a page of cards). */
+export function savedIdsOf(db: Db, userId: string): Promise<ReadonlySet<string>> {
+  return savedIdsByUser(db, userId, async () => {
+    const rows = await db.select({ id: savedActivities.activityId }).from(savedActivities).where(eq(savedActivities.userId, userId));
+    return new Set(rows.map((row) => row.id));
+  });
 }
 
 /** Whether the person saved this activity. */
