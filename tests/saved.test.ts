@@ -6,6 +6,7 @@ import { activityRow, insert, userRow } from "../src/demo/factories";
 import { MAX_SAVED } from "../src/saved/rules";
 import { activityPagePath, isSavedChange, savedChangeOf, savedIdsIn } from "../islands/worker/rules";
 import { makeTestApp, type Client } from "./helpers";
+import { scenarios } from "./scenario";
 
 /**
  * Saved activities (docs/decisions/0055): the heart's form, the Saved page and the Saved API,
@@ -230,6 +231,29 @@ describe("the heart's form", () => {
     expect(page).toContain("<title>Favoris · ");
     expect(heartOf(await (await ben.get(`/activity/${cours.id}`, { "accept-language": "fr" })).text(), cours.id)?.label).toBe("Ajouter Cours de cuisine aux favoris");
   });
+});
+
+describe("who may call what, with what", () => {
+  const fixtures = {} as { listed: { id: string }; archived: { id: string } };
+  beforeAll(async () => {
+    fixtures.listed = await activity("Listed for the table");
+    fixtures.archived = await activity("Archived for the table", { archivedAt: clock });
+  });
+  const saves = (f: typeof fixtures) => t.db.select().from(savedActivities).where(eq(savedActivities.activityId, f.listed.id));
+  const notFound = { message: "This activity is not available." };
+  scenarios(() => ({ app: t, callers: { ana }, fixtures }), [
+    { name: "a visitor's list is 401", url: "/api/saved", status: 401, json: { message: "Please sign in to continue." } },
+    { name: "a visitor's save is 401", method: "PUT", url: (f) => `/api/saved/${f.listed.id}`, status: 401, unchanged: saves },
+    { name: "a visitor's unsave is 401", method: "DELETE", url: (f) => `/api/saved/${f.listed.id}`, status: 401 },
+    { name: "a visitor's look-up is 401", url: (f) => `/api/saved/${f.listed.id}`, status: 401 },
+    { name: "a visitor's heart goes to sign in", method: "POST", url: (f) => `/saved/${f.listed.id}`, form: (f) => ({ save: "1", back: `/activity/${f.listed.id}` }), status: 303, unchanged: saves },
+    { name: "an id that is no id is 404", as: "ana", method: "PUT", url: "/api/saved/not-an-id", status: 404, json: notFound },
+    { name: "an unknown activity is 404", as: "ana", method: "PUT", url: `/api/saved/${crypto.randomUUID()}`, status: 404, json: notFound },
+    { name: "an archived activity is 404", as: "ana", method: "PUT", url: (f) => `/api/saved/${f.archived.id}`, status: 404, json: notFound },
+    { name: "a write without the CSRF token is 403", as: "ana", method: "PUT", url: (f) => `/api/saved/${f.listed.id}`, csrf: false, status: 403, unchanged: saves },
+    { name: "a form without save or remove is 400", as: "ana", method: "POST", url: (f) => `/saved/${f.listed.id}`, form: { save: "maybe" }, headers: { accept: "application/json" }, status: 400, json: { message: "Say whether to save or remove the activity." }, unchanged: saves },
+    { name: "unsaving what was never saved is no change", as: "ana", method: "DELETE", url: (f) => `/api/saved/${f.listed.id}`, status: 200, json: (f) => ({ activityId: f.listed.id, saved: false }), unchanged: saves },
+  ]);
 });
 
 describe("refusals", () => {
