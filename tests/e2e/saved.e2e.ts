@@ -119,3 +119,46 @@ test("without JavaScript, the heart is a form that comes back to the page, press
     await context.close();
   }
 }, 60_000);
+
+test("a plain form post goes through the worker: sent online, queued offline and sent once back", async () => {
+  const { url } = env.server;
+  const context = await env.browser.newContext({ viewport: { width: 360, height: 740 } });
+  const page = await context.newPage();
+  try {
+    await signInAs(page, url, "guest@offline.test");
+    await page.goto(`${url}/browse?city=London`);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    const id = await activityOf(page, 0);
+    // The form a page without script (or the Saved page's Remove) posts: a navigation, not htmx.
+    const post = (save: string) =>
+      page.evaluate(
+        ({ id, save }) => {
+          const form = Object.assign(document.createElement("form"), { method: "post", action: `/saved/${id}` });
+          const csrf = document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')!.content;
+          for (const [name, value] of [["_csrf", csrf], ["save", save], ["back", `/activity/${id}`]] as const) form.append(Object.assign(document.createElement("input"), { type: "hidden", name, value }));
+          document.body.append(form);
+          form.submit();
+        },
+        { id, save },
+      );
+    const savedIds = async () => ((await (await page.request.get(`${url}/api/saved`)).json()) as { activityId: string }[]).map((s) => s.activityId);
+
+    await post("1");
+    await page.waitForURL(`${url}/activity/${id}`);
+    await page.getByText("Find it again under Saved.").waitFor();
+    expect(await heartOf(page, id).getAttribute("aria-pressed")).toBe("true");
+    await until(async () => (await keptSaved(page)).includes(`/activity/${id}`), "the saved page to be kept");
+
+    // Offline, the worker queues it and sends the browser back to the page, as kept.
+    await context.setOffline(true);
+    await post("0");
+    await page.waitForURL(`${url}/activity/${id}`);
+    await page.getByText("You're offline. Some features may be limited.").waitFor();
+    expect(await savedIds()).toContain(id);
+    await context.setOffline(false);
+    await page.goto(`${url}/saved`);
+    await until(async () => !(await savedIds()).includes(id), "the unsave made offline to reach the server");
+  } finally {
+    await context.close();
+  }
+}, 60_000);
