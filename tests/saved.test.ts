@@ -157,8 +157,10 @@ describe("the Saved API", () => {
       ["ben", ben, false],
       ["ana", ana, true],
     ] as const) {
-      for (const path of ["/browse?city=New%20York", `/activity/${secret.id}`]) {
-        for (const headers of (path.startsWith("/browse") ? [{}, { "hx-request": "true", "hx-target": "browse" }] : [{}]) as Record<string, string>[]) {
+      for (const path of ["/browse?city=New%20York", "/browse?city=New%20York&sort=price&people=2", `/activity/${secret.id}`]) {
+        // The page, and the parts htmx swaps: the body on a city's change, the results on a "when" filter's.
+        const swaps = [{}, { "hx-request": "true", "hx-target": "browse" }, { "hx-request": "true", "hx-target": "results" }];
+        for (const headers of (path.startsWith("/browse") ? swaps : [{}]) as Record<string, string>[]) {
           const html = await (await me.get(path, headers)).text();
           const heart = heartOf(html, secret.id);
           // The browse body htmx swaps has the hearts; the page's hearts form, with the token, stays outside it.

@@ -162,3 +162,56 @@ test("a plain form post goes through the worker: sent online, queued offline and
     await context.close();
   }
 }, 60_000);
+
+test("the whole story at 360 px: this weekend, morning, 2 people, under $60, by price; saved; read offline from Saved", async () => {
+  const { url } = env.server;
+  const context = await env.browser.newContext({ viewport: { width: 360, height: 740 } });
+  const page = await context.newPage();
+  try {
+    await signInAs(page, url, "guest@offline.test");
+    await page.goto(`${url}/browse?city=New%20York`);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+
+    /** Changes a filter and waits for htmx's swap of the results, with the address updated. */
+    const change = async (action: () => Promise<unknown>, inAddress: string) => {
+      const swapped = page.waitForResponse((r) => r.url().includes("/browse?") && r.request().headers()["hx-target"] === "results");
+      await action();
+      await swapped;
+      await page.waitForFunction((part) => location.search.includes(part), inAddress);
+      await page.waitForFunction(() => !document.querySelector("#results.htmx-request"));
+    };
+    await change(() => page.getByLabel("Date", { exact: true }).selectOption("weekend"), "date=weekend");
+    await change(() => page.getByLabel("Time of day").selectOption("morning"), "timeOfDay=morning");
+    await change(() => page.getByLabel("People").selectOption("2"), "people=2");
+    await change(async () => {
+      await page.getByLabel("Max price ($)").fill("60");
+      await page.getByLabel("Max price ($)").press("Tab");
+    }, "maxPrice=60");
+    await change(() => page.getByLabel("Sort by").selectOption("price"), "sort=price");
+
+    // The cheapest weekend morning for two: its heart, in the results htmx swapped in.
+    const id = await activityOf(page, 0);
+    const heart = heartOf(page, id);
+    const title = (await heart.getAttribute("aria-label"))!.slice("Save ".length);
+    const card = (await page.locator("#results li").first().innerText()).replace(/\s+/g, " ");
+    expect(card).toContain(title);
+    // Its first start is a weekend morning, under $60 a person or an hour.
+    expect(card).toMatch(/(Sat|Sun) ([89]|1[01]):\d\d AM/);
+    expect(Number(/\$(\d+)/.exec(card)![1])).toBeLessThanOrEqual(60);
+    await expectAccessible(page, "browse filtered by when, with hearts");
+    await heart.click();
+    await heartOf(page, id, true).waitFor();
+    await until(async () => (await keptSaved(page)).includes(`/activity/${id}`), "the saved activity's page to be kept");
+
+    await context.setOffline(true);
+    await page.getByRole("link", { name: "Saved", exact: true }).click();
+    await page.getByRole("heading", { name: "Saved" }).waitFor();
+    await page.locator(`[data-saved-activity="${id}"]`).getByRole("link").click();
+    await page.waitForURL(`${url}/activity/${id}`);
+    await page.getByRole("heading", { name: title }).waitFor();
+    await page.getByText("You're offline. Some features may be limited.").waitFor();
+    expect(await page.locator("main").innerText()).toContain(title);
+  } finally {
+    await context.close();
+  }
+}, 120_000);
