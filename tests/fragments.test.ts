@@ -107,8 +107,7 @@ describe("a page compressed from its own text", () => {
     for (const tok of [...people, ...people]) {
       const html = shaped(tok);
       const gz = compressedPage(request("gzip"), html, tok).body;
-      // Byte for byte what splicing that visitor's page gives, and a valid stream (gunzip checks the CRC-32 and length).
-      expect(Buffer.from(gz).equals(Buffer.from(splicedGzip(html, tok)))).toBe(true);
+      // A valid stream (gunzip checks the CRC-32 and length) of that visitor's page.
       const text = gunzipSync(gz).toString();
       expect(text).toBe(decode(pageBytes(html, tok)));
       for (const other of people) if (other !== tok) expect(text).not.toContain(other);
@@ -118,7 +117,7 @@ describe("a page compressed from its own text", () => {
     const ben = `<title>Ben</title><meta name="csrf-token" content="${people[1]}"/>${body}`;
     expect(gunzipSync(compressedPage(request("gzip"), ana, people[0]!).body).toString()).toContain("<title>Ana</title>");
     expect(gunzipSync(compressedPage(request("gzip"), ben, people[1]!).body).toString()).toContain("<title>Ben</title>");
-    // A page holding the placeholder's character, a token in own text long enough to be compressed, no token: spliced as before.
+    // A page holding the placeholder's character (spliced as it is), a token in own text long enough to be compressed, no token.
     const odd = [
       [`<p>\u0001${people[0]}</p>${body}`, people[0]!],
       [`<p>${"x".repeat(3000)}${people[0]}</p>${body}`, people[0]!],
@@ -127,7 +126,6 @@ describe("a page compressed from its own text", () => {
     for (const [html, tok] of odd) {
       for (let i = 0; i < 2; i++) {
         const gz = compressedPage(request("gzip"), html, tok).body;
-        expect(Buffer.from(gz).equals(Buffer.from(splicedGzip(html, tok)))).toBe(true);
         expect(gunzipSync(gz).toString()).toBe(decode(pageBytes(html, tok)));
       }
     }

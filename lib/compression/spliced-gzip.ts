@@ -8,8 +8,8 @@ import { DYNAMIC_GZIP_LEVEL } from "./encoding";
  * A page made of kept parts, gzipped without compressing the kept parts again (decision 0040).
  * A gzip body is one DEFLATE stream, and a stream may be cut into pieces each ending on a byte
  * boundary (a sync flush) with no final block: such pieces, compressed on their own, follow one
- * another in one stream. So each kept piece is compressed once, the first time a page sends it
- * (at zlib's default level: level 9 made the browse page no smaller); each answer sends its own
+ * another in one stream. So each kept piece is compressed when a page first sends it (fast, then
+ * at zlib's default level once it is sent again: `deflatedOf`); each answer sends its own
  * text as it is (a few hundred bytes: the person's name, token and badge), joins the pieces, and
  * ends the stream with an empty final block and the CRC-32 and length of the whole page. A crowd
  * of different people asking for the same pages then costs no compression at all.
@@ -22,7 +22,7 @@ interface DeflatedPiece {
   readonly length: number;
   readonly shift: number;
 }
-const deflatedPieces = new WeakMap<Kept, readonly DeflatedPiece[]>();
+const deflatedPieces = new WeakMap<Kept, { pieces: readonly DeflatedPiece[]; level: number }>();
 const GZIP_HEADER = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
 /** An empty fixed-Huffman block marked final: the stream's end after pieces that end on a byte boundary. */
 const FINAL_BLOCK = new Uint8Array([0x03, 0x00]);
@@ -33,19 +33,26 @@ const FINAL_BLOCK = new Uint8Array([0x03, 0x00]);
  */
 const STORE_BELOW = 2048;
 
-function deflatedOf(part: Kept): readonly DeflatedPiece[] {
-  let pieces = deflatedPieces.get(part);
-  if (!pieces) {
-    pieces = part.pieces.map((piece) => ({
-      bytes: deflateRawSync(piece, { level: 6, finishFlush: constants.Z_SYNC_FLUSH }),
-      crc: Bun.hash.crc32(piece),
-      length: piece.length,
-      shift: crc32Shift(piece.length),
-    }));
-    deflatedPieces.set(part, pieces);
-  }
+/**
+ * A kept part's pieces compressed, at the fast level the first time a page sends them (a part of
+ * one page of the long tail may never be sent again), and again at zlib's default level the second
+ * time: a part sent twice is one that is kept, and each answer after sends the smaller bytes
+ * (level 9 made the browse page no smaller). `again` counts a send: once per answer.
+ */
+function deflatedOf(part: Kept, again: boolean): readonly DeflatedPiece[] {
+  const known = deflatedPieces.get(part);
+  if (known && (known.level === KEPT_LEVEL || !again)) return known.pieces;
+  const level = known ? KEPT_LEVEL : DYNAMIC_GZIP_LEVEL;
+  const pieces = part.pieces.map((piece) => ({
+    bytes: deflateRawSync(piece, { level, finishFlush: constants.Z_SYNC_FLUSH }),
+    crc: Bun.hash.crc32(piece),
+    length: piece.length,
+    shift: crc32Shift(piece.length),
+  }));
+  deflatedPieces.set(part, { pieces, level });
   return pieces;
 }
+const KEPT_LEVEL = 6;
 
 /** The spliced answer as bytes of its own (`spliceGzip` writes into a buffer the next call overwrites). */
 export const splicedGzip = (html: string, csrf: string | null): Uint8Array<ArrayBuffer> => spliceGzip(html, csrf).slice();
@@ -66,14 +73,12 @@ function bufferOf(size: number): Uint8Array<ArrayBuffer> {
 
 /**
  * Where the visitor's token went in a spliced answer (`spliceGzip` with a `Shape`): the byte
- * offsets of each copy of it, and the length of each run of the page's bytes around them (one
- * more run than offsets).
+ * offsets of each copy of it (each in a stored block of its own), and the length of each run of
+ * the page's bytes around them (one more run than offsets).
  */
 interface Shape {
   readonly holes: number[];
   readonly runs: number[];
-  /** False when a token went into own text long enough to be compressed: its bytes are not there to replace. */
-  fillable: boolean;
 }
 
 /**
@@ -93,7 +98,7 @@ function spliceGzip(html: string, csrf: string | null, shape?: Shape): Uint8Arra
       room += 5 + text.length * 3;
     },
     (part, i) => {
-      const piece = deflatedOf(part)[i]!;
+      const piece = deflatedOf(part, i === 0)[i]!;
       if (piece.length === 0) return;
       segments.push(piece);
       room += piece.bytes.length;
@@ -104,9 +109,8 @@ function spliceGzip(html: string, csrf: string | null, shape?: Shape): Uint8Arra
   let at = GZIP_HEADER.length;
   let crc = 0;
   let size = 0;
-  // With a shape: the length of the page's bytes since the last copy of the token, and the copies in the own text being written.
+  // With a shape: the length of the page's bytes since the last copy of the token.
   let runLength = 0;
-  const ownHoles: number[] = [];
   // A run of own text is written after room for a stored block's 5-byte header, filled in when
   // the run ends: under STORE_BELOW bytes it goes as it is (one stored block holds up to 65,535).
   let ownStart = -1;
@@ -123,53 +127,54 @@ function spliceGzip(html: string, csrf: string | null, shape?: Shape): Uint8Arra
     const bytes = out.subarray(ownStart + 5, at);
     crc = Bun.hash.crc32(bytes, crc);
     size += bytes.length;
-    if (shape) {
-      // The runs around each copy of the token, and where the copies are.
-      let from = ownStart + 5;
-      for (const hole of ownHoles) {
-        shape.runs.push(runLength + hole - from);
-        shape.holes.push(hole);
-        runLength = 0;
-        from = hole + csrf!.length;
-      }
-      runLength += at - from;
-    }
+    runLength += bytes.length;
     if (bytes.length < STORE_BELOW) writeStoredHeader(out, ownStart, bytes.length);
     else {
-      if (ownHoles.length > 0) shape!.fillable = false;
-      // Much own text (a long conversation): compressed after all, written where it began.
+      // Much own text: compressed at the fast level (it is this answer's alone), written where it began.
       const deflated = deflateRawSync(bytes, { level: DYNAMIC_GZIP_LEVEL, finishFlush: constants.Z_SYNC_FLUSH });
       at = ownStart;
       ensure(deflated.length);
       out.set(deflated, at);
       at += deflated.length;
     }
-    ownHoles.length = 0;
     ownStart = -1;
+  };
+  const writeOwn = (text: string) => {
+    ensure(5 + text.length * 3);
+    if (ownStart < 0) {
+      ownStart = at;
+      at += 5;
+    }
+    at += encoder.encodeInto(text, out.subarray(at)).written;
+  };
+  /** With a shape: the placeholder in a stored block of its own, where each answer writes its token over it. */
+  const writeHole = (placeholder: string) => {
+    endOwn();
+    ensure(5 + placeholder.length);
+    writeStoredHeader(out, at, placeholder.length);
+    at += 5;
+    shape!.runs.push(runLength);
+    shape!.holes.push(at);
+    const written = encoder.encodeInto(placeholder, out.subarray(at)).written;
+    crc = Bun.hash.crc32(out.subarray(at, at + written), crc);
+    size += written;
+    at += written;
+    runLength = 0;
   };
   for (const segment of segments) {
     if (typeof segment === "string") {
-      ensure(5 + segment.length * 3);
-      if (ownStart < 0) {
-        ownStart = at;
-        at += 5;
-      }
       if (shape && csrf && segment.includes(csrf)) {
-        // Written piece by piece, to know where each copy of the placeholder goes.
         const pieces = segment.split(csrf);
         for (let i = 0; i < pieces.length; i++) {
-          if (i > 0) {
-            ownHoles.push(at);
-            at += encoder.encodeInto(csrf, out.subarray(at)).written;
-          }
-          at += encoder.encodeInto(pieces[i]!, out.subarray(at)).written;
+          if (i > 0) writeHole(csrf);
+          if (pieces[i]) writeOwn(pieces[i]!);
         }
-      } else at += encoder.encodeInto(segment, out.subarray(at)).written;
+      } else writeOwn(segment);
     } else {
       endOwn();
       crc = crc32Combine(crc, segment.crc, segment.shift);
       size += segment.length;
-      if (shape) runLength += segment.length;
+      runLength += segment.length;
       ensure(segment.bytes.length);
       out.set(segment.bytes, at);
       at += segment.bytes.length;
@@ -191,11 +196,10 @@ function spliceGzip(html: string, csrf: string | null, shape?: Shape): Uint8Arra
  * token (the CSRF token of their session): a crowd asks for a few hundred pages, each for many
  * people. The answer is kept with a placeholder where each copy of the token goes (the page
  * itself with the token replaced is the key); an answer copies it, writes the visitor's token
- * over each placeholder (own text goes as it is, in stored blocks) and works the CRC-32 out from
- * the runs around them. What is anyone's own but the token (a name, a badge, a toast) is in the
- * key, so it is never handed to someone else. Anything this cannot place (a token that is not
- * ASCII, a page with the placeholder's character in it, a token in own text long enough to be
- * compressed) is spliced as before.
+ * over each placeholder (each in a stored block of its own, whatever the own text around it) and
+ * works the CRC-32 out from the runs around them. What is anyone's own but the token (a name, a
+ * badge, a toast) is in the key, so it is never handed to someone else. Anything this cannot place
+ * (a token that is not ASCII, a page with the placeholder's character in it) is spliced as before.
  */
 interface PageShape {
   readonly bytes: Uint8Array;
@@ -233,9 +237,9 @@ export function shapedGzip(html: string, csrf: string | null): Uint8Array<ArrayB
   const key = token === "" ? html : html.replaceAll(token, placeholder.text);
   let shape = shapes.get(key);
   if (!shape) {
-    const made: Shape = { holes: [], runs: [], fillable: true };
+    const made: Shape = { holes: [], runs: [] };
     const bytes = spliceGzip(key, token === "" ? null : placeholder.text, made);
-    if (!made.fillable || bytes.length > SHAPE_MAX_BODY) return spliceGzip(html, csrf);
+    if (bytes.length > SHAPE_MAX_BODY) return spliceGzip(html, csrf);
     // The move past the bytes after each copy: the product of the moves of the runs and copies after it.
     const tokenShift = crc32Shift(token.length);
     let afterHoles = 0;

@@ -443,8 +443,75 @@ export interface DialogTimes {
 
 /** What the booking dialog offers for an activity now (its dates, and per date the hours one can start at). */
 export async function dialogTimes(deps: Deps, activity: Activity): Promise<DialogTimes> {
-  const open = await bookableTimes(deps, activity, "dialog", DIALOG_DAYS);
+  return dialogTimesOf(activity, await bookableTimes(deps, activity, "dialog", DIALOG_DAYS));
+}
+
+function dialogTimesOf(activity: Activity, open: Awaited<ReturnType<typeof bookableTimes>>): DialogTimes {
   const group = groupOf(activity);
   const seats = group && open.spots ? { spots: open.spots, capacity: group.capacity, ...spotsBounds(group), pricePerPersonCents: group.pricePerPersonCents, privateGroupPriceCents: group.privateGroupPriceCents } : null;
   return { today: open.now.date, dates: open.dates, hours: open.hours, longest: open.longest, seats };
+}
+
+/**
+ * What of an activity the booking dialog reads: its open times (`openTimes`, `groupOf`) and its
+ * fields (views/bookings/Request.tsx `DialogFields`). Two activities alike in these have the same
+ * dialog while their hosts are alike busy.
+ */
+const DIALOG_RULES = [
+  "city",
+  "minDurationMinutes",
+  "maxDurationMinutes",
+  "weeklyHours",
+  "noticeMinutes",
+  "horizonDays",
+  "format",
+  "sessionMinutes",
+  "capacity",
+  "pricePerPersonCents",
+  "minSpots",
+  "maxSpots",
+  "privateGroupPriceCents",
+  "minToRun",
+  "minToRunHours",
+  "currency",
+] as const satisfies readonly (keyof Activity)[];
+export type DialogRules = Pick<Activity, (typeof DIALOG_RULES)[number]>;
+
+/** The activity's dialog rules alone (nothing else of it is there to be read), and their key. */
+function dialogRulesOf(activity: Activity): { rules: DialogRules; key: string } {
+  const rules = {} as Record<string, unknown>;
+  for (const field of DIALOG_RULES) rules[field] = activity[field];
+  return { rules: rules as DialogRules, key: JSON.stringify(rules) };
+}
+
+/** Dialogs by what they are worked out from (`activityDialog`). */
+const sharedDialogs = new Map<string, { times: DialogTimes; rules: DialogRules }>();
+const SHARED_DIALOGS_MAX = 2000;
+
+/**
+ * The booking dialog of the activity page, for `hour` (the page's: its date in the activity's zone
+ * and the UTC hour, within which the offer does not change). It is worked out from the activity's
+ * dialog rules and what holds its host's time over the dialog's days, read now: activities alike
+ * whose hosts are alike busy (a host's own activities; every host with nothing booked) have the
+ * same dialog, worked out once per hour for all of them rather than for each activity's page.
+ * `shared` is the key it is shared under, under which the page keeps its rendered fields.
+ */
+export async function activityDialog(deps: Deps, activity: Activity, hour: string): Promise<{ times: DialogTimes; rules: DialogRules; shared: string }> {
+  const now = deps.now();
+  const { bookings: held, blocked } = await busyIntervals(deps, activity.hostId, now, DIALOG_DAYS);
+  const { rules, key } = dialogRulesOf(activity);
+  // A group's own bookings are its sessions' spots: then the dialog is its own.
+  const sessionsOf = groupOf(activity) && held.some((h) => h.activityId === activity.id) ? activity.id : "";
+  const shared = `${hour}\u0000${key}\u0000${sessionsOf}\u0000${held.length || blocked.length ? JSON.stringify([held, blocked]) : ""}`;
+  let dialog = sharedDialogs.get(shared);
+  if (!dialog) {
+    // Worked out from the rules alone (and the id its sessions are counted by), so that nothing else of this activity can make it differ.
+    const alone = { ...rules, id: sessionsOf } as Activity;
+    const group = groupOf(alone);
+    const { sessions, others } = group ? heldSessions(group, held) : { sessions: [], others: held };
+    dialog = { times: dialogTimesOf(alone, openTimes(alone, [...others, ...blocked], now, "dialog", DIALOG_DAYS, sessions, 0)), rules };
+    if (sharedDialogs.size >= SHARED_DIALOGS_MAX) sharedDialogs.clear();
+    sharedDialogs.set(shared, dialog);
+  }
+  return { ...dialog, shared };
 }

@@ -180,23 +180,42 @@ export function openTimes(activity: BookingRules & Partial<GroupSeats>, held: { 
   // Per date and open start, the most minutes one booking may run from it (a private activity's):
   // up to the next busy or closed minute, that day's or the next's.
   const longest: Record<string, Record<number, number>> = {};
-  for (let i = firstDay; i <= Math.min(days, horizonOf(activity)); i++) {
-    const day = today.add({ days: i });
-    const date = day.toString();
-    const ranges = [...(heldByDate[date] ?? []), ...closedRanges(activity.weeklyHours, weekdayOf(day))];
+  // Each day's date and busy or closed ranges, from the first day to the one after the last (whose
+  // ranges a booking late on the last may run into), worked out once: the dialog asks for 30 days
+  // on every activity page, and a day's ranges are also the day before's ranges ahead.
+  const last = Math.min(days, horizonOf(activity));
+  const dayDates: string[] = [];
+  const dayRanges: [number, number][][] = [];
+  const closedOn: [number, number][][] = [];
+  let at = today.add({ days: firstDay });
+  for (let i = firstDay; i <= last + 1; i++) {
+    const date = at.toString();
+    const weekday = weekdayOf(at);
+    const closed = (closedOn[weekday] ??= closedRanges(activity.weeklyHours, weekday));
+    const heldOn = heldByDate[date];
+    dayDates.push(date);
+    dayRanges.push(heldOn ? [...heldOn, ...closed] : closed);
+    at = at.add({ days: 1 });
+  }
+  for (let i = firstDay; i <= last; i++) {
+    const date = dayDates[i - firstDay]!;
+    const ranges = dayRanges[i - firstDay]!;
+    const rangesNext = dayRanges[i - firstDay + 1]!;
     const onDay = { [date]: ranges };
     const open: number[] = [];
     const left: Record<number, number> = {};
     const dayHeld = sessionsOn.get(date);
-    const next = day.add({ days: 1 });
-    const ahead = [...ranges, ...[...(heldByDate[next.toString()] ?? []), ...closedRanges(activity.weeklyHours, weekdayOf(next))].map(([a, b]): [number, number] => [a + DAY_MINUTES, b + DAY_MINUTES])];
     const fits: Record<number, number> = {};
     for (let hour = rules.firstHour; hour <= rules.lastHour; hour++) {
       if (!group) {
         if (startTaken(onDay, local, date, hour, shortest)) continue;
         open.push(hour);
+        // Up to the first busy or closed minute after the start, that day's or the next's.
         const from = hour * 60;
-        fits[hour] = Math.min(2 * DAY_MINUTES, ...ahead.filter(([, b]) => b > from).map(([a]) => a)) - from;
+        let until = 2 * DAY_MINUTES;
+        for (const [a, b] of ranges) if (b > from && a < until) until = a;
+        for (const [a, b] of rangesNext) if (b + DAY_MINUTES > from && a + DAY_MINUTES < until) until = a + DAY_MINUTES;
+        fits[hour] = until - from;
         continue;
       }
       const held = dayHeld ? group.sessions.get(`${date}T${String(hour).padStart(2, "0")}:00:00`) : undefined;
@@ -215,7 +234,7 @@ export function openTimes(activity: BookingRules & Partial<GroupSeats>, held: { 
     dates.push(date);
     hours[date] = open;
     if (!group) longest[date] = fits;
-    if (ranges.length) busy[date] = ranges;
+    if (ranges.length) busy[date] = [...ranges];
   }
   return { zone, dates, busy, hours, longest, now: local, shortest, ...(group ? { spots, capacity: group.capacity } : {}) };
 }

@@ -11,8 +11,8 @@ import { Icon } from "../components/icons";
 import { Island } from "../components/Island";
 import { Avatar, Carousel, ReviewList } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
-import { RequestDialog } from "../bookings/Request";
-import type { DialogTimes } from "../../src/bookings/queries";
+import { DialogFields, RequestDialog } from "../bookings/Request";
+import type { DialogRules, DialogTimes } from "../../src/bookings/queries";
 import { remember, type KeptParts } from "../../lib/html/fragments";
 import { ReportButton } from "../reports/ReportButton";
 import { weeklyHoursSummary } from "./Availability";
@@ -29,40 +29,51 @@ interface ActivityPageProps {
   rating: { average: number | null; count: number };
   reviews: ReviewView[];
   maps: Config["maps"];
-  /** The booking dialog's open dates and hours, worked out once per read of the page and hour, like the body. */
-  dialogTimes: DialogTimes;
+  /** The booking dialog: its open times, the rules they are of, and the key they are shared under (`activityDialog`). */
+  dialog: { times: DialogTimes; rules: DialogRules; shared: string };
 }
 
 /**
- * The page's body, kept per read of the page (`page`: the object the activity page's read cache
- * hands out, replaced when a change of the database changes it), its open times (`dialogTimes`,
- * likewise), language, hour and whether the visitor is its host (decision 0018). It is rendered
- * from the kept view (`remember` with `form`): its forms carry an unguessable slot in place of the
- * visitor's CSRF token, filled per request, and the path is the activity's own, so nothing of one
- * visitor is ever kept.
+ * The page is made of three parts. Above and below the booking dialog, what the activity's read
+ * shows, kept per read of the page (`page`: the object the activity page's read cache hands out,
+ * replaced when a change of the database changes it), language, hour and whether the visitor is
+ * its host (decision 0018), rendered from the kept view (`remember` with `form`): their forms
+ * carry an unguessable slot in place of the visitor's CSRF token, filled per request, and the path
+ * is the activity's own, so nothing of one visitor is ever kept. Between them, the dialog's own
+ * form, and its fields, kept per language and shared dialog (`activityDialog`: the open times of
+ * the same rules, the same hour and the same busy times, as a host's activities alike have them),
+ * rendered and compressed once for all of them (decision 0053).
  */
-const keptBodies = madeOnce((_page: object): KeptParts => new Map());
-let timesCount = 0;
-/** A number for each open-times object, for the body's key. */
-const timesId = madeOnce((_times: DialogTimes) => ++timesCount);
+const keptParts = madeOnce((_page: object): KeptParts => new Map());
+const dialogFields: KeptParts = new Map();
 
 /** /activity/{id}: photos, what, who, where, reviews, and Request & Pay. */
 export function ActivityDetail(props: ActivityPageProps & { page: object; hour: string; saved: boolean }) {
-  const { view, activity, page, hour, dialogTimes, saved } = props;
+  const { view, activity, page, hour, dialog, saved } = props;
   const own = view.user?.id === activity.hostId;
-  const body = remember(keptBodies(page), `${view.locale}:${own ? "host" : "guest"}:${hour}:${timesId(dialogTimes)}`, view, { path: `/activity/${activity.id}` }, (kept) => (
-    <ActivityBody {...props} view={kept} own={own} />
-  ));
-  // The heart is the viewer's own (docs/decisions/0055): drawn outside the kept body, over its header's end.
+  const parts = keptParts(page);
+  const key = `${view.locale}:${own ? "host" : "guest"}:${hour}`;
+  const form = { path: `/activity/${activity.id}` };
+  const top = remember(parts, `top:${key}`, view, form, (kept) => <ActivityTop {...props} view={kept} own={own} />);
+  const bottom = remember(parts, `bottom:${key}`, view, form, (kept) => <ActivityBottom {...props} view={kept} own={own} />);
+  const request = own ? "" : ((<RequestDialog view={view} activity={activity} fields={dialogOf(view, dialog)} />) as string);
+  // The heart is the viewer's own (docs/decisions/0055): drawn outside the kept parts, over the header's end.
   const heart = own ? "" : `<div class="heart-place">${Heart({ t: view.t, activityId: activity.id, title: activity.title, saved })}</div>${HeartsForm({ view, back: `/activity/${activity.id}` })}`;
   return (
     <AppLayout view={view} title={activity.title}>
-      {`<div class="relative">${heart}${body}</div>` as "safe"}
+      {`<div class="relative">${heart}${top}${request}${bottom}</div>` as "safe"}
     </AppLayout>
   );
 }
 
-function ActivityBody({ view, own, activity, host, rating, reviews, maps, dialogTimes }: Omit<ActivityPageProps, "view"> & { view: KeptFormView; own: boolean }) {
+function dialogOf(view: View, dialog: ActivityPageProps["dialog"]): JSX.Element {
+  return remember(dialogFields, `${view.locale}\u0000${dialog.shared}`, view, (kept) => <DialogFields view={kept} activity={dialog.rules} open={dialog.times} />);
+}
+
+type PartProps = Omit<ActivityPageProps, "view" | "dialog"> & { view: KeptFormView; own: boolean };
+
+/** The page above the booking dialog: photos, what, who, where, the cancellation policy. */
+function ActivityTop({ view, activity, host, rating, maps }: PartProps) {
   const { t } = view;
   const photos = activity.photos.length ? activity.photos : [categoryPhoto(activity.category)];
   const exact = activity.hasMeetingPoint && activity.meetingPoint;
@@ -192,9 +203,17 @@ function ActivityBody({ view, own, activity, host, rating, reviews, maps, dialog
             {t("booking.policyHost")}
           </p>
         </section>
+      </>
+  );
+}
 
-        {own ? "" : <RequestDialog view={view} activity={activity} open={dialogTimes} />}
-
+/** The page below the booking dialog: reviews, the report button, the bar with the price. */
+function ActivityBottom({ view, own, activity, reviews }: PartProps) {
+  const { t } = view;
+  const group = activityGroupPrice(activity);
+  const price = activityPriceParts(view, activity);
+  return (
+      <>
         <section class="mt-6">
           <h2 class="mb-2 text-lg font-semibold" safe>
             {t("profile.reviews")}

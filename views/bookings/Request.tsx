@@ -2,11 +2,11 @@ import { ratingNumber } from "../../lib/labels";
 import { cachedFormatter } from "../../lib/intl";
 import type { Activity } from "../../db/schema";
 import { durationAllowed, FLOWS, sessionLengthOf } from "../../src/bookings/times";
-import type { DialogTimes } from "../../src/bookings/queries";
+import type { DialogRules, DialogTimes } from "../../src/bookings/queries";
 import type { RequestChoice } from "../../src/bookings/input";
 import { decimalFromCents, formatMoney } from "../../lib/money";
 import type { Price } from "../../shared/pricing";
-import type { KeptFormView, KeptView, View } from "../../src/shell/view";
+import type { KeptView, View } from "../../src/shell/view";
 import { FormAlert, ScreenHeader, SelectField } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
 import { ActivitySummary, CancellationPolicy, formatHour, policyName, formatLongDate, hoursText, spotsLeftText, spotsLeftTexts, SpotsFields, spotsText, TestModeNote } from "./Parts";
@@ -51,7 +51,7 @@ function dateLabel(view: KeptView, date: string, today: string) {
  * (`data-spots`), which the page script writes into the start's label once a date is chosen,
  * and the server writes them for a date already chosen. Then come the spots and the total.
  */
-function DetailsFields({ view, activity, choice, open }: { view: KeptView; activity: Activity; choice: RequestChoice; open: DialogTimes }) {
+function DetailsFields({ view, activity, choice, open }: { view: KeptView; activity: DialogRules; choice: RequestChoice; open: DialogTimes }) {
   const { t } = view;
   const seats = open.seats;
   const session = seats ? sessionLengthOf(activity) : null;
@@ -148,14 +148,22 @@ function DetailsFields({ view, activity, choice, open }: { view: KeptView; activ
 }
 
 /**
+ * The dialog's details fields as it first shows them, nothing chosen yet: made of the activity's
+ * dialog rules and open times alone, so that activities alike share them (views/activities/Detail.tsx
+ * keeps them, rendered once, from the kept view).
+ */
+export function DialogFields({ view, activity, open }: { view: KeptView; activity: DialogRules; open: DialogTimes }) {
+  const firstAllowed = sessionLengthOf(activity) ?? rules.durations.find((m) => durationAllowed(activity, m)) ?? 60;
+  return <DetailsFields view={view} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60, spots: open.seats?.min ?? 1, privateGroup: false }} open={open} />;
+}
+
+/**
  * The booking dialog on the activity page (spec "Booking dialog"), as a disclosure that works
  * without JavaScript: the details step posts to the server, which answers with the payment step.
- * It is part of the activity page's kept body (views/activities/Detail.tsx), so it is rendered
- * once per page read, language and hour, from the kept view.
+ * Its fields are `DialogFields`, which the page hands in.
  */
-export function RequestDialog({ view, activity, open }: { view: KeptFormView; activity: Activity; open: DialogTimes }) {
+export function RequestDialog({ view, activity, fields }: { view: View; activity: Activity; fields: JSX.Element }) {
   const { t } = view;
-  const firstAllowed = sessionLengthOf(activity) ?? rules.durations.find((m) => durationAllowed(activity, m)) ?? 60;
   return (
     <details class="card mt-6 mx-auto w-full max-w-[425px] p-4" data-request-dialog>
       {/* 44 px tall to the tap (WCAG 2.5.5) without moving the card's text: padding taken back by margins. */}
@@ -164,7 +172,7 @@ export function RequestDialog({ view, activity, open }: { view: KeptFormView; ac
       </summary>
       <form method="post" action={`/activity/${activity.id}/request`} class="mt-3 flex flex-col gap-3">
         <input type="hidden" name="_csrf" value={view.csrf} />
-        <DetailsFields view={view} activity={activity} choice={{ message: "", date: "", time: "", hours: firstAllowed / 60, spots: open.seats?.min ?? 1, privateGroup: false }} open={open} />
+        {fields as "safe"}
         <button type="submit" class="btn btn-primary w-full" safe>
           {t(dialogContinueOf(activity))}
         </button>

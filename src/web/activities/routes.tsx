@@ -26,15 +26,8 @@ import { createActivity, creationWait } from "../../activities/service";
 import { activityCreateBody, hoursErrorDay, readBrowseQuery } from "../../activities/input";
 import { postedAvailability } from "../../../views/activities/Availability";
 import { postedGroup } from "../../../views/activities/GroupFields";
-import { dialogTimes, hostEarnings, hostRequests, hostSessions, type DialogTimes } from "../../bookings/queries";
+import { activityDialog, hostEarnings, hostRequests, hostSessions } from "../../bookings/queries";
 import { activityRatingAndReviews, browseActivities, countOwnActivities, findListedActivity, findOwnActivity, hostOf, ownActivities } from "../../activities/queries";
-
-/**
- * The booking dialog's open times of an activity for an hour, worked out once per database change
- * (a booking is a change) and hour. Equal times stay the same object (`readCache`), so the page's
- * kept body, which shows them, is kept with them (views/activities/Detail.tsx).
- */
-const activityTimes = readCache<DialogTimes>(500);
 
 /**
  * What the activity page shows of an activity, its host and its reviews: read once per database
@@ -197,24 +190,16 @@ export function activityRoutes(deps: Deps) {
       if (!page) return render((view) => <ActivityNotFound view={view} />, { status: 404 });
       const { activity, host, rating, reviews } = page;
       const now = deps.now();
-      // The body is kept per hour: its open dates and hours (in the activity's city) and the host's age (UTC) move with it.
+      // The dialog's open dates and hours (in the activity's city) and the host's age (UTC) move with the hour.
       const hour = hourIn(activityZone(activity), now);
-      const times = await activityTimes(deps.db, `${activity.id}\u0000${hour}`, () => dialogTimes(deps, activity));
+      const dialog = await activityDialog(deps, activity, hour);
       const saved = user ? (await savedIdsOf(deps.db, user.id)).has(activity.id) : false;
-      return render((view) => (
-        <ActivityDetail
-          view={view}
-          page={page}
-          hour={hour}
-          activity={activity}
-          host={publicHostOn(host, hour, now)}
-          rating={rating}
-          reviews={reviews}
-          maps={deps.config.maps}
-          dialogTimes={times}
-          saved={saved}
-        />
-      // A saved activity's page is kept by the service worker for reading offline (docs/decisions/0055).
-      ), saved ? { headers: SAVED_PAGE_HEADERS } : undefined);
+      return render(
+        (view) => (
+          <ActivityDetail view={view} page={page} hour={hour} activity={activity} host={publicHostOn(host, hour, now)} rating={rating} reviews={reviews} maps={deps.config.maps} dialog={dialog} saved={saved} />
+        ),
+        // A saved activity's page is kept by the service worker for reading offline (docs/decisions/0055).
+        saved ? { headers: SAVED_PAGE_HEADERS } : undefined,
+      );
     });
 }
