@@ -1,4 +1,5 @@
-import { one } from "../../db/client";
+import { one, readCache } from "../../db/client";
+import { madeOnce } from "../../shared/memo";
 import { and, asc, count, desc, eq, gt, inArray, isNotNull, ne, notInArray, or, sql } from "drizzle-orm";
 import { uuidLike } from "../../lib/validation";
 import { alias } from "drizzle-orm/sqlite-core";
@@ -477,12 +478,21 @@ const DIALOG_RULES = [
 ] as const satisfies readonly (keyof Activity)[];
 export type DialogRules = Pick<Activity, (typeof DIALOG_RULES)[number]>;
 
-/** The activity's dialog rules alone (nothing else of it is there to be read), and their key. */
-function dialogRulesOf(activity: Activity): { rules: DialogRules; key: string } {
+/** The activity's dialog rules alone (nothing else of it is there to be read), and their key: made once per read of the activity. */
+const dialogRulesOf = madeOnce((activity: Activity): { rules: DialogRules; key: string } => {
   const rules = {} as Record<string, unknown>;
   for (const field of DIALOG_RULES) rules[field] = activity[field];
   return { rules: rules as DialogRules, key: JSON.stringify(rules) };
-}
+});
+
+/**
+ * What holds a host's time over the dialog's days, read once per database change (a booking, a
+ * block, a busy time is a change) and hour, as the dialog's times were (`readCache`): a host's
+ * activities and a page opened again ask for it alike. Equal reads stay the same object, and so
+ * does their key (`busyKey`).
+ */
+const hostBusy = readCache<Awaited<ReturnType<typeof busyIntervals>>>(1000);
+const busyKey = madeOnce(({ bookings: held, blocked }: Awaited<ReturnType<typeof busyIntervals>>) => (held.length || blocked.length ? JSON.stringify([held, blocked]) : ""));
 
 /** Dialogs by what they are worked out from (`activityDialog`). */
 const sharedDialogs = new Map<string, { times: DialogTimes; rules: DialogRules }>();
@@ -498,11 +508,12 @@ const SHARED_DIALOGS_MAX = 2000;
  */
 export async function activityDialog(deps: Deps, activity: Activity, hour: string): Promise<{ times: DialogTimes; rules: DialogRules; shared: string }> {
   const now = deps.now();
-  const { bookings: held, blocked } = await busyIntervals(deps, activity.hostId, now, DIALOG_DAYS);
+  const busy = await hostBusy(deps.db, `${activity.hostId}\u0000${hour}`, () => busyIntervals(deps, activity.hostId, now, DIALOG_DAYS));
+  const { bookings: held, blocked } = busy;
   const { rules, key } = dialogRulesOf(activity);
   // A group's own bookings are its sessions' spots: then the dialog is its own.
   const sessionsOf = groupOf(activity) && held.some((h) => h.activityId === activity.id) ? activity.id : "";
-  const shared = `${hour}\u0000${key}\u0000${sessionsOf}\u0000${held.length || blocked.length ? JSON.stringify([held, blocked]) : ""}`;
+  const shared = `${hour}\u0000${key}\u0000${sessionsOf}\u0000${busyKey(busy)}`;
   let dialog = sharedDialogs.get(shared);
   if (!dialog) {
     // Worked out from the rules alone (and the id its sessions are counted by), so that nothing else of this activity can make it differ.
