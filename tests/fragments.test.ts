@@ -80,12 +80,10 @@ describe("a page compressed from its own text", () => {
     expect(Buffer.from(ben).indexOf(shared)).toBeGreaterThan(0);
   });
 
-  test("reuses its compressed bytes for the same page again, never for another visitor's", () => {
+  test("in brotli, each visitor's page holds their own token and never another's", () => {
     const first = compressedPage(request("br"), page("Ana", "tok-ana"), "tok-ana");
-    const again = compressedPage(request("br"), page("Ana", "tok-ana"), "tok-ana");
-    expect(again.body).toBe(first.body);
+    expect(brotliDecompressSync(first.body).toString()).toContain('value="tok-ana"');
     const ben = compressedPage(request("br"), page("Ben", "tok-ben"), "tok-ben");
-    expect(ben.body).not.toBe(first.body);
     expect(brotliDecompressSync(ben.body).toString()).toContain('value="tok-ben"');
     expect(brotliDecompressSync(ben.body).toString()).not.toContain("tok-ana");
   });

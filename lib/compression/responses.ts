@@ -1,5 +1,4 @@
 import { hasKeptParts, pageBytes } from "../html/fragments";
-import { RecentlyUsed } from "../../shared/memo";
 import { addVary, compressBytes, isCompressible, MIN_COMPRESS_BYTES, negotiateEncoding, type Encoding } from "./encoding";
 import { shapedGzip } from "./spliced-gzip";
 
@@ -11,38 +10,12 @@ import { shapedGzip } from "./spliced-gzip";
  */
 
 /**
- * Answers the same as an earlier one (a page loaded again with nothing changed, the same htmx
- * fragment for many guests) reuse its compressed bytes. Kept: the most recently used, up to a
- * total size. An entry is found in one of two ways, and either way only for equal answers:
- * - by a hash of the answer's bytes, and used only when the bytes are equal;
- * - for a page made of kept parts (`compressedPage`), by the page's own text itself: a kept
- *   part's bytes never change once kept, so equal text with equal markers is equal bytes.
- */
-const REUSE_MAX_BODY = 256 * 1024;
-const REUSE_MAX_TOTAL = 4 * 1024 * 1024;
-interface Reused {
-  /** The bytes compressed, when the entry is found by their hash. */
-  body: Uint8Array | null;
-  encoded: Uint8Array<ArrayBuffer>;
-}
-const reused = new RecentlyUsed<string, Reused>(REUSE_MAX_TOTAL);
-
-function compressDynamic(body: Uint8Array, encoding: Encoding): Uint8Array<ArrayBuffer> {
-  if (body.length > REUSE_MAX_BODY) return compressBytes(body, encoding, "dynamic");
-  const key = `${encoding}:${body.length}:${Bun.hash(body)}`;
-  const hit = reused.get(key);
-  if (hit?.body && Buffer.from(hit.body.buffer, hit.body.byteOffset, hit.body.length).equals(body)) return hit.encoded;
-  const encoded = compressBytes(body, encoding, "dynamic");
-  reused.set(key, { body, encoded }, body.length + encoded.length);
-  return encoded;
-}
-
-/**
  * A page's bytes for this request (lib/html/fragments.ts `pageBytes`), compressed when the
  * browser accepts it and the page is 1 KB or more. A page made of kept parts is gzipped by
- * joining their compressed pieces (`splicedGzip`) when the browser takes gzip as readily as
- * brotli, as every browser does. Otherwise the same person's same page again (same text, same
- * kept parts, same token) reuses its compressed bytes without writing the page out.
+ * joining their compressed pieces (`shapedGzip`) when the browser takes gzip as readily as
+ * brotli, as every browser does; otherwise it is compressed at the fast level. No answer is kept
+ * as it was sent: on a crowd's mix of pages the same answer again was too rare to pay for keeping
+ * them (decision 0053).
  */
 export function compressedPage(request: Request, html: string, csrf: string | null): { body: Uint8Array<ArrayBuffer>; encoding: Encoding | null } {
   const { body, encoding, scratch } = pageBody(request, html, csrf);
@@ -60,16 +33,10 @@ function pageBody(request: Request, html: string, csrf: string | null): { body: 
   const spliced = hasKeptParts(html);
   const encoding = request.method === "HEAD" ? null : negotiateEncoding(request.headers.get("accept-encoding"), spliced ? ["gzip", "br"] : ["br", "gzip"]);
   if (!encoding) return { body: pageBytes(html, csrf), encoding: null, scratch: false };
-  // Splicing costs less than keeping its result: a crowd's pages would churn the kept answers.
   if (spliced && encoding === "gzip") return { body: shapedGzip(html, csrf), encoding, scratch: true };
-  const key = `${encoding}\u0000${csrf ?? ""}\u0000${html}`;
-  const hit = reused.get(key);
-  if (hit) return { body: hit.encoded, encoding, scratch: false };
   const bytes = pageBytes(html, csrf);
   if (bytes.length < MIN_COMPRESS_BYTES) return { body: bytes, encoding: null, scratch: false };
-  const encoded = compressBytes(bytes, encoding, "dynamic");
-  if (bytes.length <= REUSE_MAX_BODY) reused.set(key, { body: null, encoded }, key.length * 2 + encoded.length);
-  return { body: encoded, encoding, scratch: false };
+  return { body: compressBytes(bytes, encoding, "dynamic"), encoding, scratch: false };
 }
 
 /** Bodies made as bytes by the app (`bytesResponse`), so compressing them needs no copy of the answer. */
@@ -119,7 +86,7 @@ export function compressResponse(request: Request, response: Response): Response
   if (!encoding) {
     return new Response(bytes, { status: response.status, statusText: response.statusText, headers: out });
   }
-  const compressed = compressDynamic(bytes, encoding);
+  const compressed = compressBytes(bytes, encoding, "dynamic");
   out.set("Content-Encoding", encoding);
   out.set("Content-Length", String(compressed.length));
   // A strong validator names these exact bytes; the encoded ones are a different representation.
