@@ -105,7 +105,8 @@ if (process.argv.includes("--both")) {
     });
     code ||= await child.exited;
   }
-  code ||= compareEngines(files.SQLite, files.PostgreSQL);
+  // Side by side whatever either run's budgets said.
+  code = compareEngines(files.SQLite, files.PostgreSQL) || code;
   for (const file of Object.values(files)) rmSync(file, { force: true });
   process.exit(code);
 } else if (process.argv.includes("--postgres") && !process.env.DATABASE_URL) {
