@@ -463,7 +463,19 @@ const pageStatements = perDb((db) => ({
     .where(and(eq(activities.id, sql.placeholder("id")), isNull(activities.archivedAt), isNull(activities.hiddenAt), dialect.isTrue(activities.active)))
     .prepare(),
   host: db.select(publicUserColumns).from(users).where(eq(users.id, sql.placeholder("id"))).prepare(),
+  listedWithHost: db
+    .select({ activity: activities, host: publicUserColumns })
+    .from(activities)
+    .innerJoin(users, eq(users.id, activities.hostId))
+    .where(and(eq(activities.id, sql.placeholder("id")), isNull(activities.archivedAt), isNull(activities.hiddenAt), dialect.isTrue(activities.active)))
+    .prepare(),
 }));
+
+/** A listed activity with its host (the activity page), in one read; undefined when there is none. */
+export async function findListedActivityAndHost(deps: Deps, id: string) {
+  if (!uuidLike(id)) return undefined;
+  return one(pageStatements(deps.db).listedWithHost.execute({ id }));
+}
 
 /** A listed activity (not archived, not hidden by an operator), or undefined. */
 export async function findListedActivity(deps: Deps, id: string) {

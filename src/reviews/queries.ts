@@ -35,8 +35,8 @@ const reviewStatements = perDb((db) => {
 async function reviewsBy(db: Db, kind: "activity" | "reviewed", id: string, limit?: number) {
   const statements = reviewStatements(db)[kind];
   // No limit: the largest both engines take (SQLite's -1 is an error on PostgreSQL).
-  const rows = limit === 0 ? [] : await statements.page.execute({ id, limit: limit ?? Number.MAX_SAFE_INTEGER });
-  const stats = await one(statements.stats.execute({ id }));
+  // Both at once: one round trip on PostgreSQL, not two.
+  const [rows, stats] = await Promise.all([limit === 0 ? [] : statements.page.execute({ id, limit: limit ?? Number.MAX_SAFE_INTEGER }), one(statements.stats.execute({ id }))]);
   const list: ReviewView[] = rows.map(({ review, by }) => reviewView(review, publicUser(by)));
   const total = stats?.n ?? 0;
   return { reviews: list, total, average: total ? roundRating(stats!.average) : null };
