@@ -103,7 +103,8 @@ if (process.argv.includes("--both")) {
       stdout: "inherit",
       stderr: "inherit",
     });
-    code ||= await child.exited;
+    const exit = await child.exited;
+    code ||= exit;
   }
   // Side by side whatever either run's budgets said.
   code = compareEngines(files.SQLite, files.PostgreSQL) || code;
