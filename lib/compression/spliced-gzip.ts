@@ -22,7 +22,10 @@ interface DeflatedPiece {
   readonly length: number;
   readonly shift: number;
 }
-const deflatedPieces = new WeakMap<Kept, { pieces: readonly DeflatedPiece[]; level: number }>();
+/** Each part's compressed pieces, or the answer that first sent it (`deflatedOf`). */
+const deflatedPieces = new WeakMap<Kept, readonly (DeflatedPiece | null)[] | number>();
+/** Counts the answers spliced, so that a part sent twice in one answer is not taken for one sent again. */
+let answers = 0;
 const GZIP_HEADER = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
 /** An empty fixed-Huffman block marked final: the stream's end after pieces that end on a byte boundary. */
 const FINAL_BLOCK = new Uint8Array([0x03, 0x00]);
@@ -34,22 +37,32 @@ const FINAL_BLOCK = new Uint8Array([0x03, 0x00]);
 const STORE_BELOW = 2048;
 
 /**
- * A kept part's pieces compressed, at the fast level the first time a page sends them (a part of
- * one page of the long tail may never be sent again), and again at zlib's default level the second
- * time: a part sent twice is one that is kept, and each answer after sends the smaller bytes
- * (level 9 made the browse page no smaller). `again` counts a send: once per answer.
+ * A kept part's pieces compressed at zlib's default level, from the second answer that sends the
+ * part on: the first sends its bytes with the answer's own text, compressed with it at the fast
+ * level (a part of one page of the long tail may never be sent again, and one compression of the
+ * whole answer costs less than one per piece); a part sent in two answers is one that is kept, and
+ * each answer after sends its smaller bytes as they are (level 9 made the browse page no smaller).
+ * The parts inside a part (a browse page's cards) are parts of their own. Null: not yet.
  */
-function deflatedOf(part: Kept, again: boolean): readonly DeflatedPiece[] {
+function deflatedOf(part: Kept): readonly (DeflatedPiece | null)[] | null {
   const known = deflatedPieces.get(part);
-  if (known && (known.level === KEPT_LEVEL || !again)) return known.pieces;
-  const level = known ? KEPT_LEVEL : DYNAMIC_GZIP_LEVEL;
-  const pieces = part.pieces.map((piece) => ({
-    bytes: deflateRawSync(piece, { level, finishFlush: constants.Z_SYNC_FLUSH }),
-    crc: Bun.hash.crc32(piece),
-    length: piece.length,
-    shift: crc32Shift(piece.length),
-  }));
-  deflatedPieces.set(part, { pieces, level });
+  if (known === undefined) {
+    deflatedPieces.set(part, answers);
+    return null;
+  }
+  if (typeof known !== "number") return known;
+  if (known === answers) return null;
+  const pieces = part.pieces.map((piece) =>
+    piece instanceof Uint8Array
+      ? {
+          bytes: deflateRawSync(piece, { level: KEPT_LEVEL, finishFlush: constants.Z_SYNC_FLUSH }),
+          crc: Bun.hash.crc32(piece),
+          length: piece.length,
+          shift: crc32Shift(piece.length),
+        }
+      : null,
+  );
+  deflatedPieces.set(part, pieces);
   return pieces;
 }
 const KEPT_LEVEL = 6;
@@ -88,7 +101,8 @@ interface Shape {
 function spliceGzip(html: string, csrf: string | null, shape?: Shape): Uint8Array<ArrayBuffer> {
   // The answer is written once, into one buffer: what every kept piece takes, plus room for the
   // own text (at most 3 bytes of UTF-8 per UTF-16 unit, and 5 bytes of framing per run).
-  const segments: (string | DeflatedPiece)[] = [];
+  answers++;
+  const segments: (string | Uint8Array | DeflatedPiece)[] = [];
   let room = GZIP_HEADER.length + FINAL_BLOCK.length + 8;
   eachPieceText(
     html,
@@ -98,10 +112,16 @@ function spliceGzip(html: string, csrf: string | null, shape?: Shape): Uint8Arra
       room += 5 + text.length * 3;
     },
     (part, i) => {
-      const piece = deflatedOf(part, i === 0)[i]!;
-      if (piece.length === 0) return;
-      segments.push(piece);
-      room += piece.bytes.length;
+      const bytes = part.pieces[i] as Uint8Array;
+      if (bytes.length === 0) return;
+      const piece = deflatedOf(part)?.[i];
+      if (piece) {
+        segments.push(piece);
+        room += piece.bytes.length;
+      } else {
+        segments.push(bytes);
+        room += 5 + bytes.length;
+      }
     },
   );
   let out = bufferOf(room);
@@ -139,13 +159,17 @@ function spliceGzip(html: string, csrf: string | null, shape?: Shape): Uint8Arra
     }
     ownStart = -1;
   };
-  const writeOwn = (text: string) => {
+  const writeOwn = (text: string | Uint8Array) => {
     ensure(5 + text.length * 3);
     if (ownStart < 0) {
       ownStart = at;
       at += 5;
     }
-    at += encoder.encodeInto(text, out.subarray(at)).written;
+    if (typeof text === "string") at += encoder.encodeInto(text, out.subarray(at)).written;
+    else {
+      out.set(text, at);
+      at += text.length;
+    }
   };
   /** With a shape: the placeholder in a stored block of its own, where each answer writes its token over it. */
   const writeHole = (placeholder: string) => {
@@ -162,7 +186,8 @@ function spliceGzip(html: string, csrf: string | null, shape?: Shape): Uint8Arra
     runLength = 0;
   };
   for (const segment of segments) {
-    if (typeof segment === "string") {
+    if (segment instanceof Uint8Array) writeOwn(segment);
+    else if (typeof segment === "string") {
       if (shape && csrf && segment.includes(csrf)) {
         const pieces = segment.split(csrf);
         for (let i = 0; i < pieces.length; i++) {

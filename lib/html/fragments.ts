@@ -55,12 +55,18 @@ const MARK_CLOSE = "-->";
  */
 export const CSRF_SLOT = `csrfslot${NONCE}`;
 
-/** A kept part: its text (for parts kept inside other parts) and its bytes, cut at each CSRF slot. */
+/** Where a kept part's pieces have the visitor's CSRF token. */
+export const SLOT = Symbol("csrf slot");
+
+/**
+ * A kept part, in order: its own bytes, the kept parts inside it (a browse page's cards: held
+ * where they are, never copied into it), and the slots for the visitor's CSRF token.
+ */
 export interface Kept {
   readonly id: number;
   readonly marker: string;
-  readonly text: string;
-  readonly pieces: readonly Uint8Array[];
+  readonly pieces: readonly (Uint8Array | Kept | typeof SLOT)[];
+  /** Its own bytes (the parts inside it count for themselves). */
   readonly size: number;
 }
 
@@ -100,13 +106,28 @@ function held(id: number): Kept {
 
 const encoder = new TextEncoder();
 
-/** Keeps finished HTML as a part; markers of other parts inside it are replaced by their text. */
+/** Keeps finished HTML as a part; the parts whose markers are inside it are kept inside it as they are. */
 export function keep(html: JSX.Element): Kept {
   if (typeof html !== "string") throw new Error("a kept part must render synchronously");
-  const text = expandText(html);
-  const pieces = text.split(CSRF_SLOT).map((piece) => encoder.encode(piece));
+  const pieces: (Uint8Array | Kept | typeof SLOT)[] = [];
+  let size = 0;
+  walk(
+    html,
+    (run) => {
+      const texts = run.split(CSRF_SLOT);
+      for (let i = 0; i < texts.length; i++) {
+        if (i > 0) pieces.push(SLOT);
+        if (texts[i]) {
+          const bytes = encoder.encode(texts[i]);
+          pieces.push(bytes);
+          size += bytes.length;
+        }
+      }
+    },
+    (inside) => pieces.push(inside),
+  );
   const id = nextId++;
-  const part: Kept = { id, marker: `${MARK_OPEN}${id}${MARK_CLOSE}`, text, pieces, size: text.length * 2 + pieces.reduce((n, p) => n + p.length, 0) };
+  const part: Kept = { id, marker: `${MARK_OPEN}${id}${MARK_CLOSE}`, pieces, size: size + 64 };
   hold(part);
   return part;
 }
@@ -187,7 +208,7 @@ export function rememberAround(
     const marks = Array.from({ length: holes }, (_, i) => hole(i));
     const html = render(keptViewOf(view), marks);
     if (typeof html !== "string") throw new Error("a kept part must render synchronously");
-    let rest = expandText(html);
+    let rest = html;
     const texts: string[] = [];
     for (const mark of marks) {
       const at = rest.indexOf(mark);
@@ -241,8 +262,15 @@ export function expandText(html: string): string {
   walk(
     html,
     (run) => (out += run),
-    (kept) => (out += kept.text),
+    (kept) => (out += textOf(kept)),
   );
+  return out;
+}
+
+const decoder = new TextDecoder();
+function textOf(part: Kept): string {
+  let out = "";
+  for (const piece of part.pieces) out += piece === SLOT ? CSRF_SLOT : piece instanceof Uint8Array ? decoder.decode(piece) : textOf(piece);
   return out;
 }
 
@@ -253,15 +281,18 @@ export function expandText(html: string): string {
  */
 export function eachPieceText(html: string, csrf: string | null, own: (text: string) => void, kept: (part: Kept, piece: number) => void) {
   if (!hasKeptParts(html)) return own(html);
-  walk(html, own, (part) => {
-    for (let i = 0; i < part.pieces.length; i++) {
-      if (i > 0) {
+  const inOrder = (part: Kept) => {
+    const pieces = part.pieces;
+    for (let i = 0; i < pieces.length; i++) {
+      const piece = pieces[i]!;
+      if (piece === SLOT) {
         if (csrf === null) throw new Error("a kept part with a CSRF slot was sent without a token");
         own(csrf);
-      }
-      kept(part, i);
+      } else if (piece instanceof Uint8Array) kept(part, i);
+      else inOrder(piece);
     }
-  });
+  };
+  walk(html, own, inOrder);
 }
 
 /** The answer's bytes: the page's own text in UTF-8 with each kept part's bytes in place, and the visitor's CSRF token in each slot. */
@@ -279,8 +310,9 @@ export function pageBytes(html: string, csrf: string | null): Uint8Array<ArrayBu
       room += text.length * 3;
     },
     (part, i) => {
-      pieces.push(part.pieces[i]!);
-      room += part.pieces[i]!.length;
+      const piece = part.pieces[i] as Uint8Array;
+      pieces.push(piece);
+      room += piece.length;
     },
   );
   const out = new Uint8Array(room);
