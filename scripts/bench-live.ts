@@ -56,7 +56,7 @@ export async function benchLive(opts: LiveBenchOptions) {
     const conversations = await seed(dataDir, pairs);
     const server = Bun.spawn([process.execPath, "src/server.ts"], {
       cwd: join(import.meta.dir, ".."),
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, DEMO_DATA: "false", NODE_ENV: "production", ...serverDatabase() },
+      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, DEMO_DATA: "false", NODE_ENV: "production", ...serverDatabase(dataDir) },
       stdout: "ignore",
       stderr: "inherit",
     });

@@ -223,7 +223,7 @@ async function bench() {
       await probe.stop(true);
       const started = performance.now();
       const server = Bun.spawn([join(root, "dist/offline")], {
-        env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: `http://127.0.0.1:${port}`, DEMO_DATA: "false", NODE_ENV: "production", ...serverDatabase() },
+        env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: `http://127.0.0.1:${port}`, DEMO_DATA: "false", NODE_ENV: "production", ...serverDatabase(dataDir) },
         stdout: "ignore",
         stderr: "inherit",
       });
@@ -743,7 +743,7 @@ async function startServer(dataDir: string, port: number, children: Subprocess[]
   const flags = process.env.BENCH_SERVER_FLAGS?.split(" ").filter(Boolean) ?? [];
   const server = Bun.spawn([process.execPath, ...flags, "src/server.ts"], {
     cwd: join(import.meta.dir, ".."),
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: `http://127.0.0.1:${port}`, DEMO_DATA: "false", NODE_ENV: "production", ...serverDatabase() },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: `http://127.0.0.1:${port}`, DEMO_DATA: "false", NODE_ENV: "production", ...serverDatabase(dataDir) },
     stdout: "ignore",
     stderr: "inherit",
   });
