@@ -23,7 +23,7 @@
  * over the 200 and the next 14 days, side by side. It checks the budgets and prints PASS/FAIL
  * for each:
  * - first HTML of landing, browse, activity page, profile and host dashboard ≤ 14 KB compressed;
- *   the browse page (20 cards) ≤ 20 KB before compression;
+ *   the browse page (20 cards) ≤ 25 KB before compression;
  * - the browse statements use the browse indexes (no full scan, no sort);
  * - the crowd's browse and activity page ≥ 20 % of the ceiling's requests/s with p99 < 25 ms and
  *   no errors; one person's pages and the API ≥ 5 % with p99 < 25 ms;
@@ -178,7 +178,8 @@ async function bench() {
   if ([...sections].some((s) => s !== "start" && s !== "live")) ensureWrk();
   const CROWD = arg("crowd", 100);
   const HTML_BUDGET = 14 * 1024;
-  const BROWSE_RAW_BUDGET = 20 * 1024;
+  // 20 KB (decision 0040) before the page carried the find-by-when fields and a heart per card (decisions 0054, 0055).
+  const BROWSE_RAW_BUDGET = 25 * 1024;
   // What browsers send (brotli first).
   const ENCODINGS = "br, gzip, deflate";
   const started = performance.now();

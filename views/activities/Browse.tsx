@@ -277,8 +277,13 @@ export function ActivityCardView({ view, card }: { view: KeptView; card: Activit
 
 // ---- Find by when (decision 0054) ----
 
-/** What a change of a "when" field asks htmx for: the results alone, the address updated. */
-const resultsSwap = { form: "browse-form", "hx-get": "/browse", "hx-include": "#browse-form", "hx-trigger": "change", "hx-target": "#results", "hx-swap": "outerHTML", "hx-push-url": "true", "hx-indicator": "#results" };
+/**
+ * What a change of a "when" field asks htmx for: the results alone, the address updated. Each
+ * field belongs to the browse form and asks on its change (a field's own trigger); where the
+ * answer goes is said once, on the fields' box, which htmx's inheritance hands to each.
+ */
+const resultsSwap = { form: "browse-form", "hx-get": "/browse" };
+const resultsTarget = { "hx-include": "#browse-form", "hx-target": "#results", "hx-swap": "outerHTML", "hx-push-url": "true", "hx-indicator": "#results" };
 
 const FILTER_FIELDS: FilterField[] = ["date", "timeOfDay", "people", "maxPrice", "sort"];
 const errorId = (field: FilterField) => `browse-error-${field}`;
@@ -364,7 +369,7 @@ function WhenFields({ view, state }: { view: KeptView; state: BrowseState }) {
   const invalid = (field: FilterField) => (e[field] ? { "aria-invalid": "true", "aria-describedby": errorId(field) } : {});
   const field = "flex min-w-0 flex-col gap-1";
   return (
-    <div class="mt-3 grid grid-cols-2 gap-2 sm:grid-cols-3">
+    <div class="mt-3 grid grid-cols-2 gap-2 sm:grid-cols-3" {...resultsTarget}>
       <div class={field}>
         <label class="field-label" for="browse-date" safe>
           {t("browse.when.date")}
