@@ -6,6 +6,7 @@ import { activitiesFeature } from "./web/activities";
 import { availabilityFeature } from "./web/availability";
 import { authFeature } from "./web/auth";
 import { profilesFeature } from "./web/profiles";
+import { accountDeletionFeature } from "./web/account/delete-feature";
 import { uploadsFeature } from "./web/uploads";
 import { PaymentEvents } from "./ports/payments";
 import { stripeHostedOrigins } from "./payments/stripe";
@@ -166,6 +167,7 @@ export function createApp(options: AppOptions) {
     .use(shellFeature(deps))
     .use(authFeature(deps))
     .use(uploadsFeature(deps))
+    .use(accountDeletionFeature(deps))
     .use(profilesFeature(deps))
     .use(activitiesFeature(deps))
     .use(availabilityFeature(deps))

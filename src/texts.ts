@@ -10,6 +10,7 @@ export { chosenLocale, locales, pickLocale, COUNTED, translator, isMessageKey, t
  * tests import it. A key defined by two features fails
  * type-checking here, and a test checks that no entry is empty.
  */
+import * as accountDeletion from "./account/delete-texts";
 import * as accountExport from "./account/export-texts";
 import * as activities from "./activities/texts";
 import * as auth from "./auth/texts";
@@ -28,7 +29,7 @@ import * as shell from "./shell/texts";
 import * as uploads from "./uploads/texts";
 
 /** Every feature's texts, by feature. */
-export const messagesByFeature = { shell, auth, profiles, activities, availability, uploads, reviews, payments, bookings, conversations, reports, notifications, saved, live, email, accountExport };
+export const messagesByFeature = { shell, auth, profiles, activities, availability, uploads, reviews, payments, bookings, conversations, reports, notifications, saved, live, email, accountExport, accountDeletion };
 
 type Features = typeof messagesByFeature;
 type KeysOf<M> = M extends { en: infer E } ? keyof E : never;

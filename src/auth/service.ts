@@ -57,8 +57,8 @@ export async function loadSession(db: Db, token: string, now = Date.now()) {
   const sid = sha256(token);
   const statements = sessionStatements(db);
   const row = await sessionRows(db, sid, async () => (await one(statements.find.execute({ sid }))) ?? null);
-  // A suspension deletes the person's sessions; one started in the meantime is refused all the same.
-  if (!row || row.user.suspendedAt !== null) return null;
+  // A suspension or a deletion deletes the person's sessions; one started in the meantime is refused all the same.
+  if (!row || row.user.suspendedAt !== null || row.user.deletedAt !== null) return null;
   if (row.session.expire <= now) {
     await writeTransaction(db, (tx) => tx.delete(sessions).where(eq(sessions.sid, sid)));
     return null;

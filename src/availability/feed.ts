@@ -73,7 +73,7 @@ export async function feedOwner(deps: Deps, userId: string, file: string): Promi
   const m = /^([A-Za-z0-9_-]{43})\.ics$/.exec(file);
   if (!m) return null;
   const user = await one(deps.db.select().from(users).where(eq(users.id, userId)));
-  if (!user || user.calendarFeedVersion <= 0 || user.suspendedAt !== null) return null;
+  if (!user || user.calendarFeedVersion <= 0 || user.suspendedAt !== null || user.deletedAt !== null) return null;
   const expected = Buffer.from(feedToken(deps.secrets.sessionSecret, user.id, user.calendarFeedVersion));
   const given = Buffer.from(m[1]!);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;

@@ -200,7 +200,8 @@ export async function noticesFor(deps: Deps, event: DomainEvent): Promise<Notice
           { to: review.reviewedUserId, type: "reviews", key: `review:${review.id}`, url: "/reviews", tag: `review:${review.id}` },
           "notifications.push.review.title",
           "notifications.push.review.body",
-          () => ({ name: reviewer, stars: review.stars }),
+          // A review published after its writer deleted their account names nobody (docs/decisions/0057).
+          (locale) => ({ name: reviewer || translator(locale)("people.deletedUser"), stars: review.stars }),
         );
       }));
     case "booking.refunded": {

@@ -7,7 +7,7 @@ import { photoUrl } from "../../src/uploads/service";
 import { coverPhoto } from "../../src/activities/categories";
 import { ScreenHeader } from "../components/Fields";
 import { Icon } from "../components/icons";
-import { Avatar } from "../components/People";
+import { Avatar, shownName } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
 import { ActionButton, StatusBadge } from "../bookings/List";
 import { hoursText } from "../bookings/Parts";
@@ -199,7 +199,7 @@ export function HostDashboard({ view, data }: { view: View; data: DashboardData 
                     <Avatar photo={r.guestPhoto} name={r.guestName} size={40} />
                     <div class="min-w-0 flex-1">
                       <p class="truncate font-medium" safe>
-                        {`${r.guestName ?? ""} · ${r.activityTitle}`}
+                        {`${shownName(view, r.guestName)} · ${r.activityTitle}`}
                       </p>
                       {/* Its own line, never cut: several requests for one activity differ only by when. */}
                       <p class="text-sm text-muted" data-request-when safe>
@@ -286,7 +286,7 @@ function SessionCard({ view, session }: { view: View; session: HostSession }) {
             <li class="flex flex-wrap items-center justify-between gap-x-3 gap-y-1 py-1.5" data-roster-guest={g.bookingId}>
               <span class="flex min-w-0 flex-wrap items-center gap-2">
                 <span class="font-medium" safe>
-                  {g.firstName ?? ""}
+                  {shownName(view, g.firstName)}
                 </span>
                 <SpotsLine view={view} spots={g.spots} privateGroup={g.privateGroup} />
                 <StatusBadge view={view} status={g.status} />

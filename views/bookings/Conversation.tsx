@@ -16,7 +16,7 @@ import { Icon } from "../components/icons";
 import { FieldError, FormAlert, TextField } from "../components/Fields";
 import { MAX_REFUND_REASON } from "../../shared/limits";
 import { Island } from "../components/Island";
-import { Avatar, ChipSection } from "../components/People";
+import { Avatar, ChipSection, isDeletedPerson, shownName } from "../components/People";
 import { Document } from "../layouts/Document";
 import { ActionButton, StatusBadge } from "./List";
 import { MessageForm, MessageList } from "./Messages";
@@ -56,7 +56,7 @@ export interface ConversationData {
 function ProfileSheet({ view, data }: { view: View; data: ConversationData }) {
   const { t } = view;
   const p = data.other;
-  const name = p.firstName ?? "";
+  const name = shownName(view, p.firstName);
   const place = [p.city, p.country].filter(Boolean).join(", ");
   const photos = p.photos.slice(0, SHEET_PHOTOS);
   return (
@@ -183,7 +183,7 @@ function BookingCard({ view, data }: { view: View; data: ConversationData }) {
 function ActionCards({ view, data }: { view: View; data: ConversationData }) {
   const { t } = view;
   const b = data.booking;
-  const name = data.other.firstName ?? "";
+  const name = shownName(view, data.other.firstName);
   const here = `/bookings/${b.id}`;
   const zoned = (ms: number) => formatLocal(localOf(ms, b.timeZone), view.locale);
   const note = (text: string) => (
@@ -414,7 +414,7 @@ function ConversationCards({ view, data }: { view: View; data: ConversationData 
  */
 export function ConversationScreen({ view, data }: { view: View; data: ConversationData }) {
   const { t } = view;
-  const name = data.other.firstName ?? "";
+  const name = shownName(view, data.other.firstName);
   return (
     <Document view={view} title={`${name} · ${data.activity.title}`}>
       <div class="mx-auto flex min-h-screen max-w-screen-md flex-col">
@@ -431,7 +431,8 @@ export function ConversationScreen({ view, data }: { view: View; data: Conversat
               {data.activity.title}
             </p>
           </div>
-          <ProfileSheet view={view} data={data} />
+          {/* A deleted person has no profile to open (docs/decisions/0057). */}
+          {isDeletedPerson(data.other) ? "" : <ProfileSheet view={view} data={data} />}
         </header>
         <main id="main" class="flex flex-1 flex-col px-4 pt-4">
           <ConversationCards view={view} data={data} />

@@ -8,7 +8,7 @@ import { systemLine, systemTexts } from "../../src/conversations/wording";
 import { participantUser } from "../../src/profiles/serialize";
 import type { View } from "../../src/shell/view";
 import { ScreenHeader } from "../components/Fields";
-import { Avatar } from "../components/People";
+import { Avatar, shownName } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
 import { messageStamp } from "../../shared/chat-state";
 import { formatHour, formatShortDate, spotsText } from "./Parts";
@@ -78,7 +78,7 @@ function InboxItem({ view, row, now, reviewable, roster }: { view: View; row: In
         <div class="min-w-0 flex-1">
           <div class="flex items-center justify-between gap-2">
             <p class={`truncate ${unread ? "font-bold" : "font-medium"}`} safe>
-              {other.firstName ?? ""}
+              {shownName(view, other.firstName)}
             </p>
             <span class="flex shrink-0 items-center gap-1.5">
               <time datetime={new Date(row.activityAt).toISOString()} class="text-xs text-muted" safe>
@@ -127,7 +127,7 @@ function InboxItem({ view, row, now, reviewable, roster }: { view: View; row: In
             ""
           )}
           <p class={`mt-0.5 truncate text-sm ${unread ? "font-semibold text-ink" : "text-muted"}`} data-preview safe>
-            {preview(view, row, viewerId, other.firstName)}
+            {preview(view, row, viewerId, shownName(view, other.firstName))}
           </p>
         </div>
       </a>

@@ -5,7 +5,18 @@ import { priceParts } from "../activities/Price";
 import type { ReviewView } from "../../src/reviews/service";
 import { photoUrl } from "../../src/uploads/service";
 import type { View } from "../../src/shell/view";
+import { Icon } from "./icons";
 
+
+/**
+ * The name a person is shown under: theirs, or "Deleted user" once their account is deleted (its
+ * row keeps no name, docs/decisions/0057). Only for people on the other side of a booking, a
+ * message or a review, who always have a name while their account exists.
+ */
+export const shownName = (view: Pick<View, "t">, name: string | null | undefined) => name || view.t("people.deletedUser");
+
+/** A deleted account, as the other side's history reads it: no name, no username (so no profile link). */
+export const isDeletedPerson = (p: { firstName?: string | null; name?: string | null; username?: string | null }) => !p.username && !(p.firstName ?? p.name);
 
 /**
  * A titled list of chips (a person's interests, their languages), or nothing when the list is
@@ -37,6 +48,14 @@ export function ChipSection({ title, items, level = 2 }: { title: string; items:
 export function Avatar({ photo, name, size = 40 }: { photo?: string | null; name?: string | null; size?: number | "css" }) {
   const px = size === "css" ? undefined : String(size);
   const style = px && `width:${px}px;height:${px}px`;
+  // A deleted person has neither photo nor name: a plain silhouette, never a letter.
+  if (!photo && !name) {
+    return (
+      <span class="flex shrink-0 items-center justify-center rounded-full bg-sunken text-muted" style={style} aria-hidden="true" data-deleted-avatar>
+        <Icon name="user" class="w-1/2 h-1/2" />
+      </span>
+    );
+  }
   return photo ? (
     <img src={photoUrl(photo, "thumb")!} alt="" width={px} height={px} class="avatar" />
   ) : (
@@ -118,7 +137,7 @@ export function ReviewList({ view, reviews, empty }: { view: Pick<View, "t" | "l
             <Avatar photo={r.reviewer.photo} name={r.reviewer.name} size={36} />
             <div class="min-w-0 flex-1">
               <p class="truncate font-medium" safe>
-                {nameAndAge(r.reviewer.name, r.reviewer.age)}
+                {r.reviewer.name ? nameAndAge(r.reviewer.name, r.reviewer.age) : view.t("people.deletedUser")}
               </p>
               <p class="text-xs text-muted" safe>
                 {formatMonthYear(r.createdAt, view.locale)}

@@ -11,6 +11,7 @@ import { AppLayout } from "../layouts/AppLayout";
 import { LocationFields, UsernameField } from "./Onboarding";
 import { ResendForm } from "../auth/VerifyEmail";
 import { CardSection } from "../components/CardSection";
+import { DeleteAccountRow } from "../account/DeleteAccount";
 
 /** "Verified" or "Not verified", next to the address. */
 function VerifiedBadge({ view, verified }: { view: View; verified: boolean }) {
@@ -130,6 +131,8 @@ export function SettingsHub({
             <Row href="/settings/username" label={t("settings.username")} value={user.username ? `@${user.username}` : ""} />
             <Row href="/settings/email" label={t("settings.email")} value={user.email && !user.emailVerified ? `${user.email} · ${t("settings.emailUnverified")}` : user.email} />
             <Row href="/settings/password" label={t("settings.password")} value={user.passwordHash ? "••••••••" : t("settings.passwordNotSet")} />
+            {/* Deleting the account (views/account/DeleteAccount.tsx). */}
+            <DeleteAccountRow view={view} />
           </ul>
         </CardSection>
         {dataExportCard as "safe"}

@@ -28,7 +28,7 @@ function Person({ view, person }: { view: View; person: ModeratedPerson }) {
           {person.name ?? person.username}
         </a>
       ) : (
-        <span safe>{person.name ?? ""}</span>
+        <span safe>{person.name ?? view.t("people.deletedUser")}</span>
       )}
       <span class="text-muted" safe>{` ${person.email ?? ""}`}</span>
       {person.suspended ? (
@@ -55,6 +55,10 @@ export function AdminReports({ view, pending, handled }: { view: View; pending: 
         <p class="mb-4 text-sm">
           <a href="/admin/payments" class="link" safe>
             {t("payments.admin.paymentsLink")}
+          </a>
+          {" · "}
+          <a href="/admin/deletions" class="link" safe>
+            {t("deletion.admin.title")}
           </a>
         </p>
         <ListSection

@@ -3,7 +3,7 @@ import { intlLocale } from "../../lib/intl";
 import type { ReviewView, WrittenReviewView } from "../../src/reviews/service";
 import type { View } from "../../src/shell/view";
 import { ScreenHeader } from "../components/Fields";
-import { Avatar, ReviewList, Stars } from "../components/People";
+import { Avatar, ReviewList, shownName, Stars } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
 
 /** A day as the activity's city reads it ("Dec 1, 2026"). */
@@ -50,7 +50,7 @@ export function MyReviews({ view, received, written }: { view: View; received: {
                   <div class="flex items-center gap-3">
                     <Avatar photo={r.about.photo} name={r.about.name} size={36} />
                     <p class="min-w-0 flex-1 text-sm font-medium" safe>
-                      {t("reviews.about", { name: r.about.name ?? "", activity: r.activityTitle })}
+                      {t("reviews.about", { name: shownName(view, r.about.name), activity: r.activityTitle })}
                     </p>
                     <Stars value={r.stars} label={t("reviews.starsLabel", { stars: r.stars })} />
                   </div>
@@ -62,7 +62,7 @@ export function MyReviews({ view, received, written }: { view: View; received: {
                     ""
                   )}
                   <p class="mt-2 text-xs text-muted" data-visibility={r.published ? "published" : "hidden"} safe>
-                    {r.visibleBy === null ? t("reviews.published") : t("reviews.hiddenUntil", { name: r.about.name ?? "", date: dayIn(view, r.visibleBy, r.timeZone) })}
+                    {r.visibleBy === null ? t("reviews.published") : t("reviews.hiddenUntil", { name: shownName(view, r.about.name), date: dayIn(view, r.visibleBy, r.timeZone) })}
                   </p>
                 </li>
               ))}

@@ -3,6 +3,7 @@ import type { ReviewRole } from "../../src/reviews/service";
 import type { View } from "../../src/shell/view";
 import { CharacterCounter, FormAlert, ScreenHeader } from "../components/Fields";
 import { AppLayout } from "../layouts/AppLayout";
+import { shownName } from "../components/People";
 
 /** Who and what the review screen is about. */
 export interface ReviewSubject {
@@ -81,7 +82,7 @@ export function ReviewScreen({ view, subject, refusal, form = {} }: { view: View
             <input type="hidden" name="userType" value={subject.role} />
             <fieldset class="star-rating">
               <legend class="mb-2 font-medium" safe>
-                {t("reviews.rateExperience", { name: subject.otherName })}
+                {t("reviews.rateExperience", { name: shownName(view, subject.otherName) })}
               </legend>
               <div class="flex gap-1">
                 {[1, 2, 3, 4, 5].map((n) => (
@@ -120,7 +121,7 @@ export function ReviewScreen({ view, subject, refusal, form = {} }: { view: View
               <CharacterCounter view={view} id="review-count" count={text.length} max={REVIEW_TEXT_MAX} />
             </div>
             <p class="text-sm text-muted" safe>
-              {t("reviews.doubleBlind", { name: subject.otherName })}
+              {t("reviews.doubleBlind", { name: shownName(view, subject.otherName) })}
             </p>
             <FormAlert title={form.error?.title} body={form.error?.body} />
             <button type="submit" class="btn btn-primary btn-lg w-full" data-needs-valid data-busy-text={t("reviews.submitting")} safe>

@@ -3,6 +3,8 @@ import { UnsubscribeConfirm, Unsubscribed, UnsubscribeInvalid } from "../../../v
 import { context } from "../../context";
 import { type Deps } from "../../deps";
 import { readUnsubscribeToken } from "../../email/unsubscribe";
+import { isDeletedAccount } from "../../account/delete";
+import { NotFound } from "../../../views/shell/NotFound";
 import { preferencesForm, unsubscribeLinkQuery } from "../../notifications/input";
 import { PREFERENCE_KEYS } from "../../notifications/rules";
 import { changePreferences, unsubscribeFromEmails } from "../../notifications/service";
@@ -29,15 +31,18 @@ export function unsubscribeRoutes(deps: Deps) {
   return new Elysia({ name: "offline.notifications.unsubscribe", seed: deps.id })
     .use(context(deps))
     .guard({ public: true })
-    .get("/email/unsubscribe", ({ query, render }) => {
+    .get("/email/unsubscribe", async ({ query, render }) => {
       const token = readUnsubscribeToken(deps, query.t, PREFERENCE_KEYS);
       if (!token) return render((view) => <UnsubscribeInvalid view={view} />, { status: 400 });
+      // A deleted account's old links lead nowhere (docs/decisions/0057).
+      if (await isDeletedAccount(deps.db, token.userId)) return render((view) => <NotFound view={view} />, { status: 404 });
       const action = `/email/unsubscribe?t=${encodeURIComponent(query.t)}`;
       return render((view) => <UnsubscribeConfirm view={view} kind={view.t(`notifications.type.${token.kind}`)} action={action} />);
     }, { query: unsubscribeLinkQuery })
     .post("/email/unsubscribe", async ({ query, render }) => {
       const token = readUnsubscribeToken(deps, query.t, PREFERENCE_KEYS);
       if (!token) return render((view) => <UnsubscribeInvalid view={view} />, { status: 400 });
+      if (await isDeletedAccount(deps.db, token.userId)) return render((view) => <NotFound view={view} />, { status: 404 });
       await unsubscribeFromEmails(deps, token.userId, token.kind);
       return render((view) => <Unsubscribed view={view} kind={view.t(`notifications.type.${token.kind}`)} />);
     }, { query: unsubscribeLinkQuery });
