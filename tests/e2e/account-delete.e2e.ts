@@ -1,0 +1,75 @@
+import { expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { expectAccessible, serverAndBrowser } from "./harness";
+import { signUpAndOnboard } from "./flows";
+
+/**
+ * Deleting an account in Chromium against the real server, on a 360 px phone, as a person does
+ * (docs/decisions/0057): Settings, the screen that says what happens, a wrong password refused,
+ * then the right one, and the page saying it is done; in English and in French.
+ */
+const env = serverAndBrowser();
+
+const fitsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+
+const WORDS = {
+  en: {
+    row: "Delete my account",
+    heading: "Delete my account",
+    password: "Your password",
+    submit: "Delete my account",
+    wrong: "This password is not right. Nothing was deleted.",
+    done: "Your account has been deleted",
+  },
+  fr: {
+    row: "Supprimer mon compte",
+    heading: "Supprimer mon compte",
+    password: "Votre mot de passe",
+    submit: "Supprimer mon compte",
+    wrong: "Ce mot de passe n’est pas le bon. Rien n’a été supprimé.",
+    done: "Votre compte a été supprimé",
+  },
+} as const;
+
+for (const language of ["en", "fr"] as const) {
+  test(`delete my account from Settings, in ${language === "en" ? "English" : "French"}`, async () => {
+    const words = WORDS[language];
+    const context = await env.browser.newContext({ viewport: { width: 360, height: 740 } });
+    try {
+      const page = await context.newPage();
+      const handle = `leaver${language}${Date.now().toString(36)}`;
+      const email = `${handle}@example.com`;
+      await signUpAndOnboard(page, env.server.url, { email, username: handle, password: "a-good-password" });
+      // The language this browser chose (the switch sets the same cookie).
+      await context.addCookies([{ name: "lang", value: language, url: env.server.url }]);
+
+      await page.goto(`${env.server.url}/settings`);
+      await page.getByRole("link", { name: words.row }).click();
+      await page.waitForURL(`${env.server.url}/settings/delete-account`);
+      await page.getByRole("heading", { name: words.heading, level: 1 }).waitFor();
+      expect(await fitsWidth(page)).toBe(true);
+      await expectAccessible(page, `delete account (${language})`);
+
+      // A wrong password: refused, said beside the field, nothing deleted.
+      await page.getByLabel(words.password).fill("not-my-password");
+      await page.getByRole("button", { name: words.submit }).click();
+      await page.getByText(words.wrong).first().waitFor();
+      expect(await fitsWidth(page)).toBe(true);
+      await expectAccessible(page, `delete account, wrong password (${language})`);
+
+      await page.getByLabel(words.password).fill("a-good-password");
+      await page.getByRole("button", { name: words.submit }).click();
+      await page.waitForURL(`${env.server.url}/account-deleted`);
+      await page.getByRole("heading", { name: words.done }).waitFor();
+      expect(await fitsWidth(page)).toBe(true);
+      await expectAccessible(page, `account deleted (${language})`);
+
+      // Signed out, and the account no longer signs in.
+      expect((await page.request.get(`${env.server.url}/api/user`)).status()).toBe(401);
+      const signIn = await page.request.post(`${env.server.url}/api/login`, { data: { email, password: "a-good-password" }, headers: { origin: env.server.url } });
+      expect(signIn.status()).toBe(401);
+    } finally {
+      await context.close();
+    }
+  });
+}
