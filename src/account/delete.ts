@@ -271,12 +271,14 @@ export function deletedEmail(deps: Pick<Deps, "config">, locale: Locale, to: str
 /**
  * Removes a deleted account's files: every size of each stored photo, unfinished uploads, prepared
  * copies of their data. Deleting a file that is already gone succeeds, so a run cut short is
- * finished by the next; the log row is marked once everything is gone. Retried, an hour apart at
- * most, for about a week.
+ * finished by the next; the log row is marked once everything is gone. Retried an hour apart at
+ * most, for about a day and a half (a bucket down for a day still gets emptied); after that the
+ * job stays as failed for the operator (`/admin/payments` lists failed jobs) and the log says the
+ * files are still being removed.
  */
 export const removeFilesJob = defineJob<FilesToRemove>({
   kind: "account.files",
-  maxAttempts: 20,
+  maxAttempts: 40,
   run: async (files, { deps }) => {
     for (const id of files.photos) for (const size of Object.keys(SIZES) as PhotoSize[]) await deps.storage.delete(`photos/${id}/${size}.webp`);
     for (const id of files.uploads) await deps.storage.delete(`tmp/${id}`);
