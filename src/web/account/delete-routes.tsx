@@ -41,9 +41,9 @@ export function deleteRoutes(deps: Deps) {
   };
 
   /** The operator's gate: a listed address not verified yet is told to verify it; anyone else gets a 404. */
-  const operatorGate = (request: Request, state: RequestState, render: Parameters<FormScreen>[1]["render"]) => {
-    if (awaitsOperatorVerification(deps, state.user)) return verifyFirstAnswer(request, state, render);
-    if (!isOperator(deps, state.user)) return notFoundAnswer(request, state, render);
+  const operatorGate = async (request: Request, state: RequestState, render: Parameters<FormScreen>[1]["render"]): Promise<Response | null> => {
+    if (awaitsOperatorVerification(deps, state.user)) return await verifyFirstAnswer(request, state, render);
+    if (!isOperator(deps, state.user)) return await notFoundAnswer(request, state, render);
     return null;
   };
 
@@ -63,7 +63,7 @@ export function deleteRoutes(deps: Deps) {
     }, { signedIn: true, body: deletionConfirmationSchema })
     .get("/account-deleted", ({ render }) => render((view) => <AccountDeletedScreen view={view} />), { public: true })
     .get("/admin/deletions", async ({ request, query, state, render }) => {
-      const gate = operatorGate(request, state, render);
+      const gate = await operatorGate(request, state, render);
       if (gate) return gate;
       const email = typeof query.email === "string" ? query.email.trim().toLowerCase().slice(0, 320) : "";
       if (!email) return adminPage(state, render, {});
@@ -73,12 +73,12 @@ export function deleteRoutes(deps: Deps) {
       return adminPage(state, render, { email, found: { email: found.email }, open: await openItems(deps.db, found.id, deps.now()) });
     }, { public: true, query: z.object({ email: z.string().max(400).optional() }) })
     .get("/api/admin/deletions", async ({ request, state, render }) => {
-      const gate = operatorGate(request, state, render);
+      const gate = await operatorGate(request, state, render);
       if (gate) return gate;
       return json({ deletions: await deletionLog(deps.db) });
     }, { public: true })
     .post("/admin/deletions", async ({ request, body, state, render, sendTo }) => {
-      const gate = operatorGate(request, state, render);
+      const gate = await operatorGate(request, state, render);
       if (gate) return gate;
       const operator = state.user!;
       const found = await accountByEmail(deps.db, body.email);
