@@ -282,10 +282,24 @@ export const removeFilesJob = defineJob<FilesToRemove>({
   run: async (files, { deps }) => {
     for (const id of files.photos) for (const size of Object.keys(SIZES) as PhotoSize[]) await deps.storage.delete(`photos/${id}/${size}.webp`);
     for (const id of files.uploads) await deps.storage.delete(`tmp/${id}`);
-    for (const key of files.exports) await deps.storage.delete(key);
+    for (const key of files.exports) await removeExport(deps.storage, key);
     await writeTransaction(deps.db, (tx) => tx.update(accountDeletions).set({ filesRemovedAt: deps.now() }).where(and(eq(accountDeletions.id, files.deletionId), isNull(accountDeletions.filesRemovedAt))));
   },
 });
+
+/**
+ * A prepared copy of the person's data. The file store refuses keys outside the ones it knows
+ * (src/uploads/storage.ts); a key it refuses was never written there, so there is nothing to
+ * remove, and retrying would never succeed.
+ */
+async function removeExport(storage: Deps["storage"], key: string) {
+  try {
+    await storage.delete(key);
+  } catch (err) {
+    if (err instanceof Error && err.message.startsWith("Refusing storage key")) return;
+    throw err;
+  }
+}
 
 /** Whether `userId` is a deleted account's tombstone: its old links (unsubscribe, feeds) lead nowhere. */
 export async function isDeletedAccount(db: Db, userId: string): Promise<boolean> {

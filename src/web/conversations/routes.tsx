@@ -41,7 +41,8 @@ async function conversationData(deps: Deps, state: RequestState, user: User, boo
   const [listed, received] = await Promise.all([hostListings(deps.db, other.id, 0), reviewsOf(deps.db, other.id, 0)]);
   const messages = await listMessages(deps, user.id, booking.id);
   const seenUpTo = await readUpTo(deps, booking.id, other.id);
-  const texts = systemTexts(state.t, role, other.firstName, booking);
+  // A deleted account has no name left: its system messages read "Deleted user" (docs/decisions/0057).
+  const texts = systemTexts(state.t, role, other.firstName || state.t("people.deletedUser"), booking);
   const t = state.t;
   const chat: ChatProps = {
     bookingId: booking.id,
