@@ -126,6 +126,10 @@ describe("a guest and a host with history", () => {
     expect((await stranger.get(feed)).status).toBe(200);
     const unsubscribe = pathOfLink(unsubscribeUrl(t.deps, guestId, "messages"));
     const ledgerBefore = await ledgerLines(t.db, bookingId);
+    // Pages drawn before, with their kept parts: the activity's reviews name the guest.
+    const hostUsername = (await userOf(hostId)).username!;
+    expect(await (await stranger.get(`/activity/${activityId}`)).text()).toContain("Gwendolyn");
+    expect(await (await stranger.get(`/profile/${hostUsername}`)).text()).toContain("Gwendolyn");
 
     const res = await guest.postForm("/settings/delete-account", { password: "secret123" });
     expect(res.status).toBe(303);
@@ -162,6 +166,13 @@ describe("a guest and a host with history", () => {
     expect((await guest.get("/api/user")).status).toBe(401);
     const signIn = await t.client().postJson("/api/login", { email: guestEmail, password: "secret123" });
     expect(signIn.status).toBe(401);
+
+    // Drawn again, nothing kept shows the name.
+    for (const path of [`/activity/${activityId}`, `/profile/${hostUsername}`]) {
+      const html = await (await stranger.get(path)).text();
+      expect(html).not.toContain("Gwendolyn");
+      expect(html).toContain("Deleted user");
+    }
 
     // The money stays as it was, and still adds up.
     expect(await ledgerLines(t.db, bookingId)).toEqual(ledgerBefore);
