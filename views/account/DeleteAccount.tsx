@@ -103,7 +103,8 @@ export function DeleteAccountScreen({ view, user, state }: { view: View; user: U
             ) : (
               <TextField
                 name="email"
-                type="email"
+                // An account without an address confirms with its username, which is no email.
+                type={user.email ? "email" : "text"}
                 label={t("deletion.emailLabel")}
                 hint={t("deletion.emailHint", { email: user.email ?? user.username ?? "" })}
                 value={state.email}
