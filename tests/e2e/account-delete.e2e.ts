@@ -1,14 +1,16 @@
 import { expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { expectAccessible, serverAndBrowser } from "./harness";
-import { signUpAndOnboard } from "./flows";
+import { signInAs, signUpAndOnboard } from "./flows";
 
 /**
  * Deleting an account in Chromium against the real server, on a 360 px phone, as a person does
  * (docs/decisions/0057): Settings, the screen that says what happens, a wrong password refused,
  * then the right one, and the page saying it is done; in English and in French.
  */
-const env = serverAndBrowser();
+// The demo host is an operator here, for the operators' screen.
+const OPERATOR = "host@offline.test";
+const env = serverAndBrowser({ env: { ADMIN_EMAILS: OPERATOR } });
 
 const fitsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 
@@ -73,3 +75,37 @@ for (const language of ["en", "fr"] as const) {
     }
   });
 }
+
+test("an operator deletes an account asked by email, at 360 px, and sees the log", async () => {
+  const context = await env.browser.newContext({ viewport: { width: 360, height: 740 } });
+  const asker = await env.browser.newContext();
+  try {
+    const person = await asker.newPage();
+    const handle = `asker${Date.now().toString(36)}`;
+    const email = `${handle}@example.com`;
+    await signUpAndOnboard(person, env.server.url, { email, username: handle });
+
+    const page = await context.newPage();
+    await signInAs(page, env.server.url, OPERATOR);
+    await page.goto(`${env.server.url}/admin/deletions`);
+    await page.getByRole("heading", { name: "Account deletions", level: 1 }).waitFor();
+    await page.getByLabel("The account's email").fill(email);
+    await page.getByRole("button", { name: "Find the account" }).click();
+    await page.getByRole("heading", { name: `Account found: ${email}` }).waitFor();
+    expect(await fitsWidth(page)).toBe(true);
+    await expectAccessible(page, "admin deletions, account found");
+
+    await page.getByRole("button", { name: "Delete this account" }).click();
+    await page.getByText("The account was deleted and its owner emailed.").first().waitFor();
+    const log = page.locator("[data-deletion-log]");
+    await log.getByText("An operator").first().waitFor();
+    expect(await log.textContent()).not.toContain(email);
+    expect(await fitsWidth(page)).toBe(true);
+    await expectAccessible(page, "admin deletions, the log");
+    // The person was signed out.
+    expect((await person.request.get(`${env.server.url}/api/user`)).status()).toBe(401);
+  } finally {
+    await context.close();
+    await asker.close();
+  }
+});
