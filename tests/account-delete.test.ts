@@ -79,7 +79,7 @@ describe("a guest and a host with history", () => {
     expect(refused.status).toBe(409);
     const answer = await body(refused);
     expect(answer.message).toBe("Your account cannot be deleted yet: finish what is still open first.");
-    expect(answer.open).toEqual([expect.objectContaining({ kind: "booking", bookingId, href: `/bookings/${bookingId}` })]);
+    expect(answer.open).toEqual([expect.objectContaining({ kind: "booking", bookingId, href: `/bookings/${bookingId}`, message: "Tennis: a booking is still pending or accepted. Cancel it, or wait until it is over." })]);
     expect(await snapshot(guestId)).toEqual(before);
     expect((await host.postJson("/api/account/delete", { password: "secret123" })).status).toBe(409);
     // The screen says what to finish first, with the link.

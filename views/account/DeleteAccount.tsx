@@ -34,12 +34,13 @@ export function OpenItems({ view, open, headingLevel = 2 }: { view: View; open: 
         {t("deletion.openIntro")}
       </p>
       <ul class="flex flex-col divide-y divide-line">
-        {open.map((item) => (
+        {open.map((item, i) => (
           <li class="flex items-center gap-3 py-2" data-open-item={item.kind}>
-            <span class="min-w-0 flex-1 text-sm [overflow-wrap:anywhere]" safe>
+            <span id={`open-item-${i}`} class="min-w-0 flex-1 text-sm [overflow-wrap:anywhere]" safe>
               {t(OPEN_ITEM_TEXT[item.kind], { activity: item.activityTitle })}
             </span>
-            <a href={item.href} class="btn btn-secondary min-h-11 shrink-0 px-3 text-sm" safe>
+            {/* Each "Open" is told apart by the item it finishes. */}
+            <a href={item.href} class="btn btn-secondary min-h-11 shrink-0 px-3 text-sm" aria-describedby={`open-item-${i}`} safe>
               {t("deletion.openLink")}
             </a>
           </li>

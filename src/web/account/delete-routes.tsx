@@ -5,13 +5,16 @@ import { context, type FormScreen } from "../../context";
 import type { Deps, RequestState } from "../../deps";
 import { json, redirectTo, serializeCookie, wantsJson } from "../../../lib/http";
 import { isDomainError } from "../../../lib/domain-error";
-import { accountByEmail, AccountHasOpenItems, deleteAccount, deletionLog, openItems } from "../../account/delete";
+import { accountByEmail, AccountHasOpenItems, deleteAccount, deletionLog, OPEN_ITEM_TEXT, openItems, type OpenItem } from "../../account/delete";
 import { deletionConfirmationSchema, operatorDeletionSchema } from "../../account/delete-input";
 import { awaitsOperatorVerification, isOperator } from "../../reports/moderation";
 import { verifyFirstAnswer } from "../reports/routes";
 import { notFoundAnswer } from "../shell/routes";
 import { SIGNED_OUT_HEADERS } from "../auth/routes";
 import { z } from "zod";
+
+/** The open items of a refusal, for the API: each with the sentence the screen shows. */
+const openItemsSaid = (state: RequestState, open: OpenItem[]) => open.map((item) => ({ ...item, message: state.t(OPEN_ITEM_TEXT[item.kind], { activity: item.activityTitle }) }));
 
 /**
  * Deleting an account (docs/decisions/0057): the person's own screen (`/settings/delete-account`)
@@ -58,8 +61,14 @@ export function deleteRoutes(deps: Deps) {
       return redirectTo(request, "/account-deleted", signedOut());
     }, { signedIn: true, body: deletionConfirmationSchema, refused: { screen: screenRefused } })
     .post("/api/account/delete", async ({ body, user, state }) => {
-      const id = await deleteAccount(deps, user, { by: "self", confirmation: body }, state.locale);
-      return json({ deleted: true, id }, 200, signedOut());
+      try {
+        const id = await deleteAccount(deps, user, { by: "self", confirmation: body }, state.locale);
+        return json({ deleted: true, id }, 200, signedOut());
+      } catch (err) {
+        // What to finish first, each in the caller's words as the screen says it, with its link.
+        if (err instanceof AccountHasOpenItems) return json({ message: state.t(err.key), open: openItemsSaid(state, err.open) }, err.status);
+        throw err;
+      }
     }, { signedIn: true, body: deletionConfirmationSchema })
     .get("/account-deleted", ({ render }) => render((view) => <AccountDeletedScreen view={view} />), { public: true })
     .get("/admin/deletions", async ({ request, query, state, render }) => {
@@ -68,7 +77,7 @@ export function deleteRoutes(deps: Deps) {
       const email = typeof query.email === "string" ? query.email.trim().toLowerCase().slice(0, 320) : "";
       if (!email) return adminPage(state, render, {});
       const found = await accountByEmail(deps.db, email);
-      if (wantsJson(request)) return json({ found: Boolean(found), open: found ? await openItems(deps.db, found.id, deps.now()) : [] }, found ? 200 : 404);
+      if (wantsJson(request)) return json({ found: Boolean(found), open: found ? openItemsSaid(state, await openItems(deps.db, found.id, deps.now())) : [] }, found ? 200 : 404);
       if (!found || !found.email) return adminPage(state, render, { email, found: null }, 404);
       return adminPage(state, render, { email, found: { email: found.email }, open: await openItems(deps.db, found.id, deps.now()) });
     }, { public: true, query: z.object({ email: z.string().max(400).optional() }) })
