@@ -253,8 +253,13 @@ describe("each open state refuses", () => {
 
   test("a payment hold: a booking awaiting its payment while its hold lasts", async () => {
     const { person, personId, otherActivity } = await people();
-    await insert(t.db).booking(bookingRow(otherActivity, { guestId: personId, startsAt: clock + 3 * DAY, status: "awaiting_payment", holdUntil: clock + 10 * 60 * 1000 }));
+    const held = await insert(t.db).booking(bookingRow(otherActivity, { guestId: personId, startsAt: clock + 3 * DAY, status: "awaiting_payment", holdUntil: clock + 10 * 60 * 1000 }));
     expect(await openKinds(person)).toEqual(["paymentHold"]);
+    // Past its hold with no payment started it holds nothing; with a payment started it waits for the reconciliation.
+    await writeTransaction(t.db, (tx) => tx.update(bookings).set({ holdUntil: clock - 1, paymentIntentId: `tpi_${crypto.randomUUID()}` }).where(eq(bookings.id, held.id)));
+    expect(await openKinds(person)).toEqual(["paymentHold"]);
+    await writeTransaction(t.db, (tx) => tx.update(bookings).set({ paymentIntentId: null }).where(eq(bookings.id, held.id)));
+    expect((await person.postJson("/api/account/delete", { password: "secret123" })).status).toBe(200);
   });
 
   test("a claim under way, a group session's spot, a host's debt", async () => {

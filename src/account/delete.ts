@@ -70,7 +70,7 @@ export const OPEN_ITEM_TEXT: Record<OpenItem["kind"], MessageKey> = {
 export async function openItems(db: Db | WriteTx, userId: string, now: number): Promise<OpenItem[]> {
   const mine = or(eq(bookings.guestId, userId), eq(bookings.hostId, userId));
   const open = await db
-    .select({ id: bookings.id, status: bookings.status, claim: bookings.claim, holdUntil: bookings.holdUntil, title: activities.title })
+    .select({ id: bookings.id, status: bookings.status, claim: bookings.claim, holdUntil: bookings.holdUntil, paymentIntentId: bookings.paymentIntentId, title: activities.title })
     .from(bookings)
     .innerJoin(activities, eq(activities.id, bookings.activityId))
     .where(and(mine, or(inArray(bookings.status, ["pending", "accepted", "awaiting_payment"]), isNotNull(bookings.claim))))
@@ -80,8 +80,9 @@ export async function openItems(db: Db | WriteTx, userId: string, now: number): 
   for (const b of open) {
     if (b.claim) items.push({ kind: "claim", bookingId: b.id, activityTitle: b.title, href: link(b.id) });
     else if (b.status === "awaiting_payment") {
-      // A payment left unfinished past its hold holds nothing: it expires by itself.
-      if ((b.holdUntil ?? 0) > now) items.push({ kind: "paymentHold", bookingId: b.id, activityTitle: b.title, href: link(b.id) });
+      // Past its hold and with no payment started, it holds nothing and expires by itself; a
+      // payment started at the provider waits for the reconciliation to end it (a card may be held).
+      if ((b.holdUntil ?? 0) > now || b.paymentIntentId) items.push({ kind: "paymentHold", bookingId: b.id, activityTitle: b.title, href: link(b.id) });
     } else items.push({ kind: "booking", bookingId: b.id, activityTitle: b.title, href: link(b.id) });
   }
   const reader = { db: db as Db };
