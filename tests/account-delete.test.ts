@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { SQL } from "bun";
 import { and, eq } from "drizzle-orm";
 import { engineOf, one, writeTransaction, writerClient } from "../db/client";
-import { accountDeletions, activities, bookings, jobs, messages, notificationPreferences, oauthAccounts, reviews, sessions, users, type BookingClaim } from "../db/schema";
+import { accountDeletions, activities, bookings, dataExports, jobs, messages, notificationPreferences, oauthAccounts, reviews, sessions, users, type BookingClaim } from "../db/schema";
 import { bookingRow, groupActivityRow, insert, userRow } from "../src/demo/factories";
 import { changeCalendarFeed, feedUrl } from "../src/availability/feed";
 import { unsubscribeUrl } from "../src/email/unsubscribe";
@@ -281,6 +281,31 @@ describe("each open state refuses", () => {
     expect(await openKinds(third.person)).toEqual(["debt"]);
     // Nothing of any of them changed.
     for (const id of [person, second.person, third.person]) expect((await id.get("/api/user")).status).toBe(200);
+  });
+});
+
+describe("a copy of one's data", () => {
+  test("refuses while being prepared; a prepared copy's file goes with the account", async () => {
+    const c = t.client();
+    const { user } = await c.signUpComplete();
+    const preparing = crypto.randomUUID();
+    await writeTransaction(t.db, (tx) => tx.insert(dataExports).values({ id: preparing, userId: user.id, status: "preparing", createdAt: clock }));
+    const refused = await c.postJson("/api/account/delete", { password: "secret123" });
+    expect(refused.status).toBe(409);
+    expect((await body(refused)).open).toEqual([expect.objectContaining({ kind: "dataCopy", href: "/settings#data-export" })]);
+
+    const ready = crypto.randomUUID();
+    const key = `exports/${ready}.zip`;
+    await t.deps.storage.write(key, new Uint8Array([80, 75, 3, 4]), "application/zip");
+    await writeTransaction(t.db, async (tx) => {
+      await tx.delete(dataExports).where(eq(dataExports.id, preparing));
+      await tx.insert(dataExports).values({ id: ready, userId: user.id, status: "ready", fileKey: key, tokenHash: `hash-${ready}`, bytes: 4, expiresAt: clock + DAY, createdAt: clock });
+    });
+    expect(await t.deps.storage.size(key)).toBe(4);
+    expect((await c.postJson("/api/account/delete", { password: "secret123" })).status).toBe(200);
+    await runJobs();
+    expect(await t.deps.storage.size(key)).toBeNull();
+    expect(await t.db.select().from(dataExports).where(eq(dataExports.userId, user.id))).toEqual([]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import { one, writeTransaction, type Db, type WriteTx } from "../../db/client";
 import {
   accountDeletions,
@@ -29,6 +29,7 @@ import { recipientLocale, siteLink } from "../auth/emails";
 import { owedPayouts } from "../bookings/payouts";
 import { openDebts } from "../bookings/host-debts";
 import { SIZES, type PhotoSize } from "../uploads/service";
+import { PREPARING_STALE_MS } from "./export";
 import { loggable } from "../../db/faults";
 import type { DeletionConfirmation } from "./delete-input";
 
@@ -42,8 +43,8 @@ import type { DeletionConfirmation } from "./delete-input";
 
 /** Something the person must finish before their account can go, with where to finish it. */
 export interface OpenItem {
-  kind: "booking" | "paymentHold" | "claim" | "payout" | "debt";
-  /** The booking it is about. */
+  kind: "booking" | "paymentHold" | "claim" | "payout" | "debt" | "dataCopy";
+  /** The booking it is about (empty for a copy of their data being prepared). */
   bookingId: string;
   activityTitle: string;
   /** Where to finish it. */
@@ -57,6 +58,7 @@ export const OPEN_ITEM_TEXT: Record<OpenItem["kind"], MessageKey> = {
   claim: "deletion.open.claim",
   payout: "deletion.open.payout",
   debt: "deletion.open.debt",
+  dataCopy: "deletion.open.dataCopy",
 };
 
 /**
@@ -97,6 +99,10 @@ export async function openItems(db: Db | WriteTx, userId: string, now: number): 
   const named = await titles([...owed, ...debts.map((d) => d.bookingId)]);
   for (const id of owed) items.push({ kind: "payout", bookingId: id, activityTitle: named.get(id) ?? "", href: "/stripe-connect-setup" });
   for (const d of debts) items.push({ kind: "debt", bookingId: d.bookingId, activityTitle: named.get(d.bookingId) ?? "", href: link(d.bookingId) });
+  // A copy of their data being prepared (docs/decisions/0056) would write its file after the
+  // deletion removed the rest: it is waited for, minutes at most.
+  const preparing = await one(db.select({ id: dataExports.id }).from(dataExports).where(and(eq(dataExports.userId, userId), eq(dataExports.status, "preparing"), gt(dataExports.createdAt, now - PREPARING_STALE_MS))));
+  if (preparing) items.push({ kind: "dataCopy", bookingId: "", activityTitle: "", href: "/settings#data-export" });
   return items;
 }
 
@@ -172,12 +178,13 @@ export async function deleteAccount(deps: Deps, user: User, request: DeletionReq
 
     const theirActivities = await tx.select({ id: activities.id, photos: activities.photos }).from(activities).where(eq(activities.hostId, user.id));
     const theirUploads = await tx.select({ id: uploads.id, objectId: uploads.objectId }).from(uploads).where(eq(uploads.userId, user.id));
-    const theirExports = await tx.select({ fileKey: dataExports.fileKey }).from(dataExports).where(eq(dataExports.userId, user.id));
+    const theirExports = await tx.select({ id: dataExports.id, fileKey: dataExports.fileKey }).from(dataExports).where(eq(dataExports.userId, user.id));
     const files: FilesToRemove = {
       deletionId,
       photos: [...new Set([...objectIdsOf([current.photo, current.profileImageUrl, ...current.photos, ...theirActivities.flatMap((a) => a.photos)]), ...theirUploads.flatMap((u) => (u.objectId ? [u.objectId] : []))])],
       uploads: theirUploads.filter((u) => !u.objectId).map((u) => u.id),
-      exports: theirExports.flatMap((e) => (e.fileKey ? [e.fileKey] : [])),
+      // Its recorded key, and the two a preparation given up on may have left (src/account/export.ts).
+      exports: [...new Set(theirExports.flatMap((e) => [e.fileKey, `exports/${e.id}.zip`, `exports/${e.id}.json`].filter((k): k is string => Boolean(k))))],
     };
 
     await tx

@@ -83,6 +83,11 @@ export function DeleteAccountScreen({ view, user, state }: { view: View; user: U
         <ScreenHeader view={view} title={t("deletion.title")} back="/settings" />
         <div class="flex flex-col gap-4">
           <p safe>{t("deletion.intro")}</p>
+          <p class="text-sm">
+            <a href="/settings#data-export" class="link inline-flex min-h-11 items-center" safe>
+              {t("deletion.copyFirst")}
+            </a>
+          </p>
           <section class="card flex flex-col gap-2 p-4" aria-labelledby="deletion-goes">
             <h2 id="deletion-goes" class="font-semibold" safe>
               {t("deletion.goesTitle")}
