@@ -1,21 +1,31 @@
 import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { strFromU8, unzipSync } from "fflate";
 import type { Page } from "playwright-core";
 import { expectAccessible, serverAndBrowser } from "./harness";
 import { signInAs, signUpAndOnboard } from "./flows";
 
 /**
  * Deleting an account in Chromium against the real server, on a 360 px phone, as a person does
- * (docs/decisions/0057): Settings, the screen that says what happens, a wrong password refused,
- * then the right one, and the page saying it is done; in English and in French.
+ * (docs/decisions/0057): a copy of their data downloaded first from Settings, then the screen that
+ * says what happens, a wrong password refused, then the right one, and the page saying it is done;
+ * in English and in French. And an operator deleting an account asked for by email.
  */
 // The demo host is an operator here, for the operators' screen.
 const OPERATOR = "host@offline.test";
 const env = serverAndBrowser({ env: { ADMIN_EMAILS: OPERATOR } });
 
+/** `data.json` of a downloaded copy, a zip or the JSON alone. */
+function dataOf(bytes: Uint8Array): Record<string, any> {
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b) return JSON.parse(strFromU8(unzipSync(bytes)["data.json"]!));
+  return JSON.parse(strFromU8(bytes));
+}
+
 const fitsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 
 const WORDS = {
   en: {
+    download: "Download my data",
     row: "Delete my account",
     heading: "Delete my account",
     password: "Your password",
@@ -24,6 +34,7 @@ const WORDS = {
     done: "Your account has been deleted",
   },
   fr: {
+    download: "Télécharger mes données",
     row: "Supprimer mon compte",
     heading: "Supprimer mon compte",
     password: "Votre mot de passe",
@@ -36,7 +47,7 @@ const WORDS = {
 for (const language of ["en", "fr"] as const) {
   test(`delete my account from Settings, in ${language === "en" ? "English" : "French"}`, async () => {
     const words = WORDS[language];
-    const context = await env.browser.newContext({ viewport: { width: 360, height: 740 } });
+    const context = await env.browser.newContext({ viewport: { width: 360, height: 740 }, acceptDownloads: true });
     try {
       const page = await context.newPage();
       const handle = `leaver${language}${Date.now().toString(36)}`;
@@ -45,7 +56,12 @@ for (const language of ["en", "fr"] as const) {
       // The language this browser chose (the switch sets the same cookie).
       await context.addCookies([{ name: "lang", value: language, url: env.server.url }]);
 
+      // First a copy of their data (docs/decisions/0056), as the deletion screen suggests.
       await page.goto(`${env.server.url}/settings`);
+      const [file] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: words.download }).click()]);
+      const data = dataOf(new Uint8Array(readFileSync((await file.path())!)));
+      expect(data.profile.email).toBe(email);
+
       await page.getByRole("link", { name: words.row }).click();
       await page.waitForURL(`${env.server.url}/settings/delete-account`);
       await page.getByRole("heading", { name: words.heading, level: 1 }).waitFor();
