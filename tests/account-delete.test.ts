@@ -9,7 +9,7 @@ import { bookingRow, groupActivityRow, insert, userRow } from "../src/demo/facto
 import { changeCalendarFeed, feedUrl } from "../src/availability/feed";
 import { unsubscribeUrl } from "../src/email/unsubscribe";
 import { findOrCreateOAuthUser, signInWithProvider } from "../src/auth/service";
-import { bookingParties, ledgerLines, makeTestApp, outboxEmails, pathOfLink, settled, TENNIS, TEST_CARD, verifyEmailOf, type Client } from "./helpers";
+import { bookingParties, ledgerLines, makeTestApp, outboxEmails, pathOfLink, settled, TENNIS, TEST_CARD, until, verifyEmailOf, type Client } from "./helpers";
 import { moneyViolations } from "./money-invariants";
 
 /**
@@ -392,6 +392,8 @@ describe("crashes", () => {
       const res = await c.postJson("/api/account/delete", { password: "secret123" });
       expect(res.status).toBe(200);
       id = (await body(res)).id;
+      // The job's first attempt, started at once after the commit, meets the failing storage.
+      await until("the file job's first attempt", async () => ((await one(t.db.select().from(jobs).where(eq(jobs.key, `account.files:${id}`))))?.attempts ?? 0) >= 1);
       await settled(t.deps);
     } finally {
       t.deps.storage.delete = remove;
