@@ -66,7 +66,7 @@ export const OPEN_ITEM_TEXT: Record<OpenItem["kind"], MessageKey> = {
  * session's spots are bookings too), a booking awaiting its payment (the card held, or the slot
  * held for the payment), a money movement under way (a claim, src/bookings/claims.ts), a host's
  * share still owed to them (src/bookings/payouts.ts), a debt from refunds after a payout
- * (src/bookings/host-debts.ts). Read through `db`, which is the deletion's own transaction when
+ * (src/bookings/host-debts.ts), a copy of their data being prepared. Read through `db`, which is the deletion's own transaction when
  * it checks again before deleting.
  */
 export async function openItems(db: Db | WriteTx, userId: string, now: number): Promise<OpenItem[]> {
