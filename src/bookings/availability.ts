@@ -33,21 +33,24 @@ export type HeldBooking = Awaited<ReturnType<typeof busyIntervals>>["bookings"][
  * `busyIntervals`' reads, prepared once per database: the activity page asks them for each
  * activity opened after any change, and building and preparing the SQL each time was most of it.
  */
+/** What the open-times rule reads of a booking holding a host's time (with a group's spots). */
+export const heldColumns = {
+  startsAt: bookings.startsAt,
+  endsAt: bookings.endsAt,
+  activityId: bookings.activityId,
+  startsAtLocal: bookings.startsAtLocal,
+  durationMinutes: bookings.durationMinutes,
+  spots: bookings.spots,
+  privateGroup: bookings.privateGroup,
+  group: bookings.pricePerPersonCents,
+};
+
 const busyStatements = perDb((db) => {
   const [hostId, from, to] = [sql.placeholder("hostId"), sql.placeholder("from"), sql.placeholder("to")];
   const covers = (table: typeof bookings | typeof hostBlocks | typeof externalBusy) => overlapping(table, hostId, from, to);
   return {
     held: db
-      .select({
-        startsAt: bookings.startsAt,
-        endsAt: bookings.endsAt,
-        activityId: bookings.activityId,
-        startsAtLocal: bookings.startsAtLocal,
-        durationMinutes: bookings.durationMinutes,
-        spots: bookings.spots,
-        privateGroup: bookings.privateGroup,
-        group: bookings.pricePerPersonCents,
-      })
+      .select(heldColumns)
       .from(bookings)
       .where(and(covers(bookings), holdsTime(sql.placeholder("now"))))
       .prepare(),

@@ -34,6 +34,7 @@ import {
   type FirstStart,
   type RuleColumns,
 } from "../activities/queries";
+import { heldColumns } from "./availability";
 import { HOLDING, holdsTime } from "./holds";
 import { heldSessions } from "./sessions";
 import { FLOWS, localNow, openTimes } from "./times";
@@ -216,17 +217,7 @@ const busyOfHosts = perDb((db) => {
   const covers = (table: typeof bookings | typeof hostBlocks | typeof externalBusy) => and(dialect.inJsonList(table.hostId, ids), lt(table.startsAt, to), gt(table.endsAt, from));
   return {
     held: db
-      .select({
-        hostId: bookings.hostId,
-        startsAt: bookings.startsAt,
-        endsAt: bookings.endsAt,
-        activityId: bookings.activityId,
-        startsAtLocal: bookings.startsAtLocal,
-        durationMinutes: bookings.durationMinutes,
-        spots: bookings.spots,
-        privateGroup: bookings.privateGroup,
-        group: bookings.pricePerPersonCents,
-      })
+      .select({ hostId: bookings.hostId, ...heldColumns })
       .from(bookings)
       // The statuses that can hold time, said again as a list the host index reads (host, status,
       // start), so each host's bookings are looked up rather than every booking of those statuses.
