@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, statfsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SQL } from "bun";
+import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/bun-sql";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
@@ -191,6 +192,32 @@ export function outsideWriteTransactions<T extends object>(service: T, what: str
  * as long as the app's database lives, instead of building and preparing SQL on every call.
  */
 export const perDb = <T>(make: (db: Db) => T): ((db: Db) => T) => madeOnce(make);
+
+/**
+ * A LIMIT written into a statement's text, for `.limit(...)` of a statement prepared once per
+ * limit (`perLimit`). SQLite plans a statement whose LIMIT is a parameter again each time it
+ * runs (the planner reads the limit's value): the activity page's reviews took 13 µs with
+ * `limit ?` against 0.5 µs with the number written in, a browse page 79 µs against 45.
+ */
+export function literalLimit(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`a limit is a whole number, not ${limit}`);
+  // drizzle writes an SQL chunk given as the limit as it is (its builders type the limit as a number or a placeholder).
+  return sql.raw(String(limit)) as unknown as number;
+}
+
+/** `make(limit)` once per limit: the statements of `literalLimit`, whose callers each pass a few constant limits. */
+export function perLimit<T>(make: (limit: number) => T): (limit: number) => T {
+  const made = new Map<number, T>();
+  return (limit) => {
+    let statement = made.get(limit);
+    if (statement === undefined) {
+      // A caller passing ever new limits would fill this: a few dozen are kept.
+      if (made.size >= 64) made.clear();
+      made.set(limit, (statement = make(limit)));
+    }
+    return statement;
+  };
+}
 
 /**
  * What the version is made of, per handle: this process's write transactions, counted as they

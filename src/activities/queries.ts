@@ -5,10 +5,11 @@
 import { dialect } from "../../db/dialect";
 import { madeOnce } from "../../shared/memo";
 import { and, asc, avg, count, desc, eq, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
-import { perDb, readCache, type Db, one } from "../../db/client";
+import { literalLimit, perDb, perLimit, readCache, type Db, one } from "../../db/client";
 import { activities, reviews, users, type Activity } from "../../db/schema";
 import type { Deps } from "../deps";
 import { uuidLike } from "../../lib/validation";
+import { PAGE_SIZE } from "./input";
 import { publicUser, publicUserColumns, type PublicUser, type PublicUserSource } from "../profiles/serialize";
 import { reviewsOfActivity } from "../reviews/queries";
 import { coverPhoto } from "./categories";
@@ -102,21 +103,26 @@ const browseStatements = perDb((db) => {
       byCategory ? eq(activities.category, sql.placeholder("category")) : undefined,
       after ? sql`(${activities.createdAt}, ${activities.id}) < (${sql.placeholder("afterCreatedAt")}, ${sql.placeholder("afterId")})` : undefined,
     );
+  // The limit and the cap are written into the statements, one per value (`literalLimit`).
   const page = (byCategory: boolean, after: boolean) =>
-    db
-      .select({ activity: activities, host: publicUserColumns })
-      .from(activities)
-      .innerJoin(users, eq(users.id, activities.hostId))
-      .where(where(byCategory, after))
-      .orderBy(desc(activities.createdAt), desc(activities.id))
-      .limit(sql.placeholder("limit"))
-      .prepare();
+    perLimit((limit) =>
+      db
+        .select({ activity: activities, host: publicUserColumns })
+        .from(activities)
+        .innerJoin(users, eq(users.id, activities.hostId))
+        .where(where(byCategory, after))
+        .orderBy(desc(activities.createdAt), desc(activities.id))
+        .limit(literalLimit(limit))
+        .prepare(),
+    );
   // count(*) over at most `cap` rows of the index: constant work however many match.
   const capped = (byCategory: boolean) =>
-    db
-      .select({ n: count() })
-      .from(db.select({ one: sql`1`.as("one") }).from(activities).where(where(byCategory, false)).limit(sql.placeholder("cap")).as("listed"))
-      .prepare();
+    perLimit((cap) =>
+      db
+        .select({ n: count() })
+        .from(db.select({ one: sql`1`.as("one") }).from(activities).where(where(byCategory, false)).limit(literalLimit(cap)).as("listed"))
+        .prepare(),
+    );
   return {
     page: { all: page(false, false), allAfter: page(false, true), category: page(true, false), categoryAfter: page(true, true) },
     count: { all: capped(false), category: capped(true) },
@@ -137,8 +143,8 @@ const ratingStatement = perDb((db) =>
 export function browseQueries(db: Db): Record<string, string> {
   const { page, count } = browseStatements(db);
   return {
-    ...Object.fromEntries(Object.entries(page).map(([name, q]) => [`page.${name}`, q.getQuery().sql])),
-    ...Object.fromEntries(Object.entries(count).map(([name, q]) => [`count.${name}`, q.getQuery().sql])),
+    ...Object.fromEntries(Object.entries(page).map(([name, q]) => [`page.${name}`, q(PAGE_SIZE + 1).getQuery().sql])),
+    ...Object.fromEntries(Object.entries(count).map(([name, q]) => [`count.${name}`, q(BROWSE_COUNT_CAP + 1).getQuery().sql])),
     ratings: ratingStatement(db).getQuery().sql,
   };
 }
@@ -182,13 +188,18 @@ function utcDay(at: Date): string {
  */
 const browseCache = readCache<BrowsePage>(500);
 
+/** The capped count of each filter (city and category), shared by all its pages. */
+const countCache = readCache<number>(500);
+
 async function readBrowsePage(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string }, cap: number, today: Date): Promise<BrowsePage> {
   const after = decodeCursor(opts.cursor);
   const statements = browseStatements(db);
   const filter = { city: opts.city, category: opts.category ?? "" };
   const pageQuery = opts.category ? (after ? statements.page.categoryAfter : statements.page.category) : after ? statements.page.allAfter : statements.page.all;
-  const rows = await pageQuery.execute({ ...filter, limit: opts.limit + 1, afterCreatedAt: after?.createdAt ?? 0, afterId: after?.id ?? "" });
-  const counted = (await one((opts.category ? statements.count.category : statements.count.all).execute({ ...filter, cap: cap + 1 })))?.n ?? 0;
+  const rows = await pageQuery(opts.limit + 1).execute({ ...filter, afterCreatedAt: after?.createdAt ?? 0, afterId: after?.id ?? "" });
+  // Every page of a filter has the same count: it is read once per filter and database change.
+  const countKey = [filter.city, filter.category, cap].join("\u0000");
+  const counted = await countCache(db, countKey, async () => (await one((opts.category ? statements.count.category : statements.count.all)(cap + 1).execute(filter)))?.n ?? 0);
   const more = rows.length > opts.limit;
   const list = await withRatings(db, rows.slice(0, opts.limit), today);
   return {

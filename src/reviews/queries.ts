@@ -1,5 +1,5 @@
 import { and, avg, count, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
-import { one, perDb, type Db } from "../../db/client";
+import { literalLimit, one, perDb, perLimit, type Db } from "../../db/client";
 import { activities, bookings, reviews, users, type Booking } from "../../db/schema";
 import type { Deps } from "../deps";
 import { roundRating } from "../../lib/labels";
@@ -16,15 +16,11 @@ import { reviewDeadline } from "./rules";
 const reviewStatements = perDb((db) => {
   const by = (column: typeof reviews.activityId | typeof reviews.reviewedUserId) => {
     const where = and(eq(column, sql.placeholder("id")), isNotNull(reviews.publishedAt));
+    const page = () => db.select({ review: reviews, by: publicUserColumns }).from(reviews).innerJoin(users, eq(users.id, reviews.reviewerId)).where(where).orderBy(desc(reviews.createdAt));
     return {
-      page: db
-        .select({ review: reviews, by: publicUserColumns })
-        .from(reviews)
-        .innerJoin(users, eq(users.id, reviews.reviewerId))
-        .where(where)
-        .orderBy(desc(reviews.createdAt))
-        .limit(sql.placeholder("limit"))
-        .prepare(),
+      all: page().prepare(),
+      // Each caller's limit is a constant, written into its statement (`literalLimit`).
+      page: perLimit((limit) => page().limit(literalLimit(limit)).prepare()),
       stats: db.select({ n: count(), average: avg(reviews.stars) }).from(reviews).where(where).prepare(),
     };
   };
@@ -34,9 +30,8 @@ const reviewStatements = perDb((db) => {
 /** Reviews of `kind` for `id`, newest first (`limit` of them; all when absent), with their count and average to one decimal. */
 async function reviewsBy(db: Db, kind: "activity" | "reviewed", id: string, limit?: number) {
   const statements = reviewStatements(db)[kind];
-  // No limit: the largest both engines take (SQLite's -1 is an error on PostgreSQL).
   // Both at once: one round trip on PostgreSQL, not two.
-  const [rows, stats] = await Promise.all([limit === 0 ? [] : statements.page.execute({ id, limit: limit ?? Number.MAX_SAFE_INTEGER }), one(statements.stats.execute({ id }))]);
+  const [rows, stats] = await Promise.all([limit === 0 ? [] : (limit === undefined ? statements.all : statements.page(limit)).execute({ id }), one(statements.stats.execute({ id }))]);
   const list: ReviewView[] = rows.map(({ review, by }) => reviewView(review, publicUser(by)));
   const total = stats?.n ?? 0;
   return { reviews: list, total, average: total ? roundRating(stats!.average) : null };
