@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { readCache } from "../../../db/client";
+import { uuidLike } from "../../../lib/validation";
 import type { Activity, User } from "../../../db/schema";
 import type { ReviewView } from "../../reviews/service";
 import type { PublicUserSource } from "../../profiles/serialize";
@@ -68,11 +69,12 @@ function publicHostOn(host: PublicUserSource, hour: string, now: number) {
 /** The activity screens: browse, the activity page, the host dashboard, the create form and the wizard. */
 export function activityRoutes(deps: Deps) {
   const readActivityPage = async (id: string) => {
-    // The activity and its host in one read, its reviews in one more (each a round trip on PostgreSQL).
-    const found = await findListedActivityAndHost(deps, id);
-    if (!found) return null;
-    const { rating, reviews } = await activityRatingAndReviews(deps.db, found.activity.id, 3);
-    return { activity: found.activity, host: found.host, rating, reviews };
+    // The activity and its host in one read, its reviews beside it: both at once, one round trip
+    // on PostgreSQL rather than two (reviews are read for an id that is not an activity's only
+    // when its page answers 404).
+    const [found, reviewed] = await Promise.all([findListedActivityAndHost(deps, id), uuidLike(id) ? activityRatingAndReviews(deps.db, id, 3) : null]);
+    if (!found || !reviewed) return null;
+    return { activity: found.activity, host: found.host, rating: reviewed.rating, reviews: reviewed.reviews };
   };
 
   /** Which cards of a browse page the viewer saved (their hearts, docs/decisions/0055), and the page a heart comes back to without JavaScript. */
