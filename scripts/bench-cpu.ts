@@ -5,7 +5,8 @@
  * used again after; then for each mix, `process.cpuUsage()` around `app.handle` for each request
  * of a random person and page, with a browser's Accept-Encoding, the body read to its end.
  * Mixes: uniform (every listed activity), zipf (s = 1), first200, browse80, browseall.
- * BENCH_CPU_N sets the requests per mix (default 2,000). Prints one line per mix, "mix µs".
+ * BENCH_CPU_N sets the requests per mix (default 2,000). Prints one line per mix: its CPU time
+ * and body size (as sent) per request; with BENCH_CPU_MEMORY=1, the memory after each.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -86,19 +87,33 @@ const draws: Record<string, () => string> = { uniform: pick(activityPaths), zipf
 async function ask(path: string) {
   const res = await app.handle(new Request(`http://127.0.0.1:3000${path}`, { headers: { cookie: cookie(tokens[Math.floor(Math.random() * tokens.length)]!), "accept-encoding": "br, gzip, deflate" } }));
   if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
-  await res.arrayBuffer();
+  wire += (await res.arrayBuffer()).byteLength;
 }
+let wire = 0;
+const mb = (n: number) => `${(n / 1048576).toFixed(0)} MB`;
+const memory = (when: string) => {
+  const m = process.memoryUsage();
+  console.log(`${when}: rss ${mb(m.rss)}, heap ${mb(m.heapUsed)}, array buffers ${mb(m.arrayBuffers)}, external ${mb(m.external)}`);
+};
+if (process.env.BENCH_CPU_MEMORY) memory("before the mixes");
 for (const mix of mixes) {
   const draw = draws[mix];
   if (!draw) throw new Error(`unknown mix ${mix}`);
   for (let i = 0; i < 200; i++) await ask(draw());
   (globalThis as { __sqlStats?: Map<string, unknown> }).__sqlStats?.clear();
+  wire = 0;
   const before = process.cpuUsage();
   for (let i = 0; i < N; i++) await ask(draw());
   const used = process.cpuUsage(before);
-  console.log(`${mix} ${Math.round((used.user + used.system) / N)}`);
+  console.log(`${mix} ${Math.round((used.user + used.system) / N)} µs, ${(wire / N / 1024).toFixed(1)} KB`);
   (globalThis as { __dumpSql?: (n: number) => void }).__dumpSql?.(N);
+  if (process.env.BENCH_CPU_MEMORY) memory(`after ${mix}`);
 }
-const mem = process.memoryUsage();
-console.log(`rss ${(mem.rss / 1048576).toFixed(0)} MB heap ${(mem.heapUsed / 1048576).toFixed(0)} MB`);
+memory("after the mixes");
+Bun.gc(true);
+memory("after a full collection");
+if (process.env.BENCH_CPU_MEMORY) {
+  await Bun.sleep(5000);
+  memory("5 s later");
+}
 process.exit(0);
