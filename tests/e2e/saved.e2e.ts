@@ -27,6 +27,17 @@ const keptSaved = (page: Page) =>
     return keys.flat();
   });
 
+/**
+ * Waits until the service worker controls the page. It claims the pages open when it activates;
+ * a page that finished loading while the worker was still installing under load is controlled
+ * from its next load, as it is for a person who reads on.
+ */
+async function controlled(page: Page) {
+  await page.evaluate(async () => void (await navigator.serviceWorker.ready));
+  if (!(await page.evaluate(() => navigator.serviceWorker.controller !== null))) await page.reload();
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+}
+
 /** The activity id of the index-th heart (it posts to `/saved/{id}`). */
 const activityOf = async (page: Page, index: number) => (await page.locator('button[form="hearts"]').nth(index).getAttribute("formaction"))!.slice("/saved/".length);
 /** The heart of an activity. */
@@ -40,7 +51,7 @@ test("a guest saves an activity from browse, goes offline, opens Saved and reads
   try {
     await signInAs(page, url, "guest@offline.test");
     await page.goto(`${url}/browse?city=New%20York`);
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    await controlled(page);
 
     // The first card's heart: "Save {title}", not pressed.
     const firstId = await activityOf(page, 0);
@@ -127,7 +138,7 @@ test("a plain form post goes through the worker: sent online, queued offline and
   try {
     await signInAs(page, url, "guest@offline.test");
     await page.goto(`${url}/browse?city=London`);
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    await controlled(page);
     const id = await activityOf(page, 0);
     // The form a page without script (or the Saved page's Remove) posts: a navigation, not htmx.
     const post = (save: string) =>
@@ -170,7 +181,7 @@ test("the whole story at 360 px: this weekend, morning, 2 people, under $60, by 
   try {
     await signInAs(page, url, "guest@offline.test");
     await page.goto(`${url}/browse?city=New%20York`);
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    await controlled(page);
 
     /** Changes a filter and waits for htmx's swap of the results, with the address updated. */
     const change = async (action: () => Promise<unknown>, inAddress: string) => {
