@@ -4,7 +4,8 @@
  * 10,000 generated activities, the demo and 100 signed-in people, made in DIR the first time and
  * used again after; then for each mix, `process.cpuUsage()` around `app.handle` for each request
  * of a random person and page, with a browser's Accept-Encoding, the body read to its end.
- * Mixes: uniform (every listed activity), zipf (s = 1), first200, browse80, browseall.
+ * Mixes: uniform (every listed activity), zipf (s = 1), first200, browse80, browseall, when (the
+ * bench's browse by when: 5 cities × 3 dates × 3 times of day).
  * BENCH_CPU_N sets the requests per mix (default 2,000). Prints one line per mix: its CPU time
  * and body size (as sent) per request; with BENCH_CPU_MEMORY=1, the memory after each.
  */
@@ -23,6 +24,7 @@ import { loadConfig } from "../src/config";
 import { loadSecrets } from "../src/operations/secrets";
 import { loadManifest } from "../lib/manifest";
 import { createApp } from "../src/app";
+import { whenPaths } from "./bench-when";
 
 const dir = process.argv[2] ?? "/tmp/offline-bench-cpu";
 const mixes = process.argv.slice(3).length ? process.argv.slice(3) : ["uniform", "zipf", "first200", "browse80", "browseall"];
@@ -82,7 +84,7 @@ const zipf = () => {
   return shuffledPaths[lo]!;
 };
 const pick = (list: string[]) => () => list[Math.floor(Math.random() * list.length)]!;
-const draws: Record<string, () => string> = { uniform: pick(activityPaths), zipf, first200: pick(first200), browse80: pick(filters), browseall: pick(browseAll) };
+const draws: Record<string, () => string> = { uniform: pick(activityPaths), zipf, first200: pick(first200), browse80: pick(filters), browseall: pick(browseAll), when: pick(whenPaths()) };
 
 async function ask(path: string) {
   const res = await app.handle(new Request(`http://127.0.0.1:3000${path}`, { headers: { cookie: cookie(tokens[Math.floor(Math.random() * tokens.length)]!), "accept-encoding": "br, gzip, deflate" } }));
