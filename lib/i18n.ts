@@ -60,12 +60,26 @@ export function makeTranslators(catalogues: Record<Locale, Catalogue>): (locale:
   const decimals = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
   const fill = (value: string | number | undefined) => (typeof value === "number" && !Number.isInteger(value) ? decimals.format(value) : String(value));
   const countedHere = countedKeys[locale];
+  // Each text split once at its {params}: literal, name, literal, name, … literal. A page fills
+  // the same few texts many times (a card's price, a heart's label), so no pattern runs per call.
+  // Keyed by the text (French elision makes at most a second spelling of a text).
+  const split = new Map<string, string[]>();
+  const piecesOf = (text: string) => {
+    let pieces = split.get(text);
+    if (!pieces) split.set(text, (pieces = text.split(/\{(\w+)\}/)));
+    return pieces;
+  };
   return (key, params) => {
     const text = catalogue[key] ?? en[key] ?? key;
     if (!params) return text;
     if (countedHere.has(key) || (!catalogue[key] && countedKeys.en.has(key))) return String(counted(catalogue[key] ? locale : "en", key, text).format(params));
-    const elided = locale === "fr" ? elideDe(text, params) : text;
-    return elided.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? fill(params[name]) : m));
+    const pieces = piecesOf(locale === "fr" ? elideDe(text, params) : text);
+    let filled = pieces[0]!;
+    for (let i = 1; i < pieces.length; i += 2) {
+      const name = pieces[i]!;
+      filled += (name in params ? fill(params[name]) : `{${name}}`) + pieces[i + 1]!;
+    }
+    return filled;
   };
 }
 }
@@ -76,6 +90,7 @@ export function makeTranslators(catalogues: Record<Locale, Catalogue>): (locale:
  * so the preposition is chosen here, for every French text at once.
  */
 function elideDe(text: string, params: Record<string, string | number>): string {
+  if (!text.includes("e {")) return text;
   return text.replace(/\b([Dd])e \{(\w+)\}/g, (m, d: string, name: string) => (name in params && /^[aeiouyàâäéèêëîïôöùûü]/i.test(String(params[name])) ? `${d}'{${name}}` : m));
 }
 
