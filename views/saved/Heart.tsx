@@ -1,3 +1,4 @@
+import { escapeHtml } from "@kitajs/html";
 import type { Translate } from "../../lib/i18n";
 
 /**
@@ -22,19 +23,13 @@ export const HEARTS_FORM_ID = "hearts";
 export const heartAction = (activityId: string) => `/saved/${encodeURIComponent(activityId)}`;
 
 export function Heart({ t, activityId, title, saved }: { t: Translate; activityId: string; title: string; saved: boolean }): string {
-  const save = t("saved.save", { title });
-  return String(
-    <button
-      type="submit"
-      form={HEARTS_FORM_ID}
-      formaction={heartAction(activityId)}
-      name="save"
-      value={saved ? "0" : "1"}
-      aria-pressed={saved ? "true" : "false"}
-      aria-label={saved ? t("saved.saved") : save}
-      data-save-label={saved ? save : undefined}
-    />,
-  );
+  const save = escapeHtml(t("saved.save", { title }));
+  // Written out rather than through JSX: a browse page draws twenty for each viewer, and the JSX
+  // runtime's generic attribute walk was most of their cost. Every value is escaped as the
+  // runtime would (the address is an encoded id; the names are escaped here).
+  return saved
+    ? `<button type="submit" form="${HEARTS_FORM_ID}" formaction="${heartAction(activityId)}" name="save" value="0" aria-pressed="true" aria-label="${escapeHtml(t("saved.saved"))}" data-save-label="${save}"></button>`
+    : `<button type="submit" form="${HEARTS_FORM_ID}" formaction="${heartAction(activityId)}" name="save" value="1" aria-pressed="false" aria-label="${save}"></button>`;
 }
 
 /**
