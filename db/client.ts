@@ -92,7 +92,7 @@ const insideWriteTransaction = new AsyncLocalStorage<true>();
  * email, push and outbound requests refuse to run inside it (`refuseInsideWriteTransaction`), as
  * does a read through the app's own handle, which would not see the transaction's writes.
  */
-export async function writeTransaction<T>(db: Db, work: (tx: WriteTx) => Promise<T> | T): Promise<T> {
+export async function writeTransaction<T>(db: Db, work: (tx: WriteTx) => Promise<T> | T, options: WriteOptions = {}): Promise<T> {
   if (insideWriteTransaction.getStore()) throw new Error("a write transaction inside another: pass the transaction's handle down instead (db/client.ts)");
   const handle = handleOf(db);
   try {
@@ -105,12 +105,22 @@ export async function writeTransaction<T>(db: Db, work: (tx: WriteTx) => Promise
     }
     // A commit on PostgreSQL is the sign its disk takes writes again (SQLite looks at its disk instead: `storageTrouble`).
     if (handle.engine === "postgres" && !handle.outOfSpace?.folder) handle.outOfSpace = undefined;
-    await handle.committed?.();
+    if (!options.keptReadsStay) await handle.committed?.();
     return result;
   } finally {
     // Whatever was read and kept during the transaction is of no version anyone else saw.
-    handle.version.writes++;
+    if (!options.keptReadsStay) handle.version.writes++;
   }
+}
+
+export interface WriteOptions {
+  /**
+   * The transaction writes only bookkeeping rows that no kept read (`readCache`) reads: the job
+   * runner's lease and its jobs' leases. Such a write moves no version, so what is kept stays: the
+   * runner renews its lease and looks for due jobs every few seconds, and every kept read of the
+   * process (browse pages, activity pages, sessions) was otherwise read again after each look.
+   */
+  keptReadsStay?: boolean;
 }
 
 /**

@@ -44,11 +44,15 @@ export async function claimJobs(db: Db, now: number, limit: number, which: Claim
     )
     .orderBy(jobs.runAt)
     .limit(limit);
-  const claimed = await writeTransaction(db, (tx) => tx
-    .update(jobs)
-    .set({ leaseUntil: now + JOB_LEASE_MS, attempts: sql`${jobs.attempts} + 1` })
-    .where(and(inArray(jobs.id, due), or(isNull(jobs.leaseUntil), lt(jobs.leaseUntil, now))))
-    .returning());
+  const claimed = await writeTransaction(
+    db,
+    (tx) => tx
+      .update(jobs)
+      .set({ leaseUntil: now + JOB_LEASE_MS, attempts: sql`${jobs.attempts} + 1` })
+      .where(and(inArray(jobs.id, due), or(isNull(jobs.leaseUntil), lt(jobs.leaseUntil, now))))
+      .returning(),
+    { keptReadsStay: true },
+  );
   // RETURNING promises no order (PostgreSQL's follows the table's pages): jobs start by their time.
   return claimed.sort((a, b) => a.runAt - b.runAt);
 }
@@ -100,9 +104,13 @@ export async function recordFailure(db: Db, now: number, job: Job, kind: JobKind
 /** Renews these attempts' leases until `until`, so that no runner starts their jobs again meanwhile. */
 export async function renewLeases(db: Db, held: readonly Job[], until: number) {
   if (!held.length) return;
-  await writeTransaction(db, async (tx) => {
-    for (const job of held) await tx.update(jobs).set({ leaseUntil: until }).where(ours(job));
-  });
+  await writeTransaction(
+    db,
+    async (tx) => {
+      for (const job of held) await tx.update(jobs).set({ leaseUntil: until }).where(ours(job));
+    },
+    { keptReadsStay: true },
+  );
 }
 
 /** An attempt cut at its limit has ended (failing): its job may be taken again once its retry is due. */
@@ -116,15 +124,19 @@ export async function giveLeaseBack(db: Db, job: Job) {
  */
 export async function holdRunnerLease(db: Db, holder: string, now: number): Promise<boolean> {
   const until = now + RUNNER_LEASE_MS;
-  const held = await writeTransaction(db, (tx) => tx
-    .insert(leases)
-    .values({ name: RUNNER_LEASE, holder, until })
-    .onConflictDoUpdate({
-      target: leases.name,
-      set: { holder, until },
-      setWhere: or(eq(leases.holder, holder), lt(leases.until, now)),
-    })
-    .returning({ holder: leases.holder }));
+  const held = await writeTransaction(
+    db,
+    (tx) => tx
+      .insert(leases)
+      .values({ name: RUNNER_LEASE, holder, until })
+      .onConflictDoUpdate({
+        target: leases.name,
+        set: { holder, until },
+        setWhere: or(eq(leases.holder, holder), lt(leases.until, now)),
+      })
+      .returning({ holder: leases.holder }),
+    { keptReadsStay: true },
+  );
   return held.length > 0;
 }
 
