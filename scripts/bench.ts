@@ -257,13 +257,9 @@ async function bench() {
     }
     console.log(`seeded ${ACTIVITIES} generated activities + the demo in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
 
-    const helloPort = 3900 + Math.floor(Math.random() * 50);
-    const appPort = helloPort + 50;
-    const base = `http://127.0.0.1:${appPort}`;
-    const hello = `http://127.0.0.1:${helloPort}/`;
-    children.push(Bun.spawn([process.execPath, import.meta.path, "--hello", String(helloPort)], { stdout: "ignore", stderr: "inherit" }));
-    await waitFor(hello);
-    let server = await startServer(dataDir, appPort, children);
+    const started = await ceilingAndApp(dataDir, 3900, children);
+    const { base, hello, appPort } = started;
+    let server = started.server;
 
     const guestCookie = await signIn(base, DEMO_GUEST_EMAIL);
     const hostCookie = await signIn(base, DEMO_HOST_EMAIL);
@@ -401,13 +397,7 @@ async function bench() {
       await closeDb(db);
     }
     console.log(`\nThe long tail: ${catalogue.length} listed activities (${ACTIVITIES} generated + the demo), seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
-    const helloPort = 4100 + Math.floor(Math.random() * 50);
-    const appPort = helloPort + 50;
-    const base = `http://127.0.0.1:${appPort}`;
-    const hello = `http://127.0.0.1:${helloPort}/`;
-    children.push(Bun.spawn([process.execPath, import.meta.path, "--hello", String(helloPort)], { stdout: "ignore", stderr: "inherit" }));
-    await waitFor(hello);
-    const server = await startServer(dir, appPort, children);
+    const { base, hello, server } = await ceilingAndApp(dir, 4100, children);
     const cookieName = (await signIn(base, DEMO_GUEST_EMAIL)).split("=")[0]!;
 
     // The same 80 browse pages and 200 activity pages as the section above.
@@ -474,13 +464,7 @@ async function bench() {
       await closeDb(db);
     }
     console.log(`\nGroup sessions against private activities: ${ACTIVITIES} generated activities (one in five a group) + the demo, seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
-    const helloPort = 4000 + Math.floor(Math.random() * 50);
-    const appPort = helloPort + 50;
-    const base = `http://127.0.0.1:${appPort}`;
-    const hello = `http://127.0.0.1:${helloPort}/`;
-    children.push(Bun.spawn([process.execPath, import.meta.path, "--hello", String(helloPort)], { stdout: "ignore", stderr: "inherit" }));
-    await waitFor(hello);
-    const server = await startServer(dir, appPort, children);
+    const { base, hello, server } = await ceilingAndApp(dir, 4000, children);
     const cookieName = (await signIn(base, DEMO_GUEST_EMAIL)).split("=")[0]!;
     const today = Temporal.Now.plainDateISO("UTC");
     const dates = Array.from({ length: DAYS }, (_, i) => today.add({ days: i + 1 }).toString());
@@ -540,13 +524,9 @@ async function bench() {
       await explain(db, ACTIVITIES);
       await closeDb(db);
     }
-    const helloPort = 4100 + Math.floor(Math.random() * 50);
-    const appPort = helloPort + 50;
-    const base = `http://127.0.0.1:${appPort}`;
-    const hello = `http://127.0.0.1:${helloPort}/`;
-    children.push(Bun.spawn([process.execPath, import.meta.path, "--hello", String(helloPort)], { stdout: "ignore", stderr: "inherit" }));
-    await waitFor(hello);
-    let server = await startServer(dir, appPort, children);
+    const started = await ceilingAndApp(dir, 4100, children);
+    const { base, hello, appPort } = started;
+    let server = started.server;
     const cookieName = (await signIn(base, DEMO_GUEST_EMAIL)).split("=")[0]!;
     const plain = demoCities.flatMap(({ city }) => ["", ...categories].map((category) => `/browse?city=${encodeURIComponent(city)}${category ? `&category=${category}` : ""}`));
     const targets: Record<string, Target> = {
@@ -738,6 +718,20 @@ function residentBytes(pid: number) {
  */
 function crowdRequests(base: string, paths: string[], tokens: string[], cookieName: string, draw: Target["draw"] = "uniform"): Target {
   return { base, paths, cookies: tokens.map((t) => `${cookieName}=${t}`), draw };
+}
+
+/**
+ * The hello-world ceiling and the app on the database in `dataDir`, on free ports from `firstPort`
+ * (each section its own, so a section's leftovers never answer another's requests).
+ */
+async function ceilingAndApp(dataDir: string, firstPort: number, children: Subprocess[]) {
+  const helloPort = firstPort + Math.floor(Math.random() * 50);
+  const appPort = helloPort + 50;
+  const hello = `http://127.0.0.1:${helloPort}/`;
+  children.push(Bun.spawn([process.execPath, import.meta.path, "--hello", String(helloPort)], { stdout: "ignore", stderr: "inherit" }));
+  await waitFor(hello);
+  const server = await startServer(dataDir, appPort, children);
+  return { base: `http://127.0.0.1:${appPort}`, hello, appPort, server };
 }
 
 async function startServer(dataDir: string, port: number, children: Subprocess[]) {
