@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { signInAs } from "./flows";
+import { findWeekendMorningForTwoByPrice, signInAs } from "./flows";
 import { expectAccessible, islandsRendered, serverAndBrowser } from "./harness";
 
 const env = serverAndBrowser();
@@ -21,22 +21,7 @@ test("this weekend, morning, 2 people, under $60, sorted by price, at 360 px", a
   // A mark on the form the page came with: still there after the changes, only the results were swapped.
   await page.evaluate(() => document.querySelector("#browse-form")!.setAttribute("data-first-load", ""));
 
-  /** Changes a field and waits for htmx's swap of the results, with the address updated. */
-  const change = async (action: () => Promise<unknown>, inAddress: string) => {
-    const swapped = page.waitForResponse((r) => r.url().includes("/browse?") && r.request().headers()["hx-target"] === "results");
-    await action();
-    await swapped;
-    await page.waitForFunction((part) => location.search.includes(part), inAddress);
-    await page.waitForFunction(() => !document.querySelector("#results.htmx-request"));
-  };
-  await change(() => page.getByLabel("Date", { exact: true }).selectOption("weekend"), "date=weekend");
-  await change(() => page.getByLabel("Time of day").selectOption("morning"), "timeOfDay=morning");
-  await change(() => page.getByLabel("People").selectOption("2"), "people=2");
-  await change(async () => {
-    await page.getByLabel("Max price ($)").fill("60");
-    await page.getByLabel("Max price ($)").press("Tab");
-  }, "maxPrice=60");
-  await change(() => page.getByLabel("Sort by").selectOption("price"), "sort=price");
+  await findWeekendMorningForTwoByPrice(page);
 
   // The results alone were swapped: the page around them is the one first loaded.
   expect(await page.locator("#browse-form[data-first-load]").count()).toBe(1);

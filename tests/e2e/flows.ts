@@ -96,3 +96,26 @@ export async function openRequestDialog(page: Page) {
   }
   throw new Error("the Request to book dialog did not stay open");
 }
+
+/**
+ * On browse, as a guest would (docs/decisions/0054): this weekend, in the morning, for 2 people,
+ * under $60, sorted by price. Each change waits for htmx's swap of the results alone, with the
+ * address updated.
+ */
+export async function findWeekendMorningForTwoByPrice(page: Page) {
+  const change = async (action: () => Promise<unknown>, inAddress: string) => {
+    const swapped = page.waitForResponse((r) => r.url().includes("/browse?") && r.request().headers()["hx-target"] === "results");
+    await action();
+    await swapped;
+    await page.waitForFunction((part) => location.search.includes(part), inAddress);
+    await page.waitForFunction(() => !document.querySelector("#results.htmx-request"));
+  };
+  await change(() => page.getByLabel("Date", { exact: true }).selectOption("weekend"), "date=weekend");
+  await change(() => page.getByLabel("Time of day").selectOption("morning"), "timeOfDay=morning");
+  await change(() => page.getByLabel("People").selectOption("2"), "people=2");
+  await change(async () => {
+    await page.getByLabel("Max price ($)").fill("60");
+    await page.getByLabel("Max price ($)").press("Tab");
+  }, "maxPrice=60");
+  await change(() => page.getByLabel("Sort by").selectOption("price"), "sort=price");
+}

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { expectAccessible, serverAndBrowser } from "./harness";
-import { signInAs } from "./flows";
+import { findWeekendMorningForTwoByPrice, signInAs } from "./flows";
 
 /**
  * Saved activities in Chromium on a 360 px phone (docs/decisions/0055): a guest saves an
@@ -183,22 +183,7 @@ test("the whole story at 360 px: this weekend, morning, 2 people, under $60, by 
     await page.goto(`${url}/browse?city=New%20York`);
     await controlled(page);
 
-    /** Changes a filter and waits for htmx's swap of the results, with the address updated. */
-    const change = async (action: () => Promise<unknown>, inAddress: string) => {
-      const swapped = page.waitForResponse((r) => r.url().includes("/browse?") && r.request().headers()["hx-target"] === "results");
-      await action();
-      await swapped;
-      await page.waitForFunction((part) => location.search.includes(part), inAddress);
-      await page.waitForFunction(() => !document.querySelector("#results.htmx-request"));
-    };
-    await change(() => page.getByLabel("Date", { exact: true }).selectOption("weekend"), "date=weekend");
-    await change(() => page.getByLabel("Time of day").selectOption("morning"), "timeOfDay=morning");
-    await change(() => page.getByLabel("People").selectOption("2"), "people=2");
-    await change(async () => {
-      await page.getByLabel("Max price ($)").fill("60");
-      await page.getByLabel("Max price ($)").press("Tab");
-    }, "maxPrice=60");
-    await change(() => page.getByLabel("Sort by").selectOption("price"), "sort=price");
+    await findWeekendMorningForTwoByPrice(page);
 
     // The cheapest weekend morning for two: its heart, in the results htmx swapped in.
     const id = await activityOf(page, 0);
