@@ -47,7 +47,7 @@ export async function written<T>(query: PromiseLike<T[]>): Promise<T> {
 interface Handle {
   engine: Engine;
   /** Runs `work` as one write transaction (the caller has set the mark); retried where the engine asks. */
-  transact<T>(work: (tx: WriteTx) => Promise<T> | T): Promise<T>;
+  transact<T>(work: (tx: WriteTx) => Promise<T> | T, options: WriteOptions): Promise<T>;
   /** After a committed write transaction, outside its mark: tells the other machines (PostgreSQL). */
   committed?(): Promise<void>;
   /** Reads the other connections' (machines') commits now. */
@@ -98,7 +98,7 @@ export async function writeTransaction<T>(db: Db, work: (tx: WriteTx) => Promise
   try {
     let result: T;
     try {
-      result = await insideWriteTransaction.run(true, () => handle.transact(work));
+      result = await insideWriteTransaction.run(true, () => handle.transact(work, options));
     } catch (error) {
       noteFailure(db, error);
       throw error;
@@ -236,6 +236,11 @@ export function perLimit<T>(make: (limit: number) => T): (limit: number) => T {
 interface Version {
   writes: number;
   others: number;
+  /**
+   * How far `others` moved by this process's own commits that move no version (`keptReadsStay`,
+   * SQLite: the writer's commits move the count the reader sees, as another connection's would).
+   */
+  quiet: number;
   othersSeenAt: number;
   /** The last key made of these (`versionName`). */
   named?: { writes: number; others: number; period: number; name: string };
@@ -279,7 +284,7 @@ function noteOthers(version: Version, others: number, startedAt: number) {
 export async function dbVersion(db: Db): Promise<string> {
   await seeOtherConnections(db);
   const version = handleOf(db).version;
-  return `${version.others}:${version.writes}`;
+  return `${version.others - version.quiet}:${version.writes}`;
 }
 
 /** Work outside a request (jobs, sockets), and requests of a process alone on its file, see other connections' commits at most this late. */
@@ -304,9 +309,10 @@ function recentDbVersion(db: Db): string | Promise<string> {
 function versionName({ version, keptAtMostMs }: Handle, now: number): string {
   const period = keptAtMostMs ? Math.floor(now / keptAtMostMs) : 0;
   const named = version.named;
-  if (named && named.writes === version.writes && named.others === version.others && named.period === period) return named.name;
-  const name = keptAtMostMs ? `${version.others}:${version.writes}:${period}` : `${version.others}:${version.writes}`;
-  version.named = { writes: version.writes, others: version.others, period, name };
+  const others = version.others - version.quiet;
+  if (named && named.writes === version.writes && named.others === others && named.period === period) return named.name;
+  const name = keptAtMostMs ? `${others}:${version.writes}:${period}` : `${others}:${version.writes}`;
+  version.named = { writes: version.writes, others, period, name };
   return name;
 }
 
@@ -444,12 +450,23 @@ export function openDb(file: string): Db {
   // Moves when another connection commits, the writer included.
   const dataVersion = readerClient.prepare<[number], []>("PRAGMA data_version");
   const queue = writeQueueOf(file);
-  const transact = async <T>(work: (tx: WriteTx) => Promise<T> | T): Promise<T> => {
+  const readOthers = () => Number(dataVersion.values()[0]![0]);
+  const transact = async <T>(work: (tx: WriteTx) => Promise<T> | T, { keptReadsStay }: WriteOptions): Promise<T> => {
     const client = writerClient;
     client.run("BEGIN IMMEDIATE");
+    // The writer's commit moves the count other connections' commits are seen by, as another's
+    // would. Holding the write lock, no other connection commits before ours: when everything
+    // before it was seen already, the count after it moved by our commit alone, and a commit that
+    // moves no version (`keptReadsStay`) is noted as quiet.
+    const seenAll = keptReadsStay && !memory && readOthers() === handle.version.others;
     try {
       const result = await work(writer);
       client.run("COMMIT");
+      if (seenAll) {
+        const after = readOthers();
+        handle.version.quiet += after - handle.version.others;
+        handle.version.others = after;
+      }
       return result;
     } catch (error) {
       if (client.inTransaction) client.run("ROLLBACK");
@@ -458,13 +475,13 @@ export function openDb(file: string): Db {
   };
   const handle: Handle = {
     engine: "sqlite",
-    transact: (work) => {
-      const result = queue.tail.then(() => transact(work), () => transact(work));
+    transact: (work, options) => {
+      const result = queue.tail.then(() => transact(work, options), () => transact(work, options));
       queue.tail = result.catch(() => undefined);
       return result;
     },
-    readOthers: () => Number(dataVersion.values()[0]![0]),
-    version: { writes: 0, others: 0, othersSeenAt: Number.NEGATIVE_INFINITY },
+    readOthers,
+    version: { writes: 0, others: 0, quiet: 0, othersSeenAt: Number.NEGATIVE_INFINITY },
     writer,
     ...(memory ? {} : { freeBytes: () => freeBytesOf(dirname(file)) }),
     close: async () => {
@@ -668,7 +685,7 @@ export function openPostgres(url: string): Db {
     },
     keptAtMostMs: KEPT_AT_MOST_MS,
     readOthers: async () => Number((await client.unsafe("SELECT version FROM data_version WHERE id = 1"))[0]?.version ?? 0),
-    version: { writes: 0, others: 0, othersSeenAt: Number.NEGATIVE_INFINITY },
+    version: { writes: 0, others: 0, quiet: 0, othersSeenAt: Number.NEGATIVE_INFINITY },
     close: () => client.close(),
   };
   const db = pg as unknown as Db;

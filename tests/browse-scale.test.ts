@@ -7,6 +7,7 @@ import { closeDb, dbVersion, migrate, openDb, readCache, seeOtherConnections, wr
 import { activities } from "../db/schema";
 import { seedDemo, seedGeneratedActivities } from "../src/demo/seed";
 import { BROWSE_COUNT_CAP, browseActivities, browseQueries } from "../src/activities/queries";
+import { holdRunnerLease } from "../src/jobs/rows";
 import { makeTestApp, type Client } from "./helpers";
 
 /** Browse costs the same however many activities match: a capped count and indexed pages (decision 0015). */
@@ -228,6 +229,44 @@ describe("browse pages read once per database change", () => {
       expect(await rows()).toBe(counted + 2);
       await writeTransaction(one, (tx) => tx.$client.query("INSERT INTO t VALUES (8)").run());
       expect(await rows()).toBe(counted + 3);
+      await closeDb(one);
+      await closeDb(two);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the job runner's lease, written to the file, moves no version; another's commit after it still does", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "offline-quiet-"));
+    try {
+      const one = openDb(join(dir, "q.db"));
+      const two = openDb(join(dir, "q.db"));
+      await migrate(one);
+      writerClient(one).exec("CREATE TABLE t (x)");
+      const kept = readCache<number>(10);
+      let reads = 0;
+      const counter = () => kept(one, "reads", async () => ++reads);
+      await seeOtherConnections(one);
+      expect(await counter()).toBe(1);
+      // Every few seconds, a row really written: the writer's commit moves the count the reader
+      // sees as another connection's would, and must not drop what is kept.
+      for (let pass = 0; pass < 3; pass++) {
+        await holdRunnerLease(one, "runner-a", Date.now());
+        await seeOtherConnections(one);
+        expect(await counter()).toBe(1);
+      }
+      // Another process's commit, and this handle's own write, are still seen.
+      writerClient(two).exec("INSERT INTO t VALUES (1)");
+      await seeOtherConnections(one);
+      expect(await counter()).toBe(2);
+      await holdRunnerLease(one, "runner-a", Date.now());
+      await writeTransaction(one, (tx) => tx.$client.query("INSERT INTO t VALUES (2)").run());
+      expect(await counter()).toBe(3);
+      // A commit of another in between is not taken for the lease's own.
+      writerClient(two).exec("INSERT INTO t VALUES (3)");
+      await holdRunnerLease(one, "runner-a", Date.now());
+      await seeOtherConnections(one);
+      expect(await counter()).toBe(4);
       await closeDb(one);
       await closeDb(two);
     } finally {
