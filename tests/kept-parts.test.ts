@@ -253,10 +253,13 @@ describe("remember renders from a kept view", () => {
   test("the render gets only the texts, the language and the built files, whatever the view holds", () => {
     const parts: KeptParts = new Map();
     let got: KeptView | undefined;
-    const marker = remember(parts, "k", fullView("Ana"), (kept) => {
+    const render = (kept: KeptView) => {
       got = kept;
       return `<p>${Object.keys(kept).sort().join(",")}</p>`;
-    });
+    };
+    // Drawn into Ana's page the first time, kept the second.
+    expect(String(remember(parts, "k", fullView("Ana"), render))).toBe("<p>assets,locale,t</p>");
+    const marker = remember(parts, "k", fullView("Ana"), render);
     expect(Object.keys(got!).sort()).toEqual(["assets", "locale", "t"]);
     expect(got).not.toHaveProperty("user");
     expect(got).not.toHaveProperty("csrf");

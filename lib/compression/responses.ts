@@ -1,6 +1,7 @@
 import { hasKeptParts, pageBytes } from "../html/fragments";
 import { addVary, compressBytes, isCompressible, MIN_COMPRESS_BYTES, negotiateEncoding, type Encoding } from "./encoding";
-import { shapedGzip } from "./spliced-gzip";
+import { keptGzip } from "./kept-pages";
+import { splicedGzip } from "./spliced-gzip";
 
 /**
  * Response compression. Neither Bun nor Elysia compresses, so the app does it in one place:
@@ -11,11 +12,10 @@ import { shapedGzip } from "./spliced-gzip";
 
 /**
  * A page's bytes for this request (lib/html/fragments.ts `pageBytes`), compressed when the
- * browser accepts it and the page is 1 KB or more. A page made of kept parts is gzipped by
- * joining their compressed pieces (`shapedGzip`) when the browser takes gzip as readily as
- * brotli, as every browser does; otherwise it is compressed at the fast level. No answer is kept
- * as it was sent: on a crowd's mix of pages the same answer again was too rare to pay for keeping
- * them (decision 0053).
+ * browser accepts it and the page is 1 KB or more. Pages are gzipped when the browser takes gzip
+ * as readily as brotli, as every browser does: libdeflate's fastest gzip of a whole page costs
+ * less and comes out smaller than brotli's fastest (decision 0058). A page asked for again is
+ * answered from its kept gzip body (`keptGzip`); any other is compressed whole, at the fast level.
  */
 export function compressedPage(request: Request, html: string, csrf: string | null): { body: Uint8Array<ArrayBuffer>; encoding: Encoding | null } {
   const { body, encoding, scratch } = pageBody(request, html, csrf);
@@ -30,12 +30,14 @@ export function pageResponse(request: Request, html: string, csrf: string | null
 
 /** The page's body; `scratch` when it is a view of the scratch buffer, valid until the next page. */
 function pageBody(request: Request, html: string, csrf: string | null): { body: Uint8Array<ArrayBuffer>; encoding: Encoding | null; scratch: boolean } {
-  const spliced = hasKeptParts(html);
-  const encoding = request.method === "HEAD" ? null : negotiateEncoding(request.headers.get("accept-encoding"), spliced ? ["gzip", "br"] : ["br", "gzip"]);
-  if (!encoding) return { body: pageBytes(html, csrf), encoding: null, scratch: false };
-  if (spliced && encoding === "gzip") return { body: shapedGzip(html, csrf), encoding, scratch: true };
+  const encoding = request.method === "HEAD" ? null : negotiateEncoding(request.headers.get("accept-encoding"), ["gzip", "br"]);
+  if (encoding === "gzip") {
+    const kept = keptGzip(html, csrf);
+    if (kept) return { body: kept, encoding, scratch: true };
+    if (hasKeptParts(html)) return { body: splicedGzip(html, csrf), encoding, scratch: true };
+  }
   const bytes = pageBytes(html, csrf);
-  if (bytes.length < MIN_COMPRESS_BYTES) return { body: bytes, encoding: null, scratch: false };
+  if (!encoding || bytes.length < MIN_COMPRESS_BYTES) return { body: bytes, encoding: null, scratch: false };
   return { body: compressBytes(bytes, encoding, "dynamic"), encoding, scratch: false };
 }
 

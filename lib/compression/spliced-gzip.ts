@@ -1,7 +1,6 @@
 import { constants, deflateRawSync } from "node:zlib";
 import { eachPieceText, type Kept } from "../html/fragments";
-import { RecentlyUsed } from "../../shared/memo";
-import { crc32Combine, crc32Shift, crcMultiply } from "./crc32";
+import { crc32Combine, crc32Shift } from "./crc32";
 import { DYNAMIC_GZIP_LEVEL } from "./encoding";
 
 /**
@@ -11,8 +10,11 @@ import { DYNAMIC_GZIP_LEVEL } from "./encoding";
  * another in one stream. So each kept piece is compressed when a page first sends it (fast, then
  * at zlib's default level once it is sent again: `deflatedOf`); each answer sends its own
  * text as it is (a few hundred bytes: the person's name, token and badge), joins the pieces, and
- * ends the stream with an empty final block and the CRC-32 and length of the whole page. A crowd
- * of different people asking for the same pages then costs no compression at all.
+ * ends the stream with an empty final block and the CRC-32 and length of the whole page.
+ *
+ * A page asked for once in a while is answered this way (the shared parts of every page, the
+ * layout and a booking dialog, are compressed once); a page asked for again and again is kept
+ * compressed whole instead (kept-pages.ts, decision 0058), smaller by a third.
  */
 interface DeflatedPiece {
   /** The piece compressed on its own, ending on a byte boundary. */
@@ -67,8 +69,6 @@ function deflatedOf(part: Kept): readonly (DeflatedPiece | null)[] | null {
 }
 const KEPT_LEVEL = 6;
 
-/** The spliced answer as bytes of its own (`spliceGzip` writes into a buffer the next call overwrites). */
-export const splicedGzip = (html: string, csrf: string | null): Uint8Array<ArrayBuffer> => spliceGzip(html, csrf).slice();
 
 /**
  * Where answers are written before the answer copies them: allocating a buffer the size of a page
@@ -84,21 +84,8 @@ function bufferOf(size: number): Uint8Array<ArrayBuffer> {
   return scratch;
 }
 
-/**
- * Where the visitor's token went in a spliced answer (`spliceGzip` with a `Shape`): the byte
- * offsets of each copy of it (each in a stored block of its own), and the length of each run of
- * the page's bytes around them (one more run than offsets).
- */
-interface Shape {
-  readonly holes: number[];
-  readonly runs: number[];
-}
-
-/**
- * The spliced answer, written into the scratch buffer: a view valid until the next call. With a
- * `shape`, `csrf` is a placeholder and `shape` is told where each copy of it went (`shapedGzip`).
- */
-function spliceGzip(html: string, csrf: string | null, shape?: Shape): Uint8Array<ArrayBuffer> {
+/** The spliced answer, written into the scratch buffer: a view valid until the next call. */
+export function splicedGzip(html: string, csrf: string | null): Uint8Array<ArrayBuffer> {
   // The answer is written once, into one buffer: what every kept piece takes, plus room for the
   // own text (at most 3 bytes of UTF-8 per UTF-16 unit, and 5 bytes of framing per run).
   answers++;
@@ -129,8 +116,6 @@ function spliceGzip(html: string, csrf: string | null, shape?: Shape): Uint8Arra
   let at = GZIP_HEADER.length;
   let crc = 0;
   let size = 0;
-  // With a shape: the length of the page's bytes since the last copy of the token.
-  let runLength = 0;
   // A run of own text is written after room for a stored block's 5-byte header, filled in when
   // the run ends: under STORE_BELOW bytes it goes as it is (one stored block holds up to 65,535).
   let ownStart = -1;
@@ -147,7 +132,6 @@ function spliceGzip(html: string, csrf: string | null, shape?: Shape): Uint8Arra
     const bytes = out.subarray(ownStart + 5, at);
     crc = Bun.hash.crc32(bytes, crc);
     size += bytes.length;
-    runLength += bytes.length;
     if (bytes.length < STORE_BELOW) writeStoredHeader(out, ownStart, bytes.length);
     else {
       // Much own text: compressed at the fast level (it is this answer's alone), written where it began.
@@ -171,42 +155,19 @@ function spliceGzip(html: string, csrf: string | null, shape?: Shape): Uint8Arra
       at += text.length;
     }
   };
-  /** With a shape: the placeholder in a stored block of its own, where each answer writes its token over it. */
-  const writeHole = (placeholder: string) => {
-    endOwn();
-    ensure(5 + placeholder.length);
-    writeStoredHeader(out, at, placeholder.length);
-    at += 5;
-    shape!.runs.push(runLength);
-    shape!.holes.push(at);
-    const written = encoder.encodeInto(placeholder, out.subarray(at)).written;
-    crc = Bun.hash.crc32(out.subarray(at, at + written), crc);
-    size += written;
-    at += written;
-    runLength = 0;
-  };
   for (const segment of segments) {
     if (segment instanceof Uint8Array) writeOwn(segment);
-    else if (typeof segment === "string") {
-      if (shape && csrf && segment.includes(csrf)) {
-        const pieces = segment.split(csrf);
-        for (let i = 0; i < pieces.length; i++) {
-          if (i > 0) writeHole(csrf);
-          if (pieces[i]) writeOwn(pieces[i]!);
-        }
-      } else writeOwn(segment);
-    } else {
+    else if (typeof segment === "string") writeOwn(segment);
+    else {
       endOwn();
       crc = crc32Combine(crc, segment.crc, segment.shift);
       size += segment.length;
-      runLength += segment.length;
       ensure(segment.bytes.length);
       out.set(segment.bytes, at);
       at += segment.bytes.length;
     }
   }
   endOwn();
-  if (shape) shape.runs.push(runLength);
   ensure(FINAL_BLOCK.length + 8);
   out.set(FINAL_BLOCK, at);
   at += FINAL_BLOCK.length;
@@ -214,85 +175,6 @@ function spliceGzip(html: string, csrf: string | null, shape?: Shape): Uint8Arra
   trailer.setUint32(0, crc >>> 0, true);
   trailer.setUint32(4, size >>> 0, true);
   return out.subarray(0, at + 8);
-}
-
-/**
- * A page's spliced answer, made once for every visitor who gets the same page but for their
- * token (the CSRF token of their session): a crowd asks for a few hundred pages, each for many
- * people. The answer is kept with a placeholder where each copy of the token goes (the page
- * itself with the token replaced is the key); an answer copies it, writes the visitor's token
- * over each placeholder (each in a stored block of its own, whatever the own text around it) and
- * works the CRC-32 out from the runs around them. What is anyone's own but the token (a name, a
- * badge, a toast) is in the key, so it is never handed to someone else. Anything this cannot place
- * (a token that is not ASCII, a page with the placeholder's character in it) is spliced as before.
- */
-interface PageShape {
-  readonly bytes: Uint8Array;
-  readonly holes: readonly number[];
-  /** The CRC-32 of the page with the placeholder, and what a token changes of it (`tokenCrcChange`). */
-  readonly crc: number;
-  readonly afterHoles: number;
-}
-const PLACEHOLDER_CHAR = "\u0001";
-const PLACEHOLDER_BYTE = 1;
-/** Tokens the placeholder can stand for: one byte a character. */
-const ASCII = /^[\x20-\x7e]+$/;
-const SHAPES_MAX_BYTES = 4 * 1024 * 1024;
-const SHAPE_MAX_BODY = 256 * 1024;
-const shapes = new RecentlyUsed<string, PageShape>(SHAPES_MAX_BYTES);
-const placeholders = new Map<number, { text: string; zerosCrc: number }>();
-
-/**
- * CRC-32 is linear: changing bytes of a message of the same length changes its CRC by the CRC
- * (without its start and end values) of the change alone, moved past the bytes after it. A token
- * over every placeholder changes each the same way, so the page's CRC changes by that CRC moved by
- * the sum (XOR) of the moves after each copy (`afterHoles`), one multiplication whatever the copies.
- */
-function tokenCrcChange(shape: PageShape, token: Uint8Array, zerosCrc: number): number {
-  const change = new Uint8Array(token.length);
-  for (let i = 0; i < token.length; i++) change[i] = token[i]! ^ PLACEHOLDER_BYTE;
-  return crcMultiply(shape.afterHoles, (Bun.hash.crc32(change) ^ zerosCrc) >>> 0);
-}
-
-export function shapedGzip(html: string, csrf: string | null): Uint8Array<ArrayBuffer> {
-  const token = csrf ?? "";
-  if (html.includes(PLACEHOLDER_CHAR) || (token !== "" && (token.length < 16 || !ASCII.test(token)))) return spliceGzip(html, csrf);
-  let placeholder = placeholders.get(token.length);
-  if (!placeholder) placeholders.set(token.length, (placeholder = { text: PLACEHOLDER_CHAR.repeat(token.length), zerosCrc: Bun.hash.crc32(new Uint8Array(token.length)) }));
-  const key = token === "" ? html : html.replaceAll(token, placeholder.text);
-  let shape = shapes.get(key);
-  if (!shape) {
-    const made: Shape = { holes: [], runs: [] };
-    const bytes = spliceGzip(key, token === "" ? null : placeholder.text, made);
-    if (bytes.length > SHAPE_MAX_BODY) return spliceGzip(html, csrf);
-    // The move past the bytes after each copy: the product of the moves of the runs and copies after it.
-    const tokenShift = crc32Shift(token.length);
-    let afterHoles = 0;
-    let after = 0x80000000;
-    for (let i = made.holes.length - 1; i >= 0; i--) {
-      after = crcMultiply(after, crc32Shift(made.runs[i + 1]!));
-      afterHoles ^= after;
-      after = crcMultiply(after, tokenShift);
-    }
-    const trailer = bytes.length - 8;
-    const crc = (bytes[trailer]! | (bytes[trailer + 1]! << 8) | (bytes[trailer + 2]! << 16) | (bytes[trailer + 3]! << 24)) >>> 0;
-    shape = { bytes: bytes.slice(), holes: made.holes, crc, afterHoles: afterHoles >>> 0 };
-    shapes.set(key, shape, key.length * 2 + shape.bytes.length);
-  }
-  const length = shape.bytes.length;
-  const out = bufferOf(length);
-  out.set(shape.bytes);
-  let crc = shape.crc;
-  if (shape.holes.length > 0) {
-    const tokenBytes = encoder.encode(token);
-    for (const hole of shape.holes) out.set(tokenBytes, hole);
-    crc = (crc ^ tokenCrcChange(shape, tokenBytes, placeholder.zerosCrc)) >>> 0;
-  }
-  out[length - 8] = crc & 0xff;
-  out[length - 7] = (crc >>> 8) & 0xff;
-  out[length - 6] = (crc >>> 16) & 0xff;
-  out[length - 5] = crc >>> 24;
-  return out.subarray(0, length);
 }
 
 const encoder = new TextEncoder();

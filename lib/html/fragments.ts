@@ -70,8 +70,8 @@ export interface Kept {
   readonly size: number;
 }
 
-/** Where the parts are kept, by the name the caller gives them. */
-export type KeptParts = Map<string, Kept>;
+/** Where the parts are kept, by the name the caller gives them; null: drawn once, not kept yet (`remember`). */
+export type KeptParts = Map<string, Kept | null>;
 
 /**
  * Every kept part a marker may still name, in two generations: parts used since the last turn
@@ -141,7 +141,11 @@ export function keptViewOf(view: KeptView): KeptView {
 }
 
 /**
- * The part kept under `key`, rendered by `render` the first time; in the page, its marker.
+ * The part kept under `key`; in the page, its marker. A part is kept the second time its key is
+ * asked for: the first time it is drawn into the page as text (its CSRF slots filled per answer
+ * like a kept part's), because most parts of a catalogue's long tail (an activity page's text, a
+ * browse page's cards) are asked for once in a while, and keeping one costs more than drawing it
+ * (decision 0058).
  *
  * The rule: a kept part is sent to everyone whose page has its key, so its render may use only
  * what the key determines. Hand in the visitor's view and render from the `KeptView` `render`
@@ -160,15 +164,20 @@ export function remember(
   form?: { path: string } | ((view: KeptView) => JSX.Element),
   render?: (view: KeptFormView) => JSX.Element,
 ): JSX.Element {
-  let part = parts.get(key);
-  if (part === undefined) {
-    part = keep(renderKept(view, form, render));
-    if (parts.size >= MAX_KEPT) parts.clear();
-    parts.set(key, part);
-  } else {
+  const part = parts.get(key);
+  if (part) {
     hold(part);
+    return part.marker;
   }
-  return part.marker;
+  if (parts.size >= MAX_KEPT) parts.clear();
+  const html = renderKept(view, form, render);
+  if (part === undefined) {
+    parts.set(key, null);
+    return html;
+  }
+  const kept = keep(html);
+  parts.set(key, kept);
+  return kept.marker;
 }
 
 /** Renders a kept part from the kept copy of the view, never from the view itself (`remember`). */
@@ -280,7 +289,13 @@ function textOf(part: Kept): string {
  * `part.pieces[piece]`), which never change once kept. A kept part with a slot needs the token.
  */
 export function eachPieceText(html: string, csrf: string | null, own: (text: string) => void, kept: (part: Kept, piece: number) => void) {
-  if (!hasKeptParts(html)) return own(html);
+  // A part drawn once (`remember`) is in the page's own text, with its CSRF slots.
+  const ownText = (text: string) => {
+    if (!text.includes(CSRF_SLOT)) return own(text);
+    if (csrf === null) throw new Error("a part with a CSRF slot was sent without a token");
+    own(text.replaceAll(CSRF_SLOT, csrf));
+  };
+  if (!hasKeptParts(html)) return ownText(html);
   const inOrder = (part: Kept) => {
     const pieces = part.pieces;
     for (let i = 0; i < pieces.length; i++) {
@@ -292,12 +307,12 @@ export function eachPieceText(html: string, csrf: string | null, own: (text: str
       else inOrder(piece);
     }
   };
-  walk(html, own, inOrder);
+  walk(html, ownText, inOrder);
 }
 
 /** The answer's bytes: the page's own text in UTF-8 with each kept part's bytes in place, and the visitor's CSRF token in each slot. */
 export function pageBytes(html: string, csrf: string | null): Uint8Array<ArrayBuffer> {
-  if (!hasKeptParts(html)) return encoder.encode(html);
+  if (!hasKeptParts(html) && !html.includes(CSRF_SLOT)) return encoder.encode(html);
   // One walk collects the pieces and the room they need (own text: at most 3 bytes of UTF-8 a
   // unit); then they are written once, into one buffer.
   const pieces: (string | Uint8Array)[] = [];
