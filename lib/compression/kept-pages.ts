@@ -34,7 +34,7 @@ const PLACEHOLDER_CHAR = "\u0001";
 const PLACEHOLDER_BYTE = 1;
 /** Tokens the placeholder can stand for: one byte a character. */
 const ASCII = /^[\x20-\x7e]+$/;
-const SHAPES_MAX_BYTES = 4 * 1024 * 1024;
+const SHAPES_MAX_BYTES = 12 * 1024 * 1024;
 const SHAPE_MAX_BODY = 256 * 1024;
 const shapes = new RecentlyUsed<string, PageShape>(SHAPES_MAX_BYTES);
 const placeholders = new Map<number, { text: string; zerosCrc: number }>();

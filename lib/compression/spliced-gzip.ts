@@ -24,8 +24,8 @@ interface DeflatedPiece {
   readonly length: number;
   readonly shift: number;
 }
-/** Each part's compressed pieces, or the answer that first sent it (`deflatedOf`). */
-const deflatedPieces = new WeakMap<Kept, readonly (DeflatedPiece | null)[] | number>();
+/** Each part's compressed pieces, or how many answers sent it yet and the last (`deflatedOf`). */
+const deflatedPieces = new WeakMap<Kept, readonly (DeflatedPiece | null)[] | { answer: number; count: number }>();
 /** Counts the answers spliced, so that a part sent twice in one answer is not taken for one sent again. */
 let answers = 0;
 const GZIP_HEADER = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
@@ -39,21 +39,27 @@ const FINAL_BLOCK = new Uint8Array([0x03, 0x00]);
 const STORE_BELOW = 2048;
 
 /**
- * A kept part's pieces compressed at zlib's default level, from the second answer that sends the
- * part on: the first sends its bytes with the answer's own text, compressed with it at the fast
- * level (a part of one page of the long tail may never be sent again, and one compression of the
- * whole answer costs less than one per piece); a part sent in two answers is one that is kept, and
- * each answer after sends its smaller bytes as they are (level 9 made the browse page no smaller).
- * The parts inside a part (a browse page's cards) are parts of their own. Null: not yet.
+ * A kept part's pieces compressed at zlib's default level, from the third answer that sends the
+ * part on: until then it goes with the answer's own text, compressed with it at the fast level (a
+ * part of one page may never be sent again, and one compression of the whole answer costs less
+ * than one per piece). A part sent in three answers is one that many pages share (the layout, a
+ * booking dialog): each answer after sends its smaller bytes as they are (level 9 made the browse
+ * page no smaller). A part of one page alone is rarely spliced that often: by its third answer the
+ * page is kept whole (kept-pages.ts). The parts inside a part (a browse page's cards) are parts of
+ * their own. Null: not yet.
  */
 function deflatedOf(part: Kept): readonly (DeflatedPiece | null)[] | null {
   const known = deflatedPieces.get(part);
   if (known === undefined) {
-    deflatedPieces.set(part, answers);
+    deflatedPieces.set(part, { answer: answers, count: 1 });
     return null;
   }
-  if (typeof known !== "number") return known;
-  if (known === answers) return null;
+  if (!("count" in known)) return known;
+  if (known.answer === answers) return null;
+  if (++known.count < DEFLATE_AFTER) {
+    known.answer = answers;
+    return null;
+  }
   const pieces = part.pieces.map((piece) =>
     piece instanceof Uint8Array
       ? {
@@ -67,6 +73,7 @@ function deflatedOf(part: Kept): readonly (DeflatedPiece | null)[] | null {
   deflatedPieces.set(part, pieces);
   return pieces;
 }
+const DEFLATE_AFTER = 3;
 const KEPT_LEVEL = 6;
 
 
