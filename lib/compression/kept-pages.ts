@@ -1,6 +1,7 @@
 import { constants, deflateRawSync } from "node:zlib";
 import { pageBytes } from "../html/fragments";
 import { RecentlyUsed } from "../../shared/memo";
+import { FINAL_BLOCK, GZIP_HEADER, writeStoredHeader } from "./gzip-frame";
 import { crc32Shift, crcMultiply } from "./crc32";
 
 /**
@@ -59,9 +60,6 @@ function timesAsked(key: string): number {
   return times;
 }
 
-const GZIP_HEADER = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
-/** An empty fixed-Huffman block marked final: the stream's end after pieces that end on a byte boundary. */
-const FINAL_BLOCK = new Uint8Array([0x03, 0x00]);
 /**
  * A page is kept compressed at the fast level first (a fifth of the time of zlib's default,
  * for a quarter more bytes); one that then makes `REFINE_AFTER` answers is compressed again at
@@ -183,12 +181,3 @@ function bufferOf(size: number): Uint8Array<ArrayBuffer> {
 }
 
 const encoder = new TextEncoder();
-
-/** The header of a DEFLATE stored block (not final) of `length` bytes, written at `at`. */
-function writeStoredHeader(out: Uint8Array, at: number, length: number) {
-  out[at] = 0;
-  out[at + 1] = length & 0xff;
-  out[at + 2] = length >> 8;
-  out[at + 3] = ~length & 0xff;
-  out[at + 4] = (~length >> 8) & 0xff;
-}

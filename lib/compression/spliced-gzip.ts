@@ -1,5 +1,6 @@
 import { constants, deflateRawSync } from "node:zlib";
 import { eachPieceText, type Kept } from "../html/fragments";
+import { FINAL_BLOCK, GZIP_HEADER, writeStoredHeader } from "./gzip-frame";
 import { crc32Combine, crc32Shift } from "./crc32";
 import { DYNAMIC_GZIP_LEVEL } from "./encoding";
 
@@ -28,9 +29,6 @@ interface DeflatedPiece {
 const deflatedPieces = new WeakMap<Kept, readonly (DeflatedPiece | null)[] | { answer: number; count: number }>();
 /** Counts the answers spliced, so that a part sent twice in one answer is not taken for one sent again. */
 let answers = 0;
-const GZIP_HEADER = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
-/** An empty fixed-Huffman block marked final: the stream's end after pieces that end on a byte boundary. */
-const FINAL_BLOCK = new Uint8Array([0x03, 0x00]);
 /**
  * Own text shorter than this goes as it is (a stored block, 5 bytes of framing): a compressor
  * made for a few hundred bytes costs more time than the page's whole splice (it allocates its
@@ -185,12 +183,3 @@ export function splicedGzip(html: string, csrf: string | null): Uint8Array<Array
 }
 
 const encoder = new TextEncoder();
-
-/** The header of a DEFLATE stored block (not final) of `length` bytes, written at `at`. */
-function writeStoredHeader(out: Uint8Array, at: number, length: number) {
-  out[at] = 0;
-  out[at + 1] = length & 0xff;
-  out[at + 2] = length >> 8;
-  out[at + 3] = ~length & 0xff;
-  out[at + 4] = (~length >> 8) & 0xff;
-}
