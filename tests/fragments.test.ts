@@ -15,7 +15,7 @@ describe("kept parts", () => {
     expect(String(remember(parts, "inner", () => "<li>Café ★</li>"))).toBe("<li>Café ★</li>");
     const inner = remember(parts, "inner", () => "<li>Café ★</li>");
     expect(String(inner)).toStartWith("<!--kept:");
-    remember(parts, "outer", () => `<ul>${inner}${inner}</ul>`);
+    expect(String(remember(parts, "outer", () => `<ul>${inner}${inner}</ul>`))).not.toStartWith("<!--kept:");
     const outer = remember(parts, "outer", () => `<ul>${inner}${inner}</ul>`);
     expect(String(outer)).toStartWith("<!--kept:");
     expect(String(outer).length).toBeLessThan(60);
@@ -66,12 +66,14 @@ describe("kept parts", () => {
 describe("a page compressed from its own text", () => {
   const parts: KeptParts = new Map();
   const section = () => `<section>${"<p>The same for everyone who sees it.</p>".repeat(80)}<input name="_csrf" value="${CSRF_SLOT}"/></section>`;
-  // Kept from its second drawing on.
-  remember(parts, "body", section);
+  // Kept from its second drawing on: the first is the text itself.
+  const drawnOnce = String(remember(parts, "body", section));
   const body = remember(parts, "body", section);
   const page = (name: string, token: string) => `<!doctype html><title>${name}</title><meta name="csrf-token" content="${token}"/>${body}`;
 
   test("decodes to the page with the visitor's own token, in the encoding asked for", () => {
+    expect(drawnOnce).toBe(section());
+    expect(String(body)).toStartWith("<!--kept:");
     const br = compressedPage(request("br"), page("Ana", "tok-ana"), "tok-ana");
     expect(br.encoding).toBe("br");
     const html = brotliDecompressSync(br.body).toString();
