@@ -451,21 +451,29 @@ export function openDb(file: string): Db {
   const dataVersion = readerClient.prepare<[number], []>("PRAGMA data_version");
   const queue = writeQueueOf(file);
   const readOthers = () => Number(dataVersion.values()[0]![0]);
+  // The same count as the writer sees it: it moves with other connections' commits, never its own.
+  const writerDataVersion = memory ? null : writerClient.prepare<[number], []>("PRAGMA data_version");
+  const writerSeesOthers = () => Number(writerDataVersion!.values()[0]![0]);
   const transact = async <T>(work: (tx: WriteTx) => Promise<T> | T, { keptReadsStay }: WriteOptions): Promise<T> => {
     const client = writerClient;
     client.run("BEGIN IMMEDIATE");
-    // The writer's commit moves the count other connections' commits are seen by, as another's
-    // would. Holding the write lock, no other connection commits before ours: when everything
-    // before it was seen already, the count after it moved by our commit alone, and a commit that
-    // moves no version (`keptReadsStay`) is noted as quiet.
+    // The writer's commit moves the count the reader sees other connections' commits by, as
+    // another's would. Holding the write lock, no other connection commits before ours: when
+    // everything before it was seen already, and the writer saw no other commit between its own
+    // and the reader's look after it, the count moved by our commit alone, and a commit that
+    // moves no version (`keptReadsStay`) is noted as quiet. The count moves once for several
+    // commits, so a commit of another just after ours would otherwise pass for ours.
     const seenAll = keptReadsStay && !memory && readOthers() === handle.version.others;
     try {
       const result = await work(writer);
+      const writerSaw = seenAll ? writerSeesOthers() : 0;
       client.run("COMMIT");
       if (seenAll) {
         const after = readOthers();
-        handle.version.quiet += after - handle.version.others;
-        handle.version.others = after;
+        if (writerSeesOthers() === writerSaw) {
+          handle.version.quiet += after - handle.version.others;
+          handle.version.others = after;
+        }
       }
       return result;
     } catch (error) {
@@ -486,6 +494,7 @@ export function openDb(file: string): Db {
     ...(memory ? {} : { freeBytes: () => freeBytesOf(dirname(file)) }),
     close: async () => {
       dataVersion.finalize();
+      writerDataVersion?.finalize();
       if (writerClient !== readerClient) writerClient.close();
       readerClient.close();
     },

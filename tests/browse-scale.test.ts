@@ -236,6 +236,45 @@ describe("browse pages read once per database change", () => {
     }
   });
 
+  test("another connection's commit landing just after the lease's is never taken for the lease's own", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "offline-quiet-race-"));
+    try {
+      const file = join(dir, "r.db");
+      const one = openDb(file);
+      const two = openDb(file);
+      await migrate(one);
+      writerClient(one).exec("CREATE TABLE t (x)");
+      const kept = readCache<number>(10);
+      const cached = () => kept(one, "n", async () => (one.$client.query("SELECT count(*) AS n FROM t").get() as { n: number }).n);
+      // Another process's commit in the moment after the lease's COMMIT, before this handle looks
+      // at the count again: SQLite moves the count once for both. (Taking the writer connection
+      // counts as a write: it is taken before the read is kept.)
+      const writer = writerClient(one);
+      const run = writer.run.bind(writer);
+      let between = false;
+      writer.run = ((sql: string, ...params: never[]) => {
+        const result = run(sql, ...params);
+        if (between && sql === "COMMIT") {
+          between = false;
+          writerClient(two).exec("INSERT INTO t VALUES (1)");
+        }
+        return result;
+      }) as typeof writer.run;
+      await holdRunnerLease(one, "runner-a", Date.now());
+      await seeOtherConnections(one);
+      expect(await cached()).toBe(0);
+      between = true;
+      await holdRunnerLease(one, "runner-a", Date.now());
+      expect(between).toBe(false);
+      await seeOtherConnections(one);
+      expect(await cached()).toBe(1);
+      await closeDb(one);
+      await closeDb(two);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("the job runner's lease, written to the file, moves no version; another's commit after it still does", async () => {
     const dir = mkdtempSync(join(tmpdir(), "offline-quiet-"));
     try {

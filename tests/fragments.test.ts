@@ -164,6 +164,30 @@ describe("a page compressed from its own text", () => {
     }
   });
 
+  test("a kept page stays valid whatever its parts hold and whatever the token's length", () => {
+    const kept = (html: string) => {
+      const parts: KeptParts = new Map();
+      const once = String(remember(parts, "k", () => html));
+      const marker = String(remember(parts, "k", () => html));
+      expect(once).toBe(html);
+      return marker;
+    };
+    // The placeholder's character inside a kept part's text (the page's own text is checked apart).
+    const stray = `<main>${kept(`<h1>Title\u0001 x</h1><input name="_csrf" value="${CSRF_SLOT}"/>${"<p>text</p>".repeat(200)}`)}</main>`;
+    // The token only in a kept part's slot, for tokens of two lengths; an empty token.
+    const slotOnly = `<main>${kept(`<form><input name="_csrf" value="${CSRF_SLOT}"/></form>${"<p>more text</p>".repeat(200)}`)}</main>`;
+    const cases: [string, string][] = [
+      ...Array.from({ length: 5 }, (): [string, string] => [stray, "tok-ana-0123456789-abcdefghijklmnopqrstuv"]),
+      ...Array.from({ length: 4 }, (): [string, string] => [slotOnly, "tok-ana-0123456789-abcdefghijklmnopqrstuv"]),
+      ...Array.from({ length: 4 }, (): [string, string] => [slotOnly, "tok-ben-0123456789"]),
+      ...Array.from({ length: 4 }, (): [string, string] => [slotOnly, ""]),
+    ];
+    for (const [html, tok] of cases) {
+      const gz = compressedPage(request("gzip"), html, tok);
+      expect(gunzipSync(gz.body).toString()).toBe(decode(pageBytes(html, tok)));
+    }
+  });
+
   test("moves a CRC-32 past any number of bytes the way zlib's crc32_combine does", () => {
     const bytes = new TextEncoder().encode("The same for everyone who sees it. ".repeat(300));
     for (const cut of [0, 1, 7, 8, 255, 4096, bytes.length - 1, bytes.length]) {

@@ -81,11 +81,13 @@ export function keptGzip(html: string, csrf: string | null): Uint8Array<ArrayBuf
   if (html.includes(PLACEHOLDER_CHAR) || (token !== "" && (token.length < 16 || !ASCII.test(token)))) return null;
   let placeholder = placeholders.get(token.length);
   if (!placeholder) placeholders.set(token.length, (placeholder = { text: PLACEHOLDER_CHAR.repeat(token.length), zerosCrc: Bun.hash.crc32(new Uint8Array(token.length)) }));
-  const key = token === "" ? html : html.replaceAll(token, placeholder.text);
+  // The token's length is part of the key: a page whose token is only in kept parts' slots
+  // would otherwise read the same for tokens of every length.
+  const key = `${csrf === null ? "-" : token.length}\u0000${token === "" ? html : html.replaceAll(token, placeholder.text)}`;
   let shape = shapes.get(key);
   if (!shape || (shape.level < KEPT_LEVEL && ++shape.hits >= REFINE_AFTER)) {
     if (!shape && timesAsked(key) < KEEP_AFTER) return null;
-    const made = shapeOf(key, token === "" ? null : placeholder.text, shape ? KEPT_LEVEL : FIRST_LEVEL);
+    const made = shapeOf(key.slice(key.indexOf("\u0000") + 1), csrf === null ? null : placeholder.text, shape ? KEPT_LEVEL : FIRST_LEVEL);
     if (!made) return null;
     shapes.set(key, (shape = made), key.length * 2 + made.bytes.length);
   }
@@ -117,6 +119,10 @@ function shapeOf(key: string, placeholder: string | null, level: number): PageSh
   const width = placeholder?.length ?? 0;
   const holesInPlain: number[] = [];
   if (width > 0) for (let at = plain.indexOf(PLACEHOLDER_BYTE); at >= 0; at = plain.indexOf(PLACEHOLDER_BYTE, at + width)) holesInPlain.push(at);
+  // The placeholder's byte anywhere but in whole placeholders (a kept part's text): not kept.
+  let placeholderBytes = 0;
+  for (let at = plain.indexOf(PLACEHOLDER_BYTE); at >= 0; at = plain.indexOf(PLACEHOLDER_BYTE, at + 1)) placeholderBytes++;
+  if (placeholderBytes !== holesInPlain.length * width || holesInPlain.some((at) => plain.subarray(at, at + width).some((byte) => byte !== PLACEHOLDER_BYTE))) return null;
   const pieces: Uint8Array[] = [GZIP_HEADER];
   let size = GZIP_HEADER.length;
   const holes: number[] = [];
