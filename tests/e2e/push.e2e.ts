@@ -177,6 +177,8 @@ test("offline, the bookings list and a conversation opened before can still be r
     await page.goto(`${server.url}/bookings/${booking!.id}`);
     const conversationText = await page.locator("main").innerText();
     expect(conversationText).toContain(booking!.activity.title);
+    // The chat island mounted: its script went through the worker, which keeps built files.
+    await page.locator('[data-island="Chat"][data-mounted]').waitFor();
     await until(async () => (await keptPages(page)).includes(`/bookings/${booking!.id}`), "the conversation to be kept");
 
     // The server goes away and the browser loses its connection.
