@@ -1,7 +1,7 @@
 import { constants, deflateRawSync } from "node:zlib";
 import { pageBytes } from "../html/fragments";
 import { RecentlyUsed } from "../../shared/memo";
-import { FINAL_BLOCK, GZIP_HEADER, writeStoredHeader } from "./gzip-frame";
+import { FINAL_BLOCK, GZIP_HEADER, scratchOf, writeStoredHeader } from "./gzip-frame";
 import { crc32Shift, crcMultiply } from "./crc32";
 
 /**
@@ -83,16 +83,17 @@ export function keptGzip(html: string, csrf: string | null): Uint8Array<ArrayBuf
   if (!placeholder) placeholders.set(token.length, (placeholder = { text: PLACEHOLDER_CHAR.repeat(token.length), zerosCrc: Bun.hash.crc32(new Uint8Array(token.length)) }));
   // The token's length is part of the key: a page whose token is only in kept parts' slots
   // would otherwise read the same for tokens of every length.
-  const key = `${csrf === null ? "-" : token.length}\u0000${token === "" ? html : html.replaceAll(token, placeholder.text)}`;
+  const text = token === "" ? html : html.replaceAll(token, placeholder.text);
+  const key = `${csrf === null ? "-" : token.length}\u0000${text}`;
   let shape = shapes.get(key);
   if (!shape || (shape.level < KEPT_LEVEL && ++shape.hits >= REFINE_AFTER)) {
     if (!shape && timesAsked(key) < KEEP_AFTER) return null;
-    const made = shapeOf(key.slice(key.indexOf("\u0000") + 1), csrf === null ? null : placeholder.text, shape ? KEPT_LEVEL : FIRST_LEVEL);
+    const made = shapeOf(text, csrf === null ? null : placeholder.text, shape ? KEPT_LEVEL : FIRST_LEVEL);
     if (!made) return null;
     shapes.set(key, (shape = made), key.length * 2 + made.bytes.length);
   }
   const length = shape.bytes.length;
-  const out = bufferOf(length);
+  const out = scratchOf(length);
   out.set(shape.bytes);
   let crc = shape.crc;
   if (shape.holes.length > 0) {
@@ -113,8 +114,8 @@ export function keptGzip(html: string, csrf: string | null): Uint8Array<ArrayBuf
  * before it as its dictionary so it matches against the whole page as one stream would; each copy
  * in a stored block. No match can reach into a placeholder: its character is in no other piece.
  */
-function shapeOf(key: string, placeholder: string | null, level: number): PageShape | null {
-  const plain = pageBytes(key, placeholder);
+function shapeOf(text: string, placeholder: string | null, level: number): PageShape | null {
+  const plain = pageBytes(text, placeholder);
   if (plain.length > SHAPE_MAX_BODY) return null;
   const width = placeholder?.length ?? 0;
   const holesInPlain: number[] = [];
@@ -172,18 +173,6 @@ function tokenCrcChange(shape: PageShape, token: Uint8Array, zerosCrc: number): 
   const change = new Uint8Array(token.length);
   for (let i = 0; i < token.length; i++) change[i] = token[i]! ^ PLACEHOLDER_BYTE;
   return crcMultiply(shape.afterHoles, (Bun.hash.crc32(change) ^ zerosCrc) >>> 0);
-}
-
-/**
- * Where answers are written before the answer copies them: allocating a buffer the size of a page
- * for every request cost more than filling it. Larger answers get their own buffer.
- */
-let scratch = new Uint8Array(64 * 1024);
-function bufferOf(size: number): Uint8Array<ArrayBuffer> {
-  if (size <= scratch.length) return scratch;
-  if (size > SHAPE_MAX_BODY) return new Uint8Array(size);
-  scratch = new Uint8Array(Math.max(size, scratch.length * 2));
-  return scratch;
 }
 
 const encoder = new TextEncoder();

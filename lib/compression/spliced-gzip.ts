@@ -1,6 +1,6 @@
 import { constants, deflateRawSync } from "node:zlib";
 import { eachPieceText, type Kept } from "../html/fragments";
-import { FINAL_BLOCK, GZIP_HEADER, writeStoredHeader } from "./gzip-frame";
+import { FINAL_BLOCK, GZIP_HEADER, scratchOf, writeStoredHeader } from "./gzip-frame";
 import { crc32Combine, crc32Shift } from "./crc32";
 import { DYNAMIC_GZIP_LEVEL } from "./encoding";
 
@@ -75,20 +75,6 @@ const DEFLATE_AFTER = 3;
 const KEPT_LEVEL = 6;
 
 
-/**
- * Where answers are written before the answer copies them: allocating a buffer the size of a page
- * for every request cost more than the whole splice. Up to `SCRATCH_MAX`; larger answers get
- * their own buffer.
- */
-let scratch = new Uint8Array(64 * 1024);
-const SCRATCH_MAX = 1024 * 1024;
-function bufferOf(size: number): Uint8Array<ArrayBuffer> {
-  if (size <= scratch.length) return scratch;
-  if (size > SCRATCH_MAX) return new Uint8Array(size);
-  scratch = new Uint8Array(Math.min(SCRATCH_MAX, Math.max(size, scratch.length * 2)));
-  return scratch;
-}
-
 /** The spliced answer, written into the scratch buffer: a view valid until the next call. */
 export function splicedGzip(html: string, csrf: string | null): Uint8Array<ArrayBuffer> {
   // The answer is written once, into one buffer: what every kept piece takes, plus room for the
@@ -116,7 +102,7 @@ export function splicedGzip(html: string, csrf: string | null): Uint8Array<Array
       }
     },
   );
-  let out = bufferOf(room);
+  let out = scratchOf(room);
   out.set(GZIP_HEADER);
   let at = GZIP_HEADER.length;
   let crc = 0;
