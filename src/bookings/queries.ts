@@ -384,11 +384,14 @@ export async function dateTimeScreenData(deps: Deps, user: User, activity: Activ
  */
 async function bookableTimes(deps: Deps, activity: Activity, flow: Flow, days: number, firstDay = 0) {
   const now = deps.now();
-  const group = groupOf(activity);
   // Only the days answered are read: from the day before the first (zones behind UTC) on.
   const skipped = Math.max(0, firstDay - 1);
-  const { bookings: held, blocked } = await busyIntervals(deps, activity.hostId, now + skipped * DAY_MS, days - skipped);
-  // A group's own sessions are counted in spots; the host's other bookings are busy times.
+  return openTimesWith(activity, await busyIntervals(deps, activity.hostId, now + skipped * DAY_MS, days - skipped), now, flow, days, firstDay);
+}
+
+/** `openTimes` from what holds the host's time (`busyIntervals`): a group's own sessions are counted in spots; the host's other bookings are busy times. */
+function openTimesWith(activity: Activity, { bookings: held, blocked }: Awaited<ReturnType<typeof busyIntervals>>, now: number, flow: Flow, days: number, firstDay = 0) {
+  const group = groupOf(activity);
   const { sessions, others } = group ? heldSessions(group, held) : { sessions: [], others: held };
   return openTimes(activity, [...others, ...blocked], now, flow, days, sessions, firstDay);
 }
@@ -509,18 +512,15 @@ const SHARED_DIALOGS_MAX = 2000;
 export async function activityDialog(deps: Deps, activity: Activity, hour: string): Promise<{ times: DialogTimes; rules: DialogRules; shared: string }> {
   const now = deps.now();
   const busy = await hostBusy(deps.db, `${activity.hostId}\u0000${hour}`, () => busyIntervals(deps, activity.hostId, now, DIALOG_DAYS));
-  const { bookings: held, blocked } = busy;
   const { rules, key } = dialogRulesOf(activity);
   // A group's own bookings are its sessions' spots: then the dialog is its own.
-  const sessionsOf = groupOf(activity) && held.some((h) => h.activityId === activity.id) ? activity.id : "";
+  const sessionsOf = groupOf(activity) && busy.bookings.some((h) => h.activityId === activity.id) ? activity.id : "";
   const shared = `${hour}\u0000${key}\u0000${sessionsOf}\u0000${busyKey(busy)}`;
   let dialog = sharedDialogs.get(shared);
   if (!dialog) {
     // Worked out from the rules alone (and the id its sessions are counted by), so that nothing else of this activity can make it differ.
     const alone = { ...rules, id: sessionsOf } as Activity;
-    const group = groupOf(alone);
-    const { sessions, others } = group ? heldSessions(group, held) : { sessions: [], others: held };
-    dialog = { times: dialogTimesOf(alone, openTimes(alone, [...others, ...blocked], now, "dialog", DIALOG_DAYS, sessions, 0)), rules };
+    dialog = { times: dialogTimesOf(alone, openTimesWith(alone, busy, now, "dialog", DIALOG_DAYS)), rules };
     if (sharedDialogs.size >= SHARED_DIALOGS_MAX) sharedDialogs.clear();
     sharedDialogs.set(shared, dialog);
   }
