@@ -28,7 +28,7 @@ import { composeEmail, queueEmail, sendQueuedEmails } from "../email/outbox";
 import { recipientLocale, siteLink } from "../auth/emails";
 import { owedPayouts } from "../bookings/payouts";
 import { openDebts } from "../bookings/host-debts";
-import { SIZES, type PhotoSize } from "../uploads/service";
+import { deletePhoto, photoObjectId, uploadKey } from "../uploads/service";
 import { PREPARING_STALE_MS } from "./export";
 import { loggable } from "../../db/faults";
 import type { DeletionConfirmation } from "./delete-input";
@@ -141,8 +141,7 @@ async function checkConfirmation(deps: Deps, user: User, confirmation: DeletionC
 }
 
 /** The stored photo ids (`/objects/<id>`) among these paths: the person's own files. */
-const objectIdsOf = (paths: (string | null | undefined)[]) =>
-  paths.map((p) => (p ? /^\/objects\/([0-9a-f-]{36})$/.exec(p)?.[1] : undefined)).filter((id): id is string => Boolean(id));
+const objectIdsOf = (paths: (string | null | undefined)[]) => paths.map(photoObjectId).filter((id): id is string => Boolean(id));
 
 /** What the file job removes: stored photos by id, unfinished uploads by id, prepared exports by key. */
 export interface FilesToRemove {
@@ -288,8 +287,8 @@ export const removeFilesJob = defineJob<FilesToRemove>({
   kind: "account.files",
   maxAttempts: 40,
   run: async (files, { deps }) => {
-    for (const id of files.photos) for (const size of Object.keys(SIZES) as PhotoSize[]) await deps.storage.delete(`photos/${id}/${size}.webp`);
-    for (const id of files.uploads) await deps.storage.delete(`tmp/${id}`);
+    for (const id of files.photos) await deletePhoto(deps.storage, id);
+    for (const id of files.uploads) await deps.storage.delete(uploadKey(id));
     for (const key of files.exports) await removeExport(deps.storage, key);
     await writeTransaction(deps.db, (tx) => tx.update(accountDeletions).set({ filesRemovedAt: deps.now() }).where(and(eq(accountDeletions.id, files.deletionId), isNull(accountDeletions.filesRemovedAt))));
   },

@@ -23,6 +23,7 @@ import {
   type User,
 } from "../../db/schema";
 import type { Deps } from "../deps";
+import { photoKey, photoObjectId } from "../uploads/service";
 import type { OutgoingEmail } from "../ports/mail";
 
 /**
@@ -66,9 +67,9 @@ export interface ExportContents {
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
 /** `/objects/<uuid>`, the path of an uploaded photo, to its key in the file store (the large size). */
-const photoKey = (path: string) => {
-  const id = /^\/objects\/([0-9a-f-]{36})$/.exec(path)?.[1];
-  return id ? `photos/${id}/large.webp` : null;
+const largePhotoKey = (path: string) => {
+  const id = photoObjectId(path);
+  return id ? photoKey(id, "large") : null;
 };
 
 /** The person's own profile: every field they gave or chose, without the secrets. */
@@ -170,13 +171,13 @@ export async function exportRowCount(db: Db, userId: string): Promise<number> {
 export async function exportPhotos(db: Db, user: User): Promise<ExportPhoto[]> {
   const out = new Map<string, ExportPhoto>();
   for (const path of user.photos) {
-    const key = photoKey(path);
+    const key = largePhotoKey(path);
     if (key && !out.has(key)) out.set(key, { key, name: `photos/profile/${key.split("/")[1]}.webp` });
   }
   const hosted = await db.select({ id: activities.id, photos: activities.photos }).from(activities).where(eq(activities.hostId, user.id));
   for (const a of hosted) {
     for (const path of a.photos) {
-      const key = photoKey(path);
+      const key = largePhotoKey(path);
       if (key && !out.has(key)) out.set(key, { key, name: `photos/activities/${a.id}/${key.split("/")[1]}.webp` });
     }
   }

@@ -21,6 +21,20 @@ export const SIZES = {
 } as const;
 export type PhotoSize = keyof typeof SIZES;
 
+/** The id of an uploaded photo from its path (`/objects/<uuid>`); undefined for any other path (a shipped image). */
+export const photoObjectId = (path: string | null | undefined): string | undefined => (path ? /^\/objects\/([0-9a-f-]{36})$/.exec(path)?.[1] : undefined);
+
+/** Where an upload waits in the file store until it is made a photo. */
+export const uploadKey = (uploadId: string) => `tmp/${uploadId}`;
+
+/** Where one size of an uploaded photo is in the file store. */
+export const photoKey = (objectId: string, size: PhotoSize) => `photos/${objectId}/${size}.webp`;
+
+/** Removes every size of an uploaded photo from the file store (one already gone is no error). */
+export async function deletePhoto(storage: Deps["storage"], objectId: string) {
+  for (const size of Object.keys(SIZES) as PhotoSize[]) await storage.delete(photoKey(objectId, size));
+}
+
 
 const sign = (secret: string, id: string, userId: string, expires: number) =>
   createHmac("sha256", secret).update(`${id}.${userId}.${expires}`).digest("base64url");
@@ -45,8 +59,8 @@ export async function createUpload(deps: Deps, userId: string): Promise<StartedU
   await writeTransaction(deps.db, (tx) => tx.insert(uploads).values({ id, userId, expiresAt, createdAt: deps.now() }));
   const { presignPost, objectUrl } = deps.storage;
   if (presignPost && objectUrl) {
-    const form = presignPost(`tmp/${id}`, { expiresInSeconds: UPLOAD_TTL_MS / 1000, minBytes: 1, maxBytes: MAX_UPLOAD_BYTES });
-    return { method: "POST", uploadURL: form.url, fields: form.fields, imageURL: objectUrl(`tmp/${id}`), maxBytes: MAX_UPLOAD_BYTES };
+    const form = presignPost(uploadKey(id), { expiresInSeconds: UPLOAD_TTL_MS / 1000, minBytes: 1, maxBytes: MAX_UPLOAD_BYTES });
+    return { method: "POST", uploadURL: form.url, fields: form.fields, imageURL: objectUrl(uploadKey(id)), maxBytes: MAX_UPLOAD_BYTES };
   }
   const sig = sign(deps.secrets.sessionSecret, id, userId, expiresAt);
   const uploadURL = `/api/uploads/${id}?expires=${expiresAt}&sig=${sig}`;
@@ -103,7 +117,7 @@ export async function receiveUpload(deps: Deps, id: string, expires: string | un
     throw new DomainError("upload.invalid", 403);
   }
   try {
-    await deps.storage.write(`tmp/${id}`, data, "application/octet-stream");
+    await deps.storage.write(uploadKey(id), data, "application/octet-stream");
   } catch (err) {
     await writeTransaction(deps.db, (tx) => tx.update(uploads).set({ status: "pending" }).where(eq(uploads.id, id)));
     await unstored();
@@ -163,7 +177,7 @@ export async function processUpload(deps: Deps, userId: string, imageURL: string
   const id = uploadIdFrom(deps, imageURL, requestOrigin);
   const row = id ? await one(deps.db.select().from(uploads).where(eq(uploads.id, id))) : undefined;
   if (!row || row.userId !== userId) throw new DomainError("upload.invalid", 404);
-  const key = `tmp/${row.id}`;
+  const key = uploadKey(row.id);
   const fromBucket = deps.storage.kind === "s3";
   // With a bucket the browser's POST goes straight there: the record stays `pending` until now.
   const claimable: UploadStatus[] = fromBucket ? ["pending", "received"] : ["received"];
@@ -206,7 +220,7 @@ export async function processUpload(deps: Deps, userId: string, imageURL: string
     const variants = await encodePhoto(raw);
     const objectId = crypto.randomUUID();
     for (const size of Object.keys(SIZES) as PhotoSize[]) {
-      await deps.storage.write(`photos/${objectId}/${size}.webp`, variants[size], "image/webp");
+      await deps.storage.write(photoKey(objectId, size), variants[size], "image/webp");
     }
     await deps.storage.delete(key);
     await writeTransaction(deps.db, (tx) => tx.update(uploads).set({ status: "processed", objectId }).where(eq(uploads.id, row.id)));
@@ -233,7 +247,7 @@ export const leftoverUploadCleanup = defineJob<{ id: string }>({
     const row = await one(deps.db.select({ status: uploads.status }).from(uploads).where(eq(uploads.id, id)));
     const state = row?.status as UploadStatus | undefined;
     if (state === "pending" || state === "received" || state === "processing") return;
-    await deps.storage.delete(`tmp/${id}`);
+    await deps.storage.delete(uploadKey(id));
   },
 });
 
@@ -269,7 +283,7 @@ export async function encodePhoto(raw: Uint8Array): Promise<Record<PhotoSize, Ui
 
 /** Which of these photo paths the user uploaded themselves. */
 export async function ownedObjects(deps: Deps, userId: string, paths: string[]): Promise<Set<string>> {
-  const ids = paths.map((p) => /^\/objects\/([0-9a-f-]{36})$/.exec(p)?.[1]).filter((id): id is string => Boolean(id));
+  const ids = paths.map(photoObjectId).filter((id): id is string => Boolean(id));
   if (!ids.length) return new Set();
   const rows = await deps.db
     .select({ objectId: uploads.objectId })
@@ -293,7 +307,7 @@ export async function deleteStaleUploads(deps: Deps) {
     .select({ id: uploads.id })
     .from(uploads)
     .where(and(sql`${uploads.status} <> 'processed'`, lt(uploads.expiresAt, deps.now() - PROCESS_TTL_MS)));
-  for (const { id } of stale) await deps.storage.delete(`tmp/${id}`);
+  for (const { id } of stale) await deps.storage.delete(uploadKey(id));
   if (stale.length) await writeTransaction(deps.db, (tx) => tx.delete(uploads).where(inArray(uploads.id, stale.map((s) => s.id))));
 
   // Only its uploader can attach a photo (ownedObjects), so only their profile and activities
@@ -317,8 +331,7 @@ export async function deleteStaleUploads(deps: Deps) {
     .from(uploads)
     .where(and(eq(uploads.status, "processed"), lt(uploads.createdAt, deps.now() - UNATTACHED_TTL_MS), notExists(onProfile), notExists(onActivity)));
   for (const { objectId } of unattached) {
-    if (!objectId) continue;
-    for (const size of Object.keys(SIZES) as PhotoSize[]) await deps.storage.delete(`photos/${objectId}/${size}.webp`);
+    if (objectId) await deletePhoto(deps.storage, objectId);
   }
   if (unattached.length) await writeTransaction(deps.db, (tx) => tx.delete(uploads).where(inArray(uploads.id, unattached.map((u) => u.id))));
   return { unfinished: stale.length, unattached: unattached.length };
@@ -334,5 +347,5 @@ export const staleUploadsCleanup = defineJob({
 /** The URL of a photo at a size: uploaded photos have sizes, shipped ones are used as they are. */
 export function photoUrl(path: string | null | undefined, size: PhotoSize = "large"): string | null {
   if (!path) return null;
-  return /^\/objects\/[0-9a-f-]{36}$/.test(path) ? `${path}/${size}.webp` : path;
+  return photoObjectId(path) ? `${path}/${size}.webp` : path;
 }

@@ -5,7 +5,7 @@ import { type Deps } from "../../deps";
 import { DomainError } from "../../../lib/domain-error";
 import { json } from "../../../lib/http";
 import { photoBody } from "../../uploads/input";
-import { createUpload, processUpload, receiveUpload } from "../../uploads/service";
+import { createUpload, photoKey, processUpload, receiveUpload } from "../../uploads/service";
 import { MAX_UPLOAD_BYTES } from "../../../shared/limits";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -46,7 +46,7 @@ export function uploadRoutes(deps: Deps) {
 
 async function serve(deps: Deps, id: string, size: "thumb" | "large") {
   if (!/^[0-9a-f-]{36}$/.test(id)) return new Response("Not found", { status: 404 });
-  const body = await deps.storage.body(`photos/${id}/${size}.webp`);
+  const body = await deps.storage.body(photoKey(id, size));
   if (!body) return new Response("Not found", { status: 404 });
   return new Response(body, {
     headers: { "Content-Type": "image/webp", "Cache-Control": IMMUTABLE, "X-Content-Type-Options": "nosniff" },
