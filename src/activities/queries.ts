@@ -467,20 +467,15 @@ export async function activityRatingAndReviews(db: Db, activityId: string, limit
 // A host's own activities, for managing them.
 
 /** The activity page's lookups, prepared once per database. */
-const pageStatements = perDb((db) => ({
-  listed: db
-    .select()
-    .from(activities)
-    .where(and(eq(activities.id, sql.placeholder("id")), isNull(activities.archivedAt), isNull(activities.hiddenAt), dialect.isTrue(activities.active)))
-    .prepare(),
-  host: db.select(publicUserColumns).from(users).where(eq(users.id, sql.placeholder("id"))).prepare(),
-  listedWithHost: db
-    .select({ activity: activities, host: publicUserColumns })
-    .from(activities)
-    .innerJoin(users, eq(users.id, activities.hostId))
-    .where(and(eq(activities.id, sql.placeholder("id")), isNull(activities.archivedAt), isNull(activities.hiddenAt), dialect.isTrue(activities.active)))
-    .prepare(),
-}));
+const pageStatements = perDb((db) => {
+  /** The listed activity with this id: not archived, not hidden by an operator, active. */
+  const listedById = and(eq(activities.id, sql.placeholder("id")), isNull(activities.archivedAt), isNull(activities.hiddenAt), dialect.isTrue(activities.active));
+  return {
+    listed: db.select().from(activities).where(listedById).prepare(),
+    host: db.select(publicUserColumns).from(users).where(eq(users.id, sql.placeholder("id"))).prepare(),
+    listedWithHost: db.select({ activity: activities, host: publicUserColumns }).from(activities).innerJoin(users, eq(users.id, activities.hostId)).where(listedById).prepare(),
+  };
+});
 
 /** A listed activity with its host (the activity page), in one read; undefined when there is none. */
 export async function findListedActivityAndHost(deps: Deps, id: string) {
