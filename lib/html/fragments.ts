@@ -237,6 +237,13 @@ export function rememberAround(
   return entry.markers;
 }
 
+/** What `rememberAround` answered, with the visitor's own content in its holes: `kept` has one more entry than `own`. */
+export function between(kept: readonly string[], own: readonly string[]): string {
+  let out = kept[0] ?? "";
+  for (let i = 0; i < own.length; i++) out += own[i]! + (kept[i + 1] ?? "");
+  return out;
+}
+
 /**
  * A string built by concatenation is a tree of pieces until something reads its characters, and
  * each page that includes it would walk that tree again. Reading one character makes the engine

@@ -12,8 +12,8 @@ import type { KeptView, View } from "../../src/shell/view";
 import { photoUrl } from "../../src/uploads/service";
 import { Avatar } from "../components/People";
 import { AppLayout } from "../layouts/AppLayout";
-import { flatten, remember, rememberAround, type KeptAround, type KeptParts } from "../../lib/html/fragments";
-import { between, cardHearts, HeartsForm, type CardHearts } from "../saved/Heart";
+import { between, flatten, remember, rememberAround, type KeptAround, type KeptParts } from "../../lib/html/fragments";
+import { cardHearts, HeartsForm, type CardHearts } from "../saved/Heart";
 
 export interface BrowseState {
   city: string;

@@ -58,10 +58,3 @@ export function cardHearts(view: { t: Translate }, cards: readonly { id: string;
   if (!hearts) return cards.map(() => "");
   return cards.map((card) => Heart({ t: view.t, activityId: card.id, title: card.title, saved: hearts.saved.has(card.id) }));
 }
-
-/** Kept text and the viewer's own parts between: `kept` has one more entry than `own`. */
-export function between(kept: readonly string[], own: readonly string[]): string {
-  let out = kept[0] ?? "";
-  for (let i = 0; i < own.length; i++) out += own[i]! + (kept[i + 1] ?? "");
-  return out;
-}
