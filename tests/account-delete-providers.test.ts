@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { one, writeTransaction } from "../db/client";
 import { bookings, users } from "../db/schema";
-import { asTestProvider } from "../src/web/payments";
-import { CARDS, startFakeStripe } from "./fakes/stripe";
+import { stripeWorld, testProviderWorld, type World } from "./provider-worlds";
 import { bookingParties, ledgerLines, makeTestApp, settled } from "./helpers";
 import { moneyViolations } from "./money-invariants";
 
@@ -17,32 +16,6 @@ const HOUR = 60 * 60 * 1000;
 /** 2026-06-01 12:00 in New York. */
 const START = Date.UTC(2026, 5, 1, 16, 0);
 type TestApp = Awaited<ReturnType<typeof makeTestApp>>;
-
-interface World {
-  start(now: () => number): Promise<TestApp>;
-  confirmCard(app: TestApp, intent: { clientSecret: string; paymentIntentId: string }): Promise<void>;
-  enablePayouts(app: TestApp, accountId: string): Promise<void>;
-  stop(): void;
-}
-
-const testProviderWorld = async (): Promise<World> => ({
-  start: (now) => makeTestApp({ now }),
-  async confirmCard(app, intent) {
-    await asTestProvider(app.deps.payments)!.confirmCard({ clientSecret: intent.clientSecret, cardNumber: "4242424242424242", expiry: "12/40", cvc: "123" });
-  },
-  enablePayouts: async (app, accountId) => void (await asTestProvider(app.deps.payments)!.setPayoutsEnabled(accountId, true)),
-  stop: () => undefined,
-});
-
-const stripeWorld = async (): Promise<World> => {
-  const fake = startFakeStripe();
-  return {
-    start: (now) => makeTestApp({ now, env: fake.env }),
-    confirmCard: async (_app, intent) => void fake.confirm(intent.paymentIntentId, CARDS.ok),
-    enablePayouts: async (_app, accountId) => void fake.setPayoutsEnabled(accountId, true),
-    stop: () => fake.stop(),
-  };
-};
 
 for (const [name, makeWorld] of [["test provider", testProviderWorld], ["Stripe", stripeWorld]] as const) {
   describe(`deleting an account: ${name}`, () => {

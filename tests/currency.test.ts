@@ -13,9 +13,8 @@ import { decimalFromCents, formatMoney, minorFromDecimal, minorUnits, readDecima
 import { currencyOf } from "../lib/places";
 import { priceFor } from "../shared/pricing";
 import { activityRow, bookingRow, completedLedgerRows, insert, userRow } from "../src/demo/factories";
-import { asTestProvider } from "../src/web/payments";
 import { PaymentError } from "../src/ports/payments";
-import { CARDS, startFakeStripe } from "./fakes/stripe";
+import { stripeWorld, testProviderWorld, type World } from "./provider-worlds";
 import { makeTestApp, TENNIS, type Client } from "./helpers";
 import { moneyViolations } from "./money-invariants";
 
@@ -78,33 +77,6 @@ describe("amounts in their currency's minor unit", () => {
 });
 
 /** One provider, as these tests need it. */
-interface World {
-  start(now: () => number): Promise<TestApp>;
-  confirmCard(app: TestApp, intent: { clientSecret: string; paymentIntentId: string }): Promise<void>;
-  enablePayouts(app: TestApp, accountId: string): Promise<void>;
-  stop(): void;
-}
-
-const testProviderWorld = (): World => ({
-  start: (now) => makeTestApp({ now }),
-  async confirmCard(app, intent) {
-    const answer = await asTestProvider(app.deps.payments)!.confirmCard({ clientSecret: intent.clientSecret, cardNumber: "4242424242424242", expiry: "12/40", cvc: "123" });
-    if (answer.status !== "requires_capture") throw new Error(`the test card was not authorised: ${answer.status}`);
-  },
-  enablePayouts: async (app, accountId) => void (await asTestProvider(app.deps.payments)!.setPayoutsEnabled(accountId, true)),
-  stop: () => undefined,
-});
-
-function stripeWorld(): World {
-  const fake = startFakeStripe();
-  return {
-    start: (now) => makeTestApp({ now, env: fake.env }),
-    confirmCard: async (_app, intent) => void fake.confirm(intent.paymentIntentId, CARDS.ok),
-    enablePayouts: async (_app, accountId) => void fake.setPayoutsEnabled(accountId, true),
-    stop: () => fake.stop(),
-  };
-}
-
 for (const [label, makeWorld] of [["test provider", testProviderWorld], ["Stripe", stripeWorld]] as const) {
   describe(`a Tokyo booking in yen: ${label}`, () => {
     let w: World;
