@@ -79,6 +79,22 @@ describe("signed-in users", () => {
     expect(second).not.toContain(">Signed in<");
   });
 
+  test("a part of a page asked for by htmx, or a page the service worker reads, leaves the flash toast to the page the browser goes to", async () => {
+    const c = t.client();
+    const { email, password } = await c.signUpComplete();
+    await c.postJson("/api/auth/logout", {});
+    await c.postForm("/api/login", { email, password });
+    // The page being left asks for a part of itself (a live refresh) before the navigation lands.
+    const part = await c.get("/", { "HX-Request": "true" });
+    expect(await part.text()).not.toContain(">Signed in<");
+    expect(part.headers.getSetCookie().some((cookie) => cookie.startsWith("flash="))).toBe(false);
+    // The service worker reading a page to keep it offline does not spend it either.
+    const kept = await c.get("/saved", { "Sec-Fetch-Dest": "empty", "Sec-Fetch-Mode": "same-origin" });
+    expect(kept.headers.getSetCookie().some((cookie) => cookie.startsWith("flash="))).toBe(false);
+    expect(await (await c.get("/", { "Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate" })).text()).toContain(">Signed in<");
+    expect(await (await c.get("/")).text()).not.toContain(">Signed in<");
+  });
+
   test("a forged flash cookie cannot inject text", async () => {
     const c = t.client();
     await c.signUpComplete();

@@ -3,7 +3,7 @@ import { addVary } from "../../lib/compression/encoding";
 import { bytesResponse, pageResponse } from "../../lib/compression/responses";
 import { pageBytes } from "../../lib/html/fragments";
 import { serializeCookie } from "../../lib/http";
-import { viewOf, type View } from "./view";
+import { showsFlash, viewOf, type View } from "./view";
 
 /**
  * An HTML answer: a fragment or a small page without the layout. Pages carry the visitor's name,
@@ -53,7 +53,7 @@ export async function renderPage(
   headers.set("X-Offline-User", state.user?.id ?? "-");
   headers.set("Content-Language", state.locale);
   if (state.user) headers.set("Cache-Control", "no-store");
-  if (state.cookies[deps.cookies.flash] !== undefined) {
+  if (state.cookies[deps.cookies.flash] !== undefined && showsFlash(request)) {
     headers.append("Set-Cookie", serializeCookie(deps.cookies.flash, "", { maxAge: 0, secure: deps.config.secureCookies }));
   }
   startsFromPageHeaders.add(response);

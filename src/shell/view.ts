@@ -2,7 +2,7 @@ import type { User } from "../../db/schema";
 import type { Deps, RequestState } from "../deps";
 import { isMessageKey, type Locale, type MessageKey, type Translate } from "../../lib/i18n";
 import { unreadConversations } from "../bookings/unread";
-import { pathOf } from "../../lib/http";
+import { isHtmx, pathOf } from "../../lib/http";
 
 export interface Toast {
   title: string;
@@ -49,6 +49,21 @@ export function decodeFlash(value: string | undefined, t: Translate): Toast | nu
   }
 }
 
+/**
+ * Whether this answer shows (and so spends) a flash toast: a page the browser navigates to. A flash
+ * is only ever set on an answer the browser follows with a navigation (a 303, or htmx's
+ * `HX-Redirect`), but other requests may carry the cookie meanwhile: the page being left asks for
+ * parts of itself (the conversation's cards follow a live status change with an htmx GET of the
+ * same address), and the service worker reads pages it keeps for offline reading. Either would
+ * spend the toast on an answer nobody sees. A browser names a navigation's answer a `document`;
+ * a caller that says nothing (a test, a script) is taken as navigating.
+ */
+export const showsFlash = (request: Request) => {
+  if (isHtmx(request)) return false;
+  const destination = request.headers.get("sec-fetch-dest");
+  return destination === null || destination === "document";
+};
+
 /** What a screen renders with. The unread count is read now (once per database change, `readCache`): the bottom navigation shows it. */
 export async function viewOf(deps: Deps, state: RequestState, request: Request): Promise<View> {
   const user = state.user;
@@ -60,7 +75,7 @@ export async function viewOf(deps: Deps, state: RequestState, request: Request):
     csrf: state.session?.csrf ?? "",
     path: pathOf(request.url),
     assets: deps.assets,
-    toast: decodeFlash(state.cookies[deps.cookies.flash], state.t),
+    toast: showsFlash(request) ? decodeFlash(state.cookies[deps.cookies.flash], state.t) : null,
     unreadConversations: () => unread,
   };
 }
