@@ -102,10 +102,10 @@ describe("browse query plans", () => {
     }
   };
 
-  test("every page and count statement searches a browse index: no full scan, no sort", () => {
+  test("every page (as listings and as cards) and count statement searches a browse index: no full scan, no sort", () => {
     const queries = browseQueries(t.db);
     const names = Object.keys(queries).filter((n) => n !== "ratings");
-    expect(names.sort()).toEqual(["count.all", "count.category", "page.all", "page.allAfter", "page.category", "page.categoryAfter"]);
+    expect(names.sort()).toEqual(["cards.all", "cards.allAfter", "cards.category", "cards.categoryAfter", "count.all", "count.category", "page.all", "page.allAfter", "page.category", "page.categoryAfter"]);
     for (const name of names) {
       const plan = planOf(queries[name]!);
       expect(`${name}: ${plan}`).toMatch(/SEARCH activities USING (COVERING )?INDEX activities_browse/);

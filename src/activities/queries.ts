@@ -3,7 +3,6 @@
  * activity page and of host management. Nothing here changes anything (service.ts does).
  */
 import { dialect } from "../../db/dialect";
-import { madeOnce } from "../../shared/memo";
 import { and, asc, avg, count, desc, eq, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { literalLimit, perDb, perLimit, readCache, type Db, one } from "../../db/client";
 import { activities, reviews, users, type Activity } from "../../db/schema";
@@ -14,6 +13,7 @@ import { publicUser, publicUserColumns, type PublicUser, type PublicUserSource }
 import { reviewsOfActivity } from "../reviews/queries";
 import { coverPhoto } from "./categories";
 import { roundRating } from "../../lib/labels";
+import { ageOn } from "../../shared/dates";
 
 /** A listed activity with its host's public view and its rating, for the JSON API and for cards. */
 export interface ActivityListing {
@@ -48,7 +48,18 @@ export interface FirstStart {
   spotsLeft: number | null;
 }
 
-export function activityCard({ activity, host, rating }: ActivityListing): ActivityCard {
+/**
+ * What a card reads of an activity and its host: the browse page reads these columns alone
+ * (`cardColumns`), a sixth of a listing's row.
+ */
+type CardField = "id" | "createdAt" | "title" | "category" | "hourlyRateCents" | "currency" | "format" | "pricePerPersonCents" | "sessionMinutes" | "capacity" | "photos";
+export interface CardListing {
+  activity: Pick<Activity, CardField>;
+  host: Pick<PublicUser, "firstName" | "photo" | "age">;
+  rating: ActivityListing["rating"];
+}
+
+export function activityCard({ activity, host, rating }: CardListing): ActivityCard {
   return {
     id: activity.id,
     createdAt: activity.createdAt,
@@ -115,6 +126,18 @@ const browseStatements = perDb((db) => {
         .limit(literalLimit(limit))
         .prepare(),
     );
+  // The same rows as the page's cards read them (`cardColumns`).
+  const cards = (byCategory: boolean, after: boolean) =>
+    perLimit((limit) =>
+      db
+        .select(cardColumns)
+        .from(activities)
+        .innerJoin(users, eq(users.id, activities.hostId))
+        .where(where(byCategory, after))
+        .orderBy(desc(activities.createdAt), desc(activities.id))
+        .limit(literalLimit(limit))
+        .prepare(),
+    );
   // count(*) over at most `cap` rows of the index: constant work however many match.
   const capped = (byCategory: boolean) =>
     perLimit((cap) =>
@@ -125,9 +148,28 @@ const browseStatements = perDb((db) => {
     );
   return {
     page: { all: page(false, false), allAfter: page(false, true), category: page(true, false), categoryAfter: page(true, true) },
+    cards: { all: cards(false, false), allAfter: cards(false, true), category: cards(true, false), categoryAfter: cards(true, true) },
     count: { all: capped(false), category: capped(true) },
   };
 });
+
+/** The columns of `CardListing`: the host's date of birth for the age alone. */
+const cardColumns = {
+  activity: {
+    id: activities.id,
+    createdAt: activities.createdAt,
+    title: activities.title,
+    category: activities.category,
+    hourlyRateCents: activities.hourlyRateCents,
+    currency: activities.currency,
+    format: activities.format,
+    pricePerPersonCents: activities.pricePerPersonCents,
+    sessionMinutes: activities.sessionMinutes,
+    capacity: activities.capacity,
+    photos: activities.photos,
+  },
+  host: { firstName: users.firstName, photo: users.photo, dateOfBirth: users.dateOfBirth },
+};
 
 /** Ratings (published reviews only) of many activities at once; the ids go in as one JSON array so the statement is prepared once. */
 const ratingStatement = perDb((db) =>
@@ -141,9 +183,10 @@ const ratingStatement = perDb((db) =>
 
 /** The SQL of every browse statement, by name: for query-plan checks (tests, `bun run bench`). */
 export function browseQueries(db: Db): Record<string, string> {
-  const { page, count } = browseStatements(db);
+  const { page, cards, count } = browseStatements(db);
   return {
     ...Object.fromEntries(Object.entries(page).map(([name, q]) => [`page.${name}`, q(PAGE_SIZE + 1).getQuery().sql])),
+    ...Object.fromEntries(Object.entries(cards).map(([name, q]) => [`cards.${name}`, q(PAGE_SIZE + 1).getQuery().sql])),
     ...Object.fromEntries(Object.entries(count).map(([name, q]) => [`count.${name}`, q(BROWSE_COUNT_CAP + 1).getQuery().sql])),
     ratings: ratingStatement(db).getQuery().sql,
   };
@@ -158,8 +201,9 @@ export interface BrowseTotal {
 /**
  * Bookable activities of a city, newest first, with their host and real average rating, a page
  * at a time (keyset paging on the browse index, so page 100 costs what page 1 does), and their
- * number counted up to `countCap` (BROWSE_COUNT_CAP). Read once per database change
- * (`browseCache`): the result is shared, never modify it.
+ * number counted up to `countCap` (BROWSE_COUNT_CAP): the JSON API's page (the screen reads
+ * cards, `browseActivities`). Read once per database change (`browseCache`): the result is
+ * shared, never modify it.
  */
 export async function browseListings(
   db: Db,
@@ -191,41 +235,60 @@ const browseCache = readCache<BrowsePage>(500);
 /** The capped count of each filter (city and category), shared by all its pages. */
 const countCache = readCache<number>(500);
 
-async function readBrowsePage(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string }, cap: number, today: Date): Promise<BrowsePage> {
+async function readBrowsePage(db: Db, opts: BrowseOptions, cap: number, today: Date): Promise<BrowsePage> {
   const after = decodeCursor(opts.cursor);
-  const statements = browseStatements(db);
-  const filter = { city: opts.city, category: opts.category ?? "" };
-  const pageQuery = opts.category ? (after ? statements.page.categoryAfter : statements.page.category) : after ? statements.page.allAfter : statements.page.all;
-  const rows = await pageQuery(opts.limit + 1).execute({ ...filter, afterCreatedAt: after?.createdAt ?? 0, afterId: after?.id ?? "" });
-  // Every page of a filter has the same count: it is read once per filter and database change.
-  const countKey = [filter.city, filter.category, cap].join("\u0000");
-  const counted = await countCache(db, countKey, async () => (await one((opts.category ? statements.count.category : statements.count.all)(cap + 1).execute(filter)))?.n ?? 0);
-  const more = rows.length > opts.limit;
+  const { page } = browseStatements(db);
+  const rows = await (opts.category ? (after ? page.categoryAfter : page.category) : after ? page.allAfter : page.all)(opts.limit + 1).execute(pageParams(opts, after));
   const list = await withRatings(db, rows.slice(0, opts.limit), today);
-  return {
-    listings: list,
-    total: Math.min(counted, cap),
-    capped: counted > cap,
-    nextCursor: more ? encodeCursor(list[list.length - 1]!.activity) : null,
-  };
+  return { listings: list, ...(await cappedTotal(db, opts, cap)), nextCursor: rows.length > opts.limit ? encodeCursor(list[list.length - 1]!.activity) : null };
+}
+
+type BrowseOptions = { city: string; category?: string; limit: number; cursor?: string };
+
+const pageParams = (opts: BrowseOptions, after: { createdAt: number; id: string } | null) => ({
+  city: opts.city,
+  category: opts.category ?? "",
+  afterCreatedAt: after?.createdAt ?? 0,
+  afterId: after?.id ?? "",
+});
+
+/** How many listed activities the filter has, up to `cap`: every page of a filter has the same, read once per filter and database change. */
+async function cappedTotal(db: Db, opts: BrowseOptions, cap: number): Promise<BrowseTotal> {
+  const { count } = browseStatements(db);
+  const filter = { city: opts.city, category: opts.category ?? "" };
+  const key = [filter.city, filter.category, cap].join("\u0000");
+  const counted = await countCache(db, key, async () => (await one((opts.category ? count.category : count.all)(cap + 1).execute(filter)))?.n ?? 0);
+  return { total: Math.min(counted, cap), capped: counted > cap };
 }
 
 export type BrowseCardPage = { cards: ActivityCard[]; nextCursor: string | null } & BrowseTotal;
 
 /**
- * A browse page as cards. The page of a shared (cached) read is made once and shared in turn: it
- * stays the same object while the read is cached, so views may keep what they render of it.
+ * A browse page as cards: a page of `browseListings`, but with only the columns a card reads
+ * (`cardColumns`), a sixth of a listing's row. Read once per database change (`cardPageCache`); a
+ * page read again that gives the same cards hands out the earlier page, so its cards stay the same
+ * objects and views may keep what they render of them (Browse.tsx). Shared: never modify it.
  */
-const cardsOf = madeOnce(({ listings, ...rest }: BrowsePage): BrowseCardPage => ({ cards: listings.map(sharedCard), ...rest }));
-export async function browseActivities(db: Db, opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number }): Promise<BrowseCardPage> {
-  return cardsOf(await browseListings(db, opts));
+export async function browseActivities(db: Db, opts: BrowseOptions & { countCap?: number }, today = new Date()): Promise<BrowseCardPage> {
+  const cap = opts.countCap ?? BROWSE_COUNT_CAP;
+  const key = [opts.city, opts.category ?? "", opts.cursor ?? "", opts.limit, cap, utcDay(today)].join("\u0000");
+  return await cardPageCache(db, key, () => readCardPage(db, opts, cap, today));
 }
 
-/**
- * The card of a shared (cached) listing is made once too, so a card stays the same object for
- * as long as its page is cached and views may keep what they make of it (Browse.tsx).
- */
-const sharedCard = madeOnce(activityCard);
+const cardPageCache = readCache<BrowseCardPage>(500);
+
+async function readCardPage(db: Db, opts: BrowseOptions, cap: number, today: Date): Promise<BrowseCardPage> {
+  const after = decodeCursor(opts.cursor);
+  const { cards } = browseStatements(db);
+  const rows = await (opts.category ? (after ? cards.categoryAfter : cards.category) : after ? cards.allAfter : cards.all)(opts.limit + 1).execute(pageParams(opts, after));
+  const page = rows.slice(0, opts.limit);
+  const ratingOf = await ratingsByActivity(db, page.map((r) => r.activity.id));
+  return {
+    cards: page.map(({ activity, host }) => activityCard({ activity, host: { firstName: host.firstName, photo: host.photo, age: ageOn(host.dateOfBirth, today) }, rating: ratingOf(activity.id) })),
+    ...(await cappedTotal(db, opts, cap)),
+    nextCursor: rows.length > opts.limit ? encodeCursor(page[page.length - 1]!.activity) : null,
+  };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Browse with filters (decision 0054): the candidates SQL can tell, in the page's order.
@@ -436,14 +499,15 @@ export async function hostActivities(db: Db, hostId: string, limit: number) {
 }
 
 async function withRatings(db: Db, rows: { activity: Activity; host: PublicUserSource }[], today: Date): Promise<ActivityListing[]> {
-  const ratings = rows.length ? await ratingStatement(db).execute({ ids: dialect.listParam(rows.map((r) => r.activity.id)) }) : [];
-  const ratingOf = new Map(ratings.map((r) => [r.activityId, roundRating(r.stars)]));
-  const countOf = new Map(ratings.map((r) => [r.activityId, r.n]));
-  return rows.map(({ activity, host }) => ({
-    activity,
-    host: publicUser(host, today),
-    rating: { average: ratingOf.get(activity.id) ?? null, count: countOf.get(activity.id) ?? 0 },
-  }));
+  const ratingOf = await ratingsByActivity(db, rows.map((r) => r.activity.id));
+  return rows.map(({ activity, host }) => ({ activity, host: publicUser(host, today), rating: ratingOf(activity.id) }));
+}
+
+/** The ratings (published reviews) of these activities, read in one statement; none is `{ average: null, count: 0 }`. */
+async function ratingsByActivity(db: Db, ids: string[]): Promise<(id: string) => ActivityListing["rating"]> {
+  const rows = ids.length ? await ratingStatement(db).execute({ ids: dialect.listParam(ids) }) : [];
+  const byId = new Map(rows.map((r) => [r.activityId, { average: roundRating(r.stars), count: r.n }]));
+  return (id) => byId.get(id) ?? { average: null, count: 0 };
 }
 
 /** Average rating (one decimal) and count of an activity's reviews. */

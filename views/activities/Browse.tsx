@@ -108,7 +108,7 @@ function BrowseBodyView({ view, state, hearts }: { view: KeptView; state: Browse
           {/* The "when" fields belong to the same form (form="browse-form": sent by its button
               without script) but sit outside it, so that with htmx their change swaps the results
               only rather than the whole browse part as the city's does. */}
-          <WhenFields view={view} state={state} />
+          {state.errors ? <WhenFields view={view} state={state} /> : whenFields(view, state)}
           {/* The category grid is open only when asked for (?filters=1, its summary): once a category
               is picked it closes again, so on a phone the count and cards are on screen rather than
               below the grid. The summary names the category that applies. */}
@@ -162,7 +162,7 @@ const categoryNav = (view: KeptView, city: string, category: Category | undefine
   });
 
 /**
- * A card in a language. Cards of a cached browse page are shared objects (src/activities/service.ts),
+ * A card in a language. Cards of a cached browse page are shared objects (`browseActivities`),
  * so each is rendered once per language for as long as the page is cached.
  */
 const cardCache = madeOnce((_card: ActivityCard): KeptParts => new Map());
@@ -358,6 +358,14 @@ function DayInput({ state, oob }: { state: BrowseState; oob?: boolean }) {
     />
   );
 }
+
+/**
+ * The "when" fields of a filter without refusals, the same on every page of its results: drawn
+ * once per language, city (its currency) and filters, not once per page of cards.
+ */
+const whenFieldsCache: KeptParts = new Map();
+const whenFields = (view: KeptView, state: BrowseState) =>
+  remember(whenFieldsCache, `${view.locale}\u0000${state.city}\u0000${filtersKey(state.filters)}`, view, (kept) => <WhenFields view={kept} state={state} />);
 
 /** The date, time of day, people, most price and order: labelled fields of the browse form. */
 function WhenFields({ view, state }: { view: KeptView; state: BrowseState }) {
