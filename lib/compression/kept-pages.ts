@@ -41,23 +41,36 @@ const shapes = new RecentlyUsed<string, PageShape>(SHAPES_MAX_BYTES);
 const placeholders = new Map<number, { text: string; zerosCrc: number }>();
 
 /**
- * How often each page was asked for lately (by a hash of its key: a collision only keeps a page
- * early), in two generations of `ASKED_MAX` pages: about as many pages as `shapes` holds, so a
- * page asked `KEEP_AFTER` times within them is one likely to be asked again before it would be let go.
+ * How often each page was asked for lately (by its key), in two generations of `ASKED_MAX` pages:
+ * about as many pages as `shapes` holds, so a page asked `KEEP_AFTER` times within them is one
+ * likely to be asked again before it would be let go.
  */
 const ASKED_MAX = 1024;
 const KEEP_AFTER = 3;
-let asked = new Map<number, number>();
-let askedBefore = new Map<number, number>();
+let asked = new Map<string, number>();
+let askedBefore = new Map<string, number>();
 function timesAsked(key: string): number {
-  const hash = Bun.hash.crc32(key);
-  const times = (asked.get(hash) ?? askedBefore.get(hash) ?? 0) + 1;
-  asked.set(hash, times);
+  const times = (asked.get(key) ?? askedBefore.get(key) ?? 0) + 1;
+  asked.set(key, times);
   if (asked.size >= ASKED_MAX) {
     askedBefore = asked;
     asked = new Map();
   }
   return times;
+}
+
+/**
+ * A page's key: the SHA-256 of the page with the placeholder and of the token's length (a page
+ * whose token is only in kept parts' slots would otherwise read the same for tokens of every
+ * length). No two pages can be found with the same digest, so a page kept is only ever another's
+ * when it is the same page; and the store holds the 44 characters of a digest per page rather
+ * than the page's text, which took more room than its compressed bytes.
+ */
+function keyOf(text: string, tokenLength: number | null): string {
+  const hasher = new Bun.CryptoHasher("sha256");
+  hasher.update(tokenLength === null ? "-\u0000" : `${tokenLength}\u0000`);
+  hasher.update(text);
+  return hasher.digest("base64");
 }
 
 /**
@@ -81,10 +94,8 @@ export function keptGzip(html: string, csrf: string | null): Uint8Array<ArrayBuf
   if (html.includes(PLACEHOLDER_CHAR) || (token !== "" && (token.length < 16 || !ASCII.test(token)))) return null;
   let placeholder = placeholders.get(token.length);
   if (!placeholder) placeholders.set(token.length, (placeholder = { text: PLACEHOLDER_CHAR.repeat(token.length), zerosCrc: Bun.hash.crc32(new Uint8Array(token.length)) }));
-  // The token's length is part of the key: a page whose token is only in kept parts' slots
-  // would otherwise read the same for tokens of every length.
   const text = token === "" ? html : html.replaceAll(token, placeholder.text);
-  const key = `${csrf === null ? "-" : token.length}\u0000${text}`;
+  const key = keyOf(text, csrf === null ? null : token.length);
   let shape = shapes.get(key);
   if (!shape || (shape.level < KEPT_LEVEL && ++shape.hits >= REFINE_AFTER)) {
     if (!shape && timesAsked(key) < KEEP_AFTER) return null;
