@@ -4,6 +4,7 @@
  */
 import { dialect } from "../../db/dialect";
 import { and, asc, avg, count, desc, eq, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
 import { literalLimit, perDb, perLimit, readCache, type Db, one } from "../../db/client";
 import { activities, reviews, users, type Activity } from "../../db/schema";
 import type { Deps } from "../deps";
@@ -114,30 +115,15 @@ const browseStatements = perDb((db) => {
       byCategory ? eq(activities.category, sql.placeholder("category")) : undefined,
       after ? sql`(${activities.createdAt}, ${activities.id}) < (${sql.placeholder("afterCreatedAt")}, ${sql.placeholder("afterId")})` : undefined,
     );
-  // The limit and the cap are written into the statements, one per value (`literalLimit`).
+  // A page of the filter's rows, newest first; the limit and the cap are written into the
+  // statements, one per value (`literalLimit`).
+  const inPage = <Query extends SQLiteSelect>(query: Query, byCategory: boolean, after: boolean, limit: number) =>
+    query.where(where(byCategory, after)).orderBy(desc(activities.createdAt), desc(activities.id)).limit(literalLimit(limit));
+  // With the host, as a listing reads them (the JSON API) or as a card does (`cardColumns`).
   const page = (byCategory: boolean, after: boolean) =>
-    perLimit((limit) =>
-      db
-        .select({ activity: activities, host: publicUserColumns })
-        .from(activities)
-        .innerJoin(users, eq(users.id, activities.hostId))
-        .where(where(byCategory, after))
-        .orderBy(desc(activities.createdAt), desc(activities.id))
-        .limit(literalLimit(limit))
-        .prepare(),
-    );
-  // The same rows as the page's cards read them (`cardColumns`).
+    perLimit((limit) => inPage(db.select({ activity: activities, host: publicUserColumns }).from(activities).innerJoin(users, eq(users.id, activities.hostId)).$dynamic(), byCategory, after, limit).prepare());
   const cards = (byCategory: boolean, after: boolean) =>
-    perLimit((limit) =>
-      db
-        .select(cardColumns)
-        .from(activities)
-        .innerJoin(users, eq(users.id, activities.hostId))
-        .where(where(byCategory, after))
-        .orderBy(desc(activities.createdAt), desc(activities.id))
-        .limit(literalLimit(limit))
-        .prepare(),
-    );
+    perLimit((limit) => inPage(db.select(cardColumns).from(activities).innerJoin(users, eq(users.id, activities.hostId)).$dynamic(), byCategory, after, limit).prepare());
   // count(*) over at most `cap` rows of the index: constant work however many match.
   const capped = (byCategory: boolean) =>
     perLimit((cap) =>
