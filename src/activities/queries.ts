@@ -261,7 +261,13 @@ export async function browseActivities(db: Db, opts: BrowseOptions & { countCap?
   return await cardPageCache(db, key, () => readCardPage(db, opts, cap, today));
 }
 
-const cardPageCache = readCache<BrowseCardPage>(500);
+/**
+ * Room for every browse page of a catalogue of 10,000 activities (about 1,050 pages in five
+ * cities): a browse page is small as cards (the page's kept body and cards live as long as it).
+ * With room for 500, pages let go were read, drawn and kept again, which cost more CPU and left
+ * more memory to collect than keeping them (docs/decisions/0059).
+ */
+const cardPageCache = readCache<BrowseCardPage>(2000);
 
 async function readCardPage(db: Db, opts: BrowseOptions, cap: number, today: Date): Promise<BrowseCardPage> {
   const after = decodeCursor(opts.cursor);
