@@ -165,9 +165,14 @@ async function refreshSaved() {
   if (response) await remember(new Request(SAVED_PAGE), response);
 }
 
-/** A queued change: the last one for each activity, with whose it is and when it was made. */
+/**
+ * A queued change: the last one for each activity, with whose it is and when it was made. Whose
+ * is not known when the worker has not yet seen one of the person's pages (it took over a page
+ * already open, and the heart was the first thing pressed): the change then carries only its
+ * session's token, which the server refuses from anyone else's session.
+ */
 interface QueuedChange extends SavedChange {
-  owner: string;
+  owner: string | undefined;
   queuedAt: number;
 }
 
@@ -214,21 +219,34 @@ function dequeue(change: { activityId: string; queuedAt?: number }) {
   });
 }
 
-let flushing: Promise<void> | null = null;
-/** Sends the queued changes, oldest first; one at a time however many ask. */
-function flush(): Promise<void> {
+let flushing: Promise<boolean> | null = null;
+/** Sends the queued changes, oldest first; one at a time however many ask. False when the network failed before the queue was through. */
+function flush(): Promise<boolean> {
   flushing ??= sendQueued().finally(() => (flushing = null));
   return flushing;
 }
 
-async function sendQueued() {
+/**
+ * A page says the connection is back, but the worker's own requests may still fail for a moment
+ * (a browser may bring its pages back online before its workers), and nothing else would ask
+ * again before the next page is opened: a send that finds no network is tried again 1, 2, 4 and
+ * 8 s later, while the page's message keeps the worker awake.
+ */
+async function flushOnceOnline() {
+  for (const wait of [0, 1000, 2000, 4000, 8000]) {
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (await flush()) return;
+  }
+}
+
+async function sendQueued(): Promise<boolean> {
   const changes = (await queued()).sort((a, b) => a.queuedAt - b.queuedAt);
-  if (changes.length === 0) return;
+  if (changes.length === 0) return true;
   const meta = await readMeta();
   let sent = false;
   for (const change of changes) {
     // Someone else signed in since: not theirs to send (and their token would not pass).
-    if (change.owner !== meta.owner) {
+    if (change.owner !== undefined && change.owner !== meta.owner) {
       await dequeue(change);
       continue;
     }
@@ -240,13 +258,14 @@ async function sendQueued() {
         headers: { "X-CSRF-Token": change.csrf, Accept: "application/json" },
       });
     } catch {
-      return; // Still offline: the rest waits for the next try.
+      return false; // Still offline: the rest waits for the next try.
     }
     // Sent, or refused for good (the activity is gone, the session ended, the list is full): either way done.
     await dequeue(change);
     if (response.ok) sent = true;
   }
   if (sent) await refreshSaved();
+  return true;
 }
 
 /** What a page learns when its heart was queued rather than sent (islands/shell/saved.ts flips it). */
@@ -271,7 +290,7 @@ async function savedChange(event: FetchEvent): Promise<Response> {
   } catch (error) {
     if (!change) throw error;
     const meta = await readMeta();
-    await enqueue({ ...change, owner: meta.owner ?? VISITOR, queuedAt: Date.now() });
+    await enqueue({ ...change, owner: meta.owner, queuedAt: Date.now() });
     // Where the browser can, it wakes the worker to send the queue once back online.
     await (self.registration as ServiceWorkerRegistration & { sync?: { register(tag: string): Promise<void> } }).sync?.register("saved").catch(() => undefined);
     if (request.mode === "navigate") return Response.redirect(new URL(change.back ?? SAVED_PAGE, self.location.origin).href, 303);
@@ -282,7 +301,7 @@ async function savedChange(event: FetchEvent): Promise<Response> {
 
 // A page says the connection is back; the browser's background sync says the same.
 self.addEventListener("message", (event) => {
-  if ((event.data as { type?: unknown } | null)?.type === "flush-saved") event.waitUntil(flush());
+  if ((event.data as { type?: unknown } | null)?.type === "flush-saved") event.waitUntil(flushOnceOnline());
 });
 self.addEventListener("sync" as keyof ServiceWorkerGlobalScopeEventMap, (event) => {
   const sync = event as ExtendableEvent & { tag?: string };

@@ -174,6 +174,32 @@ test("a plain form post goes through the worker: sent online, queued offline and
   }
 }, 60_000);
 
+test("back online, a save the worker could not send at once is sent a moment later, without opening a page", async () => {
+  const { url } = env.server;
+  const context = await env.browser.newContext({ viewport: { width: 360, height: 740 } });
+  const page = await context.newPage();
+  try {
+    await signInAs(page, url, "guest@offline.test");
+    await page.goto(`${url}/browse?city=Tokyo`);
+    await controlled(page);
+    const id = await activityOf(page, 0);
+    const savedIds = async () => ((await (await page.request.get(`${url}/api/saved`)).json()) as { activityId: string }[]).map((s) => s.activityId);
+
+    await context.setOffline(true);
+    await heartOf(page, id).click();
+    await heartOf(page, id, true).waitFor();
+    // The page is back online before the worker's first send can get through (as when a browser
+    // brings its pages back before its workers): that send fails, and nothing opens a page after.
+    let refused = 0;
+    await context.route(`${url}/api/saved/${id}`, (route) => (refused++ === 0 ? route.abort("internetdisconnected") : route.fallback()));
+    await context.setOffline(false);
+    await until(async () => (await savedIds()).includes(id), "the save to be sent again", 20_000);
+    expect(refused).toBeGreaterThanOrEqual(2);
+  } finally {
+    await context.close();
+  }
+}, 60_000);
+
 test("the whole story at 360 px: this weekend, morning, 2 people, under $60, by price; saved; read offline from Saved", async () => {
   const { url } = env.server;
   const context = await env.browser.newContext({ viewport: { width: 360, height: 740 } });
