@@ -193,13 +193,11 @@ export interface BrowseTotal {
  */
 export async function browseListings(
   db: Db,
-  opts: { city: string; category?: string; limit: number; cursor?: string; countCap?: number },
+  opts: BrowseOptions & { countCap?: number },
   today = new Date(),
 ): Promise<BrowsePage> {
   const cap = opts.countCap ?? BROWSE_COUNT_CAP;
-  // Ages on the cards change with the day, so the day is part of the key.
-  const key = [opts.city, opts.category ?? "", opts.cursor ?? "", opts.limit, cap, utcDay(today)].join("\u0000");
-  return await browseCache(db, key, () => readBrowsePage(db, opts, cap, today));
+  return await browseCache(db, pageKey(opts, cap, today), () => readBrowsePage(db, opts, cap, today));
 }
 
 type BrowsePage = { listings: ActivityListing[]; nextCursor: string | null } & BrowseTotal;
@@ -223,13 +221,19 @@ const countCache = readCache<number>(500);
 
 async function readBrowsePage(db: Db, opts: BrowseOptions, cap: number, today: Date): Promise<BrowsePage> {
   const after = decodeCursor(opts.cursor);
-  const { page } = browseStatements(db);
-  const rows = await (opts.category ? (after ? page.categoryAfter : page.category) : after ? page.allAfter : page.all)(opts.limit + 1).execute(pageParams(opts, after));
+  const rows = await pageStatement(browseStatements(db).page, opts, after)(opts.limit + 1).execute(pageParams(opts, after));
   const list = await withRatings(db, rows.slice(0, opts.limit), today);
   return { listings: list, ...(await cappedTotal(db, opts, cap)), nextCursor: rows.length > opts.limit ? encodeCursor(list[list.length - 1]!.activity) : null };
 }
 
 type BrowseOptions = { city: string; category?: string; limit: number; cursor?: string };
+
+/** A page's key in its read cache: ages on the cards change with the day, so the day is part of it. */
+const pageKey = (opts: BrowseOptions, cap: number, today: Date) => [opts.city, opts.category ?? "", opts.cursor ?? "", opts.limit, cap, utcDay(today)].join("\u0000");
+
+/** The statement of a page among a set's four: with or without a category, the first page or one after a cursor. */
+const pageStatement = <Statement>(set: Record<"all" | "allAfter" | "category" | "categoryAfter", Statement>, opts: BrowseOptions, after: object | null) =>
+  opts.category ? (after ? set.categoryAfter : set.category) : after ? set.allAfter : set.all;
 
 const pageParams = (opts: BrowseOptions, after: { createdAt: number; id: string } | null) => ({
   city: opts.city,
@@ -257,8 +261,7 @@ export type BrowseCardPage = { cards: ActivityCard[]; nextCursor: string | null 
  */
 export async function browseActivities(db: Db, opts: BrowseOptions & { countCap?: number }, today = new Date()): Promise<BrowseCardPage> {
   const cap = opts.countCap ?? BROWSE_COUNT_CAP;
-  const key = [opts.city, opts.category ?? "", opts.cursor ?? "", opts.limit, cap, utcDay(today)].join("\u0000");
-  return await cardPageCache(db, key, () => readCardPage(db, opts, cap, today));
+  return await cardPageCache(db, pageKey(opts, cap, today), () => readCardPage(db, opts, cap, today));
 }
 
 /**
@@ -271,8 +274,7 @@ const cardPageCache = readCache<BrowseCardPage>(2000);
 
 async function readCardPage(db: Db, opts: BrowseOptions, cap: number, today: Date): Promise<BrowseCardPage> {
   const after = decodeCursor(opts.cursor);
-  const { cards } = browseStatements(db);
-  const rows = await (opts.category ? (after ? cards.categoryAfter : cards.category) : after ? cards.allAfter : cards.all)(opts.limit + 1).execute(pageParams(opts, after));
+  const rows = await pageStatement(browseStatements(db).cards, opts, after)(opts.limit + 1).execute(pageParams(opts, after));
   const page = rows.slice(0, opts.limit);
   const ratingOf = await ratingsByActivity(db, page.map((r) => r.activity.id));
   return {
@@ -525,7 +527,7 @@ export async function activityRatingAndReviews(db: Db, activityId: string, limit
 /** The activity page's lookups, prepared once per database. */
 const pageStatements = perDb((db) => {
   /** The listed activity with this id: not archived, not hidden by an operator, active. */
-  const listedById = and(eq(activities.id, sql.placeholder("id")), isNull(activities.archivedAt), isNull(activities.hiddenAt), dialect.isTrue(activities.active));
+  const listedById = and(eq(activities.id, sql.placeholder("id")), listed);
   return {
     listed: db.select().from(activities).where(listedById).prepare(),
     host: db.select(publicUserColumns).from(users).where(eq(users.id, sql.placeholder("id"))).prepare(),
