@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { one, writeTransaction } from "../db/client";
 import { activities, bookingRefunds, bookings, users, type CancellationPolicy } from "../db/schema";
-import { asTestProvider } from "../src/web/payments";
 import { keptSplit } from "../src/bookings/policies";
 import { CARDS, startFakeStripe, type FakeStripe } from "./fakes/stripe";
 import { ledgerLines, makeTestApp, systemMessageTypes, TENNIS, type Client } from "./helpers";
 import { moneyViolations } from "./money-invariants";
+import { testProviderWorld, type World as ProviderWorld } from "./provider-worlds";
 
 /**
  * Cancellation policies (docs/decisions/0050), end to end through the API on both providers: each
@@ -26,24 +26,12 @@ const TOTAL = 4403;
 const HOST_SHARE = 3202;
 const body = async (res: Response) => (await res.json()) as Record<string, any>;
 
-interface World {
+/** A provider's world (tests/provider-worlds.ts), named for the tests' titles. */
+interface World extends ProviderWorld {
   name: string;
-  start(now: () => number): Promise<Awaited<ReturnType<typeof makeTestApp>>>;
-  confirmCard(app: Awaited<ReturnType<typeof makeTestApp>>, intent: { clientSecret: string; paymentIntentId: string }): Promise<void>;
-  enablePayouts(app: Awaited<ReturnType<typeof makeTestApp>>, accountId: string): Promise<void>;
-  stop(): void;
 }
 
-const testProvider = (): World => ({
-  name: "the test provider",
-  start: (now) => makeTestApp({ now }),
-  async confirmCard(app, intent) {
-    const answer = await asTestProvider(app.deps.payments)!.confirmCard({ clientSecret: intent.clientSecret, cardNumber: "4242424242424242", expiry: "12/40", cvc: "123" });
-    if (answer.status !== "requires_capture") throw new Error(`the test card was not authorised: ${answer.status}`);
-  },
-  enablePayouts: async (app, accountId) => void (await asTestProvider(app.deps.payments)!.setPayoutsEnabled(accountId, true)),
-  stop: () => undefined,
-});
+const testProvider = (): World => ({ name: "the test provider", ...testProviderWorld() });
 
 function stripe(): World {
   let fake: FakeStripe | undefined;
